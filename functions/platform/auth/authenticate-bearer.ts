@@ -1,0 +1,67 @@
+import { clock } from '../clock.js';
+import { unauthorized } from '../errors.js';
+import { logger } from '../logger.js';
+import { parseApiKey, secretMatches } from './api-key-secret.js';
+import { ApiKeyEntity } from './entities.js';
+import { verifyAccessToken } from './jwt.js';
+import type { ApiKeyScope, Principal } from './principal.js';
+import { resolveUserId } from './users.js';
+
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+const lastUsedWrittenAt = new Map<string, number>();
+
+/**
+ * The one authentication step: `Authorization: Bearer <jwt | api key>` → a principal, or 401
+ * `Unauthorized` for anything missing, malformed, expired, revoked or unknown.
+ */
+export async function authenticateBearer(header: string | undefined): Promise<Principal> {
+  const match = /^Bearer ([^\s]+)$/i.exec(header?.trim() ?? '');
+  if (!match) throw unauthorized();
+  const token = match[1];
+  if (token.startsWith('vak_')) return authenticateApiKey(token);
+  return authenticateJwt(token);
+}
+
+async function authenticateJwt(token: string): Promise<Principal> {
+  let identity;
+  try {
+    identity = await verifyAccessToken(token);
+  } catch (error) {
+    logger.info('jwt rejected', { reason: error instanceof Error ? error.message : String(error) });
+    throw unauthorized();
+  }
+  const email = identity.email ?? identity.username;
+  if (!email) throw unauthorized();
+  const userId = await resolveUserId(identity.subject, email);
+  return { kind: 'user', userId, email, subject: identity.subject };
+}
+
+async function authenticateApiKey(token: string): Promise<Principal> {
+  const parsed = parseApiKey(token);
+  if (!parsed) throw unauthorized();
+  const { data: key } = await ApiKeyEntity.get({ keyId: parsed.keyId }).go();
+  if (!key || key.revokedAt || !secretMatches(parsed.secret, key.secretHash)) throw unauthorized();
+  recordUse(key.keyId);
+  return {
+    kind: 'api_key',
+    keyId: key.keyId,
+    workspaceId: key.workspaceId,
+    organisationId: key.organisationId,
+    scopes: key.scopes as ApiKeyScope[],
+  };
+}
+
+/**
+ * `last_used_at` is written off the request path: not awaited, and at most once a minute per key per
+ * container, so it adds neither latency nor a round trip to most requests.
+ */
+function recordUse(keyId: string): void {
+  const now = clock.now();
+  const last = lastUsedWrittenAt.get(keyId) ?? 0;
+  if (now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return;
+  lastUsedWrittenAt.set(keyId, now.getTime());
+  ApiKeyEntity.patch({ keyId })
+    .set({ lastUsedAt: now.toISOString() })
+    .go()
+    .catch((error: unknown) => logger.warn('could not record api key use', { keyId, error: String(error) }));
+}

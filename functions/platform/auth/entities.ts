@@ -1,0 +1,91 @@
+import { Entity, Service } from 'electrodb';
+import { entityConfig, KEEP_CASE } from '../table.js';
+
+/**
+ * Credential records, the part of identity every route needs. Access patterns:
+ *   identity by subject   pk IDENTITY#<sub>          sk IDENTITY        (token → user id, once per user)
+ *   user by id            pk USER#<usr>              sk PROFILE
+ *   user by email         gsi1 EMAIL#<email>         USER               (invitations)
+ *   API key by id         pk APIKEY#<key>            sk APIKEY          (one read per API-key request)
+ *   API keys of workspace gsi1 WS#<ws>#APIKEYS       <key>
+ */
+const cfg = entityConfig();
+
+export const UserIdentityEntity = new Entity(
+  {
+    model: { entity: 'userIdentity', version: '1', service: 'va' },
+    attributes: {
+      subject: { type: 'string', required: true },
+      userId: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+    },
+    indexes: {
+      bySubject: {
+        pk: { field: 'pk', composite: ['subject'], template: 'IDENTITY#${subject}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'IDENTITY', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const UserEntity = new Entity(
+  {
+    model: { entity: 'user', version: '1', service: 'va' },
+    attributes: {
+      userId: { type: 'string', required: true },
+      email: { type: 'string', required: true },
+      name: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byId: {
+        pk: { field: 'pk', composite: ['userId'], template: 'USER#${userId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'PROFILE', casing: KEEP_CASE },
+      },
+      byEmail: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['email'], template: 'EMAIL#${email}', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: [], template: 'USER', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const ApiKeyEntity = new Entity(
+  {
+    model: { entity: 'apiKey', version: '1', service: 'va' },
+    attributes: {
+      keyId: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      name: { type: 'string', required: true },
+      scopes: { type: 'list', items: { type: 'string' }, required: true },
+      /** SHA-256 of the secret; the secret itself is never stored. */
+      secretHash: { type: 'string', required: true },
+      /** Last characters of the secret, to tell keys apart in a list. */
+      secretHint: { type: 'string', required: true },
+      createdBy: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+      rotatedAt: { type: 'string' },
+      revokedAt: { type: 'string' },
+      lastUsedAt: { type: 'string' },
+    },
+    indexes: {
+      byId: {
+        pk: { field: 'pk', composite: ['keyId'], template: 'APIKEY#${keyId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'APIKEY', casing: KEEP_CASE },
+      },
+      byWorkspace: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['workspaceId'], template: 'WS#${workspaceId}#APIKEYS', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['keyId'], template: '${keyId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const identityService = new Service({ userIdentity: UserIdentityEntity, user: UserEntity }, cfg);

@@ -1,0 +1,48 @@
+import { clock } from '../clock.js';
+import { newId } from '../ids.js';
+import { identityService, UserEntity, UserIdentityEntity } from './entities.js';
+
+/**
+ * Maps an identity provider subject to our user id. The mapping never changes once written, so it is
+ * cached per container: a user costs one read on their first request to a container, none after.
+ * The user profile is created on the first authenticated request (the identity webhook may also
+ * create it earlier; whichever comes first wins, the other finds it).
+ */
+const userIdBySubject = new Map<string, string>();
+
+export async function resolveUserId(subject: string, email: string): Promise<string> {
+  const cached = userIdBySubject.get(subject);
+  if (cached) return cached;
+  const userId = await findOrCreateUser(subject, email);
+  userIdBySubject.set(subject, userId);
+  return userId;
+}
+
+export async function findOrCreateUser(subject: string, email: string, name?: string): Promise<string> {
+  const existing = await UserIdentityEntity.get({ subject }).go();
+  if (existing.data) return existing.data.userId;
+  const userId = newId('user');
+  const createdAt = clock.now().toISOString();
+  const result = await identityService.transaction
+    .write(({ userIdentity, user }) => [
+      userIdentity.create({ subject, userId, createdAt }).commit(),
+      user.create({ userId, email, name, createdAt }).commit(),
+    ])
+    .go();
+  if (result.canceled) {
+    // Another request created this user first: use theirs.
+    const again = await UserIdentityEntity.get({ subject }).go({ consistent: true });
+    if (again.data) return again.data.userId;
+    throw new Error('could not create user');
+  }
+  return userId;
+}
+
+export async function getUser(userId: string) {
+  return (await UserEntity.get({ userId }).go()).data;
+}
+
+export async function findUserByEmail(email: string) {
+  const result = await UserEntity.query.byEmail({ email: email.toLowerCase() }).go();
+  return result.data[0];
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { queueKeys, queueUrlEnv, type QueueKey } from '../../lib/resources.js';
+
+/**
+ * Configuration comes from the environment only, parsed once per container (lazily, so tests and the
+ * local stack can set the environment before the first use).
+ */
+const ConfigSchema = z.object({
+  STAGE: z.enum(['local', 'cloud']).default('local'),
+  AWS_REGION: z.string().default('ap-southeast-2'),
+  /** Absent for functions that were granted no table access. */
+  TABLE_NAME: z.string().min(3).optional(),
+  BUCKET_NAME: z.string().min(3).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  /** The identity provider: issuer, JWKS and the app client id access tokens must carry. */
+  JWT_ISSUER: z.string().optional(),
+  JWT_JWKS_URI: z.string().optional(),
+  JWT_CLIENT_ID: z.string().optional(),
+  /** Public base URL of the API and of the provider webhooks (status callbacks point here). */
+  PUBLIC_BASE_URL: z.string().default('http://127.0.0.1:3000'),
+  WEBHOOKS_BASE_URL: z.string().optional(),
+  TELEPHONY_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
+  SIMULATOR_TIME_SCALE: z.coerce.number().positive().default(20),
+  WEBHOOK_ALLOWED_HOSTS: z.string().default(''),
+  WEBHOOK_RETRY_SCHEDULE: z.string().optional(),
+});
+
+export type Config = z.infer<typeof ConfigSchema> & { queueUrls: Partial<Record<QueueKey, string>> };
+
+let cached: Config | undefined;
+
+export function config(): Config {
+  if (!cached) {
+    const parsed = ConfigSchema.parse(process.env);
+    const queueUrls: Partial<Record<QueueKey, string>> = {};
+    for (const key of queueKeys) {
+      const url = process.env[queueUrlEnv(key)];
+      if (url) queueUrls[key] = url;
+    }
+    cached = { ...parsed, queueUrls };
+  }
+  return cached;
+}
+
+/** Forget the parsed configuration (tests that change the environment). */
+export function resetConfig(): void {
+  cached = undefined;
+}

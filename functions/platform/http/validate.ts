@@ -1,0 +1,21 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { ZodType } from 'zod';
+import { parseRequestParts } from '../validation.js';
+import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
+
+/** Validates query and body with the route's zod schemas; all failures together in one 422. */
+export const validate = (schemas: {
+  body?: ZodType;
+  query?: ZodType;
+}): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext> => ({
+  name: 'validate',
+  before: (request) => {
+    const { state } = request.context;
+    const parsed = parseRequestParts({
+      body: schemas.body ? { schema: schemas.body, value: state.body } : undefined,
+      query: schemas.query ? { schema: schemas.query, value: request.event.queryStringParameters ?? {} } : undefined,
+    });
+    state.body = parsed.body;
+    state.query = parsed.query;
+  },
+});

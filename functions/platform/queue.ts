@@ -1,0 +1,43 @@
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { QueueKey } from '../../lib/resources.js';
+import { config } from './config.js';
+
+let sqs: SQSClient | undefined;
+
+export function sqsClient(): SQSClient {
+  sqs ??= new SQSClient({ region: config().AWS_REGION });
+  return sqs;
+}
+
+export function queueUrl(queue: QueueKey): string {
+  const url = config().queueUrls[queue];
+  if (!url) throw new Error(`Queue ${queue} is not configured for this function`);
+  return url;
+}
+
+/** Send one message. `delaySeconds` (0–900) defers delivery, e.g. for retries with backoff. */
+export async function sendMessage(queue: QueueKey, body: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+  await sqsClient().send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl(queue),
+      MessageBody: JSON.stringify(body),
+      DelaySeconds: options.delaySeconds ? Math.min(900, Math.max(0, Math.round(options.delaySeconds))) : undefined,
+    }),
+  );
+}
+
+/** Send many messages, ten per request (the SQS limit); a partial failure throws. */
+export async function sendMessages(queue: QueueKey, bodies: unknown[]): Promise<void> {
+  for (let i = 0; i < bodies.length; i += 10) {
+    const chunk = bodies.slice(i, i + 10);
+    const result = await sqsClient().send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl(queue),
+        Entries: chunk.map((body, index) => ({ Id: String(index), MessageBody: JSON.stringify(body) })),
+      }),
+    );
+    if (result.Failed && result.Failed.length > 0) {
+      throw new Error(`SQS rejected ${result.Failed.length} message(s): ${result.Failed[0]?.Message}`);
+    }
+  }
+}

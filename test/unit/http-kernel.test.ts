@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { Context } from 'aws-lambda';
+import { httpHandler } from '../../functions/platform/http/index.js';
+import { HttpError, notFound } from '../../functions/platform/errors.js';
+import type { HttpEvent, HttpResponse } from '../../functions/platform/http/index.js';
+
+const Body = z.strictObject({
+  to_phone: z.string(),
+  record: z.boolean().nullish(),
+  parameters: z.record(z.string(), z.string()).nullish(),
+});
+
+const echo = httpHandler({ auth: 'none', body: Body }, async ({ body }) => ({ status: 201, body }));
+const failing = httpHandler({ auth: 'none' }, async () => {
+  throw new Error('database exploded: secret detail');
+});
+const missing = httpHandler({ auth: 'none' }, async () => {
+  throw notFound('Agent');
+});
+const limited = httpHandler({ auth: 'none' }, async () => {
+  throw new HttpError(429, 'Too many concurrent calls', { 'retry-after': '5' });
+});
+const guarded = httpHandler({ auth: 'user_or_api_key', body: Body }, async () => ({ status: 200, body: {} }));
+
+function event(body?: string, headers: Record<string, string> = {}): HttpEvent {
+  return {
+    version: '2.0',
+    routeKey: 'POST /test',
+    rawPath: '/test',
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', ...headers },
+    requestContext: { requestId: 'req-1', http: { method: 'POST', path: '/test' } },
+    body,
+    isBase64Encoded: false,
+  } as unknown as HttpEvent;
+}
+
+const context = { functionName: 'test', awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+async function call(handler: typeof echo, body?: string, headers?: Record<string, string>) {
+  const response = (await handler(event(body, headers), context)) as HttpResponse & { statusCode: number; body: string };
+  return { status: response.statusCode, headers: response.headers ?? {}, json: response.body ? JSON.parse(response.body) : undefined };
+}
+
+describe('the HTTP kernel (a real middy handler)', () => {
+  it('passes a valid body to the handler and tags the response with the request id', async () => {
+    const res = await call(echo, JSON.stringify({ to_phone: '+61491570156' }));
+    expect(res.status).toBe(201);
+    expect(res.json).toEqual({ to_phone: '+61491570156' });
+    expect(res.headers['x-request-id']).toBe('req-1');
+  });
+
+  it('answers a body that is not JSON with 422 json_invalid', async () => {
+    const res = await call(echo, '{"to_phone": ');
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
+  });
+
+  it('reports a missing field in the spec shape, with the enclosing object as input', async () => {
+    const res = await call(echo, JSON.stringify({ record: true }));
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      detail: [{ type: 'missing', loc: ['body', 'to_phone'], msg: 'Field required', input: { record: true } }],
+    });
+  });
+
+  it('reports each problem as its own entry', async () => {
+    const res = await call(echo, JSON.stringify({ to_phone: 5, record: 'yes', parameters: { a: 1 }, extra: 'x' }));
+    expect(res.status).toBe(422);
+    const byLoc = Object.fromEntries(res.json.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type]));
+    expect(byLoc).toEqual({
+      'body.to_phone': 'string_type',
+      'body.record': 'bool_type',
+      'body.parameters.a': 'string_type',
+      'body.extra': 'extra_forbidden',
+    });
+  });
+
+  it('answers a body that is not an object with a body-level entry', async () => {
+    const res = await call(echo, JSON.stringify([1, 2]));
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0].loc).toEqual(['body']);
+  });
+
+  it('answers a missing body with body: Field required', async () => {
+    const res = await call(echo);
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0]).toMatchObject({ type: 'missing', loc: ['body'], msg: 'Field required' });
+  });
+
+  it('maps domain errors to {error} and keeps their headers', async () => {
+    expect(await call(missing)).toMatchObject({ status: 404, json: { error: 'Agent not found' } });
+    const res = await call(limited);
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('5');
+  });
+
+  it('hides the cause of a crash behind the spec message', async () => {
+    const res = await call(failing);
+    expect(res).toMatchObject({ status: 500, json: { error: 'Internal server error. Please try again later.' } });
+    expect(JSON.stringify(res.json)).not.toContain('secret detail');
+  });
+
+  it('checks the credential before the body: no token is 401 even with a bad body', async () => {
+    const res = await call(guarded, 'not json');
+    expect(res).toMatchObject({ status: 401, json: { error: 'Unauthorized' } });
+    const malformed = await call(guarded, '{}', { authorization: 'Bearer vak_nonsense' });
+    expect(malformed).toMatchObject({ status: 401, json: { error: 'Unauthorized' } });
+  });
+});
