@@ -1,0 +1,34 @@
+/**
+ * The CDK app (`npx cdk synth`, `npx cdk deploy`): one stack built from lib/catalog.ts, checked by
+ * cdk-nag's AWS Solutions rules (an unsuppressed finding fails the synth).
+ *
+ * Context (`-c key=value`): stackName (default VoiceAgentService), telephonyProvider (simulator|twilio,
+ * default simulator), webhookAllowedHosts, webhookRetrySchedule.
+ */
+import { App, Aspects } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { VoiceAgentStack } from '../lib/stack.js';
+
+const app = new App();
+
+const context = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return value === undefined || value === null ? undefined : String(value);
+};
+
+const telephonyProvider = context('telephonyProvider') ?? 'simulator';
+if (telephonyProvider !== 'simulator' && telephonyProvider !== 'twilio') {
+  throw new Error(`context telephonyProvider must be simulator or twilio, not ${telephonyProvider}`);
+}
+
+new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
+  description: 'Voice agent service: control plane API, webhooks, queues and jobs',
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  telephonyProvider,
+  webhookAllowedHosts: context('webhookAllowedHosts'),
+  webhookRetrySchedule: context('webhookRetrySchedule'),
+});
+
+Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+
+app.synth();

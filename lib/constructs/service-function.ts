@@ -1,0 +1,86 @@
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { FunctionSpec } from '../catalog-types.js';
+import { SERVICE_NAME } from '../resources.js';
+
+/** Runtime of every function: the newest Node.js line Lambda offers (cdk-nag L1 checks it is the latest). */
+export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;
+
+export const DEFAULT_MEMORY_MB = 512;
+
+/** Request/response functions (API routes, webhooks) answer fast; queue consumers and jobs get longer. */
+export function defaultTimeoutSeconds(spec: FunctionSpec): number {
+  return spec.queue || spec.schedule ? 30 : 10;
+}
+
+export const functionTimeoutSeconds = (spec: FunctionSpec): number =>
+  spec.timeoutSeconds ?? defaultTimeoutSeconds(spec);
+
+/** The description every catalog function carries: how tests and operators find it among CDK helpers. */
+export const functionDescription = (spec: FunctionSpec): string => `${SERVICE_NAME}/${spec.id}`;
+
+/** Lets bundled CommonJS dependencies call `require` inside the ESM output. */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+export interface ServiceFunctionProps {
+  spec: FunctionSpec;
+  /** Absolute path of the repository root (holds package-lock.json; catalog entries are relative to it). */
+  repoRoot: string;
+  environment: Record<string, string>;
+  logRetention?: logs.RetentionDays;
+}
+
+/**
+ * One catalog entry as a Lambda function: Node.js on arm64, bundled by the local esbuild into a minified,
+ * tree-shaken ESM file with only the AWS SDK clients it imports, its own log group with a retention, and
+ * its own role that starts with nothing but writing to that log group (grants are added by the stack).
+ */
+export class ServiceFunction extends NodejsFunction {
+  readonly spec: FunctionSpec;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const { spec, repoRoot } = props;
+    const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Own role instead of the AWSLambdaBasicExecutionRole managed policy: logs only to its own group.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${functionDescription(spec)}`,
+    });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      description: functionDescription(spec),
+      entry: path.join(repoRoot, spec.entry),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
+      runtime: FUNCTION_RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: spec.memoryMb ?? DEFAULT_MEMORY_MB,
+      timeout: Duration.seconds(functionTimeoutSeconds(spec)),
+      role,
+      logGroup,
+      environment: props.environment,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        banner: ESM_REQUIRE_BANNER,
+        // Bundle everything, AWS SDK v3 included: only the clients a handler imports end up in it.
+        externalModules: [],
+      },
+    });
+    this.spec = spec;
+  }
+}

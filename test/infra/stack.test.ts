@@ -1,0 +1,596 @@
+/**
+ * CDK template assertions for lib/stack.ts, against the real catalog and against a fixture catalog that
+ * exercises every trigger and access kind (the real catalog may not have a queue consumer, a schedule or
+ * a webhook yet). Asset bundling is skipped through the app context, so no esbuild run and no Docker.
+ */
+import { App, Aspects } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { catalog } from '../../lib/catalog.js';
+import type { FunctionSpec } from '../../lib/catalog-types.js';
+import { functionDescription } from '../../lib/constructs/service-function.js';
+import { BUCKET, QUEUES, TABLE, dlqName, queueKeys, queueUrlEnv } from '../../lib/resources.js';
+import { VoiceAgentStack, secretArnEnv, type VoiceAgentStackProps } from '../../lib/stack.js';
+
+const STACK_NAME = 'TestStack';
+const REGION = 'ap-southeast-2';
+
+interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  DeletionPolicy?: string;
+  Metadata?: { cdk_nag?: { rules_to_suppress?: { id: string; reason: string }[] } };
+}
+type Resources = Record<string, CfnResource>;
+interface PolicyStatement {
+  Effect: string;
+  Action: string | string[];
+  Resource?: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+function newStack(functions?: FunctionSpec[], props: Partial<VoiceAgentStackProps> = {}) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  return new VoiceAgentStack(app, STACK_NAME, {
+    functions,
+    env: { account: '123456789012', region: REGION },
+    ...props,
+  });
+}
+
+function synth(functions?: FunctionSpec[]) {
+  const template = Template.fromStack(newStack(functions));
+  const resources = template.toJSON().Resources as Resources;
+  return { template, resources };
+}
+
+const ofType = (resources: Resources, type: string): [string, CfnResource][] =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
+
+const props = <T = Record<string, unknown>>(resource: CfnResource): T => (resource.Properties ?? {}) as T;
+
+const asArray = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
+
+/** `{ "Fn::GetAtt": [id, attr] }` or `{ Ref: id }` → id. */
+function refId(value: unknown): string | undefined {
+  if (value && typeof value === 'object') {
+    const v = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+    return v.Ref ?? v['Fn::GetAtt']?.[0];
+  }
+  return undefined;
+}
+
+/** The logical id of the Lambda function of a catalog entry (found by its description). */
+function functionId(resources: Resources, spec: FunctionSpec): string {
+  const found = ofType(resources, 'AWS::Lambda::Function').filter(
+    ([, r]) => props(r).Description === functionDescription(spec),
+  );
+  expect(found).toHaveLength(1);
+  return found[0][0];
+}
+
+/** Every IAM action granted to a function's execution role, with the resources of each statement. */
+function grantedStatements(resources: Resources, fnId: string): PolicyStatement[] {
+  const roleId = refId(props(resources[fnId]).Role);
+  expect(roleId).toBeDefined();
+  return ofType(resources, 'AWS::IAM::Policy')
+    .filter(([, p]) => asArray(props<{ Roles?: unknown[] }>(p).Roles).some((r) => refId(r) === roleId))
+    .flatMap(
+      ([, p]) => props<{ PolicyDocument: { Statement: PolicyStatement[] } }>(p).PolicyDocument.Statement,
+    )
+    .filter((s) => s.Effect === 'Allow');
+}
+
+const grantedActions = (resources: Resources, fnId: string): string[] =>
+  grantedStatements(resources, fnId).flatMap((s) => asArray(s.Action));
+
+const environmentOf = (resources: Resources, fnId: string): Record<string, unknown> =>
+  props<{ Environment?: { Variables?: Record<string, unknown> } }>(resources[fnId]).Environment?.Variables ??
+  {};
+
+// A fixture catalog exercising each trigger and access kind, on an existing handler file.
+const ENTRY = catalog[0].entry;
+const fixture: FunctionSpec[] = [
+  {
+    id: 'FixtureApi',
+    entry: ENTRY,
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/things',
+        summary: 'list',
+        auth: 'user_or_api_key',
+      },
+      { method: 'POST', path: '/api/v1/workspaces/{workspace_id}/things', summary: 'create', auth: 'user' },
+    ],
+    access: {
+      table: 'readwrite',
+      bucket: 'readwrite',
+      sendsTo: ['calls', 'imports'],
+      secrets: ['telephony'],
+    },
+  },
+  {
+    id: 'FixtureReader',
+    entry: ENTRY,
+    http: [{ method: 'GET', path: '/r/{token}', summary: 'public read', auth: 'none' }],
+    access: { table: 'read', bucket: 'read' },
+  },
+  {
+    id: 'FixtureConsumer',
+    entry: ENTRY,
+    queue: { name: 'postCall', batchSize: 10 },
+    access: { table: 'readwrite', sendsTo: ['webhookDelivery'] },
+    timeoutSeconds: 60,
+  },
+  {
+    id: 'FixtureBigBatchConsumer',
+    entry: ENTRY,
+    queue: { name: 'imports', batchSize: 100 },
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'FixtureJob',
+    entry: ENTRY,
+    schedule: { expression: 'rate(1 hour)', localEverySeconds: 10 },
+    access: { table: 'readwrite', sendsTo: ['campaigns'] },
+    memoryMb: 1024,
+  },
+  {
+    id: 'FixtureWebhook',
+    entry: ENTRY,
+    functionUrl: { path: '/webhooks/telephony/status' },
+    access: { table: 'readwrite', secrets: ['telephony', 'identity-webhook'] },
+  },
+];
+
+describe.each([
+  ['the catalog', catalog],
+  ['a fixture catalog with every trigger kind', fixture],
+])('VoiceAgentStack from %s', (_name, specs) => {
+  const { template, resources } = synth(specs);
+
+  test('one DynamoDB table: pk/sk strings, two ALL-projection GSIs, TTL, PITR, on-demand, retained', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    const [[, table]] = ofType(resources, 'AWS::DynamoDB::Table');
+    expect(table.DeletionPolicy).toBe('Retain');
+    const p = props<{
+      KeySchema: unknown[];
+      AttributeDefinitions: { AttributeName: string; AttributeType: string }[];
+      GlobalSecondaryIndexes: {
+        IndexName: string;
+        KeySchema: unknown[];
+        Projection: { ProjectionType: string };
+      }[];
+      TimeToLiveSpecification: unknown;
+      PointInTimeRecoverySpecification: unknown;
+      BillingMode: string;
+    }>(table);
+    expect(p.KeySchema).toEqual([
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ]);
+    expect(p.AttributeDefinitions.every((a) => a.AttributeType === 'S')).toBe(true);
+    expect(p.GlobalSecondaryIndexes).toHaveLength(2);
+    for (const index of TABLE.indexes) {
+      expect(p.GlobalSecondaryIndexes).toContainEqual({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      });
+    }
+    expect(p.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
+    expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(p.BillingMode).toBe('PAY_PER_REQUEST');
+  });
+
+  test('every queue has its own DLQ (maxReceiveCount >= 5), TLS-only access and SQS-managed encryption', () => {
+    template.resourceCountIs('AWS::SQS::Queue', queueKeys.length * 2);
+    const queues = ofType(resources, 'AWS::SQS::Queue');
+    const byName = (name: string) => {
+      const found = queues.filter(([, q]) => props(q).QueueName === `${STACK_NAME}-${name}`);
+      expect(found).toHaveLength(1);
+      return found[0];
+    };
+    const tlsOnlyQueueIds = ofType(resources, 'AWS::SQS::QueuePolicy')
+      .filter(([, p]) =>
+        props<{ PolicyDocument: { Statement: PolicyStatement[] } }>(p).PolicyDocument.Statement.some(
+          (s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
+        ),
+      )
+      .flatMap(([, p]) => asArray(props<{ Queues: unknown[] }>(p).Queues).map(refId));
+
+    for (const key of queueKeys) {
+      const [queueId, queue] = byName(QUEUES[key].name);
+      const [dlqId, dlq] = byName(dlqName(key));
+      const q = props<{
+        RedrivePolicy: { deadLetterTargetArn: unknown; maxReceiveCount: number };
+        VisibilityTimeout: number;
+      }>(queue);
+      expect(refId(q.RedrivePolicy.deadLetterTargetArn)).toBe(dlqId);
+      expect(q.RedrivePolicy.maxReceiveCount).toBe(QUEUES[key].maxReceiveCount);
+      expect(q.RedrivePolicy.maxReceiveCount).toBeGreaterThanOrEqual(5);
+      expect(q.VisibilityTimeout).toBe(QUEUES[key].visibilityTimeoutSeconds);
+      expect(props(dlq).MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      expect(props(dlq).RedrivePolicy).toBeUndefined();
+      for (const [id, resource] of [
+        [queueId, queue],
+        [dlqId, dlq],
+      ] as const) {
+        expect(props(resource).SqsManagedSseEnabled).toBe(true);
+        expect(tlsOnlyQueueIds).toContain(id);
+      }
+    }
+  });
+
+  test('each queue consumer: an event source mapping that reports partial batch failures, visibility >= 6x timeout', () => {
+    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping');
+    const consumers = specs.filter((s) => s.queue);
+    expect(mappings).toHaveLength(consumers.length);
+    for (const spec of consumers) {
+      const fnId = functionId(resources, spec);
+      const found = mappings.filter(([, m]) => refId(props(m).FunctionName) === fnId);
+      expect(found).toHaveLength(1);
+      const m = props<{ EventSourceArn: unknown; BatchSize: number; FunctionResponseTypes: string[] }>(
+        found[0][1],
+      );
+      expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      expect(m.BatchSize).toBe(spec.queue!.batchSize);
+      const queue = resources[refId(m.EventSourceArn)!];
+      expect(props(queue).QueueName).toBe(`${STACK_NAME}-${QUEUES[spec.queue!.name].name}`);
+      const timeout = props<{ Timeout: number }>(resources[fnId]).Timeout;
+      expect(props<{ VisibilityTimeout: number }>(queue).VisibilityTimeout).toBeGreaterThanOrEqual(
+        6 * timeout,
+      );
+      const actions = grantedActions(resources, fnId);
+      expect(actions).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    }
+  });
+
+  test('the recordings bucket: recordings/ expire after 183 days, public access blocked, TLS-only, logged', () => {
+    const buckets = ofType(resources, 'AWS::S3::Bucket');
+    const withRecordingsRule = buckets.filter(([, b]) =>
+      asArray(
+        props<{ LifecycleConfiguration?: { Rules: { Prefix?: string }[] } }>(b).LifecycleConfiguration?.Rules,
+      ).some((r) => r.Prefix === BUCKET.recordingsPrefix),
+    );
+    expect(withRecordingsRule).toHaveLength(1);
+    const [bucketId, bucket] = withRecordingsRule[0];
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    const p = props<{
+      LifecycleConfiguration: { Rules: Record<string, unknown>[] };
+      PublicAccessBlockConfiguration: unknown;
+      BucketEncryption: unknown;
+      LoggingConfiguration: { DestinationBucketName: unknown };
+    }>(bucket);
+    expect(p.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'recordings/', ExpirationInDays: 183, Status: 'Enabled' }),
+    );
+    expect(BUCKET.recordingRetentionDays).toBe(183);
+    expect(p.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
+        Status: 'Enabled',
+      }),
+    );
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(p.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+    const logBucketId = refId(p.LoggingConfiguration.DestinationBucketName);
+    expect(logBucketId).toBeDefined();
+    expect(logBucketId).not.toBe(bucketId);
+
+    const policies = ofType(resources, 'AWS::S3::BucketPolicy').filter(
+      ([, bp]) => refId(props(bp).Bucket) === bucketId,
+    );
+    expect(policies).toHaveLength(1);
+    const statements = props<{ PolicyDocument: { Statement: PolicyStatement[] } }>(policies[0][1])
+      .PolicyDocument.Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Principal: { AWS: '*' },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+  });
+
+  test('a Cognito user pool (email sign-in, self sign-up, verified email, strong passwords) and a SRP client', () => {
+    template.resourceCountIs('AWS::Cognito::UserPool', 1);
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      UsernameAttributes: ['email'],
+      AutoVerifiedAttributes: ['email'],
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+      Policies: {
+        PasswordPolicy: Match.objectLike({
+          MinimumLength: 12,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+        }),
+      },
+    });
+    template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: false,
+      ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_SRP_AUTH']),
+    });
+    const flows = props<{ ExplicitAuthFlows: string[] }>(
+      ofType(resources, 'AWS::Cognito::UserPoolClient')[0][1],
+    ).ExplicitAuthFlows;
+    expect(flows).not.toContain('ALLOW_USER_PASSWORD_AUTH');
+  });
+
+  test('exactly one Lambda function per catalog entry, on Node.js 22 or newer, arm64, with its timeout and memory', () => {
+    const catalogFunctions = ofType(resources, 'AWS::Lambda::Function').filter(([, f]) =>
+      String(props(f).Description ?? '').startsWith('voice-agent/'),
+    );
+    expect(catalogFunctions).toHaveLength(specs.length);
+    for (const spec of specs) {
+      const fn = props<{
+        Runtime: string;
+        Architectures: string[];
+        Handler: string;
+        Timeout: number;
+        MemorySize: number;
+      }>(resources[functionId(resources, spec)]);
+      const major = Number(/^nodejs(\d+)\.x$/.exec(fn.Runtime)?.[1]);
+      expect(major).toBeGreaterThanOrEqual(22);
+      expect(fn.Architectures).toEqual(['arm64']);
+      expect(fn.Handler).toBe('index.handler');
+      const defaultTimeout = spec.queue || spec.schedule ? 30 : 10;
+      expect(fn.Timeout).toBe(spec.timeoutSeconds ?? defaultTimeout);
+      expect(fn.MemorySize).toBe(spec.memoryMb ?? 512);
+    }
+  });
+
+  test('every function logs to its own log group with a retention', () => {
+    for (const spec of specs) {
+      const fn = props<{ LoggingConfig?: { LogGroup?: unknown } }>(resources[functionId(resources, spec)]);
+      const logGroup = resources[refId(fn.LoggingConfig?.LogGroup)!];
+      expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+      expect(props(logGroup).RetentionInDays).toBeGreaterThan(0);
+    }
+  });
+
+  test('environment: shared settings, and table/bucket/queue/secret settings only where the catalog grants access', () => {
+    for (const spec of specs) {
+      const env = environmentOf(resources, functionId(resources, spec));
+      expect(env).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        STAGE: 'cloud',
+        POWERTOOLS_SERVICE_NAME: 'voice-agent',
+      });
+      expect(JSON.stringify(env.JWT_ISSUER)).toContain(`https://cognito-idp.${REGION}.amazonaws.com/`);
+      expect(refId((env.JWT_ISSUER as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1][1])).toMatch(
+        /^UserPool/,
+      );
+      expect(JSON.stringify(env.JWT_JWKS_URI)).toContain('/.well-known/jwks.json');
+      expect(refId(env.JWT_CLIENT_ID)).toMatch(/^UserPoolDashboardClient/);
+      expect(JSON.stringify(env.PUBLIC_BASE_URL)).toContain('HttpApi');
+
+      expect('TABLE_NAME' in env).toBe(Boolean(spec.access.table));
+      if (spec.access.table) expect(resources[refId(env.TABLE_NAME)!].Type).toBe('AWS::DynamoDB::Table');
+      expect('BUCKET_NAME' in env).toBe(Boolean(spec.access.bucket));
+
+      const queueVars = Object.keys(env)
+        .filter((k) => k.startsWith('QUEUE_URL_'))
+        .sort();
+      expect(queueVars).toEqual((spec.access.sendsTo ?? []).map(queueUrlEnv).sort());
+      for (const key of spec.access.sendsTo ?? []) {
+        expect(props(resources[refId(env[queueUrlEnv(key)])!]).QueueName).toBe(
+          `${STACK_NAME}-${QUEUES[key].name}`,
+        );
+      }
+      const secretVars = Object.keys(env)
+        .filter((k) => k.startsWith('SECRET_ARN_'))
+        .sort();
+      expect(secretVars).toEqual((spec.access.secrets ?? []).map(secretArnEnv).sort());
+    }
+  });
+
+  test('every catalog HTTP route is an API Gateway route `METHOD /path` integrated with its own function', () => {
+    const routes = ofType(resources, 'AWS::ApiGatewayV2::Route');
+    const expected = specs.flatMap((s) =>
+      (s.http ?? []).map((r) => ({ spec: s, routeKey: `${r.method} ${r.path}` })),
+    );
+    expect(routes).toHaveLength(expected.length);
+    for (const { spec, routeKey } of expected) {
+      const found = routes.filter(([, r]) => props(r).RouteKey === routeKey);
+      expect(found).toHaveLength(1);
+      const target = props<{ Target: { 'Fn::Join': [string, unknown[]] } }>(found[0][1]).Target[
+        'Fn::Join'
+      ][1];
+      const integration = resources[refId(target[1])!];
+      expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+      expect(refId(props(integration).IntegrationUri)).toBe(functionId(resources, spec));
+    }
+  });
+
+  test('the default stage has access logging and throttling', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: {
+        DestinationArn: Match.anyValue(),
+        Format: Match.stringLikeRegexp('\\$context.requestId'),
+      },
+      DefaultRouteSettings: { ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() },
+    });
+  });
+
+  test('every functionUrl entry has a Lambda function URL (and an output); no other function has one', () => {
+    const urls = ofType(resources, 'AWS::Lambda::Url');
+    const urlSpecs = specs.filter((s) => s.functionUrl);
+    expect(urls).toHaveLength(urlSpecs.length);
+    const outputs = template.toJSON().Outputs as Record<string, unknown>;
+    for (const spec of urlSpecs) {
+      const fnId = functionId(resources, spec);
+      const found = urls.filter(([, u]) => refId(props(u).TargetFunctionArn) === fnId);
+      expect(found).toHaveLength(1);
+      expect(props(found[0][1]).AuthType).toBe('NONE');
+      expect(outputs[`FunctionUrl${spec.id}`]).toBeDefined();
+    }
+  });
+
+  test('every scheduled entry has an EventBridge rule with its expression targeting its function', () => {
+    const rules = ofType(resources, 'AWS::Events::Rule');
+    const scheduled = specs.filter((s) => s.schedule);
+    expect(rules).toHaveLength(scheduled.length);
+    for (const spec of scheduled) {
+      const fnId = functionId(resources, spec);
+      const found = rules.filter(([, r]) =>
+        asArray(props<{ Targets: { Arn: unknown }[] }>(r).Targets).some((t) => refId(t.Arn) === fnId),
+      );
+      expect(found).toHaveLength(1);
+      expect(props(found[0][1]).ScheduleExpression).toBe(spec.schedule!.expression);
+      expect(props(found[0][1]).State).toBe('ENABLED');
+    }
+  });
+
+  test('least privilege: each role holds only the actions its catalog access declares', () => {
+    const writeActions = [
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+    ];
+    for (const spec of specs) {
+      const fnId = functionId(resources, spec);
+      const statements = grantedStatements(resources, fnId);
+      const actions = statements.flatMap((s) => asArray(s.Action));
+      const { table, bucket, sendsTo = [], secrets = [] } = spec.access;
+
+      if (!table) expect(actions.filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+      if (table === 'read') {
+        expect(actions).toContain('dynamodb:GetItem');
+        expect(actions).toContain('dynamodb:Query');
+        for (const action of writeActions) expect(actions).not.toContain(action);
+      }
+      if (table === 'readwrite') expect(actions).toEqual(expect.arrayContaining(writeActions));
+      if (!bucket) expect(actions.filter((a) => a.startsWith('s3:'))).toEqual([]);
+      if (bucket === 'read') expect(actions.filter((a) => /^s3:(Put|Delete|Abort)/.test(a))).toEqual([]);
+      if (bucket === 'readwrite') expect(actions).toContain('s3:PutObject');
+      if (sendsTo.length === 0) expect(actions).not.toContain('sqs:SendMessage');
+      if (!spec.queue) expect(actions).not.toContain('sqs:ReceiveMessage');
+      if (secrets.length === 0) expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+
+      // Nothing is granted on "*": every statement names this stack's resources.
+      for (const statement of statements) {
+        expect(asArray(statement.Resource as unknown[])).not.toContain('*');
+      }
+      // The queues it may send to, and no other.
+      const sendResources = statements
+        .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
+        .flatMap((s) => asArray(s.Resource as unknown[]).map(refId));
+      const queueIds = sendsTo.map((key) => refId(environmentOf(resources, fnId)[queueUrlEnv(key)]));
+      expect([...new Set(sendResources)].sort()).toEqual([...new Set(queueIds)].sort());
+    }
+  });
+
+  test('the stack outputs the API URL, user pool, client, table and bucket', () => {
+    const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>);
+    expect(outputs).toEqual(
+      expect.arrayContaining(['ApiUrl', 'UserPoolId', 'UserPoolClientId', 'TableName', 'BucketName']),
+    );
+  });
+});
+
+describe('least privilege in the real catalog', () => {
+  const { resources } = synth(catalog);
+
+  test('OpenApi (access {}) has no DynamoDB, S3, SQS or Secrets Manager action', () => {
+    const spec = catalog.find((s) => s.id === 'OpenApi');
+    expect(spec?.access).toEqual({});
+    const actions = grantedActions(resources, functionId(resources, spec!));
+    expect(actions.filter((a) => /^(dynamodb|s3|sqs|secretsmanager):/.test(a))).toEqual([]);
+    expect(actions.every((a) => a.startsWith('logs:'))).toBe(true);
+    expect(Object.keys(environmentOf(resources, functionId(resources, spec!)))).not.toContain('TABLE_NAME');
+  });
+
+  test('a function with table read access cannot write items', () => {
+    const readers = catalog.filter((s) => s.access.table === 'read');
+    expect(readers.length).toBeGreaterThan(0);
+    for (const spec of readers) {
+      const actions = grantedActions(resources, functionId(resources, spec));
+      expect(actions).toContain('dynamodb:GetItem');
+      expect(actions).not.toContain('dynamodb:PutItem');
+    }
+  });
+});
+
+describe('catalog mistakes fail the synth', () => {
+  const base = { entry: ENTRY, access: {} };
+
+  test('a queue consumer whose timeout is over 1/6 of the visibility timeout', () => {
+    expect(() =>
+      newStack([{ ...base, id: 'Slow', queue: { name: 'calls', batchSize: 1 }, timeoutSeconds: 31 }]),
+    ).toThrow(/6x/);
+  });
+
+  test('two consumers of one queue', () => {
+    expect(() =>
+      newStack([
+        { ...base, id: 'A', queue: { name: 'calls', batchSize: 1 } },
+        { ...base, id: 'B', queue: { name: 'calls', batchSize: 1 } },
+      ]),
+    ).toThrow(/two consumers/);
+  });
+
+  test('a duplicate id', () => {
+    expect(() =>
+      newStack([
+        { ...base, id: 'A' },
+        { ...base, id: 'A' },
+      ]),
+    ).toThrow(/duplicate/);
+  });
+});
+
+describe.each([
+  ['the catalog', catalog],
+  ['the fixture catalog', fixture],
+])('cdk-nag AwsSolutions on the stack from %s', (_name, specs) => {
+  const stack = newStack(specs);
+  Aspects.of(stack).add(new AwsSolutionsChecks());
+  const annotations = Annotations.fromStack(stack);
+  const describeFindings = (found: { id: string; entry: { data?: unknown } }[]) =>
+    found.map((f) => `${f.id}: ${String(f.entry.data).split('\n')[0]}`);
+
+  test('no unsuppressed errors', () => {
+    expect(describeFindings(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')))).toEqual(
+      [],
+    );
+  });
+
+  test('no unsuppressed warnings', () => {
+    expect(describeFindings(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')))).toEqual(
+      [],
+    );
+  });
+
+  test('every suppression carries a written reason', () => {
+    const resources = Template.fromStack(stack).toJSON().Resources as Resources;
+    const suppressions = Object.values(resources).flatMap(
+      (r) => r.Metadata?.cdk_nag?.rules_to_suppress ?? [],
+    );
+    expect(suppressions.length).toBeGreaterThan(0);
+    for (const { id, reason } of suppressions) {
+      expect(id).toMatch(/^AwsSolutions-/);
+      expect(reason.length).toBeGreaterThan(80);
+      expect(reason).not.toMatch(/\b(TODO|FIXME|TBD)\b/);
+    }
+  });
+});
