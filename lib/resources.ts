@@ -55,3 +55,10 @@ export const BUCKET = {
   recordingRetentionDays: 183,
   uploadsPrefix: 'uploads/',
 } as const;
+
+/**
+ * Environment variable that carries a provider webhook's public URL (in the cloud each webhook is
+ * its own Lambda function URL): `/webhooks/telephony/voice` → `WEBHOOK_URL_TELEPHONY_VOICE`.
+ */
+export const webhookUrlEnv = (path: string): string =>
+  `WEBHOOK_URL_${path.replace(/^\/webhooks\//, '').replace(/[^a-zA-Z0-9]+/g, '_').toUpperCase()}`;

@@ -19,7 +19,7 @@ import { catalog as defaultCatalog } from './catalog.js';
 import type { FunctionSpec } from './catalog-types.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { ServiceQueue } from './constructs/service-queue.js';
-import { BUCKET, QUEUES, SERVICE_NAME, TABLE, queueKeys, queueUrlEnv, type QueueKey } from './resources.js';
+import { BUCKET, QUEUES, SERVICE_NAME, TABLE, queueKeys, queueUrlEnv, webhookUrlEnv, type QueueKey } from './resources.js';
 
 /** The repository root: catalog entries and package-lock.json are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -64,6 +64,7 @@ export class VoiceAgentStack extends Stack {
   readonly httpApi: apigwv2.HttpApi;
   readonly secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
   readonly functions: Record<string, ServiceFunction> = {};
+  private readonly functionUrls: { path: string; url: string }[] = [];
 
   constructor(scope: Construct, id: string, props: VoiceAgentStackProps = {}) {
     super(scope, id, props);
@@ -248,6 +249,16 @@ export class VoiceAgentStack extends Stack {
       this.addTriggers(fn, spec);
     }
 
+    // Every function that is not itself a webhook learns the webhooks' URLs (e.g. the status-callback
+    // URL the call dispatcher gives the telephony provider). Webhook functions are left out: a
+    // function's environment cannot hold its own URL (a dependency cycle).
+    for (const spec of specs) {
+      if (spec.functionUrl) continue;
+      for (const { path, url } of this.functionUrls) {
+        this.functions[spec.id].addEnvironment(webhookUrlEnv(path), url);
+      }
+    }
+
     // ── Outputs ────────────────────────────────────────────────────────────────────────────────────
     new CfnOutput(this, 'ApiUrl', { value: apiUrl, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
@@ -318,6 +329,7 @@ export class VoiceAgentStack extends Stack {
       // Public by design: providers (telephony, payments, identity) cannot sign AWS requests. Each
       // webhook handler verifies the provider's signature before it reads anything else.
       const url = fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+      this.functionUrls.push({ path: spec.functionUrl.path, url: url.url });
       new CfnOutput(this, `FunctionUrl${spec.id}`, {
         value: url.url,
         description: `Function URL of ${spec.id} (provider webhook ${spec.functionUrl.path})`,

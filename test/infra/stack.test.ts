@@ -9,7 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { catalog } from '../../lib/catalog.js';
 import type { FunctionSpec } from '../../lib/catalog-types.js';
 import { functionDescription } from '../../lib/constructs/service-function.js';
-import { BUCKET, QUEUES, TABLE, dlqName, queueKeys, queueUrlEnv } from '../../lib/resources.js';
+import { BUCKET, QUEUES, TABLE, dlqName, queueKeys, queueUrlEnv, webhookUrlEnv } from '../../lib/resources.js';
 import { VoiceAgentStack, secretArnEnv, type VoiceAgentStackProps } from '../../lib/stack.js';
 
 const STACK_NAME = 'TestStack';
@@ -442,6 +442,19 @@ describe.each([
       expect(found).toHaveLength(1);
       expect(props(found[0][1]).AuthType).toBe('NONE');
       expect(outputs[`FunctionUrl${spec.id}`]).toBeDefined();
+    }
+  });
+
+  test('every function that is not a webhook learns each webhook URL; webhooks do not (no cycle)', () => {
+    const urlSpecs = specs.filter((s) => s.functionUrl);
+    for (const spec of specs) {
+      const fn = resources[functionId(resources, spec)];
+      const env = (props<{ Environment?: { Variables?: Record<string, unknown> } }>(fn).Environment?.Variables ?? {});
+      for (const urlSpec of urlSpecs) {
+        const name = webhookUrlEnv(urlSpec.functionUrl!.path);
+        if (spec.functionUrl) expect(env[name]).toBeUndefined();
+        else expect(env[name]).toEqual({ 'Fn::GetAtt': [expect.any(String), 'FunctionUrl'] });
+      }
     }
   });
 

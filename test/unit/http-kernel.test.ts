@@ -35,7 +35,10 @@ function event(body?: string, headers: Record<string, string> = {}): HttpEvent {
   } as unknown as HttpEvent;
 }
 
-const context = { functionName: 'test', awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+// A plain Lambda context, as Lambda passes it: the kernel adds its own request state.
+const context = { functionName: 'test', awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context & {
+  state: never;
+};
 
 async function call(handler: typeof echo, body?: string, headers?: Record<string, string>) {
   const response = (await handler(event(body, headers), context)) as HttpResponse & { statusCode: number; body: string };
