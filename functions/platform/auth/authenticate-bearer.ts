@@ -5,7 +5,7 @@ import { parseApiKey, secretMatches } from './api-key-secret.js';
 import { ApiKeyEntity } from './entities.js';
 import { verifyAccessToken } from './jwt.js';
 import type { ApiKeyScope, Principal } from './principal.js';
-import { resolveUserId } from './users.js';
+import { resolveUser } from './users.js';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const lastUsedWrittenAt = new Map<string, number>();
@@ -30,10 +30,9 @@ async function authenticateJwt(token: string): Promise<Principal> {
     logger.info('jwt rejected', { reason: error instanceof Error ? error.message : String(error) });
     throw unauthorized();
   }
-  const email = identity.email ?? identity.username;
-  if (!email) throw unauthorized();
-  const userId = await resolveUserId(identity.subject, email);
-  return { kind: 'user', userId, email, subject: identity.subject };
+  const user = await resolveUser(identity.subject, identity.email);
+  if (!user) throw unauthorized();
+  return { kind: 'user', userId: user.userId, email: user.email, subject: identity.subject };
 }
 
 async function authenticateApiKey(token: string): Promise<Principal> {

@@ -8,14 +8,26 @@ import { identityService, UserEntity, UserIdentityEntity } from './entities.js';
  * The user profile is created on the first authenticated request (the identity webhook may also
  * create it earlier; whichever comes first wins, the other finds it).
  */
-const userIdBySubject = new Map<string, string>();
+const userBySubject = new Map<string, { userId: string; email: string }>();
 
-export async function resolveUserId(subject: string, email: string): Promise<string> {
-  const cached = userIdBySubject.get(subject);
+/**
+ * The user behind a verified token. Cognito access tokens carry no `email` claim: then the profile
+ * written by the identity webhook (post-confirmation) supplies it, and an unknown subject without an
+ * email is not a user yet (undefined → 401).
+ */
+export async function resolveUser(subject: string, emailFromToken?: string): Promise<{ userId: string; email: string } | undefined> {
+  const cached = userBySubject.get(subject);
   if (cached) return cached;
-  const userId = await findOrCreateUser(subject, email);
-  userIdBySubject.set(subject, userId);
-  return userId;
+  let resolved: { userId: string; email: string } | undefined;
+  if (emailFromToken) {
+    resolved = { userId: await findOrCreateUser(subject, emailFromToken), email: emailFromToken };
+  } else {
+    const { data: identity } = await UserIdentityEntity.get({ subject }).go();
+    const profile = identity ? await getUser(identity.userId) : undefined;
+    if (profile) resolved = { userId: profile.userId, email: profile.email };
+  }
+  if (resolved) userBySubject.set(subject, resolved);
+  return resolved;
 }
 
 export async function findOrCreateUser(subject: string, email: string, name?: string): Promise<string> {
