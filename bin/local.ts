@@ -1,0 +1,50 @@
+/**
+ * `npm start`: the whole service on this machine, with no AWS account. See lib/local/stack.ts.
+ *
+ * Environment: PORT (gateway, default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local),
+ * LOCAL_IN_MEMORY=1 (DynamoDB in memory), LOCAL_VISIBILITY_TIMEOUT_SECONDS (default 5),
+ * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_EXIT_WITH_PARENT=<pid> (stop when
+ * that process is gone: the test harness), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
+ * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE…).
+ */
+import { LocalStackError } from '../lib/local/errors.js';
+import { banner, startLocalStack, stopOnSignals, type LocalStack } from '../lib/local/stack.js';
+import { isProcessAlive } from '../lib/local/state.js';
+
+let stack: LocalStack | undefined;
+
+/** Ends the stack when the process that started it disappears (e.g. jest killed without teardown). */
+function exitWithParent(): void {
+  const parent = Number(process.env.LOCAL_EXIT_WITH_PARENT);
+  if (!Number.isInteger(parent) || parent <= 0) return;
+  const timer = setInterval(() => {
+    if (isProcessAlive(parent)) return;
+    clearInterval(timer);
+    process.stderr.write(`[local] parent process ${parent} is gone: stopping\n`);
+    void (stack ? stack.stop() : Promise.resolve()).finally(() => process.exit(0));
+  }, 1000);
+  timer.unref();
+}
+
+async function main(): Promise<void> {
+  exitWithParent();
+  // Until the stack is up, a signal just ends the process (java is killed on exit).
+  const early = () => process.exit(130);
+  process.once('SIGINT', early);
+  process.once('SIGTERM', early);
+
+  stack = await startLocalStack({ defaults: { POWERTOOLS_LOG_LEVEL: 'INFO' } });
+
+  process.off('SIGINT', early);
+  process.off('SIGTERM', early);
+  stopOnSignals(stack, () => process.stdout.write('stopped\n'));
+  process.stdout.write(`${banner(stack.state)}\n`);
+}
+
+main().catch((error: unknown) => {
+  const message =
+    error instanceof LocalStackError
+      ? error.message
+      : `The local stack failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+  process.stderr.write(`${message}\n`, () => process.exit(1));
+});

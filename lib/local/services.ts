@@ -1,0 +1,67 @@
+/**
+ * Extra local services started and stopped with the stack: the demo webhook receiver, provider
+ * simulators, outboxes…
+ *
+ * A module registers one at import time:
+ *
+ *   import { registerLocalService } from '../services.js';   // from lib/local/services/<name>.ts
+ *   registerLocalService({
+ *     name: 'webhook-receiver',
+ *     async start(ctx) { …listen on 127.0.0.1:0…; return { url, port, env: { DEMO_WEBHOOK_URL: url } }; },
+ *     async stop() { … },
+ *   });
+ *
+ * Every module in lib/local/services/ is imported by the stack before it starts them, so dropping a
+ * file there is enough; startLocalStack({ services }) also takes services directly.
+ * Services start after the table, queues, bucket, identity provider and gateway exist (ctx.env holds
+ * the whole environment, ctx.baseUrl the gateway), before pollers, scheduler and stack.json; the env
+ * a service returns is added to process.env and to stack.json. They stop in reverse order, before
+ * the gateway and the AWS stand-ins.
+ */
+
+export interface LocalServiceContext {
+  /** The gateway, e.g. http://127.0.0.1:3000 (API under /api/v1, provider webhooks under /webhooks). */
+  baseUrl: string;
+  /** The environment the handlers see (as written to stack.json). */
+  env: Readonly<Record<string, string>>;
+  stateDir: string;
+  inMemory: boolean;
+  region: string;
+  /** Print one line in the stack's output. */
+  say(message: string): void;
+}
+
+export interface StartedLocalService {
+  /** Where it listens; printed and written to stack.json `services`. */
+  url?: string;
+  /** Written to stack.json `ports[<name>]`. */
+  port?: number;
+  /** Variables for the handlers (process.env) and for other processes (stack.json env). */
+  env?: Record<string, string>;
+  /** One line shown next to the name. */
+  description?: string;
+}
+
+export interface LocalService {
+  /** Unique; registering the same name again replaces the earlier one. */
+  name: string;
+  start(context: LocalServiceContext): Promise<StartedLocalService | void> | StartedLocalService | void;
+  stop?(): Promise<void> | void;
+}
+
+const registry = new Map<string, LocalService>();
+
+export function registerLocalService(service: LocalService): void {
+  if (!service.name) throw new Error('A local service needs a name');
+  registry.set(service.name, service);
+}
+
+/** Registered services, in registration order. */
+export function registeredLocalServices(): LocalService[] {
+  return [...registry.values()];
+}
+
+/** Test helper: forget every registration. */
+export function clearLocalServices(): void {
+  registry.clear();
+}

@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Jest globalSetup: runs the real local stack (`node --import tsx bin/local.ts`) as a child process,
+ * with its own in-memory DynamoDB, fast queues and a fresh state folder, and hands its stack.json to
+ * the test workers through LOCAL_STACK_STATE (test/helpers/env.ts copies its env into process.env).
+ *
+ * The stack's output (handler logs at WARN and above, stack traces of 500s) is kept in
+ * .local/test-stack.log after the run. Set LOCAL_STACK_STATE to the stack.json of a stack you started
+ * yourself to run the tests against it instead (it is then left running); LOCAL_TEST_STACK=off starts
+ * none (unit and infra tests need none).
+ */
+
+export interface TestStackHandle {
+  child?: ChildProcess;
+  stateDir?: string;
+  logPath?: string;
+  log?: WriteStream;
+  statePath: string;
+  external: boolean;
+}
+
+declare global {
+  var __LOCAL_TEST_STACK__: TestStackHandle | undefined;
+}
+
+const START_TIMEOUT_MS = 90_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runningState(path: string): { pid: number } | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(path, 'utf8')) as { pid: number };
+    return alive(state.pid) ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export default async function globalSetup(globalConfig: { rootDir: string }): Promise<void> {
+  const rootDir = globalConfig.rootDir;
+  if (process.env.LOCAL_TEST_STACK === 'off') return;
+
+  const given = process.env.LOCAL_STACK_STATE;
+  if (given && runningState(given)) {
+    globalThis.__LOCAL_TEST_STACK__ = { statePath: given, external: true };
+    return;
+  }
+
+  const stateDir = join(rootDir, '.local', `test-${process.pid}-${Date.now().toString(36)}`);
+  const statePath = join(stateDir, 'stack.json');
+  mkdirSync(stateDir, { recursive: true });
+  const logPath = join(stateDir, 'stack.log');
+  const log = createWriteStream(logPath);
+
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: rootDir,
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOCAL_IN_MEMORY: '1',
+      LOCAL_STATE_DIR: stateDir,
+      LOCAL_EXIT_WITH_PARENT: String(process.pid),
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+      LOCAL_VISIBILITY_TIMEOUT_SECONDS: '1',
+      SIMULATOR_TIME_SCALE: '60',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      // Any port on this machine: tests start their own webhook receivers on free ports.
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*,localhost:*',
+      NODE_OPTIONS: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  globalThis.__LOCAL_TEST_STACK__ = { child, stateDir, statePath, logPath, log, external: false };
+
+  // Keep the pipes drained for the whole run (a full pipe would block the stack).
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    log.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-6000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.unref();
+  (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => {
+    exit = signal ? `signal ${signal}` : `code ${code}`;
+  });
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!runningState(statePath)) {
+    if (exit) {
+      throw new Error(`The local stack exited (${exit}) before it was ready. Its output:\n${tail}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(
+        `The local stack was not ready within ${START_TIMEOUT_MS / 1000} s. Its output:\n${tail}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  process.env.LOCAL_STACK_STATE = statePath;
+}
