@@ -7,6 +7,7 @@ import {
   sign,
   type KeyObject,
 } from 'node:crypto';
+import { requestAccessToken } from '../../lib/local/tokens.js';
 import { stackState } from './stack-state.js';
 
 /**
@@ -31,27 +32,9 @@ export function subjectFor(email: string): string {
   return `local-${createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)}`;
 }
 
-function tokenEndpoint(): string {
-  const state = stackState();
-  return state.urls?.identity_token ?? `${state.env.JWT_ISSUER}/token`;
-}
-
 /** A Cognito-style access token for `email` from the running mock's POST /token. */
 export async function tokenFor(email: string, overrides: TokenOverrides = {}): Promise<string> {
-  const form = new URLSearchParams({ grant_type: 'client_credentials', email });
-  for (const [name, value] of Object.entries(overrides)) {
-    if (value !== undefined) form.set(name, String(value));
-  }
-  const response = await fetch(tokenEndpoint(), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  const body = (await response.json()) as { access_token?: string; error?: string };
-  if (!response.ok || !body.access_token) {
-    throw new Error(`token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
-  }
-  return body.access_token;
+  return requestAccessToken(stackState(), email, { ...overrides });
 }
 
 const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');

@@ -1,0 +1,69 @@
+/**
+ * `npm run cli -- <command>` against the running local stack (`npm start`):
+ *   seed [--json] [--plan free|starter|growth|scale]   a new demo organisation (default plan: growth)
+ *   token --email E                                     an access token for that user (stdout only)
+ * Logs go to stderr, so stdout carries only the result.
+ */
+import { parseArgs } from 'node:util';
+import { readStackState } from '../lib/local/state.js';
+import { requestAccessToken } from '../lib/local/tokens.js';
+import { seed } from '../lib/cli/seed.js';
+
+const log = (line: string) => process.stderr.write(`[cli] ${line}\n`);
+
+async function main(): Promise<number> {
+  const [command, ...rest] = process.argv.slice(2);
+  const state = readStackState();
+  if (!state) {
+    log('No running local stack found (.local/stack.json). Start it first: npm start');
+    return 1;
+  }
+  switch (command) {
+    case 'token': {
+      const { values } = parseArgs({ args: rest, options: { email: { type: 'string' } } });
+      if (!values.email) {
+        log('usage: npm run cli -- token --email you@example.com');
+        return 2;
+      }
+      process.stdout.write(`${await requestAccessToken(state, values.email)}\n`);
+      return 0;
+    }
+    case 'seed': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { json: { type: 'boolean', default: false }, plan: { type: 'string', default: 'growth' } },
+      });
+      const result = await seed(state, { plan: values.plan ?? 'growth' }, log);
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+      } else {
+        process.stdout.write(
+          [
+            `Demo organisation ${result.organisation_id} (plan ${result.plan})`,
+            `  workspace  ${result.workspace_id}`,
+            `  agent      ${result.agent_id} on ${result.phone_number}`,
+            `  API key    ${result.api_key}`,
+            '',
+            'Start a call:',
+            `  curl -s -X POST ${result.base_url}/api/v1/workspaces/${result.workspace_id}/agents/${result.agent_id}/start-call \\`,
+            `    -H "Authorization: Bearer ${result.api_key}" -H "Content-Type: application/json" \\`,
+            `    -d '{"to_phone":"+61491570156","parameters":{"name":"Sam"}}'`,
+            '',
+          ].join('\n'),
+        );
+      }
+      return 0;
+    }
+    default:
+      log('commands: seed [--json] [--plan free|starter|growth|scale], token --email E');
+      return 2;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);
