@@ -27,19 +27,28 @@ const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema> & { queueUrls: Partial<Record<QueueKey, string>> };
 
-let cached: Config | undefined;
+let cached: { fingerprint: string; config: Config } | undefined;
 
+const relevantNames = () => [...Object.keys(ConfigSchema.shape), ...queueKeys.map(queueUrlEnv)];
+
+/**
+ * Parsed once per container. The parse is redone only when one of its variables changed, which
+ * happens only in a process that sets up the environment after importing code (the local stack).
+ */
 export function config(): Config {
-  if (!cached) {
+  const fingerprint = relevantNames()
+    .map((name) => process.env[name] ?? '')
+    .join('\u0000');
+  if (cached?.fingerprint !== fingerprint) {
     const parsed = ConfigSchema.parse(process.env);
     const queueUrls: Partial<Record<QueueKey, string>> = {};
     for (const key of queueKeys) {
       const url = process.env[queueUrlEnv(key)];
       if (url) queueUrls[key] = url;
     }
-    cached = { ...parsed, queueUrls };
+    cached = { fingerprint, config: { ...parsed, queueUrls } };
   }
-  return cached;
+  return cached.config;
 }
 
 /** Forget the parsed configuration (tests that change the environment). */
