@@ -25,7 +25,7 @@ export const functionTimeoutSeconds = (spec: FunctionSpec): number =>
 export const functionDescription = (spec: FunctionSpec): string => `${SERVICE_NAME}/${spec.id}`;
 
 /** Lets bundled CommonJS dependencies call `require` inside the ESM output. */
-const ESM_REQUIRE_BANNER =
+export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
 export interface ServiceFunctionProps {
