@@ -17,8 +17,19 @@ export interface ApiKeyPrincipal {
 
 export type Principal = UserPrincipal | ApiKeyPrincipal;
 
-/** Scopes an API key may carry. `start_call` is the spec's; the read scopes let a key read its workspace. */
-export const API_KEY_SCOPES = ['start_call', 'calls:read', 'agents:read', 'agents:write', 'contacts:read', 'contacts:write'] as const;
+/**
+ * Scopes an API key may carry. `start_call` is the spec's; the read scopes let a key read its
+ * workspace (`workspace:read`: the workspace's own settings, GET /workspaces/{workspace_id}).
+ */
+export const API_KEY_SCOPES = [
+  'start_call',
+  'calls:read',
+  'agents:read',
+  'agents:write',
+  'contacts:read',
+  'contacts:write',
+  'workspace:read',
+] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** The id that records who did something: `usr_…` or `key_…`. */

@@ -1,0 +1,209 @@
+import { Entity, Service } from 'electrodb';
+import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { ORGANISATION_ROLES, WORKSPACE_ROLES } from './authorization.js';
+
+/**
+ * Organisations, workspaces and memberships. Access patterns (key → use):
+ *   organisation            pk ORG#<org>   sk ORG
+ *   org member              pk ORG#<org>   sk MEMBER#<usr>         gsi1 USER#<usr>#ORGS / <org>     (my organisations)
+ *   invitation (pending)    pk ORG#<org>   sk INVITE#<email>       gsi1 INVITEE#<email> / <org>   (my invitations)
+ *                                                                 gsi2 INVITATION#<inv> / INVITATION (by id)
+ *   workspace               pk WS#<ws>     sk WORKSPACE            gsi1 ORG#<org>#WORKSPACES / <ws>
+ *   workspace member        pk WS#<ws>     sk MEMBER#<usr>         gsi1 USER#<usr>#WORKSPACES / <ws>
+ *                           (query pk WS#<ws> sk begins MEMBER#: the workspace's explicit roles)
+ *   org members             query pk ORG#<org> sk begins MEMBER# (members list, workspace member view)
+ *   pending invitations     query pk ORG#<org> sk begins INVITE# (members list: the pending ones)
+ *   workspaces of org       gsi1 ORG#<org>#WORKSPACES (workspace list)
+ * One invitation record per (organisation, email): resending reuses it, so there is never a second
+ * member record for the same address.
+ */
+const cfg = entityConfig();
+
+export const OrganisationEntity = new Entity(
+  {
+    model: { entity: 'organisation', version: '1', service: 'va' },
+    attributes: {
+      organisationId: { type: 'string', required: true },
+      name: { type: 'string', required: true },
+      ownerUserId: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byId: {
+        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'ORG', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const OrgMemberEntity = new Entity(
+  {
+    model: { entity: 'orgMember', version: '1', service: 'va' },
+    attributes: {
+      organisationId: { type: 'string', required: true },
+      userId: { type: 'string', required: true },
+      email: { type: 'string', required: true },
+      role: { type: ORGANISATION_ROLES, required: true },
+      status: { type: ['pending', 'accepted'] as const, required: true },
+      joinedAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byOrganisation: {
+        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['userId'], template: 'MEMBER#${userId}', casing: KEEP_CASE },
+      },
+      byUser: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['userId'], template: 'USER#${userId}#ORGS', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['organisationId'], template: '${organisationId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const InvitationEntity = new Entity(
+  {
+    model: { entity: 'invitation', version: '1', service: 'va' },
+    attributes: {
+      organisationId: { type: 'string', required: true },
+      email: { type: 'string', required: true },
+      invitationId: { type: 'string', required: true },
+      role: { type: ['regular', 'admin'] as const, required: true },
+      workspaces: {
+        type: 'list',
+        items: {
+          type: 'map',
+          properties: {
+            workspaceId: { type: 'string', required: true },
+            role: { type: WORKSPACE_ROLES, required: true },
+          },
+        },
+      },
+      status: { type: ['pending', 'accepted'] as const, required: true },
+      invitedBy: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+      lastSentAt: { type: 'string' },
+      sendCount: { type: 'number' },
+      emailSent: { type: 'boolean' },
+      acceptedBy: { type: 'string' },
+      acceptedAt: { type: 'string' },
+    },
+    indexes: {
+      byOrganisation: {
+        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['email'], template: 'INVITE#${email}', casing: KEEP_CASE },
+      },
+      byInvitee: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['email'], template: 'INVITEE#${email}', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['organisationId'], template: '${organisationId}', casing: KEEP_CASE },
+      },
+      byId: {
+        index: 'gsi2',
+        pk: { field: 'gsi2pk', composite: ['invitationId'], template: 'INVITATION#${invitationId}', casing: KEEP_CASE },
+        sk: { field: 'gsi2sk', composite: [], template: 'INVITATION', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const WorkspaceEntity = new Entity(
+  {
+    model: { entity: 'workspace', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      name: { type: 'string', required: true },
+      timezone: { type: 'string', required: true, default: 'UTC' },
+      hotReplyAlertRecipients: { type: 'list', items: { type: 'string' }, default: () => [] },
+      concurrentCallLimit: { type: 'number', required: true, default: 10 },
+      /** Calls not yet ended; raised and lowered in the same transactions that start and end calls. */
+      activeCalls: { type: 'number', required: true, default: 0 },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+      deletedAt: { type: 'string' },
+    },
+    indexes: {
+      byId: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'WORKSPACE', casing: KEEP_CASE },
+      },
+      byOrganisation: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['organisationId'], template: 'ORG#${organisationId}#WORKSPACES', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['workspaceId'], template: '${workspaceId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const WorkspaceMemberEntity = new Entity(
+  {
+    model: { entity: 'workspaceMember', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      userId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      role: { type: WORKSPACE_ROLES, required: true },
+      addedAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byWorkspace: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['userId'], template: 'MEMBER#${userId}', casing: KEEP_CASE },
+      },
+      byUser: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['userId'], template: 'USER#${userId}#WORKSPACES', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['workspaceId'], template: '${workspaceId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+/**
+ * Identity provider events already applied (the identity webhook): written in the same transaction
+ * as the change they caused, with a condition, so a redelivered event changes nothing. Expire after
+ * 30 days (TTL attribute `expires_at`).
+ *   identity event   pk IDENTITYEVENT#<event id>   sk EVENT
+ */
+export const IdentityEventEntity = new Entity(
+  {
+    model: { entity: 'identityEvent', version: '1', service: 'va' },
+    attributes: {
+      eventId: { type: 'string', required: true },
+      subject: { type: 'string', required: true },
+      outcome: { type: ['created', 'updated', 'unchanged'] as const, required: true },
+      receivedAt: { type: 'string', required: true },
+      expiresAt: { type: 'number', required: true, field: 'expires_at' },
+    },
+    indexes: {
+      byId: {
+        pk: { field: 'pk', composite: ['eventId'], template: 'IDENTITYEVENT#${eventId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'EVENT', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const accessService = new Service(
+  {
+    organisation: OrganisationEntity,
+    orgMember: OrgMemberEntity,
+    invitation: InvitationEntity,
+    workspace: WorkspaceEntity,
+    workspaceMember: WorkspaceMemberEntity,
+  },
+  cfg,
+);
+
+export type Workspace = NonNullable<Awaited<ReturnType<ReturnType<typeof WorkspaceEntity.get>['go']>>['data']>;
+export type OrgMember = NonNullable<Awaited<ReturnType<ReturnType<typeof OrgMemberEntity.get>['go']>>['data']>;

@@ -1,0 +1,23 @@
+import { httpHandler } from '../../platform/http/index.js';
+import { listMyInvitations } from '../invitations.js';
+import { ListQuery } from '../schemas.js';
+import { requireUser } from '../workspace-access.js';
+
+/** `GET /api/v1/invitations`: pending invitations addressed to the caller's email. */
+export const handler = httpHandler({ auth: 'user', query: ListQuery }, async (req) => {
+  const page = await listMyInvitations(requireUser(req.principal), req.query);
+  return {
+    status: 200,
+    body: {
+      items: page.items.map(({ invitation, organisationName }) => ({
+        invitation_id: invitation.invitationId,
+        organisation_id: invitation.organisationId,
+        organisation_name: organisationName,
+        role: invitation.role,
+        status: invitation.status,
+        created_at: invitation.createdAt,
+      })),
+      next_cursor: page.nextCursor,
+    },
+  };
+});

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { toE164 } from '../platform/phone.js';
+
+/**
+ * Request and response shapes of the identity, organisation, workspace and member routes. Every
+ * request body is strict: a field the caller may not set (`organisation_id`, `workspace_id`, `owner`,
+ * `plan`, `credits`, `role` where it is not allowed, …) is 422 `extra_forbidden` and changes nothing.
+ */
+
+export const MAX_HOT_REPLY_ALERT_RECIPIENTS = 10;
+export const MAX_INVITATION_WORKSPACES = 25;
+
+const name = z.string().trim().min(1).max(100);
+const email = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email({ message: 'value is not a valid email address' }))
+  .transform((value) => value.toLowerCase());
+
+/** An IANA time zone name the runtime knows (`Australia/Sydney`, `UTC`). */
+export function isTimeZone(value: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const timezone = z.string().trim().max(64).refine(isTimeZone, { message: 'timezone must be an IANA time zone name' });
+
+/** A hot-reply alert recipient: an email address (lower-cased) or a phone number (normalised to E.164). */
+const alertRecipient = z
+  .string()
+  .trim()
+  .min(1)
+  .max(254)
+  .transform((value, ctx) => {
+    if (value.includes('@')) {
+      if (z.email().safeParse(value).success) return value.toLowerCase();
+    } else {
+      const e164 = toE164(value);
+      if (e164) return e164;
+    }
+    ctx.addIssue({ code: 'custom', message: 'a recipient must be an email address or an E.164 phone number' });
+    return z.NEVER;
+  });
+
+export const ORGANISATION_ROLE_INPUT = ['regular', 'admin'] as const;
+export const WORKSPACE_ROLE_INPUT = ['admin', 'member', 'viewer'] as const;
+
+// ── Requests ───────────────────────────────────────────────────────────────────────────────────────
+
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().max(512).optional(),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+export const UpdateMeBody = z.strictObject({ name: name.nullable().optional() });
+
+export const CreateOrganisationBody = z.strictObject({ name });
+export const UpdateOrganisationBody = z.strictObject({ name: name.optional() });
+
+export const InvitationBody = z.strictObject({
+  email,
+  role: z.enum(ORGANISATION_ROLE_INPUT),
+  workspaces: z
+    .array(z.strictObject({ workspace_id: z.string().min(1).max(64), role: z.enum(WORKSPACE_ROLE_INPUT) }))
+    .max(MAX_INVITATION_WORKSPACES)
+    .refine((items) => new Set(items.map((w) => w.workspace_id)).size === items.length, {
+      message: 'each workspace may appear once',
+    })
+    .optional(),
+});
+export type InvitationBody = z.infer<typeof InvitationBody>;
+
+export const UpdateOrganisationMemberBody = z.strictObject({ role: z.enum(ORGANISATION_ROLE_INPUT) });
+
+export const CreateWorkspaceBody = z.strictObject({ name, timezone: timezone.optional() });
+
+export const UpdateWorkspaceBody = z.strictObject({
+  name: name.optional(),
+  timezone: timezone.optional(),
+  hot_reply_alert_recipients: z
+    .array(alertRecipient)
+    .max(MAX_HOT_REPLY_ALERT_RECIPIENTS)
+    .refine((items) => new Set(items).size === items.length, { message: 'recipients must be unique' })
+    .optional(),
+  concurrent_call_limit: z.number().int().min(1).max(1000).optional(),
+});
+export type UpdateWorkspaceBody = z.infer<typeof UpdateWorkspaceBody>;
+
+export const PutWorkspaceMemberBody = z.strictObject({ role: z.enum(WORKSPACE_ROLE_INPUT) });
+
+// ── Responses (documentation: the OpenAPI document is generated from these) ──────────────────────
+
+const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+
+export const VerifyResponse = z.object({ user_id: z.string(), email: z.string() });
+
+export const MeResponse = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  organisations: z.array(z.object({ organisation_id: z.string(), name: z.string().nullable(), role: z.enum(['owner', 'admin', 'regular']) })),
+  created_at: z.string(),
+});
+
+export const OrganisationResponse = z.object({
+  organisation_id: z.string(),
+  name: z.string(),
+  owner_user_id: z.string(),
+  role: z.enum(['owner', 'admin', 'regular']),
+  plan: z.string().nullable(),
+  credit_balance: z.number().nullable(),
+  default_workspace_id: z.string().optional(),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+});
+export const OrganisationList = page(OrganisationResponse.omit({ plan: true, credit_balance: true, default_workspace_id: true }));
+
+export const OrganisationMemberResponse = z.object({
+  user_id: z.string().nullable(),
+  email: z.string(),
+  role: z.enum(['owner', 'admin', 'regular']),
+  status: z.enum(['pending', 'accepted']),
+  invitation_id: z.string().nullable(),
+  joined_at: z.string().nullable(),
+});
+export const OrganisationMemberList = page(OrganisationMemberResponse);
+
+export const InvitationResponse = z.object({
+  invitation_id: z.string(),
+  organisation_id: z.string(),
+  email: z.string(),
+  role: z.enum(ORGANISATION_ROLE_INPUT),
+  workspaces: z.array(z.object({ workspace_id: z.string(), role: z.enum(WORKSPACE_ROLE_INPUT) })),
+  status: z.enum(['pending', 'accepted']),
+  email_sent: z.boolean(),
+  send_count: z.number(),
+  created_at: z.string(),
+  last_sent_at: z.string().nullable(),
+});
+export const MyInvitationList = page(
+  z.object({
+    invitation_id: z.string(),
+    organisation_id: z.string(),
+    organisation_name: z.string().nullable(),
+    role: z.enum(ORGANISATION_ROLE_INPUT),
+    status: z.literal('pending'),
+    created_at: z.string(),
+  }),
+);
+export const AcceptInvitationResponse = z.object({
+  invitation_id: z.string(),
+  organisation_id: z.string(),
+  status: z.literal('accepted'),
+  role: z.enum(ORGANISATION_ROLE_INPUT),
+  workspaces: z.array(z.object({ workspace_id: z.string(), role: z.enum(WORKSPACE_ROLE_INPUT) })),
+});
+
+export const WorkspaceResponse = z.object({
+  workspace_id: z.string(),
+  organisation_id: z.string(),
+  name: z.string(),
+  timezone: z.string(),
+  hot_reply_alert_recipients: z.array(z.string()),
+  concurrent_call_limit: z.number(),
+  role: z.enum(WORKSPACE_ROLE_INPUT).nullable(),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+});
+export const WorkspaceList = page(WorkspaceResponse);
+
+export const WorkspaceMemberResponse = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  role: z.enum(WORKSPACE_ROLE_INPUT),
+  organisation_role: z.enum(['owner', 'admin', 'regular']),
+  workspace_role: z.enum(WORKSPACE_ROLE_INPUT).nullable(),
+});
+export const WorkspaceMemberList = page(WorkspaceMemberResponse);

@@ -1,0 +1,28 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { config } from './config.js';
+
+/**
+ * Provider secrets in the cloud: Secrets Manager, the ARN in `SECRET_ARN_<NAME>` (set by the stack for
+ * the functions whose catalog entry lists the secret). Read once per container, lazily; a failed read
+ * is retried on the next call.
+ */
+let client: SecretsManagerClient | undefined;
+const cache = new Map<string, Promise<string>>();
+
+export const secretArnEnv = (name: string): string => `SECRET_ARN_${name.replace(/-/g, '_').toUpperCase()}`;
+
+export function secretString(name: string): Promise<string> {
+  let value = cache.get(name);
+  if (!value) {
+    const arn = process.env[secretArnEnv(name)];
+    if (!arn) return Promise.reject(new Error(`${secretArnEnv(name)} is not set for this function`));
+    client ??= new SecretsManagerClient({ region: config().AWS_REGION });
+    value = client.send(new GetSecretValueCommand({ SecretId: arn })).then((result) => {
+      if (!result.SecretString) throw new Error(`secret ${name} has no string value`);
+      return result.SecretString;
+    });
+    value.catch(() => cache.delete(name));
+    cache.set(name, value);
+  }
+  return value;
+}
