@@ -3,7 +3,7 @@
  * cdk-nag's AWS Solutions rules (an unsuppressed finding fails the synth).
  *
  * Context (`-c key=value`): stackName (default VoiceAgentService), telephonyProvider (simulator|twilio,
- * default simulator), webhookAllowedHosts, webhookRetrySchedule.
+ * default simulator), webhookAllowedHosts, webhookRetrySchedule, emailFrom (sender of every email).
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -27,6 +27,7 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   telephonyProvider,
   webhookAllowedHosts: context('webhookAllowedHosts'),
   webhookRetrySchedule: context('webhookRetrySchedule'),
+  emailFrom: context('emailFrom'),
 });
 
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

@@ -34,6 +34,8 @@ export interface FunctionSpec {
     sendsTo?: QueueKey[];
     /** Secrets Manager secrets the function reads (cloud adapters' credentials). */
     secrets?: ('telephony' | 'payments' | 'identity-webhook')[];
+    /** Sends email through SES (granted ses:SendEmail on the sender identity; EMAIL_FROM set). */
+    email?: boolean;
   };
   timeoutSeconds?: number;
   memoryMb?: number;

@@ -9,6 +9,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -42,6 +43,8 @@ export interface VoiceAgentStackProps extends StackProps {
   webhookAllowedHosts?: string;
   /** WEBHOOK_RETRY_SCHEDULE of every function, when set (context `webhookRetrySchedule`). */
   webhookRetrySchedule?: string;
+  /** Sender of every email (context `emailFrom`); its domain is the SES identity the senders may use. */
+  emailFrom?: string;
   /** Default-stage throttling of the HTTP API. */
   apiThrottle?: { rateLimit: number; burstLimit: number };
   logRetention?: logs.RetentionDays;
@@ -65,9 +68,11 @@ export class VoiceAgentStack extends Stack {
   readonly secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
   readonly functions: Record<string, ServiceFunction> = {};
   private readonly functionUrls: { path: string; url: string }[] = [];
+  private readonly emailFrom: string;
 
   constructor(scope: Construct, id: string, props: VoiceAgentStackProps = {}) {
     super(scope, id, props);
+    this.emailFrom = props.emailFrom ?? 'Voice Agent <no-reply@example.com>';
     // Server access logs are allowed in by a bucket policy (no ACLs), whatever the app's feature flags.
     this.node.setContext(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
     Tags.of(this).add('service', SERVICE_NAME);
@@ -293,6 +298,17 @@ export class VoiceAgentStack extends Stack {
     if (access.bucket === 'readwrite') this.bucket.grantReadWrite(fn);
     for (const key of access.sendsTo ?? []) this.queues[key].queue.grantSendMessages(fn);
     for (const name of access.secrets ?? []) this.secrets[name]!.grantRead(fn);
+    if (access.email) {
+      const from = this.emailFrom;
+      const domain = from.replace(/^.*<|>$/g, '').split('@')[1];
+      fn.addEnvironment('EMAIL_FROM', from);
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: domain })],
+        }),
+      );
+    }
     suppressGrantWildcardsFor(this, fn, spec);
   }
 

@@ -121,7 +121,7 @@ const fixture: FunctionSpec[] = [
     id: 'FixtureConsumer',
     entry: ENTRY,
     queue: { name: 'postCall', batchSize: 10 },
-    access: { table: 'readwrite', sendsTo: ['webhookDelivery'] },
+    access: { table: 'readwrite', sendsTo: ['webhookDelivery'], email: true },
     timeoutSeconds: 60,
   },
   {
@@ -442,6 +442,26 @@ describe.each([
       expect(found).toHaveLength(1);
       expect(props(found[0][1]).AuthType).toBe('NONE');
       expect(outputs[`FunctionUrl${spec.id}`]).toBeDefined();
+    }
+  });
+
+  test('only functions that send email may call ses:SendEmail, on the sender identity alone, with EMAIL_FROM set', () => {
+    for (const spec of specs) {
+      const fn = resources[functionId(resources, spec)];
+      const env = props<{ Environment?: { Variables?: Record<string, unknown> } }>(fn).Environment?.Variables ?? {};
+      const statements = JSON.stringify(
+        ofType(resources, 'AWS::IAM::Policy').filter(([, p]) =>
+          asArray(props<{ Roles: unknown[] }>(p).Roles).some((r) => JSON.stringify(r).includes(refId(props<{ Role: unknown }>(fn).Role) ?? '?')),
+        ),
+      );
+      if (spec.access.email) {
+        expect(env.EMAIL_FROM).toEqual(expect.stringContaining('@'));
+        expect(statements).toContain('ses:SendEmail');
+        expect(statements).toContain(':identity/example.com');
+      } else {
+        expect(env.EMAIL_FROM).toBeUndefined();
+        expect(statements).not.toContain('ses:');
+      }
     }
   });
 

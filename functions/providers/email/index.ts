@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { logger } from '../../platform/logger.js';
 import { LocalOutboxEmailSender } from './local-outbox.js';
 import { EmailSendError, type EmailMessage, type EmailReceipt, type EmailSender } from './port.js';
-import { environmentCredentials, SesEmailSender } from './ses.js';
+import { SesEmailSender } from './ses.js';
 
 export { EmailSendError, type EmailMessage, type EmailReceipt, type EmailSender } from './port.js';
 
@@ -23,7 +23,7 @@ export function emailSender(): EmailSender {
     const provider = env.EMAIL_PROVIDER ?? (env.STAGE === 'cloud' ? 'ses' : 'local');
     sender =
       provider === 'ses'
-        ? new SesEmailSender({ region: env.AWS_REGION, from: env.EMAIL_FROM, credentials: () => environmentCredentials() })
+        ? new SesEmailSender({ region: env.AWS_REGION, from: env.EMAIL_FROM })
         : new LocalOutboxEmailSender();
   }
   return sender;
