@@ -1,6 +1,9 @@
 import type { FunctionSpec } from './catalog-types.js';
 import * as access from '../functions/access/schemas.js';
 import * as apiKeys from '../functions/developer/api-key-schemas.js';
+import * as agents from '../functions/agents/schemas.js';
+import * as numbers from '../functions/numbers/schemas.js';
+import * as calling from '../functions/calling/schemas.js';
 
 export type { FunctionSpec, HttpRoute, HttpMethod } from './catalog-types.js';
 
@@ -122,7 +125,7 @@ export const catalog: FunctionSpec[] = [
         response: access.InvitationResponse,
       },
     ],
-    access: { table: 'readwrite' },
+    access: { table: 'readwrite', email: true },
   },
   {
     id: 'ResendInvitation',
@@ -137,7 +140,7 @@ export const catalog: FunctionSpec[] = [
         successStatus: 200,
       },
     ],
-    access: { table: 'readwrite' },
+    access: { table: 'readwrite', email: true },
   },
   {
     id: 'AcceptInvitation',
@@ -375,6 +378,237 @@ export const catalog: FunctionSpec[] = [
   },
   // (end of access)
   // ── Agents, numbers, calls, telephony webhook, call lifecycle (agents/, numbers/, calling/) ─────
+  // JWT or an API key of the workspace (scopes: agents:read/agents:write, start_call, calls:read).
+  // Routes that reach the telephony provider read the `telephony` secret (Twilio in the cloud; locally
+  // the telephony simulator, lib/local/services/telephony-simulator.ts).
+  {
+    id: 'CreateAgent',
+    entry: 'functions/agents/handlers/create-agent.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/workspaces/{workspace_id}/agents',
+        summary: 'Create an agent: prompt, greeting, runtime settings, post-call actions (member)',
+        auth: 'user_or_api_key',
+        body: agents.CreateAgentBody,
+        response: agents.AgentResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'ListAgents',
+    entry: 'functions/agents/handlers/list-agents.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/agents',
+        summary: "The workspace's agents (viewer)",
+        auth: 'user_or_api_key',
+        query: agents.ListQuery,
+        response: agents.AgentList,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'GetAgent',
+    entry: 'functions/agents/handlers/get-agent.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
+        summary: 'An agent (viewer)',
+        auth: 'user_or_api_key',
+        response: agents.AgentResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'UpdateAgent',
+    entry: 'functions/agents/handlers/update-agent.ts',
+    http: [
+      {
+        method: 'PATCH',
+        path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
+        summary: 'Change an agent; settings merge, post-call actions are replaced (member)',
+        auth: 'user_or_api_key',
+        body: agents.UpdateAgentBody,
+        response: agents.AgentResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'DeleteAgent',
+    entry: 'functions/agents/handlers/delete-agent.ts',
+    http: [
+      {
+        method: 'DELETE',
+        path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
+        summary: 'Delete an agent; its number stays in the workspace, disconnected (member)',
+        auth: 'user_or_api_key',
+        successStatus: 204,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'StartCall',
+    entry: 'functions/calling/handlers/start-call.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call',
+        summary: 'Start an outbound call (spec 4.1): member, or API key with scope start_call; Idempotency-Key supported',
+        auth: 'user_or_api_key',
+        body: calling.StartCallBody,
+        response: calling.CallCreateResponse,
+      },
+    ],
+    access: { table: 'readwrite', sendsTo: ['calls'] },
+  },
+  {
+    id: 'ListPhoneNumbers',
+    entry: 'functions/numbers/handlers/list-phone-numbers.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/phone-numbers',
+        summary: "The workspace's phone numbers (viewer)",
+        auth: 'user_or_api_key',
+        query: agents.ListQuery,
+        response: numbers.PhoneNumberList,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'BuyPhoneNumber',
+    entry: 'functions/numbers/handlers/buy-phone-number.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/workspaces/{workspace_id}/phone-numbers',
+        summary: 'Buy a number: {country:"AU", area_code?} or {phone_number} (organisation owner/admin, active paid subscription)',
+        auth: 'user_or_api_key',
+        body: numbers.BuyNumberBody,
+        response: numbers.PhoneNumberResponse,
+      },
+    ],
+    access: { table: 'readwrite', secrets: ['telephony'] },
+    timeoutSeconds: 20,
+  },
+  {
+    id: 'UpdatePhoneNumber',
+    entry: 'functions/numbers/handlers/update-phone-number.ts',
+    http: [
+      {
+        method: 'PATCH',
+        path: '/api/v1/workspaces/{workspace_id}/phone-numbers/{number_id}',
+        summary: 'Connect the number to an agent ({agent_id}) or disconnect it ({agent_id: null}) (member)',
+        auth: 'user_or_api_key',
+        body: numbers.UpdateNumberBody,
+        response: numbers.PhoneNumberResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'ReleasePhoneNumber',
+    entry: 'functions/numbers/handlers/release-phone-number.ts',
+    http: [
+      {
+        method: 'DELETE',
+        path: '/api/v1/workspaces/{workspace_id}/phone-numbers/{number_id}',
+        summary: 'Release a number at the provider (organisation owner/admin)',
+        auth: 'user_or_api_key',
+        successStatus: 204,
+      },
+    ],
+    access: { table: 'readwrite', secrets: ['telephony'] },
+    timeoutSeconds: 20,
+  },
+  {
+    id: 'ListCalls',
+    entry: 'functions/calling/handlers/list-calls.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/calls',
+        summary: 'The call log, newest first; filters status, agent_id, direction, from, to (viewer)',
+        auth: 'user_or_api_key',
+        query: calling.ListCallsQuery,
+        response: calling.CallList,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'GetCall',
+    entry: 'functions/calling/handlers/get-call.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}',
+        summary: 'A call: status history, transcript, duration, credits, recording (viewer)',
+        auth: 'user_or_api_key',
+        response: calling.CallDetailResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'HangupCall',
+    entry: 'functions/calling/handlers/hangup-call.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}/hangup',
+        summary: 'End a call that has not ended (member)',
+        auth: 'user_or_api_key',
+        successStatus: 200,
+        response: calling.CallDetailResponse,
+      },
+    ],
+    access: { table: 'readwrite', sendsTo: ['postCall'], secrets: ['telephony'] },
+    timeoutSeconds: 20,
+  },
+  {
+    id: 'GetCallRecording',
+    entry: 'functions/calling/handlers/get-call-recording.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}/recording',
+        summary: 'Redirect (302) to a short-lived signed URL of the recording (viewer)',
+        auth: 'user_or_api_key',
+        successStatus: 302,
+      },
+    ],
+    access: { table: 'readwrite', bucket: 'read' },
+  },
+  {
+    id: 'DispatchCalls',
+    entry: 'functions/calling/handlers/dispatch-calls.ts',
+    queue: { name: 'calls', batchSize: 10 },
+    access: { table: 'readwrite', sendsTo: ['postCall'], secrets: ['telephony'] },
+  },
+  {
+    id: 'SweepCalls',
+    entry: 'functions/calling/handlers/sweep-calls.ts',
+    schedule: { expression: 'rate(1 minute)', localEverySeconds: 5 },
+    access: { table: 'readwrite', sendsTo: ['calls', 'postCall'], secrets: ['telephony'] },
+    timeoutSeconds: 60,
+  },
+  {
+    id: 'TelephonyVoiceWebhook',
+    entry: 'functions/webhooks/handlers/telephony-voice.ts',
+    functionUrl: { path: '/webhooks/telephony/voice' },
+    access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['postCall'], secrets: ['telephony'] },
+    timeoutSeconds: 30,
+  },
   // (end of calling)
   // ── Billing (billing/) ──────────────────────────────────────────────────────────────────────
   // (end of billing)

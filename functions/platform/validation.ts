@@ -76,6 +76,10 @@ function toIssues(issue: ZodIssueLike, location: Location, root: unknown): Valid
     }
     case 'invalid_value':
     case 'invalid_enum_value': {
+      if (input === undefined && path.length > 0) {
+        // An absent field of an enum/literal type is missing, as pydantic reports it.
+        return [{ type: 'missing', loc, msg: 'Field required', input: valueAt(root, issue.path.slice(0, -1)) ?? null }];
+      }
       const values = (issue.values ?? []).map((v) => `'${String(v)}'`);
       const msg =
         values.length > 1

@@ -1,0 +1,84 @@
+import { Entity, type EntityItem } from 'electrodb';
+import { entityConfig, KEEP_CASE } from '../platform/table.js';
+
+/**
+ * Agents. Access patterns:
+ *   agent in workspace     pk WS#<ws>                sk AGENT#<ag>     (get, update, delete; list a workspace's agents)
+ *   agents of organisation gsi1 ORG#<org>#AGENTS     <ag>              (switch every agent of an organisation on/off)
+ * `phoneNumberId`/`phoneNumber` mirror the connected number; they change only in the same transaction
+ * as the number's own record (functions/numbers), so start-call reads the agent's number with the agent.
+ */
+const cfg = entityConfig();
+
+export const SPEECH_SPEEDS = ['slow', 'medium', 'fast'] as const;
+export const EXPRESSIVENESS = ['natural', 'expressive', 'low'] as const;
+export const AMBIENT_NOISE = ['none', 'office'] as const;
+export const POST_CALL_ACTION_TYPES = ['sms_owner', 'sms_caller', 'email_summary', 'webhook', 'contact_update', 'profile_enrichment'] as const;
+export type PostCallActionType = (typeof POST_CALL_ACTION_TYPES)[number];
+
+export const AgentEntity = new Entity(
+  {
+    model: { entity: 'agent', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      agentId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      name: { type: 'string', required: true },
+      prompt: { type: 'string', required: true, default: '' },
+      greeting: { type: 'string', required: true, default: '' },
+      /** The "Answering calls" switch as the user set it. */
+      answeringCalls: { type: 'boolean', required: true, default: true },
+      /** Switched off by billing (Free plan out of credits); billing switches it back on. */
+      suspendedByBilling: { type: 'boolean', required: true, default: false },
+      settings: {
+        type: 'map',
+        required: true,
+        properties: {
+          speechSpeed: { type: SPEECH_SPEEDS, required: true },
+          expressiveness: { type: EXPRESSIVENESS, required: true },
+          ambientNoise: { type: AMBIENT_NOISE, required: true },
+          callRecording: { type: 'boolean', required: true },
+          interruptible: { type: 'boolean', required: true },
+          callerGrowthLoop: { type: 'boolean', required: true },
+          timezone: { type: 'string', required: true },
+          specialisedTerms: { type: 'list', items: { type: 'string' }, required: true },
+          maxDurationSeconds: { type: 'number', required: true },
+        },
+      },
+      postCallActions: {
+        type: 'list',
+        required: true,
+        default: () => [],
+        items: {
+          type: 'map',
+          properties: {
+            actionId: { type: 'string', required: true },
+            type: { type: POST_CALL_ACTION_TYPES, required: true },
+            enabled: { type: 'boolean', required: true },
+            config: { type: 'any' },
+          },
+        },
+      },
+      phoneNumberId: { type: 'string' },
+      phoneNumber: { type: 'string' },
+      createdBy: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byWorkspace: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['agentId'], template: 'AGENT#${agentId}', casing: KEEP_CASE },
+      },
+      byOrganisation: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['organisationId'], template: 'ORG#${organisationId}#AGENTS', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['agentId'], template: '${agentId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export type Agent = EntityItem<typeof AgentEntity>;
+export type AgentSettings = Agent['settings'];

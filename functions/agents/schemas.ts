@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { isTimeZone } from '../access/schemas.js';
+import { isId } from '../platform/ids.js';
+import { AMBIENT_NOISE, EXPRESSIVENESS, POST_CALL_ACTION_TYPES, SPEECH_SPEEDS } from './entities.js';
+
+/**
+ * Request and response shapes of the agent routes (API.md "Agent fields" and "PostCallAction").
+ * Bodies are strict: unknown fields are 422 `extra_forbidden`, and nothing changes.
+ */
+
+export const MAX_POST_CALL_ACTIONS = 10;
+export const DEFAULT_MAX_DURATION_SECONDS = 3600;
+export const MIN_MAX_DURATION_SECONDS = 30;
+export const MAX_MAX_DURATION_SECONDS = 4 * 3600;
+const MAX_ACTION_CONFIG_BYTES = 4096;
+
+export const SettingsInput = z.strictObject({
+  speech_speed: z.enum(SPEECH_SPEEDS).optional(),
+  expressiveness: z.enum(EXPRESSIVENESS).optional(),
+  ambient_noise: z.enum(AMBIENT_NOISE).optional(),
+  call_recording: z.boolean().optional(),
+  interruptible: z.boolean().optional(),
+  caller_growth_loop: z.boolean().optional(),
+  timezone: z.string().max(64).refine(isTimeZone, { message: 'timezone must be an IANA time zone name' }).optional(),
+  specialised_terms: z.array(z.string().trim().min(1).max(100)).max(200).optional(),
+  /** The provider ends a call after this; the sweeper fails a call still open well past it. */
+  max_duration_seconds: z.number().int().min(MIN_MAX_DURATION_SECONDS).max(MAX_MAX_DURATION_SECONDS).optional(),
+});
+export type SettingsInput = z.infer<typeof SettingsInput>;
+
+/** A webhook action's URL: http(s); https only in the cloud. */
+function webhookUrlProblem(url: unknown): string | undefined {
+  if (typeof url !== 'string' || url.length > 2048) return 'config.url must be a URL';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'config.url must be a URL';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'config.url must be an http(s) URL';
+  if (process.env.STAGE === 'cloud' && parsed.protocol !== 'https:') return 'config.url must be an https URL';
+  return undefined;
+}
+
+export const PostCallActionInput = z
+  .strictObject({
+    /** Assigned by the server when absent. */
+    id: z
+      .string()
+      .refine((id) => isId('action', id), { message: 'id must be an action id (act_…)' })
+      .optional(),
+    type: z.enum(POST_CALL_ACTION_TYPES),
+    enabled: z.boolean().default(true),
+    config: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((action, ctx) => {
+    if (action.type === 'webhook') {
+      const extra = Object.keys(action.config).filter((key) => key !== 'url');
+      for (const key of extra) {
+        ctx.addIssue({ code: 'unrecognized_keys', keys: [key], path: ['config'], input: action.config });
+      }
+      const problem = webhookUrlProblem(action.config.url);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['config', 'url'], message: problem, input: action.config.url });
+    }
+    if (JSON.stringify(action.config).length > MAX_ACTION_CONFIG_BYTES) {
+      ctx.addIssue({ code: 'custom', path: ['config'], message: `config must be at most ${MAX_ACTION_CONFIG_BYTES} bytes of JSON`, input: action.config });
+    }
+  });
+export type PostCallActionInput = z.infer<typeof PostCallActionInput>;
+
+const PostCallActions = z
+  .array(PostCallActionInput)
+  .max(MAX_POST_CALL_ACTIONS)
+  .refine(
+    (actions) => {
+      const ids = actions.map((a) => a.id).filter((id): id is string => id !== undefined);
+      return new Set(ids).size === ids.length;
+    },
+    { message: 'each action id may appear once' },
+  );
+
+const name = z.string().trim().min(1).max(100);
+const prompt = z.string().max(20_000);
+const greeting = z.string().max(1_000);
+
+export const CreateAgentBody = z.strictObject({
+  name,
+  prompt: prompt.default(''),
+  greeting: greeting.default(''),
+  answering_calls: z.boolean().default(true),
+  settings: SettingsInput.optional(),
+  post_call_actions: PostCallActions.optional(),
+});
+export type CreateAgentBody = z.input<typeof CreateAgentBody>;
+
+export const UpdateAgentBody = z.strictObject({
+  name: name.optional(),
+  prompt: prompt.optional(),
+  greeting: greeting.optional(),
+  answering_calls: z.boolean().optional(),
+  /** Merged into the current settings. */
+  settings: SettingsInput.optional(),
+  /** Replaces the whole list (actions keep their ids when sent back with them). */
+  post_call_actions: PostCallActions.optional(),
+});
+export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
+
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().min(1).max(2048).optional(),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+// ── Responses ─────────────────────────────────────────────────────────────────────────────────────
+
+export const PostCallActionResponse = z.object({
+  id: z.string(),
+  type: z.enum(POST_CALL_ACTION_TYPES),
+  enabled: z.boolean(),
+  config: z.record(z.string(), z.unknown()),
+});
+
+export const AgentResponse = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  name: z.string(),
+  prompt: z.string(),
+  greeting: z.string(),
+  answering_calls: z.boolean(),
+  /** Off because the organisation's Free plan ran out of credits (billing turns it back on). */
+  suspended_by_billing: z.boolean(),
+  phone_number: z.string().nullable(),
+  phone_number_id: z.string().nullable(),
+  settings: z.object({
+    speech_speed: z.enum(SPEECH_SPEEDS),
+    expressiveness: z.enum(EXPRESSIVENESS),
+    ambient_noise: z.enum(AMBIENT_NOISE),
+    call_recording: z.boolean(),
+    interruptible: z.boolean(),
+    caller_growth_loop: z.boolean(),
+    timezone: z.string(),
+    specialised_terms: z.array(z.string()),
+    max_duration_seconds: z.number().int(),
+  }),
+  post_call_actions: z.array(PostCallActionResponse),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+});
+
+export const AgentList = z.object({ items: z.array(AgentResponse), next_cursor: z.string().nullable() });

@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { WorkspaceEntity } from '../access/entities.js';
+import { isConditionFailure } from '../access/conditions.js';
+import { clock } from '../platform/clock.js';
+import { notFound } from '../platform/errors.js';
+import { isId, newId } from '../platform/ids.js';
+import { parseOrThrow } from '../platform/validation.js';
+import { numberService } from '../numbers/entities.js';
+import { AgentEntity, type Agent, type AgentSettings } from './entities.js';
+import { queryPage, type Page } from './pagination.js';
+import {
+  CreateAgentBody,
+  DEFAULT_MAX_DURATION_SECONDS,
+  UpdateAgentBody,
+  type AgentResponse,
+  type ListQuery,
+  type PostCallActionInput,
+  type SettingsInput,
+} from './schemas.js';
+
+/** Agents: their prompt, greeting, runtime settings, post-call actions and the Answering-calls switch. */
+export const AGENT_NOT_FOUND = 'Agent not found';
+
+export function defaultSettings(timezone: string): AgentSettings {
+  return {
+    speechSpeed: 'medium',
+    expressiveness: 'natural',
+    ambientNoise: 'none',
+    callRecording: true,
+    interruptible: true,
+    callerGrowthLoop: false,
+    timezone,
+    specialisedTerms: [],
+    maxDurationSeconds: DEFAULT_MAX_DURATION_SECONDS,
+  };
+}
+
+/** The settings after applying the fields the caller sent. */
+export function mergeSettings(base: AgentSettings, input: SettingsInput | undefined): AgentSettings {
+  if (!input) return base;
+  return {
+    speechSpeed: input.speech_speed ?? base.speechSpeed,
+    expressiveness: input.expressiveness ?? base.expressiveness,
+    ambientNoise: input.ambient_noise ?? base.ambientNoise,
+    callRecording: input.call_recording ?? base.callRecording,
+    interruptible: input.interruptible ?? base.interruptible,
+    callerGrowthLoop: input.caller_growth_loop ?? base.callerGrowthLoop,
+    timezone: input.timezone ?? base.timezone,
+    specialisedTerms: input.specialised_terms ?? base.specialisedTerms,
+    maxDurationSeconds: input.max_duration_seconds ?? base.maxDurationSeconds,
+  };
+}
+
+/** Post-call actions as stored: every action has an id (`act_…`, assigned here when absent). */
+export function actionsFrom(input: PostCallActionInput[]): Agent['postCallActions'] {
+  return input.map((action) => ({
+    actionId: action.id ?? newId('action'),
+    type: action.type,
+    enabled: action.enabled,
+    config: action.config,
+  }));
+}
+
+/** Whether the agent takes inbound calls now: switched on, and not suspended by billing. */
+export const isAnswering = (agent: Pick<Agent, 'answeringCalls' | 'suspendedByBilling'>): boolean =>
+  agent.answeringCalls && !agent.suspendedByBilling;
+
+export function toAgentResponse(agent: Agent): z.infer<typeof AgentResponse> {
+  const s = agent.settings;
+  return {
+    id: agent.agentId,
+    workspace_id: agent.workspaceId,
+    name: agent.name,
+    prompt: agent.prompt,
+    greeting: agent.greeting,
+    answering_calls: isAnswering(agent),
+    suspended_by_billing: agent.suspendedByBilling,
+    phone_number: agent.phoneNumber ?? null,
+    phone_number_id: agent.phoneNumberId ?? null,
+    settings: {
+      speech_speed: s.speechSpeed,
+      expressiveness: s.expressiveness,
+      ambient_noise: s.ambientNoise,
+      call_recording: s.callRecording,
+      interruptible: s.interruptible,
+      caller_growth_loop: s.callerGrowthLoop,
+      timezone: s.timezone,
+      specialised_terms: s.specialisedTerms,
+      max_duration_seconds: s.maxDurationSeconds,
+    },
+    post_call_actions: (agent.postCallActions ?? []).map((a: Agent['postCallActions'][number]) => ({
+      id: a.actionId,
+      type: a.type,
+      enabled: a.enabled,
+      config: (a.config ?? {}) as Record<string, unknown>,
+    })),
+    created_by: agent.createdBy,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt ?? null,
+  };
+}
+
+/**
+ * Creates an agent in a workspace (also the CLI seed's entry point: the input is validated here as it
+ * is on the HTTP route). The timezone defaults to the workspace's.
+ */
+export async function createAgent(
+  workspaceId: string,
+  organisationId: string,
+  input: CreateAgentBody,
+  options: { createdBy?: string; workspaceTimezone?: string } = {},
+): Promise<Agent> {
+  const body = parseOrThrow(CreateAgentBody, input, 'body');
+  let timezone = options.workspaceTimezone;
+  if (timezone === undefined) {
+    const { data: workspace } = await WorkspaceEntity.get({ workspaceId }).go();
+    if (!workspace || workspace.deletedAt || workspace.organisationId !== organisationId) throw notFound('Workspace');
+    timezone = workspace.timezone;
+  }
+  const { data } = await AgentEntity.create({
+    workspaceId,
+    agentId: newId('agent'),
+    organisationId,
+    name: body.name,
+    prompt: body.prompt,
+    greeting: body.greeting,
+    answeringCalls: body.answering_calls,
+    suspendedByBilling: false,
+    settings: mergeSettings(defaultSettings(timezone), body.settings),
+    postCallActions: actionsFrom(body.post_call_actions ?? []),
+    createdBy: options.createdBy ?? 'system',
+    createdAt: clock.now().toISOString(),
+  }).go();
+  return data as Agent;
+}
+
+/** The agent, or undefined (an id of the wrong shape is simply not found). */
+export async function findAgent(workspaceId: string, agentId: string, options: { consistent?: boolean } = {}): Promise<Agent | undefined> {
+  if (!isId('agent', agentId)) return undefined;
+  const { data } = await AgentEntity.get({ workspaceId, agentId }).go({ consistent: options.consistent });
+  return data ?? undefined;
+}
+
+export async function getAgent(workspaceId: string, agentId: string): Promise<Agent> {
+  const agent = await findAgent(workspaceId, agentId);
+  if (!agent) throw notFound(AGENT_NOT_FOUND);
+  return agent;
+}
+
+export async function listAgents(workspaceId: string, query: ListQuery): Promise<Page<Agent>> {
+  const page = await queryPage(query.cursor, (cursor) =>
+    AgentEntity.query.byWorkspace({ workspaceId }).go({ count: query.limit, cursor }),
+  );
+  return { items: page.data as Agent[], next_cursor: page.cursor };
+}
+
+/** Applies the fields sent; settings are merged field by field, post-call actions replaced. */
+export async function updateAgent(workspaceId: string, agentId: string, input: UpdateAgentBody): Promise<Agent> {
+  const changes = parseOrThrow(UpdateAgentBody, input, 'body');
+  if (!isId('agent', agentId)) throw notFound(AGENT_NOT_FOUND);
+  const set: Partial<Pick<Agent, 'name' | 'prompt' | 'greeting' | 'answeringCalls' | 'postCallActions'>> = {};
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.prompt !== undefined) set.prompt = changes.prompt;
+  if (changes.greeting !== undefined) set.greeting = changes.greeting;
+  if (changes.answering_calls !== undefined) set.answeringCalls = changes.answering_calls;
+  if (changes.post_call_actions !== undefined) set.postCallActions = actionsFrom(changes.post_call_actions);
+  const settings = changes.settings ?? {};
+  try {
+    const { data } = await AgentEntity.patch({ workspaceId, agentId })
+      .set({ ...set, updatedAt: clock.now().toISOString() })
+      // Each setting is its own path: two edits of different settings never undo each other.
+      .data((attr, op) => {
+        if (settings.speech_speed !== undefined) op.set(attr.settings.speechSpeed, settings.speech_speed);
+        if (settings.expressiveness !== undefined) op.set(attr.settings.expressiveness, settings.expressiveness);
+        if (settings.ambient_noise !== undefined) op.set(attr.settings.ambientNoise, settings.ambient_noise);
+        if (settings.call_recording !== undefined) op.set(attr.settings.callRecording, settings.call_recording);
+        if (settings.interruptible !== undefined) op.set(attr.settings.interruptible, settings.interruptible);
+        if (settings.caller_growth_loop !== undefined) op.set(attr.settings.callerGrowthLoop, settings.caller_growth_loop);
+        if (settings.timezone !== undefined) op.set(attr.settings.timezone, settings.timezone);
+        if (settings.specialised_terms !== undefined) op.set(attr.settings.specialisedTerms, settings.specialised_terms);
+        if (settings.max_duration_seconds !== undefined) op.set(attr.settings.maxDurationSeconds, settings.max_duration_seconds);
+      })
+      .go({ response: 'all_new' });
+    return data as Agent;
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound(AGENT_NOT_FOUND);
+    throw error;
+  }
+}
+
+/** Deletes the agent; its number (if any) stays in the workspace, disconnected, in the same transaction. */
+export async function deleteAgent(workspaceId: string, agentId: string): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const agent = await findAgent(workspaceId, agentId, { consistent: true });
+    if (!agent) throw notFound(AGENT_NOT_FOUND);
+    const numberId = agent.phoneNumberId;
+    const phoneNumber = agent.phoneNumber;
+    const result = await numberService.transaction
+      .write(({ agent: agents, phoneNumber: numbers, phoneClaim: claims }) => [
+        agents
+          .delete({ workspaceId, agentId })
+          .where((attr, op) => (numberId ? op.eq(attr.phoneNumberId, numberId) : op.notExists(attr.phoneNumberId)))
+          .commit(),
+        ...(numberId && phoneNumber
+          ? [
+              numbers
+                .patch({ workspaceId, numberId })
+                .remove(['agentId'])
+                .set({ updatedAt: clock.now().toISOString() })
+                .where((attr, op) => op.eq(attr.agentId, agentId))
+                .commit(),
+              claims
+                .patch({ phoneNumber })
+                .remove(['agentId'])
+                .where((attr, op) => op.eq(attr.agentId, agentId))
+                .commit(),
+            ]
+          : []),
+      ])
+      .go();
+    if (!result.canceled) return;
+    // The agent's number changed meanwhile: read again and retry.
+  }
+  throw new Error(`could not delete agent ${agentId}: it kept changing`);
+}
+
+export { setAnsweringForOrganisation } from './answering.js';

@@ -1,0 +1,177 @@
+import { encodeTime } from 'ulid';
+import type { z } from 'zod';
+import { queryPage, type Page } from '../agents/pagination.js';
+import { unitsToCredits } from '../billing/credits.js';
+import { clock } from '../platform/clock.js';
+import { conflict, notFound } from '../platform/errors.js';
+import { isId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { objectExists, signedDownloadUrl } from '../platform/storage.js';
+import { telephony, type HangupResult } from '../providers/telephony/index.js';
+import { CallEntity, CallStatusEventEntity, type Call, type CallStatusEvent } from './entities.js';
+import { applyTransition, readCall } from './lifecycle.js';
+import { boundMillis, type CallDetailResponse, type CallSummaryResponse, type ListCallsQuery } from './schemas.js';
+import { isTerminal, statusesMatching, wireStatus } from './status.js';
+
+/** The call log: list, detail, hang-up, recordings. */
+export const CALL_NOT_FOUND = 'Call not found';
+export const RECORDING_NOT_FOUND = 'Recording not found';
+export const CALL_ALREADY_ENDED = 'Call has already ended';
+/** Signed recording URLs live this long. */
+export const RECORDING_URL_SECONDS = 300;
+
+/** A call as the post-call pipeline and the detail route see it: the record plus its status history. */
+export type CallView = Call & { statusHistory: CallStatusEvent[] };
+
+/**
+ * The call with its transcript, recording key, parameters, agent, numbers and timestamps (the
+ * post-call pipeline builds its payload from this); undefined when there is no such call.
+ */
+export async function getCall(workspaceId: string, callId: string): Promise<CallView | undefined> {
+  if (!isId('call', callId)) return undefined;
+  const [call, history] = await Promise.all([
+    readCall(workspaceId, callId),
+    CallStatusEventEntity.query.byCall({ callId }).go({ pages: 'all', consistent: true }),
+  ]);
+  if (!call) return undefined;
+  const statusHistory = history.data.filter((e) => e.workspaceId === workspaceId).sort((a, b) => a.rank - b.rank);
+  return { ...call, statusHistory };
+}
+
+/** Stores the post-call pipeline's sentiment analysis on the call (shown in the call detail). */
+export async function setCallSentiment(workspaceId: string, callId: string, sentiment: unknown): Promise<void> {
+  await CallEntity.patch({ workspaceId, callId }).set({ sentiment }).go({ response: 'none' });
+}
+
+const ULID_RANDOM_MIN = '0'.repeat(16);
+const ULID_RANDOM_MAX = 'Z'.repeat(16);
+/** Call ids are `call_<ULID>`: the ULID's first 10 characters are its creation time. */
+const callIdAt = (ms: number, edge: 'min' | 'max') =>
+  `call_${encodeTime(Math.min(Math.max(ms, 0), 281474976710655), 10)}${edge === 'min' ? ULID_RANDOM_MIN : ULID_RANDOM_MAX}`;
+
+/** The call log, newest first; filters narrow the key range (dates) or filter the page (the rest). */
+export async function listCalls(workspaceId: string, query: ListCallsQuery): Promise<Page<Call>> {
+  if (query.agent_id !== undefined && !isId('agent', query.agent_id)) return { items: [], next_cursor: null };
+  const low = query.from !== undefined ? callIdAt(boundMillis(query.from, 'start'), 'min') : undefined;
+  const high = query.to !== undefined ? callIdAt(boundMillis(query.to, 'end'), 'max') : undefined;
+  if (low && high && low > high) return { items: [], next_cursor: null };
+  const statuses = query.status ? statusesMatching(query.status) : undefined;
+
+  const page = await queryPage(query.cursor, (cursor) => {
+    const base =
+      query.agent_id !== undefined
+        ? CallEntity.query.byAgent({ workspaceId, agentId: query.agent_id })
+        : CallEntity.query.byWorkspace({ workspaceId });
+    const ranged =
+      low && high ? base.between({ callId: low }, { callId: high }) : low ? base.gte({ callId: low }) : high ? base.lte({ callId: high }) : base;
+    const filtered =
+      statuses || query.direction
+        ? ranged.where((attr, op) =>
+            [
+              statuses ? `(${statuses.map((s) => op.eq(attr.status, s)).join(' OR ')})` : '',
+              query.direction ? op.eq(attr.direction, query.direction) : '',
+            ]
+              .filter(Boolean)
+              .join(' AND '),
+          )
+        : ranged;
+    return filtered.go({ order: 'desc', count: query.limit, cursor });
+  });
+  return { items: page.data as Call[], next_cursor: page.cursor };
+}
+
+export async function requireCall(workspaceId: string, callId: string): Promise<CallView> {
+  const call = await getCall(workspaceId, callId);
+  if (!call) throw notFound(CALL_NOT_FOUND);
+  return call;
+}
+
+/**
+ * Ends a call that has not ended: at the provider (best effort), then here — `completed` with end
+ * reason `hangup` when it had been answered, else `failed` with `canceled`. A call not yet dialled is
+ * never dialled (the dispatcher's claim fails); one being dialled is hung up once the provider names it.
+ */
+export async function hangupCall(workspaceId: string, callId: string, endedBy: string): Promise<CallView> {
+  const call = await requireCall(workspaceId, callId);
+  if (isTerminal(call.status)) throw conflict(CALL_ALREADY_ENDED);
+  let ended: HangupResult = {};
+  if (call.providerCallId) {
+    try {
+      ended = await telephony().hangupCall(call.providerCallId);
+    } catch (error) {
+      logger.warn('provider hangup failed; ending the call here', { callId, error: String(error) });
+    }
+  }
+  const answered = call.connectedAt !== undefined || call.inprogressAt !== undefined || (ended.durationSeconds ?? 0) > 0;
+  const { moved } = await applyTransition(workspaceId, callId, {
+    status: answered ? 'completed' : 'failed',
+    endReason: answered ? 'hangup' : 'canceled',
+    at: ended.endedAt ?? clock.now().toISOString(),
+    providerSeconds: ended.durationSeconds,
+    source: 'hangup',
+    endedBy,
+  });
+  const after = await requireCall(workspaceId, callId);
+  if (!moved && after.endedBy !== endedBy) {
+    // The provider's own terminal callback won the race: the call had ended already.
+    throw conflict(CALL_ALREADY_ENDED);
+  }
+  return after;
+}
+
+/** A short-lived signed URL of the recording; 404 when the call was not recorded or it is past retention. */
+export async function recordingDownloadUrl(workspaceId: string, callId: string): Promise<string> {
+  if (!isId('call', callId)) throw notFound(CALL_NOT_FOUND);
+  const call = await readCall(workspaceId, callId);
+  if (!call) throw notFound(CALL_NOT_FOUND);
+  if (!call.recordingKey || !(await objectExists(call.recordingKey))) throw notFound(RECORDING_NOT_FOUND);
+  return signedDownloadUrl(call.recordingKey, RECORDING_URL_SECONDS);
+}
+
+// ── Wire shapes ────────────────────────────────────────────────────────────────────────────────────
+
+export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
+  return {
+    id: call.callId,
+    workspace_id: call.workspaceId,
+    agent_id: call.agentId,
+    agent_name: call.agentName,
+    direction: call.direction,
+    to_phone: call.toPhone,
+    from_phone: call.fromPhone,
+    record: call.record,
+    status: wireStatus(call.status),
+    end_reason: call.endReason ?? null,
+    created_by: call.createdBy,
+    created_at: call.createdAt,
+    initiated_at: call.initiatedAt ?? null,
+    connected_at: call.connectedAt ?? null,
+    inprogress_at: call.inprogressAt ?? null,
+    ended_at: call.endedAt ?? null,
+    duration_seconds: call.durationSeconds ?? null,
+    credits: call.chargedUnits === undefined ? null : unitsToCredits(call.chargedUnits),
+    recording_available: call.recordingKey !== undefined,
+  };
+}
+
+export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse> {
+  return {
+    ...toCallSummary(call),
+    parameters: (call.parameters ?? {}) as Record<string, string>,
+    status_history: call.statusHistory.map((event) => ({
+      status: wireStatus(event.status),
+      at: event.at,
+      end_reason: event.endReason ?? null,
+      source: event.source,
+    })),
+    transcript: (call.transcript ?? []).map((t) => ({ role: t.role, text: t.text, offset_seconds: t.offsetSeconds })),
+    quoted_listings: (call.quotedListings ?? []).map((l) => ({ listing_id: l.listingId, address: l.address, price: l.price })),
+    recording: call.recordingKey
+      ? {
+          url: `/api/v1/workspaces/${call.workspaceId}/calls/${call.callId}/recording`,
+          duration_seconds: call.recordingDurationSeconds ?? null,
+        }
+      : null,
+    sentiment: call.sentiment ?? null,
+  };
+}

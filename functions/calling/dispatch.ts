@@ -1,0 +1,72 @@
+import { isConditionFailure } from '../access/conditions.js';
+import { renderTemplate } from '../agents/template.js';
+import { clock } from '../platform/clock.js';
+import { logger } from '../platform/logger.js';
+import { providerWebhookUrl } from '../platform/webhook-urls.js';
+import { telephony, VOICE_WEBHOOK_PATH } from '../providers/telephony/index.js';
+import { CallEntity, type Call } from './entities.js';
+import { applyTransition } from './lifecycle.js';
+import { isTerminal } from './status.js';
+
+/**
+ * The `calls` queue consumer's rule: a call is dialled at most once. The dispatcher first claims the
+ * call (`created` → `dialling`, conditional); a redelivered message, a duplicate sent by the sweeper,
+ * or a call hung up before it was dialled finds nothing to claim and stops there. A dial that fails is
+ * never retried: the call fails (end reason `failed`).
+ */
+export type DispatchOutcome = 'dialled' | 'skipped' | 'failed';
+
+/** Our status-callback URL for a call (query parameters are covered by the provider's signature). */
+export function statusCallbackUrl(workspaceId: string, callId: string): string {
+  const query = new URLSearchParams({ call_id: callId, workspace_id: workspaceId });
+  return `${providerWebhookUrl(VOICE_WEBHOOK_PATH)}?${query.toString()}`;
+}
+
+export async function dispatchCall(workspaceId: string, callId: string): Promise<DispatchOutcome> {
+  let call: Call;
+  try {
+    const { data } = await CallEntity.patch({ workspaceId, callId })
+      .set({ status: 'dialling', statusRank: 1, dispatchedAt: clock.now().toISOString() })
+      .where((attr, op) => op.eq(attr.status, 'created'))
+      .go({ response: 'all_new' });
+    call = data as Call;
+  } catch (error) {
+    if (isConditionFailure(error)) return 'skipped'; // already claimed, ended, or unknown
+    throw error;
+  }
+
+  const port = telephony();
+  const parameters = (call.parameters ?? {}) as Record<string, string>;
+  const callbackUrl = statusCallbackUrl(workspaceId, callId);
+  let providerCallId: string;
+  try {
+    ({ providerCallId } = await port.placeCall({
+      from: call.fromPhone,
+      to: call.toPhone,
+      statusCallbackUrl: callbackUrl,
+      maxDurationSeconds: call.maxDurationSeconds,
+      script: {
+        callId,
+        workspaceId,
+        greeting: renderTemplate(call.greeting, parameters),
+        prompt: renderTemplate(call.prompt, parameters),
+        parameters,
+        record: call.record,
+        recordingCallbackUrl: callbackUrl,
+      },
+    }));
+  } catch (error) {
+    logger.error('dial failed; the call fails (it is never dialled twice)', { callId, error: String(error) });
+    await applyTransition(workspaceId, callId, { status: 'failed', endReason: 'failed', source: 'dispatcher' });
+    return 'failed';
+  }
+
+  const { data: updated } = await CallEntity.patch({ workspaceId, callId })
+    .set({ provider: port.name, providerCallId, transcriptExpected: port.sendsTranscripts, updatedAt: clock.now().toISOString() })
+    .go({ response: 'all_new' });
+  if (updated && isTerminal(updated.status)) {
+    // Hung up (or swept) while it was being dialled: end it at the provider too.
+    await port.hangupCall(providerCallId).catch((error: unknown) => logger.warn('provider hangup failed', { callId, error: String(error) }));
+  }
+  return 'dialled';
+}

@@ -1,0 +1,218 @@
+import { Entity, Service, type EntityItem } from 'electrodb';
+import { WorkspaceEntity, WorkspaceMemberEntity, OrgMemberEntity } from '../access/entities.js';
+import { AgentEntity } from '../agents/entities.js';
+import { BillingAccountEntity } from '../billing/entities.js';
+import { PhoneClaimEntity } from '../numbers/entities.js';
+import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { END_REASONS } from '../providers/telephony/twilio-format.js';
+import { INTERNAL_STATUSES } from './status.js';
+
+/**
+ * Calls. Access patterns:
+ *   call in workspace      pk WS#<ws>#CALLS              sk CALL#<call>            (get; call log newest first — call ids are
+ *                                                                                  ULIDs, so date filters are key ranges)
+ *   calls of an agent      gsi1 WS#<ws>#AGENT#<ag>#CALLS  <call>                   (call log filtered by agent)
+ *   status history         pk CALL#<call>                sk STATUS#<rank>#<status> (one item per status, created with a
+ *                                                                                  condition: a status is recorded once)
+ *   open call marker       pk OPENCALLS#<shard>          sk <created at>#<call>    (the sweeper's work list: calls not yet
+ *                                                                                  handed to the post-call pipeline)
+ *   provider call          pk PROVIDERCALL#<provider>#<provider call id>  sk CALL  (callbacks without our call id —
+ *                                                                                  inbound calls — find the call here)
+ *   idempotency key        pk IDEM#<ws>#<key>            sk IDEM                   (start-call retries; TTL 24 h)
+ */
+const cfg = entityConfig();
+
+export const OPEN_CALL_SHARDS = 8;
+
+const transcriptTurn = {
+  type: 'map',
+  properties: {
+    role: { type: ['agent', 'user'] as const, required: true },
+    text: { type: 'string', required: true },
+    offsetSeconds: { type: 'number', required: true },
+  },
+} as const;
+
+const quotedListing = {
+  type: 'map',
+  properties: {
+    listingId: { type: 'string', required: true },
+    address: { type: 'string', required: true },
+    price: { type: 'string', required: true },
+  },
+} as const;
+
+export const CallEntity = new Entity(
+  {
+    model: { entity: 'call', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      callId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      agentId: { type: 'string', required: true },
+      direction: { type: ['outbound', 'inbound'] as const, required: true },
+      toPhone: { type: 'string', required: true },
+      fromPhone: { type: 'string', required: true },
+      record: { type: 'boolean', required: true },
+      parameters: { type: 'any' },
+      status: { type: INTERNAL_STATUSES, required: true },
+      statusRank: { type: 'number', required: true },
+      endReason: { type: END_REASONS },
+      createdBy: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+      initiatedAt: { type: 'string' },
+      connectedAt: { type: 'string' },
+      inprogressAt: { type: 'string' },
+      endedAt: { type: 'string' },
+      durationSeconds: { type: 'number' },
+      /** What the agent was when the call was placed: the call plays out with this. */
+      agentName: { type: 'string', required: true },
+      greeting: { type: 'string', required: true },
+      prompt: { type: 'string', required: true },
+      maxDurationSeconds: { type: 'number', required: true },
+      /** When the sweeper gives the call up as lost if it has not ended. */
+      deadlineAt: { type: 'string', required: true },
+      openShard: { type: 'number', required: true },
+      provider: { type: ['simulator', 'twilio'] as const },
+      providerCallId: { type: 'string' },
+      dispatchedAt: { type: 'string' },
+      transcriptExpected: { type: 'boolean' },
+      transcript: { type: 'list', items: transcriptTurn },
+      quotedListings: { type: 'list', items: quotedListing },
+      recordingKey: { type: 'string' },
+      recordingDurationSeconds: { type: 'number' },
+      /** Units charged for the call (1 credit = 60 units). */
+      chargedUnits: { type: 'number' },
+      postCallSentAt: { type: 'string' },
+      endedBy: { type: 'string' },
+      sentiment: { type: 'any' },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byWorkspace: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}#CALLS', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['callId'], template: 'CALL#${callId}', casing: KEEP_CASE },
+      },
+      byAgent: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['workspaceId', 'agentId'], template: 'WS#${workspaceId}#AGENT#${agentId}#CALLS', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['callId'], template: '${callId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const CallStatusEventEntity = new Entity(
+  {
+    model: { entity: 'callStatusEvent', version: '1', service: 'va' },
+    attributes: {
+      callId: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      rank: { type: 'number', required: true },
+      status: { type: INTERNAL_STATUSES, required: true },
+      /** When it happened (the provider's time when it gave one). */
+      at: { type: 'string', required: true },
+      endReason: { type: END_REASONS },
+      /** Who moved the call: api, provider, dispatcher, hangup, sweeper. */
+      source: { type: 'string', required: true },
+      recordedAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byCall: {
+        pk: { field: 'pk', composite: ['callId'], template: 'CALL#${callId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['rank', 'status'], template: 'STATUS#${rank}#${status}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const OpenCallEntity = new Entity(
+  {
+    model: { entity: 'openCall', version: '1', service: 'va' },
+    attributes: {
+      shard: { type: 'number', required: true },
+      createdAt: { type: 'string', required: true },
+      callId: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+    },
+    indexes: {
+      byShard: {
+        pk: { field: 'pk', composite: ['shard'], template: 'OPENCALLS#${shard}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['createdAt', 'callId'], template: '${createdAt}#${callId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const ProviderCallEntity = new Entity(
+  {
+    model: { entity: 'providerCall', version: '1', service: 'va' },
+    attributes: {
+      provider: { type: ['simulator', 'twilio'] as const, required: true },
+      providerCallId: { type: 'string', required: true },
+      callId: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      /** The TwiML we answered an inbound call with (a repeated webhook gets the same answer). */
+      twiml: { type: 'string' },
+    },
+    indexes: {
+      byProviderId: {
+        pk: { field: 'pk', composite: ['provider', 'providerCallId'], template: 'PROVIDERCALL#${provider}#${providerCallId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'CALL', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const IdempotencyEntity = new Entity(
+  {
+    model: { entity: 'idempotencyKey', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      key: { type: 'string', required: true },
+      requestHash: { type: 'string', required: true },
+      state: { type: ['in_flight', 'completed'] as const, required: true },
+      /** Who holds an in-flight claim, and until when (a crashed request's claim lapses). */
+      token: { type: 'string', required: true },
+      lockedUntil: { type: 'number', required: true },
+      callId: { type: 'string' },
+      /** The first response, served again to retries. */
+      response: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      /** Epoch seconds; DynamoDB's TTL removes the record after 24 hours. */
+      expiresAt: { type: 'number', required: true, field: 'expires_at' },
+    },
+    indexes: {
+      byKey: {
+        pk: { field: 'pk', composite: ['workspaceId', 'key'], template: 'IDEM#${workspaceId}#${key}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'IDEM', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+/** Everything start-call reads in one batch, and writes in one transaction. */
+export const callingService = new Service(
+  {
+    workspace: WorkspaceEntity,
+    workspaceMember: WorkspaceMemberEntity,
+    orgMember: OrgMemberEntity,
+    billingAccount: BillingAccountEntity,
+    agent: AgentEntity,
+    phoneClaim: PhoneClaimEntity,
+    call: CallEntity,
+    callStatusEvent: CallStatusEventEntity,
+    openCall: OpenCallEntity,
+    providerCall: ProviderCallEntity,
+    idempotencyKey: IdempotencyEntity,
+  },
+  cfg,
+);
+
+export type Call = EntityItem<typeof CallEntity>;
+export type CallStatusEvent = EntityItem<typeof CallStatusEventEntity>;

@@ -1,0 +1,4 @@
+import { sweepCalls } from '../sweeper.js';
+
+/** Scheduled: ends calls that never got a terminal callback, re-dispatches lost dispatches, finishes reporting. */
+export const handler = async () => sweepCalls();

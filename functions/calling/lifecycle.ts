@@ -1,0 +1,217 @@
+import { BUCKET } from '../../lib/resources.js';
+import { isConditionFailure } from '../access/conditions.js';
+import { chargeCallUsage } from '../billing/metering.js';
+import { clock } from '../platform/clock.js';
+import { logger } from '../platform/logger.js';
+import { sendMessage } from '../platform/queue.js';
+import { putObject } from '../platform/storage.js';
+import { telephony } from '../providers/telephony/index.js';
+import type { EndReason, QuotedListing, TranscriptTurn } from '../providers/telephony/twilio-format.js';
+import { CallEntity, callingService, type Call } from './entities.js';
+import { callDurationSeconds, canMove, isTerminal, RANK, readyForPostCall, STATUS_TIME, type InternalStatus } from './status.js';
+
+/**
+ * Moving calls along their lifecycle. Every transition is one conditional transaction guarded by the
+ * status that was read (optimistic concurrency), so duplicate, late or concurrent callbacks change
+ * nothing a second time. The terminal transition also frees the workspace's concurrency slot in the
+ * same transaction. After it, two idempotent steps: charge the call, then tell the post-call
+ * pipeline — both re-run on any later callback or by the sweeper, so a crash between them loses nothing.
+ */
+
+export type TransitionSource = 'provider' | 'dispatcher' | 'hangup' | 'sweeper';
+
+export interface Transition {
+  status: Exclude<InternalStatus, 'created' | 'dialling'>;
+  /** When it happened (provider time); default now. */
+  at?: string;
+  endReason?: EndReason;
+  /** The provider's duration (answer to end) for a terminal status. */
+  providerSeconds?: number;
+  transcript?: TranscriptTurn[];
+  quotedListings?: QuotedListing[];
+  source: TransitionSource;
+  endedBy?: string;
+}
+
+export const recordingKey = (workspaceId: string, callId: string): string => `${BUCKET.recordingsPrefix}${workspaceId}/${callId}.wav`;
+
+export async function readCall(workspaceId: string, callId: string): Promise<Call | undefined> {
+  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  return data ?? undefined;
+}
+
+const toStoredTranscript = (turns: TranscriptTurn[]) => turns.map((t) => ({ role: t.role, text: t.text, offsetSeconds: t.offset_seconds }));
+const toStoredListings = (listings: QuotedListing[]) => listings.map((l) => ({ listingId: l.listing_id, address: l.address, price: l.price }));
+
+const cancellationCodes = (data: { rejected?: boolean; code?: string }[]) => data.map((d) => d.code ?? 'None');
+
+/**
+ * Applies a status to a call if it moves the call forward; otherwise changes nothing (a late
+ * terminal callback may still bring the transcript the call lacks). Returns whether it moved.
+ */
+export async function applyTransition(workspaceId: string, callId: string, transition: Transition): Promise<{ moved: boolean; call?: Call }> {
+  let skipWorkspace = false;
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    const call = await readCall(workspaceId, callId);
+    if (!call) return { moved: false };
+    if (!canMove(call.status, transition.status)) {
+      let current = call;
+      if (isTerminal(call.status) && transition.transcript && !call.transcript) current = await fillTranscript(call, transition);
+      if (isTerminal(call.status)) await finishCall(current);
+      return { moved: false, call: current };
+    }
+    const now = clock.now().toISOString();
+    const at = transition.at ?? now;
+    const terminal = isTerminal(transition.status);
+    const set: Partial<Call> = { status: transition.status, statusRank: RANK[transition.status], updatedAt: now };
+    if (terminal) {
+      const answeredAt = call.connectedAt ?? call.inprogressAt;
+      set.endedAt = at;
+      set.endReason = transition.endReason ?? (transition.status === 'completed' ? 'completed' : 'failed');
+      set.durationSeconds = callDurationSeconds({ answeredAt, endedAt: at, providerSeconds: transition.providerSeconds });
+      if (transition.transcript) set.transcript = toStoredTranscript(transition.transcript);
+      if (transition.quotedListings) set.quotedListings = toStoredListings(transition.quotedListings);
+      if (transition.endedBy) set.endedBy = transition.endedBy;
+    } else {
+      set[STATUS_TIME[transition.status]] = at;
+    }
+    const result = await callingService.transaction
+      .write(({ call: calls, callStatusEvent, workspace }) => [
+        calls
+          .patch({ workspaceId, callId })
+          .set(set)
+          .where((attr, op) => op.eq(attr.statusRank, call.statusRank))
+          .commit(),
+        callStatusEvent
+          .create({
+            callId,
+            workspaceId,
+            rank: RANK[transition.status],
+            status: transition.status,
+            at,
+            endReason: terminal ? set.endReason : undefined,
+            source: transition.source,
+            recordedAt: now,
+          })
+          .commit(),
+        ...(terminal && !skipWorkspace
+          ? [workspace.patch({ workspaceId }).add({ activeCalls: -1 }).where((attr, op) => op.gt(attr.activeCalls, 0)).commit()]
+          : []),
+      ])
+      .go();
+    if (!result.canceled) {
+      const moved = { ...call, ...set } as Call;
+      if (terminal) await finishCall(moved);
+      return { moved: true, call: moved };
+    }
+    const codes = cancellationCodes(result.data);
+    if (terminal && codes[0] === 'None' && codes[1] === 'None' && codes[2] === 'ConditionalCheckFailed') {
+      // The workspace is gone or its counter is already 0: end the call without touching it.
+      logger.warn('workspace active-call counter not lowered', { workspaceId, callId });
+      skipWorkspace = true;
+    }
+    // Otherwise another request moved the call (or a transaction conflict): read again and decide again.
+    await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
+  }
+  throw new Error(`call ${callId}: status ${transition.status} could not be applied`);
+}
+
+async function fillTranscript(call: Call, transition: Transition): Promise<Call> {
+  try {
+    const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+      .set({
+        transcript: toStoredTranscript(transition.transcript ?? []),
+        ...(transition.quotedListings ? { quotedListings: toStoredListings(transition.quotedListings) } : {}),
+      })
+      .where((attr, op) => op.notExists(attr.transcript))
+      .go({ response: 'all_new' });
+    return data as Call;
+  } catch (error) {
+    if (isConditionFailure(error)) return (await readCall(call.workspaceId, call.callId)) ?? call;
+    throw error;
+  }
+}
+
+/**
+ * The steps after a call ended, each safe to run again: charge its duration (once per call, by the
+ * ledger's cause key), then — once its recording and transcript are in, or overdue — send
+ * `call.ended` to the post-call queue and take the call off the sweeper's list.
+ */
+export async function finishCall(call: Call): Promise<void> {
+  if (!isTerminal(call.status)) return;
+  if (call.chargedUnits === undefined) {
+    const { units } = await chargeCallUsage({
+      organisationId: call.organisationId,
+      callId: call.callId,
+      billableSeconds: call.durationSeconds ?? 0,
+    });
+    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId }).set({ chargedUnits: units }).go({ response: 'none' });
+    call = { ...call, chargedUnits: units };
+  }
+  if (call.postCallSentAt) return;
+  if (!isReady(call)) {
+    // What was passed in may predate a recording stored meanwhile: decide on a fresh read.
+    const fresh = await readCall(call.workspaceId, call.callId);
+    if (!fresh || fresh.postCallSentAt || !isReady(fresh)) return;
+    call = fresh;
+  }
+  await sendMessage('postCall', {
+    type: 'call.ended',
+    call_id: call.callId,
+    workspace_id: call.workspaceId,
+    organisation_id: call.organisationId,
+  });
+  await callingService.transaction
+    .write(({ call: calls, openCall }) => [
+      calls.patch({ workspaceId: call.workspaceId, callId: call.callId }).set({ postCallSentAt: clock.now().toISOString() }).commit(),
+      openCall.delete({ shard: call.openShard, createdAt: call.createdAt, callId: call.callId }).commit(),
+    ])
+    .go();
+}
+
+function isReady(call: Call): boolean {
+  return readyForPostCall(
+    {
+      status: call.status,
+      endReason: call.endReason,
+      record: call.record,
+      connectedAt: call.connectedAt ?? call.inprogressAt,
+      endedAt: call.endedAt,
+      recordingKey: call.recordingKey,
+      hasTranscript: call.transcript !== undefined,
+      transcriptExpected: call.transcriptExpected ?? false,
+    },
+    clock.now(),
+  );
+}
+
+/**
+ * A finished recording the provider announced: downloaded through the port, stored under
+ * `recordings/<workspace>/<call>.wav` (the bucket's lifecycle rule is the retention), then the call
+ * may be ready for the post-call pipeline. A repeated callback stores the same object again.
+ */
+export async function storeRecording(call: Call, recordingUrl: string, durationSeconds: number | undefined): Promise<void> {
+  if (call.recordingKey) {
+    await finishCall(call);
+    return;
+  }
+  if (!call.record) {
+    logger.warn('recording callback for a call that is not recorded; ignored', { callId: call.callId });
+    return;
+  }
+  const bytes = await telephony().fetchRecording(recordingUrl);
+  const key = recordingKey(call.workspaceId, call.callId);
+  await putObject(key, bytes, 'audio/wav');
+  let updated: Call;
+  try {
+    const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+      .set({ recordingKey: key, ...(durationSeconds !== undefined ? { recordingDurationSeconds: durationSeconds } : {}) })
+      .where((attr, op) => op.notExists(attr.recordingKey))
+      .go({ response: 'all_new' });
+    updated = data as Call;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    updated = (await readCall(call.workspaceId, call.callId)) ?? call;
+  }
+  if (isTerminal(updated.status)) await finishCall(updated);
+}

@@ -1,0 +1,261 @@
+import { accessFrom, authorize, requireWorkspace, WORKSPACE_NOT_FOUND } from '../access/workspace-access.js';
+import type { Agent } from '../agents/entities.js';
+import { AGENT_NOT_FOUND } from '../agents/service.js';
+import { INSUFFICIENT_CREDITS } from '../billing/ledger.js';
+import { actorId, type Principal } from '../platform/auth/principal.js';
+import { clock } from '../platform/clock.js';
+import { conflict, HttpError, notFound, paymentRequired, tooManyRequests } from '../platform/errors.js';
+import { isId, newId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { sendMessage } from '../platform/queue.js';
+import { callingService, OPEN_CALL_SHARDS, type Call } from './entities.js';
+import { claimIdempotencyKey, IDEMPOTENCY_IN_FLIGHT, releaseIdempotencyKey, requestHash } from './idempotency.js';
+import type { CallCreateResponse, StartCallBody } from './schemas.js';
+import { deadlineFor } from './status.js';
+
+/**
+ * Start-call (spec 4.1), in API.md's order of checks: workspace (404) → agent (404) → number (404)
+ * → credits (402) → concurrency (429) → 201. The happy path is at most four DynamoDB round trips:
+ *   API key: [key read, by the kernel] [idempotency claim] batched read of workspace + agent +
+ *            from_phone's number + billing account; one transaction.
+ *   JWT:     [idempotency claim] batched read of workspace + workspace member + agent + number;
+ *            batched read of organisation member + billing account; one transaction.
+ * The transaction writes the call, its first status event and its sweeper marker, takes a concurrency
+ * slot (`activeCalls < concurrentCallLimit`) and completes the idempotency record. The call is then
+ * handed to the dispatcher through the `calls` queue — never dialled inside the request; should that
+ * send fail, the sweeper dispatches the call again.
+ */
+export const NUMBER_NOT_IN_WORKSPACE = 'Number not found in workspace';
+export const NUMBER_WITHOUT_AGENT = 'Number not associated with an agent';
+export const TOO_MANY_CONCURRENT_CALLS = 'Too many concurrent calls';
+export const CONCURRENCY_RETRY_AFTER_SECONDS = 30;
+
+export interface StartCallInput {
+  principal: Principal;
+  workspaceId: string;
+  agentId: string;
+  body: StartCallBody;
+  idempotencyKey?: string;
+}
+
+export interface DispatchMessage {
+  type: 'call.dispatch';
+  call_id: string;
+  workspace_id: string;
+}
+
+export const shardOf = (callId: string): number => [...callId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % OPEN_CALL_SHARDS;
+
+export async function startCall(input: StartCallInput): Promise<CallCreateResponse> {
+  const { principal, workspaceId, agentId, body, idempotencyKey } = input;
+  let token: string | undefined;
+  if (idempotencyKey) {
+    const claim = await claimIdempotencyKey(workspaceId, idempotencyKey, requestHash({ agent_id: agentId, body }));
+    if (claim.kind === 'replay') {
+      // The first request was authorised; this caller must be allowed the same now.
+      if (principal.kind === 'user') await requireWorkspace(principal, workspaceId, 'calls:write');
+      return claim.response as CallCreateResponse;
+    }
+    token = claim.token;
+  }
+  try {
+    const plan = await readAndCheck(principal, workspaceId, agentId, body);
+    const response = await createCall(plan, idempotencyKey && token ? { key: idempotencyKey, token } : undefined);
+    await dispatch({ type: 'call.dispatch', call_id: response.id, workspace_id: workspaceId });
+    return response;
+  } catch (error) {
+    // A definite refusal gives the key back; after an unknown failure its claim lapses on its own.
+    if (idempotencyKey && token && error instanceof HttpError) {
+      await releaseIdempotencyKey(workspaceId, idempotencyKey, token).catch((e: unknown) =>
+        logger.warn('could not release idempotency key', { error: String(e) }),
+      );
+    }
+    throw error;
+  }
+}
+
+/** Sends the dispatch message; a failure is logged only (the sweeper dispatches calls left in `created`). */
+export async function dispatch(message: DispatchMessage): Promise<void> {
+  try {
+    await sendMessage('calls', message);
+  } catch (error) {
+    logger.error('dispatch message not sent; the sweeper will dispatch the call', { callId: message.call_id, error: String(error) });
+  }
+}
+
+interface CallPlan {
+  principal: Principal;
+  workspaceId: string;
+  organisationId: string;
+  agent: Agent;
+  fromPhone: string;
+  body: StartCallBody;
+}
+
+async function readAndCheck(principal: Principal, workspaceId: string, agentId: string, body: StartCallBody): Promise<CallPlan> {
+  if (!isId('workspace', workspaceId)) throw notFound(WORKSPACE_NOT_FOUND);
+  const agentIdOk = isId('agent', agentId);
+  const fromPhone = body.from_phone ?? undefined;
+
+  let records: {
+    workspace?: Parameters<typeof accessFrom>[1]['workspace'];
+    orgMember?: Parameters<typeof accessFrom>[1]['orgMember'];
+    workspaceRole?: Parameters<typeof accessFrom>[1]['workspaceRole'];
+    agent?: Agent | null;
+    claim?: { workspaceId: string; agentId?: string } | null;
+    billing?: { balanceUnits: number; agentsSuspended?: boolean } | null;
+  };
+
+  if (principal.kind === 'api_key') {
+    // The key carries its organisation: one batched read covers everything.
+    const { data } = await callingService.transaction
+      .get(({ workspace, agent, phoneClaim, billingAccount }) => [
+        workspace.get({ workspaceId }).commit(),
+        billingAccount.get({ organisationId: principal.organisationId }).commit(),
+        ...(agentIdOk ? [agent.get({ workspaceId, agentId }).commit()] : []),
+        ...(fromPhone ? [phoneClaim.get({ phoneNumber: fromPhone }).commit()] : []),
+      ])
+      .go();
+    let i = 2;
+    records = {
+      workspace: data[0]?.item as CallPlanWorkspace,
+      billing: data[1]?.item as CallPlanBilling,
+      agent: agentIdOk ? (data[i++]?.item as Agent | null) : null,
+      claim: fromPhone ? (data[i++]?.item as CallPlanClaim) : null,
+    };
+  } else {
+    const { data } = await callingService.transaction
+      .get(({ workspace, workspaceMember, agent, phoneClaim }) => [
+        workspace.get({ workspaceId }).commit(),
+        workspaceMember.get({ workspaceId, userId: principal.userId }).commit(),
+        ...(agentIdOk ? [agent.get({ workspaceId, agentId }).commit()] : []),
+        ...(fromPhone ? [phoneClaim.get({ phoneNumber: fromPhone }).commit()] : []),
+      ])
+      .go();
+    const workspace = data[0]?.item as CallPlanWorkspace;
+    if (!workspace || workspace.deletedAt) throw notFound(WORKSPACE_NOT_FOUND);
+    let i = 2;
+    const agent = agentIdOk ? (data[i++]?.item as Agent | null) : null;
+    const claim = fromPhone ? (data[i++]?.item as CallPlanClaim) : null;
+    const { data: second } = await callingService.transaction
+      .get(({ orgMember, billingAccount }) => [
+        orgMember.get({ organisationId: workspace.organisationId, userId: principal.userId }).commit(),
+        billingAccount.get({ organisationId: workspace.organisationId }).commit(),
+      ])
+      .go();
+    records = {
+      workspace,
+      workspaceRole: (data[1]?.item as { role?: CallPlanRole } | null)?.role,
+      orgMember: second[0]?.item as CallPlanOrgMember,
+      billing: second[1]?.item as CallPlanBilling,
+      agent,
+      claim,
+    };
+  }
+
+  // 404 Workspace not found (also: not a member) → 403 for a viewer.
+  const access = accessFrom(principal, { workspace: records.workspace, orgMember: records.orgMember, workspaceRole: records.workspaceRole });
+  authorize(access, 'calls:write');
+  // 404 Agent not found.
+  const agent = records.agent;
+  if (!agent || agent.workspaceId !== workspaceId) throw notFound(AGENT_NOT_FOUND);
+  // 404 for the number: the given one must be this workspace's and this agent's; else the agent's own.
+  let from: string;
+  if (fromPhone) {
+    const claim = records.claim;
+    if (!claim || claim.workspaceId !== workspaceId) throw notFound(NUMBER_NOT_IN_WORKSPACE);
+    if (claim.agentId !== agent.agentId) throw notFound(NUMBER_WITHOUT_AGENT);
+    from = fromPhone;
+  } else {
+    if (!agent.phoneNumber) throw notFound(NUMBER_NOT_IN_WORKSPACE);
+    from = agent.phoneNumber;
+  }
+  // 402 when the organisation has no credits left (or its agents are suspended by billing).
+  const billing = records.billing;
+  if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended) throw paymentRequired(INSUFFICIENT_CREDITS);
+  return { principal, workspaceId, organisationId: access.organisationId, agent, fromPhone: from, body };
+}
+
+type CallPlanWorkspace = Parameters<typeof accessFrom>[1]['workspace'];
+type CallPlanOrgMember = Parameters<typeof accessFrom>[1]['orgMember'];
+type CallPlanRole = NonNullable<Parameters<typeof accessFrom>[1]['workspaceRole']>;
+type CallPlanBilling = { balanceUnits: number; agentsSuspended?: boolean } | null;
+type CallPlanClaim = { workspaceId: string; agentId?: string } | null;
+
+async function createCall(plan: CallPlan, idempotency: { key: string; token: string } | undefined): Promise<CallCreateResponse> {
+  const { workspaceId, agent, body } = plan;
+  const callId = newId('call');
+  const createdAt = clock.now().toISOString();
+  const record = body.record ?? true;
+  const createdBy = actorId(plan.principal);
+  const response: CallCreateResponse = {
+    id: callId,
+    agent_id: agent.agentId,
+    workspace_id: workspaceId,
+    to_phone: body.to_phone,
+    from_phone: plan.fromPhone,
+    record,
+    created_by: createdBy,
+    status: 'created',
+    created_at: createdAt,
+  };
+  const call: Call = {
+    workspaceId,
+    callId,
+    organisationId: plan.organisationId,
+    agentId: agent.agentId,
+    direction: 'outbound',
+    toPhone: body.to_phone,
+    fromPhone: plan.fromPhone,
+    record,
+    parameters: body.parameters ?? {},
+    status: 'created',
+    statusRank: 0,
+    createdBy,
+    createdAt,
+    agentName: agent.name,
+    greeting: agent.greeting,
+    prompt: agent.prompt,
+    maxDurationSeconds: agent.settings.maxDurationSeconds,
+    deadlineAt: deadlineFor(createdAt, agent.settings.maxDurationSeconds),
+    openShard: shardOf(callId),
+  };
+  const result = await callingService.transaction
+    .write(({ call: calls, callStatusEvent, openCall, workspace, agent: agents, idempotencyKey }) => [
+      calls.create(call).commit(),
+      callStatusEvent
+        .create({ callId, workspaceId, rank: 0, status: 'created', at: createdAt, source: 'api', recordedAt: createdAt })
+        .commit(),
+      openCall.create({ shard: call.openShard, createdAt, callId, workspaceId }).commit(),
+      workspace
+        .patch({ workspaceId })
+        .add({ activeCalls: 1 })
+        .where((attr, op) => `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`)
+        .commit(),
+      // The agent still has the number the call is placed from (it was not disconnected meanwhile).
+      agents
+        .check({ workspaceId, agentId: agent.agentId })
+        .where((attr, op) => op.eq(attr.phoneNumber, plan.fromPhone))
+        .commit(),
+      ...(idempotency
+        ? [
+            idempotencyKey
+              .patch({ workspaceId, key: idempotency.key })
+              .set({ state: 'completed', callId, response: JSON.stringify(response) })
+              .where((attr, op) => `${op.eq(attr.token, idempotency.token)} AND ${op.eq(attr.state, 'in_flight')}`)
+              .commit(),
+          ]
+        : []),
+    ])
+    .go();
+  if (result.canceled) {
+    const codes = result.data.map((d) => d.code);
+    if (codes[3] === 'ConditionalCheckFailed') {
+      throw tooManyRequests(TOO_MANY_CONCURRENT_CALLS, CONCURRENCY_RETRY_AFTER_SECONDS);
+    }
+    if (codes[4] === 'ConditionalCheckFailed') throw notFound(NUMBER_WITHOUT_AGENT);
+    if (codes[5] === 'ConditionalCheckFailed') throw conflict(IDEMPOTENCY_IN_FLIGHT);
+    throw new Error(`start-call transaction cancelled: ${JSON.stringify(codes)}`);
+  }
+  return response;
+}

@@ -1,0 +1,177 @@
+import type { Agent } from '../agents/entities.js';
+import { isAnswering } from '../agents/service.js';
+import { renderTemplate } from '../agents/template.js';
+import { PhoneClaimEntity } from '../numbers/entities.js';
+import { clock } from '../platform/clock.js';
+import { isId, newId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { toE164 } from '../platform/phone.js';
+import { telephony } from '../providers/telephony/index.js';
+import { emptyTwiml, parseVoiceCallback, rejectTwiml } from '../providers/telephony/twilio-format.js';
+import { callingService, ProviderCallEntity, type Call } from './entities.js';
+import { applyTransition, readCall, storeRecording } from './lifecycle.js';
+import { shardOf } from './start-call.js';
+import { deadlineFor } from './status.js';
+
+/**
+ * `POST /webhooks/telephony/voice`: the provider's status callbacks, recording callbacks and inbound
+ * calls, in Twilio's dialect. The signature is checked before anything else is read: a bad one is 401
+ * and changes nothing. Callbacks of our outbound calls carry `call_id` and `workspace_id` in their
+ * (signed) URL; those of inbound calls are found by the provider's call id.
+ */
+export interface VoiceWebhookRequest {
+  /** The full URL the provider requested (what it signed). */
+  url: string;
+  query: Record<string, string>;
+  params: Record<string, string>;
+  signature?: string;
+}
+
+export interface VoiceWebhookResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+const xml = (body: string): VoiceWebhookResponse => ({ status: 200, contentType: 'text/xml', body });
+
+export async function handleVoiceWebhook(request: VoiceWebhookRequest): Promise<VoiceWebhookResponse> {
+  const port = telephony();
+  if (!(await port.verifySignature(request.url, request.params, request.signature))) {
+    return { status: 401, contentType: 'application/json', body: JSON.stringify({ error: 'Unauthorized' }) };
+  }
+  if (request.query.event === 'incoming') return xml(await answerIncoming(request.params, request.url.split('?')[0]));
+
+  const event = parseVoiceCallback(request.params);
+  if (event.kind === 'ignored') {
+    logger.info('voice callback ignored', { reason: event.reason, providerCallId: event.providerCallId });
+    return xml(emptyTwiml());
+  }
+  const call = await findCall(request.query, port.name, event.providerCallId);
+  if (!call) {
+    logger.warn('voice callback for an unknown call', { providerCallId: event.providerCallId });
+    return xml(emptyTwiml());
+  }
+  if (call.providerCallId && call.providerCallId !== event.providerCallId) {
+    logger.warn('voice callback from another provider call; ignored', { callId: call.callId, providerCallId: event.providerCallId });
+    return xml(emptyTwiml());
+  }
+  if (event.kind === 'recording') {
+    await storeRecording(call, event.recordingUrl, event.durationSeconds);
+  } else {
+    await applyTransition(call.workspaceId, call.callId, {
+      status: event.status,
+      at: event.at,
+      endReason: event.endReason,
+      providerSeconds: event.durationSeconds,
+      transcript: event.transcript,
+      quotedListings: event.quotedListings,
+      source: 'provider',
+    });
+  }
+  return xml(emptyTwiml());
+}
+
+async function findCall(query: Record<string, string>, provider: 'simulator' | 'twilio', providerCallId: string): Promise<Call | undefined> {
+  const { call_id: callId, workspace_id: workspaceId } = query;
+  if (callId && workspaceId) {
+    if (!isId('call', callId) || !isId('workspace', workspaceId)) return undefined;
+    return readCall(workspaceId, callId);
+  }
+  const { data: link } = await ProviderCallEntity.get({ provider, providerCallId }).go({ consistent: true });
+  return link ? readCall(link.workspaceId, link.callId) : undefined;
+}
+
+/**
+ * Someone dials one of our numbers. The call is taken when the number is connected to an agent whose
+ * Answering-calls switch is on, the organisation has credits and the workspace a free concurrency
+ * slot: it is logged as an `inbound` call and the agent answers. Otherwise a polite message, and the
+ * provider hangs up. A repeated webhook for the same provider call gets the same answer.
+ */
+async function answerIncoming(params: Record<string, string>, webhookUrl: string): Promise<string> {
+  const port = telephony();
+  const providerCallId = params.CallSid;
+  const to = toE164(params.To ?? '');
+  if (!providerCallId || !to) return rejectTwiml();
+  const { data: existing } = await ProviderCallEntity.get({ provider: port.name, providerCallId }).go({ consistent: true });
+  if (existing) return existing.twiml ?? rejectTwiml();
+
+  const { data: claim } = await PhoneClaimEntity.get({ phoneNumber: to }).go();
+  if (!claim?.agentId) return rejectTwiml();
+  const { workspaceId, organisationId, agentId } = claim;
+  const { data } = await callingService.transaction
+    .get(({ agent, workspace, billingAccount }) => [
+      agent.get({ workspaceId, agentId }).commit(),
+      workspace.get({ workspaceId }).commit(),
+      billingAccount.get({ organisationId }).commit(),
+    ])
+    .go();
+  const agent = data[0]?.item as Agent | null;
+  const workspace = data[1]?.item as { deletedAt?: string } | null;
+  const billing = data[2]?.item as { balanceUnits: number; agentsSuspended?: boolean } | null;
+  if (!agent || !isAnswering(agent) || !workspace || workspace.deletedAt || !billing || billing.balanceUnits <= 0 || billing.agentsSuspended) {
+    return rejectTwiml();
+  }
+
+  const callId = newId('call');
+  const now = clock.now().toISOString();
+  const from = (params.From ?? 'unknown').slice(0, 32);
+  const record = agent.settings.callRecording;
+  // This function's own URL (in the cloud a function cannot be told its own function URL).
+  const callbackUrl = `${webhookUrl}?${new URLSearchParams({ call_id: callId, workspace_id: workspaceId }).toString()}`;
+  const twiml = await port.answerTwiml({
+    callId,
+    workspaceId,
+    greeting: renderTemplate(agent.greeting, {}),
+    prompt: renderTemplate(agent.prompt, {}),
+    parameters: {},
+    record,
+    recordingCallbackUrl: callbackUrl,
+  });
+  const call: Call = {
+    workspaceId,
+    callId,
+    organisationId,
+    agentId,
+    direction: 'inbound',
+    toPhone: to,
+    fromPhone: from,
+    record,
+    parameters: {},
+    status: 'initiated',
+    statusRank: 2,
+    createdBy: 'inbound',
+    createdAt: now,
+    initiatedAt: now,
+    agentName: agent.name,
+    greeting: agent.greeting,
+    prompt: agent.prompt,
+    maxDurationSeconds: agent.settings.maxDurationSeconds,
+    deadlineAt: deadlineFor(now, agent.settings.maxDurationSeconds),
+    openShard: shardOf(callId),
+    provider: port.name,
+    providerCallId,
+    transcriptExpected: port.sendsTranscripts,
+  };
+  const result = await callingService.transaction
+    .write(({ call: calls, callStatusEvent, openCall, providerCall, workspace: workspaces }) => [
+      providerCall.create({ provider: port.name, providerCallId, callId, workspaceId, twiml }).commit(),
+      calls.create(call).commit(),
+      callStatusEvent.create({ callId, workspaceId, rank: 0, status: 'created', at: now, source: 'provider', recordedAt: now }).commit(),
+      callStatusEvent.create({ callId, workspaceId, rank: 2, status: 'initiated', at: now, source: 'provider', recordedAt: now }).commit(),
+      openCall.create({ shard: call.openShard, createdAt: now, callId, workspaceId }).commit(),
+      workspaces
+        .patch({ workspaceId })
+        .add({ activeCalls: 1 })
+        .where((attr, op) => `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`)
+        .commit(),
+    ])
+    .go();
+  if (!result.canceled) return twiml;
+  if (result.data[0]?.code === 'ConditionalCheckFailed') {
+    const { data: again } = await ProviderCallEntity.get({ provider: port.name, providerCallId }).go({ consistent: true });
+    return again?.twiml ?? rejectTwiml();
+  }
+  logger.info('inbound call refused: the workspace is at its concurrency limit', { workspaceId });
+  return rejectTwiml();
+}

@@ -1,0 +1,72 @@
+import { Entity, Service, type EntityItem } from 'electrodb';
+import { AgentEntity } from '../agents/entities.js';
+import { entityConfig, KEEP_CASE } from '../platform/table.js';
+
+/**
+ * Phone numbers. Access patterns:
+ *   number in workspace     pk WS#<ws>               sk NUMBER#<pn>   (get, connect, release; list a workspace's numbers)
+ *   numbers of organisation gsi1 ORG#<org>#NUMBERS   <pn>             (monthly billing of extra numbers)
+ *   number by E.164         pk PHONE#<e164>          sk PHONE         (the claim: created with a condition, so a
+ *                                                                     number is unique across the service; inbound
+ *                                                                     calls and start-call's from_phone resolve here)
+ * The number record, its claim and the connected agent's `phoneNumber` are always written together in
+ * one transaction.
+ */
+const cfg = entityConfig();
+
+export const PhoneNumberEntity = new Entity(
+  {
+    model: { entity: 'phoneNumber', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      numberId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      phoneNumber: { type: 'string', required: true },
+      country: { type: 'string', required: true },
+      provider: { type: ['simulator', 'twilio'] as const, required: true },
+      providerNumberId: { type: 'string', required: true },
+      agentId: { type: 'string' },
+      createdBy: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byWorkspace: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['numberId'], template: 'NUMBER#${numberId}', casing: KEEP_CASE },
+      },
+      byOrganisation: {
+        index: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['organisationId'], template: 'ORG#${organisationId}#NUMBERS', casing: KEEP_CASE },
+        sk: { field: 'gsi1sk', composite: ['numberId'], template: '${numberId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const PhoneClaimEntity = new Entity(
+  {
+    model: { entity: 'phoneClaim', version: '1', service: 'va' },
+    attributes: {
+      phoneNumber: { type: 'string', required: true },
+      numberId: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      agentId: { type: 'string' },
+    },
+    indexes: {
+      byPhoneNumber: {
+        pk: { field: 'pk', composite: ['phoneNumber'], template: 'PHONE#${phoneNumber}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'PHONE', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+/** Numbers, their claims and agents change together (connect, disconnect, release, agent delete). */
+export const numberService = new Service({ agent: AgentEntity, phoneNumber: PhoneNumberEntity, phoneClaim: PhoneClaimEntity }, cfg);
+
+export type PhoneNumber = EntityItem<typeof PhoneNumberEntity>;
+export type PhoneClaim = EntityItem<typeof PhoneClaimEntity>;

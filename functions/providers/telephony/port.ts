@@ -1,0 +1,84 @@
+/**
+ * The telephony port: what the service needs from a telephony / voice-runtime provider. Adapters:
+ * the local simulator (`simulator-adapter.ts`, an HTTP service the local stack runs) and Twilio
+ * (`twilio-adapter.ts`, credentials from Secrets Manager). Both speak Twilio's webhook dialect back to
+ * us: form-encoded callbacks signed with `X-Twilio-Signature` (see `twilio-format.ts`).
+ */
+
+export interface ProvisionRequest {
+  /** ISO 3166 alpha-2; only AU is offered. */
+  country: string;
+  /** National area code without the trunk prefix (`2`, `3`), when the buyer asked for one. */
+  areaCode?: string;
+  /** A specific number to buy (E.164). */
+  phoneNumber?: string;
+  /** Where the provider sends inbound calls (`…/webhooks/telephony/voice?event=incoming`). */
+  voiceUrl: string;
+  /** Where the provider sends status callbacks of inbound calls. */
+  statusCallbackUrl: string;
+}
+
+export interface ProvisionedNumber {
+  phoneNumber: string;
+  /** The provider's id of the number (Twilio `PN…` sid), needed to release it. */
+  providerNumberId: string;
+}
+
+/** What the voice runtime is told to do on a call (rendered into TwiML by both adapters). */
+export interface CallScript {
+  callId: string;
+  workspaceId: string;
+  greeting: string;
+  /** The agent prompt with `{{parameter}}` references filled in. */
+  prompt: string;
+  parameters: Record<string, string>;
+  /** Record the call; recording callbacks go to `recordingCallbackUrl`. */
+  record: boolean;
+  recordingCallbackUrl: string;
+}
+
+export interface PlaceCallRequest {
+  from: string;
+  to: string;
+  /** Our status-callback URL for this call (carries call_id and workspace_id). */
+  statusCallbackUrl: string;
+  /** The provider ends the call after this many seconds (Twilio `timeLimit`). */
+  maxDurationSeconds: number;
+  script: CallScript;
+}
+
+export interface HangupResult {
+  /** When the provider ended the call (its clock: simulated time for the simulator). */
+  endedAt?: string;
+  /** Seconds from answer to end, when the provider knows (else computed from our timestamps). */
+  durationSeconds?: number;
+}
+
+export interface TelephonyPort {
+  readonly name: 'simulator' | 'twilio';
+  /** Whether the provider's voice runtime reports a transcript with the final status callback. */
+  readonly sendsTranscripts: boolean;
+  provisionNumber(request: ProvisionRequest): Promise<ProvisionedNumber>;
+  releaseNumber(providerNumberId: string): Promise<void>;
+  /** Dials; resolves to the provider's call id. Never retried by the caller (no second dial). */
+  placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }>;
+  hangupCall(providerCallId: string): Promise<HangupResult>;
+  /** The TwiML that answers an inbound call we accept (the same script an outbound call plays). */
+  answerTwiml(script: CallScript): Promise<string>;
+  /** Checks `X-Twilio-Signature` of a callback to `url` with these form parameters. */
+  verifySignature(url: string, params: Record<string, string>, signature: string | undefined): Promise<boolean>;
+  /** Downloads a finished recording (WAV) the provider announced in a recording callback. */
+  fetchRecording(recordingUrl: string): Promise<Uint8Array>;
+}
+
+/** The provider refused or failed a request. `definitive`: it certainly did not act (e.g. a 4xx). */
+export class TelephonyError extends Error {
+  constructor(
+    message: string,
+    readonly definitive: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TelephonyError';
+  }
+}

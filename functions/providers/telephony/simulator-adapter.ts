@@ -1,0 +1,116 @@
+import {
+  TelephonyError,
+  type CallScript,
+  type HangupResult,
+  type PlaceCallRequest,
+  type ProvisionedNumber,
+  type ProvisionRequest,
+  type TelephonyPort,
+} from './port.js';
+import { callTwiml, validTwilioSignature } from './twilio-format.js';
+
+/** The voice-runtime URL the simulator's TwiML names (the simulator is its own voice runtime). */
+export const SIMULATOR_RUNTIME_URL = 'wss://voice-runtime.simulator.invalid/stream';
+
+/**
+ * The local telephony provider: a client of the simulator service the local stack runs
+ * (`functions/providers/telephony/simulator/server.ts`, registered by lib/local/services/). Like
+ * Twilio's REST API it provisions numbers and places calls, then plays each call out through our real
+ * status-callback webhook, signed with the shared auth token.
+ */
+export class SimulatorTelephony implements TelephonyPort {
+  readonly name = 'simulator' as const;
+  readonly sendsTranscripts = true;
+
+  constructor(
+    private readonly options: {
+      /** Base URL of the simulator service; unset when it is not running (e.g. in the cloud). */
+      baseUrl?: string;
+      /** The token callbacks are signed with; without one, every signature is refused. */
+      authToken?: string;
+    },
+  ) {}
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const base = this.options.baseUrl;
+    if (!base) {
+      throw new TelephonyError(
+        'The telephony simulator is not running (TELEPHONY_SIMULATOR_URL is unset); use TELEPHONY_PROVIDER=twilio in the cloud',
+        true,
+      );
+    }
+    let response: Response;
+    try {
+      response = await fetch(`${base.replace(/\/$/, '')}${path}`, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          ...(this.options.authToken ? { authorization: `Bearer ${this.options.authToken}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(5000),
+      });
+    } catch (error) {
+      // The request may or may not have reached the simulator.
+      throw new TelephonyError(`telephony simulator did not answer ${method} ${path}`, false, { cause: error });
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      throw new TelephonyError(`telephony simulator refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`, response.status < 500);
+    }
+    return (text ? JSON.parse(text) : {}) as T;
+  }
+
+  async provisionNumber(request: ProvisionRequest): Promise<ProvisionedNumber> {
+    const result = await this.request<{ phone_number: string; sid: string }>('POST', '/numbers', {
+      country: request.country,
+      area_code: request.areaCode,
+      phone_number: request.phoneNumber,
+      voice_url: request.voiceUrl,
+      status_callback: request.statusCallbackUrl,
+    });
+    return { phoneNumber: result.phone_number, providerNumberId: result.sid };
+  }
+
+  async releaseNumber(providerNumberId: string): Promise<void> {
+    await this.request('DELETE', `/numbers/${encodeURIComponent(providerNumberId)}`);
+  }
+
+  async placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }> {
+    const result = await this.request<{ sid: string }>('POST', '/calls', {
+      from: request.from,
+      to: request.to,
+      status_callback: request.statusCallbackUrl,
+      time_limit: request.maxDurationSeconds,
+      twiml: callTwiml(request.script, SIMULATOR_RUNTIME_URL),
+    });
+    return { providerCallId: result.sid };
+  }
+
+  async hangupCall(providerCallId: string): Promise<HangupResult> {
+    const result = await this.request<{ ended_at?: string; duration_seconds?: number }>(
+      'POST',
+      `/calls/${encodeURIComponent(providerCallId)}/hangup`,
+    );
+    return { endedAt: result.ended_at, durationSeconds: result.duration_seconds };
+  }
+
+  async answerTwiml(script: CallScript): Promise<string> {
+    return callTwiml(script, SIMULATOR_RUNTIME_URL);
+  }
+
+  async verifySignature(url: string, params: Record<string, string>, signature: string | undefined): Promise<boolean> {
+    return validTwilioSignature(this.options.authToken ?? '', url, params, signature);
+  }
+
+  async fetchRecording(recordingUrl: string): Promise<Uint8Array> {
+    const base = this.options.baseUrl;
+    // Only the simulator's own recordings are fetched (a callback cannot point us anywhere else).
+    if (!base || !recordingUrl.startsWith(`${base.replace(/\/$/, '')}/recordings/`)) {
+      throw new TelephonyError(`recording URL is not the simulator's: ${recordingUrl}`, true);
+    }
+    const response = await fetch(recordingUrl, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new TelephonyError(`recording download failed: ${response.status}`, response.status < 500);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * How the simulator plays a call out, chosen by the called number (API.md, "Local stack contract").
+ * Times are simulated seconds from the dial (outbound) or from the answer (inbound); the server scales
+ * them to wall-clock time with SIMULATOR_TIME_SCALE.
+ */
+
+export const SCENARIO_NUMBERS = {
+  busy: '+61491570110',
+  no_answer: '+61491570111',
+  failed: '+61491570112',
+  long: '+61491570113',
+  duplicated: '+61491570114',
+  /** Not in API.md's table (an addition for fault tests): answered, then the provider never reports the end. */
+  silent: '+61491570115',
+} as const;
+
+export type Scenario = 'answered' | keyof typeof SCENARIO_NUMBERS;
+
+export function scenarioFor(to: string): Scenario {
+  for (const [scenario, number] of Object.entries(SCENARIO_NUMBERS)) {
+    if (number === to) return scenario as Scenario;
+  }
+  return 'answered';
+}
+
+/** Simulated seconds of conversation (answer to hang-up) when nothing cuts the call short. */
+export const CONVERSATION_SECONDS = 60;
+export const LONG_CONVERSATION_SECONDS = 1800;
+export const RING_SECONDS = 5;
+export const NO_ANSWER_RING_SECONDS = 30;
+
+/** One callback the simulator sends. */
+export interface Step {
+  /** Simulated seconds after the start. */
+  at: number;
+  kind: 'status' | 'recording';
+  /** Twilio `CallStatus` (status steps), or `started` for the voice runtime's ConversationStatus. */
+  status?: 'initiated' | 'ringing' | 'in-progress' | 'started' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
+  /** Fired together with the step before it instead of after it (duplicates racing the original). */
+  concurrent?: boolean;
+  duplicate?: boolean;
+}
+
+export interface Timeline {
+  steps: Step[];
+  /** Seconds from the answer to the end; 0 when never answered. */
+  talkSeconds: number;
+  /** When the call is answered (simulated seconds), if it is. */
+  answerAt?: number;
+}
+
+/** The callbacks of an outbound call. `timeLimit` ends a longer conversation (Twilio's `timeLimit`). */
+export function outboundTimeline(scenario: Scenario, options: { timeLimit: number; record: boolean }): Timeline {
+  switch (scenario) {
+    case 'busy':
+      return { talkSeconds: 0, steps: [status(0, 'initiated'), status(1, 'ringing'), status(4, 'busy')] };
+    case 'no_answer':
+      return {
+        talkSeconds: 0,
+        steps: [status(0, 'initiated'), status(1, 'ringing'), status(1 + NO_ANSWER_RING_SECONDS, 'no-answer')],
+      };
+    case 'failed':
+      return { talkSeconds: 0, steps: [status(0, 'initiated'), status(1, 'failed')] };
+    case 'silent':
+      return {
+        talkSeconds: 0,
+        answerAt: RING_SECONDS,
+        steps: [status(0, 'initiated'), status(1, 'ringing'), status(RING_SECONDS, 'in-progress'), status(RING_SECONDS + 1, 'started')],
+      };
+    case 'long':
+    case 'answered':
+    case 'duplicated': {
+      const wanted = scenario === 'long' ? LONG_CONVERSATION_SECONDS : CONVERSATION_SECONDS;
+      const talk = Math.max(1, Math.min(wanted, options.timeLimit));
+      const answerAt = RING_SECONDS;
+      const steps: Step[] = [
+        status(0, 'initiated'),
+        status(1, 'ringing'),
+        status(answerAt, 'in-progress'),
+        status(answerAt + 1, 'started'),
+        status(answerAt + talk, 'completed'),
+      ];
+      if (options.record) steps.push({ at: answerAt + talk + 1, kind: 'recording' });
+      return { talkSeconds: talk, answerAt, steps: scenario === 'duplicated' ? duplicatedOutOfOrder(steps) : steps };
+    }
+  }
+}
+
+/** An inbound call we accepted: answered at once, then the same conversation. */
+export function inboundTimeline(options: { timeLimit: number; record: boolean }): Timeline {
+  const talk = Math.max(1, Math.min(CONVERSATION_SECONDS, options.timeLimit));
+  const steps: Step[] = [status(0, 'in-progress'), status(1, 'started'), status(talk, 'completed')];
+  if (options.record) steps.push({ at: talk + 1, kind: 'recording' });
+  return { talkSeconds: talk, answerAt: 0, steps };
+}
+
+/**
+ * Every callback twice, out of order: each one is sent again late, racing the callback after it
+ * (so `ringing` arrives after `initiated`'s duplicate, `started` again after `completed`, …).
+ */
+export function duplicatedOutOfOrder(steps: Step[]): Step[] {
+  const out: Step[] = [];
+  steps.forEach((step, i) => {
+    out.push(step);
+    const previous = steps[i - 1];
+    if (previous) out.push({ ...previous, at: step.at, concurrent: true, duplicate: true });
+  });
+  const last = steps[steps.length - 1];
+  out.push({ ...last, concurrent: false, duplicate: true });
+  return out;
+}
+
+function status(at: number, value: NonNullable<Step['status']>): Step {
+  return { at, kind: 'status', status: value };
+}

@@ -1,0 +1,463 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseTwiml, signTwilioRequest, SIGNATURE_HEADER } from '../twilio-format.js';
+import { buildConversation, truncateConversation, type Conversation } from './conversation.js';
+import { inboundTimeline, outboundTimeline, scenarioFor, type Step, type Timeline } from './scenarios.js';
+import { wavRecording } from './wav.js';
+
+/**
+ * The telephony simulator: a small HTTP service standing in for Twilio's REST API and for the voice
+ * runtime. It provisions numbers in the Australian drama ranges (+61 2 5550 xxxx, +61 3 5550 xxxx),
+ * places calls and plays each one out through the service's real voice webhook — form-encoded
+ * callbacks signed with `X-Twilio-Signature` — with realistic timings scaled by SIMULATOR_TIME_SCALE
+ * (simulated seconds ÷ scale = wall-clock seconds). The fate of a call is chosen by the called number
+ * (scenarios.ts). A recorded call gets a real WAV the service downloads from `/recordings/<sid>`.
+ *
+ * REST (JSON, `Authorization: Bearer <auth token>`):
+ *   POST   /numbers              {country, area_code?, phone_number?, voice_url, status_callback} → {sid, phone_number}
+ *   DELETE /numbers/{sid}
+ *   POST   /calls                {from, to, status_callback, time_limit, twiml} → {sid}
+ *   POST   /calls/{sid}/hangup   → {ended_at, duration_seconds}
+ *   GET    /calls/{sid}          → what was sent so far (tests, debugging)
+ *   GET    /calls?call_id=…      → the calls placed for one of our calls (a test counts the dials)
+ *   POST   /inbound              {from, to} → someone dials one of our numbers → {sid, accepted}
+ *   GET    /recordings/{sid}     → audio/wav (no auth, like a provider's media URL)
+ */
+
+export interface TelephonySimulatorOptions {
+  /** The service's gateway (inbound calls to a number the simulator does not know go to its voice webhook). */
+  gatewayUrl: string;
+  /** Simulated seconds per wall-clock second. */
+  timeScale: number;
+  /** Callbacks are signed with it; REST requests must carry it. */
+  authToken: string;
+  /** 0 or absent: any free port. */
+  port?: number;
+}
+
+export interface SimulatedCallback {
+  kind: Step['kind'];
+  status?: string;
+  duplicate: boolean;
+  http_status?: number;
+  error?: string;
+}
+
+interface SimCall {
+  sid: string;
+  /** Our call id, as the TwiML's stream parameters name it. */
+  callId?: string;
+  from: string;
+  to: string;
+  direction: 'outbound-api' | 'inbound';
+  statusCallback: string;
+  recordingCallback?: string;
+  startWall: number;
+  timeline: Timeline;
+  conversation: Conversation;
+  sequence: number;
+  hungUp: boolean;
+  finished: boolean;
+  callbacks: SimulatedCallback[];
+}
+
+export interface TelephonySimulator {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const ACCOUNT_SID = `AC${'0'.repeat(32)}`;
+const RECORDING_TTL_MS = 10 * 60_000;
+const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
+const DRAMA_NUMBER = /^\+61([23])5550(\d{4})$/;
+
+class RequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new RequestError(400, 'body must be a JSON object');
+}
+
+const str = (value: unknown, name: string): string => {
+  if (typeof value !== 'string' || value === '') throw new RequestError(400, `${name} is required`);
+  return value;
+};
+
+function send(res: ServerResponse, status: number, body?: unknown): void {
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+export async function startTelephonySimulator(options: TelephonySimulatorOptions): Promise<TelephonySimulator> {
+  const scale = options.timeScale > 0 ? options.timeScale : 1;
+  const wallMs = (simulatedSeconds: number) => (simulatedSeconds * 1000) / scale;
+  const numbers = new Map<string, { phoneNumber: string; voiceUrl: string; statusCallback: string }>();
+  const calls = new Map<string, SimCall>();
+  const recordings = new Map<string, { wav: Buffer; expires: number }>();
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  let baseUrl = '';
+
+  const sleepUntil = (wallTime: number) =>
+    new Promise<void>((resolveSleep) => {
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer);
+          resolveSleep();
+        },
+        Math.max(0, wallTime - Date.now()),
+      );
+      timers.add(timer);
+    });
+
+  /** POSTs a signed, form-encoded callback; retries a network error or 5xx a few times. */
+  async function postSigned(url: string, params: Record<string, string>): Promise<{ status: number; text: string }> {
+    const signature = signTwilioRequest(options.authToken, url, params);
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= 3 && !stopped; attempt += 1) {
+      try {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: signature, 'user-agent': 'TwilioProxy/1.1 (simulator)' },
+          body: new URLSearchParams(params).toString(),
+          signal: AbortSignal.timeout(15_000),
+        });
+        const text = await response.text();
+        if (response.status < 500) return { status: response.status, text };
+        lastError = new Error(`${response.status} ${text.slice(0, 200)}`);
+      } catch (error) {
+        lastError = error;
+      }
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
+    throw lastError ?? new Error('simulator stopped');
+  }
+
+  function callParams(call: SimCall): Record<string, string> {
+    return { AccountSid: ACCOUNT_SID, ApiVersion: '2010-04-01', CallSid: call.sid, From: call.from, To: call.to, Direction: call.direction };
+  }
+
+  function statusParams(call: SimCall, step: Step, sequence: number): Record<string, string> {
+    const at = new Date(call.startWall + step.at * 1000).toISOString();
+    const params: Record<string, string> = {
+      ...callParams(call),
+      CallbackSource: 'call-progress-events',
+      SequenceNumber: String(sequence),
+      Timestamp: at,
+    };
+    if (step.status === 'started') return { ...params, CallStatus: 'in-progress', ConversationStatus: 'started' };
+    params.CallStatus = step.status ?? 'completed';
+    if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(params.CallStatus)) {
+      params.CallDuration = String(params.CallStatus === 'completed' ? call.timeline.talkSeconds : 0);
+    }
+    if (params.CallStatus === 'completed') {
+      params.Transcript = JSON.stringify(call.conversation.transcript);
+      params.QuotedListings = JSON.stringify(call.conversation.quotedListings);
+    }
+    return params;
+  }
+
+  function recordingParams(call: SimCall, recordingSid: string): Record<string, string> {
+    return {
+      AccountSid: ACCOUNT_SID,
+      CallSid: call.sid,
+      RecordingSid: recordingSid,
+      RecordingUrl: `${baseUrl}/recordings/${recordingSid}`,
+      RecordingStatus: 'completed',
+      RecordingDuration: String(call.timeline.talkSeconds),
+      RecordingChannels: '1',
+      RecordingSource: 'StartCallRecordingTwiML',
+    };
+  }
+
+  /** One callback; the same step sent twice carries the same parameters (a true duplicate). */
+  const sent = new Map<Step, Record<string, string>>();
+  async function deliver(call: SimCall, step: Step, original: Step): Promise<void> {
+    const entry: SimulatedCallback = { kind: step.kind, status: step.status, duplicate: !!step.duplicate };
+    call.callbacks.push(entry);
+    let params = sent.get(original);
+    let url = call.statusCallback;
+    if (step.kind === 'recording') {
+      if (!call.recordingCallback) return;
+      url = call.recordingCallback;
+      if (!params) {
+        const recordingSid = sid('RE');
+        recordings.set(recordingSid, {
+          wav: wavRecording(call.conversation.transcript, call.timeline.talkSeconds),
+          expires: Date.now() + RECORDING_TTL_MS,
+        });
+        params = recordingParams(call, recordingSid);
+      }
+    } else if (!params) {
+      call.sequence += 1;
+      params = statusParams(call, step, call.sequence);
+    }
+    sent.set(original, params);
+    try {
+      entry.http_status = (await postSigned(url, params)).status;
+    } catch (error) {
+      entry.error = String(error);
+    }
+  }
+
+  /** Plays the timeline: steps in order at their times; a `concurrent` step races the one before it. */
+  async function play(call: SimCall): Promise<void> {
+    const originals = new Map<string, Step>();
+    let inflight: Promise<void>[] = [];
+    for (const step of call.timeline.steps) {
+      await sleepUntil(call.startWall + wallMs(step.at));
+      if (!step.concurrent) {
+        await Promise.all(inflight);
+        inflight = [];
+      }
+      if (call.hungUp || stopped) break;
+      const key = `${step.kind}:${step.status ?? ''}`;
+      const original = step.duplicate ? (originals.get(key) ?? step) : step;
+      if (!step.duplicate) originals.set(key, step);
+      inflight.push(deliver(call, step, original));
+    }
+    await Promise.all(inflight);
+    for (const original of call.timeline.steps) sent.delete(original);
+    // A call whose timeline never ends it (the `silent` scenario) stays up until it is hung up.
+    const ends = call.timeline.steps.some((step) => step.kind === 'status' && ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(step.status ?? ''));
+    if (ends && !call.hungUp) call.finished = true;
+  }
+
+  function newCall(input: {
+    from: string;
+    to: string;
+    direction: SimCall['direction'];
+    statusCallback: string;
+    twiml: string;
+    timeLimit: number;
+    sid?: string;
+  }): SimCall {
+    const script = parseTwiml(input.twiml);
+    const record = script.recordingCallbackUrl !== undefined;
+    const timeline =
+      input.direction === 'inbound'
+        ? inboundTimeline({ timeLimit: input.timeLimit, record })
+        : outboundTimeline(scenarioFor(input.to), { timeLimit: input.timeLimit, record });
+    let parameters: Record<string, string> = {};
+    try {
+      const parsed = JSON.parse(script.streamParameters.parameters ?? '{}') as unknown;
+      if (parsed && typeof parsed === 'object') parameters = parsed as Record<string, string>;
+    } catch {
+      parameters = {};
+    }
+    const conversation = buildConversation({
+      greeting: script.say.join(' '),
+      prompt: script.streamParameters.prompt ?? '',
+      parameters,
+      direction: input.direction === 'inbound' ? 'inbound' : 'outbound',
+      talkSeconds: timeline.talkSeconds,
+    });
+    const call: SimCall = {
+      sid: input.sid ?? sid('CA'),
+      callId: script.streamParameters.call_id,
+      from: input.from,
+      to: input.to,
+      direction: input.direction,
+      statusCallback: input.statusCallback,
+      recordingCallback: script.recordingCallbackUrl,
+      startWall: Date.now(),
+      timeline,
+      conversation,
+      sequence: 0,
+      hungUp: false,
+      finished: false,
+      callbacks: [],
+    };
+    calls.set(call.sid, call);
+    return call;
+  }
+
+  /** Ends a call early: the final callbacks carry the simulated time talked so far. */
+  function hangup(call: SimCall): { ended_at?: string; duration_seconds?: number } {
+    if (call.finished || call.hungUp) return {};
+    call.hungUp = true;
+    const elapsed = ((Date.now() - call.startWall) * scale) / 1000;
+    const { answerAt } = call.timeline;
+    const answered = answerAt !== undefined && elapsed >= answerAt;
+    const full = call.timeline.talkSeconds;
+    const talked = answered ? Math.max(0, Math.min(full, Math.floor(elapsed - (answerAt ?? 0)))) : 0;
+    const endAt = answered ? (answerAt ?? 0) + talked : elapsed;
+    call.conversation = truncateConversation(call.conversation, full, talked);
+    call.timeline = { ...call.timeline, talkSeconds: talked };
+    const final: Step = { at: endAt, kind: 'status', status: answered ? 'completed' : 'canceled' };
+    void (async () => {
+      await deliver(call, final, final);
+      if (answered && talked > 0) {
+        const recording: Step = { at: endAt + 1, kind: 'recording' };
+        await deliver(call, recording, recording);
+      }
+      call.finished = true;
+      sent.delete(final);
+    })();
+    return { ended_at: new Date(call.startWall + endAt * 1000).toISOString(), duration_seconds: talked };
+  }
+
+  async function inbound(from: string, to: string): Promise<{ sid: string; accepted: boolean }> {
+    const known = [...numbers.values()].find((n) => n.phoneNumber === to);
+    const voiceUrl = known?.voiceUrl ?? `${options.gatewayUrl}/webhooks/telephony/voice?event=incoming`;
+    const statusCallback = known?.statusCallback ?? `${options.gatewayUrl}/webhooks/telephony/voice`;
+    const callSid = sid('CA');
+    const response = await postSigned(voiceUrl, {
+      AccountSid: ACCOUNT_SID,
+      ApiVersion: '2010-04-01',
+      CallSid: callSid,
+      From: from,
+      To: to,
+      Direction: 'inbound',
+      CallStatus: 'ringing',
+    });
+    if (response.status !== 200) throw new RequestError(502, `voice webhook answered ${response.status}: ${response.text.slice(0, 200)}`);
+    const twiml = parseTwiml(response.text);
+    if (twiml.hangup) return { sid: callSid, accepted: false };
+    const call = newCall({ from, to, direction: 'inbound', statusCallback, twiml: response.text, timeLimit: 4 * 3600, sid: callSid });
+    void play(call);
+    return { sid: call.sid, accepted: true };
+  }
+
+  function provision(body: Record<string, unknown>): { sid: string; phone_number: string } {
+    if (body.country !== 'AU') throw new RequestError(400, 'only AU numbers are offered');
+    const voiceUrl = str(body.voice_url, 'voice_url');
+    const statusCallback = str(body.status_callback, 'status_callback');
+    const inUse = new Set([...numbers.values()].map((n) => n.phoneNumber));
+    let phoneNumber: string | undefined;
+    if (typeof body.phone_number === 'string') {
+      if (!DRAMA_NUMBER.test(body.phone_number)) throw new RequestError(400, 'the simulator offers +61 2 5550 xxxx and +61 3 5550 xxxx only');
+      if (inUse.has(body.phone_number)) throw new RequestError(409, 'number already provisioned');
+      phoneNumber = body.phone_number;
+    } else {
+      const areaCode = typeof body.area_code === 'string' ? body.area_code.replace(/^0/, '') : undefined;
+      if (areaCode !== undefined && areaCode !== '2' && areaCode !== '3') throw new RequestError(400, `no numbers available in area code ${body.area_code}`);
+      for (let tries = 0; tries < 50 && !phoneNumber; tries += 1) {
+        const area = areaCode ?? (randomInt(2) === 0 ? '2' : '3');
+        const candidate = `+61${area}5550${String(randomInt(10_000)).padStart(4, '0')}`;
+        if (!inUse.has(candidate)) phoneNumber = candidate;
+      }
+      if (!phoneNumber) throw new RequestError(400, 'no numbers available');
+    }
+    const numberSid = sid('PN');
+    numbers.set(numberSid, { phoneNumber, voiceUrl, statusCallback });
+    return { sid: numberSid, phone_number: phoneNumber };
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    const parts = url.pathname.split('/').filter(Boolean);
+    const method = req.method ?? 'GET';
+    if (method === 'GET' && parts[0] === 'recordings' && parts.length === 2) {
+      const recording = recordings.get(parts[1].replace(/\.wav$/, ''));
+      if (!recording || recording.expires < Date.now()) return send(res, 404, { error: 'recording not found' });
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': recording.wav.length });
+      res.end(recording.wav);
+      return;
+    }
+    if (req.headers.authorization !== `Bearer ${options.authToken}`) return send(res, 401, { error: 'bad credentials' });
+
+    if (method === 'POST' && url.pathname === '/numbers') return send(res, 201, provision(await readJson(req)));
+    if (method === 'DELETE' && parts[0] === 'numbers' && parts.length === 2) {
+      numbers.delete(parts[1]); // releasing an unknown number is not an error (idempotent)
+      return send(res, 204);
+    }
+    if (method === 'POST' && url.pathname === '/calls') {
+      const body = await readJson(req);
+      const timeLimit = typeof body.time_limit === 'number' && body.time_limit > 0 ? body.time_limit : 4 * 3600;
+      const call = newCall({
+        from: str(body.from, 'from'),
+        to: str(body.to, 'to'),
+        direction: 'outbound-api',
+        statusCallback: str(body.status_callback, 'status_callback'),
+        twiml: str(body.twiml, 'twiml'),
+        timeLimit,
+      });
+      void play(call);
+      return send(res, 201, { sid: call.sid });
+    }
+    if (method === 'GET' && url.pathname === '/calls') {
+      const callId = url.searchParams.get('call_id');
+      const matching = [...calls.values()].filter((c) => callId !== null && c.callId === callId);
+      return send(res, 200, { items: matching.map((c) => ({ sid: c.sid, to: c.to, from: c.from, finished: c.finished, hung_up: c.hungUp })) });
+    }
+    if (parts[0] === 'calls' && parts.length >= 2) {
+      const call = calls.get(parts[1]);
+      if (!call) return send(res, 404, { error: 'call not found' });
+      if (method === 'POST' && parts[2] === 'hangup' && parts.length === 3) return send(res, 200, hangup(call));
+      if (method === 'GET' && parts.length === 2) {
+        return send(res, 200, {
+          sid: call.sid,
+          from: call.from,
+          to: call.to,
+          direction: call.direction,
+          finished: call.finished,
+          hung_up: call.hungUp,
+          talk_seconds: call.timeline.talkSeconds,
+          callbacks: call.callbacks,
+        });
+      }
+    }
+    if (method === 'POST' && url.pathname === '/inbound') {
+      const body = await readJson(req);
+      return send(res, 201, await inbound(str(body.from, 'from'), str(body.to, 'to')));
+    }
+    return send(res, 404, { error: 'not found' });
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      const status = error instanceof RequestError ? error.status : 500;
+      if (!res.headersSent) send(res, status, { error: error instanceof Error ? error.message : String(error) });
+      else res.end();
+    });
+  });
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [key, recording] of recordings) if (recording.expires < now) recordings.delete(key);
+    for (const [key, call] of calls) if (call.finished && now - call.startWall > RECORDING_TTL_MS) calls.delete(key);
+  }, 60_000);
+  sweeper.unref();
+
+  await new Promise<void>((resolveListening, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolveListening();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    url: baseUrl,
+    port,
+    stop: () =>
+      new Promise<void>((resolveClosed) => {
+        stopped = true;
+        clearInterval(sweeper);
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolveClosed());
+        server.closeAllConnections();
+      }),
+  };
+}

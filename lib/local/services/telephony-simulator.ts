@@ -1,0 +1,28 @@
+import { LOCAL_TELEPHONY_AUTH_TOKEN } from '../../../functions/providers/telephony/index.js';
+import { startTelephonySimulator, type TelephonySimulator } from '../../../functions/providers/telephony/simulator/server.js';
+import { registerLocalService } from '../services.js';
+
+/**
+ * The local telephony provider (functions/providers/telephony/simulator/server.ts): provisions numbers
+ * and plays calls out through the gateway's /webhooks/telephony/voice, signed with TELEPHONY_AUTH_TOKEN.
+ */
+let simulator: TelephonySimulator | undefined;
+
+registerLocalService({
+  name: 'telephony-simulator',
+  async start(context) {
+    const authToken = context.env.TELEPHONY_AUTH_TOKEN || process.env.TELEPHONY_AUTH_TOKEN || LOCAL_TELEPHONY_AUTH_TOKEN;
+    const timeScale = Number(context.env.SIMULATOR_TIME_SCALE) || 20;
+    simulator = await startTelephonySimulator({ gatewayUrl: context.baseUrl, timeScale, authToken });
+    return {
+      url: simulator.url,
+      port: simulator.port,
+      env: { TELEPHONY_SIMULATOR_URL: simulator.url, TELEPHONY_AUTH_TOKEN: authToken },
+      description: `calls play out at ${timeScale}x through /webhooks/telephony/voice`,
+    };
+  },
+  async stop() {
+    await simulator?.stop();
+    simulator = undefined;
+  },
+});

@@ -1,0 +1,219 @@
+import { LedgerEntryEntity } from '../../../functions/billing/entities.js';
+import { getCall } from '../../../functions/calling/service.js';
+import { describeWav } from '../../../functions/providers/telephony/simulator/wav.js';
+import { api, type Json } from '../../helpers/http.js';
+import { stackState } from '../../helpers/stack-state.js';
+import { addMember, apiKey, readyToCall, sleep, TEST_NUMBERS, waitForCall, workspaceRecord, ws, type Tenant } from './fixtures.js';
+
+/**
+ * The call lifecycle end to end: HTTP start-call → table → `calls` queue → dispatcher → telephony
+ * simulator → signed callbacks on /webhooks/telephony/voice → call log, recording, charge, post-call.
+ */
+
+let tenant: Tenant;
+let agent: Json;
+let number: Json;
+let key: string;
+
+beforeAll(async () => {
+  ({ tenant, agent, number } = await readyToCall({
+    prompt: 'You are Ava from Harbour Realty. Tell {{name}} about listing {{listing_id}} and quote its price.',
+    greeting: 'Hi {{name}}, this is Ava from Harbour Realty.',
+  }));
+  ({ key } = await apiKey(tenant, ['start_call', 'calls:read']));
+});
+
+const start = async (body: Record<string, unknown>, token = key) => {
+  const res = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, { token, body });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+};
+
+/** Ended, and handed to the post-call pipeline (its message sent). */
+async function settled(callId: string, timeoutMs = 20_000): Promise<Json> {
+  const detail = await waitForCall(tenant, callId, (c) => ['completed', 'failed'].includes(c.status), timeoutMs);
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const view = await getCall(tenant.workspaceId, callId);
+    if (view?.postCallSentAt) return (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
+    await sleep(100);
+  }
+  throw new Error(`call ${callId} was not reported to the post-call pipeline: ${JSON.stringify(detail)}`);
+}
+
+async function chargesOf(callId: string) {
+  const { data } = await LedgerEntryEntity.query.byOrganisation({ organisationId: tenant.organisationId }).go({ pages: 'all', consistent: true });
+  return data.filter((entry) => entry.sourceKey.startsWith(`${callId}:`));
+}
+
+describe('an answered call', () => {
+  it('completes with a transcript, the quoted listing, a playable recording, 60 s billed once', async () => {
+    const callId = await start({
+      to_phone: TEST_NUMBERS.answered,
+      parameters: { name: 'Sam', listing_id: 'L-1042', listing_address: '12 Harbour St, Pyrmont NSW 2009', listing_price: '$1,250,000' },
+    });
+    const call = await settled(callId);
+    expect(call).toMatchObject({
+      status: 'completed',
+      end_reason: 'completed',
+      direction: 'outbound',
+      duration_seconds: 60,
+      credits: 20,
+      record: true,
+      recording_available: true,
+      from_phone: number.phone_number,
+      parameters: { name: 'Sam', listing_id: 'L-1042' },
+    });
+    expect(call.status_history.map((e: Json) => e.status)).toEqual(['created', 'initiated', 'connected', 'inprogress', 'completed']);
+    for (const field of ['initiated_at', 'connected_at', 'inprogress_at', 'ended_at']) expect(call[field]).toEqual(expect.any(String));
+    expect(Date.parse(call.ended_at) - Date.parse(call.connected_at)).toBe(60_000);
+    expect(call.transcript[0]).toEqual({ role: 'agent', text: 'Hi Sam, this is Ava from Harbour Realty.', offset_seconds: 0 });
+    expect(call.transcript.some((t: Json) => t.text.includes('$1,250,000') && t.text.includes('L-1042'))).toBe(true);
+    expect(call.quoted_listings).toEqual([{ listing_id: 'L-1042', address: '12 Harbour St, Pyrmont NSW 2009', price: '$1,250,000' }]);
+
+    // The recording: 302 to a short-lived signed URL of a real WAV under recordings/<workspace>/<call>.wav.
+    const redirect = await api('GET', `${ws(tenant)}/calls/${callId}/recording`, { token: key });
+    expect(redirect.status).toBe(302);
+    const location = redirect.headers.location;
+    expect(location).toContain(`recordings/${tenant.workspaceId}/${callId}.wav`);
+    expect(location).toMatch(/X-Amz-Signature=/);
+    const audio = await fetch(location);
+    expect(audio.status).toBe(200);
+    const wav = describeWav(new Uint8Array(await audio.arrayBuffer()));
+    expect(wav).toMatchObject({ sampleRate: 8000, channels: 1, bitsPerSample: 16 });
+    expect(wav!.seconds).toBeGreaterThan(1);
+
+    const charges = await chargesOf(callId);
+    expect(charges.map((c) => [c.sourceKey, c.amountUnits])).toEqual([[`${callId}:call`, -1200]]);
+    expect((await workspaceRecord(tenant.workspaceId))?.activeCalls).toBe(0);
+  });
+
+  it('a call with record: false has no recording (404)', async () => {
+    const callId = await start({ to_phone: TEST_NUMBERS.answered, record: false });
+    const call = await settled(callId);
+    expect(call).toMatchObject({ status: 'completed', record: false, recording: null, recording_available: false });
+    const res = await api('GET', `${ws(tenant)}/calls/${callId}/recording`, { token: key });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'Recording not found' });
+  });
+});
+
+describe('the failing test numbers', () => {
+  it.each([
+    [TEST_NUMBERS.busy, 'busy'],
+    [TEST_NUMBERS.noAnswer, 'no_answer'],
+    [TEST_NUMBERS.failed, 'failed'],
+  ])('%s ends failed with end_reason %s, nothing billed, no recording', async (to, reason) => {
+    const callId = await start({ to_phone: to });
+    const call = await settled(callId);
+    expect(call).toMatchObject({ status: 'failed', end_reason: reason, duration_seconds: 0, credits: 0, connected_at: null, recording: null });
+    expect(call.status_history.map((e: Json) => e.status)).toEqual(['created', 'initiated', 'failed']);
+    expect(await chargesOf(callId)).toEqual([]);
+  });
+});
+
+describe('+61491570114: every callback twice and out of order', () => {
+  it('completes once: one event per status, one charge, one slot freed', async () => {
+    const callId = await start({ to_phone: TEST_NUMBERS.duplicated });
+    const call = await settled(callId);
+    await sleep(500); // the last duplicates arrive after the terminal one
+    const again = (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
+    expect(again).toEqual(call);
+    expect(call).toMatchObject({ status: 'completed', end_reason: 'completed', duration_seconds: 60, credits: 20 });
+    expect(call.status_history.map((e: Json) => e.status)).toEqual(['created', 'initiated', 'connected', 'inprogress', 'completed']);
+    expect((await chargesOf(callId)).length).toBe(1);
+    expect((await workspaceRecord(tenant.workspaceId))?.activeCalls).toBe(0);
+    // The simulator really did send duplicates, and each was accepted (200) and ignored.
+    const view = await getCall(tenant.workspaceId, callId);
+    const sim = await fetch(`${stackState().env.TELEPHONY_SIMULATOR_URL}/calls/${view!.providerCallId}`, {
+      headers: { authorization: `Bearer ${stackState().env.TELEPHONY_AUTH_TOKEN}` },
+    }).then((r) => r.json() as Promise<Json>);
+    const statusCallbacks = sim.callbacks.filter((c: Json) => c.kind === 'status');
+    expect(statusCallbacks.filter((c: Json) => c.duplicate).length).toBe(5);
+    expect(statusCallbacks.every((c: Json) => c.http_status === 200)).toBe(true);
+  });
+});
+
+describe('+61491570113: a 30-minute call', () => {
+  it('is billed 1,800 s (600 credits)', async () => {
+    const callId = await start({ to_phone: TEST_NUMBERS.long, record: false });
+    const call = await settled(callId, 60_000);
+    expect(call).toMatchObject({ status: 'completed', end_reason: 'completed', duration_seconds: 1800, credits: 600 });
+    expect((await chargesOf(callId)).map((c) => c.amountUnits)).toEqual([-36_000]);
+  }, 90_000);
+});
+
+describe('hangup', () => {
+  it('ends a call in progress (end_reason hangup), once; the slot comes back', async () => {
+    const viewer = await addMember(tenant, 'viewer');
+    const callId = await start({ to_phone: TEST_NUMBERS.long });
+    await waitForCall(tenant, callId, (c) => c.status === 'inprogress');
+    await sleep(300);
+    const denied = await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: viewer.token });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual({ error: 'Viewers have read-only access' });
+    const res = await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: tenant.owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'completed', end_reason: 'hangup' });
+    expect(res.body.duration_seconds).toBeGreaterThan(0);
+    expect(res.body.duration_seconds).toBeLessThan(1800);
+    const second = await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: tenant.owner.token });
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({ error: 'Call has already ended' });
+    // The provider's own final callbacks still bring the transcript and the recording.
+    const call = await settled(callId);
+    expect(call).toMatchObject({ status: 'completed', end_reason: 'hangup', duration_seconds: res.body.duration_seconds, recording_available: true });
+    expect(call.transcript.length).toBeGreaterThan(0);
+    expect(call.credits).toBe(res.body.duration_seconds / 3);
+    expect((await workspaceRecord(tenant.workspaceId))?.activeCalls).toBe(0);
+  });
+});
+
+describe('inbound calls', () => {
+  async function dial(to: string): Promise<Json> {
+    const res = await fetch(`${stackState().env.TELEPHONY_SIMULATOR_URL}/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${stackState().env.TELEPHONY_AUTH_TOKEN}` },
+      body: JSON.stringify({ from: '+61491570199', to }),
+    });
+    expect(res.status).toBe(201);
+    return res.json();
+  }
+
+  it('are answered by an agent that is answering, and logged as inbound', async () => {
+    const dialled = await dial(number.phone_number);
+    expect(dialled.accepted).toBe(true);
+    let callId: string | undefined;
+    for (let i = 0; i < 100 && !callId; i += 1) {
+      const list = await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key });
+      callId = list.body.items[0]?.id;
+      if (!callId) await sleep(100);
+    }
+    const call = await settled(callId!);
+    expect(call).toMatchObject({
+      direction: 'inbound',
+      status: 'completed',
+      from_phone: '+61491570199',
+      to_phone: number.phone_number,
+      agent_id: agent.id,
+      duration_seconds: 60,
+      credits: 20,
+      recording_available: true,
+    });
+    expect(call.transcript[0].role).toBe('agent');
+  });
+
+  it('are refused politely when the agent is not answering, and nothing is logged', async () => {
+    const before = (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items.length;
+    const off = await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, { token: tenant.owner.token, body: { answering_calls: false } });
+    expect(off.status).toBe(200);
+    try {
+      expect((await dial(number.phone_number)).accepted).toBe(false);
+      expect((await dial('+61255501111')).accepted).toBe(false); // a number nobody holds
+      await sleep(300);
+      expect((await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items.length).toBe(before);
+    } finally {
+      await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, { token: tenant.owner.token, body: { answering_calls: true } });
+    }
+  });
+});

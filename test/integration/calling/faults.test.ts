@@ -1,0 +1,189 @@
+import type { Context, SQSEvent } from 'aws-lambda';
+import { WorkspaceEntity } from '../../../functions/access/entities.js';
+import { LedgerEntryEntity } from '../../../functions/billing/entities.js';
+import { CallEntity, OpenCallEntity } from '../../../functions/calling/entities.js';
+import { dispatchCall, statusCallbackUrl } from '../../../functions/calling/dispatch.js';
+import { handler as dispatchHandler } from '../../../functions/calling/handlers/dispatch-calls.js';
+import { getCall } from '../../../functions/calling/service.js';
+import { startCall } from '../../../functions/calling/start-call.js';
+import { sweepCalls } from '../../../functions/calling/sweeper.js';
+import { resetClock, setClock } from '../../../functions/platform/clock.js';
+import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
+import { api, type Json } from '../../helpers/http.js';
+import { stackState } from '../../helpers/stack-state.js';
+import { apiKey, readyToCall, sleep, TEST_NUMBERS, waitForCall, workspaceRecord, ws, type Tenant } from '../../e2e/calling/fixtures.js';
+
+/**
+ * Faults: forged callbacks, redelivered dispatch messages, a lost dispatch message, a provider that
+ * never reports the end of a call, a crash between a call's end and its charge. Nothing is lost, and
+ * nothing is dialled, charged or reported twice.
+ */
+
+let tenant: Tenant;
+let agent: Json;
+let key: string;
+
+beforeAll(async () => {
+  ({ tenant, agent } = await readyToCall({ settings: { max_duration_seconds: 60 } }));
+  ({ key } = await apiKey(tenant, ['start_call', 'calls:read']));
+});
+
+afterEach(() => resetClock());
+
+const env = () => stackState().env;
+const simulator = async (path: string) =>
+  (await fetch(`${env().TELEPHONY_SIMULATOR_URL}${path}`, { headers: { authorization: `Bearer ${env().TELEPHONY_AUTH_TOKEN}` } })).json() as Promise<Json>;
+const dialsOf = async (callId: string) => (await simulator(`/calls?call_id=${callId}`)).items as Json[];
+
+async function start(to: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, { token: key, body: { to_phone: to, ...body } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+const detail = async (callId: string) => (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
+
+/** POSTs a form callback to the gateway's voice webhook, signed with `token` over `signedUrl`. */
+async function callback(callId: string, params: Record<string, string>, sign: { token?: string; url?: string; header?: string | null } = {}) {
+  const url = statusCallbackUrl(tenant.workspaceId, callId);
+  const signature =
+    sign.header === null ? undefined : (sign.header ?? signTwilioRequest(sign.token ?? env().TELEPHONY_AUTH_TOKEN, sign.url ?? url, params));
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature ? { [SIGNATURE_HEADER]: signature } : {}) },
+    body: new URLSearchParams(params).toString(),
+  });
+}
+
+describe('the voice webhook checks signatures', () => {
+  it('a bad, missing or misplaced signature is 401 and changes nothing', async () => {
+    const callId = await start(TEST_NUMBERS.long);
+    await waitForCall(tenant, callId, (c) => c.status === 'inprogress');
+    const before = await detail(callId);
+    const view = await getCall(tenant.workspaceId, callId);
+    const forged = { CallSid: view!.providerCallId!, CallStatus: 'completed', CallDuration: '5' };
+    const attempts = [
+      await callback(callId, forged, { token: 'not-the-auth-token' }),
+      await callback(callId, forged, { header: null }),
+      await callback(callId, forged, { header: 'garbage' }),
+      // Signed for another call's URL: the query string is part of what is signed.
+      await callback(callId, forged, { url: statusCallbackUrl(tenant.workspaceId, 'call_01ARZ3NDEKTSV4RRFFQ69G5FAV') }),
+    ];
+    // Signed, then tampered with (the duration changed after signing).
+    const signature = signTwilioRequest(env().TELEPHONY_AUTH_TOKEN, statusCallbackUrl(tenant.workspaceId, callId), forged);
+    attempts.push(await callback(callId, { ...forged, CallDuration: '9999' }, { header: signature }));
+    for (const res of attempts) {
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: 'Unauthorized' });
+    }
+    expect(await detail(callId)).toEqual(before);
+    expect((await workspaceRecord(tenant.workspaceId))?.activeCalls).toBeGreaterThan(0);
+    await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: key });
+  });
+});
+
+describe('dispatch', () => {
+  it('a redelivered dispatch message never dials a second time', async () => {
+    const callId = await start(TEST_NUMBERS.answered);
+    await waitForCall(tenant, callId, (c) => c.status !== 'created');
+    expect(await dispatchCall(tenant.workspaceId, callId)).toBe('skipped');
+    const message = { type: 'call.dispatch', call_id: callId, workspace_id: tenant.workspaceId };
+    const event = {
+      Records: [1, 2].map((n) => ({ messageId: `redelivered-${n}`, body: JSON.stringify(message), attributes: { ApproximateReceiveCount: '2' } })),
+    } as unknown as SQSEvent;
+    const result = await dispatchHandler(event, { functionName: 'DispatchCalls', getRemainingTimeInMillis: () => 30_000 } as Context);
+    expect(result).toEqual({ batchItemFailures: [] });
+    await waitForCall(tenant, callId);
+    expect(await dialsOf(callId)).toHaveLength(1);
+  });
+
+  it('a dispatch message that is lost is sent again by the sweeper, and the call is dialled once', async () => {
+    const goodQueue = process.env.QUEUE_URL_CALLS;
+    process.env.QUEUE_URL_CALLS = `${goodQueue}-does-not-exist`;
+    let call;
+    try {
+      call = await startCall({
+        principal: { kind: 'api_key', keyId: 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV', workspaceId: tenant.workspaceId, organisationId: tenant.organisationId, scopes: ['start_call'] },
+        workspaceId: tenant.workspaceId,
+        agentId: agent.id,
+        body: { to_phone: TEST_NUMBERS.answered },
+      });
+    } finally {
+      process.env.QUEUE_URL_CALLS = goodQueue;
+    }
+    await sleep(1500);
+    expect((await detail(call.id)).status).toBe('created'); // nobody dialled it
+    setClock(new Date(Date.now() + 60_000));
+    const report = await sweepCalls();
+    expect(report.redispatched).toBeGreaterThanOrEqual(1);
+    resetClock();
+    const ended = await waitForCall(tenant, call.id);
+    expect(ended.status).toBe('completed');
+    expect(await dialsOf(call.id)).toHaveLength(1);
+  });
+});
+
+describe('the sweeper', () => {
+  it('fails a call that never ends as lost, frees its slot, reports it once and hangs it up at the provider', async () => {
+    const activeBefore = (await workspaceRecord(tenant.workspaceId))!.activeCalls;
+    const callId = await start(TEST_NUMBERS.silent);
+    await waitForCall(tenant, callId, (c) => c.status === 'inprogress');
+    expect((await workspaceRecord(tenant.workspaceId))!.activeCalls).toBe(activeBefore + 1);
+    await sleep(500);
+    expect((await detail(callId)).status).toBe('inprogress'); // the provider never reports an end
+
+    // Past the agent's maximum duration (60 s) plus the margin (300 s).
+    setClock(new Date(Date.now() + 400_000));
+    const report = await sweepCalls();
+    expect(report.lost).toBeGreaterThanOrEqual(1);
+    resetClock();
+    const call = await detail(callId);
+    expect(call).toMatchObject({ status: 'failed', end_reason: 'lost' });
+    expect(call.status_history.at(-1)).toMatchObject({ status: 'failed', end_reason: 'lost', source: 'sweeper' });
+    expect((await workspaceRecord(tenant.workspaceId))!.activeCalls).toBe(activeBefore);
+    const view = await getCall(tenant.workspaceId, callId);
+    expect(view!.postCallSentAt).toEqual(expect.any(String));
+    const { data: markers } = await OpenCallEntity.query.byShard({ shard: view!.openShard }).go({ pages: 'all' });
+    expect(markers.map((m) => m.callId)).not.toContain(callId);
+    expect((await simulator(`/calls/${view!.providerCallId}`)).hung_up).toBe(true);
+    // A second sweep changes nothing.
+    setClock(new Date(Date.now() + 400_000));
+    await sweepCalls();
+    resetClock();
+    expect(await detail(callId)).toEqual(call);
+  });
+});
+
+describe('a crash between the end of a call and its charge and report', () => {
+  it('a duplicate terminal callback re-runs the charge and the report, each once', async () => {
+    const callId = await start(TEST_NUMBERS.answered, { record: false });
+    await waitForCall(tenant, callId, (c) => c.status === 'completed' && c.credits !== null);
+    const ended = await getCall(tenant.workspaceId, callId);
+    await sleep(200);
+    // The state a crash right after the terminal transaction leaves: ended, not charged, not reported.
+    await CallEntity.patch({ workspaceId: tenant.workspaceId, callId }).remove(['chargedUnits', 'postCallSentAt']).go();
+    await OpenCallEntity.create({ shard: ended!.openShard, createdAt: ended!.createdAt, callId, workspaceId: tenant.workspaceId }).go();
+    const res = await callback(callId, { CallSid: ended!.providerCallId!, CallStatus: 'completed', CallDuration: '60' });
+    expect(res.status).toBe(200);
+    const after = await getCall(tenant.workspaceId, callId);
+    expect(after).toMatchObject({ status: 'completed', durationSeconds: 60, chargedUnits: 1200 });
+    expect(after!.postCallSentAt).toEqual(expect.any(String));
+    const { data: ledger } = await LedgerEntryEntity.query.byOrganisation({ organisationId: tenant.organisationId }).go({ pages: 'all' });
+    expect(ledger.filter((e) => e.sourceKey === `${callId}:call`)).toHaveLength(1);
+    const { data: markers } = await OpenCallEntity.query.byShard({ shard: ended!.openShard }).go({ pages: 'all' });
+    expect(markers.map((m) => m.callId)).not.toContain(callId);
+  });
+
+  it('the workspace counter is never lowered twice for one call', async () => {
+    const before = (await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true })).data!.activeCalls;
+    const callId = await start(TEST_NUMBERS.busy);
+    const call = await waitForCall(tenant, callId);
+    const view = await getCall(tenant.workspaceId, callId);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await callback(callId, { CallSid: view!.providerCallId!, CallStatus: 'busy', CallDuration: '0' });
+      expect(res.status).toBe(200);
+    }
+    expect(await detail(callId)).toEqual(call);
+    expect((await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true })).data!.activeCalls).toBe(before);
+  });
+});
