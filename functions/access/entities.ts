@@ -1,4 +1,4 @@
-import { Entity, Service } from 'electrodb';
+import { Entity, Service, type EntityItem } from 'electrodb';
 import { entityConfig, KEEP_CASE } from '../platform/table.js';
 import { ORGANISATION_ROLES, WORKSPACE_ROLES } from './authorization.js';
 
@@ -205,5 +205,5 @@ export const accessService = new Service(
   cfg,
 );
 
-export type Workspace = NonNullable<Awaited<ReturnType<ReturnType<typeof WorkspaceEntity.get>['go']>>['data']>;
-export type OrgMember = NonNullable<Awaited<ReturnType<ReturnType<typeof OrgMemberEntity.get>['go']>>['data']>;
+export type Workspace = EntityItem<typeof WorkspaceEntity>;
+export type OrgMember = EntityItem<typeof OrgMemberEntity>;
