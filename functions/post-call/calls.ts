@@ -1,0 +1,79 @@
+import { findAgent } from '../agents/service.js';
+import { getCall, setCallSentiment } from '../calling/service.js';
+import type { ActionType } from './entities.js';
+import type { CallFacts } from './payload.js';
+
+/**
+ * The pipeline's view of the calling core: an ended call's facts and the agent's post-call actions.
+ * Only this file knows the calling core's record shapes.
+ */
+
+export interface ConfiguredAction {
+  actionId: string;
+  type: ActionType;
+  config: Record<string, unknown>;
+}
+
+const stringRecord = (value: unknown): Record<string, string> => {
+  if (!value || typeof value !== 'object') return {};
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'string') out[key] = v;
+  return out;
+};
+
+/** The call, when it exists and has ended (completed or failed); otherwise undefined. */
+export async function loadEndedCall(workspaceId: string, callId: string): Promise<{ facts: CallFacts } | { notEnded: true } | undefined> {
+  const call = await getCall(workspaceId, callId);
+  if (!call) return undefined;
+  if (call.status !== 'completed' && call.status !== 'failed') return { notEnded: true };
+  const transcript = (call.transcript ?? []) as { role: 'agent' | 'user'; text: string; offsetSeconds: number }[];
+  const listings = (call.quotedListings ?? []) as { listingId: string; address: string; price: string }[];
+  const facts: CallFacts = {
+    callId: call.callId,
+    workspaceId: call.workspaceId,
+    organisationId: call.organisationId,
+    agentId: call.agentId,
+    agentName: call.agentName,
+    direction: call.direction,
+    status: call.status,
+    endReason: call.endReason,
+    fromPhone: call.fromPhone,
+    toPhone: call.toPhone,
+    createdBy: call.createdBy,
+    createdAt: call.createdAt,
+    connectedAt: call.connectedAt ?? call.inprogressAt,
+    endedAt: call.endedAt,
+    durationSeconds: call.durationSeconds,
+    parameters: stringRecord(call.parameters),
+    transcript: transcript.map((turn) => ({ role: turn.role, text: turn.text, offsetSeconds: turn.offsetSeconds })),
+    recordingKey: call.recordingKey,
+    recordingDurationSeconds: call.recordingDurationSeconds,
+    quotedListings: listings.map((l) => ({ listingId: l.listingId, address: l.address, price: l.price })),
+  };
+  return { facts };
+}
+
+/** Stores the call's sentiment analysis on the call, for the call detail of the calls API. */
+export async function storeSentiment(workspaceId: string, callId: string, sentiment: unknown): Promise<void> {
+  await setCallSentiment(workspaceId, callId, sentiment);
+}
+
+/** The agent's actions (all of them, enabled or not), or undefined when the agent is gone. */
+export async function loadAgentActions(
+  workspaceId: string,
+  agentId: string,
+): Promise<{ agentName: string; organisationId: string; actions: (ConfiguredAction & { enabled: boolean })[] } | undefined> {
+  const agent = await findAgent(workspaceId, agentId, { consistent: true });
+  if (!agent) return undefined;
+  const actions = (agent.postCallActions ?? []) as { actionId: string; type: ActionType; enabled: boolean; config?: unknown }[];
+  return {
+    agentName: agent.name,
+    organisationId: agent.organisationId,
+    actions: actions.map((action) => ({
+      actionId: action.actionId,
+      type: action.type,
+      enabled: action.enabled,
+      config: (action.config && typeof action.config === 'object' ? action.config : {}) as Record<string, unknown>,
+    })),
+  };
+}

@@ -1,0 +1,122 @@
+import { Entity, Service } from 'electrodb';
+import { entityConfig, KEEP_CASE } from '../platform/table.js';
+
+/**
+ * The post-call pipeline's records. Access patterns (key → use):
+ *   post-call record   pk WS#<ws>    sk POSTCALL#<call>                 (the call's record: built once per call,
+ *                                                                      created with a condition)
+ *   action run         pk WS#<ws>    sk POSTCALL#<call>#ACTION#<act>    (one per configured action of the call;
+ *                                                                      its state machine makes each run once)
+ *   held action        pk ORG#<org>  sk HELDACTION#<ws>#<call>#<act>    (charged actions held back while billing
+ *                                                                      is not in good standing; released together)
+ */
+const cfg = entityConfig();
+
+export const ACTION_TYPES = ['sms_owner', 'sms_caller', 'email_summary', 'webhook', 'contact_update', 'profile_enrichment'] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+/** Actions that cost money: held back while a subscription payment has failed (spec section 8). */
+export const CHARGED_ACTIONS: readonly ActionType[] = ['sms_owner', 'sms_caller', 'email_summary'];
+
+export const RUN_STATES = ['queued', 'held', 'running', 'succeeded', 'failed'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+export const PostCallRecordEntity = new Entity(
+  {
+    model: { entity: 'postCallRecord', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      callId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      agentId: { type: 'string', required: true },
+      /** The call's record (the `data` of the post-call webhook), as JSON. */
+      record: { type: 'string', required: true },
+      /** The agent's enabled actions when the call ended, as JSON: `[{actionId, type, config}]`. */
+      actions: { type: 'string', required: true },
+      builtAt: { type: 'string', required: true },
+      /** Set once every action's message was sent (a redelivery then has nothing left to do). */
+      actionsEnqueuedAt: { type: 'string' },
+    },
+    indexes: {
+      byCall: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['callId'], template: 'POSTCALL#${callId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const ActionRunEntity = new Entity(
+  {
+    model: { entity: 'postCallActionRun', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      callId: { type: 'string', required: true },
+      actionId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      agentId: { type: 'string', required: true },
+      type: { type: ACTION_TYPES, required: true },
+      /** The action's config when the call ended, as JSON. */
+      config: { type: 'string', required: true },
+      state: { type: RUN_STATES, required: true },
+      /** Ids fixed when the run is made, so every retry names the same SMS / delivery. */
+      smsId: { type: 'string' },
+      deliveryId: { type: 'string' },
+      claimToken: { type: 'string' },
+      claimExpiresAt: { type: 'string' },
+      /** Recipients already sent to (an SMS or each email), so a retry after a crash skips them. */
+      sentTo: { type: 'list', items: { type: 'string' } },
+      tries: { type: 'number', required: true, default: 0 },
+      /** What it did, as JSON (ids of messages sent, the contact written, …). */
+      result: { type: 'string' },
+      error: { type: 'string' },
+      heldAt: { type: 'string' },
+      releasedAt: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+      completedAt: { type: 'string' },
+    },
+    indexes: {
+      byCall: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['callId', 'actionId'], template: 'POSTCALL#${callId}#ACTION#${actionId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const HeldActionEntity = new Entity(
+  {
+    model: { entity: 'heldAction', version: '1', service: 'va' },
+    attributes: {
+      organisationId: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      callId: { type: 'string', required: true },
+      actionId: { type: 'string', required: true },
+      heldAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byOrganisation: {
+        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        sk: {
+          field: 'sk',
+          composite: ['workspaceId', 'callId', 'actionId'],
+          template: 'HELDACTION#${workspaceId}#${callId}#${actionId}',
+          casing: KEEP_CASE,
+        },
+      },
+    },
+  },
+  cfg,
+);
+
+export const postCallService = new Service({ actionRun: ActionRunEntity, heldAction: HeldActionEntity }, cfg);
+
+export const readPostCallRecord = (workspaceId: string, callId: string) =>
+  PostCallRecordEntity.get({ workspaceId, callId }).go({ consistent: true });
+export const readActionRun = (workspaceId: string, callId: string, actionId: string) =>
+  ActionRunEntity.get({ workspaceId, callId, actionId }).go({ consistent: true });
+
+export type PostCallRecordItem = NonNullable<Awaited<ReturnType<typeof readPostCallRecord>>['data']>;
+export type ActionRun = NonNullable<Awaited<ReturnType<typeof readActionRun>>['data']>;

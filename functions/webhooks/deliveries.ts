@@ -1,0 +1,436 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { isConditionFailure } from '../access/conditions.js';
+import { clock } from '../platform/clock.js';
+import { conflict, notFound, ValidationError } from '../platform/errors.js';
+import { isId, newId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { sendMessage } from '../platform/queue.js';
+import {
+  WebhookDeliveryEntity,
+  WebhookEndpointEntity,
+  readDelivery,
+  type DeliveryAttempt,
+  type WebhookDelivery,
+} from './entities.js';
+import { postWebhook, type HttpAttempt } from './http-attempt.js';
+import { notifyEndpointDisabled } from './notify.js';
+import { classifyStatus, nextStep, parseRetryAfter, sqsDelayFor, type AttemptOutcome, type NextStep } from './retry.js';
+import { signingSecrets } from './secrets.js';
+import { allowedHosts, maxAttempts, requireHttps, retrySchedule } from './settings.js';
+import { signatureHeaders } from './signing.js';
+
+/**
+ * Webhook deliveries: one record per event sent to an endpoint, with every attempt. Scheduled
+ * attempts travel as messages on the webhookDelivery queue, one message per attempt, delayed until
+ * due (waits longer than SQS's 15 minutes are re-enqueued until due). Each attempt is claimed with a
+ * conditional write, so a redelivered or duplicated message never makes a second request.
+ *
+ * Dead-lettering: when the last attempt fails (or the receiver answers 410/another 4xx), the
+ * delivery is marked `dead` at once and the queue message of that attempt is reported failed on
+ * every receive, so the queue's redrive policy moves it into the webhook-delivery DLQ.
+ */
+
+export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
+/** The GSI key of deliveries that belong to no call (test payloads); `null` on the wire. */
+export const NO_CALL = '-';
+/** How long a claim on a delivery holds: one attempt (15 s) and its bookkeeping. */
+const CLAIM_MS = 60_000;
+const USER_AGENT = 'VoiceAgent-Webhooks/1.0';
+
+export interface AttemptMessage {
+  type: 'webhook.attempt';
+  workspace_id: string;
+  delivery_id: string;
+  /** The scheduled attempt this message is for (1-based). */
+  attempt: number;
+  due_at: string;
+}
+
+/** Thrown for the message of the attempt that made a delivery dead: it must end in the DLQ. */
+export class DeadLetter extends Error {
+  constructor(readonly deliveryId: string, readonly reason: string) {
+    super(`webhook delivery ${deliveryId} is dead (${reason}); its message goes to the dead-letter queue`);
+    this.name = 'DeadLetter';
+  }
+}
+
+export interface NewDelivery {
+  workspaceId: string;
+  organisationId: string;
+  /** Chosen by the caller when it must be stable across retries of its own work. */
+  deliveryId?: string;
+  webhookId?: string;
+  eventType: string;
+  callId?: string;
+  agentId?: string;
+  actionId?: string;
+  url: string;
+  payload: string;
+  kind: 'post_call' | 'test';
+}
+
+const urlHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
+
+async function getDelivery(workspaceId: string, deliveryId: string): Promise<WebhookDelivery | null> {
+  return (await readDelivery(workspaceId, deliveryId)).data;
+}
+
+/** Creates the delivery unless it exists (same id): returns the stored one either way. */
+export async function createDelivery(input: NewDelivery): Promise<WebhookDelivery> {
+  const now = clock.now().toISOString();
+  const deliveryId = input.deliveryId ?? newId('delivery');
+  try {
+    const created = await WebhookDeliveryEntity.create({
+      workspaceId: input.workspaceId,
+      deliveryId,
+      organisationId: input.organisationId,
+      webhookId: input.webhookId ?? newId('message'),
+      eventType: input.eventType,
+      callId: input.callId ?? NO_CALL,
+      agentId: input.agentId,
+      actionId: input.actionId,
+      url: input.url,
+      payload: input.payload,
+      kind: input.kind,
+      state: 'pending',
+      scheduledAttempts: 0,
+      maxAttempts: input.kind === 'test' ? 1 : maxAttempts(),
+      nextAttemptAt: now,
+      attempts: [],
+      createdAt: now,
+      updatedAt: now,
+    }).go();
+    return created.data as WebhookDelivery;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const existing = await getDelivery(input.workspaceId, deliveryId);
+    if (!existing) throw error;
+    return existing;
+  }
+}
+
+async function enqueueAttempt(delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>, attempt: number, dueAt: Date) {
+  const message: AttemptMessage = {
+    type: 'webhook.attempt',
+    workspace_id: delivery.workspaceId,
+    delivery_id: delivery.deliveryId,
+    attempt,
+    due_at: dueAt.toISOString(),
+  };
+  await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(dueAt, clock.now()) });
+  await WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId })
+    .set({ enqueuedAttempt: attempt })
+    .go()
+    .catch(() => undefined);
+}
+
+/**
+ * Creates a post-call delivery and queues its first attempt (now). Safe to repeat with the same
+ * delivery id: the delivery is created once, and a first attempt already made is not queued again.
+ */
+export async function startDelivery(input: NewDelivery & { deliveryId: string }): Promise<WebhookDelivery> {
+  const delivery = await createDelivery(input);
+  if (delivery.state === 'pending' && delivery.scheduledAttempts === 0) {
+    await enqueueAttempt(delivery, 1, clock.now());
+  }
+  return delivery;
+}
+
+/** Takes the right to make an attempt: nobody else holds a live claim (and, when scheduled, it is attempt n's turn). */
+async function claim(delivery: WebhookDelivery, scheduledAttempt?: number): Promise<{ token: string; delivery: WebhookDelivery } | undefined> {
+  const token = randomUUID();
+  const now = clock.now();
+  try {
+    const updated = await WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId })
+      .set({ claimToken: token, claimExpiresAt: new Date(now.getTime() + CLAIM_MS).toISOString() })
+      .where((attr, op) => {
+        const free = `(${op.notExists(attr.claimToken)} OR ${op.lt(attr.claimExpiresAt, now.toISOString())})`;
+        if (scheduledAttempt === undefined) return free;
+        return `${op.eq(attr.state, 'pending')} AND ${op.eq(attr.scheduledAttempts, scheduledAttempt - 1)} AND ${free}`;
+      })
+      .go({ response: 'all_new' });
+    return { token, delivery: updated.data as WebhookDelivery };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Signs and sends the delivery's payload once. */
+async function send(delivery: WebhookDelivery): Promise<{ http: HttpAttempt; at: Date }> {
+  const at = clock.now();
+  const secrets = await signingSecrets(delivery.workspaceId);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    ...signatureHeaders({ webhookId: delivery.webhookId, timestamp: at, payload: delivery.payload, secrets }),
+  };
+  const http = await postWebhook({
+    url: delivery.url,
+    body: delivery.payload,
+    headers,
+    allowedHosts: allowedHosts(),
+    requireHttps: requireHttps(),
+  });
+  return { http, at };
+}
+
+function outcomeOf(http: HttpAttempt, at: Date): AttemptOutcome {
+  if (http.refused) return { kind: 'refused' };
+  return classifyStatus(http.statusCode, parseRetryAfter(http.retryAfter, at));
+}
+
+function attemptRecord(http: HttpAttempt, at: Date, number: number, manual: boolean): DeliveryAttempt {
+  return {
+    at: at.toISOString(),
+    latencyMs: http.latencyMs,
+    number,
+    manual,
+    ...(http.statusCode !== undefined ? { statusCode: http.statusCode } : {}),
+    ...(http.error !== undefined ? { error: http.error } : {}),
+  };
+}
+
+async function isEndpointDisabled(workspaceId: string, url: string): Promise<boolean> {
+  const { data } = await WebhookEndpointEntity.get({ workspaceId, urlHash: urlHash(url) }).go({ consistent: true });
+  return data?.state === 'disabled';
+}
+
+/** A 410: the endpoint is disabled for this workspace and its admins are told (once per disabling). */
+async function disableEndpoint(delivery: WebhookDelivery): Promise<void> {
+  const now = clock.now().toISOString();
+  const key = { workspaceId: delivery.workspaceId, urlHash: urlHash(delivery.url) };
+  try {
+    await WebhookEndpointEntity.upsert({
+      ...key,
+      url: delivery.url,
+      state: 'disabled',
+      disabledAt: now,
+      disabledReason: 'The endpoint answered 410 Gone',
+      disabledBy: delivery.deliveryId,
+      updatedAt: now,
+    })
+      .where((attr, op) => `${op.notExists(attr.state)} OR ${op.ne(attr.state, 'disabled')}`)
+      .go();
+  } catch (error) {
+    if (isConditionFailure(error)) return; // already disabled: the workspace was told then
+    throw error;
+  }
+  await notifyEndpointDisabled({
+    workspaceId: delivery.workspaceId,
+    organisationId: delivery.organisationId,
+    url: delivery.url,
+    deliveryId: delivery.deliveryId,
+  });
+}
+
+async function enableEndpoint(workspaceId: string, url: string): Promise<void> {
+  await WebhookEndpointEntity.patch({ workspaceId, urlHash: urlHash(url) })
+    .set({ state: 'enabled', updatedAt: clock.now().toISOString() })
+    .remove(['disabledAt', 'disabledReason', 'disabledBy'])
+    .where((attr, op) => op.eq(attr.state, 'disabled'))
+    .go()
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+}
+
+export type AttemptResult = 'sent' | 'retry_scheduled' | 'rescheduled' | 'noop' | 'busy' | 'dead';
+
+/**
+ * Handles one message of the webhookDelivery queue. Returns what happened; throws DeadLetter for
+ * the message of the attempt that made the delivery dead (so it lands in the DLQ).
+ */
+export async function processAttemptMessage(message: AttemptMessage): Promise<AttemptResult> {
+  const now = clock.now();
+  const dueAt = new Date(message.due_at);
+  if (dueAt.getTime() - now.getTime() > 1000) {
+    // Not due yet (a wait longer than SQS's 15-minute delay): come back later.
+    await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(dueAt, now) });
+    return 'rescheduled';
+  }
+  const delivery = await getDelivery(message.workspace_id, message.delivery_id);
+  if (!delivery) return 'noop';
+  if (delivery.state === 'dead' && delivery.deadLetterAttempt === message.attempt) {
+    throw new DeadLetter(delivery.deliveryId, delivery.deadReason ?? 'dead');
+  }
+  if (delivery.state !== 'pending') return 'noop';
+  if (delivery.scheduledAttempts >= message.attempt) {
+    // This attempt was made already; make sure the next one was queued (a crash may have lost it).
+    const enqueued = delivery.enqueuedAttempt ?? 0;
+    if (delivery.scheduledAttempts === message.attempt && delivery.nextAttemptAt && enqueued <= message.attempt) {
+      await enqueueAttempt(delivery, message.attempt + 1, new Date(delivery.nextAttemptAt));
+    }
+    return 'noop';
+  }
+  if (delivery.scheduledAttempts < message.attempt - 1) return 'noop';
+
+  const claimed = await claim(delivery, message.attempt);
+  if (!claimed) {
+    // Someone holds a live claim on it (a duplicate message being handled): look again once it expires.
+    const fresh = await getDelivery(message.workspace_id, message.delivery_id);
+    if (fresh?.state === 'pending' && fresh.scheduledAttempts < message.attempt) {
+      const retryAt = new Date(Math.max(Date.parse(fresh.claimExpiresAt ?? '') || 0, now.getTime()) + 1000);
+      await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(retryAt, clock.now()) });
+      return 'busy';
+    }
+    return 'noop';
+  }
+  const { token } = claimed;
+  const current = claimed.delivery;
+
+  if (await isEndpointDisabled(current.workspaceId, current.url)) {
+    await finishScheduled(current, token, message.attempt, undefined, { kind: 'dead', reason: 'exhausted' }, 'endpoint_disabled');
+    throw new DeadLetter(current.deliveryId, 'endpoint_disabled');
+  }
+
+  const { http, at } = await send(current);
+  const outcome = outcomeOf(http, at);
+  const last = message.attempt >= current.maxAttempts;
+  let step: NextStep = nextStep(outcome, message.attempt, retrySchedule());
+  if (step.kind === 'retry' && last) step = { kind: 'dead', reason: 'exhausted' };
+  if (outcome.kind === 'gone') await disableEndpoint(current);
+  const updated = await finishScheduled(current, token, message.attempt, attemptRecord(http, at, message.attempt, false), step);
+  if (step.kind === 'succeeded') return 'sent';
+  if (step.kind === 'retry') {
+    await enqueueAttempt(updated, message.attempt + 1, new Date(updated.nextAttemptAt ?? clock.now().toISOString()));
+    return 'retry_scheduled';
+  }
+  logger.warn('webhook delivery dead', { deliveryId: current.deliveryId, reason: step.reason, url: current.url });
+  throw new DeadLetter(current.deliveryId, step.reason);
+}
+
+/** Records scheduled attempt n under our claim, and the state it leads to. */
+async function finishScheduled(
+  delivery: WebhookDelivery,
+  token: string,
+  attempt: number,
+  record: DeliveryAttempt | undefined,
+  step: NextStep,
+  deadReasonOverride?: string,
+): Promise<WebhookDelivery> {
+  const now = clock.now();
+  const base = WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId });
+  const withAttempt = record ? base.append({ attempts: [record] }) : base;
+  const set: Record<string, unknown> = { updatedAt: now.toISOString(), scheduledAttempts: record ? attempt : delivery.scheduledAttempts };
+  const remove: ('claimToken' | 'claimExpiresAt' | 'nextAttemptAt')[] = ['claimToken', 'claimExpiresAt'];
+  if (step.kind === 'succeeded') {
+    set.state = 'succeeded';
+    remove.push('nextAttemptAt');
+  } else if (step.kind === 'retry') {
+    set.nextAttemptAt = new Date(now.getTime() + step.delaySeconds * 1000).toISOString();
+  } else {
+    set.state = 'dead';
+    set.deadReason = deadReasonOverride ?? step.reason;
+    set.deadLetterAttempt = attempt;
+    remove.push('nextAttemptAt');
+  }
+  const updated = await withAttempt
+    .set(set as never)
+    .remove(remove)
+    .where((attr, op) => op.eq(attr.claimToken, token))
+    .go({ response: 'all_new' });
+  return updated.data as WebhookDelivery;
+}
+
+/**
+ * One attempt now, outside the schedule: a resend by hand, or a test payload. Same `webhook-id`.
+ * A 2xx makes the delivery `succeeded` (and enables an endpoint a 410 had disabled); a failure
+ * leaves a scheduled delivery's state as it was, and makes a test delivery `dead` (tests are not retried).
+ */
+export async function attemptNow(delivery: WebhookDelivery): Promise<WebhookDelivery> {
+  const claimed = await claim(delivery);
+  if (!claimed) throw conflict('A delivery attempt is already in progress');
+  const { token } = claimed;
+  const { http, at } = await send(claimed.delivery);
+  const outcome = outcomeOf(http, at);
+  if (outcome.kind === 'gone') await disableEndpoint(claimed.delivery);
+  if (outcome.kind === 'succeeded') await enableEndpoint(delivery.workspaceId, delivery.url);
+  const set: Record<string, unknown> = { updatedAt: clock.now().toISOString() };
+  const remove: ('claimToken' | 'claimExpiresAt' | 'nextAttemptAt')[] = ['claimToken', 'claimExpiresAt'];
+  if (outcome.kind === 'succeeded') {
+    set.state = 'succeeded';
+    remove.push('nextAttemptAt');
+  } else if (claimed.delivery.kind === 'test') {
+    set.state = 'dead';
+    set.deadReason = outcome.kind === 'retryable' ? 'test_failed' : outcome.kind;
+    remove.push('nextAttemptAt');
+  }
+  const updated = await WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId })
+    .append({ attempts: [attemptRecord(http, at, 0, true)] })
+    .set(set as never)
+    .remove(remove)
+    .where((attr, op) => op.eq(attr.claimToken, token))
+    .go({ response: 'all_new' });
+  return updated.data as WebhookDelivery;
+}
+
+/** POST …/webhook-deliveries/{id}/resend: one more attempt now, same webhook-id. */
+export async function resendDelivery(workspaceId: string, deliveryId: string): Promise<WebhookDelivery> {
+  if (!isId('delivery', deliveryId)) throw notFound(DELIVERY_NOT_FOUND);
+  const delivery = await getDelivery(workspaceId, deliveryId);
+  if (!delivery) throw notFound(DELIVERY_NOT_FOUND);
+  return attemptNow(delivery);
+}
+
+/** Sends a test payload now to `url`: a delivery of kind `test`, one attempt, never retried. */
+export async function sendTestDelivery(input: {
+  workspaceId: string;
+  organisationId: string;
+  agentId: string;
+  actionId: string;
+  url: string;
+  payload: string;
+  eventType: string;
+}): Promise<WebhookDelivery> {
+  const delivery = await createDelivery({ ...input, kind: 'test' });
+  return attemptNow(delivery);
+}
+
+export async function listDeliveries(
+  workspaceId: string,
+  options: { callId?: string; limit: number; cursor?: string },
+): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }> {
+  const queryOptions = { order: 'desc' as const, limit: options.limit, cursor: options.cursor ?? null };
+  try {
+    const result = options.callId
+      ? await WebhookDeliveryEntity.query.byCall({ workspaceId, callId: options.callId }).go(queryOptions)
+      : await WebhookDeliveryEntity.query.byWorkspace({ workspaceId }).go(queryOptions);
+    return { items: result.data as WebhookDelivery[], nextCursor: result.cursor ?? null };
+  } catch (error) {
+    if (options.cursor && isBadCursor(error)) {
+      throw new ValidationError([{ type: 'value_error', loc: ['query', 'cursor'], msg: 'Value error, invalid cursor', input: options.cursor }]);
+    }
+    throw error;
+  }
+}
+
+function isBadCursor(error: unknown): boolean {
+  const text = `${(error as Error)?.name ?? ''} ${(error as Error)?.message ?? ''}`;
+  return /cursor|ExclusiveStartKey|starting key|Invalid|ValidationException/i.test(text);
+}
+
+/** The wire shape of API.md (plus `dead_reason`, `kind`, `created_at` and per-attempt `manual`). */
+export function deliveryToWire(delivery: WebhookDelivery) {
+  return {
+    id: delivery.deliveryId,
+    webhook_id: delivery.webhookId,
+    event_type: delivery.eventType,
+    call_id: delivery.callId === NO_CALL ? null : delivery.callId,
+    agent_id: delivery.agentId ?? null,
+    action_id: delivery.actionId ?? null,
+    url: delivery.url,
+    kind: delivery.kind,
+    state: delivery.state,
+    next_attempt_at: delivery.state === 'pending' ? (delivery.nextAttemptAt ?? null) : null,
+    dead_reason: delivery.deadReason ?? null,
+    attempts: delivery.attempts.map((attempt) => ({
+      at: attempt.at,
+      status_code: attempt.statusCode ?? null,
+      latency_ms: attempt.latencyMs,
+      error: attempt.error ?? null,
+      manual: attempt.manual,
+    })),
+    created_at: delivery.createdAt,
+  };
+}

@@ -1,0 +1,148 @@
+import { Entity } from 'electrodb';
+import { entityConfig, KEEP_CASE } from '../platform/table.js';
+
+/**
+ * Outbound webhooks of a workspace. Access patterns (key → use):
+ *   signing secret     pk WS#<ws>   sk WEBHOOKSECRET                 (read/rotate; one per workspace)
+ *   delivery           pk WS#<ws>   sk WHDELIVERY#<dlv>              (one event sent: payload, state,
+ *                                                                   every attempt; list newest first)
+ *                      gsi1 WS#<ws>#CALL#<call>#WHDELIVERIES / <dlv> (deliveries of one call)
+ *   endpoint state     pk WS#<ws>   sk WHENDPOINT#<sha256(url)>      (an endpoint disabled by a 410)
+ *
+ * A delivery's scheduled attempts are claimed with a conditional write (state pending, attempt
+ * n-1 recorded, no live claim), so a redelivered or duplicated queue message never sends twice.
+ */
+const cfg = entityConfig();
+
+export const DELIVERY_STATES = ['pending', 'succeeded', 'dead'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export const WebhookSecretEntity = new Entity(
+  {
+    model: { entity: 'webhookSecret', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      /** `whsec_<base64>` (Standard Webhooks format); shown to the workspace's members. */
+      secret: { type: 'string', required: true },
+      /** The secret before the last rotation: deliveries are signed with both until it expires. */
+      previousSecret: { type: 'string' },
+      previousExpiresAt: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      rotatedAt: { type: 'string' },
+    },
+    indexes: {
+      byWorkspace: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'WEBHOOKSECRET', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const WebhookDeliveryEntity = new Entity(
+  {
+    model: { entity: 'webhookDelivery', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      deliveryId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      /** The Standard Webhooks `webhook-id`: the same for every attempt and every resend. */
+      webhookId: { type: 'string', required: true },
+      eventType: { type: 'string', required: true },
+      /** `null` on the wire for test payloads; the GSI key needs a value, so tests use `-`. */
+      callId: { type: 'string', required: true },
+      agentId: { type: 'string' },
+      actionId: { type: 'string' },
+      url: { type: 'string', required: true },
+      /** The exact JSON body sent on every attempt. */
+      payload: { type: 'string', required: true },
+      /** `post_call`: retried on the schedule; `test`: one attempt, never retried. */
+      kind: { type: ['post_call', 'test'] as const, required: true },
+      state: { type: DELIVERY_STATES, required: true },
+      /** Scheduled attempts made so far (manual resends are not counted here). */
+      scheduledAttempts: { type: 'number', required: true, default: 0 },
+      /** Attempts the schedule allows in all (the retry schedule's length + 1). */
+      maxAttempts: { type: 'number', required: true },
+      nextAttemptAt: { type: 'string' },
+      /** The highest scheduled attempt whose queue message was sent (a lost send is made good once). */
+      enqueuedAttempt: { type: 'number' },
+      attempts: {
+        type: 'list',
+        required: true,
+        default: () => [],
+        items: {
+          type: 'map',
+          properties: {
+            at: { type: 'string', required: true },
+            statusCode: { type: 'number' },
+            latencyMs: { type: 'number', required: true },
+            error: { type: 'string' },
+            /** 1-based scheduled attempt, or 0 for a manual resend / test send. */
+            number: { type: 'number', required: true },
+            manual: { type: 'boolean', required: true },
+          },
+        },
+      },
+      /** Who is making an attempt now (token) and until when the claim holds. */
+      claimToken: { type: 'string' },
+      claimExpiresAt: { type: 'string' },
+      /** Why the delivery is dead (`exhausted`, `rejected`, `gone`, `refused`, `endpoint_disabled`). */
+      deadReason: { type: 'string' },
+      /** The scheduled attempt whose queue message goes to the DLQ (the one that made it dead). */
+      deadLetterAttempt: { type: 'number' },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byWorkspace: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['deliveryId'], template: 'WHDELIVERY#${deliveryId}', casing: KEEP_CASE },
+      },
+      byCall: {
+        index: 'gsi1',
+        pk: {
+          field: 'gsi1pk',
+          composite: ['workspaceId', 'callId'],
+          template: 'WS#${workspaceId}#CALL#${callId}#WHDELIVERIES',
+          casing: KEEP_CASE,
+        },
+        sk: { field: 'gsi1sk', composite: ['deliveryId'], template: '${deliveryId}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+export const WebhookEndpointEntity = new Entity(
+  {
+    model: { entity: 'webhookEndpoint', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      urlHash: { type: 'string', required: true },
+      url: { type: 'string', required: true },
+      state: { type: ['enabled', 'disabled'] as const, required: true },
+      disabledAt: { type: 'string' },
+      disabledReason: { type: 'string' },
+      /** The delivery whose 410 disabled it. */
+      disabledBy: { type: 'string' },
+      updatedAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byWorkspace: {
+        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: ['urlHash'], template: 'WHENDPOINT#${urlHash}', casing: KEEP_CASE },
+      },
+    },
+  },
+  cfg,
+);
+
+/** Typed reads (ElectroDB's generic `go` does not survive `ReturnType<…['go']>`: it becomes any). */
+export const readDelivery = (workspaceId: string, deliveryId: string) =>
+  WebhookDeliveryEntity.get({ workspaceId, deliveryId }).go({ consistent: true });
+export const readSecret = (workspaceId: string) => WebhookSecretEntity.get({ workspaceId }).go({ consistent: true });
+
+export type WebhookDelivery = NonNullable<Awaited<ReturnType<typeof readDelivery>>['data']>;
+export type DeliveryAttempt = WebhookDelivery['attempts'][number];
+export type WebhookSecretRecord = NonNullable<Awaited<ReturnType<typeof readSecret>>['data']>;

@@ -1,0 +1,156 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { isAllowedHost, type AllowedHost } from './allow-list.js';
+
+/**
+ * One HTTP POST of a webhook, with the protections of issue 6:
+ * - SSRF: private, loopback, link-local, metadata and other non-unicast addresses are refused when
+ *   the connection is made (request-filtering-agent checks the literal address, or every address a
+ *   name resolves to, so DNS rebinding is covered too) — except hosts in the allow-list.
+ * - redirects are never followed (node's http client does not follow them; a 3xx is returned as is);
+ * - the whole attempt, body included, is bounded by `timeoutMs`, and at most `maxResponseBytes` of
+ *   the response are read.
+ */
+
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Characters of a failed response's body kept in the attempt's error. */
+const ERROR_BODY_CHARS = 200;
+
+export interface HttpAttempt {
+  /** The response status, when a response came. */
+  statusCode?: number;
+  latencyMs: number;
+  /** Set when no 2xx came: the reason in a few words. */
+  error?: string;
+  retryAfter?: string;
+  /** True when no connection was attempted: the address or URL is not allowed. */
+  refused: boolean;
+  /** True when the response body was longer than the cap (it was cut). */
+  truncated: boolean;
+}
+
+const filteringAgents = {
+  http: new RequestFilteringHttpAgent({ keepAlive: false }),
+  https: new RequestFilteringHttpsAgent({ keepAlive: false }),
+};
+const allowListedAgents = {
+  http: new http.Agent({ keepAlive: false }),
+  https: new https.Agent({ keepAlive: false }),
+};
+
+/** The message request-filtering-agent gives when it refuses an address. */
+const REFUSED_ADDRESS = /is not allowed\. Because/;
+
+export function refusalReason(url: string, options: { requireHttps: boolean }): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'invalid URL';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `unsupported scheme ${parsed.protocol}`;
+  if (options.requireHttps && parsed.protocol !== 'https:') return 'only https URLs are allowed';
+  return undefined;
+}
+
+export async function postWebhook(input: {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  allowedHosts: readonly AllowedHost[];
+  requireHttps: boolean;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+}): Promise<HttpAttempt> {
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const refusal = refusalReason(input.url, { requireHttps: input.requireHttps });
+  if (refusal) return { latencyMs: 0, error: `refused: ${refusal}`, refused: true, truncated: false };
+  const url = new URL(input.url);
+  const secure = url.protocol === 'https:';
+  const allowListed = isAllowedHost(url, input.allowedHosts);
+  const agent = allowListed
+    ? secure
+      ? allowListedAgents.https
+      : allowListedAgents.http
+    : secure
+      ? filteringAgents.https
+      : filteringAgents.http;
+  const timeoutMs = input.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const maxBytes = input.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const body = Buffer.from(input.body, 'utf8');
+
+  return new Promise<HttpAttempt>((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<HttpAttempt, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, latencyMs: elapsed() });
+    };
+    const request = (secure ? https : http).request(url, {
+      method: 'POST',
+      agent,
+      headers: { ...input.headers, 'content-length': String(body.length) },
+    });
+    const timer = setTimeout(() => {
+      request.destroy(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+
+    request.on('response', (response) => {
+      const statusCode = response.statusCode ?? 0;
+      const retryAfter = headerValue(response.headers['retry-after']);
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let truncated = false;
+      const done = () => {
+        const ok = statusCode >= 200 && statusCode < 300;
+        const text = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_CHARS).trim();
+        finish({
+          statusCode,
+          retryAfter,
+          refused: false,
+          truncated,
+          ...(ok ? {} : { error: describeStatus(statusCode, text) }),
+        });
+      };
+      response.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        received += chunk.length;
+        if (received > maxBytes) {
+          truncated = true;
+          chunks.push(chunk.subarray(0, Math.max(0, chunk.length - (received - maxBytes))));
+          response.destroy();
+          done();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('end', done);
+      response.on('error', () => done());
+      response.on('close', done);
+    });
+
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (REFUSED_ADDRESS.test(error.message)) {
+        finish({ refused: true, truncated: false, error: `refused: address not allowed (${error.message})` });
+        return;
+      }
+      finish({ refused: false, truncated: false, error: error.code ? `${error.code}: ${error.message}` : error.message });
+    });
+
+    request.end(body);
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describeStatus(statusCode: number, body: string): string {
+  const reason = http.STATUS_CODES[statusCode] ?? 'Unknown';
+  const kind = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
+  return `HTTP ${statusCode} ${reason}${kind}${body ? `: ${body}` : ''}`;
+}

@@ -1,0 +1,200 @@
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { withAllowedHost } from '../../functions/webhooks/allow-list.js';
+import { verifySignedRequest } from '../../functions/webhooks/signing.js';
+import { registerLocalService, type LocalServiceContext } from './services.js';
+
+/**
+ * The local demo webhook receiver: what a customer's endpoint would do with a post-call webhook.
+ * It verifies the Standard Webhooks signature with the workspace's signing secret (read from the
+ * local table, as a customer would paste it from `GET …/webhook-secret`), prints one line per
+ * delivery and appends it to `<state dir>/demo-webhooks.jsonl`. A bad signature is answered 401.
+ *
+ * `npm start` starts it (lib/local/services/demo-receiver.ts registers it); its URL is
+ * DEMO_WEBHOOK_RECEIVER_URL in the stack's env, and the seed points the demo agent's webhook action
+ * at it. Its host:port is added to WEBHOOK_ALLOWED_HOSTS (loopback is otherwise refused).
+ * `GET /` lists what it received.
+ */
+
+export const DEMO_RECEIVER_PATH = '/webhooks/demo';
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ReceivedWebhook {
+  received_at: string;
+  webhook_id: string | null;
+  type: string | null;
+  call_id: string | null;
+  workspace_id: string | null;
+  verified: boolean;
+  error: string | null;
+}
+
+export interface DemoReceiver {
+  url: string;
+  port: number;
+  received: ReceivedWebhook[];
+  stop(): Promise<void>;
+}
+
+/** The signing secrets of a workspace that are valid now (current, and the previous one during its grace). */
+async function workspaceSecrets(workspaceId: string): Promise<string[]> {
+  const [{ readSecret }, { activeSecrets }] = await Promise.all([
+    import('../../functions/webhooks/entities.js'),
+    import('../../functions/webhooks/signing.js'),
+  ]);
+  const { data } = await readSecret(workspaceId);
+  return data ? activeSecrets(data, new Date()) : [];
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+export async function startDemoReceiver(options: {
+  port?: number;
+  logFile?: string;
+  say?: (line: string) => void;
+  /** Where to find a workspace's secrets (default: the local table). */
+  secretsFor?: (workspaceId: string) => Promise<string[]>;
+}): Promise<DemoReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const secretsFor = options.secretsFor ?? workspaceSecrets;
+  const say = options.say ?? (() => undefined);
+
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      if (request.method === 'GET' && (request.url === '/' || request.url === DEMO_RECEIVER_PATH)) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ received }, null, 2));
+        return;
+      }
+      if (request.method !== 'POST' || !request.url?.startsWith(DEMO_RECEIVER_PATH)) {
+        response.writeHead(404).end();
+        return;
+      }
+      const body = await readBody(request);
+      const webhookId = (request.headers['webhook-id'] as string | undefined) ?? null;
+      let payload: { type?: string; data?: { call_id?: string; workspace_id?: string } } = {};
+      try {
+        payload = JSON.parse(body) as typeof payload;
+      } catch {
+        // verified below: a body that is not JSON fails verification
+      }
+      const workspaceId = payload.data?.workspace_id ?? null;
+      let verified = false;
+      let error: string | null = null;
+      const secrets = workspaceId ? await secretsFor(workspaceId) : [];
+      if (secrets.length === 0) error = 'no signing secret for this workspace';
+      for (const secret of secrets) {
+        try {
+          verifySignedRequest(secret, body, request.headers as Record<string, string | string[] | undefined>);
+          verified = true;
+          error = null;
+          break;
+        } catch (e) {
+          error = (e as Error).message;
+        }
+      }
+      const entry: ReceivedWebhook = {
+        received_at: new Date().toISOString(),
+        webhook_id: webhookId,
+        type: payload.type ?? null,
+        call_id: payload.data?.call_id ?? null,
+        workspace_id: workspaceId,
+        verified,
+        error,
+      };
+      received.push(entry);
+      if (received.length > 200) received.shift();
+      if (options.logFile) appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
+      say(
+        verified
+          ? `✓ ${entry.type} ${entry.call_id ?? ''} — webhook-id ${webhookId}, signature valid`
+          : `✗ ${entry.type ?? 'unknown'} — webhook-id ${webhookId}, signature NOT valid (${error})`,
+      );
+      response.writeHead(verified ? 204 : 401).end();
+    })().catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500).end(String(error));
+    });
+  });
+
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  try {
+    await listen(options.port ?? 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || !options.port) throw error;
+    await listen(0);
+  }
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${DEMO_RECEIVER_PATH}`,
+    port,
+    received,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+// ── The local service ─────────────────────────────────────────────────────────────────────────────
+
+let running: DemoReceiver | undefined;
+
+const portFile = (stateDir: string) => join(stateDir, 'demo-receiver.json');
+
+function preferredPort(ctx: LocalServiceContext): number | undefined {
+  if (ctx.inMemory) return undefined;
+  try {
+    return (JSON.parse(readFileSync(portFile(ctx.stateDir), 'utf8')) as { port?: number }).port;
+  } catch {
+    return undefined;
+  }
+}
+
+registerLocalService({
+  name: 'demo-webhook-receiver',
+  async start(ctx) {
+    mkdirSync(ctx.stateDir, { recursive: true });
+    running = await startDemoReceiver({
+      // The seed stores this URL in the demo agent: keep the port across restarts when possible.
+      port: preferredPort(ctx),
+      logFile: join(ctx.stateDir, 'demo-webhooks.jsonl'),
+      say: ctx.say,
+    });
+    if (!ctx.inMemory) writeFileSync(portFile(ctx.stateDir), JSON.stringify({ port: running.port }));
+    return {
+      url: running.url,
+      port: running.port,
+      env: {
+        DEMO_WEBHOOK_RECEIVER_URL: running.url,
+        WEBHOOK_ALLOWED_HOSTS: withAllowedHost(ctx.env.WEBHOOK_ALLOWED_HOSTS, '127.0.0.1', running.port),
+      },
+      description: 'verifies post-call webhook signatures and prints each delivery (GET / lists them)',
+    };
+  },
+  async stop() {
+    await running?.stop();
+    running = undefined;
+  },
+});

@@ -1,0 +1,53 @@
+import { isAllowedHost, parseAllowedHosts } from '../../../functions/webhooks/allow-list.js';
+import { stackState } from '../../helpers/stack-state.js';
+import { connectNumber, createAgent, newTenant, startCall, waitFor, webhookSecret } from './fixtures.js';
+
+/**
+ * The local demo receiver that `npm start` runs: its URL is in the stack's env, it is allowed as a
+ * webhook target, it verifies signatures with the workspace's secret, and it lists what it got.
+ */
+
+interface Received {
+  webhook_id: string | null;
+  type: string | null;
+  call_id: string | null;
+  verified: boolean;
+  error: string | null;
+}
+
+const receiverUrl = () => stackState().env.DEMO_WEBHOOK_RECEIVER_URL;
+const received = async (): Promise<Received[]> => ((await (await fetch(receiverUrl())).json()) as { received: Received[] }).received;
+
+describe('the demo webhook receiver', () => {
+  it('is in the stack env and allowed as a webhook target', () => {
+    expect(receiverUrl()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/demo$/);
+    expect(isAllowedHost(new URL(receiverUrl()), parseAllowedHosts(stackState().env.WEBHOOK_ALLOWED_HOSTS))).toBe(true);
+  });
+
+  it('receives and verifies the signed post-call webhook of a call', async () => {
+    const tenant = await newTenant();
+    const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: receiverUrl() } }]);
+    await connectNumber(tenant, agent.id);
+    const callId = await startCall(tenant, agent.id);
+    const entry = await waitFor('the demo receiver to get the call', async () => (await received()).find((r) => r.call_id === callId));
+    expect(entry).toMatchObject({ type: 'call.ended', verified: true, error: null, webhook_id: expect.stringMatching(/^msg_/) });
+  });
+
+  it('answers 401 to a request whose signature does not verify', async () => {
+    const tenant = await newTenant();
+    await webhookSecret(tenant); // the workspace has a secret: the forged signature is checked against it
+    const body = JSON.stringify({ type: 'call.ended', timestamp: new Date().toISOString(), data: { call_id: 'call_forged', workspace_id: tenant.workspaceId } });
+    const res = await fetch(receiverUrl(), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'msg_forged',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+      },
+      body,
+    });
+    expect(res.status).toBe(401);
+    expect((await received()).find((r) => r.call_id === 'call_forged')).toMatchObject({ verified: false, error: 'No matching signature found' });
+  });
+});
