@@ -8,7 +8,7 @@ import { sendEmail } from '../providers/email/index.js';
 import type { WorkspaceRole } from './authorization.js';
 import { isConditionFailure } from './conditions.js';
 import { accessService, InvitationEntity, OrganisationEntity, OrgMemberEntity, WorkspaceEntity } from './entities.js';
-import { paginate } from './pagination.js';
+import { paginate } from '../platform/pagination.js';
 import type { InvitationBody, ListQuery } from './schemas.js';
 import { WORKSPACE_NOT_FOUND, type OrganisationAccess } from './workspace-access.js';
 

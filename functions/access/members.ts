@@ -3,7 +3,7 @@ import { isId } from '../platform/ids.js';
 import { isConditionFailure } from './conditions.js';
 import { accessService, OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity } from './entities.js';
 import { pendingInvitations, withdrawInvitation } from './invitations.js';
-import { paginate } from './pagination.js';
+import { paginate } from '../platform/pagination.js';
 import type { ListQuery } from './schemas.js';
 import type { OrganisationAccess } from './workspace-access.js';
 

@@ -5,7 +5,7 @@ import { effectiveWorkspaceRole, type OrganisationRole, type WorkspaceRole } fro
 import { isConditionFailure } from './conditions.js';
 import { accessService, OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity, type Workspace } from './entities.js';
 import { MEMBER_NOT_FOUND } from './members.js';
-import { paginate } from './pagination.js';
+import { paginate } from '../platform/pagination.js';
 import type { ListQuery, UpdateWorkspaceBody } from './schemas.js';
 import { WORKSPACE_NOT_FOUND, type OrganisationAccess, type WorkspaceAccess } from './workspace-access.js';
 

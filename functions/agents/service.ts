@@ -7,7 +7,7 @@ import { isId, newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { numberService } from '../numbers/entities.js';
 import { AgentEntity, type Agent, type AgentSettings } from './entities.js';
-import { queryPage, type Page } from './pagination.js';
+import { queryPage, type Page } from '../platform/pagination.js';
 import {
   CreateAgentBody,
   DEFAULT_MAX_DURATION_SECONDS,
@@ -151,7 +151,7 @@ export async function listAgents(workspaceId: string, query: ListQuery): Promise
   const page = await queryPage(query.cursor, (cursor) =>
     AgentEntity.query.byWorkspace({ workspaceId }).go({ count: query.limit, cursor }),
   );
-  return { items: page.data as Agent[], next_cursor: page.cursor };
+  return { items: page.items as Agent[], nextCursor: page.nextCursor };
 }
 
 /** Applies the fields sent; settings are merged field by field, post-call actions replaced. */

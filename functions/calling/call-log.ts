@@ -1,6 +1,6 @@
 import { encodeTime } from 'ulid';
 import type { z } from 'zod';
-import { queryPage, type Page } from '../agents/pagination.js';
+import { queryPage, type Page } from '../platform/pagination.js';
 import { unitsToCredits } from '../billing/credits.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
@@ -51,10 +51,10 @@ const callIdAt = (ms: number, edge: 'min' | 'max') =>
 
 /** The call log, newest first; filters narrow the key range (dates) or filter the page (the rest). */
 export async function listCalls(workspaceId: string, query: ListCallsQuery): Promise<Page<Call>> {
-  if (query.agent_id !== undefined && !isId('agent', query.agent_id)) return { items: [], next_cursor: null };
+  if (query.agent_id !== undefined && !isId('agent', query.agent_id)) return { items: [], nextCursor: null };
   const low = query.from !== undefined ? callIdAt(boundMillis(query.from, 'start'), 'min') : undefined;
   const high = query.to !== undefined ? callIdAt(boundMillis(query.to, 'end'), 'max') : undefined;
-  if (low && high && low > high) return { items: [], next_cursor: null };
+  if (low && high && low > high) return { items: [], nextCursor: null };
   const statuses = query.status ? statusesMatching(query.status) : undefined;
 
   const page = await queryPage(query.cursor, (cursor) => {
@@ -77,7 +77,7 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
         : ranged;
     return filtered.go({ order: 'desc', count: query.limit, cursor });
   });
-  return { items: page.data as Call[], next_cursor: page.cursor };
+  return { items: page.items as Call[], nextCursor: page.nextCursor };
 }
 
 export async function requireCall(workspaceId: string, callId: string): Promise<CallView> {

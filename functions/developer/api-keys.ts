@@ -7,7 +7,7 @@ import type { ApiKeyScope } from '../platform/auth/principal.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PLANS, type Plan } from '../billing/plans.js';
 import { isConditionFailure } from '../access/conditions.js';
-import { paginate } from '../access/pagination.js';
+import { paginate } from '../platform/pagination.js';
 import type { WorkspaceAccess } from '../access/workspace-access.js';
 
 /**

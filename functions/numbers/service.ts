@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { AgentEntity } from '../agents/entities.js';
-import { queryPage, type Page } from '../agents/pagination.js';
+import { queryPage, type Page } from '../platform/pagination.js';
 import { AGENT_NOT_FOUND } from '../agents/service.js';
 import type { ListQuery } from '../agents/schemas.js';
 import { getBillingAccount } from '../billing/ledger.js';
@@ -118,7 +118,7 @@ export async function listNumbers(workspaceId: string, query: ListQuery): Promis
   const page = await queryPage(query.cursor, (cursor) =>
     PhoneNumberEntity.query.byWorkspace({ workspaceId }).go({ count: query.limit, cursor }),
   );
-  return { items: page.data as PhoneNumber[], next_cursor: page.cursor };
+  return { items: page.items as PhoneNumber[], nextCursor: page.nextCursor };
 }
 
 /**

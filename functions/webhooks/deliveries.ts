@@ -1,7 +1,8 @@
+import { queryPage } from '../platform/pagination.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { isConditionFailure } from '../access/conditions.js';
 import { clock } from '../platform/clock.js';
-import { conflict, notFound, ValidationError } from '../platform/errors.js';
+import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
@@ -391,24 +392,15 @@ export async function listDeliveries(
   workspaceId: string,
   options: { callId?: string; limit: number; cursor?: string },
 ): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }> {
-  const queryOptions = { order: 'desc' as const, limit: options.limit, cursor: options.cursor ?? null };
-  try {
-    const result = options.callId
-      ? await WebhookDeliveryEntity.query.byCall({ workspaceId, callId: options.callId }).go(queryOptions)
-      : await WebhookDeliveryEntity.query.byWorkspace({ workspaceId }).go(queryOptions);
-    return { items: result.data as WebhookDelivery[], nextCursor: result.cursor ?? null };
-  } catch (error) {
-    if (options.cursor && isBadCursor(error)) {
-      throw new ValidationError([{ type: 'value_error', loc: ['query', 'cursor'], msg: 'Value error, invalid cursor', input: options.cursor }]);
-    }
-    throw error;
-  }
+  const page = await queryPage(options.cursor, (cursor) => {
+    const queryOptions = { order: 'desc' as const, limit: options.limit, cursor };
+    return options.callId
+      ? WebhookDeliveryEntity.query.byCall({ workspaceId, callId: options.callId }).go(queryOptions)
+      : WebhookDeliveryEntity.query.byWorkspace({ workspaceId }).go(queryOptions);
+  });
+  return { items: page.items as WebhookDelivery[], nextCursor: page.nextCursor };
 }
 
-function isBadCursor(error: unknown): boolean {
-  const text = `${(error as Error)?.name ?? ''} ${(error as Error)?.message ?? ''}`;
-  return /cursor|ExclusiveStartKey|starting key|Invalid|ValidationException/i.test(text);
-}
 
 /** The wire shape of API.md (plus `dead_reason`, `kind`, `created_at` and per-attempt `manual`). */
 export function deliveryToWire(delivery: WebhookDelivery) {

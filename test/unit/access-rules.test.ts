@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { paginate } from '../../functions/access/pagination.js';
+import { paginate } from '../../functions/platform/pagination.js';
 import { isTimeZone, UpdateWorkspaceBody, InvitationBody } from '../../functions/access/schemas.js';
 import { planAllowsApiKeys } from '../../functions/developer/api-keys.js';
 import { PLANS, type Plan } from '../../functions/billing/plans.js';

@@ -1,6 +1,6 @@
 import { httpHandler } from '../../platform/http/index.js';
 import { listMyOrganisations } from '../organisations.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../../platform/pagination.js';
 import { ListQuery } from '../schemas.js';
 import { requireUser } from '../workspace-access.js';
 import { organisationSummaryView } from '../views.js';

@@ -7,5 +7,5 @@ import { listAgents, toAgentResponse } from '../service.js';
 export const handler = httpHandler({ auth: 'user_or_api_key', scope: 'agents:read', query: ListQuery }, async (req) => {
   const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
   const page = await listAgents(access.workspace.workspaceId, req.query);
-  return { status: 200, body: { items: page.items.map(toAgentResponse), next_cursor: page.next_cursor } };
+  return { status: 200, body: { items: page.items.map(toAgentResponse), next_cursor: page.nextCursor } };
 });

@@ -7,5 +7,5 @@ import { ListCallsQuery } from '../schemas.js';
 export const handler = httpHandler({ auth: 'user_or_api_key', scope: 'calls:read', query: ListCallsQuery }, async (req) => {
   const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
   const page = await listCalls(access.workspace.workspaceId, req.query);
-  return { status: 200, body: { items: page.items.map(toCallSummary), next_cursor: page.next_cursor } };
+  return { status: 200, body: { items: page.items.map(toCallSummary), next_cursor: page.nextCursor } };
 });
