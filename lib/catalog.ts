@@ -1,9 +1,11 @@
 import type { FunctionSpec } from './catalog-types.js';
 import * as access from '../functions/access/schemas.js';
 import * as apiKeys from '../functions/developer/api-key-schemas.js';
+import * as billing from '../functions/billing/schemas.js';
 import * as agents from '../functions/agents/schemas.js';
 import * as numbers from '../functions/numbers/schemas.js';
 import * as calling from '../functions/calling/schemas.js';
+import * as webhooks from '../functions/webhooks/schemas.js';
 
 export type { FunctionSpec, HttpRoute, HttpMethod } from './catalog-types.js';
 
@@ -611,8 +613,232 @@ export const catalog: FunctionSpec[] = [
   },
   // (end of calling)
   // ── Billing (billing/) ──────────────────────────────────────────────────────────────────────
+  // Organisation routes take a user's JWT only. Routes that reach the payment provider read the
+  // `payments` secret (Stripe in the cloud; locally the payments simulator, lib/local/services/).
+  {
+    id: 'GetBilling',
+    entry: 'functions/billing/handlers/get-billing.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/organisations/{organisation_id}/billing',
+        summary: 'Plan, subscription status, credit balance, period and usage by kind (members)',
+        auth: 'user',
+        response: billing.BillingResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'ListLedger',
+    entry: 'functions/billing/handlers/list-ledger.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/organisations/{organisation_id}/billing/ledger',
+        summary: 'Every credit movement, newest first (members)',
+        auth: 'user',
+        query: billing.LedgerQuery,
+        response: billing.LedgerPage,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'StartSubscription',
+    entry: 'functions/billing/handlers/start-subscription.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/organisations/{organisation_id}/billing/subscription',
+        summary: 'Subscribe to a paid plan or change plan; confirmed by the provider webhook (owner)',
+        auth: 'user',
+        body: billing.SubscriptionBody,
+        response: billing.SubscriptionResponse,
+        successStatus: 202,
+      },
+    ],
+    access: { table: 'readwrite', secrets: ['payments'] },
+  },
+  {
+    id: 'CancelSubscription',
+    entry: 'functions/billing/handlers/cancel-subscription.ts',
+    http: [
+      {
+        method: 'DELETE',
+        path: '/api/v1/organisations/{organisation_id}/billing/subscription',
+        summary: 'Cancel the subscription; back to Free once the provider confirms (owner)',
+        auth: 'user',
+        response: billing.CancelSubscriptionResponse,
+        successStatus: 202,
+      },
+    ],
+    access: { table: 'readwrite', secrets: ['payments'] },
+  },
+  {
+    id: 'CreatePortalSession',
+    entry: 'functions/billing/handlers/create-portal-session.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/organisations/{organisation_id}/billing/portal-session',
+        summary: "URL of the payment provider's customer portal (owner)",
+        auth: 'user',
+        body: billing.PortalSessionBody,
+        response: billing.PortalSessionResponse,
+        successStatus: 201,
+      },
+    ],
+    access: { table: 'readwrite', secrets: ['payments'] },
+  },
+  {
+    id: 'BuyCredits',
+    entry: 'functions/billing/handlers/buy-credits.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/organisations/{organisation_id}/billing/credits',
+        summary: 'Buy extra credits at 0.01 AUD each; granted when the provider confirms payment (owner)',
+        auth: 'user',
+        body: billing.CreditsBody,
+        response: billing.CreditPurchaseResponse,
+        successStatus: 202,
+      },
+    ],
+    access: { table: 'readwrite', secrets: ['payments'] },
+  },
+  {
+    id: 'PricingModel',
+    entry: 'functions/billing/handlers/pricing-model.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/payment/pricing-model',
+        summary: 'Plans, credit prices and metering rules, from the rules the meter charges with (public)',
+        auth: 'none',
+        response: billing.PricingModelResponse,
+      },
+    ],
+    access: {},
+  },
+  {
+    id: 'BillingWebhook',
+    entry: 'functions/webhooks/handlers/billing.ts',
+    functionUrl: { path: '/webhooks/billing' },
+    // Back in good standing: the held post-call actions go back on their queue.
+    access: { table: 'readwrite', secrets: ['payments'], sendsTo: ['postCallActions'] },
+  },
+  {
+    id: 'RenewCredits',
+    entry: 'functions/billing/handlers/renew-credits.ts',
+    schedule: { expression: 'rate(1 hour)', localEverySeconds: 5 },
+    access: { table: 'readwrite' },
+    timeoutSeconds: 300,
+  },
+  {
+    id: 'BillExtraNumbers',
+    entry: 'functions/billing/handlers/bill-extra-numbers.ts',
+    schedule: { expression: 'rate(1 hour)', localEverySeconds: 10 },
+    access: { table: 'readwrite', secrets: ['payments'] },
+    timeoutSeconds: 300,
+  },
   // (end of billing)
   // ── Post-call pipeline, webhooks out, contacts (post-call/, webhooks/, contacts/) ───────────
+  {
+    id: 'ProcessCallEnded',
+    entry: 'functions/post-call/handlers/process-call-ended.ts',
+    queue: { name: 'postCall', batchSize: 5 },
+    access: { table: 'readwrite', sendsTo: ['postCallActions'] },
+    timeoutSeconds: 60,
+  },
+  {
+    id: 'RunPostCallAction',
+    entry: 'functions/post-call/handlers/run-post-call-action.ts',
+    queue: { name: 'postCallActions', batchSize: 5 },
+    access: { table: 'readwrite', sendsTo: ['postCallActions', 'webhookDelivery'], secrets: ['telephony'], email: true },
+    timeoutSeconds: 60,
+  },
+  {
+    id: 'DeliverWebhook',
+    entry: 'functions/webhooks/handlers/deliver-webhook.ts',
+    queue: { name: 'webhookDelivery', batchSize: 5 },
+    access: { table: 'readwrite', sendsTo: ['webhookDelivery'], email: true },
+    timeoutSeconds: 30,
+  },
+  {
+    id: 'TestPostCallAction',
+    entry: 'functions/post-call/handlers/test-post-call-action.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/post-call-actions/{action_id}/test',
+        summary: "Send a signed test payload to a webhook action's URL now; returns the attempt (members; dashboard users)",
+        auth: 'user',
+        body: webhooks.TestActionBody,
+        response: webhooks.TestActionResponse,
+      },
+    ],
+    access: { table: 'readwrite', email: true },
+    timeoutSeconds: 30,
+  },
+  {
+    id: 'GetWebhookSecret',
+    entry: 'functions/developer/handlers/webhook-secret-get.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
+        summary: "The workspace's webhook signing secret (whsec_…), made on first read (members; dashboard users)",
+        auth: 'user',
+        response: webhooks.WebhookSecretResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'RotateWebhookSecret',
+    entry: 'functions/developer/handlers/webhook-secret-rotate.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
+        summary: 'Rotate the webhook signing secret; the old one keeps signing for 24 h (members; dashboard users)',
+        auth: 'user',
+        response: webhooks.WebhookSecretResponse,
+      },
+    ],
+    access: { table: 'readwrite' },
+  },
+  {
+    id: 'ListWebhookDeliveries',
+    entry: 'functions/developer/handlers/webhook-deliveries-list.ts',
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries',
+        summary: 'Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)',
+        auth: 'user_or_api_key',
+        query: webhooks.ListDeliveriesQuery,
+        response: webhooks.DeliveryList,
+      },
+    ],
+    access: { table: 'read' },
+  },
+  {
+    id: 'ResendWebhookDelivery',
+    entry: 'functions/developer/handlers/webhook-deliveries-resend.ts',
+    http: [
+      {
+        method: 'POST',
+        path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries/{delivery_id}/resend',
+        summary: 'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
+        auth: 'user',
+        response: webhooks.DeliveryResponse,
+      },
+    ],
+    access: { table: 'readwrite', email: true },
+    timeoutSeconds: 30,
+  },
   // (end of post-call)
 ];
 

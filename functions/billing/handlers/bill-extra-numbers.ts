@@ -1,0 +1,10 @@
+import { logger } from '../../platform/logger.js';
+import { billExtraNumbers } from '../extra-numbers.js';
+
+/** Scheduled (EventBridge): bills phone numbers beyond each paid plan's included ones, once per cycle. */
+export const handler = async (): Promise<Record<string, number>> => {
+  const counts = await billExtraNumbers();
+  if (counts.billed > 0 || counts.failed > 0) logger.info('extra number billing run', counts);
+  if (counts.failed > 0) throw new Error(`${counts.failed} extra-number bill(s) failed; the next run retries them`);
+  return counts;
+};

@@ -1,0 +1,5 @@
+import { httpHandler } from '../../platform/http/index.js';
+import { pricingModel } from '../views.js';
+
+/** `GET /api/v1/payment/pricing-model` (public): plans, prices and the metering rules the meter uses. */
+export const handler = httpHandler({ auth: 'none' }, async () => ({ status: 200, body: pricingModel() }));

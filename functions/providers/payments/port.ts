@@ -1,0 +1,88 @@
+import type { PaidPlanId } from '../../billing/plans.js';
+
+/**
+ * The payments port: what billing needs from a payment provider. Adapters: Stripe (`stripe.ts`, the
+ * cloud) and the local simulator (`simulator.ts`, talking to `simulator-server.ts`), which sends the
+ * same signed webhook events Stripe would. Amounts are integer cents.
+ */
+export interface PaymentsProvider {
+  readonly name: 'stripe' | 'simulator';
+  createCustomer(input: { organisationId: string; name: string; email: string }): Promise<{ customerId: string }>;
+  /** A hosted checkout that starts a subscription to `plan`, its cycles anchored at `cycleAnchor` (epoch s). */
+  createSubscriptionCheckout(input: {
+    customerId: string;
+    organisationId: string;
+    plan: PaidPlanId;
+    returnUrl: string;
+    cycleAnchor: number;
+  }): Promise<{ checkoutId: string; url: string }>;
+  /** Moves a live subscription to another plan (prorated); the provider confirms by webhook. */
+  changeSubscriptionPlan(input: { subscriptionId: string; organisationId: string; plan: PaidPlanId }): Promise<void>;
+  /** Ends a subscription now; the provider confirms by webhook. */
+  cancelSubscription(input: { subscriptionId: string }): Promise<void>;
+  /** The provider's customer portal (payment method, invoices). */
+  createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  /** A hosted checkout for a one-off purchase of `credits` at `unitAmountCents` each. */
+  createCreditsCheckout(input: {
+    customerId: string;
+    organisationId: string;
+    credits: number;
+    unitAmountCents: number;
+    currency: string;
+    returnUrl: string;
+  }): Promise<{ checkoutId: string; url: string }>;
+  /** A charge added to the subscription's next invoice; the same key never adds it twice. */
+  addInvoiceItem(input: {
+    customerId: string;
+    subscriptionId: string;
+    amountCents: number;
+    currency: string;
+    description: string;
+    idempotencyKey: string;
+  }): Promise<{ itemId: string }>;
+  /** Verifies a webhook's signature (and age) and reads the event; WebhookSignatureError when it fails. */
+  parseWebhook(payload: string, signature: string | undefined): Promise<BillingEvent>;
+}
+
+/** Subscription states as billing sees them; `pending` (not paid yet) changes nothing. */
+export type ProviderSubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'pending';
+
+/** A verified provider event, in billing's terms. */
+export type BillingEvent = { id: string; type: string; created: number } & (
+  | {
+      kind: 'subscription';
+      customerId: string;
+      subscriptionId: string;
+      status: ProviderSubscriptionStatus;
+      plan?: PaidPlanId;
+      organisationId?: string;
+    }
+  | { kind: 'invoice'; outcome: 'paid' | 'payment_failed'; customerId: string; subscriptionId?: string }
+  | {
+      kind: 'credits_paid';
+      customerId?: string;
+      organisationId?: string;
+      /** Idempotency of the grant: one payment grants its credits once. */
+      paymentId: string;
+      credits: number;
+      amountCents: number;
+      currency: string;
+    }
+  | { kind: 'ignored' }
+);
+
+/** A forged, altered or stale webhook: answered 401, nothing read further. */
+export class WebhookSignatureError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WebhookSignatureError';
+  }
+}
+
+/** The provider refused or failed a request. */
+export class PaymentsProviderError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PaymentsProviderError';
+  }
+}
