@@ -24,7 +24,6 @@ export interface SweepReport {
 
 /** Markers newer than this are left alone (their calls are just starting). */
 const MIN_AGE_SECONDS = REDISPATCH_AFTER_SECONDS;
-const MAX_PER_SHARD = 500;
 
 export async function sweepCalls(): Promise<SweepReport> {
   const now = clock.now();
@@ -34,7 +33,7 @@ export async function sweepCalls(): Promise<SweepReport> {
     const { data: markers } = await OpenCallEntity.query
       .byShard({ shard })
       .lt({ createdAt: cutoff })
-      .go({ count: MAX_PER_SHARD });
+      .go({ pages: 'all' });
     for (const marker of markers) {
       report.examined += 1;
       try {

@@ -41,9 +41,10 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
   const workspaceId = organisation.default_workspace_id;
   log(`organisation ${organisationId}, workspace ${workspaceId}, owner ${ownerEmail}`);
 
-  // Numbers can only be bought on an active paid subscription: subscribe first, even for a Free
-  // demo, which then moves back to the Free plan with the numbers it already has.
-  await subscribe(api, organisationId, 'growth', log);
+  // Numbers can only be bought on an active paid subscription: subscribe first. A Free demo buys its
+  // numbers on Growth and then cancels, moving back to the Free plan with the numbers it has.
+  const paidPlan = options.plan === 'free' ? 'growth' : options.plan;
+  await subscribe(api, organisationId, paidPlan, log);
   const number = await api.post<{ id: string; phone_number: string }>(`/api/v1/workspaces/${workspaceId}/phone-numbers`, {
     country: 'AU',
   });
@@ -73,9 +74,9 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
     scopes: ['start_call', 'calls:read', 'agents:read'],
   });
 
-  if (options.plan !== 'growth') {
+  if (options.plan === 'free') {
     await api.request('DELETE', `/api/v1/organisations/${organisationId}/billing/subscription`);
-    await waitForPlan(api, organisationId, options.plan, log);
+    await waitForPlan(api, organisationId, 'free', log);
   }
 
   return {

@@ -1,10 +1,6 @@
-import middy from '@middy/core';
 import { Webhook } from 'standardwebhooks';
 import { unauthorized, ValidationError } from '../../platform/errors.js';
-import { errorHandler } from '../../platform/http/error-handler.js';
-import { requestContext } from '../../platform/http/request-context.js';
-import { jsonResponse } from '../../platform/http/response.js';
-import type { HttpContext, HttpEvent, HttpResponse } from '../../platform/http/types.js';
+import { webhookHandler } from '../../platform/http/webhook-handler.js';
 import { logger } from '../../platform/logger.js';
 import { secretString } from '../../platform/secrets.js';
 import { parseOrThrow } from '../../platform/validation.js';
@@ -31,33 +27,26 @@ function webhookVerifier(): Promise<Webhook> {
   return verifier;
 }
 
-export const handler = middy<HttpEvent, HttpResponse, Error, HttpContext>()
-  .use(requestContext())
-  .use(errorHandler())
-  .handler(async (event, context) => {
-    const requestId = context.state.requestId;
-    const body = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
-    const webhook = await webhookVerifier();
-    try {
-      webhook.verify(body, headers, { jsonParse: false });
-    } catch (error) {
-      logger.info('identity webhook refused', { reason: error instanceof Error ? error.message : String(error) });
-      throw unauthorized();
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(body);
-    } catch {
-      throw new ValidationError([{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} }]);
-    }
-    const eventId = headers['webhook-id'];
-    if (eventId.length > 200) {
-      throw new ValidationError([{ type: 'string_too_long', loc: ['header', 'webhook-id'], msg: 'String should have at most 200 characters', input: eventId }]);
-    }
-    const identityEvent = parseOrThrow(IdentityUserEvent, payload, 'body');
-    const outcome = await applyIdentityEvent(eventId, identityEvent);
-    logger.info('identity event applied', { eventId, outcome, trigger: identityEvent.triggerSource });
-    return jsonResponse(200, { received: true, outcome }, requestId);
-  });
+export const handler = webhookHandler(async ({ rawBody: body, headers }) => {
+  const webhook = await webhookVerifier();
+  try {
+    webhook.verify(body, headers, { jsonParse: false });
+  } catch (error) {
+    logger.info('identity webhook refused', { reason: error instanceof Error ? error.message : String(error) });
+    throw unauthorized();
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body);
+  } catch {
+    throw new ValidationError([{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} }]);
+  }
+  const eventId = headers['webhook-id'];
+  if (eventId.length > 200) {
+    throw new ValidationError([{ type: 'string_too_long', loc: ['header', 'webhook-id'], msg: 'String should have at most 200 characters', input: eventId }]);
+  }
+  const identityEvent = parseOrThrow(IdentityUserEvent, payload, 'body');
+  const outcome = await applyIdentityEvent(eventId, identityEvent);
+  logger.info('identity event applied', { eventId, outcome, trigger: identityEvent.triggerSource });
+  return { status: 200, body: { received: true, outcome } };
+});

@@ -118,7 +118,9 @@ describe('+61491570114: every callback twice and out of order', () => {
     const call = await settled(callId);
     await sleep(500); // the last duplicates arrive after the terminal one
     const again = (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
-    expect(again).toEqual(call);
+    // The post-call pipeline adds its analysis (sentiment) in its own time; the call itself must not move.
+    const withoutAnalysis = ({ sentiment: _sentiment, ...rest }: Json) => rest;
+    expect(withoutAnalysis(again)).toEqual(withoutAnalysis(call));
     expect(call).toMatchObject({ status: 'completed', end_reason: 'completed', duration_seconds: 60, credits: 20 });
     expect(call.status_history.map((e: Json) => e.status)).toEqual(['created', 'initiated', 'connected', 'inprogress', 'completed']);
     expect((await chargesOf(callId)).length).toBe(1);
