@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the budgets of DESIGN.md, measured on this machine against the real local stack
  * (started here in memory, stopped at the end):
- *  - start-call p99 through the local gateway vs 2x the sum of its DynamoDB round trips (at most 4),
+ *  - start-call p99 through the local gateway vs 2x the sum of its own DynamoDB round trips, timed in
+ *    the same run (3 on the API-key happy path; the in-process test holds it to at most 4),
  *  - each function bundle's size and cold-load time.
  * Results print as a table and are written to .local/bench.json.
  */
@@ -9,13 +10,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { catalog } from '../lib/catalog.js';
 import { measureBundles } from '../lib/bench/bundles.js';
-import { measureRoundTrip, measureStartCall } from '../lib/bench/start-call.js';
+import { measureStartCall, recordDynamoSpans } from '../lib/bench/start-call.js';
 import { ApiClient } from '../lib/cli/api-client.js';
 import { seed } from '../lib/cli/seed.js';
 import { startLocalStack } from '../lib/local/stack.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const START_CALL_ROUND_TRIPS = 4;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -27,37 +27,40 @@ async function main(): Promise<void> {
     stateDir,
     verbose: false,
     accessLog: false,
-    defaults: { POWERTOOLS_LOG_LEVEL: 'ERROR', SIMULATOR_TIME_SCALE: '600' },
+    scheduler: false,
+    // Calls play out slowly, so the simulator and the pipeline stay quiet while start-call is timed.
+    defaults: { POWERTOOLS_LOG_LEVEL: 'ERROR', SIMULATOR_TIME_SCALE: '1' },
   });
   try {
     const demo = await seed(stack.state, { plan: 'growth' }, log);
     const owner = new ApiClient(stack.state.base_url, demo.owner_token);
     await owner.patch(`/api/v1/workspaces/${demo.workspace_id}`, { concurrent_call_limit: 1000 });
 
-    log(`measuring ${SAMPLES} DynamoDB round trips and ${SAMPLES} start-calls`);
-    const roundTrip = await measureRoundTrip(stack.env.TABLE_NAME, SAMPLES);
+    log(`measuring ${SAMPLES} start-calls and their DynamoDB round trips`);
+    const spans = recordDynamoSpans();
     const startCall = await measureStartCall({
+      spans,
       baseUrl: stack.state.base_url,
       workspaceId: demo.workspace_id,
       agentId: demo.agent_id,
       apiKey: demo.api_key,
       samples: SAMPLES,
     });
-    const budgetMs = 2 * START_CALL_ROUND_TRIPS * roundTrip.mean;
+    const budgetMs = 2 * startCall.roundTrips.mean;
 
     log('bundling every function');
     const bundles = await measureBundles(ROOT, catalog, join(ROOT, '.local', 'bench-bundles'));
 
-    const report = { date: new Date().toISOString(), roundTrip, startCall, budgetMs, bundles };
+    const report = { date: new Date().toISOString(), startCall, budgetMs, bundles };
     mkdirSync(join(ROOT, '.local'), { recursive: true });
     writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
     const f = (n: number) => n.toFixed(1);
     const lines = [
       '## start-call (local gateway, API key, sequential)',
-      `DynamoDB round trip: mean ${f(roundTrip.mean)} ms, p99 ${f(roundTrip.p99)} ms`,
+      `its DynamoDB round trips (GetItem key + TransactGet + TransactWrite): sum mean ${f(startCall.roundTrips.mean)} ms, p99 ${f(startCall.roundTrips.p99)} ms`,
       `start-call: p50 ${f(startCall.latency.p50)} ms, p90 ${f(startCall.latency.p90)} ms, p99 ${f(startCall.latency.p99)} ms (statuses ${JSON.stringify(startCall.statuses)})`,
-      `budget: p99 within 2 x ${START_CALL_ROUND_TRIPS} round trips = ${f(budgetMs)} ms → ${startCall.latency.p99 <= budgetMs ? 'within budget' : 'OVER BUDGET'}`,
+      `budget: p99 within 2 x that sum = ${f(budgetMs)} ms → ${startCall.latency.p99 <= budgetMs ? 'within budget' : 'OVER BUDGET'}`,
       '',
       '## function bundles (esbuild, minified ESM, node22)',
       '| function | bytes | cold load (ms) |',
