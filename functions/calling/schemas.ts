@@ -14,7 +14,7 @@ export const MAX_PARAMETER_VALUE = 1000;
 const e164 = z.string().refine(isE164, { message: 'value is not a valid phone number in E.164 format' });
 
 const Parameters = z
-  .record(z.string().max(MAX_PARAMETER_NAME), z.string().max(MAX_PARAMETER_VALUE))
+  .record(z.string().min(1).max(MAX_PARAMETER_NAME), z.string().max(MAX_PARAMETER_VALUE))
   .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, { message: `at most ${MAX_PARAMETERS} parameters` });
 
 export const StartCallBody = z.strictObject({

@@ -245,6 +245,13 @@ describe('422 with the pydantic-style detail', () => {
     ]);
   });
 
+  it('a parameter with an empty name is refused (422 on that parameter), never stored', async () => {
+    const res = await api('POST', startPath(a, agentA.id), { token: keyA, body: { to_phone: TEST_NUMBERS.answered, parameters: { '': 'x' } } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toHaveLength(1);
+    expect(res.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'parameters']);
+  });
+
   it('a to_phone that is not a string: string_type', async () => {
     const res = await api('POST', startPath(a, agentA.id), { token: member.token, body: { to_phone: 61491570156 } });
     expect(res.status).toBe(422);

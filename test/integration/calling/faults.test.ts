@@ -183,7 +183,10 @@ describe('a crash between the end of a call and its charge and report', () => {
       const res = await callback(callId, { CallSid: view!.providerCallId!, CallStatus: 'busy', CallDuration: '0' });
       expect(res.status).toBe(200);
     }
-    expect(await detail(callId)).toEqual(call);
+    // The post-call pipeline adds its analysis (sentiment) in its own time; the call itself must not move.
+    const { sentiment: _after, ...after } = await detail(callId);
+    const { sentiment: _before, ...first } = call;
+    expect(after).toEqual(first);
     expect((await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true })).data!.activeCalls).toBe(before);
   });
 });
