@@ -67,11 +67,8 @@ async function sweepOne(
     return;
   }
   if (now.getTime() > Date.parse(call.deadlineAt)) {
-    if (call.providerCallId) {
-      await telephony()
-        .hangupCall(call.providerCallId)
-        .catch((error: unknown) => logger.warn('provider hangup of a lost call failed', { callId: call.callId, error: String(error) }));
-    }
+    // End it here first, then at the provider: the provider's own end callback for the hangup must
+    // find the call already failed as lost, not race the sweeper to a different ending.
     const { moved } = await applyTransition(call.workspaceId, call.callId, {
       status: 'failed',
       endReason: 'lost',
@@ -79,6 +76,11 @@ async function sweepOne(
       source: 'sweeper',
     });
     if (moved) report.lost += 1;
+    if (moved && call.providerCallId) {
+      await telephony()
+        .hangupCall(call.providerCallId)
+        .catch((error: unknown) => logger.warn('provider hangup of a lost call failed', { callId: call.callId, error: String(error) }));
+    }
     return;
   }
   if (call.status === 'created') {
