@@ -21,13 +21,27 @@ export const catalog: FunctionSpec[] = [
   {
     id: 'Health',
     entry: 'functions/public/handlers/health.ts',
-    http: [{ method: 'GET', path: '/api/v1/health', summary: 'Health of the table, queues and bucket', auth: 'none' }],
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/health',
+        summary: 'Health of the table, queues and bucket',
+        auth: 'none',
+      },
+    ],
     access: { table: 'read', bucket: 'read', sendsTo: ['calls'] },
   },
   {
     id: 'OpenApi',
     entry: 'functions/public/handlers/openapi.ts',
-    http: [{ method: 'GET', path: '/api/v1/openapi.json', summary: 'OpenAPI 3.1 description of every route', auth: 'none' }],
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/openapi.json',
+        summary: 'OpenAPI 3.1 description of every route',
+        auth: 'none',
+      },
+    ],
     access: {},
   },
   // ── Identity, organisations, workspaces, members, API keys (access/, developer/) ─────────────
@@ -36,20 +50,43 @@ export const catalog: FunctionSpec[] = [
   {
     id: 'VerifyAuth',
     entry: 'functions/access/handlers/verify-auth.ts',
-    http: [{ method: 'GET', path: '/api/v1/auth/verify', summary: "The caller's user id and email", auth: 'user', response: access.VerifyResponse }],
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/auth/verify',
+        summary: "The caller's user id and email",
+        auth: 'user',
+        response: access.VerifyResponse,
+      },
+    ],
     access: { table: 'readwrite' },
   },
   {
     id: 'GetMe',
     entry: 'functions/access/handlers/get-me.ts',
-    http: [{ method: 'GET', path: '/api/v1/me', summary: "The caller's profile and organisations", auth: 'user', response: access.MeResponse }],
+    http: [
+      {
+        method: 'GET',
+        path: '/api/v1/me',
+        summary: "The caller's profile and organisations",
+        auth: 'user',
+        response: access.MeResponse,
+      },
+    ],
     access: { table: 'readwrite' },
   },
   {
     id: 'UpdateMe',
     entry: 'functions/access/handlers/update-me.ts',
     http: [
-      { method: 'PATCH', path: '/api/v1/me', summary: 'Change your name', auth: 'user', body: access.UpdateMeBody, response: access.MeResponse },
+      {
+        method: 'PATCH',
+        path: '/api/v1/me',
+        summary: 'Change your name',
+        auth: 'user',
+        body: access.UpdateMeBody,
+        response: access.MeResponse,
+      },
     ],
     access: { table: 'readwrite' },
   },
@@ -60,7 +97,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'POST',
         path: '/api/v1/organisations',
-        summary: 'Create an organisation: you become its owner; a Default workspace; the Free plan with 500 credits',
+        summary:
+          'Create an organisation: you become its owner; a Default workspace; the Free plan with 500 credits',
         auth: 'user',
         body: access.CreateOrganisationBody,
         response: access.OrganisationResponse,
@@ -72,7 +110,14 @@ export const catalog: FunctionSpec[] = [
     id: 'ListOrganisations',
     entry: 'functions/access/handlers/list-organisations.ts',
     http: [
-      { method: 'GET', path: '/api/v1/organisations', summary: 'Your organisations', auth: 'user', query: access.ListQuery, response: access.OrganisationList },
+      {
+        method: 'GET',
+        path: '/api/v1/organisations',
+        summary: 'Your organisations',
+        auth: 'user',
+        query: access.ListQuery,
+        response: access.OrganisationList,
+      },
     ],
     access: { table: 'readwrite' },
   },
@@ -80,7 +125,13 @@ export const catalog: FunctionSpec[] = [
     id: 'GetOrganisation',
     entry: 'functions/access/handlers/get-organisation.ts',
     http: [
-      { method: 'GET', path: '/api/v1/organisations/{organisation_id}', summary: 'An organisation (members)', auth: 'user', response: access.OrganisationResponse },
+      {
+        method: 'GET',
+        path: '/api/v1/organisations/{organisation_id}',
+        summary: 'An organisation (members)',
+        auth: 'user',
+        response: access.OrganisationResponse,
+      },
     ],
     access: { table: 'readwrite' },
   },
@@ -121,7 +172,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'POST',
         path: '/api/v1/organisations/{organisation_id}/invitations',
-        summary: 'Invite an address as regular or admin (owner, admin); 200 when it was already pending (resent)',
+        summary:
+          'Invite an address as regular or admin (owner, admin); 200 when it was already pending (resent)',
         auth: 'user',
         body: access.InvitationBody,
         response: access.InvitationResponse,
@@ -266,7 +318,13 @@ export const catalog: FunctionSpec[] = [
     id: 'DeleteWorkspace',
     entry: 'functions/access/handlers/delete-workspace.ts',
     http: [
-      { method: 'DELETE', path: '/api/v1/workspaces/{workspace_id}', summary: 'Delete a workspace (workspace admin)', auth: 'user', successStatus: 204 },
+      {
+        method: 'DELETE',
+        path: '/api/v1/workspaces/{workspace_id}',
+        summary: 'Delete a workspace (workspace admin)',
+        auth: 'user',
+        successStatus: 204,
+      },
     ],
     access: { table: 'readwrite' },
   },
@@ -463,7 +521,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'POST',
         path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call',
-        summary: 'Start an outbound call (spec 4.1): member, or API key with scope start_call; Idempotency-Key supported',
+        summary:
+          'Start an outbound call (spec 4.1): member, or API key with scope start_call; Idempotency-Key supported',
         auth: 'user_or_api_key',
         body: calling.StartCallBody,
         response: calling.CallCreateResponse,
@@ -493,7 +552,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'POST',
         path: '/api/v1/workspaces/{workspace_id}/phone-numbers',
-        summary: 'Buy a number: {country:"AU", area_code?} or {phone_number} (organisation owner/admin, active paid subscription)',
+        summary:
+          'Buy a number: {country:"AU", area_code?} or {phone_number} (organisation owner/admin, active paid subscription)',
         auth: 'user_or_api_key',
         body: numbers.BuyNumberBody,
         response: numbers.PhoneNumberResponse,
@@ -755,7 +815,12 @@ export const catalog: FunctionSpec[] = [
     id: 'RunPostCallAction',
     entry: 'functions/post-call/handlers/run-post-call-action.ts',
     queue: { name: 'postCallActions', batchSize: 5 },
-    access: { table: 'readwrite', sendsTo: ['postCallActions', 'webhookDelivery'], secrets: ['telephony'], email: true },
+    access: {
+      table: 'readwrite',
+      sendsTo: ['postCallActions', 'webhookDelivery'],
+      secrets: ['telephony'],
+      email: true,
+    },
     timeoutSeconds: 60,
   },
   {
@@ -772,7 +837,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'POST',
         path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/post-call-actions/{action_id}/test',
-        summary: "Send a signed test payload to a webhook action's URL now; returns the attempt (members; dashboard users)",
+        summary:
+          "Send a signed test payload to a webhook action's URL now; returns the attempt (members; dashboard users)",
         auth: 'user',
         body: webhooks.TestActionBody,
         response: webhooks.TestActionResponse,
@@ -788,7 +854,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'GET',
         path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
-        summary: "The workspace's webhook signing secret (whsec_…), made on first read (members; dashboard users)",
+        summary:
+          "The workspace's webhook signing secret (whsec_…), made on first read (members; dashboard users)",
         auth: 'user',
         response: webhooks.WebhookSecretResponse,
       },
@@ -802,7 +869,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'POST',
         path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
-        summary: 'Rotate the webhook signing secret; the old one keeps signing for 24 h (members; dashboard users)',
+        summary:
+          'Rotate the webhook signing secret; the old one keeps signing for 24 h (members; dashboard users)',
         auth: 'user',
         response: webhooks.WebhookSecretResponse,
       },
@@ -816,7 +884,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'GET',
         path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries',
-        summary: 'Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)',
+        summary:
+          'Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)',
         auth: 'user_or_api_key',
         query: webhooks.ListDeliveriesQuery,
         response: webhooks.DeliveryList,
@@ -831,7 +900,8 @@ export const catalog: FunctionSpec[] = [
       {
         method: 'POST',
         path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries/{delivery_id}/resend',
-        summary: 'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
+        summary:
+          'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
         auth: 'user',
         response: webhooks.DeliveryResponse,
       },

@@ -61,4 +61,7 @@ export const BUCKET = {
  * its own Lambda function URL): `/webhooks/telephony/voice` → `WEBHOOK_URL_TELEPHONY_VOICE`.
  */
 export const webhookUrlEnv = (path: string): string =>
-  `WEBHOOK_URL_${path.replace(/^\/webhooks\//, '').replace(/[^a-zA-Z0-9]+/g, '_').toUpperCase()}`;
+  `WEBHOOK_URL_${path
+    .replace(/^\/webhooks\//, '')
+    .replace(/[^a-zA-Z0-9]+/g, '_')
+    .toUpperCase()}`;

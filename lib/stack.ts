@@ -20,7 +20,16 @@ import { catalog as defaultCatalog } from './catalog.js';
 import type { FunctionSpec } from './catalog-types.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { ServiceQueue } from './constructs/service-queue.js';
-import { BUCKET, QUEUES, SERVICE_NAME, TABLE, queueKeys, queueUrlEnv, webhookUrlEnv, type QueueKey } from './resources.js';
+import {
+  BUCKET,
+  QUEUES,
+  SERVICE_NAME,
+  TABLE,
+  queueKeys,
+  queueUrlEnv,
+  webhookUrlEnv,
+  type QueueKey,
+} from './resources.js';
 
 /** The repository root: catalog entries and package-lock.json are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -31,7 +31,12 @@ export const OrganisationEntity = new Entity(
     },
     indexes: {
       byId: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: [], template: 'ORG', casing: KEEP_CASE },
       },
     },
@@ -52,13 +57,23 @@ export const OrgMemberEntity = new Entity(
     },
     indexes: {
       byOrganisation: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: ['userId'], template: 'MEMBER#${userId}', casing: KEEP_CASE },
       },
       byUser: {
         index: 'gsi1',
         pk: { field: 'gsi1pk', composite: ['userId'], template: 'USER#${userId}#ORGS', casing: KEEP_CASE },
-        sk: { field: 'gsi1sk', composite: ['organisationId'], template: '${organisationId}', casing: KEEP_CASE },
+        sk: {
+          field: 'gsi1sk',
+          composite: ['organisationId'],
+          template: '${organisationId}',
+          casing: KEEP_CASE,
+        },
       },
     },
   },
@@ -94,17 +109,32 @@ export const InvitationEntity = new Entity(
     },
     indexes: {
       byOrganisation: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: ['email'], template: 'INVITE#${email}', casing: KEEP_CASE },
       },
       byInvitee: {
         index: 'gsi1',
         pk: { field: 'gsi1pk', composite: ['email'], template: 'INVITEE#${email}', casing: KEEP_CASE },
-        sk: { field: 'gsi1sk', composite: ['organisationId'], template: '${organisationId}', casing: KEEP_CASE },
+        sk: {
+          field: 'gsi1sk',
+          composite: ['organisationId'],
+          template: '${organisationId}',
+          casing: KEEP_CASE,
+        },
       },
       byId: {
         index: 'gsi2',
-        pk: { field: 'gsi2pk', composite: ['invitationId'], template: 'INVITATION#${invitationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi2pk',
+          composite: ['invitationId'],
+          template: 'INVITATION#${invitationId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'gsi2sk', composite: [], template: 'INVITATION', casing: KEEP_CASE },
       },
     },
@@ -135,7 +165,12 @@ export const WorkspaceEntity = new Entity(
       },
       byOrganisation: {
         index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['organisationId'], template: 'ORG#${organisationId}#WORKSPACES', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi1pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}#WORKSPACES',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'gsi1sk', composite: ['workspaceId'], template: '${workspaceId}', casing: KEEP_CASE },
       },
     },
@@ -160,7 +195,12 @@ export const WorkspaceMemberEntity = new Entity(
       },
       byUser: {
         index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['userId'], template: 'USER#${userId}#WORKSPACES', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi1pk',
+          composite: ['userId'],
+          template: 'USER#${userId}#WORKSPACES',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'gsi1sk', composite: ['workspaceId'], template: '${workspaceId}', casing: KEEP_CASE },
       },
     },

@@ -33,7 +33,10 @@ const identityEvents = new Service(
   entityConfig(),
 );
 
-export async function applyIdentityEvent(eventId: string, event: IdentityUserEvent): Promise<IdentityEventOutcome> {
+export async function applyIdentityEvent(
+  eventId: string,
+  event: IdentityUserEvent,
+): Promise<IdentityEventOutcome> {
   const seen = await IdentityEventEntity.get({ eventId }).go({ consistent: true });
   if (seen.data) return 'duplicate';
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -87,7 +90,10 @@ async function applyOnce(eventId: string, event: IdentityUserEvent): Promise<Ide
     .write(({ identityEvent, user: userOp }) => [
       identityEvent.create(marker(user ? 'updated' : 'created')).commit(),
       user
-        ? userOp.patch({ userId: identity.userId }).set({ ...changes, updatedAt: now.toISOString() }).commit()
+        ? userOp
+            .patch({ userId: identity.userId })
+            .set({ ...changes, updatedAt: now.toISOString() })
+            .commit()
         : userOp.create({ userId: identity.userId, email, name, createdAt: now.toISOString() }).commit(),
     ])
     .go();

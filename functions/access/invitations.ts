@@ -7,7 +7,13 @@ import type { UserPrincipal } from '../platform/auth/principal.js';
 import { sendEmail } from '../providers/email/index.js';
 import type { WorkspaceRole } from './authorization.js';
 import { isConditionFailure } from './conditions.js';
-import { accessService, InvitationEntity, OrganisationEntity, OrgMemberEntity, WorkspaceEntity } from './entities.js';
+import {
+  accessService,
+  InvitationEntity,
+  OrganisationEntity,
+  OrgMemberEntity,
+  WorkspaceEntity,
+} from './entities.js';
 import { paginate } from '../platform/pagination.js';
 import type { InvitationBody, ListQuery } from './schemas.js';
 import { WORKSPACE_NOT_FOUND, type OrganisationAccess } from './workspace-access.js';
@@ -21,7 +27,9 @@ import { WORKSPACE_NOT_FOUND, type OrganisationAccess } from './workspace-access
 export const INVITATION_NOT_FOUND = 'Invitation not found';
 export const INVITATION_ALREADY_ACCEPTED = 'Invitation already accepted';
 
-export type Invitation = NonNullable<Awaited<ReturnType<ReturnType<typeof InvitationEntity.get>['go']>>['data']>;
+export type Invitation = NonNullable<
+  Awaited<ReturnType<ReturnType<typeof InvitationEntity.get>['go']>>['data']
+>;
 type InvitationWorkspace = { workspaceId: string; role: WorkspaceRole };
 
 export interface InvitationOutcome {
@@ -32,7 +40,10 @@ export interface InvitationOutcome {
 }
 
 /** Invite `email` to the organisation (the caller was authorised for `organisation:invite`). */
-export async function inviteMember(access: OrganisationAccess, input: InvitationBody): Promise<InvitationOutcome> {
+export async function inviteMember(
+  access: OrganisationAccess,
+  input: InvitationBody,
+): Promise<InvitationOutcome> {
   const { organisationId } = access;
   const email = input.email;
   const workspaces = await organisationWorkspaces(organisationId, input.workspaces ?? []);
@@ -75,7 +86,8 @@ export async function inviteMember(access: OrganisationAccess, input: Invitation
 /** Sends a pending invitation again: the same invitation, a new email. */
 export async function resendInvitation(access: OrganisationAccess, invitationId: string) {
   const invitation = await invitationById(invitationId);
-  if (!invitation || invitation.organisationId !== access.organisationId) throw notFound(INVITATION_NOT_FOUND);
+  if (!invitation || invitation.organisationId !== access.organisationId)
+    throw notFound(INVITATION_NOT_FOUND);
   if (invitation.status !== 'pending') throw conflict(INVITATION_ALREADY_ACCEPTED);
   const resent = await markResent(invitation.organisationId, invitation.email, { invitationId });
   if (!resent) throw conflict(INVITATION_ALREADY_ACCEPTED);
@@ -116,29 +128,57 @@ export async function acceptInvitation(principal: UserPrincipal, invitationId: s
         })
         .commit(),
       ...workspaces.map((w) =>
-        workspaceMember.put({ workspaceId: w.workspaceId, userId: principal.userId, organisationId, role: w.role, addedAt: now }).commit(),
+        workspaceMember
+          .put({
+            workspaceId: w.workspaceId,
+            userId: principal.userId,
+            organisationId,
+            role: w.role,
+            addedAt: now,
+          })
+          .commit(),
       ),
     ])
     .go();
   if (result.canceled) {
     const again = await invitationById(invitationId, true);
     if (again?.status === 'accepted' && again.acceptedBy === principal.userId) return again;
-    throw conflict(again?.status === 'accepted' ? INVITATION_ALREADY_ACCEPTED : 'You are already a member of this organisation');
+    throw conflict(
+      again?.status === 'accepted'
+        ? INVITATION_ALREADY_ACCEPTED
+        : 'You are already a member of this organisation',
+    );
   }
-  return { ...invitation, status: 'accepted' as const, acceptedBy: principal.userId, acceptedAt: now, workspaces };
+  return {
+    ...invitation,
+    status: 'accepted' as const,
+    acceptedBy: principal.userId,
+    acceptedAt: now,
+    workspaces,
+  };
 }
 
 /** Pending invitations addressed to the caller's email, with each organisation's name. */
 export async function listMyInvitations(principal: UserPrincipal, query: ListQuery) {
-  const { data } = await InvitationEntity.query.byInvitee({ email: principal.email.toLowerCase() }).go({ pages: 'all' });
+  const { data } = await InvitationEntity.query
+    .byInvitee({ email: principal.email.toLowerCase() })
+    .go({ pages: 'all' });
   const pending = data.filter((i) => i.status === 'pending');
   const page = paginate(pending, (i) => i.invitationId, query);
   const names = new Map<string, string>();
   if (page.items.length > 0) {
-    const { data: organisations } = await OrganisationEntity.get(page.items.map((i) => ({ organisationId: i.organisationId }))).go();
+    const { data: organisations } = await OrganisationEntity.get(
+      page.items.map((i) => ({ organisationId: i.organisationId })),
+    ).go();
     for (const o of organisations) names.set(o.organisationId, o.name);
   }
-  return { ...page, items: page.items.map((invitation) => ({ invitation, organisationName: names.get(invitation.organisationId) ?? null })) };
+  return {
+    ...page,
+    items: page.items.map((invitation) => ({
+      invitation,
+      organisationName: names.get(invitation.organisationId) ?? null,
+    })),
+  };
 }
 
 /** Pending invitations of an organisation (its pending members). */
@@ -164,13 +204,22 @@ export async function withdrawInvitation(access: OrganisationAccess, invitationI
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
 
-async function invitationById(invitationId: string, consistentRetry = false): Promise<Invitation | undefined> {
+async function invitationById(
+  invitationId: string,
+  consistentRetry = false,
+): Promise<Invitation | undefined> {
   if (!isId('invitation', invitationId)) return undefined;
   const { data } = await InvitationEntity.query.byId({ invitationId }).go();
   const found = data[0];
   if (!found || !consistentRetry) return found;
   // GSIs are eventually consistent: confirm from the table.
-  return (await InvitationEntity.get({ organisationId: found.organisationId, email: found.email }).go({ consistent: true })).data ?? undefined;
+  return (
+    (
+      await InvitationEntity.get({ organisationId: found.organisationId, email: found.email }).go({
+        consistent: true,
+      })
+    ).data ?? undefined
+  );
 }
 
 /** The invited workspaces must be live workspaces of this organisation, else 404. */
@@ -181,16 +230,23 @@ async function organisationWorkspaces(
   if (requested.length === 0) return [];
   if (requested.some((w) => !isId('workspace', w.workspace_id))) throw notFound(WORKSPACE_NOT_FOUND);
   const { data } = await WorkspaceEntity.get(requested.map((w) => ({ workspaceId: w.workspace_id }))).go();
-  const live = new Set(data.filter((w) => w.organisationId === organisationId && !w.deletedAt).map((w) => w.workspaceId));
+  const live = new Set(
+    data.filter((w) => w.organisationId === organisationId && !w.deletedAt).map((w) => w.workspaceId),
+  );
   if (requested.some((w) => !live.has(w.workspace_id))) throw notFound(WORKSPACE_NOT_FOUND);
   return requested.map((w) => ({ workspaceId: w.workspace_id, role: w.role }));
 }
 
 /** The invited workspaces that still exist when the invitation is accepted. */
-async function liveWorkspaces(organisationId: string, workspaces: InvitationWorkspace[]): Promise<InvitationWorkspace[]> {
+async function liveWorkspaces(
+  organisationId: string,
+  workspaces: InvitationWorkspace[],
+): Promise<InvitationWorkspace[]> {
   if (workspaces.length === 0) return [];
   const { data } = await WorkspaceEntity.get(workspaces.map((w) => ({ workspaceId: w.workspaceId }))).go();
-  const live = new Set(data.filter((w) => w.organisationId === organisationId && !w.deletedAt).map((w) => w.workspaceId));
+  const live = new Set(
+    data.filter((w) => w.organisationId === organisationId && !w.deletedAt).map((w) => w.workspaceId),
+  );
   return workspaces.filter((w) => live.has(w.workspaceId));
 }
 
@@ -211,7 +267,9 @@ async function markResent(
   email: string,
   options: { invitationId?: string; role?: 'regular' | 'admin'; workspaces?: InvitationWorkspace[] },
 ): Promise<Invitation | undefined> {
-  const set: { lastSentAt: string; role?: 'regular' | 'admin'; workspaces?: InvitationWorkspace[] } = { lastSentAt: clock.now().toISOString() };
+  const set: { lastSentAt: string; role?: 'regular' | 'admin'; workspaces?: InvitationWorkspace[] } = {
+    lastSentAt: clock.now().toISOString(),
+  };
   if (options.role) set.role = options.role;
   if (options.workspaces) set.workspaces = options.workspaces;
   try {
@@ -233,7 +291,9 @@ async function markResent(
 
 /** Emails the invitation; a failure is recorded (`email_sent: false`) and the invitation stays. */
 async function deliver(invitation: Invitation): Promise<boolean> {
-  const { data: organisation } = await OrganisationEntity.get({ organisationId: invitation.organisationId }).go();
+  const { data: organisation } = await OrganisationEntity.get({
+    organisationId: invitation.organisationId,
+  }).go();
   const organisationName = organisation?.name ?? 'an organisation';
   const acceptUrl = `${config().PUBLIC_BASE_URL}/api/v1/invitations/${invitation.invitationId}/accept`;
   let sent = true;

@@ -11,7 +11,8 @@ import type { OrganisationAccess } from './workspace-access.js';
 export const MEMBER_NOT_FOUND = 'Member not found';
 export const OWNER_ROLE_FIXED = "The owner's role cannot be changed";
 export const OWNER_CANNOT_BE_REMOVED = 'The owner cannot be removed from the organisation';
-export const assignAnotherAdmin = (workspaceName: string) => `Assign another admin to workspace ${workspaceName} first`;
+export const assignAnotherAdmin = (workspaceName: string) =>
+  `Assign another admin to workspace ${workspaceName} first`;
 
 export interface OrganisationMemberView {
   userId: string | null;
@@ -31,7 +32,14 @@ export async function listOrganisationMembers(access: OrganisationAccess, query:
   const rows: OrganisationMemberView[] = [
     ...members
       .filter((m) => m.status === 'accepted')
-      .map((m) => ({ userId: m.userId, email: m.email, role: m.role, status: 'accepted' as const, invitationId: null, joinedAt: m.joinedAt })),
+      .map((m) => ({
+        userId: m.userId,
+        email: m.email,
+        role: m.role,
+        status: 'accepted' as const,
+        invitationId: null,
+        joinedAt: m.joinedAt,
+      })),
     ...invitations.map((i) => ({
       userId: null,
       email: i.email,
@@ -52,7 +60,11 @@ async function acceptedMember(organisationId: string, userId: string) {
 }
 
 /** Changes a member's organisation role (`regular` ↔ `admin`); the owner's role is fixed here (409). */
-export async function changeMemberRole(access: OrganisationAccess, userId: string, role: 'regular' | 'admin') {
+export async function changeMemberRole(
+  access: OrganisationAccess,
+  userId: string,
+  role: 'regular' | 'admin',
+) {
   const member = await acceptedMember(access.organisationId, userId);
   if (member.role === 'owner') throw conflict(OWNER_ROLE_FIXED);
   try {
@@ -85,7 +97,9 @@ export async function removeMember(access: OrganisationAccess, memberId: string)
   const ownRows = rows.filter((r) => r.organisationId === organisationId);
   const otherAdmins: { workspaceId: string; userId: string }[] = [];
   for (const row of ownRows.filter((r) => r.role === 'admin')) {
-    const { data: colleagues } = await WorkspaceMemberEntity.query.byWorkspace({ workspaceId: row.workspaceId }).go({ pages: 'all' });
+    const { data: colleagues } = await WorkspaceMemberEntity.query
+      .byWorkspace({ workspaceId: row.workspaceId })
+      .go({ pages: 'all' });
     const other = colleagues.find((c) => c.userId !== memberId && c.role === 'admin');
     if (other) {
       otherAdmins.push({ workspaceId: row.workspaceId, userId: other.userId });
@@ -101,7 +115,9 @@ export async function removeMember(access: OrganisationAccess, memberId: string)
         .delete({ organisationId, userId: memberId })
         .where((attr, op) => `${op.exists(attr.userId)} AND ${op.ne(attr.role, 'owner')}`)
         .commit(),
-      ...ownRows.map((r) => workspaceMember.delete({ workspaceId: r.workspaceId, userId: memberId }).commit()),
+      ...ownRows.map((r) =>
+        workspaceMember.delete({ workspaceId: r.workspaceId, userId: memberId }).commit(),
+      ),
       ...otherAdmins.map((a) =>
         workspaceMember
           .check({ workspaceId: a.workspaceId, userId: a.userId })
@@ -112,7 +128,9 @@ export async function removeMember(access: OrganisationAccess, memberId: string)
     .go();
   if (result.canceled) {
     // Something changed meanwhile (the member left, or another admin was removed or demoted).
-    const { data: still } = await OrgMemberEntity.get({ organisationId, userId: memberId }).go({ consistent: true });
+    const { data: still } = await OrgMemberEntity.get({ organisationId, userId: memberId }).go({
+      consistent: true,
+    });
     if (!still) throw notFound(MEMBER_NOT_FOUND);
     throw conflict('Workspace admins changed meanwhile, please try again');
   }

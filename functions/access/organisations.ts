@@ -40,11 +40,22 @@ export async function createOrganisation(owner: UserPrincipal, input: { name: st
   const timezone = input.timezone ?? 'UTC';
   const result = await openingService.transaction
     .write(({ organisation, orgMember, workspace, billingAccount, ledgerEntry, ledgerKey }) => [
-      organisation.create({ organisationId, name: input.name, ownerUserId: owner.userId, createdAt }).commit(),
-      orgMember
-        .create({ organisationId, userId: owner.userId, email: owner.email, role: 'owner', status: 'accepted', joinedAt: createdAt })
+      organisation
+        .create({ organisationId, name: input.name, ownerUserId: owner.userId, createdAt })
         .commit(),
-      workspace.create({ workspaceId, organisationId, name: DEFAULT_WORKSPACE_NAME, timezone, createdAt }).commit(),
+      orgMember
+        .create({
+          organisationId,
+          userId: owner.userId,
+          email: owner.email,
+          role: 'owner',
+          status: 'accepted',
+          joinedAt: createdAt,
+        })
+        .commit(),
+      workspace
+        .create({ workspaceId, organisationId, name: DEFAULT_WORKSPACE_NAME, timezone, createdAt })
+        .commit(),
       billingAccount
         .create({
           organisationId,
@@ -70,12 +81,15 @@ export async function createOrganisation(owner: UserPrincipal, input: { name: st
       ledgerKey.create({ organisationId, sourceKey, entryId }).commit(),
     ])
     .go();
-  if (result.canceled) throw new Error(`could not open organisation: ${JSON.stringify(result.data.map((d) => d.code))}`);
+  if (result.canceled)
+    throw new Error(`could not open organisation: ${JSON.stringify(result.data.map((d) => d.code))}`);
   return { organisationId, workspaceId, createdAt };
 }
 
 /** An organisation as its member sees it, with their role and the organisation's plan and balance. */
-export async function getOrganisation(access: Pick<OrganisationAccess, 'organisationId' | 'organisationRole'>) {
+export async function getOrganisation(
+  access: Pick<OrganisationAccess, 'organisationId' | 'organisationRole'>,
+) {
   const [{ data: organisation }, { data: account }] = await Promise.all([
     OrganisationEntity.get({ organisationId: access.organisationId }).go({ consistent: true }),
     BillingAccountEntity.get({ organisationId: access.organisationId }).go({ consistent: true }),
@@ -99,7 +113,9 @@ export async function listMyOrganisations(userId: string) {
   const { data: memberships } = await OrgMemberEntity.query.byUser({ userId }).go({ pages: 'all' });
   const accepted = memberships.filter((m) => m.status === 'accepted');
   if (accepted.length === 0) return [];
-  const { data: organisations } = await OrganisationEntity.get(accepted.map((m) => ({ organisationId: m.organisationId }))).go();
+  const { data: organisations } = await OrganisationEntity.get(
+    accepted.map((m) => ({ organisationId: m.organisationId })),
+  ).go();
   const byId = new Map(organisations.map((o) => [o.organisationId, o]));
   return accepted.flatMap((m) => {
     const organisation = byId.get(m.organisationId);

@@ -29,7 +29,11 @@ export function isTimeZone(value: string): boolean {
   }
 }
 
-const timezone = z.string().trim().max(64).refine(isTimeZone, { message: 'timezone must be an IANA time zone name' });
+const timezone = z
+  .string()
+  .trim()
+  .max(64)
+  .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' });
 
 /** A hot-reply alert recipient: an email address (lower-cased) or a phone number (normalised to E.164). */
 const alertRecipient = z
@@ -44,7 +48,10 @@ const alertRecipient = z
       const e164 = toE164(value);
       if (e164) return e164;
     }
-    ctx.addIssue({ code: 'custom', message: 'a recipient must be an email address or an E.164 phone number' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'a recipient must be an email address or an E.164 phone number',
+    });
     return z.NEVER;
   });
 
@@ -97,7 +104,8 @@ export const PutWorkspaceMemberBody = z.strictObject({ role: z.enum(WORKSPACE_RO
 
 // ── Responses (documentation: the OpenAPI document is generated from these) ──────────────────────
 
-const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
 export const VerifyResponse = z.object({ user_id: z.string(), email: z.string() });
 
@@ -105,7 +113,13 @@ export const MeResponse = z.object({
   user_id: z.string(),
   email: z.string(),
   name: z.string().nullable(),
-  organisations: z.array(z.object({ organisation_id: z.string(), name: z.string().nullable(), role: z.enum(['owner', 'admin', 'regular']) })),
+  organisations: z.array(
+    z.object({
+      organisation_id: z.string(),
+      name: z.string().nullable(),
+      role: z.enum(['owner', 'admin', 'regular']),
+    }),
+  ),
   created_at: z.string(),
 });
 
@@ -120,7 +134,9 @@ export const OrganisationResponse = z.object({
   created_at: z.string(),
   updated_at: z.string().nullable(),
 });
-export const OrganisationList = page(OrganisationResponse.omit({ plan: true, credit_balance: true, default_workspace_id: true }));
+export const OrganisationList = page(
+  OrganisationResponse.omit({ plan: true, credit_balance: true, default_workspace_id: true }),
+);
 
 export const OrganisationMemberResponse = z.object({
   user_id: z.string().nullable(),

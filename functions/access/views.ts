@@ -74,7 +74,9 @@ export function invitationView(invitation: Invitation) {
     organisation_id: invitation.organisationId,
     email: invitation.email,
     role: invitation.role,
-    workspaces: ((invitation.workspaces ?? []) as { workspaceId: string; role: WorkspaceRole }[]).map((w) => ({ workspace_id: w.workspaceId, role: w.role })),
+    workspaces: ((invitation.workspaces ?? []) as { workspaceId: string; role: WorkspaceRole }[]).map(
+      (w) => ({ workspace_id: w.workspaceId, role: w.role }),
+    ),
     status: invitation.status,
     email_sent: invitation.emailSent ?? false,
     send_count: invitation.sendCount ?? 1,
@@ -116,9 +118,11 @@ export function acceptedInvitationView(invitation: Invitation) {
     organisation_id: invitation.organisationId,
     status: invitation.status,
     role: invitation.role,
-    workspaces: ((invitation.workspaces ?? []) as { workspaceId: string; role: WorkspaceRole }[]).map((w) => ({
-      workspace_id: w.workspaceId,
-      role: w.role,
-    })),
+    workspaces: ((invitation.workspaces ?? []) as { workspaceId: string; role: WorkspaceRole }[]).map(
+      (w) => ({
+        workspace_id: w.workspaceId,
+        role: w.role,
+      }),
+    ),
   };
 }

@@ -8,7 +8,14 @@ import {
   type OrganisationRole,
   type WorkspaceRole,
 } from './authorization.js';
-import { OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity, accessService, type OrgMember, type Workspace } from './entities.js';
+import {
+  OrgMemberEntity,
+  WorkspaceEntity,
+  WorkspaceMemberEntity,
+  accessService,
+  type OrgMember,
+  type Workspace,
+} from './entities.js';
 
 export const WORKSPACE_NOT_FOUND = 'Workspace not found';
 export const ORGANISATION_NOT_FOUND = 'Organisation not found';
@@ -40,7 +47,10 @@ export function accessFrom(
   const { workspace } = records;
   if (!workspace || workspace.deletedAt) throw notFound(WORKSPACE_NOT_FOUND);
   if (principal.kind === 'api_key') {
-    if (principal.workspaceId !== workspace.workspaceId || principal.organisationId !== workspace.organisationId) {
+    if (
+      principal.workspaceId !== workspace.workspaceId ||
+      principal.organisationId !== workspace.organisationId
+    ) {
       throw notFound(WORKSPACE_NOT_FOUND);
     }
     return { principal, workspace, organisationId: workspace.organisationId, workspaceRole: 'member' };
@@ -49,18 +59,30 @@ export function accessFrom(
   if (!orgMember) throw notFound(WORKSPACE_NOT_FOUND);
   const workspaceRole = effectiveWorkspaceRole(orgMember.role, records.workspaceRole);
   if (!workspaceRole) throw notFound(WORKSPACE_NOT_FOUND);
-  return { principal, workspace, organisationId: workspace.organisationId, organisationRole: orgMember.role, workspaceRole };
+  return {
+    principal,
+    workspace,
+    organisationId: workspace.organisationId,
+    organisationRole: orgMember.role,
+    workspaceRole,
+  };
 }
 
 /** Throws 403 unless the access allows the action (viewers get the read-only message). */
-export function authorize(access: { organisationRole?: OrganisationRole; workspaceRole?: WorkspaceRole }, action: Action): void {
+export function authorize(
+  access: { organisationRole?: OrganisationRole; workspaceRole?: WorkspaceRole },
+  action: Action,
+): void {
   const decision = decide(action, { organisation: access.organisationRole, workspace: access.workspaceRole });
   if (decision === 'viewer_read_only') throw viewerReadOnly();
   if (decision === 'forbidden') throw forbidden();
 }
 
 /** Reads what decides the caller's role in a workspace (two round trips for a user, one for a key). */
-export async function loadWorkspaceAccess(principal: Principal, workspaceId: string): Promise<WorkspaceAccess> {
+export async function loadWorkspaceAccess(
+  principal: Principal,
+  workspaceId: string,
+): Promise<WorkspaceAccess> {
   // An id of the wrong shape is unknown: 404, and no read.
   if (!isId('workspace', workspaceId)) throw notFound(WORKSPACE_NOT_FOUND);
   if (principal.kind === 'api_key') {
@@ -84,14 +106,22 @@ export async function loadWorkspaceAccess(principal: Principal, workspaceId: str
 }
 
 /** The workspace, if the caller may do `action` there; else 404 (not a member) or 403 (role). */
-export async function requireWorkspace(principal: Principal, workspaceId: string, action: Action): Promise<WorkspaceAccess> {
+export async function requireWorkspace(
+  principal: Principal,
+  workspaceId: string,
+  action: Action,
+): Promise<WorkspaceAccess> {
   const access = await loadWorkspaceAccess(principal, workspaceId);
   authorize(access, action);
   return access;
 }
 
 /** The caller's membership of an organisation, if they may do `action` there; else 404 or 403. */
-export async function requireOrganisation(principal: Principal, organisationId: string, action: Action): Promise<OrganisationAccess> {
+export async function requireOrganisation(
+  principal: Principal,
+  organisationId: string,
+  action: Action,
+): Promise<OrganisationAccess> {
   if (principal.kind !== 'user') throw forbidden();
   if (!isId('organisation', organisationId)) throw notFound(ORGANISATION_NOT_FOUND);
   const { data: member } = await OrgMemberEntity.get({ organisationId, userId: principal.userId }).go();

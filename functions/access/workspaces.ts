@@ -3,7 +3,13 @@ import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { effectiveWorkspaceRole, type OrganisationRole, type WorkspaceRole } from './authorization.js';
 import { isConditionFailure } from './conditions.js';
-import { accessService, OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity, type Workspace } from './entities.js';
+import {
+  accessService,
+  OrgMemberEntity,
+  WorkspaceEntity,
+  WorkspaceMemberEntity,
+  type Workspace,
+} from './entities.js';
 import { MEMBER_NOT_FOUND } from './members.js';
 import { paginate } from '../platform/pagination.js';
 import type { ListQuery, UpdateWorkspaceBody } from './schemas.js';
@@ -13,7 +19,10 @@ import { WORKSPACE_NOT_FOUND, type OrganisationAccess, type WorkspaceAccess } fr
 export const WORKSPACE_HAS_ACTIVE_CALLS = 'Workspace has calls in progress';
 
 /** A new workspace (the caller was authorised for `organisation:create_workspace`). */
-export async function createWorkspace(access: OrganisationAccess, input: { name: string; timezone?: string }) {
+export async function createWorkspace(
+  access: OrganisationAccess,
+  input: { name: string; timezone?: string },
+) {
   const { data } = await WorkspaceEntity.create({
     workspaceId: newId('workspace'),
     organisationId: access.organisationId,
@@ -36,8 +45,12 @@ export async function listWorkspaces(access: OrganisationAccess, query: ListQuer
   if (organisationRole === 'owner' || organisationRole === 'admin') {
     rows = live.map((workspace) => ({ workspace, role: 'admin' as const }));
   } else {
-    const { data: memberships } = await WorkspaceMemberEntity.query.byUser({ userId: access.principal.userId }).go({ pages: 'all' });
-    const roles = new Map(memberships.filter((m) => m.organisationId === organisationId).map((m) => [m.workspaceId, m.role]));
+    const { data: memberships } = await WorkspaceMemberEntity.query
+      .byUser({ userId: access.principal.userId })
+      .go({ pages: 'all' });
+    const roles = new Map(
+      memberships.filter((m) => m.organisationId === organisationId).map((m) => [m.workspaceId, m.role]),
+    );
     rows = live.flatMap((workspace) => {
       const role = roles.get(workspace.workspaceId);
       return role ? [{ workspace, role }] : [];
@@ -47,11 +60,17 @@ export async function listWorkspaces(access: OrganisationAccess, query: ListQuer
 }
 
 /** Changes workspace settings (the caller was authorised for `workspace:update_settings`). */
-export async function updateWorkspace(access: WorkspaceAccess, changes: UpdateWorkspaceBody): Promise<Workspace> {
-  const set: Partial<Pick<Workspace, 'name' | 'timezone' | 'hotReplyAlertRecipients' | 'concurrentCallLimit'>> = {};
+export async function updateWorkspace(
+  access: WorkspaceAccess,
+  changes: UpdateWorkspaceBody,
+): Promise<Workspace> {
+  const set: Partial<
+    Pick<Workspace, 'name' | 'timezone' | 'hotReplyAlertRecipients' | 'concurrentCallLimit'>
+  > = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.timezone !== undefined) set.timezone = changes.timezone;
-  if (changes.hot_reply_alert_recipients !== undefined) set.hotReplyAlertRecipients = changes.hot_reply_alert_recipients;
+  if (changes.hot_reply_alert_recipients !== undefined)
+    set.hotReplyAlertRecipients = changes.hot_reply_alert_recipients;
   if (changes.concurrent_call_limit !== undefined) set.concurrentCallLimit = changes.concurrent_call_limit;
   if (Object.keys(set).length === 0) return access.workspace;
   try {
@@ -110,7 +129,9 @@ export async function listWorkspaceMembers(access: WorkspaceAccess, query: ListQ
     .flatMap((m) => {
       const workspaceRole = rowRoles.get(m.userId) ?? null;
       const role = effectiveWorkspaceRole(m.role, workspaceRole ?? undefined);
-      return role ? [{ userId: m.userId, email: m.email, role, organisationRole: m.role, workspaceRole }] : [];
+      return role
+        ? [{ userId: m.userId, email: m.email, role, organisationRole: m.role, workspaceRole }]
+        : [];
     });
   return paginate(views, (v) => v.userId, query);
 }
@@ -119,7 +140,11 @@ export async function listWorkspaceMembers(access: WorkspaceAccess, query: ListQ
  * Gives an accepted organisation member a role in the workspace (the caller was authorised for
  * `workspace:manage_members`). The membership is checked in the same transaction as the write.
  */
-export async function putWorkspaceMember(access: WorkspaceAccess, userId: string, role: WorkspaceRole): Promise<WorkspaceMemberView> {
+export async function putWorkspaceMember(
+  access: WorkspaceAccess,
+  userId: string,
+  role: WorkspaceRole,
+): Promise<WorkspaceMemberView> {
   const { workspaceId, organisationId } = access.workspace;
   if (!isId('user', userId)) throw notFound(MEMBER_NOT_FOUND);
   const { data: member } = await OrgMemberEntity.get({ organisationId, userId }).go();
@@ -134,7 +159,9 @@ export async function putWorkspaceMember(access: WorkspaceAccess, userId: string
         .check({ workspaceId })
         .where((attr, op) => op.notExists(attr.deletedAt))
         .commit(),
-      workspaceMember.put({ workspaceId, userId, organisationId, role, addedAt: clock.now().toISOString() }).commit(),
+      workspaceMember
+        .put({ workspaceId, userId, organisationId, role, addedAt: clock.now().toISOString() })
+        .commit(),
     ])
     .go();
   if (result.canceled) {

@@ -7,7 +7,10 @@ import { AgentEntity } from './entities.js';
  * back on when credits return. Turning back on restores only the agents billing turned off: an agent
  * the user switched off stays off.
  */
-export async function setAnsweringForOrganisation(organisationId: string, on: boolean): Promise<{ changed: number }> {
+export async function setAnsweringForOrganisation(
+  organisationId: string,
+  on: boolean,
+): Promise<{ changed: number }> {
   const { data: agents } = await AgentEntity.query.byOrganisation({ organisationId }).go({ pages: 'all' });
   let changed = 0;
   const updatedAt = clock.now().toISOString();

@@ -13,7 +13,14 @@ const cfg = entityConfig();
 export const SPEECH_SPEEDS = ['slow', 'medium', 'fast'] as const;
 export const EXPRESSIVENESS = ['natural', 'expressive', 'low'] as const;
 export const AMBIENT_NOISE = ['none', 'office'] as const;
-export const POST_CALL_ACTION_TYPES = ['sms_owner', 'sms_caller', 'email_summary', 'webhook', 'contact_update', 'profile_enrichment'] as const;
+export const POST_CALL_ACTION_TYPES = [
+  'sms_owner',
+  'sms_caller',
+  'email_summary',
+  'webhook',
+  'contact_update',
+  'profile_enrichment',
+] as const;
 export type PostCallActionType = (typeof POST_CALL_ACTION_TYPES)[number];
 
 export const AgentEntity = new Entity(
@@ -72,7 +79,12 @@ export const AgentEntity = new Entity(
       },
       byOrganisation: {
         index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['organisationId'], template: 'ORG#${organisationId}#AGENTS', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi1pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}#AGENTS',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'gsi1sk', composite: ['agentId'], template: '${agentId}', casing: KEEP_CASE },
       },
     },

@@ -21,10 +21,19 @@ export const SettingsInput = z.strictObject({
   call_recording: z.boolean().optional(),
   interruptible: z.boolean().optional(),
   caller_growth_loop: z.boolean().optional(),
-  timezone: z.string().max(64).refine(isTimeZone, { message: 'timezone must be an IANA time zone name' }).optional(),
+  timezone: z
+    .string()
+    .max(64)
+    .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' })
+    .optional(),
   specialised_terms: z.array(z.string().trim().min(1).max(100)).max(200).optional(),
   /** The provider ends a call after this; the sweeper fails a call still open well past it. */
-  max_duration_seconds: z.number().int().min(MIN_MAX_DURATION_SECONDS).max(MAX_MAX_DURATION_SECONDS).optional(),
+  max_duration_seconds: z
+    .number()
+    .int()
+    .min(MIN_MAX_DURATION_SECONDS)
+    .max(MAX_MAX_DURATION_SECONDS)
+    .optional(),
 });
 export type SettingsInput = z.infer<typeof SettingsInput>;
 
@@ -60,10 +69,16 @@ export const PostCallActionInput = z
         ctx.addIssue({ code: 'unrecognized_keys', keys: [key], path: ['config'], input: action.config });
       }
       const problem = webhookUrlProblem(action.config.url);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['config', 'url'], message: problem, input: action.config.url });
+      if (problem)
+        ctx.addIssue({ code: 'custom', path: ['config', 'url'], message: problem, input: action.config.url });
     }
     if (JSON.stringify(action.config).length > MAX_ACTION_CONFIG_BYTES) {
-      ctx.addIssue({ code: 'custom', path: ['config'], message: `config must be at most ${MAX_ACTION_CONFIG_BYTES} bytes of JSON`, input: action.config });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['config'],
+        message: `config must be at most ${MAX_ACTION_CONFIG_BYTES} bytes of JSON`,
+        input: action.config,
+      });
     }
   });
 export type PostCallActionInput = z.infer<typeof PostCallActionInput>;

@@ -114,7 +114,8 @@ export async function createAgent(
   let timezone = options.workspaceTimezone;
   if (timezone === undefined) {
     const { data: workspace } = await WorkspaceEntity.get({ workspaceId }).go();
-    if (!workspace || workspace.deletedAt || workspace.organisationId !== organisationId) throw notFound('Workspace');
+    if (!workspace || workspace.deletedAt || workspace.organisationId !== organisationId)
+      throw notFound('Workspace');
     timezone = workspace.timezone;
   }
   const { data } = await AgentEntity.create({
@@ -135,7 +136,11 @@ export async function createAgent(
 }
 
 /** The agent, or undefined (an id of the wrong shape is simply not found). */
-export async function findAgent(workspaceId: string, agentId: string, options: { consistent?: boolean } = {}): Promise<Agent | undefined> {
+export async function findAgent(
+  workspaceId: string,
+  agentId: string,
+  options: { consistent?: boolean } = {},
+): Promise<Agent | undefined> {
   if (!isId('agent', agentId)) return undefined;
   const { data } = await AgentEntity.get({ workspaceId, agentId }).go({ consistent: options.consistent });
   return data ?? undefined;
@@ -155,7 +160,11 @@ export async function listAgents(workspaceId: string, query: ListQuery): Promise
 }
 
 /** Applies the fields sent; settings are merged field by field, post-call actions replaced. */
-export async function updateAgent(workspaceId: string, agentId: string, input: UpdateAgentBody): Promise<Agent> {
+export async function updateAgent(
+  workspaceId: string,
+  agentId: string,
+  input: UpdateAgentBody,
+): Promise<Agent> {
   const changes = parseOrThrow(UpdateAgentBody, input, 'body');
   if (!isId('agent', agentId)) throw notFound(AGENT_NOT_FOUND);
   const set: Partial<Pick<Agent, 'name' | 'prompt' | 'greeting' | 'answeringCalls' | 'postCallActions'>> = {};
@@ -171,14 +180,19 @@ export async function updateAgent(workspaceId: string, agentId: string, input: U
       // Each setting is its own path: two edits of different settings never undo each other.
       .data((attr, op) => {
         if (settings.speech_speed !== undefined) op.set(attr.settings.speechSpeed, settings.speech_speed);
-        if (settings.expressiveness !== undefined) op.set(attr.settings.expressiveness, settings.expressiveness);
+        if (settings.expressiveness !== undefined)
+          op.set(attr.settings.expressiveness, settings.expressiveness);
         if (settings.ambient_noise !== undefined) op.set(attr.settings.ambientNoise, settings.ambient_noise);
-        if (settings.call_recording !== undefined) op.set(attr.settings.callRecording, settings.call_recording);
+        if (settings.call_recording !== undefined)
+          op.set(attr.settings.callRecording, settings.call_recording);
         if (settings.interruptible !== undefined) op.set(attr.settings.interruptible, settings.interruptible);
-        if (settings.caller_growth_loop !== undefined) op.set(attr.settings.callerGrowthLoop, settings.caller_growth_loop);
+        if (settings.caller_growth_loop !== undefined)
+          op.set(attr.settings.callerGrowthLoop, settings.caller_growth_loop);
         if (settings.timezone !== undefined) op.set(attr.settings.timezone, settings.timezone);
-        if (settings.specialised_terms !== undefined) op.set(attr.settings.specialisedTerms, settings.specialised_terms);
-        if (settings.max_duration_seconds !== undefined) op.set(attr.settings.maxDurationSeconds, settings.max_duration_seconds);
+        if (settings.specialised_terms !== undefined)
+          op.set(attr.settings.specialisedTerms, settings.specialised_terms);
+        if (settings.max_duration_seconds !== undefined)
+          op.set(attr.settings.maxDurationSeconds, settings.max_duration_seconds);
       })
       .go({ response: 'all_new' });
     return data as Agent;
@@ -199,7 +213,9 @@ export async function deleteAgent(workspaceId: string, agentId: string): Promise
       .write(({ agent: agents, phoneNumber: numbers, phoneClaim: claims }) => [
         agents
           .delete({ workspaceId, agentId })
-          .where((attr, op) => (numberId ? op.eq(attr.phoneNumberId, numberId) : op.notExists(attr.phoneNumberId)))
+          .where((attr, op) =>
+            numberId ? op.eq(attr.phoneNumberId, numberId) : op.notExists(attr.phoneNumberId),
+          )
           .commit(),
         ...(numberId && phoneNumber
           ? [

@@ -6,7 +6,9 @@ const REFERENCE = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
 
 export function renderTemplate(text: string, parameters: Record<string, string>): string {
   return text
-    .replace(REFERENCE, (_, name: string) => (Object.prototype.hasOwnProperty.call(parameters, name) ? parameters[name] : ''))
+    .replace(REFERENCE, (_, name: string) =>
+      Object.prototype.hasOwnProperty.call(parameters, name) ? parameters[name] : '',
+    )
     .replace(/[ \t]{2,}/g, ' ')
     .replace(/ ([,.!?])/g, '$1');
 }

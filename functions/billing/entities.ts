@@ -72,19 +72,30 @@ export const BillingAccountEntity = new Entity(
       renewalShard: {
         type: 'string',
         watch: ['organisationId'],
-        set: (_value: unknown, item: { organisationId?: string }) => (item.organisationId ? shardOf(item.organisationId) : undefined),
+        set: (_value: unknown, item: { organisationId?: string }) =>
+          item.organisationId ? shardOf(item.organisationId) : undefined,
       },
       createdAt: { type: 'string', required: true },
       updatedAt: { type: 'string' },
     },
     indexes: {
       byOrganisation: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: [], template: 'BILLING', casing: KEEP_CASE },
       },
       byRenewal: {
         index: 'gsi2',
-        pk: { field: 'gsi2pk', composite: ['renewalShard'], template: 'BILLING#RENEWAL#${renewalShard}', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi2pk',
+          composite: ['renewalShard'],
+          template: 'BILLING#RENEWAL#${renewalShard}',
+          casing: KEEP_CASE,
+        },
         sk: {
           field: 'gsi2sk',
           composite: ['periodEnd', 'organisationId'],
@@ -118,7 +129,12 @@ export const LedgerEntryEntity = new Entity(
     },
     indexes: {
       byOrganisation: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: ['entryId'], template: 'LEDGER#${entryId}', casing: KEEP_CASE },
       },
     },
@@ -139,7 +155,12 @@ export const LedgerKeyEntity = new Entity(
     },
     indexes: {
       byKey: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: ['sourceKey'], template: 'LEDGERKEY#${sourceKey}', casing: KEEP_CASE },
       },
     },
@@ -165,8 +186,18 @@ export const NumberChargeEntity = new Entity(
     },
     indexes: {
       byOrganisation: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['periodStart'], template: 'NUMBERCHARGE#${periodStart}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
+        sk: {
+          field: 'sk',
+          composite: ['periodStart'],
+          template: 'NUMBERCHARGE#${periodStart}',
+          casing: KEEP_CASE,
+        },
       },
     },
   },
@@ -187,7 +218,12 @@ export const SubscribedAccountEntity = new Entity(
     indexes: {
       byShard: {
         pk: { field: 'pk', composite: ['shard'], template: 'BILLING#SUBSCRIBED#${shard}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        sk: {
+          field: 'sk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
       },
     },
   },
@@ -205,7 +241,12 @@ export const PaymentCustomerEntity = new Entity(
     },
     indexes: {
       byCustomer: {
-        pk: { field: 'pk', composite: ['customerId'], template: 'PAYCUSTOMER#${customerId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['customerId'],
+          template: 'PAYCUSTOMER#${customerId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: [], template: 'PAYCUSTOMER', casing: KEEP_CASE },
       },
     },

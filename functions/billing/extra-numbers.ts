@@ -13,7 +13,9 @@ export type NumberBillingOutcome = 'billed' | 'nothing_extra' | 'already_billed'
 
 /** Phone numbers the organisation holds now (the numbers' own organisation index). */
 export async function countNumbers(organisationId: string): Promise<number> {
-  const { data } = await PhoneNumberEntity.query.byOrganisation({ organisationId }).go({ pages: 'all', attributes: ['numberId'] });
+  const { data } = await PhoneNumberEntity.query
+    .byOrganisation({ organisationId })
+    .go({ pages: 'all', attributes: ['numberId'] });
   return data.length;
 }
 
@@ -25,7 +27,12 @@ export async function countNumbers(organisationId: string): Promise<number> {
  */
 export async function billAccountNumbers(organisationId: string): Promise<NumberBillingOutcome> {
   const account = await getBillingAccount(organisationId, { consistent: true });
-  if (!account || !isLive(account.subscriptionStatus) || !account.providerSubscriptionId || !account.providerCustomerId) {
+  if (
+    !account ||
+    !isLive(account.subscriptionStatus) ||
+    !account.providerSubscriptionId ||
+    !account.providerCustomerId
+  ) {
     return 'not_subscribed';
   }
   const periodStart = account.periodStart;
@@ -63,8 +70,15 @@ export async function billAccountNumbers(organisationId: string): Promise<Number
     description: `${charge.extraNumbers} extra phone number${charge.extraNumbers === 1 ? '' : 's'}, ${periodStart.slice(0, 7)}`,
     idempotencyKey: `numbers:${organisationId}:${periodStart}`,
   });
-  await NumberChargeEntity.patch({ organisationId, periodStart }).set({ providerItemId: itemId }).go({ response: 'none' });
-  logger.info('extra numbers billed', { organisationId, periodStart, extraNumbers: charge.extraNumbers, itemId });
+  await NumberChargeEntity.patch({ organisationId, periodStart })
+    .set({ providerItemId: itemId })
+    .go({ response: 'none' });
+  logger.info('extra numbers billed', {
+    organisationId,
+    periodStart,
+    extraNumbers: charge.extraNumbers,
+    itemId,
+  });
   return 'billed';
 }
 

@@ -7,7 +7,10 @@ import { LedgerEntryEntity, type LedgerEntry } from './entities.js';
  * entry of the previous page; the next page is read by key from there, within this organisation's
  * partition only.
  */
-export async function listLedger(organisationId: string, options: { limit: number; cursor?: string }): Promise<Page<LedgerEntry>> {
+export async function listLedger(
+  organisationId: string,
+  options: { limit: number; cursor?: string },
+): Promise<Page<LedgerEntry>> {
   const before = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   if (before !== undefined && !isId('ledgerEntry', before)) throw invalidCursor(options.cursor!);
   const query = LedgerEntryEntity.query.byOrganisation({ organisationId });
@@ -18,5 +21,8 @@ export async function listLedger(organisationId: string, options: { limit: numbe
   });
   const rest = data.filter((entry) => entry.entryId !== before);
   const items = rest.slice(0, options.limit);
-  return { items, nextCursor: rest.length > options.limit ? encodeCursor(items[items.length - 1].entryId) : null };
+  return {
+    items,
+    nextCursor: rest.length > options.limit ? encodeCursor(items[items.length - 1].entryId) : null,
+  };
 }

@@ -73,7 +73,10 @@ export const USAGE_COUNTERS: Record<UsageKind, { units: Counter; quantity: Count
   sms: { units: 'smsUnits', quantity: 'smsSegments' },
   evaluation: { units: 'evaluationUnits', quantity: 'evaluationRuns' },
 };
-export const PERIOD_COUNTERS: Counter[] = ['spentUnits', ...Object.values(USAGE_COUNTERS).flatMap((c) => [c.units, c.quantity])];
+export const PERIOD_COUNTERS: Counter[] = [
+  'spentUnits',
+  ...Object.values(USAGE_COUNTERS).flatMap((c) => [c.units, c.quantity]),
+];
 
 /** What the account must still look like for the write to apply (optimistic concurrency on a read). */
 export interface AccountExpectation {
@@ -110,7 +113,8 @@ export interface LedgerWrite {
   expect?: AccountExpectation;
   changes?: AccountChanges;
   /** Keep the "subscribed accounts" registry in step with a subscription change. */
-  subscribed?: { put: { shard: string; subscriptionId: string; customerId: string } } | { remove: { shard: string } };
+  subscribed?:
+    { put: { shard: string; subscriptionId: string; customerId: string } } | { remove: { shard: string } };
 }
 
 export type LedgerWriteOutcome =
@@ -138,7 +142,10 @@ export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcom
   const entryIds = entries.map(() => newId('ledgerEntry'));
   const total = entries.reduce((sum, entry) => sum + entry.amountUnits, 0);
   // What the period spent: charges, less refunds of charges (a refund may carry the charge's usage, negated).
-  const spend = entries.reduce((sum, entry) => sum + (entry.kind === 'charge' || entry.kind === 'refund' ? -entry.amountUnits : 0), 0);
+  const spend = entries.reduce(
+    (sum, entry) => sum + (entry.kind === 'charge' || entry.kind === 'refund' ? -entry.amountUnits : 0),
+    0,
+  );
 
   if (changes.resetPeriodCounters && (spend !== 0 || entries.some((entry) => entry.usage))) {
     throw new Error('a new period starts without charges');
@@ -157,7 +164,9 @@ export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcom
   const { resetPeriodCounters: _reset, clearRequestedPlan: _clear, ...assigned } = changes;
   const sets = {
     ...periodCounters,
-    ...(Object.fromEntries(Object.entries(assigned).filter(([, value]) => value !== undefined)) as typeof assigned),
+    ...(Object.fromEntries(
+      Object.entries(assigned).filter(([, value]) => value !== undefined),
+    ) as typeof assigned),
     updatedAt: createdAt,
   };
   const needsFunds = write.requireFunds === true && total < 0;
@@ -171,13 +180,18 @@ export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcom
             const clauses = [op.exists(attr.organisationId)];
             if (needsFunds) clauses.push(op.gte(attr.balanceUnits, -total));
             if (expect.periodStart !== undefined) clauses.push(op.eq(attr.periodStart, expect.periodStart));
-            if (expect.balanceUnits !== undefined) clauses.push(op.eq(attr.balanceUnits, expect.balanceUnits));
+            if (expect.balanceUnits !== undefined)
+              clauses.push(op.eq(attr.balanceUnits, expect.balanceUnits));
             if (expect.plan !== undefined) clauses.push(op.eq(attr.plan, expect.plan));
-            if (expect.subscriptionStatus !== undefined) clauses.push(op.eq(attr.subscriptionStatus, expect.subscriptionStatus));
+            if (expect.subscriptionStatus !== undefined)
+              clauses.push(op.eq(attr.subscriptionStatus, expect.subscriptionStatus));
             if (expect.periodIncludedUnits === null) clauses.push(op.notExists(attr.periodIncludedUnits));
-            else if (expect.periodIncludedUnits !== undefined) clauses.push(op.eq(attr.periodIncludedUnits, expect.periodIncludedUnits));
+            else if (expect.periodIncludedUnits !== undefined)
+              clauses.push(op.eq(attr.periodIncludedUnits, expect.periodIncludedUnits));
             if (expect.statusEventAtMost !== undefined) {
-              clauses.push(`(${op.notExists(attr.statusEventAt)} OR ${op.lte(attr.statusEventAt, expect.statusEventAtMost)})`);
+              clauses.push(
+                `(${op.notExists(attr.statusEventAt)} OR ${op.lte(attr.statusEventAt, expect.statusEventAtMost)})`,
+              );
             }
             return clauses.join(' AND ');
           })
@@ -204,11 +218,7 @@ export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcom
         });
         const subscribed = write.subscribed;
         if (subscribed && 'put' in subscribed) {
-          items.push(
-            subscribedAccount
-              .put({ organisationId, since: createdAt, ...subscribed.put })
-              .commit(),
-          );
+          items.push(subscribedAccount.put({ organisationId, since: createdAt, ...subscribed.put }).commit());
         } else if (subscribed) {
           items.push(subscribedAccount.delete({ shard: subscribed.remove.shard, organisationId }).commit());
         }
@@ -249,6 +259,10 @@ export async function recordMovement(movement: Movement): Promise<MovementResult
   return { applied: true, duplicate: false, entryId: outcome.entryIds[0] };
 }
 
-export async function getBillingAccount(organisationId: string, options: { consistent?: boolean } = {}): Promise<BillingAccount | null> {
-  return (await BillingAccountEntity.get({ organisationId }).go({ consistent: options.consistent ?? false })).data;
+export async function getBillingAccount(
+  organisationId: string,
+  options: { consistent?: boolean } = {},
+): Promise<BillingAccount | null> {
+  return (await BillingAccountEntity.get({ organisationId }).go({ consistent: options.consistent ?? false }))
+    .data;
 }

@@ -1,9 +1,25 @@
 import { displayCredits } from './credits.js';
 import { recordMovement, writeLedger, type EntryDraft, type MovementResult } from './ledger.js';
-import { billedSeconds, callUnits, evaluationUnits, memoriesUnits, smsSegmentation, smsUnits, type SmsSegmentation } from './rules.js';
+import {
+  billedSeconds,
+  callUnits,
+  evaluationUnits,
+  memoriesUnits,
+  smsSegmentation,
+  smsUnits,
+  type SmsSegmentation,
+} from './rules.js';
 import { reconcileAgents } from './suspension.js';
 
-export { METERING_RULES, billedSeconds, callUnits, memoriesUnits, smsSegmentation, smsUnits, evaluationUnits } from './rules.js';
+export {
+  METERING_RULES,
+  billedSeconds,
+  callUnits,
+  memoriesUnits,
+  smsSegmentation,
+  smsUnits,
+  evaluationUnits,
+} from './rules.js';
 
 /**
  * The meter: applies the rules of rules.ts through the ledger, each charge under its idempotency id
@@ -47,7 +63,9 @@ export async function chargeCallUsage(input: {
   if (outcome.status === 'rejected') throw new Error(`no billing account for ${input.organisationId}`);
   const applied = outcome.status === 'applied';
   const result = (i: number): MovementResult =>
-    applied ? { applied: true, duplicate: false, entryId: outcome.entryIds[i] } : { applied: false, duplicate: true };
+    applied
+      ? { applied: true, duplicate: false, entryId: outcome.entryIds[i] }
+      : { applied: false, duplicate: true };
   if (applied) await reconcileAgents(input.organisationId);
   return {
     call: units > 0 ? result(0) : { applied: false, duplicate: false },
@@ -65,7 +83,11 @@ export interface SmsCharge extends MovementResult, SmsSegmentation {
  * Charges one SMS (campaign or direct reply): 5 credits per segment. Prepaid: a balance that does not
  * cover it is 402 `Insufficient credits` and nothing is charged. Idempotent per SMS id.
  */
-export async function chargeSms(input: { organisationId: string; smsId: string; text: string }): Promise<SmsCharge> {
+export async function chargeSms(input: {
+  organisationId: string;
+  smsId: string;
+  text: string;
+}): Promise<SmsCharge> {
   const segmentation = smsSegmentation(input.text);
   const units = smsUnits(segmentation.segments);
   const result = await recordMovement({
@@ -84,7 +106,10 @@ export async function chargeSms(input: { organisationId: string; smsId: string; 
  * Charges an evaluation run when it starts: 20 credits, never refunded (a cancelled run keeps its
  * charge). Prepaid (402 when the balance does not cover it); idempotent per evaluation id.
  */
-export async function chargeEvaluationRun(input: { organisationId: string; evaluationId: string }): Promise<MovementResult & { units: number }> {
+export async function chargeEvaluationRun(input: {
+  organisationId: string;
+  evaluationId: string;
+}): Promise<MovementResult & { units: number }> {
   const units = evaluationUnits();
   const result = await recordMovement({
     organisationId: input.organisationId,

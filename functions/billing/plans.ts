@@ -68,7 +68,8 @@ export const PLANS: Record<PlanId, Plan> = {
 /** Plans bought through the payment provider (every plan but Free). */
 export const PAID_PLAN_IDS = ['starter', 'growth', 'scale'] as const satisfies readonly PlanId[];
 export type PaidPlanId = (typeof PAID_PLAN_IDS)[number];
-export const isPaidPlan = (plan: string): plan is PaidPlanId => (PAID_PLAN_IDS as readonly string[]).includes(plan);
+export const isPaidPlan = (plan: string): plan is PaidPlanId =>
+  (PAID_PLAN_IDS as readonly string[]).includes(plan);
 
 /** The provider's price of a paid plan is found by this lookup key (no price ids in configuration). */
 export const priceLookupKey = (plan: PaidPlanId): string => `voice-agent-plan-${plan}`;
@@ -91,4 +92,5 @@ export const periodGrantKey = (periodStart: string): string => `grant:period:${p
 /** The cause key of the expiry of a period's unused included credits. */
 export const periodExpiryKey = (periodStart: string): string => `expiry:period:${periodStart.slice(0, 10)}`;
 /** The cause key of the extra included credits granted when a plan with more credits starts mid-period. */
-export const planUpgradeGrantKey = (plan: PlanId, periodStart: string): string => `grant:plan:${plan}:${periodStart.slice(0, 10)}`;
+export const planUpgradeGrantKey = (plan: PlanId, periodStart: string): string =>
+  `grant:plan:${plan}:${periodStart.slice(0, 10)}`;

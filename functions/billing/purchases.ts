@@ -17,7 +17,11 @@ export interface CreditPurchase {
  * Starts a purchase of extra credits (0.01 AUD each) through the payment port. No credit moves here:
  * they are granted when the provider confirms the payment (`grantPurchasedCredits`, from the webhook).
  */
-export async function buyCredits(organisationId: string, quantity: number, options: { returnUrl?: string } = {}): Promise<CreditPurchase> {
+export async function buyCredits(
+  organisationId: string,
+  quantity: number,
+  options: { returnUrl?: string } = {},
+): Promise<CreditPurchase> {
   const { customerId } = await ensureCustomer(organisationId);
   const checkout = await paymentsProvider().createCreditsCheckout({
     customerId,
@@ -49,7 +53,10 @@ export async function grantPurchasedCredits(input: {
 }): Promise<MovementResult | undefined> {
   const expected = input.credits * EXTRA_CREDIT_PRICE_CENTS;
   if (input.currency.toLowerCase() !== CURRENCY || input.amountCents !== expected) {
-    logger.error('credit purchase amount does not match its credits: nothing granted', { ...input, expectedCents: expected });
+    logger.error('credit purchase amount does not match its credits: nothing granted', {
+      ...input,
+      expectedCents: expected,
+    });
     return undefined;
   }
   return recordMovement({

@@ -54,11 +54,21 @@ export async function renewAccount(organisationId: string, now: Date = clock.now
         plan: account.plan,
         periodIncludedUnits: account.periodIncludedUnits ?? null,
       },
-      changes: { periodStart: period.start, periodEnd: period.end, periodIncludedUnits: grant, resetPeriodCounters: true },
+      changes: {
+        periodStart: period.start,
+        periodEnd: period.end,
+        periodIncludedUnits: grant,
+        resetPeriodCounters: true,
+      },
     });
     if (outcome.status === 'rejected') continue; // a charge or a plan change landed meanwhile: read again
     if (outcome.status === 'duplicate') return 'not_due';
-    logger.info('credits renewed', { organisationId, period: period.start, expiredUnits: expiring, grantedUnits: grant });
+    logger.info('credits renewed', {
+      organisationId,
+      period: period.start,
+      expiredUnits: expiring,
+      grantedUnits: grant,
+    });
     await reconcileAgents(organisationId);
     return 'renewed';
   }
@@ -70,15 +80,26 @@ export async function dueAccounts(now: Date): Promise<string[]> {
   const nowIso = now.toISOString();
   const due: string[] = [];
   for (const renewalShard of ALL_SHARDS) {
-    const { data } = await BillingAccountEntity.query.byRenewal({ renewalShard }).lt({ periodEnd: nowIso }).go({ pages: 'all' });
+    const { data } = await BillingAccountEntity.query
+      .byRenewal({ renewalShard })
+      .lt({ periodEnd: nowIso })
+      .go({ pages: 'all' });
     for (const account of data) if (account.periodEnd <= nowIso) due.push(account.organisationId);
   }
   return due;
 }
 
 /** The scheduled job: renews every account whose period ended; one failure does not stop the others. */
-export async function renewDueAccounts(now: Date = clock.now()): Promise<Record<RenewalOutcome | 'failed', number>> {
-  const counts: Record<RenewalOutcome | 'failed', number> = { renewed: 0, not_due: 0, deferred: 0, missing: 0, failed: 0 };
+export async function renewDueAccounts(
+  now: Date = clock.now(),
+): Promise<Record<RenewalOutcome | 'failed', number>> {
+  const counts: Record<RenewalOutcome | 'failed', number> = {
+    renewed: 0,
+    not_due: 0,
+    deferred: 0,
+    missing: 0,
+    failed: 0,
+  };
   const queue = await dueAccounts(now);
   const worker = async () => {
     for (let organisationId = queue.pop(); organisationId; organisationId = queue.pop()) {

@@ -23,7 +23,8 @@ export interface MeteringRule {
 function rule(input: Omit<MeteringRule, 'unitsPerQuantity'>): MeteringRule {
   const perQuantity = input.per === 'minute' ? 60 : 1;
   const unitsPerQuantity = (input.credits * UNITS_PER_CREDIT) / perQuantity;
-  if (!Number.isInteger(unitsPerQuantity)) throw new Error(`rule ${input.kind} is not a whole number of units`);
+  if (!Number.isInteger(unitsPerQuantity))
+    throw new Error(`rule ${input.kind} is not a whole number of units`);
   return { ...input, unitsPerQuantity };
 }
 
@@ -42,7 +43,8 @@ export const METERING_RULES: Record<UsageKind, MeteringRule> = {
     credits: 5,
     per: 'minute',
     quantityUnit: 'second',
-    description: '+5 credits per call minute when conversation memories are used in the call, rounded at second level.',
+    description:
+      '+5 credits per call minute when conversation memories are used in the call, rounded at second level.',
   }),
   sms: rule({
     kind: 'sms',
@@ -73,7 +75,8 @@ export function billedSeconds(durationSeconds: number): number {
   return Math.ceil(durationSeconds);
 }
 
-export const callUnits = (durationSeconds: number): number => billedSeconds(durationSeconds) * METERING_RULES.call.unitsPerQuantity;
+export const callUnits = (durationSeconds: number): number =>
+  billedSeconds(durationSeconds) * METERING_RULES.call.unitsPerQuantity;
 export const memoriesUnits = (durationSeconds: number): number =>
   billedSeconds(durationSeconds) * METERING_RULES.memories.unitsPerQuantity;
 
@@ -87,7 +90,11 @@ export interface SmsSegmentation {
 export function smsSegmentation(text: string): SmsSegmentation {
   if (text.length === 0) throw new Error('an SMS needs text');
   const message = new SegmentedMessage(text);
-  return { encoding: message.encodingName, segments: message.segmentsCount, characters: message.numberOfCharacters };
+  return {
+    encoding: message.encodingName,
+    segments: message.segmentsCount,
+    characters: message.numberOfCharacters,
+  };
 }
 
 export const smsUnits = (segments: number): number => segments * METERING_RULES.sms.unitsPerQuantity;

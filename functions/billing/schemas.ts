@@ -18,7 +18,10 @@ const returnUrl = z
     (value) => {
       try {
         const url = new URL(value);
-        return url.protocol === 'https:' || (url.protocol === 'http:' && ['127.0.0.1', 'localhost'].includes(url.hostname));
+        return (
+          url.protocol === 'https:' ||
+          (url.protocol === 'http:' && ['127.0.0.1', 'localhost'].includes(url.hostname))
+        );
       } catch {
         return false;
       }
@@ -28,7 +31,10 @@ const returnUrl = z
 
 // ── Requests ───────────────────────────────────────────────────────────────────────────────────────
 
-export const SubscriptionBody = z.strictObject({ plan: z.enum(PAID_PLAN_IDS), return_url: returnUrl.optional() });
+export const SubscriptionBody = z.strictObject({
+  plan: z.enum(PAID_PLAN_IDS),
+  return_url: returnUrl.optional(),
+});
 export type SubscriptionBody = z.infer<typeof SubscriptionBody>;
 
 export const CreditsBody = z.strictObject({
@@ -48,7 +54,12 @@ export type LedgerQuery = z.infer<typeof LedgerQuery>;
 
 // ── Responses (documentation: the OpenAPI document is generated from these) ──────────────────────
 
-const Features = z.object({ api_keys: z.boolean(), workflows: z.boolean(), batch_outbound: z.boolean(), integrations: z.boolean() });
+const Features = z.object({
+  api_keys: z.boolean(),
+  workflows: z.boolean(),
+  batch_outbound: z.boolean(),
+  integrations: z.boolean(),
+});
 
 export const PlanResponse = z.object({
   id: z.enum(PLAN_IDS),
@@ -97,7 +108,10 @@ export const LedgerEntryResponse = z.object({
   quantity: z.number().nullable(),
   created_at: z.string(),
 });
-export const LedgerPage = z.object({ items: z.array(LedgerEntryResponse), next_cursor: z.string().nullable() });
+export const LedgerPage = z.object({
+  items: z.array(LedgerEntryResponse),
+  next_cursor: z.string().nullable(),
+});
 
 export const SubscriptionResponse = z.object({
   organisation_id: z.string(),

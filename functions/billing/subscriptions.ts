@@ -25,7 +25,10 @@ export const NO_SUBSCRIPTION = 'No active subscription';
 /** A subscription that is running (paid or waiting for a failed payment to be retried). */
 export const isLive = (status: SubscriptionStatus): boolean => status === 'active' || status === 'past_due';
 
-const customerService = new Service({ billingAccount: BillingAccountEntity, paymentCustomer: PaymentCustomerEntity }, entityConfig());
+const customerService = new Service(
+  { billingAccount: BillingAccountEntity, paymentCustomer: PaymentCustomerEntity },
+  entityConfig(),
+);
 
 async function requireAccount(organisationId: string): Promise<BillingAccount> {
   const account = await getBillingAccount(organisationId, { consistent: true });
@@ -40,12 +43,17 @@ const defaultReturnUrl = (): string => config().PUBLIC_BASE_URL;
  * organisation, billed to its owner's email) and remembered on the account with a customer →
  * organisation record, in one transaction.
  */
-export async function ensureCustomer(organisationId: string): Promise<{ account: BillingAccount; customerId: string }> {
+export async function ensureCustomer(
+  organisationId: string,
+): Promise<{ account: BillingAccount; customerId: string }> {
   const account = await requireAccount(organisationId);
   if (account.providerCustomerId) return { account, customerId: account.providerCustomerId };
   const { data: organisation } = await OrganisationEntity.get({ organisationId }).go();
   if (!organisation) throw notFound(ORGANISATION_NOT_FOUND);
-  const { data: owner } = await OrgMemberEntity.get({ organisationId, userId: organisation.ownerUserId }).go();
+  const { data: owner } = await OrgMemberEntity.get({
+    organisationId,
+    userId: organisation.ownerUserId,
+  }).go();
   const { customerId } = await paymentsProvider().createCustomer({
     organisationId,
     name: organisation.name,
@@ -57,7 +65,10 @@ export async function ensureCustomer(organisationId: string): Promise<{ account:
       billingAccount
         .patch({ organisationId })
         .set({ providerCustomerId: customerId, updatedAt: createdAt })
-        .where((attr, op) => `(${op.notExists(attr.providerCustomerId)} OR ${op.eq(attr.providerCustomerId, customerId)})`)
+        .where(
+          (attr, op) =>
+            `(${op.notExists(attr.providerCustomerId)} OR ${op.eq(attr.providerCustomerId, customerId)})`,
+        )
         .commit(),
       paymentCustomer.put({ customerId, organisationId, createdAt }).commit(),
     ])
@@ -65,7 +76,8 @@ export async function ensureCustomer(organisationId: string): Promise<{ account:
   if (result.canceled) {
     // Another request recorded a customer first: use the one on the account.
     const current = await requireAccount(organisationId);
-    if (!current.providerCustomerId) throw new Error(`could not record the payment customer of ${organisationId}`);
+    if (!current.providerCustomerId)
+      throw new Error(`could not record the payment customer of ${organisationId}`);
     return { account: current, customerId: current.providerCustomerId };
   }
   return { account: { ...account, providerCustomerId: customerId }, customerId };
@@ -73,7 +85,9 @@ export async function ensureCustomer(organisationId: string): Promise<{ account:
 
 async function setRequestedPlan(organisationId: string, plan: PlanId | undefined): Promise<void> {
   const update = BillingAccountEntity.patch({ organisationId });
-  await (plan ? update.set({ requestedPlan: plan }) : update.remove(['requestedPlan'])).go({ response: 'none' });
+  await (plan ? update.set({ requestedPlan: plan }) : update.remove(['requestedPlan'])).go({
+    response: 'none',
+  });
 }
 
 export interface SubscriptionRequest {
@@ -103,8 +117,18 @@ export async function startSubscription(
   await setRequestedPlan(organisationId, plan);
   try {
     if (live) {
-      await provider.changeSubscriptionPlan({ subscriptionId: account.providerSubscriptionId!, organisationId, plan });
-      return { organisationId, plan: account.plan, requestedPlan: plan, subscriptionStatus: account.subscriptionStatus, checkoutUrl: null };
+      await provider.changeSubscriptionPlan({
+        subscriptionId: account.providerSubscriptionId!,
+        organisationId,
+        plan,
+      });
+      return {
+        organisationId,
+        plan: account.plan,
+        requestedPlan: plan,
+        subscriptionStatus: account.subscriptionStatus,
+        checkoutUrl: null,
+      };
     }
     const { customerId } = await ensureCustomer(organisationId);
     const checkout = await provider.createSubscriptionCheckout({
@@ -115,7 +139,13 @@ export async function startSubscription(
       // Subscription cycles start on the first of the month, as the credit periods do.
       cycleAnchor: Math.floor(new Date(periodOf(clock.now()).end).getTime() / 1000),
     });
-    return { organisationId, plan: account.plan, requestedPlan: plan, subscriptionStatus: account.subscriptionStatus, checkoutUrl: checkout.url };
+    return {
+      organisationId,
+      plan: account.plan,
+      requestedPlan: plan,
+      subscriptionStatus: account.subscriptionStatus,
+      checkoutUrl: checkout.url,
+    };
   } catch (error) {
     await setRequestedPlan(organisationId, account.requestedPlan);
     throw error;
@@ -131,22 +161,34 @@ export async function cancelSubscription(organisationId: string): Promise<Billin
 }
 
 /** A session of the provider's customer portal (payment method, invoices). */
-export async function createPortalSession(organisationId: string, options: { returnUrl?: string } = {}): Promise<{ url: string }> {
+export async function createPortalSession(
+  organisationId: string,
+  options: { returnUrl?: string } = {},
+): Promise<{ url: string }> {
   const { customerId } = await ensureCustomer(organisationId);
-  return paymentsProvider().createPortalSession({ customerId, returnUrl: options.returnUrl ?? defaultReturnUrl() });
+  return paymentsProvider().createPortalSession({
+    customerId,
+    returnUrl: options.returnUrl ?? defaultReturnUrl(),
+  });
 }
 
 /**
  * Resolves once the organisation is on `plan` with an active subscription (the provider's webhook
  * has arrived), or throws after `timeoutMs`. The CLI seed awaits it after `startSubscription`.
  */
-export async function waitForSubscriptionActive(organisationId: string, plan: PaidPlanId, timeoutMs = 15_000): Promise<BillingAccount> {
+export async function waitForSubscriptionActive(
+  organisationId: string,
+  plan: PaidPlanId,
+  timeoutMs = 15_000,
+): Promise<BillingAccount> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const account = await requireAccount(organisationId);
     if (account.plan === plan && account.subscriptionStatus === 'active') return account;
     if (Date.now() > deadline) {
-      throw new Error(`${organisationId} is not on an active ${plan} subscription after ${timeoutMs} ms (plan ${account.plan}, ${account.subscriptionStatus})`);
+      throw new Error(
+        `${organisationId} is not on an active ${plan} subscription after ${timeoutMs} ms (plan ${account.plan}, ${account.subscriptionStatus})`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -177,15 +219,27 @@ export async function applySubscriptionChange(input: {
     if (account.statusEventAt !== undefined && eventCreated < account.statusEventAt) return 'stale';
     const current = account.providerSubscriptionId;
     // Events about another subscription than the live one (an old, ended one) change nothing.
-    if (current && current !== subscriptionId && (isLive(account.subscriptionStatus) || status !== 'active')) {
-      if (status === 'active') logger.warn('a second live subscription: the first one stays in effect', { organisationId, current, subscriptionId });
+    if (
+      current &&
+      current !== subscriptionId &&
+      (isLive(account.subscriptionStatus) || status !== 'active')
+    ) {
+      if (status === 'active')
+        logger.warn('a second live subscription: the first one stays in effect', {
+          organisationId,
+          current,
+          subscriptionId,
+        });
       return 'ignored';
     }
     if (!current && status !== 'active') return 'ignored';
 
     const plan: PlanId = status === 'canceled' ? 'free' : (input.plan ?? account.plan);
     if (plan === 'free' && status !== 'canceled') {
-      logger.error('a live subscription without a known paid plan: nothing changed', { organisationId, subscriptionId });
+      logger.error('a live subscription without a known paid plan: nothing changed', {
+        organisationId,
+        subscriptionId,
+      });
       return 'ignored';
     }
     const periodIncluded = account.periodIncludedUnits ?? includedUnits(account.plan);
@@ -218,7 +272,8 @@ export async function applySubscriptionChange(input: {
         providerCustomerId: input.customerId,
         statusEventAt: eventCreated,
         periodIncludedUnits: grant > 0 ? includedUnits(plan) : undefined,
-        clearRequestedPlan: account.requestedPlan !== undefined && (account.requestedPlan === plan || status === 'canceled'),
+        clearRequestedPlan:
+          account.requestedPlan !== undefined && (account.requestedPlan === plan || status === 'canceled'),
       },
       subscribed:
         status === 'canceled'
@@ -230,8 +285,13 @@ export async function applySubscriptionChange(input: {
       logger.warn('plan grant already applied', { organisationId, plan, periodStart: account.periodStart });
       return 'ignored';
     }
-    logger.info('subscription changed', { organisationId, from: [account.plan, account.subscriptionStatus], to: [plan, status] });
-    if (account.subscriptionStatus === 'past_due' && status !== 'past_due') await releaseHeldActions(organisationId);
+    logger.info('subscription changed', {
+      organisationId,
+      from: [account.plan, account.subscriptionStatus],
+      to: [plan, status],
+    });
+    if (account.subscriptionStatus === 'past_due' && status !== 'past_due')
+      await releaseHeldActions(organisationId);
     await reconcileAgents(organisationId);
     return 'applied';
   }

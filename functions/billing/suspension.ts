@@ -30,7 +30,9 @@ export async function reconcileAgents(organisationId: string): Promise<{ suspend
         .set({ agentsSuspended: wanted })
         .where((attr, op) =>
           [
-            suspended ? op.eq(attr.agentsSuspended, true) : `(${op.notExists(attr.agentsSuspended)} OR ${op.eq(attr.agentsSuspended, false)})`,
+            suspended
+              ? op.eq(attr.agentsSuspended, true)
+              : `(${op.notExists(attr.agentsSuspended)} OR ${op.eq(attr.agentsSuspended, false)})`,
             op.eq(attr.balanceUnits, account.balanceUnits),
             op.eq(attr.plan, account.plan),
           ].join(' AND '),

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { CURRENCY, centsToAud, displayCredits, EXTRA_CREDIT_PRICE_CENTS, EXTRA_NUMBER_PRICE_CENTS, UNITS_PER_CREDIT } from './credits.js';
+import {
+  CURRENCY,
+  centsToAud,
+  displayCredits,
+  EXTRA_CREDIT_PRICE_CENTS,
+  EXTRA_NUMBER_PRICE_CENTS,
+  UNITS_PER_CREDIT,
+} from './credits.js';
 import { PLAN_IDS, USAGE_KINDS, type BillingAccount, type LedgerEntry } from './entities.js';
 import { USAGE_COUNTERS } from './ledger.js';
 import { includedUnits, PLANS, type Plan } from './plans.js';

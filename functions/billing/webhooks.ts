@@ -23,7 +23,10 @@ export interface WebhookResult {
  * claim marked done. A duplicate of a handled event changes nothing; one still being handled is 409,
  * which the provider retries.
  */
-export async function handleBillingWebhook(payload: string, signature: string | undefined): Promise<WebhookResult> {
+export async function handleBillingWebhook(
+  payload: string,
+  signature: string | undefined,
+): Promise<WebhookResult> {
   let event: BillingEvent;
   try {
     event = await paymentsProvider().parseWebhook(payload, signature);
@@ -46,7 +49,11 @@ export async function handleBillingWebhook(payload: string, signature: string | 
     throw error;
   }
   await BillingEventEntity.patch({ eventId: event.id })
-    .set({ state: 'done', processedAt: clock.now().toISOString(), ...(organisationId ? { organisationId } : {}) })
+    .set({
+      state: 'done',
+      processedAt: clock.now().toISOString(),
+      ...(organisationId ? { organisationId } : {}),
+    })
     .go({ response: 'none' });
   logger.info('billing event handled', { eventId: event.id, type: event.type, organisationId, outcome });
   return { status: 200, body: { received: true, outcome } };
@@ -73,7 +80,9 @@ async function claimEvent(event: BillingEvent): Promise<'claimed' | 'done' | 'bu
   try {
     await BillingEventEntity.patch({ eventId: event.id })
       .set({ claimedAt: now })
-      .where((attr, op) => `${op.eq(attr.state, 'processing')} AND ${op.eq(attr.claimedAt, existing.claimedAt)}`)
+      .where(
+        (attr, op) => `${op.eq(attr.state, 'processing')} AND ${op.eq(attr.claimedAt, existing.claimedAt)}`,
+      )
       .go({ response: 'none' });
     return 'claimed';
   } catch (error) {
@@ -83,14 +92,19 @@ async function claimEvent(event: BillingEvent): Promise<'claimed' | 'done' | 'bu
 }
 
 /** The organisation an event is about: by the provider customer we created for it. */
-async function organisationOf(customerId: string | undefined, named: string | undefined): Promise<string | undefined> {
+async function organisationOf(
+  customerId: string | undefined,
+  named: string | undefined,
+): Promise<string | undefined> {
   if (customerId) {
     const organisationId = await organisationOfCustomer(customerId);
     if (organisationId) return organisationId;
   }
   if (!named) return undefined;
   const account = await getBillingAccount(named);
-  return account && (!account.providerCustomerId || account.providerCustomerId === customerId) ? named : undefined;
+  return account && (!account.providerCustomerId || account.providerCustomerId === customerId)
+    ? named
+    : undefined;
 }
 
 async function applyEvent(event: BillingEvent): Promise<{ outcome: string; organisationId?: string }> {
@@ -130,7 +144,10 @@ async function applyEvent(event: BillingEvent): Promise<{ outcome: string; organ
         amountCents: event.amountCents,
         currency: event.currency,
       });
-      return { outcome: !result ? 'amount_mismatch' : result.duplicate ? 'already_granted' : 'granted', organisationId };
+      return {
+        outcome: !result ? 'amount_mismatch' : result.duplicate ? 'already_granted' : 'granted',
+        organisationId,
+      };
     }
     default:
       return { outcome: 'ignored' };

@@ -10,7 +10,12 @@ import { objectExists, signedDownloadUrl } from '../platform/storage.js';
 import { telephony, type HangupResult } from '../providers/telephony/index.js';
 import { CallEntity, CallStatusEventEntity, type Call, type CallStatusEvent } from './entities.js';
 import { applyTransition, readCall } from './lifecycle.js';
-import { boundMillis, type CallDetailResponse, type CallSummaryResponse, type ListCallsQuery } from './schemas.js';
+import {
+  boundMillis,
+  type CallDetailResponse,
+  type CallSummaryResponse,
+  type ListCallsQuery,
+} from './schemas.js';
 import { isTerminal, statusesMatching, wireStatus } from './status.js';
 
 /** The call log: list, detail, hang-up, recordings. */
@@ -34,12 +39,18 @@ export async function getCall(workspaceId: string, callId: string): Promise<Call
     CallStatusEventEntity.query.byCall({ callId }).go({ pages: 'all', consistent: true }),
   ]);
   if (!call) return undefined;
-  const statusHistory = history.data.filter((e) => e.workspaceId === workspaceId).sort((a, b) => a.rank - b.rank);
+  const statusHistory = history.data
+    .filter((e) => e.workspaceId === workspaceId)
+    .sort((a, b) => a.rank - b.rank);
   return { ...call, statusHistory };
 }
 
 /** Stores the post-call pipeline's sentiment analysis on the call (shown in the call detail). */
-export async function setCallSentiment(workspaceId: string, callId: string, sentiment: unknown): Promise<void> {
+export async function setCallSentiment(
+  workspaceId: string,
+  callId: string,
+  sentiment: unknown,
+): Promise<void> {
   await CallEntity.patch({ workspaceId, callId }).set({ sentiment }).go({ response: 'none' });
 }
 
@@ -63,7 +74,13 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
         ? CallEntity.query.byAgent({ workspaceId, agentId: query.agent_id })
         : CallEntity.query.byWorkspace({ workspaceId });
     const ranged =
-      low && high ? base.between({ callId: low }, { callId: high }) : low ? base.gte({ callId: low }) : high ? base.lte({ callId: high }) : base;
+      low && high
+        ? base.between({ callId: low }, { callId: high })
+        : low
+          ? base.gte({ callId: low })
+          : high
+            ? base.lte({ callId: high })
+            : base;
     const filtered =
       statuses || query.direction
         ? ranged.where((attr, op) =>
@@ -102,7 +119,8 @@ export async function hangupCall(workspaceId: string, callId: string, endedBy: s
       logger.warn('provider hangup failed; ending the call here', { callId, error: String(error) });
     }
   }
-  const answered = call.connectedAt !== undefined || call.inprogressAt !== undefined || (ended.durationSeconds ?? 0) > 0;
+  const answered =
+    call.connectedAt !== undefined || call.inprogressAt !== undefined || (ended.durationSeconds ?? 0) > 0;
   const { moved } = await applyTransition(workspaceId, callId, {
     status: answered ? 'completed' : 'failed',
     endReason: answered ? 'hangup' : 'canceled',
@@ -164,8 +182,16 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
       end_reason: event.endReason ?? null,
       source: event.source,
     })),
-    transcript: (call.transcript ?? []).map((t) => ({ role: t.role, text: t.text, offset_seconds: t.offsetSeconds })),
-    quoted_listings: (call.quotedListings ?? []).map((l) => ({ listing_id: l.listingId, address: l.address, price: l.price })),
+    transcript: (call.transcript ?? []).map((t) => ({
+      role: t.role,
+      text: t.text,
+      offset_seconds: t.offsetSeconds,
+    })),
+    quoted_listings: (call.quotedListings ?? []).map((l) => ({
+      listing_id: l.listingId,
+      address: l.address,
+      price: l.price,
+    })),
     recording: call.recordingKey
       ? {
           url: `/api/v1/workspaces/${call.workspaceId}/calls/${call.callId}/recording`,

@@ -57,16 +57,27 @@ export async function dispatchCall(workspaceId: string, callId: string): Promise
     }));
   } catch (error) {
     logger.error('dial failed; the call fails (it is never dialled twice)', { callId, error: String(error) });
-    await applyTransition(workspaceId, callId, { status: 'failed', endReason: 'failed', source: 'dispatcher' });
+    await applyTransition(workspaceId, callId, {
+      status: 'failed',
+      endReason: 'failed',
+      source: 'dispatcher',
+    });
     return 'failed';
   }
 
   const { data: updated } = await CallEntity.patch({ workspaceId, callId })
-    .set({ provider: port.name, providerCallId, transcriptExpected: port.sendsTranscripts, updatedAt: clock.now().toISOString() })
+    .set({
+      provider: port.name,
+      providerCallId,
+      transcriptExpected: port.sendsTranscripts,
+      updatedAt: clock.now().toISOString(),
+    })
     .go({ response: 'all_new' });
   if (updated && isTerminal(updated.status)) {
     // Hung up (or swept) while it was being dialled: end it at the provider too.
-    await port.hangupCall(providerCallId).catch((error: unknown) => logger.warn('provider hangup failed', { callId, error: String(error) }));
+    await port
+      .hangupCall(providerCallId)
+      .catch((error: unknown) => logger.warn('provider hangup failed', { callId, error: String(error) }));
   }
   return 'dialled';
 }

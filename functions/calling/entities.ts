@@ -90,12 +90,22 @@ export const CallEntity = new Entity(
     },
     indexes: {
       byWorkspace: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}#CALLS', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['workspaceId'],
+          template: 'WS#${workspaceId}#CALLS',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: ['callId'], template: 'CALL#${callId}', casing: KEEP_CASE },
       },
       byAgent: {
         index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['workspaceId', 'agentId'], template: 'WS#${workspaceId}#AGENT#${agentId}#CALLS', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi1pk',
+          composite: ['workspaceId', 'agentId'],
+          template: 'WS#${workspaceId}#AGENT#${agentId}#CALLS',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'gsi1sk', composite: ['callId'], template: '${callId}', casing: KEEP_CASE },
       },
     },
@@ -121,7 +131,12 @@ export const CallStatusEventEntity = new Entity(
     indexes: {
       byCall: {
         pk: { field: 'pk', composite: ['callId'], template: 'CALL#${callId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['rank', 'status'], template: 'STATUS#${rank}#${status}', casing: KEEP_CASE },
+        sk: {
+          field: 'sk',
+          composite: ['rank', 'status'],
+          template: 'STATUS#${rank}#${status}',
+          casing: KEEP_CASE,
+        },
       },
     },
   },
@@ -140,7 +155,12 @@ export const OpenCallEntity = new Entity(
     indexes: {
       byShard: {
         pk: { field: 'pk', composite: ['shard'], template: 'OPENCALLS#${shard}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['createdAt', 'callId'], template: '${createdAt}#${callId}', casing: KEEP_CASE },
+        sk: {
+          field: 'sk',
+          composite: ['createdAt', 'callId'],
+          template: '${createdAt}#${callId}',
+          casing: KEEP_CASE,
+        },
       },
     },
   },
@@ -160,7 +180,12 @@ export const ProviderCallEntity = new Entity(
     },
     indexes: {
       byProviderId: {
-        pk: { field: 'pk', composite: ['provider', 'providerCallId'], template: 'PROVIDERCALL#${provider}#${providerCallId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['provider', 'providerCallId'],
+          template: 'PROVIDERCALL#${provider}#${providerCallId}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: [], template: 'CALL', casing: KEEP_CASE },
       },
     },
@@ -188,7 +213,12 @@ export const IdempotencyEntity = new Entity(
     },
     indexes: {
       byKey: {
-        pk: { field: 'pk', composite: ['workspaceId', 'key'], template: 'IDEM#${workspaceId}#${key}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['workspaceId', 'key'],
+          template: 'IDEM#${workspaceId}#${key}',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'sk', composite: [], template: 'IDEM', casing: KEEP_CASE },
       },
     },

@@ -46,7 +46,10 @@ function canonical(value: unknown): unknown {
 }
 
 /** The same request (whatever the order of its fields) has the same hash. */
-export const requestHash = (request: unknown): string => createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
+export const requestHash = (request: unknown): string =>
+  createHash('sha256')
+    .update(JSON.stringify(canonical(request)))
+    .digest('hex');
 
 export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; response: unknown };
 
@@ -79,7 +82,8 @@ export async function claimIdempotencyKey(workspaceId: string, key: string, hash
     const { data: existing } = await IdempotencyEntity.get({ workspaceId, key }).go({ consistent: true });
     if (!existing) continue; // released meanwhile: claim again
     if (existing.requestHash !== hash) throw conflict(IDEMPOTENCY_MISMATCH);
-    if (existing.state === 'completed' && existing.response) return { kind: 'replay', response: JSON.parse(existing.response) };
+    if (existing.state === 'completed' && existing.response)
+      return { kind: 'replay', response: JSON.parse(existing.response) };
     throw conflict(IDEMPOTENCY_IN_FLIGHT);
   }
   throw conflict(IDEMPOTENCY_IN_FLIGHT);

@@ -8,7 +8,15 @@ import { putObject } from '../platform/storage.js';
 import { telephony } from '../providers/telephony/index.js';
 import type { EndReason, QuotedListing, TranscriptTurn } from '../providers/telephony/twilio-format.js';
 import { CallEntity, callingService, type Call } from './entities.js';
-import { callDurationSeconds, canMove, isTerminal, RANK, readyForPostCall, STATUS_TIME, type InternalStatus } from './status.js';
+import {
+  callDurationSeconds,
+  canMove,
+  isTerminal,
+  RANK,
+  readyForPostCall,
+  STATUS_TIME,
+  type InternalStatus,
+} from './status.js';
 
 /**
  * Moving calls along their lifecycle. Every transition is one conditional transaction guarded by the
@@ -33,42 +41,59 @@ export interface Transition {
   endedBy?: string;
 }
 
-export const recordingKey = (workspaceId: string, callId: string): string => `${BUCKET.recordingsPrefix}${workspaceId}/${callId}.wav`;
+export const recordingKey = (workspaceId: string, callId: string): string =>
+  `${BUCKET.recordingsPrefix}${workspaceId}/${callId}.wav`;
 
 export async function readCall(workspaceId: string, callId: string): Promise<Call | undefined> {
   const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
   return data ?? undefined;
 }
 
-const toStoredTranscript = (turns: TranscriptTurn[]) => turns.map((t) => ({ role: t.role, text: t.text, offsetSeconds: t.offset_seconds }));
-const toStoredListings = (listings: QuotedListing[]) => listings.map((l) => ({ listingId: l.listing_id, address: l.address, price: l.price }));
+const toStoredTranscript = (turns: TranscriptTurn[]) =>
+  turns.map((t) => ({ role: t.role, text: t.text, offsetSeconds: t.offset_seconds }));
+const toStoredListings = (listings: QuotedListing[]) =>
+  listings.map((l) => ({ listingId: l.listing_id, address: l.address, price: l.price }));
 
-const cancellationCodes = (data: { rejected?: boolean; code?: string }[]) => data.map((d) => d.code ?? 'None');
+const cancellationCodes = (data: { rejected?: boolean; code?: string }[]) =>
+  data.map((d) => d.code ?? 'None');
 
 /**
  * Applies a status to a call if it moves the call forward; otherwise changes nothing (a late
  * terminal callback may still bring the transcript the call lacks). Returns whether it moved.
  */
-export async function applyTransition(workspaceId: string, callId: string, transition: Transition): Promise<{ moved: boolean; call?: Call }> {
+export async function applyTransition(
+  workspaceId: string,
+  callId: string,
+  transition: Transition,
+): Promise<{ moved: boolean; call?: Call }> {
   let skipWorkspace = false;
   for (let attempt = 0; attempt < 8; attempt += 1) {
     const call = await readCall(workspaceId, callId);
     if (!call) return { moved: false };
     if (!canMove(call.status, transition.status)) {
       let current = call;
-      if (isTerminal(call.status) && transition.transcript && !call.transcript) current = await fillTranscript(call, transition);
+      if (isTerminal(call.status) && transition.transcript && !call.transcript)
+        current = await fillTranscript(call, transition);
       if (isTerminal(call.status)) await finishCall(current);
       return { moved: false, call: current };
     }
     const now = clock.now().toISOString();
     const at = transition.at ?? now;
     const terminal = isTerminal(transition.status);
-    const set: Partial<Call> = { status: transition.status, statusRank: RANK[transition.status], updatedAt: now };
+    const set: Partial<Call> = {
+      status: transition.status,
+      statusRank: RANK[transition.status],
+      updatedAt: now,
+    };
     if (terminal) {
       const answeredAt = call.connectedAt ?? call.inprogressAt;
       set.endedAt = at;
       set.endReason = transition.endReason ?? (transition.status === 'completed' ? 'completed' : 'failed');
-      set.durationSeconds = callDurationSeconds({ answeredAt, endedAt: at, providerSeconds: transition.providerSeconds });
+      set.durationSeconds = callDurationSeconds({
+        answeredAt,
+        endedAt: at,
+        providerSeconds: transition.providerSeconds,
+      });
       if (transition.transcript) set.transcript = toStoredTranscript(transition.transcript);
       if (transition.quotedListings) set.quotedListings = toStoredListings(transition.quotedListings);
       if (transition.endedBy) set.endedBy = transition.endedBy;
@@ -95,7 +120,13 @@ export async function applyTransition(workspaceId: string, callId: string, trans
           })
           .commit(),
         ...(terminal && !skipWorkspace
-          ? [workspace.patch({ workspaceId }).add({ activeCalls: -1 }).where((attr, op) => op.gt(attr.activeCalls, 0)).commit()]
+          ? [
+              workspace
+                .patch({ workspaceId })
+                .add({ activeCalls: -1 })
+                .where((attr, op) => op.gt(attr.activeCalls, 0))
+                .commit(),
+            ]
           : []),
       ])
       .go();
@@ -145,7 +176,9 @@ export async function finishCall(call: Call): Promise<void> {
       callId: call.callId,
       billableSeconds: call.durationSeconds ?? 0,
     });
-    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId }).set({ chargedUnits: units }).go({ response: 'none' });
+    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+      .set({ chargedUnits: units })
+      .go({ response: 'none' });
     call = { ...call, chargedUnits: units };
   }
   if (call.postCallSentAt) return;
@@ -163,7 +196,10 @@ export async function finishCall(call: Call): Promise<void> {
   });
   await callingService.transaction
     .write(({ call: calls, openCall }) => [
-      calls.patch({ workspaceId: call.workspaceId, callId: call.callId }).set({ postCallSentAt: clock.now().toISOString() }).commit(),
+      calls
+        .patch({ workspaceId: call.workspaceId, callId: call.callId })
+        .set({ postCallSentAt: clock.now().toISOString() })
+        .commit(),
       openCall.delete({ shard: call.openShard, createdAt: call.createdAt, callId: call.callId }).commit(),
     ])
     .go();
@@ -190,7 +226,11 @@ function isReady(call: Call): boolean {
  * `recordings/<workspace>/<call>.wav` (the bucket's lifecycle rule is the retention), then the call
  * may be ready for the post-call pipeline. A repeated callback stores the same object again.
  */
-export async function storeRecording(call: Call, recordingUrl: string, durationSeconds: number | undefined): Promise<void> {
+export async function storeRecording(
+  call: Call,
+  recordingUrl: string,
+  durationSeconds: number | undefined,
+): Promise<void> {
   if (call.recordingKey) {
     await finishCall(call);
     return;
@@ -205,7 +245,10 @@ export async function storeRecording(call: Call, recordingUrl: string, durationS
   let updated: Call;
   try {
     const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
-      .set({ recordingKey: key, ...(durationSeconds !== undefined ? { recordingDurationSeconds: durationSeconds } : {}) })
+      .set({
+        recordingKey: key,
+        ...(durationSeconds !== undefined ? { recordingDurationSeconds: durationSeconds } : {}),
+      })
       .where((attr, op) => op.notExists(attr.recordingKey))
       .go({ response: 'all_new' });
     updated = data as Call;

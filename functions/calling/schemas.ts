@@ -15,7 +15,9 @@ const e164 = z.string().refine(isE164, { message: 'value is not a valid phone nu
 
 const Parameters = z
   .record(z.string().min(1).max(MAX_PARAMETER_NAME), z.string().max(MAX_PARAMETER_VALUE))
-  .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, { message: `at most ${MAX_PARAMETERS} parameters` });
+  .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, {
+    message: `at most ${MAX_PARAMETERS} parameters`,
+  });
 
 export const StartCallBody = z.strictObject({
   to_phone: e164,
@@ -44,9 +46,15 @@ export type CallCreateResponse = z.infer<typeof CallCreateResponse>;
 const DateBound = z
   .string()
   .max(40)
-  .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value) ? Number.isFinite(Date.parse(`${value}T00:00:00Z`)) : /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value)), {
-    message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time',
-  });
+  .refine(
+    (value) =>
+      /^\d{4}-\d{2}-\d{2}$/.test(value)
+        ? Number.isFinite(Date.parse(`${value}T00:00:00Z`))
+        : /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value)),
+    {
+      message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time',
+    },
+  );
 
 export const ListCallsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50),
@@ -70,7 +78,11 @@ export function boundMillis(value: string, edge: 'start' | 'end'): number {
   return Date.parse(value);
 }
 
-const TranscriptTurnResponse = z.object({ role: z.enum(['agent', 'user']), text: z.string(), offset_seconds: z.number() });
+const TranscriptTurnResponse = z.object({
+  role: z.enum(['agent', 'user']),
+  text: z.string(),
+  offset_seconds: z.number(),
+});
 const QuotedListingResponse = z.object({ listing_id: z.string(), address: z.string(), price: z.string() });
 
 export const CallSummaryResponse = z.object({
@@ -99,13 +111,16 @@ export const CallSummaryResponse = z.object({
 export const CallDetailResponse = CallSummaryResponse.extend({
   parameters: z.record(z.string(), z.string()),
   status_history: z.array(
-    z.object({ status: z.enum(CALL_STATUSES), at: z.string(), end_reason: z.enum(END_REASONS).nullable(), source: z.string() }),
+    z.object({
+      status: z.enum(CALL_STATUSES),
+      at: z.string(),
+      end_reason: z.enum(END_REASONS).nullable(),
+      source: z.string(),
+    }),
   ),
   transcript: z.array(TranscriptTurnResponse),
   quoted_listings: z.array(QuotedListingResponse),
-  recording: z
-    .object({ url: z.string(), duration_seconds: z.number().nullable() })
-    .nullable(),
+  recording: z.object({ url: z.string(), duration_seconds: z.number().nullable() }).nullable(),
   sentiment: z.unknown().nullable(),
 });
 

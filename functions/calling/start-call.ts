@@ -9,7 +9,12 @@ import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
 import { callingService, OPEN_CALL_SHARDS, type Call } from './entities.js';
-import { claimIdempotencyKey, IDEMPOTENCY_IN_FLIGHT, releaseIdempotencyKey, requestHash } from './idempotency.js';
+import {
+  claimIdempotencyKey,
+  IDEMPOTENCY_IN_FLIGHT,
+  releaseIdempotencyKey,
+  requestHash,
+} from './idempotency.js';
 import type { CallCreateResponse, StartCallBody } from './schemas.js';
 import { deadlineFor } from './status.js';
 
@@ -44,13 +49,18 @@ export interface DispatchMessage {
   workspace_id: string;
 }
 
-export const shardOf = (callId: string): number => [...callId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % OPEN_CALL_SHARDS;
+export const shardOf = (callId: string): number =>
+  [...callId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % OPEN_CALL_SHARDS;
 
 export async function startCall(input: StartCallInput): Promise<CallCreateResponse> {
   const { principal, workspaceId, agentId, body, idempotencyKey } = input;
   let token: string | undefined;
   if (idempotencyKey) {
-    const claim = await claimIdempotencyKey(workspaceId, idempotencyKey, requestHash({ agent_id: agentId, body }));
+    const claim = await claimIdempotencyKey(
+      workspaceId,
+      idempotencyKey,
+      requestHash({ agent_id: agentId, body }),
+    );
     if (claim.kind === 'replay') {
       // The first request was authorised; this caller must be allowed the same now.
       if (principal.kind === 'user') await requireWorkspace(principal, workspaceId, 'calls:write');
@@ -60,7 +70,10 @@ export async function startCall(input: StartCallInput): Promise<CallCreateRespon
   }
   try {
     const plan = await readAndCheck(principal, workspaceId, agentId, body);
-    const response = await createCall(plan, idempotencyKey && token ? { key: idempotencyKey, token } : undefined);
+    const response = await createCall(
+      plan,
+      idempotencyKey && token ? { key: idempotencyKey, token } : undefined,
+    );
     await dispatch({ type: 'call.dispatch', call_id: response.id, workspace_id: workspaceId });
     return response;
   } catch (error) {
@@ -79,7 +92,10 @@ export async function dispatch(message: DispatchMessage): Promise<void> {
   try {
     await sendMessage('calls', message);
   } catch (error) {
-    logger.error('dispatch message not sent; the sweeper will dispatch the call', { callId: message.call_id, error: String(error) });
+    logger.error('dispatch message not sent; the sweeper will dispatch the call', {
+      callId: message.call_id,
+      error: String(error),
+    });
   }
 }
 
@@ -92,7 +108,12 @@ interface CallPlan {
   body: StartCallBody;
 }
 
-async function readAndCheck(principal: Principal, workspaceId: string, agentId: string, body: StartCallBody): Promise<CallPlan> {
+async function readAndCheck(
+  principal: Principal,
+  workspaceId: string,
+  agentId: string,
+  body: StartCallBody,
+): Promise<CallPlan> {
   if (!isId('workspace', workspaceId)) throw notFound(WORKSPACE_NOT_FOUND);
   const agentIdOk = isId('agent', agentId);
   const fromPhone = body.from_phone ?? undefined;
@@ -154,7 +175,11 @@ async function readAndCheck(principal: Principal, workspaceId: string, agentId: 
   }
 
   // 404 Workspace not found (also: not a member) → 403 for a viewer.
-  const access = accessFrom(principal, { workspace: records.workspace, orgMember: records.orgMember, workspaceRole: records.workspaceRole });
+  const access = accessFrom(principal, {
+    workspace: records.workspace,
+    orgMember: records.orgMember,
+    workspaceRole: records.workspaceRole,
+  });
   authorize(access, 'calls:write');
   // 404 Agent not found.
   const agent = records.agent;
@@ -172,7 +197,8 @@ async function readAndCheck(principal: Principal, workspaceId: string, agentId: 
   }
   // 402 when the organisation has no credits left (or its agents are suspended by billing).
   const billing = records.billing;
-  if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended) throw paymentRequired(INSUFFICIENT_CREDITS);
+  if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended)
+    throw paymentRequired(INSUFFICIENT_CREDITS);
   return { principal, workspaceId, organisationId: access.organisationId, agent, fromPhone: from, body };
 }
 
@@ -182,7 +208,10 @@ type CallPlanRole = NonNullable<Parameters<typeof accessFrom>[1]['workspaceRole'
 type CallPlanBilling = { balanceUnits: number; agentsSuspended?: boolean } | null;
 type CallPlanClaim = { workspaceId: string; agentId?: string } | null;
 
-async function createCall(plan: CallPlan, idempotency: { key: string; token: string } | undefined): Promise<CallCreateResponse> {
+async function createCall(
+  plan: CallPlan,
+  idempotency: { key: string; token: string } | undefined,
+): Promise<CallCreateResponse> {
   const { workspaceId, agent, body } = plan;
   const callId = newId('call');
   const createdAt = clock.now().toISOString();
@@ -224,13 +253,24 @@ async function createCall(plan: CallPlan, idempotency: { key: string; token: str
     .write(({ call: calls, callStatusEvent, openCall, workspace, agent: agents, idempotencyKey }) => [
       calls.create(call).commit(),
       callStatusEvent
-        .create({ callId, workspaceId, rank: 0, status: 'created', at: createdAt, source: 'api', recordedAt: createdAt })
+        .create({
+          callId,
+          workspaceId,
+          rank: 0,
+          status: 'created',
+          at: createdAt,
+          source: 'api',
+          recordedAt: createdAt,
+        })
         .commit(),
       openCall.create({ shard: call.openShard, createdAt, callId, workspaceId }).commit(),
       workspace
         .patch({ workspaceId })
         .add({ activeCalls: 1 })
-        .where((attr, op) => `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`)
+        .where(
+          (attr, op) =>
+            `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`,
+        )
         .commit(),
       // The agent still has the number the call is placed from (it was not disconnected meanwhile).
       agents
@@ -242,7 +282,9 @@ async function createCall(plan: CallPlan, idempotency: { key: string; token: str
             idempotencyKey
               .patch({ workspaceId, key: idempotency.key })
               .set({ state: 'completed', callId, response: JSON.stringify(response) })
-              .where((attr, op) => `${op.eq(attr.token, idempotency.token)} AND ${op.eq(attr.state, 'in_flight')}`)
+              .where(
+                (attr, op) => `${op.eq(attr.token, idempotency.token)} AND ${op.eq(attr.state, 'in_flight')}`,
+              )
               .commit(),
           ]
         : []),

@@ -12,10 +12,25 @@ import { END_REASONS, type EndReason } from '../providers/telephony/twilio-forma
  * never revisited: a transition is allowed only to a higher rank, and the two terminal statuses share
  * the top rank, so a call ends once.
  */
-export const CALL_STATUSES = ['created', 'initiated', 'connected', 'inprogress', 'completed', 'failed'] as const;
+export const CALL_STATUSES = [
+  'created',
+  'initiated',
+  'connected',
+  'inprogress',
+  'completed',
+  'failed',
+] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
-export const INTERNAL_STATUSES = ['created', 'dialling', 'initiated', 'connected', 'inprogress', 'completed', 'failed'] as const;
+export const INTERNAL_STATUSES = [
+  'created',
+  'dialling',
+  'initiated',
+  'connected',
+  'inprogress',
+  'completed',
+  'failed',
+] as const;
 export type InternalStatus = (typeof INTERNAL_STATUSES)[number];
 
 export { END_REASONS, type EndReason };
@@ -32,13 +47,15 @@ export const RANK: Record<InternalStatus, number> = {
 export const TERMINAL_RANK = 5;
 
 export const isTerminal = (status: InternalStatus): boolean => RANK[status] === TERMINAL_RANK;
-export const wireStatus = (status: InternalStatus): CallStatus => (status === 'dialling' ? 'created' : status);
+export const wireStatus = (status: InternalStatus): CallStatus =>
+  status === 'dialling' ? 'created' : status;
 
 /** Whether a call in `from` may move to `to`: only forward, and never out of a terminal status. */
 export const canMove = (from: InternalStatus, to: InternalStatus): boolean => RANK[to] > RANK[from];
 
 /** Internal statuses a wire status filter matches (`created` also finds calls being dialled). */
-export const statusesMatching = (status: CallStatus): InternalStatus[] => (status === 'created' ? ['created', 'dialling'] : [status]);
+export const statusesMatching = (status: CallStatus): InternalStatus[] =>
+  status === 'created' ? ['created', 'dialling'] : [status];
 
 /** Timestamp attribute of each status (the `<status>_at` fields of the call). */
 export const STATUS_TIME = {
@@ -50,8 +67,15 @@ export const STATUS_TIME = {
 } as const;
 
 /** Whole seconds from answer to end: the provider's figure when it gives one, else our timestamps. */
-export function callDurationSeconds(input: { answeredAt?: string; endedAt: string; providerSeconds?: number }): number {
-  if (!input.answeredAt) return input.providerSeconds !== undefined && input.providerSeconds > 0 ? Math.floor(input.providerSeconds) : 0;
+export function callDurationSeconds(input: {
+  answeredAt?: string;
+  endedAt: string;
+  providerSeconds?: number;
+}): number {
+  if (!input.answeredAt)
+    return input.providerSeconds !== undefined && input.providerSeconds > 0
+      ? Math.floor(input.providerSeconds)
+      : 0;
   if (input.providerSeconds !== undefined) return Math.max(0, Math.floor(input.providerSeconds));
   return Math.max(0, Math.floor((Date.parse(input.endedAt) - Date.parse(input.answeredAt)) / 1000));
 }

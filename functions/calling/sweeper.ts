@@ -39,7 +39,10 @@ export async function sweepCalls(): Promise<SweepReport> {
       try {
         await sweepOne(marker, now, report);
       } catch (error) {
-        logger.error('sweeping a call failed; next run tries again', { callId: marker.callId, error: String(error) });
+        logger.error('sweeping a call failed; next run tries again', {
+          callId: marker.callId,
+          error: String(error),
+        });
       }
     }
   }
@@ -79,7 +82,9 @@ async function sweepOne(
     if (moved && call.providerCallId) {
       await telephony()
         .hangupCall(call.providerCallId)
-        .catch((error: unknown) => logger.warn('provider hangup of a lost call failed', { callId: call.callId, error: String(error) }));
+        .catch((error: unknown) =>
+          logger.warn('provider hangup of a lost call failed', { callId: call.callId, error: String(error) }),
+        );
     }
     return;
   }

@@ -40,7 +40,8 @@ export async function handleVoiceWebhook(request: VoiceWebhookRequest): Promise<
   if (!(await port.verifySignature(request.url, request.params, request.signature))) {
     return { status: 401, contentType: 'application/json', body: JSON.stringify({ error: 'Unauthorized' }) };
   }
-  if (request.query.event === 'incoming') return xml(await answerIncoming(request.params, request.url.split('?')[0]));
+  if (request.query.event === 'incoming')
+    return xml(await answerIncoming(request.params, request.url.split('?')[0]));
 
   const event = parseVoiceCallback(request.params);
   if (event.kind === 'ignored') {
@@ -53,7 +54,10 @@ export async function handleVoiceWebhook(request: VoiceWebhookRequest): Promise<
     return xml(emptyTwiml());
   }
   if (call.providerCallId && call.providerCallId !== event.providerCallId) {
-    logger.warn('voice callback from another provider call; ignored', { callId: call.callId, providerCallId: event.providerCallId });
+    logger.warn('voice callback from another provider call; ignored', {
+      callId: call.callId,
+      providerCallId: event.providerCallId,
+    });
     return xml(emptyTwiml());
   }
   if (event.kind === 'recording') {
@@ -72,7 +76,11 @@ export async function handleVoiceWebhook(request: VoiceWebhookRequest): Promise<
   return xml(emptyTwiml());
 }
 
-async function findCall(query: Record<string, string>, provider: 'simulator' | 'twilio', providerCallId: string): Promise<Call | undefined> {
+async function findCall(
+  query: Record<string, string>,
+  provider: 'simulator' | 'twilio',
+  providerCallId: string,
+): Promise<Call | undefined> {
   const { call_id: callId, workspace_id: workspaceId } = query;
   if (callId && workspaceId) {
     if (!isId('call', callId) || !isId('workspace', workspaceId)) return undefined;
@@ -93,7 +101,9 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
   const providerCallId = params.CallSid;
   const to = toE164(params.To ?? '');
   if (!providerCallId || !to) return rejectTwiml();
-  const { data: existing } = await ProviderCallEntity.get({ provider: port.name, providerCallId }).go({ consistent: true });
+  const { data: existing } = await ProviderCallEntity.get({ provider: port.name, providerCallId }).go({
+    consistent: true,
+  });
   if (existing) return existing.twiml ?? rejectTwiml();
 
   const { data: claim } = await PhoneClaimEntity.get({ phoneNumber: to }).go();
@@ -109,7 +119,15 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
   const agent = data[0]?.item as Agent | null;
   const workspace = data[1]?.item as { deletedAt?: string } | null;
   const billing = data[2]?.item as { balanceUnits: number; agentsSuspended?: boolean } | null;
-  if (!agent || !isAnswering(agent) || !workspace || workspace.deletedAt || !billing || billing.balanceUnits <= 0 || billing.agentsSuspended) {
+  if (
+    !agent ||
+    !isAnswering(agent) ||
+    !workspace ||
+    workspace.deletedAt ||
+    !billing ||
+    billing.balanceUnits <= 0 ||
+    billing.agentsSuspended
+  ) {
     return rejectTwiml();
   }
 
@@ -157,19 +175,44 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
     .write(({ call: calls, callStatusEvent, openCall, providerCall, workspace: workspaces }) => [
       providerCall.create({ provider: port.name, providerCallId, callId, workspaceId, twiml }).commit(),
       calls.create(call).commit(),
-      callStatusEvent.create({ callId, workspaceId, rank: 0, status: 'created', at: now, source: 'provider', recordedAt: now }).commit(),
-      callStatusEvent.create({ callId, workspaceId, rank: 2, status: 'initiated', at: now, source: 'provider', recordedAt: now }).commit(),
+      callStatusEvent
+        .create({
+          callId,
+          workspaceId,
+          rank: 0,
+          status: 'created',
+          at: now,
+          source: 'provider',
+          recordedAt: now,
+        })
+        .commit(),
+      callStatusEvent
+        .create({
+          callId,
+          workspaceId,
+          rank: 2,
+          status: 'initiated',
+          at: now,
+          source: 'provider',
+          recordedAt: now,
+        })
+        .commit(),
       openCall.create({ shard: call.openShard, createdAt: now, callId, workspaceId }).commit(),
       workspaces
         .patch({ workspaceId })
         .add({ activeCalls: 1 })
-        .where((attr, op) => `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`)
+        .where(
+          (attr, op) =>
+            `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`,
+        )
         .commit(),
     ])
     .go();
   if (!result.canceled) return twiml;
   if (result.data[0]?.code === 'ConditionalCheckFailed') {
-    const { data: again } = await ProviderCallEntity.get({ provider: port.name, providerCallId }).go({ consistent: true });
+    const { data: again } = await ProviderCallEntity.get({ provider: port.name, providerCallId }).go({
+      consistent: true,
+    });
     return again?.twiml ?? rejectTwiml();
   }
   logger.info('inbound call refused: the workspace is at its concurrency limit', { workspaceId });

@@ -13,7 +13,14 @@ import { entityConfig, KEEP_CASE } from '../platform/table.js';
 const cfg = entityConfig();
 
 export const CONTACTABILITY = ['Contactable', 'Do Not Contact', 'Unsubscribed'] as const;
-export const CONTACT_SOURCES = ['Manual', 'CSV', 'SMS Upload', 'Phone / Device', 'VCF Upload', 'Call'] as const;
+export const CONTACT_SOURCES = [
+  'Manual',
+  'CSV',
+  'SMS Upload',
+  'Phone / Device',
+  'VCF Upload',
+  'Call',
+] as const;
 export type ContactSource = (typeof CONTACT_SOURCES)[number];
 
 export const ContactEntity = new Entity(
@@ -99,7 +106,12 @@ export const ContactCallEntity = new Entity(
     indexes: {
       byContact: {
         pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['contactId', 'callId'], template: 'CONTACTCALL#${contactId}#${callId}', casing: KEEP_CASE },
+        sk: {
+          field: 'sk',
+          composite: ['contactId', 'callId'],
+          template: 'CONTACTCALL#${contactId}#${callId}',
+          casing: KEEP_CASE,
+        },
       },
     },
   },
@@ -107,7 +119,12 @@ export const ContactCallEntity = new Entity(
 );
 
 export const contactsService = new Service(
-  { contact: ContactEntity, contactPhone: ContactPhoneEntity, contactEmail: ContactEmailEntity, contactCall: ContactCallEntity },
+  {
+    contact: ContactEntity,
+    contactPhone: ContactPhoneEntity,
+    contactEmail: ContactEmailEntity,
+    contactCall: ContactCallEntity,
+  },
   cfg,
 );
 

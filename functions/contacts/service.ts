@@ -45,7 +45,9 @@ export async function findContactByPhone(workspaceId: string, phone: string): Pr
 export async function findContactByEmail(workspaceId: string, email: string): Promise<Contact | null> {
   const normalised = normaliseEmail(email);
   if (!normalised) return null;
-  const { data: key } = await ContactEmailEntity.get({ workspaceId, email: normalised }).go({ consistent: true });
+  const { data: key } = await ContactEmailEntity.get({ workspaceId, email: normalised }).go({
+    consistent: true,
+  });
   return key ? getContact(workspaceId, key.contactId) : null;
 }
 
@@ -151,7 +153,11 @@ export async function setEmailIfFree(
 }
 
 /** Sets the name when the contact has none (a name typed by a person is never overwritten). */
-export async function setNameIfMissing(workspaceId: string, contactId: string, name: string): Promise<boolean> {
+export async function setNameIfMissing(
+  workspaceId: string,
+  contactId: string,
+  name: string,
+): Promise<boolean> {
   const trimmed = name.trim();
   if (!trimmed) return false;
   try {
@@ -206,7 +212,11 @@ export type ProfileFacts = Record<string, unknown>;
  * Merges enrichment facts into the contact's profile (lists are merged without duplicates, other
  * values replaced), conditioned on the profile not having changed since it was read.
  */
-export async function mergeProfile(workspaceId: string, contactId: string, facts: ProfileFacts): Promise<ProfileFacts> {
+export async function mergeProfile(
+  workspaceId: string,
+  contactId: string,
+  facts: ProfileFacts,
+): Promise<ProfileFacts> {
   for (let tries = 0; tries < 5; tries += 1) {
     const current = await getContact(workspaceId, contactId);
     if (!current) throw new Error(`contact ${contactId} not found`);
@@ -217,7 +227,9 @@ export async function mergeProfile(workspaceId: string, contactId: string, facts
     try {
       await ContactEntity.patch({ workspaceId, contactId })
         .set({ profile: merged, profileUpdatedAt: now, updatedAt: now })
-        .where((attr, op) => (previousStamp ? op.eq(attr.profileUpdatedAt, previousStamp) : op.notExists(attr.profileUpdatedAt)))
+        .where((attr, op) =>
+          previousStamp ? op.eq(attr.profileUpdatedAt, previousStamp) : op.notExists(attr.profileUpdatedAt),
+        )
         .go();
       return merged;
     } catch (error) {

@@ -25,7 +25,8 @@ export const planAllowsApiKeys = (plan: Plan): boolean => plan.features.apiKeys;
 export async function requireApiKeysOnPlan(organisationId: string): Promise<void> {
   const { data: account } = await BillingAccountEntity.get({ organisationId }).go();
   const plan = account ? PLANS[account.plan] : undefined;
-  if (!plan || !planAllowsApiKeys(plan)) throw forbidden(`API keys are not available on the ${plan?.name ?? 'current'} plan`);
+  if (!plan || !planAllowsApiKeys(plan))
+    throw forbidden(`API keys are not available on the ${plan?.name ?? 'current'} plan`);
 }
 
 /**
@@ -56,7 +57,9 @@ export async function createApiKey(input: {
 }
 
 export async function listApiKeys(access: WorkspaceAccess, query: { limit: number; cursor?: string }) {
-  const { data } = await ApiKeyEntity.query.byWorkspace({ workspaceId: access.workspace.workspaceId }).go({ pages: 'all' });
+  const { data } = await ApiKeyEntity.query
+    .byWorkspace({ workspaceId: access.workspace.workspaceId })
+    .go({ pages: 'all' });
   return paginate(data as ApiKey[], (k) => k.keyId, query);
 }
 
@@ -64,7 +67,11 @@ export async function listApiKeys(access: WorkspaceAccess, query: { limit: numbe
 async function keyOfWorkspace(access: WorkspaceAccess, keyId: string): Promise<ApiKey> {
   if (!isId('apiKey', keyId)) throw notFound(API_KEY_NOT_FOUND);
   const { data } = await ApiKeyEntity.get({ keyId }).go({ consistent: true });
-  if (!data || data.workspaceId !== access.workspace.workspaceId || data.organisationId !== access.organisationId) {
+  if (
+    !data ||
+    data.workspaceId !== access.workspace.workspaceId ||
+    data.organisationId !== access.organisationId
+  ) {
     throw notFound(API_KEY_NOT_FOUND);
   }
   return data;
@@ -77,7 +84,10 @@ export async function revokeApiKey(access: WorkspaceAccess, keyId: string): Prom
   try {
     await ApiKeyEntity.patch({ keyId })
       .set({ revokedAt: clock.now().toISOString() })
-      .where((attr, op) => `${op.eq(attr.workspaceId, access.workspace.workspaceId)} AND ${op.notExists(attr.revokedAt)}`)
+      .where(
+        (attr, op) =>
+          `${op.eq(attr.workspaceId, access.workspace.workspaceId)} AND ${op.notExists(attr.revokedAt)}`,
+      )
       .go();
   } catch (error) {
     if (!isConditionFailure(error)) throw error; // revoked meanwhile: the same outcome
@@ -85,14 +95,24 @@ export async function revokeApiKey(access: WorkspaceAccess, keyId: string): Prom
 }
 
 /** Gives a live key a new secret; the old secret stops working at once. A revoked key is 404 here. */
-export async function rotateApiKey(access: WorkspaceAccess, keyId: string): Promise<{ apiKey: ApiKey; key: string }> {
+export async function rotateApiKey(
+  access: WorkspaceAccess,
+  keyId: string,
+): Promise<{ apiKey: ApiKey; key: string }> {
   const key = await keyOfWorkspace(access, keyId);
   if (key.revokedAt) throw notFound(API_KEY_NOT_FOUND);
   const secret = newSecret();
   try {
     const { data } = await ApiKeyEntity.patch({ keyId })
-      .set({ secretHash: hashSecret(secret), secretHint: secretHint(secret), rotatedAt: clock.now().toISOString() })
-      .where((attr, op) => `${op.eq(attr.workspaceId, access.workspace.workspaceId)} AND ${op.notExists(attr.revokedAt)}`)
+      .set({
+        secretHash: hashSecret(secret),
+        secretHint: secretHint(secret),
+        rotatedAt: clock.now().toISOString(),
+      })
+      .where(
+        (attr, op) =>
+          `${op.eq(attr.workspaceId, access.workspace.workspaceId)} AND ${op.notExists(attr.revokedAt)}`,
+      )
       .go({ response: 'all_new' });
     return { apiKey: data as ApiKey, key: formatApiKey(keyId, secret) };
   } catch (error) {

@@ -37,7 +37,12 @@ export const PhoneNumberEntity = new Entity(
       },
       byOrganisation: {
         index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['organisationId'], template: 'ORG#${organisationId}#NUMBERS', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi1pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}#NUMBERS',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'gsi1sk', composite: ['numberId'], template: '${numberId}', casing: KEEP_CASE },
       },
     },
@@ -66,7 +71,10 @@ export const PhoneClaimEntity = new Entity(
 );
 
 /** Numbers, their claims and agents change together (connect, disconnect, release, agent delete). */
-export const numberService = new Service({ agent: AgentEntity, phoneNumber: PhoneNumberEntity, phoneClaim: PhoneClaimEntity }, cfg);
+export const numberService = new Service(
+  { agent: AgentEntity, phoneNumber: PhoneNumberEntity, phoneClaim: PhoneClaimEntity },
+  cfg,
+);
 
 export type PhoneNumber = EntityItem<typeof PhoneNumberEntity>;
 export type PhoneClaim = EntityItem<typeof PhoneClaimEntity>;

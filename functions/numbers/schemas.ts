@@ -8,19 +8,37 @@ export const BuyNumberBody = z
     /** Buy any available number of the country (only AU is offered)… */
     country: z.literal('AU').optional(),
     /** …optionally in an area (`2` or `02` for NSW/ACT, `3` or `03` for VIC/TAS)… */
-    area_code: z.string().regex(/^0?[2-9]$/, { message: 'area_code must be an Australian area code such as 2 or 03' }).optional(),
+    area_code: z
+      .string()
+      .regex(/^0?[2-9]$/, { message: 'area_code must be an Australian area code such as 2 or 03' })
+      .optional(),
     /** …or this very number (E.164). */
     phone_number: z.string().max(32).optional(),
   })
   .superRefine((body, ctx) => {
     if ((body.country === undefined) === (body.phone_number === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'give either country (and optionally area_code) or phone_number', input: body });
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'give either country (and optionally area_code) or phone_number',
+        input: body,
+      });
     }
     if (body.area_code !== undefined && body.country === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['area_code'], message: 'area_code goes with country', input: body.area_code });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['area_code'],
+        message: 'area_code goes with country',
+        input: body.area_code,
+      });
     }
     if (body.phone_number !== undefined && !toE164(body.phone_number)) {
-      ctx.addIssue({ code: 'custom', path: ['phone_number'], message: 'phone_number must be a phone number in E.164 format', input: body.phone_number });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['phone_number'],
+        message: 'phone_number must be a phone number in E.164 format',
+        input: body.phone_number,
+      });
     }
   });
 export type BuyNumberBody = z.infer<typeof BuyNumberBody>;
@@ -43,4 +61,7 @@ export const PhoneNumberResponse = z.object({
   updated_at: z.string().nullable(),
 });
 
-export const PhoneNumberList = z.object({ items: z.array(PhoneNumberResponse), next_cursor: z.string().nullable() });
+export const PhoneNumberList = z.object({
+  items: z.array(PhoneNumberResponse),
+  next_cursor: z.string().nullable(),
+});

@@ -38,7 +38,8 @@ export function toNumberResponse(number: PhoneNumber): z.infer<typeof PhoneNumbe
 /** Buying needs an active subscription to a paid plan. */
 export async function requireActiveSubscription(organisationId: string): Promise<void> {
   const account = await getBillingAccount(organisationId);
-  if (!account || account.plan === 'free' || account.subscriptionStatus !== 'active') throw paymentRequired(SUBSCRIPTION_REQUIRED);
+  if (!account || account.plan === 'free' || account.subscriptionStatus !== 'active')
+    throw paymentRequired(SUBSCRIPTION_REQUIRED);
 }
 
 /**
@@ -94,14 +95,23 @@ export async function provisionNumber(input: {
     };
     const result = await numberService.transaction
       .write(({ phoneNumber: numbers, phoneClaim: claims }) => [
-        claims.create({ phoneNumber, numberId, workspaceId: input.workspaceId, organisationId: input.organisationId }).commit(),
+        claims
+          .create({
+            phoneNumber,
+            numberId,
+            workspaceId: input.workspaceId,
+            organisationId: input.organisationId,
+          })
+          .commit(),
         numbers.create(record).commit(),
       ])
       .go();
     if (!result.canceled) return record as PhoneNumber;
-    await port.releaseNumber(bought.providerNumberId).catch((error: unknown) =>
-      logger.error('could not release a number bought twice', { phoneNumber, error: String(error) }),
-    );
+    await port
+      .releaseNumber(bought.providerNumberId)
+      .catch((error: unknown) =>
+        logger.error('could not release a number bought twice', { phoneNumber, error: String(error) }),
+      );
     if (wanted) throw conflict(NUMBER_IN_USE);
     logger.warn('provider offered a number the service already holds; buying another', { phoneNumber });
   }
@@ -126,14 +136,20 @@ export async function listNumbers(workspaceId: string, query: ListQuery): Promis
  * disconnects it (`agentId` null). The number, its claim and both agents change in one transaction,
  * each guarded by what was read, so concurrent changes never leave a number on two agents.
  */
-export async function connectNumber(workspaceId: string, numberId: string, agentId: string | null): Promise<PhoneNumber> {
+export async function connectNumber(
+  workspaceId: string,
+  numberId: string,
+  agentId: string | null,
+): Promise<PhoneNumber> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const number = await findNumber(workspaceId, numberId);
     if (!number) throw notFound(NUMBER_NOT_FOUND);
     const previous = number.agentId;
     if ((previous ?? null) === agentId) return number;
     if (agentId !== null) {
-      const agent = isId('agent', agentId) ? (await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data : null;
+      const agent = isId('agent', agentId)
+        ? (await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data
+        : null;
       if (!agent) throw notFound(AGENT_NOT_FOUND);
       if (agent.phoneNumberId && agent.phoneNumberId !== numberId) throw conflict(AGENT_HAS_NUMBER);
     }
@@ -145,13 +161,30 @@ export async function connectNumber(workspaceId: string, numberId: string, agent
         const items = [];
         if (agentId === null) {
           items.push(
-            numbers.patch({ workspaceId, numberId }).remove(['agentId']).set({ updatedAt }).where((attr, op) => guard(attr.agentId, op)).commit(),
-            claims.patch({ phoneNumber: number.phoneNumber }).remove(['agentId']).where((attr, op) => guard(attr.agentId, op)).commit(),
+            numbers
+              .patch({ workspaceId, numberId })
+              .remove(['agentId'])
+              .set({ updatedAt })
+              .where((attr, op) => guard(attr.agentId, op))
+              .commit(),
+            claims
+              .patch({ phoneNumber: number.phoneNumber })
+              .remove(['agentId'])
+              .where((attr, op) => guard(attr.agentId, op))
+              .commit(),
           );
         } else {
           items.push(
-            numbers.patch({ workspaceId, numberId }).set({ agentId, updatedAt }).where((attr, op) => guard(attr.agentId, op)).commit(),
-            claims.patch({ phoneNumber: number.phoneNumber }).set({ agentId }).where((attr, op) => guard(attr.agentId, op)).commit(),
+            numbers
+              .patch({ workspaceId, numberId })
+              .set({ agentId, updatedAt })
+              .where((attr, op) => guard(attr.agentId, op))
+              .commit(),
+            claims
+              .patch({ phoneNumber: number.phoneNumber })
+              .set({ agentId })
+              .where((attr, op) => guard(attr.agentId, op))
+              .commit(),
             agents
               .patch({ workspaceId, agentId })
               .set({ phoneNumberId: numberId, phoneNumber: number.phoneNumber, updatedAt })

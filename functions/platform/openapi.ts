@@ -33,17 +33,21 @@ function operation(route: HttpRoute) {
     schema: { type: 'string' },
   }));
   const query = route.query ? jsonSchema(route.query, 'input') : undefined;
-  const queryParams = Object.entries((query?.properties ?? {}) as Record<string, object>).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema,
-  }));
+  const queryParams = Object.entries((query?.properties ?? {}) as Record<string, object>).map(
+    ([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema,
+    }),
+  );
   const status = String(route.successStatus ?? (route.method === 'POST' ? 201 : 200));
   const responses: Record<string, unknown> = {
     [status]: {
       description: 'Success',
-      ...(route.response ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } } : {}),
+      ...(route.response
+        ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } }
+        : {}),
     },
     '422': { description: 'Validation error', content: { 'application/json': { schema: VALIDATION_ERROR } } },
     '500': { description: 'Internal error', content: { 'application/json': { schema: ERROR } } },
@@ -58,7 +62,12 @@ function operation(route: HttpRoute) {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     parameters: [...params, ...queryParams],
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+          },
+        }
       : {}),
     ...(route.auth === 'none' ? { security: [] } : {}),
     responses,
@@ -79,7 +88,13 @@ export function buildOpenApiDocument(functions: FunctionSpec[]) {
     info: { title: 'Voice Agent Service API', version: '0.1' },
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A JWT from the identity provider, or an API key vak_<key_id>_<secret>' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A JWT from the identity provider, or an API key vak_<key_id>_<secret>',
+        },
+      },
     },
     security: [{ bearer: [] }],
     paths,

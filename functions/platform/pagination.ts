@@ -10,7 +10,9 @@ export interface Page<T> {
 }
 
 export const invalidCursor = (cursor: string) =>
-  new ValidationError([{ type: 'value_error', loc: ['query', 'cursor'], msg: 'Value error, invalid cursor', input: cursor }]);
+  new ValidationError([
+    { type: 'value_error', loc: ['query', 'cursor'], msg: 'Value error, invalid cursor', input: cursor },
+  ]);
 
 const encode = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
 
@@ -27,7 +29,11 @@ export const encodeCursor = encode;
  * Pages of a list read whole (members, workspaces, keys: small per tenant). Items are ordered by
  * `key`; the cursor is the encoded key of the last item of the previous page.
  */
-export function paginate<T>(items: T[], key: (item: T) => string, options: { limit: number; cursor?: string }): Page<T> {
+export function paginate<T>(
+  items: T[],
+  key: (item: T) => string,
+  options: { limit: number; cursor?: string },
+): Page<T> {
   const sorted = [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const rest = after === undefined ? sorted : sorted.filter((item) => key(item) > after);
@@ -58,7 +64,11 @@ function isBadCursorError(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
     const { name, message, cause } = current as { name?: string; message?: string; cause?: unknown };
     if (name === 'ValidationException') return true;
-    if (typeof message === 'string' && /cursor|starting key|ExclusiveStartKey|Unexpected token|JSON|Invalid/i.test(message)) return true;
+    if (
+      typeof message === 'string' &&
+      /cursor|starting key|ExclusiveStartKey|Unexpected token|JSON|Invalid/i.test(message)
+    )
+      return true;
     current = cause;
   }
   return false;

@@ -16,12 +16,18 @@ export function queueUrl(queue: QueueKey): string {
 }
 
 /** Send one message. `delaySeconds` (0–900) defers delivery, e.g. for retries with backoff. */
-export async function sendMessage(queue: QueueKey, body: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+export async function sendMessage(
+  queue: QueueKey,
+  body: unknown,
+  options: { delaySeconds?: number } = {},
+): Promise<void> {
   await sqsClient().send(
     new SendMessageCommand({
       QueueUrl: queueUrl(queue),
       MessageBody: JSON.stringify(body),
-      DelaySeconds: options.delaySeconds ? Math.min(900, Math.max(0, Math.round(options.delaySeconds))) : undefined,
+      DelaySeconds: options.delaySeconds
+        ? Math.min(900, Math.max(0, Math.round(options.delaySeconds)))
+        : undefined,
     }),
   );
 }

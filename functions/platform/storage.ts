@@ -5,7 +5,10 @@ import { config } from './config.js';
 let s3: S3Client | undefined;
 
 export function s3Client(): S3Client {
-  s3 ??= new S3Client({ region: config().AWS_REGION, forcePathStyle: config().S3_FORCE_PATH_STYLE === 'true' });
+  s3 ??= new S3Client({
+    region: config().AWS_REGION,
+    forcePathStyle: config().S3_FORCE_PATH_STYLE === 'true',
+  });
   return s3;
 }
 
@@ -16,7 +19,9 @@ export function bucketName(): string {
 }
 
 export async function putObject(key: string, body: Uint8Array | string, contentType: string): Promise<void> {
-  await s3Client().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentType: contentType }));
+  await s3Client().send(
+    new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentType: contentType }),
+  );
 }
 
 export async function objectExists(key: string): Promise<boolean> {
@@ -25,12 +30,15 @@ export async function objectExists(key: string): Promise<boolean> {
     return true;
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (status === 404 || (error as Error).name === 'NotFound' || (error as Error).name === 'NoSuchKey') return false;
+    if (status === 404 || (error as Error).name === 'NotFound' || (error as Error).name === 'NoSuchKey')
+      return false;
     throw error;
   }
 }
 
 /** A short-lived URL to download an object (recordings are served this way, never proxied). */
 export async function signedDownloadUrl(key: string, expiresInSeconds = 300): Promise<string> {
-  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: bucketName(), Key: key }), { expiresIn: expiresInSeconds });
+  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: bucketName(), Key: key }), {
+    expiresIn: expiresInSeconds,
+  });
 }

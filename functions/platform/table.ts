@@ -6,7 +6,12 @@ import { config } from './config.js';
  * The table client, one per container. A counting middleware records every DynamoDB round trip so
  * tests and the benchmark can hold the hot paths to their budget (start-call: at most 4).
  */
-export const roundTrips = { count: 0, reset(): void { this.count = 0; } };
+export const roundTrips = {
+  count: 0,
+  reset(): void {
+    this.count = 0;
+  },
+};
 
 let dynamo: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -45,7 +50,10 @@ export function tableName(): string {
  * without table access imports some of them through the kernel, so a missing table name only fails
  * when the table is actually used.
  */
-export const entityConfig = () => ({ table: config().TABLE_NAME ?? 'table-not-configured', client: docClient() });
+export const entityConfig = () => ({
+  table: config().TABLE_NAME ?? 'table-not-configured',
+  client: docClient(),
+});
 
 /** Keys keep the case they were written in: ids are case-sensitive (ElectroDB lowercases by default). */
 export const KEEP_CASE = 'none' as const;

@@ -59,7 +59,14 @@ function toIssues(issue: ZodIssueLike, location: Location, root: unknown): Valid
     case 'invalid_type': {
       if (input === undefined) {
         // pydantic reports the enclosing object as the input of a missing field.
-        return [{ type: 'missing', loc, msg: 'Field required', input: valueAt(root, issue.path.slice(0, -1)) ?? null }];
+        return [
+          {
+            type: 'missing',
+            loc,
+            msg: 'Field required',
+            input: valueAt(root, issue.path.slice(0, -1)) ?? null,
+          },
+        ];
       }
       if (path.length === 0 && issue.expected === 'object') {
         return [
@@ -72,13 +79,22 @@ function toIssues(issue: ZodIssueLike, location: Location, root: unknown): Valid
         ];
       }
       const known = TYPE_ERRORS[issue.expected ?? ''];
-      return [{ type: known?.type ?? `${issue.expected}_type`, loc, msg: known?.msg ?? issue.message, input }];
+      return [
+        { type: known?.type ?? `${issue.expected}_type`, loc, msg: known?.msg ?? issue.message, input },
+      ];
     }
     case 'invalid_value':
     case 'invalid_enum_value': {
       if (input === undefined && path.length > 0) {
         // An absent field of an enum/literal type is missing, as pydantic reports it.
-        return [{ type: 'missing', loc, msg: 'Field required', input: valueAt(root, issue.path.slice(0, -1)) ?? null }];
+        return [
+          {
+            type: 'missing',
+            loc,
+            msg: 'Field required',
+            input: valueAt(root, issue.path.slice(0, -1)) ?? null,
+          },
+        ];
       }
       const values = (issue.values ?? []).map((v) => `'${String(v)}'`);
       const msg =
@@ -141,9 +157,10 @@ export function parseOrThrow<T>(schema: ZodType<T>, input: unknown, location: Lo
 }
 
 /** Collect the failures of several locations into one 422, as pydantic does for a whole request. */
-export function parseRequestParts<B, Q>(
-  parts: { body?: { schema: ZodType<B>; value: unknown }; query?: { schema: ZodType<Q>; value: unknown } },
-): { body: B | undefined; query: Q | undefined } {
+export function parseRequestParts<B, Q>(parts: {
+  body?: { schema: ZodType<B>; value: unknown };
+  query?: { schema: ZodType<Q>; value: unknown };
+}): { body: B | undefined; query: Q | undefined } {
   const detail: ValidationIssue[] = [];
   let body: B | undefined;
   let query: Q | undefined;

@@ -73,7 +73,15 @@ async function hold(run: ActionRun): Promise<void> {
         .set({ state: 'held', heldAt, updatedAt: heldAt })
         .where((attr, op) => op.eq(attr.state, 'queued'))
         .commit(),
-      heldAction.put({ organisationId: run.organisationId, workspaceId: run.workspaceId, callId: run.callId, actionId: run.actionId, heldAt }).commit(),
+      heldAction
+        .put({
+          organisationId: run.organisationId,
+          workspaceId: run.workspaceId,
+          callId: run.callId,
+          actionId: run.actionId,
+          heldAt,
+        })
+        .commit(),
     ])
     .go();
   // Canceled: it was not queued any more (held already, or taken by a duplicate): nothing to do.
@@ -102,21 +110,36 @@ async function claim(run: ActionRun): Promise<{ token: string } | undefined> {
         )
         .commit(),
       ...(run.heldAt
-        ? [heldAction.delete({ organisationId: run.organisationId, workspaceId: run.workspaceId, callId: run.callId, actionId: run.actionId }).commit()]
+        ? [
+            heldAction
+              .delete({
+                organisationId: run.organisationId,
+                workspaceId: run.workspaceId,
+                callId: run.callId,
+                actionId: run.actionId,
+              })
+              .commit(),
+          ]
         : []),
     ])
     .go();
   return result.canceled ? undefined : { token };
 }
 
-async function complete(run: ActionRun, token: string, outcome: { state: 'succeeded'; result: unknown } | { state: 'failed'; error: string }) {
+async function complete(
+  run: ActionRun,
+  token: string,
+  outcome: { state: 'succeeded'; result: unknown } | { state: 'failed'; error: string },
+) {
   const now = clock.now().toISOString();
   await ActionRunEntity.patch(runKey(run))
     .set({
       state: outcome.state,
       updatedAt: now,
       completedAt: now,
-      ...(outcome.state === 'succeeded' ? { result: JSON.stringify(outcome.result) } : { error: outcome.error.slice(0, 1000) }),
+      ...(outcome.state === 'succeeded'
+        ? { result: JSON.stringify(outcome.result) }
+        : { error: outcome.error.slice(0, 1000) }),
     })
     .remove(['claimToken', 'claimExpiresAt'])
     .where((attr, op) => op.eq(attr.claimToken, token))
@@ -172,7 +195,13 @@ export async function runAction(message: ActionMessage): Promise<ActionOutcome> 
       (error instanceof HttpError && error.status < 500);
     if (permanent || tries >= MAX_TRIES) {
       await complete(run, token, { state: 'failed', error: text });
-      logger.warn('post-call action failed', { callId: run.callId, actionId: run.actionId, type: run.type, error: text, tries });
+      logger.warn('post-call action failed', {
+        callId: run.callId,
+        actionId: run.actionId,
+        type: run.type,
+        error: text,
+        tries,
+      });
       return 'failed';
     }
     await release(run, token, text);
@@ -182,7 +211,9 @@ export async function runAction(message: ActionMessage): Promise<ActionOutcome> 
 
 /** Records one recipient as sent, at once (a later try of this run skips it). */
 async function markSent(run: ActionRun, to: string): Promise<void> {
-  await ActionRunEntity.patch(runKey(run)).append({ sentTo: [to] }).go({ response: 'none' });
+  await ActionRunEntity.patch(runKey(run))
+    .append({ sentTo: [to] })
+    .go({ response: 'none' });
 }
 
 // ── The actions ──────────────────────────────────────────────────────────────────────────────────
@@ -193,17 +224,24 @@ async function callRecord(run: ActionRun): Promise<CallRecordWire> {
   return JSON.parse(data.record) as CallRecordWire;
 }
 
-function configOf<T extends keyof typeof ACTION_CONFIGS>(run: ActionRun, type: T): z.infer<(typeof ACTION_CONFIGS)[T]> {
+function configOf<T extends keyof typeof ACTION_CONFIGS>(
+  run: ActionRun,
+  type: T,
+): z.infer<(typeof ACTION_CONFIGS)[T]> {
   const parsed = ACTION_CONFIGS[type].safeParse(JSON.parse(run.config));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new PermanentActionError(`invalid ${type} config: ${issue ? `${issue.path.join('.') || 'config'} ${issue.message}` : 'invalid'}`);
+    throw new PermanentActionError(
+      `invalid ${type} config: ${issue ? `${issue.path.join('.') || 'config'} ${issue.message}` : 'invalid'}`,
+    );
   }
   return parsed.data as z.infer<(typeof ACTION_CONFIGS)[T]>;
 }
 
-const otherPartyOf = (record: CallRecordWire) => (record.direction === 'inbound' ? record.from_phone : record.to_phone);
-const agentNumberOf = (record: CallRecordWire) => (record.direction === 'inbound' ? record.to_phone : record.from_phone);
+const otherPartyOf = (record: CallRecordWire) =>
+  record.direction === 'inbound' ? record.from_phone : record.to_phone;
+const agentNumberOf = (record: CallRecordWire) =>
+  record.direction === 'inbound' ? record.to_phone : record.from_phone;
 
 function templateValues(record: CallRecordWire): Record<string, string | undefined> {
   return {
@@ -216,22 +254,39 @@ function templateValues(record: CallRecordWire): Record<string, string | undefin
   };
 }
 
-const DEFAULT_OWNER_SMS =
-  'Call {{caller}} ({{duration}}): {{summary}}';
-const DEFAULT_CALLER_SMS = 'Thanks for speaking with {{agent_name}}. Reply to this message if there is anything else we can help with.';
+const DEFAULT_OWNER_SMS = 'Call {{caller}} ({{duration}}): {{summary}}';
+const DEFAULT_CALLER_SMS =
+  'Thanks for speaking with {{agent_name}}. Reply to this message if there is anything else we can help with.';
 
-async function sendChargedSms(run: ActionRun, record: CallRecordWire, to: string, template: string, lastTry: boolean) {
+async function sendChargedSms(
+  run: ActionRun,
+  record: CallRecordWire,
+  to: string,
+  template: string,
+  lastTry: boolean,
+) {
   const text = renderTemplate(template, templateValues(record)).replace(/\s+/g, ' ').trim().slice(0, 480);
   if (!run.smsId) throw new PermanentActionError('the run has no SMS id');
   // Prepaid: no credits, no SMS (402 → failed). Charged once per SMS id, however often this runs.
   const charge = await chargeSms({ organisationId: run.organisationId, smsId: run.smsId, text });
   if (run.sentTo?.includes(to)) {
     // Sent by an earlier try that stopped before it finished: do not send it again.
-    return { sms_id: run.smsId, to, provider_message_id: null, segments: charge.segments, credits: charge.credits };
+    return {
+      sms_id: run.smsId,
+      to,
+      provider_message_id: null,
+      segments: charge.segments,
+      credits: charge.credits,
+    };
   }
   let receipt;
   try {
-    receipt = await sendSms({ to, from: agentNumberOf(record), text, idempotencyKey: `post-call:${run.smsId}` });
+    receipt = await sendSms({
+      to,
+      from: agentNumberOf(record),
+      text,
+      idempotencyKey: `post-call:${run.smsId}`,
+    });
     await markSent(run, to);
   } catch (error) {
     const final = lastTry || (error instanceof SmsSendError && error.permanent);
@@ -247,7 +302,13 @@ async function sendChargedSms(run: ActionRun, record: CallRecordWire, to: string
     }
     throw error;
   }
-  return { sms_id: run.smsId, to, provider_message_id: receipt.messageId, segments: charge.segments, credits: charge.credits };
+  return {
+    sms_id: run.smsId,
+    to,
+    provider_message_id: receipt.messageId,
+    segments: charge.segments,
+    credits: charge.credits,
+  };
 }
 
 async function execute(run: ActionRun, lastTry: boolean): Promise<unknown> {
@@ -265,8 +326,12 @@ async function execute(run: ActionRun, lastTry: boolean): Promise<unknown> {
     }
     case 'email_summary': {
       const config = configOf(run, 'email_summary');
-      const recipients = config.to === undefined ? await workspaceAdminEmails(run.organisationId, run.workspaceId) : [config.to].flat();
-      if (recipients.length === 0) throw new PermanentActionError('no recipients: set config.to or add a workspace admin');
+      const recipients =
+        config.to === undefined
+          ? await workspaceAdminEmails(run.organisationId, run.workspaceId)
+          : [config.to].flat();
+      if (recipients.length === 0)
+        throw new PermanentActionError('no recipients: set config.to or add a workspace admin');
       for (const to of recipients) {
         if (run.sentTo?.includes(to)) continue; // sent by an earlier try
         await sendEmail({
@@ -302,27 +367,50 @@ async function execute(run: ActionRun, lastTry: boolean): Promise<unknown> {
       const phone = normalisePhone(otherPartyOf(record));
       const email = normaliseEmail(record.parameters.email);
       const name = nameFromParameters(record.parameters);
-      if (!phone && !email) throw new PermanentActionError('the call has no phone number or email to find the contact by');
-      const { contact, created } = await ensureContact(run.workspaceId, { phone, email, name, source: 'Call' });
+      if (!phone && !email)
+        throw new PermanentActionError('the call has no phone number or email to find the contact by');
+      const { contact, created } = await ensureContact(run.workspaceId, {
+        phone,
+        email,
+        name,
+        source: 'Call',
+      });
       if (name) await setNameIfMissing(run.workspaceId, contact.contactId, name);
-      const emailOutcome = email ? await setEmailIfFree(run.workspaceId, contact.contactId, email) : undefined;
+      const emailOutcome = email
+        ? await setEmailIfFree(run.workspaceId, contact.contactId, email)
+        : undefined;
       const counted = await recordCallOnContact(run.workspaceId, contact.contactId, {
         callId: run.callId,
         at: record.ended_at ?? record.created_at,
         sentiment: record.sentiment.label,
         summary: record.summary,
       });
-      return { contact_id: contact.contactId, created, call_counted: counted.counted, ...(emailOutcome ? { email: emailOutcome } : {}) };
+      return {
+        contact_id: contact.contactId,
+        created,
+        call_counted: counted.counted,
+        ...(emailOutcome ? { email: emailOutcome } : {}),
+      };
     }
     case 'profile_enrichment': {
       configOf(run, 'profile_enrichment');
       const phone = normalisePhone(otherPartyOf(record));
-      const extract = extractProfile(record.transcript.map((t) => ({ role: t.role, text: t.text, offsetSeconds: t.offset_seconds })));
+      const extract = extractProfile(
+        record.transcript.map((t) => ({ role: t.role, text: t.text, offsetSeconds: t.offset_seconds })),
+      );
       const email = normaliseEmail(extract.email);
-      if (!phone && !email) throw new PermanentActionError('the call has no phone number or email to find the contact by');
-      const { contact, created } = await ensureContact(run.workspaceId, { phone, email, name: extract.name, source: 'Call' });
+      if (!phone && !email)
+        throw new PermanentActionError('the call has no phone number or email to find the contact by');
+      const { contact, created } = await ensureContact(run.workspaceId, {
+        phone,
+        email,
+        name: extract.name,
+        source: 'Call',
+      });
       if (extract.name) await setNameIfMissing(run.workspaceId, contact.contactId, extract.name);
-      const emailOutcome = email ? await setEmailIfFree(run.workspaceId, contact.contactId, email) : undefined;
+      const emailOutcome = email
+        ? await setEmailIfFree(run.workspaceId, contact.contactId, email)
+        : undefined;
       const profile = await mergeProfile(run.workspaceId, contact.contactId, {
         intents: extract.intents,
         ...(extract.budget !== undefined ? { budget: extract.budget } : {}),
@@ -330,7 +418,12 @@ async function execute(run: ActionRun, lastTry: boolean): Promise<unknown> {
         last_call_sentiment: record.sentiment.label,
         last_call_id: run.callId,
       });
-      return { contact_id: contact.contactId, created, profile, ...(emailOutcome ? { email: emailOutcome } : {}) };
+      return {
+        contact_id: contact.contactId,
+        created,
+        profile,
+        ...(emailOutcome ? { email: emailOutcome } : {}),
+      };
     }
   }
 }
@@ -357,7 +450,8 @@ function emailText(record: CallRecordWire): string {
   if (record.recording) lines.push('', `Recording: ${record.recording.url}`);
   if (record.transcript.length > 0) {
     lines.push('', 'Transcript:');
-    for (const turn of record.transcript) lines.push(`  ${turn.role === 'agent' ? 'Agent' : 'Caller'}: ${turn.text}`);
+    for (const turn of record.transcript)
+      lines.push(`  ${turn.role === 'agent' ? 'Agent' : 'Caller'}: ${turn.text}`);
   }
   return lines.join('\n');
 }

@@ -101,14 +101,19 @@ const clip = (text: string, max: number): string => {
  * the listings quoted and the sentiment. Deterministic (the same call gives the same summary).
  */
 export function summarise(facts: SummaryFacts): string {
-  const who = facts.direction === 'inbound' ? `Inbound call from ${facts.fromPhone}` : `Outbound call to ${facts.toPhone}`;
+  const who =
+    facts.direction === 'inbound'
+      ? `Inbound call from ${facts.fromPhone}`
+      : `Outbound call to ${facts.toPhone}`;
   const agent = facts.agentName ? ` with ${facts.agentName}` : '';
   const ended =
     facts.status === 'completed'
       ? `completed after ${formatDuration(facts.durationSeconds)}`
       : `${facts.status}${facts.endReason ? ` (${facts.endReason.replace(/_/g, ' ')})` : ''}`;
   const parts = [`${who}${agent}, ${ended}.`];
-  const firstUserTurn = facts.transcript.find((turn) => turn.role === 'user' && turn.text.trim().split(/\s+/).length >= 3);
+  const firstUserTurn = facts.transcript.find(
+    (turn) => turn.role === 'user' && turn.text.trim().split(/\s+/).length >= 3,
+  );
   if (firstUserTurn) parts.push(`The caller said: "${clip(firstUserTurn.text, 160)}"`);
   if (facts.properties.length > 0) {
     parts.push(`Quoted: ${facts.properties.map((p) => `${p.address} (${p.price})`).join('; ')}.`);
@@ -137,7 +142,8 @@ const INTENT_WORDS: [Intent, RegExp][] = [
   ['sell', /\b(sell|selling|appraisal|list my|listing my)\b/i],
   ['rent', /\b(rent|renting|rental|lease|leasing|tenant)\b/i],
 ];
-const MONEY = /\$\s?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m|mil|million|thousand)?\b|\b(\d+(?:\.\d+)?)\s*(k|m|mil|million|thousand)\b/gi;
+const MONEY =
+  /\$\s?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m|mil|million|thousand)?\b|\b(\d+(?:\.\d+)?)\s*(k|m|mil|million|thousand)\b/gi;
 
 function amountOf(number: string, unit: string | undefined): number {
   const value = Number(number.replace(/,/g, ''));
@@ -172,7 +178,11 @@ export function extractProfile(transcript: readonly TranscriptTurn[]): ProfileEx
     }
     for (const match of text.matchAll(MONEY)) {
       const amount = match[1] !== undefined ? amountOf(match[1], match[2]) : amountOf(match[3], match[4]);
-      if (Number.isFinite(amount) && amount >= 1_000 && (extract.budget === undefined || amount > extract.budget)) {
+      if (
+        Number.isFinite(amount) &&
+        amount >= 1_000 &&
+        (extract.budget === undefined || amount > extract.budget)
+      ) {
         extract.budget = Math.round(amount);
       }
     }

@@ -17,16 +17,24 @@ export interface ConfiguredAction {
 const stringRecord = (value: unknown): Record<string, string> => {
   if (!value || typeof value !== 'object') return {};
   const out: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === 'string') out[key] = v;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>))
+    if (typeof v === 'string') out[key] = v;
   return out;
 };
 
 /** The call, when it exists and has ended (completed or failed); otherwise undefined. */
-export async function loadEndedCall(workspaceId: string, callId: string): Promise<{ facts: CallFacts } | { notEnded: true } | undefined> {
+export async function loadEndedCall(
+  workspaceId: string,
+  callId: string,
+): Promise<{ facts: CallFacts } | { notEnded: true } | undefined> {
   const call = await getCall(workspaceId, callId);
   if (!call) return undefined;
   if (call.status !== 'completed' && call.status !== 'failed') return { notEnded: true };
-  const transcript = (call.transcript ?? []) as { role: 'agent' | 'user'; text: string; offsetSeconds: number }[];
+  const transcript = (call.transcript ?? []) as {
+    role: 'agent' | 'user';
+    text: string;
+    offsetSeconds: number;
+  }[];
   const listings = (call.quotedListings ?? []) as { listingId: string; address: string; price: string }[];
   const facts: CallFacts = {
     callId: call.callId,
@@ -45,7 +53,11 @@ export async function loadEndedCall(workspaceId: string, callId: string): Promis
     endedAt: call.endedAt,
     durationSeconds: call.durationSeconds,
     parameters: stringRecord(call.parameters),
-    transcript: transcript.map((turn) => ({ role: turn.role, text: turn.text, offsetSeconds: turn.offsetSeconds })),
+    transcript: transcript.map((turn) => ({
+      role: turn.role,
+      text: turn.text,
+      offsetSeconds: turn.offsetSeconds,
+    })),
     recordingKey: call.recordingKey,
     recordingDurationSeconds: call.recordingDurationSeconds,
     quotedListings: listings.map((l) => ({ listingId: l.listingId, address: l.address, price: l.price })),
@@ -62,10 +74,18 @@ export async function storeSentiment(workspaceId: string, callId: string, sentim
 export async function loadAgentActions(
   workspaceId: string,
   agentId: string,
-): Promise<{ agentName: string; organisationId: string; actions: (ConfiguredAction & { enabled: boolean })[] } | undefined> {
+): Promise<
+  | { agentName: string; organisationId: string; actions: (ConfiguredAction & { enabled: boolean })[] }
+  | undefined
+> {
   const agent = await findAgent(workspaceId, agentId, { consistent: true });
   if (!agent) return undefined;
-  const actions = (agent.postCallActions ?? []) as { actionId: string; type: ActionType; enabled: boolean; config?: unknown }[];
+  const actions = (agent.postCallActions ?? []) as {
+    actionId: string;
+    type: ActionType;
+    enabled: boolean;
+    config?: unknown;
+  }[];
   return {
     agentName: agent.name,
     organisationId: agent.organisationId,
@@ -73,7 +93,10 @@ export async function loadAgentActions(
       actionId: action.actionId,
       type: action.type,
       enabled: action.enabled,
-      config: (action.config && typeof action.config === 'object' ? action.config : {}) as Record<string, unknown>,
+      config: (action.config && typeof action.config === 'object' ? action.config : {}) as Record<
+        string,
+        unknown
+      >,
     })),
   };
 }

@@ -12,7 +12,14 @@ import { entityConfig, KEEP_CASE } from '../platform/table.js';
  */
 const cfg = entityConfig();
 
-export const ACTION_TYPES = ['sms_owner', 'sms_caller', 'email_summary', 'webhook', 'contact_update', 'profile_enrichment'] as const;
+export const ACTION_TYPES = [
+  'sms_owner',
+  'sms_caller',
+  'email_summary',
+  'webhook',
+  'contact_update',
+  'profile_enrichment',
+] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 /** Actions that cost money: held back while a subscription payment has failed (spec section 8). */
 export const CHARGED_ACTIONS: readonly ActionType[] = ['sms_owner', 'sms_caller', 'email_summary'];
@@ -79,7 +86,12 @@ export const ActionRunEntity = new Entity(
     indexes: {
       byCall: {
         pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['callId', 'actionId'], template: 'POSTCALL#${callId}#ACTION#${actionId}', casing: KEEP_CASE },
+        sk: {
+          field: 'sk',
+          composite: ['callId', 'actionId'],
+          template: 'POSTCALL#${callId}#ACTION#${actionId}',
+          casing: KEEP_CASE,
+        },
       },
     },
   },
@@ -98,7 +110,12 @@ export const HeldActionEntity = new Entity(
     },
     indexes: {
       byOrganisation: {
-        pk: { field: 'pk', composite: ['organisationId'], template: 'ORG#${organisationId}', casing: KEEP_CASE },
+        pk: {
+          field: 'pk',
+          composite: ['organisationId'],
+          template: 'ORG#${organisationId}',
+          casing: KEEP_CASE,
+        },
         sk: {
           field: 'sk',
           composite: ['workspaceId', 'callId', 'actionId'],

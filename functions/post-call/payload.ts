@@ -50,7 +50,10 @@ export const agentNumber = (call: Pick<CallFacts, 'direction' | 'fromPhone' | 't
 export const recordingApiPath = (workspaceId: string, callId: string): string =>
   `/api/v1/workspaces/${workspaceId}/calls/${callId}/recording`;
 
-export function buildCallRecord(call: CallFacts, options: { publicBaseUrl: string; contact?: ContactFacts }): CallRecordWire {
+export function buildCallRecord(
+  call: CallFacts,
+  options: { publicBaseUrl: string; contact?: ContactFacts },
+): CallRecordWire {
   const sentiment = analyseSentiment(call.transcript);
   const properties = call.quotedListings.map((listing) => ({
     listing_id: listing.listingId,
@@ -86,7 +89,11 @@ export function buildCallRecord(call: CallFacts, options: { publicBaseUrl: strin
     ended_at: call.endedAt ?? null,
     duration_seconds: call.durationSeconds ?? 0,
     parameters: call.parameters,
-    transcript: call.transcript.map((turn) => ({ role: turn.role, text: turn.text, offset_seconds: turn.offsetSeconds })),
+    transcript: call.transcript.map((turn) => ({
+      role: turn.role,
+      text: turn.text,
+      offset_seconds: turn.offsetSeconds,
+    })),
     sentiment,
     summary,
     recording: call.recordingKey
@@ -109,12 +116,22 @@ export function buildCallRecord(call: CallFacts, options: { publicBaseUrl: strin
   };
 }
 
-export function webhookPayload(type: WebhookPayload['type'], record: CallRecordWire, timestamp: string): WebhookPayload {
+export function webhookPayload(
+  type: WebhookPayload['type'],
+  record: CallRecordWire,
+  timestamp: string,
+): WebhookPayload {
   return { type, timestamp, data: record };
 }
 
 /** A realistic, clearly fictional call for `…/post-call-actions/{id}/test`. */
-export function sampleCall(input: { workspaceId: string; organisationId: string; agentId: string; agentName?: string; at: Date }): CallFacts {
+export function sampleCall(input: {
+  workspaceId: string;
+  organisationId: string;
+  agentId: string;
+  agentName?: string;
+  at: Date;
+}): CallFacts {
   const ended = input.at.toISOString();
   const connected = new Date(input.at.getTime() - 62_000).toISOString();
   const created = new Date(input.at.getTime() - 70_000).toISOString();
@@ -136,12 +153,22 @@ export function sampleCall(input: { workspaceId: string; organisationId: string;
     parameters: { name: 'Alex Example' },
     transcript: [
       { role: 'agent', text: 'Hello, thanks for calling. How can I help?', offsetSeconds: 0 },
-      { role: 'user', text: 'Hi, my name is Alex Example. What is the asking price for 12 Example Street?', offsetSeconds: 4 },
-      { role: 'agent', text: 'The asking price for 12 Example Street, Sydney NSW 2000 is $1,250,000.', offsetSeconds: 9 },
+      {
+        role: 'user',
+        text: 'Hi, my name is Alex Example. What is the asking price for 12 Example Street?',
+        offsetSeconds: 4,
+      },
+      {
+        role: 'agent',
+        text: 'The asking price for 12 Example Street, Sydney NSW 2000 is $1,250,000.',
+        offsetSeconds: 9,
+      },
       { role: 'user', text: 'Great, thanks, that is really helpful.', offsetSeconds: 15 },
     ],
     recordingKey: `recordings/${input.workspaceId}/call_00000000000000000000000000.wav`,
     recordingDurationSeconds: 62,
-    quotedListings: [{ listingId: 'lst_example_12', address: '12 Example Street, Sydney NSW 2000', price: '$1,250,000' }],
+    quotedListings: [
+      { listingId: 'lst_example_12', address: '12 Example Street, Sydney NSW 2000', price: '$1,250,000' },
+    ],
   };
 }

@@ -6,7 +6,12 @@ import { newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessages } from '../platform/queue.js';
 import { loadAgentActions, loadEndedCall, storeSentiment, type ConfiguredAction } from './calls.js';
-import { ActionRunEntity, PostCallRecordEntity, readPostCallRecord, type PostCallRecordItem } from './entities.js';
+import {
+  ActionRunEntity,
+  PostCallRecordEntity,
+  readPostCallRecord,
+  type PostCallRecordItem,
+} from './entities.js';
 import { buildCallRecord, otherParty, type CallFacts, type ContactFacts } from './payload.js';
 import type { ActionMessage, CallEndedMessage, CallRecordWire } from './schemas.js';
 
@@ -104,7 +109,10 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
   if (!item) {
     item = (await buildRecord(message)) ?? null;
     if (!item) {
-      logger.warn('call.ended for a call that does not exist; nothing to do', { callId: message.call_id, workspaceId: message.workspace_id });
+      logger.warn('call.ended for a call that does not exist; nothing to do', {
+        callId: message.call_id,
+        workspaceId: message.workspace_id,
+      });
       return 'missing';
     }
   }
@@ -128,7 +136,10 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
 }
 
 /** The call's record (sentiment, summary, properties, …) once the pipeline built it. */
-export async function getCallRecord(workspaceId: string, callId: string): Promise<CallRecordWire | undefined> {
+export async function getCallRecord(
+  workspaceId: string,
+  callId: string,
+): Promise<CallRecordWire | undefined> {
   const { data } = await readPostCallRecord(workspaceId, callId);
   return data ? (JSON.parse(data.record) as CallRecordWire) : undefined;
 }

@@ -56,7 +56,14 @@ export const TranscriptTurnWire = z.object({
 export const SentimentWire = z.object({
   label: z.enum(['positive', 'neutral', 'negative']),
   score: z.number(),
-  turns: z.array(z.object({ index: z.number().int(), role: z.enum(['agent', 'user']), score: z.number(), label: z.enum(['positive', 'neutral', 'negative']) })),
+  turns: z.array(
+    z.object({
+      index: z.number().int(),
+      role: z.enum(['agent', 'user']),
+      score: z.number(),
+      label: z.enum(['positive', 'neutral', 'negative']),
+    }),
+  ),
 });
 
 export const PropertyWire = z.object({ listing_id: z.string(), address: z.string(), price: z.string() });

@@ -14,18 +14,31 @@ export const ACTION_NOT_FOUND = 'Post-call action not found';
  * a test payload now (event type `webhook.test`, a fictional call in the same shape as a real one),
  * signed like every delivery, one attempt, never retried. Returns the delivery and that attempt.
  */
-export async function sendTestPayload(input: { workspaceId: string; organisationId: string; agentId: string; actionId: string }) {
+export async function sendTestPayload(input: {
+  workspaceId: string;
+  organisationId: string;
+  agentId: string;
+  actionId: string;
+}) {
   const agent = await findAgent(input.workspaceId, input.agentId, { consistent: true });
   if (!agent) throw notFound('Agent');
   const actions = (agent.postCallActions ?? []) as { actionId: string; type: string; config?: unknown }[];
-  const action = isId('action', input.actionId) ? actions.find((a) => a.actionId === input.actionId) : undefined;
+  const action = isId('action', input.actionId)
+    ? actions.find((a) => a.actionId === input.actionId)
+    : undefined;
   if (!action) throw notFound(ACTION_NOT_FOUND);
   if (action.type !== 'webhook') throw conflict('Only webhook actions can send a test payload');
   const parsed = ACTION_CONFIGS.webhook.safeParse(action.config ?? {});
   if (!parsed.success) throw conflict('The webhook action has no valid URL');
   const now = clock.now();
   const record = buildCallRecord(
-    sampleCall({ workspaceId: input.workspaceId, organisationId: input.organisationId, agentId: agent.agentId, agentName: agent.name, at: now }),
+    sampleCall({
+      workspaceId: input.workspaceId,
+      organisationId: input.organisationId,
+      agentId: agent.agentId,
+      agentName: agent.name,
+      at: now,
+    }),
     { publicBaseUrl: config().PUBLIC_BASE_URL },
   );
   const delivery = await sendTestDelivery({

@@ -11,7 +11,11 @@ export interface AllowedHost {
   port: string;
 }
 
-const normaliseHost = (host: string): string => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+const normaliseHost = (host: string): string =>
+  host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
 
 export function parseAllowedHosts(value: string | undefined): AllowedHost[] {
   if (!value) return [];

@@ -15,7 +15,14 @@ import {
 } from './entities.js';
 import { postWebhook, type HttpAttempt } from './http-attempt.js';
 import { notifyEndpointDisabled } from './notify.js';
-import { classifyStatus, nextStep, parseRetryAfter, sqsDelayFor, type AttemptOutcome, type NextStep } from './retry.js';
+import {
+  classifyStatus,
+  nextStep,
+  parseRetryAfter,
+  sqsDelayFor,
+  type AttemptOutcome,
+  type NextStep,
+} from './retry.js';
 import { signingSecrets } from './secrets.js';
 import { allowedHosts, maxAttempts, requireHttps, retrySchedule } from './settings.js';
 import { signatureHeaders } from './signing.js';
@@ -49,7 +56,10 @@ export interface AttemptMessage {
 
 /** Thrown for the message of the attempt that made a delivery dead: it must end in the DLQ. */
 export class DeadLetter extends Error {
-  constructor(readonly deliveryId: string, readonly reason: string) {
+  constructor(
+    readonly deliveryId: string,
+    readonly reason: string,
+  ) {
     super(`webhook delivery ${deliveryId} is dead (${reason}); its message goes to the dead-letter queue`);
     this.name = 'DeadLetter';
   }
@@ -110,7 +120,11 @@ export async function createDelivery(input: NewDelivery): Promise<WebhookDeliver
   }
 }
 
-async function enqueueAttempt(delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>, attempt: number, dueAt: Date) {
+async function enqueueAttempt(
+  delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>,
+  attempt: number,
+  dueAt: Date,
+) {
   const message: AttemptMessage = {
     type: 'webhook.attempt',
     workspace_id: delivery.workspaceId,
@@ -138,11 +152,17 @@ export async function startDelivery(input: NewDelivery & { deliveryId: string })
 }
 
 /** Takes the right to make an attempt: nobody else holds a live claim (and, when scheduled, it is attempt n's turn). */
-async function claim(delivery: WebhookDelivery, scheduledAttempt?: number): Promise<{ token: string; delivery: WebhookDelivery } | undefined> {
+async function claim(
+  delivery: WebhookDelivery,
+  scheduledAttempt?: number,
+): Promise<{ token: string; delivery: WebhookDelivery } | undefined> {
   const token = randomUUID();
   const now = clock.now();
   try {
-    const updated = await WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId })
+    const updated = await WebhookDeliveryEntity.patch({
+      workspaceId: delivery.workspaceId,
+      deliveryId: delivery.deliveryId,
+    })
       .set({ claimToken: token, claimExpiresAt: new Date(now.getTime() + CLAIM_MS).toISOString() })
       .where((attr, op) => {
         const free = `(${op.notExists(attr.claimToken)} OR ${op.lt(attr.claimExpiresAt, now.toISOString())})`;
@@ -193,7 +213,9 @@ function attemptRecord(http: HttpAttempt, at: Date, number: number, manual: bool
 }
 
 async function isEndpointDisabled(workspaceId: string, url: string): Promise<boolean> {
-  const { data } = await WebhookEndpointEntity.get({ workspaceId, urlHash: urlHash(url) }).go({ consistent: true });
+  const { data } = await WebhookEndpointEntity.get({ workspaceId, urlHash: urlHash(url) }).go({
+    consistent: true,
+  });
   return data?.state === 'disabled';
 }
 
@@ -259,7 +281,11 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
   if (delivery.scheduledAttempts >= message.attempt) {
     // This attempt was made already; make sure the next one was queued (a crash may have lost it).
     const enqueued = delivery.enqueuedAttempt ?? 0;
-    if (delivery.scheduledAttempts === message.attempt && delivery.nextAttemptAt && enqueued <= message.attempt) {
+    if (
+      delivery.scheduledAttempts === message.attempt &&
+      delivery.nextAttemptAt &&
+      enqueued <= message.attempt
+    ) {
       await enqueueAttempt(delivery, message.attempt + 1, new Date(delivery.nextAttemptAt));
     }
     return 'noop';
@@ -281,7 +307,14 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
   const current = claimed.delivery;
 
   if (await isEndpointDisabled(current.workspaceId, current.url)) {
-    await finishScheduled(current, token, message.attempt, undefined, { kind: 'dead', reason: 'exhausted' }, 'endpoint_disabled');
+    await finishScheduled(
+      current,
+      token,
+      message.attempt,
+      undefined,
+      { kind: 'dead', reason: 'exhausted' },
+      'endpoint_disabled',
+    );
     throw new DeadLetter(current.deliveryId, 'endpoint_disabled');
   }
 
@@ -291,13 +324,27 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
   let step: NextStep = nextStep(outcome, message.attempt, retrySchedule());
   if (step.kind === 'retry' && last) step = { kind: 'dead', reason: 'exhausted' };
   if (outcome.kind === 'gone') await disableEndpoint(current);
-  const updated = await finishScheduled(current, token, message.attempt, attemptRecord(http, at, message.attempt, false), step);
+  const updated = await finishScheduled(
+    current,
+    token,
+    message.attempt,
+    attemptRecord(http, at, message.attempt, false),
+    step,
+  );
   if (step.kind === 'succeeded') return 'sent';
   if (step.kind === 'retry') {
-    await enqueueAttempt(updated, message.attempt + 1, new Date(updated.nextAttemptAt ?? clock.now().toISOString()));
+    await enqueueAttempt(
+      updated,
+      message.attempt + 1,
+      new Date(updated.nextAttemptAt ?? clock.now().toISOString()),
+    );
     return 'retry_scheduled';
   }
-  logger.warn('webhook delivery dead', { deliveryId: current.deliveryId, reason: step.reason, url: current.url });
+  logger.warn('webhook delivery dead', {
+    deliveryId: current.deliveryId,
+    reason: step.reason,
+    url: current.url,
+  });
   throw new DeadLetter(current.deliveryId, step.reason);
 }
 
@@ -311,9 +358,15 @@ async function finishScheduled(
   deadReasonOverride?: string,
 ): Promise<WebhookDelivery> {
   const now = clock.now();
-  const base = WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId });
+  const base = WebhookDeliveryEntity.patch({
+    workspaceId: delivery.workspaceId,
+    deliveryId: delivery.deliveryId,
+  });
   const withAttempt = record ? base.append({ attempts: [record] }) : base;
-  const set: Record<string, unknown> = { updatedAt: now.toISOString(), scheduledAttempts: record ? attempt : delivery.scheduledAttempts };
+  const set: Record<string, unknown> = {
+    updatedAt: now.toISOString(),
+    scheduledAttempts: record ? attempt : delivery.scheduledAttempts,
+  };
   const remove: ('claimToken' | 'claimExpiresAt' | 'nextAttemptAt')[] = ['claimToken', 'claimExpiresAt'];
   if (step.kind === 'succeeded') {
     set.state = 'succeeded';
@@ -357,7 +410,10 @@ export async function attemptNow(delivery: WebhookDelivery): Promise<WebhookDeli
     set.deadReason = outcome.kind === 'retryable' ? 'test_failed' : outcome.kind;
     remove.push('nextAttemptAt');
   }
-  const updated = await WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId })
+  const updated = await WebhookDeliveryEntity.patch({
+    workspaceId: delivery.workspaceId,
+    deliveryId: delivery.deliveryId,
+  })
     .append({ attempts: [attemptRecord(http, at, 0, true)] })
     .set(set as never)
     .remove(remove)
@@ -400,7 +456,6 @@ export async function listDeliveries(
   });
   return { items: page.items as WebhookDelivery[], nextCursor: page.nextCursor };
 }
-
 
 /** The wire shape of API.md (plus `dead_reason`, `kind`, `created_at` and per-attempt `manual`). */
 export function deliveryToWire(delivery: WebhookDelivery) {

@@ -97,7 +97,12 @@ export const WebhookDeliveryEntity = new Entity(
     indexes: {
       byWorkspace: {
         pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['deliveryId'], template: 'WHDELIVERY#${deliveryId}', casing: KEEP_CASE },
+        sk: {
+          field: 'sk',
+          composite: ['deliveryId'],
+          template: 'WHDELIVERY#${deliveryId}',
+          casing: KEEP_CASE,
+        },
       },
       byCall: {
         index: 'gsi1',
@@ -141,7 +146,8 @@ export const WebhookEndpointEntity = new Entity(
 /** Typed reads (ElectroDB's generic `go` does not survive `ReturnType<…['go']>`: it becomes any). */
 export const readDelivery = (workspaceId: string, deliveryId: string) =>
   WebhookDeliveryEntity.get({ workspaceId, deliveryId }).go({ consistent: true });
-export const readSecret = (workspaceId: string) => WebhookSecretEntity.get({ workspaceId }).go({ consistent: true });
+export const readSecret = (workspaceId: string) =>
+  WebhookSecretEntity.get({ workspaceId }).go({ consistent: true });
 
 export type WebhookDelivery = NonNullable<Awaited<ReturnType<typeof readDelivery>>['data']>;
 export type DeliveryAttempt = WebhookDelivery['attempts'][number];

@@ -50,7 +50,8 @@ export function refusalReason(url: string, options: { requireHttps: boolean }): 
   } catch {
     return 'invalid URL';
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `unsupported scheme ${parsed.protocol}`;
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    return `unsupported scheme ${parsed.protocol}`;
   if (options.requireHttps && parsed.protocol !== 'https:') return 'only https URLs are allowed';
   return undefined;
 }
@@ -138,7 +139,11 @@ export async function postWebhook(input: {
         finish({ refused: true, truncated: false, error: `refused: address not allowed (${error.message})` });
         return;
       }
-      finish({ refused: false, truncated: false, error: error.code ? `${error.code}: ${error.message}` : error.message });
+      finish({
+        refused: false,
+        truncated: false,
+        error: error.code ? `${error.code}: ${error.message}` : error.message,
+      });
     });
 
     request.end(body);

@@ -11,7 +11,8 @@ export async function workspaceAdminEmails(organisationId: string, workspaceId: 
   ]);
   const emails = new Set<string>();
   for (const member of orgMembers.data) {
-    if (member.status === 'accepted' && (member.role === 'owner' || member.role === 'admin')) emails.add(member.email);
+    if (member.status === 'accepted' && (member.role === 'owner' || member.role === 'admin'))
+      emails.add(member.email);
   }
   const admins = workspaceMembers.data.filter((member) => member.role === 'admin');
   const users = await Promise.all(admins.map((member) => getUser(member.userId)));

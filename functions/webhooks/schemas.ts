@@ -36,7 +36,10 @@ export const DeliveryResponse = z.object({
   created_at: z.string(),
 });
 
-export const DeliveryList = z.object({ items: z.array(DeliveryResponse), next_cursor: z.string().nullable() });
+export const DeliveryList = z.object({
+  items: z.array(DeliveryResponse),
+  next_cursor: z.string().nullable(),
+});
 
 export const ListDeliveriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50),

@@ -49,7 +49,11 @@ export function activeSecrets(
   now: Date,
 ): string[] {
   const secrets = [record.secret];
-  if (record.previousSecret && record.previousExpiresAt && Date.parse(record.previousExpiresAt) > now.getTime()) {
+  if (
+    record.previousSecret &&
+    record.previousExpiresAt &&
+    Date.parse(record.previousExpiresAt) > now.getTime()
+  ) {
     secrets.push(record.previousSecret);
   }
   return secrets;
@@ -59,7 +63,11 @@ export function activeSecrets(
  * Verifies a request as a receiver would (the demo receiver and the tests use it). Returns the
  * parsed payload, or throws when no signature matches or the timestamp is older than 5 minutes.
  */
-export function verifySignedRequest(secret: string, body: string, headers: Record<string, string | string[] | undefined>): unknown {
+export function verifySignedRequest(
+  secret: string,
+  body: string,
+  headers: Record<string, string | string[] | undefined>,
+): unknown {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;

@@ -30,7 +30,11 @@ function importTime(file: string, runs: number): number {
  * Bundles each catalog function with the CDK's esbuild settings (ESM, minified, tree-shaken, only the
  * SDK clients it imports) and measures its size and how long a cold Node process takes to load it.
  */
-export async function measureBundles(root: string, functions: FunctionSpec[], outDir: string): Promise<BundleReport[]> {
+export async function measureBundles(
+  root: string,
+  functions: FunctionSpec[],
+  outDir: string,
+): Promise<BundleReport[]> {
   mkdirSync(outDir, { recursive: true });
   const reports: BundleReport[] = [];
   for (const spec of functions) {

@@ -29,7 +29,11 @@ export function recordDynamoSpans(): { name: string; startedAt: number; ms: numb
       try {
         return await next(args);
       } finally {
-        spans.push({ name: (context as { commandName?: string }).commandName ?? '?', startedAt, ms: performance.now() - startedAt });
+        spans.push({
+          name: (context as { commandName?: string }).commandName ?? '?',
+          startedAt,
+          ms: performance.now() - startedAt,
+        });
       }
     },
     { step: 'initialize', name: 'benchTiming' },
@@ -67,7 +71,9 @@ export async function measureStartCall(input: {
       times.push(ms(start));
       // This request's own round trips: the first of each of its commands that started in its window
       // (other work of the stack, such as the dispatcher, may interleave).
-      const own = START_CALL_COMMANDS.map((name) => input.spans.find((s) => s.name === name && s.startedAt >= windowStart));
+      const own = START_CALL_COMMANDS.map((name) =>
+        input.spans.find((s) => s.name === name && s.startedAt >= windowStart),
+      );
       if (own.every(Boolean)) roundTrips.push(own.reduce((sum, s) => sum + s!.ms, 0));
       statuses[response.status] = (statuses[response.status] ?? 0) + 1;
     }

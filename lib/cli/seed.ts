@@ -34,9 +34,12 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
   const ownerToken = await requestAccessToken(state, ownerEmail);
   const api = new ApiClient(state.base_url, ownerToken);
 
-  const organisation = await api.post<{ organisation_id: string; default_workspace_id: string }>('/api/v1/organisations', {
-    name: 'Harbour Realty (demo)',
-  });
+  const organisation = await api.post<{ organisation_id: string; default_workspace_id: string }>(
+    '/api/v1/organisations',
+    {
+      name: 'Harbour Realty (demo)',
+    },
+  );
   const organisationId = organisation.organisation_id;
   const workspaceId = organisation.default_workspace_id;
   log(`organisation ${organisationId}, workspace ${workspaceId}, owner ${ownerEmail}`);
@@ -45,12 +48,18 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
   // numbers on Growth and then cancels, moving back to the Free plan with the numbers it has.
   const paidPlan = options.plan === 'free' ? 'growth' : options.plan;
   await subscribe(api, organisationId, paidPlan, log);
-  const number = await api.post<{ id: string; phone_number: string }>(`/api/v1/workspaces/${workspaceId}/phone-numbers`, {
-    country: 'AU',
-  });
-  const spare = await api.post<{ id: string; phone_number: string }>(`/api/v1/workspaces/${workspaceId}/phone-numbers`, {
-    country: 'AU',
-  });
+  const number = await api.post<{ id: string; phone_number: string }>(
+    `/api/v1/workspaces/${workspaceId}/phone-numbers`,
+    {
+      country: 'AU',
+    },
+  );
+  const spare = await api.post<{ id: string; phone_number: string }>(
+    `/api/v1/workspaces/${workspaceId}/phone-numbers`,
+    {
+      country: 'AU',
+    },
+  );
   log(`numbers ${number.phone_number} (for the demo agent) and ${spare.phone_number} (spare)`);
 
   const receiverUrl = state.env.DEMO_WEBHOOK_RECEIVER_URL;
@@ -102,12 +111,15 @@ async function subscribe(api: ApiClient, organisationId: string, plan: string, l
 async function waitForPlan(api: ApiClient, organisationId: string, plan: string, log: Log): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const billing = await api.get<{ plan: string; status: string }>(`/api/v1/organisations/${organisationId}/billing`);
+    const billing = await api.get<{ plan: string; status: string }>(
+      `/api/v1/organisations/${organisationId}/billing`,
+    );
     if (billing.plan === plan && (plan === 'free' || billing.status === 'active')) {
       log(`billing: plan ${billing.plan}, status ${billing.status}`);
       return;
     }
-    if (Date.now() > deadline) throw new Error(`the subscription did not become ${plan} within 30 s (now ${JSON.stringify(billing)})`);
+    if (Date.now() > deadline)
+      throw new Error(`the subscription did not become ${plan} within 30 s (now ${JSON.stringify(billing)})`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

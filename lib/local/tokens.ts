@@ -1,4 +1,3 @@
-
 /**
  * An access token for `email` from the running local identity provider (POST <issuer>/token, the
  * client-credentials grant with the local `email` extension). `extra` carries test overrides such as

@@ -9,7 +9,15 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { catalog } from '../../lib/catalog.js';
 import type { FunctionSpec } from '../../lib/catalog-types.js';
 import { functionDescription } from '../../lib/constructs/service-function.js';
-import { BUCKET, QUEUES, TABLE, dlqName, queueKeys, queueUrlEnv, webhookUrlEnv } from '../../lib/resources.js';
+import {
+  BUCKET,
+  QUEUES,
+  TABLE,
+  dlqName,
+  queueKeys,
+  queueUrlEnv,
+  webhookUrlEnv,
+} from '../../lib/resources.js';
 import { VoiceAgentStack, secretArnEnv, type VoiceAgentStackProps } from '../../lib/stack.js';
 
 const STACK_NAME = 'TestStack';
@@ -448,10 +456,13 @@ describe.each([
   test('only functions that send email may call ses:SendEmail, on the sender identity alone, with EMAIL_FROM set', () => {
     for (const spec of specs) {
       const fn = resources[functionId(resources, spec)];
-      const env = props<{ Environment?: { Variables?: Record<string, unknown> } }>(fn).Environment?.Variables ?? {};
+      const env =
+        props<{ Environment?: { Variables?: Record<string, unknown> } }>(fn).Environment?.Variables ?? {};
       const statements = JSON.stringify(
         ofType(resources, 'AWS::IAM::Policy').filter(([, p]) =>
-          asArray(props<{ Roles: unknown[] }>(p).Roles).some((r) => JSON.stringify(r).includes(refId(props<{ Role: unknown }>(fn).Role) ?? '?')),
+          asArray(props<{ Roles: unknown[] }>(p).Roles).some((r) =>
+            JSON.stringify(r).includes(refId(props<{ Role: unknown }>(fn).Role) ?? '?'),
+          ),
         ),
       );
       if (spec.access.email) {
@@ -469,7 +480,8 @@ describe.each([
     const urlSpecs = specs.filter((s) => s.functionUrl);
     for (const spec of specs) {
       const fn = resources[functionId(resources, spec)];
-      const env = (props<{ Environment?: { Variables?: Record<string, unknown> } }>(fn).Environment?.Variables ?? {});
+      const env =
+        props<{ Environment?: { Variables?: Record<string, unknown> } }>(fn).Environment?.Variables ?? {};
       for (const urlSpec of urlSpecs) {
         const name = webhookUrlEnv(urlSpec.functionUrl!.path);
         if (spec.functionUrl) expect(env[name]).toBeUndefined();

@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emailOutboxPath, LocalOutboxEmailSender, readEmailOutbox } from '../../functions/providers/email/local-outbox.js';
+import {
+  emailOutboxPath,
+  LocalOutboxEmailSender,
+  readEmailOutbox,
+} from '../../functions/providers/email/local-outbox.js';
 import { EmailSendError } from '../../functions/providers/email/port.js';
 import { SesEmailSender } from '../../functions/providers/email/ses.js';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
@@ -27,11 +31,28 @@ describe('local outbox email adapter', () => {
   it('appends one JSON line per email, readable back in order', async () => {
     const path = tempOutbox();
     const sender = new LocalOutboxEmailSender(path);
-    const first = await sender.send({ to: 'a@example.com', subject: 'One', text: 'first', idempotencyKey: 'k1' });
-    await sender.send({ to: 'b@example.com', subject: 'Two', text: 'second', html: '<p>second</p>', idempotencyKey: 'k2' });
+    const first = await sender.send({
+      to: 'a@example.com',
+      subject: 'One',
+      text: 'first',
+      idempotencyKey: 'k1',
+    });
+    await sender.send({
+      to: 'b@example.com',
+      subject: 'Two',
+      text: 'second',
+      html: '<p>second</p>',
+      idempotencyKey: 'k2',
+    });
     expect(first.duplicate).toBe(false);
     expect(readEmailOutbox(path)).toEqual([
-      expect.objectContaining({ message_id: first.messageId, to: 'a@example.com', subject: 'One', text: 'first', idempotency_key: 'k1' }),
+      expect.objectContaining({
+        message_id: first.messageId,
+        to: 'a@example.com',
+        subject: 'One',
+        text: 'first',
+        idempotency_key: 'k1',
+      }),
       expect.objectContaining({ to: 'b@example.com', html: '<p>second</p>', idempotency_key: 'k2' }),
     ]);
   });
@@ -48,14 +69,17 @@ describe('local outbox email adapter', () => {
   it('addresses at fail.test fail like a provider outage, and nothing is written', async () => {
     const path = tempOutbox();
     const sender = new LocalOutboxEmailSender(path);
-    await expect(sender.send({ to: 'x@FAIL.test', subject: 'S', text: 't', idempotencyKey: 'f' })).rejects.toBeInstanceOf(EmailSendError);
+    await expect(
+      sender.send({ to: 'x@FAIL.test', subject: 'S', text: 't', idempotencyKey: 'f' }),
+    ).rejects.toBeInstanceOf(EmailSendError);
     expect(readEmailOutbox(path)).toEqual([]);
   });
 });
 
 describe('SES v2 adapter (the official client against a stand-in HTTP endpoint)', () => {
   async function endpoint(status: number, answer: unknown) {
-    const requests: { url: string; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const requests: { url: string; headers: Record<string, string | string[] | undefined>; body: string }[] =
+      [];
     const server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -79,11 +103,19 @@ describe('SES v2 adapter (the official client against a stand-in HTTP endpoint)'
     const { requests, client, close } = await endpoint(200, { MessageId: 'ses-123' });
     try {
       const sender = new SesEmailSender({ region: 'ap-southeast-2', from: 'no-reply@example.com', client });
-      const receipt = await sender.send({ to: 'a@example.com', subject: 'Hi', text: 'Body', html: '<b>Body</b>', idempotencyKey: 'invitation:inv_1:2' });
+      const receipt = await sender.send({
+        to: 'a@example.com',
+        subject: 'Hi',
+        text: 'Body',
+        html: '<b>Body</b>',
+        idempotencyKey: 'invitation:inv_1:2',
+      });
       expect(receipt).toEqual({ messageId: 'ses-123', duplicate: false });
       expect(requests).toHaveLength(1);
       expect(requests[0].url).toBe('/v2/email/outbound-emails');
-      expect(String(requests[0].headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKID\/\d{8}\/ap-southeast-2\/ses\/aws4_request, /);
+      expect(String(requests[0].headers.authorization)).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKID\/\d{8}\/ap-southeast-2\/ses\/aws4_request, /,
+      );
       expect(requests[0].headers['x-amz-security-token']).toBe('SESSION');
       expect(JSON.parse(requests[0].body)).toEqual({
         FromEmailAddress: 'no-reply@example.com',
@@ -91,7 +123,10 @@ describe('SES v2 adapter (the official client against a stand-in HTTP endpoint)'
         Content: {
           Simple: {
             Subject: { Data: 'Hi', Charset: 'UTF-8' },
-            Body: { Text: { Data: 'Body', Charset: 'UTF-8' }, Html: { Data: '<b>Body</b>', Charset: 'UTF-8' } },
+            Body: {
+              Text: { Data: 'Body', Charset: 'UTF-8' },
+              Html: { Data: '<b>Body</b>', Charset: 'UTF-8' },
+            },
           },
         },
         EmailTags: [{ Name: 'idempotency_key', Value: 'invitation-inv_1-2' }],
@@ -105,7 +140,9 @@ describe('SES v2 adapter (the official client against a stand-in HTTP endpoint)'
     const { client, close } = await endpoint(400, { message: 'Email address is not verified.' });
     try {
       const sender = new SesEmailSender({ region: 'ap-southeast-2', from: 'no-reply@example.com', client });
-      await expect(sender.send({ to: 'a@example.com', subject: 'S', text: 't', idempotencyKey: 'k' })).rejects.toBeInstanceOf(EmailSendError);
+      await expect(
+        sender.send({ to: 'a@example.com', subject: 'S', text: 't', idempotencyKey: 'k' }),
+      ).rejects.toBeInstanceOf(EmailSendError);
     } finally {
       await close();
     }

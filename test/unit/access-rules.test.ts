@@ -32,7 +32,10 @@ describe('pagination of access lists', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(ValidationError);
-    expect((thrown as ValidationError).detail[0]).toMatchObject({ type: 'value_error', loc: ['query', 'cursor'] });
+    expect((thrown as ValidationError).detail[0]).toMatchObject({
+      type: 'value_error',
+      loc: ['query', 'cursor'],
+    });
   });
 });
 
@@ -58,16 +61,32 @@ describe('access request rules', () => {
   });
 
   it('hot-reply recipients are normalised: emails lower-cased, phones to E.164', () => {
-    expect(UpdateWorkspaceBody.parse({ hot_reply_alert_recipients: ['Boss@Example.COM', '+61 (491) 570-156'] })).toEqual({
+    expect(
+      UpdateWorkspaceBody.parse({ hot_reply_alert_recipients: ['Boss@Example.COM', '+61 (491) 570-156'] }),
+    ).toEqual({
       hot_reply_alert_recipients: ['boss@example.com', '+61491570156'],
     });
-    expect(UpdateWorkspaceBody.safeParse({ hot_reply_alert_recipients: ['0491 570 156'] }).success).toBe(false);
+    expect(UpdateWorkspaceBody.safeParse({ hot_reply_alert_recipients: ['0491 570 156'] }).success).toBe(
+      false,
+    );
   });
 
   it('an invitation names each workspace once and never an owner role', () => {
     const ws = 'ws_01J0000000000000000000000A';
-    expect(InvitationBody.safeParse({ email: 'a@example.com', role: 'regular', workspaces: [{ workspace_id: ws, role: 'admin' }, { workspace_id: ws, role: 'viewer' }] }).success).toBe(false);
+    expect(
+      InvitationBody.safeParse({
+        email: 'a@example.com',
+        role: 'regular',
+        workspaces: [
+          { workspace_id: ws, role: 'admin' },
+          { workspace_id: ws, role: 'viewer' },
+        ],
+      }).success,
+    ).toBe(false);
     expect(InvitationBody.safeParse({ email: 'a@example.com', role: 'owner' }).success).toBe(false);
-    expect(InvitationBody.parse({ email: ' A@Example.com ', role: 'admin' })).toEqual({ email: 'a@example.com', role: 'admin' });
+    expect(InvitationBody.parse({ email: ' A@Example.com ', role: 'admin' })).toEqual({
+      email: 'a@example.com',
+      role: 'admin',
+    });
   });
 });

@@ -20,7 +20,14 @@ import type { UserPrincipal } from '../../functions/platform/auth/principal.js';
  * workspace row says); `regular/<row>` is a regular member with that workspace row (`none`: no row).
  */
 type Who = 'owner' | 'admin' | 'regular/admin' | 'regular/member' | 'regular/viewer' | 'regular/none';
-const EVERYONE: Who[] = ['owner', 'admin', 'regular/admin', 'regular/member', 'regular/viewer', 'regular/none'];
+const EVERYONE: Who[] = [
+  'owner',
+  'admin',
+  'regular/admin',
+  'regular/member',
+  'regular/viewer',
+  'regular/none',
+];
 const ORG_ADMINS: Who[] = ['owner', 'admin'];
 const WS_READERS: Who[] = ['owner', 'admin', 'regular/admin', 'regular/member', 'regular/viewer'];
 const WS_EDITORS: Who[] = ['owner', 'admin', 'regular/admin', 'regular/member'];
@@ -71,7 +78,12 @@ function expectedDecision(action: Action, org: OrganisationRole, row: WorkspaceR
   return rule.write && isViewer ? 'viewer_read_only' : 'forbidden';
 }
 
-const principal: UserPrincipal = { kind: 'user', userId: 'usr_01J0000000000000000000000A', email: 'a@example.com', subject: 's' };
+const principal: UserPrincipal = {
+  kind: 'user',
+  userId: 'usr_01J0000000000000000000000A',
+  email: 'a@example.com',
+  subject: 's',
+};
 const workspace = {
   workspaceId: 'ws_01J0000000000000000000000A',
   organisationId: 'org_01J0000000000000000000000A',
@@ -130,7 +142,9 @@ describe('the authorisation table (spec 2.3), every organisation role × workspa
 
     // Through the access check the routes use: a regular member without a row does not see the
     // workspace at all (404); otherwise allowed, or 403 with the right message.
-    const result = outcome(() => authorize(accessFrom(principal, { workspace, orgMember: member(org), workspaceRole: row }), action));
+    const result = outcome(() =>
+      authorize(accessFrom(principal, { workspace, orgMember: member(org), workspaceRole: row }), action),
+    );
     if (org === 'regular' && row === undefined) expect(result).toBe('404 Workspace not found');
     else if (expected === 'allow') expect(result).toBe('allow');
     else if (expected === 'viewer_read_only') expect(result).toBe('403 Viewers have read-only access');
@@ -139,23 +153,37 @@ describe('the authorisation table (spec 2.3), every organisation role × workspa
 });
 
 describe('effective workspace roles', () => {
-  it.each(WORKSPACE_ROLES.flatMap((row) => [['owner', row], ['admin', row]] as const))(
-    'an organisation %s is admin whatever the workspace row (%s)',
-    (org, row) => {
-      expect(effectiveWorkspaceRole(org, row)).toBe('admin');
-      expect(accessFrom(principal, { workspace, orgMember: member(org), workspaceRole: row }).workspaceRole).toBe('admin');
+  it.each(
+    WORKSPACE_ROLES.flatMap(
+      (row) =>
+        [
+          ['owner', row],
+          ['admin', row],
+        ] as const,
+    ),
+  )('an organisation %s is admin whatever the workspace row (%s)', (org, row) => {
+    expect(effectiveWorkspaceRole(org, row)).toBe('admin');
+    expect(
+      accessFrom(principal, { workspace, orgMember: member(org), workspaceRole: row }).workspaceRole,
+    ).toBe('admin');
+  });
+
+  it.each(ORGANISATION_ROLES)(
+    'an organisation admin role counts only once accepted (pending %s: 404)',
+    (org) => {
+      expect(
+        outcome(() =>
+          accessFrom(principal, { workspace, orgMember: member(org, 'pending'), workspaceRole: 'admin' }),
+        ),
+      ).toBe('404 Workspace not found');
     },
   );
 
-  it.each(ORGANISATION_ROLES)('an organisation admin role counts only once accepted (pending %s: 404)', (org) => {
-    expect(outcome(() => accessFrom(principal, { workspace, orgMember: member(org, 'pending'), workspaceRole: 'admin' }))).toBe(
-      '404 Workspace not found',
-    );
-  });
-
   it('a deleted workspace is 404 for everyone, the owner included', () => {
     const deleted = { ...workspace, deletedAt: '2026-02-01T00:00:00.000Z' } as Workspace;
-    expect(outcome(() => accessFrom(principal, { workspace: deleted, orgMember: member('owner') }))).toBe('404 Workspace not found');
+    expect(outcome(() => accessFrom(principal, { workspace: deleted, orgMember: member('owner') }))).toBe(
+      '404 Workspace not found',
+    );
   });
 
   it('an API key works in its own workspace only, as a member (never as an admin)', () => {
@@ -171,11 +199,11 @@ describe('effective workspace roles', () => {
     expect(outcome(() => authorize(access, 'agents:write'))).toBe('allow');
     expect(outcome(() => authorize(access, 'workspace:update_settings'))).toBe('403 Forbidden');
     expect(outcome(() => authorize(access, 'numbers:buy'))).toBe('403 Forbidden');
-    expect(outcome(() => accessFrom({ ...key, workspaceId: 'ws_01J0000000000000000000000B' }, { workspace }))).toBe(
-      '404 Workspace not found',
-    );
-    expect(outcome(() => accessFrom({ ...key, organisationId: 'org_01J0000000000000000000000B' }, { workspace }))).toBe(
-      '404 Workspace not found',
-    );
+    expect(
+      outcome(() => accessFrom({ ...key, workspaceId: 'ws_01J0000000000000000000000B' }, { workspace })),
+    ).toBe('404 Workspace not found');
+    expect(
+      outcome(() => accessFrom({ ...key, organisationId: 'org_01J0000000000000000000000B' }, { workspace })),
+    ).toBe('404 Workspace not found');
   });
 });

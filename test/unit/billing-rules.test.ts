@@ -1,7 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { displayCredits, UNITS_PER_CREDIT, unitsToCredits } from '../../functions/billing/credits.js';
-import { includedUnits, periodGrantKey, periodOf, planFromLookupKey, PLANS, priceLookupKey } from '../../functions/billing/plans.js';
+import {
+  includedUnits,
+  periodGrantKey,
+  periodOf,
+  planFromLookupKey,
+  PLANS,
+  priceLookupKey,
+} from '../../functions/billing/plans.js';
 import {
   billedSeconds,
   callUnits,

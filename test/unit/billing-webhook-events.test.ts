@@ -1,16 +1,36 @@
 import { describe, expect, test } from '@jest/globals';
 import Stripe from 'stripe';
 import { WebhookSignatureError } from '../../functions/providers/payments/port.js';
-import { subscriptionStatus, verifyStripeWebhook, WEBHOOK_TOLERANCE_SECONDS } from '../../functions/providers/payments/stripe-events.js';
+import {
+  subscriptionStatus,
+  verifyStripeWebhook,
+  WEBHOOK_TOLERANCE_SECONDS,
+} from '../../functions/providers/payments/stripe-events.js';
 
 /** Stripe's signature scheme, exercised with the official library on both sides. */
 const SECRET = 'whsec_unit_test_secret_0123456789';
 
-function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_${Math.random().toString(36).slice(2)}`) {
-  return JSON.stringify({ id, object: 'event', api_version: Stripe.API_VERSION, created: 1_800_000_000, livemode: false, type, data: { object } });
+function stripeEvent(
+  type: string,
+  object: Record<string, unknown>,
+  id = `evt_${Math.random().toString(36).slice(2)}`,
+) {
+  return JSON.stringify({
+    id,
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: 1_800_000_000,
+    livemode: false,
+    type,
+    data: { object },
+  });
 }
 const sign = (payload: string, options: { secret?: string; timestamp?: number } = {}) =>
-  Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? SECRET, timestamp: options.timestamp });
+  Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? SECRET,
+    timestamp: options.timestamp,
+  });
 
 const subscription = (status: string, lookupKey = 'voice-agent-plan-growth') => ({
   id: 'sub_1',
@@ -41,8 +61,14 @@ describe('verifying billing webhooks', () => {
   test.each([
     ['no signature', () => undefined],
     ['another secret', () => sign(payload, { secret: 'whsec_someone_else' })],
-    ['a stale signature', () => sign(payload, { timestamp: Math.floor(Date.now() / 1000) - WEBHOOK_TOLERANCE_SECONDS - 60 })],
-    ['a signature dated ahead of the tolerance', () => sign(payload, { timestamp: Math.floor(Date.now() / 1000) + WEBHOOK_TOLERANCE_SECONDS + 60 })],
+    [
+      'a stale signature',
+      () => sign(payload, { timestamp: Math.floor(Date.now() / 1000) - WEBHOOK_TOLERANCE_SECONDS - 60 }),
+    ],
+    [
+      'a signature dated ahead of the tolerance',
+      () => sign(payload, { timestamp: Math.floor(Date.now() / 1000) + WEBHOOK_TOLERANCE_SECONDS + 60 }),
+    ],
     ['garbage', () => 't=1,v1=deadbeef'],
   ])('%s is refused', (_label, header) => {
     expect(() => verifyStripeWebhook(payload, header(), SECRET)).toThrow(WebhookSignatureError);
@@ -69,12 +95,19 @@ describe('reading provider events', () => {
     expect(subscriptionStatus('canceled')).toBe('canceled');
     expect(subscriptionStatus('incomplete_expired')).toBe('canceled');
     expect(subscriptionStatus('incomplete')).toBe('pending');
-    expect(read('customer.subscription.deleted', subscription('active'))).toMatchObject({ kind: 'subscription', status: 'canceled' });
+    expect(read('customer.subscription.deleted', subscription('active'))).toMatchObject({
+      kind: 'subscription',
+      status: 'canceled',
+    });
   });
 
   test('the plan comes from the price lookup key, else the metadata', () => {
-    expect(read('customer.subscription.updated', subscription('active', 'voice-agent-plan-scale'))).toMatchObject({ plan: 'scale' });
-    expect(read('customer.subscription.updated', subscription('active', 'unrelated'))).toMatchObject({ plan: 'growth' });
+    expect(
+      read('customer.subscription.updated', subscription('active', 'voice-agent-plan-scale')),
+    ).toMatchObject({ plan: 'scale' });
+    expect(read('customer.subscription.updated', subscription('active', 'unrelated'))).toMatchObject({
+      plan: 'growth',
+    });
   });
 
   test('invoices name their subscription through the parent', () => {
@@ -84,8 +117,16 @@ describe('reading provider events', () => {
       customer: 'cus_1',
       parent: { type: 'subscription_details', subscription_details: { subscription: 'sub_1', metadata: {} } },
     };
-    expect(read('invoice.payment_failed', invoice)).toMatchObject({ kind: 'invoice', outcome: 'payment_failed', subscriptionId: 'sub_1' });
-    expect(read('invoice.paid', invoice)).toMatchObject({ kind: 'invoice', outcome: 'paid', customerId: 'cus_1' });
+    expect(read('invoice.payment_failed', invoice)).toMatchObject({
+      kind: 'invoice',
+      outcome: 'payment_failed',
+      subscriptionId: 'sub_1',
+    });
+    expect(read('invoice.paid', invoice)).toMatchObject({
+      kind: 'invoice',
+      outcome: 'paid',
+      customerId: 'cus_1',
+    });
   });
 
   test('a paid credits checkout grants its credits; anything else is ignored', () => {
@@ -107,9 +148,15 @@ describe('reading provider events', () => {
       currency: 'aud',
       organisationId: 'org_1',
     });
-    expect(read('checkout.session.completed', { ...session, payment_status: 'unpaid' })).toMatchObject({ kind: 'ignored' });
-    expect(read('checkout.session.completed', { ...session, mode: 'subscription' })).toMatchObject({ kind: 'ignored' });
-    expect(read('checkout.session.completed', { ...session, metadata: { purpose: 'credits', credits: 'x' } })).toMatchObject({ kind: 'ignored' });
+    expect(read('checkout.session.completed', { ...session, payment_status: 'unpaid' })).toMatchObject({
+      kind: 'ignored',
+    });
+    expect(read('checkout.session.completed', { ...session, mode: 'subscription' })).toMatchObject({
+      kind: 'ignored',
+    });
+    expect(
+      read('checkout.session.completed', { ...session, metadata: { purpose: 'credits', credits: 'x' } }),
+    ).toMatchObject({ kind: 'ignored' });
     expect(read('charge.succeeded', { id: 'ch_1', object: 'charge' })).toMatchObject({ kind: 'ignored' });
   });
 });

@@ -1,15 +1,37 @@
 import twilio from 'twilio';
-import { buildConversation, listingFrom, truncateConversation } from '../../functions/providers/telephony/simulator/conversation.js';
-import { duplicatedOutOfOrder, inboundTimeline, outboundTimeline, scenarioFor, SCENARIO_NUMBERS } from '../../functions/providers/telephony/simulator/scenarios.js';
+import {
+  buildConversation,
+  listingFrom,
+  truncateConversation,
+} from '../../functions/providers/telephony/simulator/conversation.js';
+import {
+  duplicatedOutOfOrder,
+  inboundTimeline,
+  outboundTimeline,
+  scenarioFor,
+  SCENARIO_NUMBERS,
+} from '../../functions/providers/telephony/simulator/scenarios.js';
 import { describeWav, wavRecording } from '../../functions/providers/telephony/simulator/wav.js';
-import { callTwiml, parseTwiml, parseVoiceCallback, rejectTwiml, signTwilioRequest } from '../../functions/providers/telephony/twilio-format.js';
+import {
+  callTwiml,
+  parseTwiml,
+  parseVoiceCallback,
+  rejectTwiml,
+  signTwilioRequest,
+} from '../../functions/providers/telephony/twilio-format.js';
 
 /** The telephony port's Twilio dialect and the simulator's pure parts. */
 
 describe('X-Twilio-Signature', () => {
   const token = 'a-test-auth-token-123';
-  const url = 'https://abc.lambda-url.ap-southeast-2.on.aws/webhooks/telephony/voice?call_id=call_1&workspace_id=ws_1';
-  const params = { CallSid: 'CA123', CallStatus: 'completed', CallDuration: '60', Transcript: '[{"role":"agent","text":"Hi & bye"}]' };
+  const url =
+    'https://abc.lambda-url.ap-southeast-2.on.aws/webhooks/telephony/voice?call_id=call_1&workspace_id=ws_1';
+  const params = {
+    CallSid: 'CA123',
+    CallStatus: 'completed',
+    CallDuration: '60',
+    Transcript: '[{"role":"agent","text":"Hi & bye"}]',
+  };
 
   it('is what the official Twilio library expects', () => {
     const signature = signTwilioRequest(token, url, params);
@@ -32,7 +54,9 @@ describe('callbacks → events', () => {
     expect(status('failed')).toMatchObject({ status: 'failed', endReason: 'failed' });
     expect(status('canceled')).toMatchObject({ status: 'failed', endReason: 'canceled' });
     expect(status('exploded')).toMatchObject({ kind: 'ignored' });
-    expect(parseVoiceCallback({ CallSid: 'CA1', CallStatus: 'in-progress', ConversationStatus: 'started' })).toMatchObject({ status: 'inprogress' });
+    expect(
+      parseVoiceCallback({ CallSid: 'CA1', CallStatus: 'in-progress', ConversationStatus: 'started' }),
+    ).toMatchObject({ status: 'inprogress' });
     expect(parseVoiceCallback({ CallStatus: 'completed' })).toMatchObject({ kind: 'ignored' });
   });
 
@@ -45,17 +69,32 @@ describe('callbacks → events', () => {
       Transcript: JSON.stringify([{ role: 'agent', text: 'Hi', offset_seconds: 0 }]),
       QuotedListings: 'not json',
     });
-    expect(event).toMatchObject({ durationSeconds: 1800, at: '2026-11-22T01:30:00.000Z', transcript: [{ role: 'agent', text: 'Hi', offset_seconds: 0 }] });
+    expect(event).toMatchObject({
+      durationSeconds: 1800,
+      at: '2026-11-22T01:30:00.000Z',
+      transcript: [{ role: 'agent', text: 'Hi', offset_seconds: 0 }],
+    });
     expect(event.kind === 'status' && event.quotedListings).toBeUndefined();
-    expect(parseVoiceCallback({ CallSid: 'CA1', CallStatus: 'completed', CallDuration: '-5' })).toMatchObject({ durationSeconds: undefined });
-    expect(parseVoiceCallback({ CallSid: 'CA1', RecordingStatus: 'completed', RecordingUrl: 'https://x/RE1', RecordingDuration: '60' })).toEqual({
+    expect(parseVoiceCallback({ CallSid: 'CA1', CallStatus: 'completed', CallDuration: '-5' })).toMatchObject(
+      { durationSeconds: undefined },
+    );
+    expect(
+      parseVoiceCallback({
+        CallSid: 'CA1',
+        RecordingStatus: 'completed',
+        RecordingUrl: 'https://x/RE1',
+        RecordingDuration: '60',
+      }),
+    ).toEqual({
       kind: 'recording',
       providerCallId: 'CA1',
       recordingUrl: 'https://x/RE1',
       recordingId: undefined,
       durationSeconds: 60,
     });
-    expect(parseVoiceCallback({ CallSid: 'CA1', RecordingStatus: 'in-progress', RecordingUrl: 'https://x' })).toMatchObject({ kind: 'ignored' });
+    expect(
+      parseVoiceCallback({ CallSid: 'CA1', RecordingStatus: 'in-progress', RecordingUrl: 'https://x' }),
+    ).toMatchObject({ kind: 'ignored' });
   });
 });
 
@@ -78,7 +117,12 @@ describe('TwiML', () => {
       hangup: false,
       say: ['Hi <Sam> & "friends"'],
       recordingCallbackUrl: 'https://x/voice?call_id=call_1&workspace_id=ws_1',
-      streamParameters: { call_id: 'call_1', workspace_id: 'ws_1', prompt: "You're Ava.", parameters: '{"listing_price":"$1,000 & up"}' },
+      streamParameters: {
+        call_id: 'call_1',
+        workspace_id: 'ws_1',
+        prompt: "You're Ava.",
+        parameters: '{"listing_price":"$1,000 & up"}',
+      },
     });
     expect(parseTwiml(rejectTwiml()).hangup).toBe(true);
   });
@@ -95,22 +139,47 @@ describe('simulator scenarios', () => {
   });
 
   it('play about 60 s of conversation, 1,800 s for the long number, cut by the time limit', () => {
-    expect(outboundTimeline('answered', { timeLimit: 3600, record: true })).toMatchObject({ talkSeconds: 60, answerAt: 5 });
+    expect(outboundTimeline('answered', { timeLimit: 3600, record: true })).toMatchObject({
+      talkSeconds: 60,
+      answerAt: 5,
+    });
     expect(outboundTimeline('long', { timeLimit: 3600, record: false }).talkSeconds).toBe(1800);
     expect(outboundTimeline('long', { timeLimit: 600, record: false }).talkSeconds).toBe(600);
     const answered = outboundTimeline('answered', { timeLimit: 3600, record: true });
-    expect(answered.steps.map((s) => s.status ?? s.kind)).toEqual(['initiated', 'ringing', 'in-progress', 'started', 'completed', 'recording']);
-    expect(outboundTimeline('answered', { timeLimit: 3600, record: false }).steps.some((s) => s.kind === 'recording')).toBe(false);
-    expect(outboundTimeline('busy', { timeLimit: 3600, record: true }).steps.at(-1)).toMatchObject({ status: 'busy' });
-    expect(outboundTimeline('no_answer', { timeLimit: 3600, record: true }).steps.at(-1)).toMatchObject({ status: 'no-answer', at: 31 });
-    expect(outboundTimeline('failed', { timeLimit: 3600, record: true }).steps.at(-1)).toMatchObject({ status: 'failed' });
-    expect(inboundTimeline({ timeLimit: 3600, record: true }).steps[0]).toMatchObject({ status: 'in-progress', at: 0 });
+    expect(answered.steps.map((s) => s.status ?? s.kind)).toEqual([
+      'initiated',
+      'ringing',
+      'in-progress',
+      'started',
+      'completed',
+      'recording',
+    ]);
+    expect(
+      outboundTimeline('answered', { timeLimit: 3600, record: false }).steps.some(
+        (s) => s.kind === 'recording',
+      ),
+    ).toBe(false);
+    expect(outboundTimeline('busy', { timeLimit: 3600, record: true }).steps.at(-1)).toMatchObject({
+      status: 'busy',
+    });
+    expect(outboundTimeline('no_answer', { timeLimit: 3600, record: true }).steps.at(-1)).toMatchObject({
+      status: 'no-answer',
+      at: 31,
+    });
+    expect(outboundTimeline('failed', { timeLimit: 3600, record: true }).steps.at(-1)).toMatchObject({
+      status: 'failed',
+    });
+    expect(inboundTimeline({ timeLimit: 3600, record: true }).steps[0]).toMatchObject({
+      status: 'in-progress',
+      at: 0,
+    });
   });
 
   it('the duplicated scenario sends every callback twice, each duplicate late', () => {
     const steps = outboundTimeline('answered', { timeLimit: 3600, record: false }).steps;
     const dup = duplicatedOutOfOrder(steps);
-    for (const step of steps) expect(dup.filter((d) => d.status === step.status && d.kind === step.kind)).toHaveLength(2);
+    for (const step of steps)
+      expect(dup.filter((d) => d.status === step.status && d.kind === step.kind)).toHaveLength(2);
     // `started` is sent again after `completed`: out of order.
     const order = dup.map((d) => `${d.status}${d.duplicate ? '*' : ''}`);
     expect(order.indexOf('started*')).toBeGreaterThan(order.indexOf('completed'));
@@ -118,12 +187,29 @@ describe('simulator scenarios', () => {
 });
 
 describe('the simulated conversation', () => {
-  it('starts with the greeting and quotes a listing\'s price with its id and address', () => {
-    const parameters = { name: 'Sam', listing_id: 'L-7', listing_address: '1 George St, Sydney NSW 2000', listing_price: '$900,000' };
-    const { transcript, quotedListings } = buildConversation({ greeting: 'Hi Sam!', prompt: 'You are Ava. Be kind.', parameters, direction: 'outbound', talkSeconds: 60 });
+  it("starts with the greeting and quotes a listing's price with its id and address", () => {
+    const parameters = {
+      name: 'Sam',
+      listing_id: 'L-7',
+      listing_address: '1 George St, Sydney NSW 2000',
+      listing_price: '$900,000',
+    };
+    const { transcript, quotedListings } = buildConversation({
+      greeting: 'Hi Sam!',
+      prompt: 'You are Ava. Be kind.',
+      parameters,
+      direction: 'outbound',
+      talkSeconds: 60,
+    });
     expect(transcript[0]).toEqual({ role: 'agent', text: 'Hi Sam!', offset_seconds: 0 });
-    expect(transcript.some((t) => t.text.includes('$900,000') && t.text.includes('L-7') && t.text.includes('1 George St'))).toBe(true);
-    expect(quotedListings).toEqual([{ listing_id: 'L-7', address: '1 George St, Sydney NSW 2000', price: '$900,000' }]);
+    expect(
+      transcript.some(
+        (t) => t.text.includes('$900,000') && t.text.includes('L-7') && t.text.includes('1 George St'),
+      ),
+    ).toBe(true);
+    expect(quotedListings).toEqual([
+      { listing_id: 'L-7', address: '1 George St, Sydney NSW 2000', price: '$900,000' },
+    ]);
     expect(Math.max(...transcript.map((t) => t.offset_seconds))).toBeLessThan(60);
     expect(listingFrom({ listing_id: 'L-7' })).toBeUndefined();
     const early = truncateConversation({ transcript, quotedListings }, 60, 5);

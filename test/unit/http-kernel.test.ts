@@ -36,13 +36,24 @@ function event(body?: string, headers: Record<string, string> = {}): HttpEvent {
 }
 
 // A plain Lambda context, as Lambda passes it: the kernel adds its own request state.
-const context = { functionName: 'test', awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context & {
+const context = {
+  functionName: 'test',
+  awsRequestId: 'aws-1',
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context & {
   state: never;
 };
 
 async function call(handler: typeof echo, body?: string, headers?: Record<string, string>) {
-  const response = (await handler(event(body, headers), context)) as HttpResponse & { statusCode: number; body: string };
-  return { status: response.statusCode, headers: response.headers ?? {}, json: response.body ? JSON.parse(response.body) : undefined };
+  const response = (await handler(event(body, headers), context)) as HttpResponse & {
+    statusCode: number;
+    body: string;
+  };
+  return {
+    status: response.statusCode,
+    headers: response.headers ?? {},
+    json: response.body ? JSON.parse(response.body) : undefined,
+  };
 }
 
 describe('the HTTP kernel (a real middy handler)', () => {
@@ -63,14 +74,21 @@ describe('the HTTP kernel (a real middy handler)', () => {
     const res = await call(echo, JSON.stringify({ record: true }));
     expect(res.status).toBe(422);
     expect(res.json).toEqual({
-      detail: [{ type: 'missing', loc: ['body', 'to_phone'], msg: 'Field required', input: { record: true } }],
+      detail: [
+        { type: 'missing', loc: ['body', 'to_phone'], msg: 'Field required', input: { record: true } },
+      ],
     });
   });
 
   it('reports each problem as its own entry', async () => {
-    const res = await call(echo, JSON.stringify({ to_phone: 5, record: 'yes', parameters: { a: 1 }, extra: 'x' }));
+    const res = await call(
+      echo,
+      JSON.stringify({ to_phone: 5, record: 'yes', parameters: { a: 1 }, extra: 'x' }),
+    );
     expect(res.status).toBe(422);
-    const byLoc = Object.fromEntries(res.json.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type]));
+    const byLoc = Object.fromEntries(
+      res.json.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type]),
+    );
     expect(byLoc).toEqual({
       'body.to_phone': 'string_type',
       'body.record': 'bool_type',
@@ -100,7 +118,10 @@ describe('the HTTP kernel (a real middy handler)', () => {
 
   it('hides the cause of a crash behind the spec message', async () => {
     const res = await call(failing);
-    expect(res).toMatchObject({ status: 500, json: { error: 'Internal server error. Please try again later.' } });
+    expect(res).toMatchObject({
+      status: 500,
+      json: { error: 'Internal server error. Please try again later.' },
+    });
     expect(JSON.stringify(res.json)).not.toContain('secret detail');
   });
 

@@ -1,6 +1,12 @@
 import { isE164, toE164 } from '../../functions/platform/phone.js';
 import { isId, newId } from '../../functions/platform/ids.js';
-import { formatApiKey, hashSecret, newSecret, parseApiKey, secretMatches } from '../../functions/platform/auth/api-key-secret.js';
+import {
+  formatApiKey,
+  hashSecret,
+  newSecret,
+  parseApiKey,
+  secretMatches,
+} from '../../functions/platform/auth/api-key-secret.js';
 import { clock, resetClock, setClock } from '../../functions/platform/clock.js';
 
 describe('E.164 normalisation', () => {
@@ -13,9 +19,12 @@ describe('E.164 normalisation', () => {
     expect(toE164(input)).toBe(expected);
   });
 
-  it.each(['0491570156', '61491570156', '+0491570156', '+61', 'hello', '', '+614915701561234567'])('rejects %s', (input) => {
-    expect(toE164(input)).toBeUndefined();
-  });
+  it.each(['0491570156', '61491570156', '+0491570156', '+61', 'hello', '', '+614915701561234567'])(
+    'rejects %s',
+    (input) => {
+      expect(toE164(input)).toBeUndefined();
+    },
+  );
 
   it('accepts only canonical E.164 as E.164', () => {
     expect(isE164('+61491570156')).toBe(true);
@@ -47,9 +56,12 @@ describe('API key secrets', () => {
     expect(secretMatches(newSecret(), stored)).toBe(false);
   });
 
-  it.each(['vak_', 'vak_key_123_abc', `vak_${'x'.repeat(80)}`, 'sk_live_123'])('rejects the malformed key %s', (token) => {
-    expect(parseApiKey(token)).toBeUndefined();
-  });
+  it.each(['vak_', 'vak_key_123_abc', `vak_${'x'.repeat(80)}`, 'sk_live_123'])(
+    'rejects the malformed key %s',
+    (token) => {
+      expect(parseApiKey(token)).toBeUndefined();
+    },
+  );
 });
 
 describe('the clock', () => {

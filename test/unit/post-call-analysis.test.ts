@@ -1,10 +1,28 @@
 import fc from 'fast-check';
-import { analyseSentiment, extractProfile, labelFor, renderTemplate, summarise, type TranscriptTurn } from '../../functions/post-call/analysis.js';
-import { agentNumber, buildCallRecord, otherParty, sampleCall, webhookPayload, type CallFacts } from '../../functions/post-call/payload.js';
+import {
+  analyseSentiment,
+  extractProfile,
+  labelFor,
+  renderTemplate,
+  summarise,
+  type TranscriptTurn,
+} from '../../functions/post-call/analysis.js';
+import {
+  agentNumber,
+  buildCallRecord,
+  otherParty,
+  sampleCall,
+  webhookPayload,
+  type CallFacts,
+} from '../../functions/post-call/payload.js';
 import { CallRecordWire, WebhookPayload } from '../../functions/post-call/schemas.js';
 import { mergeFacts } from '../../functions/contacts/service.js';
 
-const turn = (role: 'agent' | 'user', text: string, offsetSeconds = 0): TranscriptTurn => ({ role, text, offsetSeconds });
+const turn = (role: 'agent' | 'user', text: string, offsetSeconds = 0): TranscriptTurn => ({
+  role,
+  text,
+  offsetSeconds,
+});
 
 describe('sentiment', () => {
   it('scores each turn and labels the call by what the other party said', () => {
@@ -34,14 +52,19 @@ describe('sentiment', () => {
 
   it('keeps every score within (-1, 1) and the labels consistent with the scores', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ role: fc.constantFrom<'agent' | 'user'>('agent', 'user'), text: fc.string() }), { maxLength: 8 }), (turns) => {
-        const result = analyseSentiment(turns.map((t) => turn(t.role, t.text)));
-        for (const s of [result, ...result.turns]) {
-          expect(s.score).toBeGreaterThan(-1);
-          expect(s.score).toBeLessThan(1);
-          expect(s.label).toBe(labelFor(s.score));
-        }
-      }),
+      fc.property(
+        fc.array(fc.record({ role: fc.constantFrom<'agent' | 'user'>('agent', 'user'), text: fc.string() }), {
+          maxLength: 8,
+        }),
+        (turns) => {
+          const result = analyseSentiment(turns.map((t) => turn(t.role, t.text)));
+          for (const s of [result, ...result.turns]) {
+            expect(s.score).toBeGreaterThan(-1);
+            expect(s.score).toBeLessThan(1);
+            expect(s.label).toBe(labelFor(s.score));
+          }
+        },
+      ),
     );
   });
 });
@@ -58,7 +81,11 @@ describe('summary', () => {
   };
 
   it('names the call, the first real question, the quoted listings and the sentiment', () => {
-    const transcript = [turn('agent', 'Hello!'), turn('user', 'Hi'), turn('user', 'What is the asking price for 12 Example Street?')];
+    const transcript = [
+      turn('agent', 'Hello!'),
+      turn('user', 'Hi'),
+      turn('user', 'What is the asking price for 12 Example Street?'),
+    ];
     const text = summarise({ ...base, transcript, sentiment: analyseSentiment(transcript) });
     expect(text).toBe(
       'Inbound call from +61491570156 with Riley, completed after 1m 02s. ' +
@@ -68,7 +95,15 @@ describe('summary', () => {
   });
 
   it('describes a failed outbound call by its end reason', () => {
-    const text = summarise({ ...base, direction: 'outbound', status: 'failed', endReason: 'no_answer', transcript: [], properties: [], sentiment: analyseSentiment([]) });
+    const text = summarise({
+      ...base,
+      direction: 'outbound',
+      status: 'failed',
+      endReason: 'no_answer',
+      transcript: [],
+      properties: [],
+      sentiment: analyseSentiment([]),
+    });
     expect(text).toBe('Outbound call to +61491570157 with Riley, failed (no answer).');
   });
 });
@@ -80,7 +115,12 @@ describe('profile extraction', () => {
       turn('user', "Hi, my name is Jordan Lee. I'm looking to buy, my budget is about $850,000."),
       turn('user', 'You can reach me at Jordan.Lee@Example.com. Maybe 1.2 million at a stretch.'),
     ]);
-    expect(extract).toEqual({ name: 'Jordan Lee', email: 'jordan.lee@example.com', intents: ['buy'], budget: 1_200_000 });
+    expect(extract).toEqual({
+      name: 'Jordan Lee',
+      email: 'jordan.lee@example.com',
+      intents: ['buy'],
+      budget: 1_200_000,
+    });
   });
 
   it('finds nothing in small talk', () => {
@@ -90,13 +130,21 @@ describe('profile extraction', () => {
 
 describe('templates', () => {
   it('fills known placeholders and drops unknown ones', () => {
-    expect(renderTemplate('Hi {{ name }}, {{agent_name}} here.{{missing}}', { name: 'Sam', agent_name: 'Riley' })).toBe('Hi Sam, Riley here.');
+    expect(
+      renderTemplate('Hi {{ name }}, {{agent_name}} here.{{missing}}', { name: 'Sam', agent_name: 'Riley' }),
+    ).toBe('Hi Sam, Riley here.');
   });
 });
 
 describe('the call record (post-call webhook data)', () => {
   const call: CallFacts = {
-    ...sampleCall({ workspaceId: 'ws_1', organisationId: 'org_1', agentId: 'ag_1', agentName: 'Riley', at: new Date('2026-11-22T01:30:00.000Z') }),
+    ...sampleCall({
+      workspaceId: 'ws_1',
+      organisationId: 'org_1',
+      agentId: 'ag_1',
+      agentName: 'Riley',
+      at: new Date('2026-11-22T01:30:00.000Z'),
+    }),
     callId: 'call_1',
   };
 
@@ -124,24 +172,39 @@ describe('the call record (post-call webhook data)', () => {
         duration_seconds: 62,
       },
       contact: { contact_id: 'ct_1', name: 'Alex Example', phone: '+61491570156', email: null },
-      properties: [{ listing_id: 'lst_example_12', address: '12 Example Street, Sydney NSW 2000', price: '$1,250,000' }],
+      properties: [
+        { listing_id: 'lst_example_12', address: '12 Example Street, Sydney NSW 2000', price: '$1,250,000' },
+      ],
     });
-    expect(record.transcript[1]).toEqual({ role: 'user', text: expect.stringContaining('12 Example Street'), offset_seconds: 4 });
+    expect(record.transcript[1]).toEqual({
+      role: 'user',
+      text: expect.stringContaining('12 Example Street'),
+      offset_seconds: 4,
+    });
     expect(record.sentiment.turns).toHaveLength(4);
     expect(record.sentiment.label).toBe('positive');
     const payload = webhookPayload('call.ended', record, record.ended_at!);
-    expect(WebhookPayload.parse(payload)).toEqual({ type: 'call.ended', timestamp: '2026-11-22T01:30:00.000Z', data: record });
+    expect(WebhookPayload.parse(payload)).toEqual({
+      type: 'call.ended',
+      timestamp: '2026-11-22T01:30:00.000Z',
+      data: record,
+    });
   });
 
   it('has no recording when the call was not recorded and no properties when none was quoted', () => {
-    const record = buildCallRecord({ ...call, recordingKey: undefined, quotedListings: [] }, { publicBaseUrl: 'http://x' });
+    const record = buildCallRecord(
+      { ...call, recordingKey: undefined, quotedListings: [] },
+      { publicBaseUrl: 'http://x' },
+    );
     expect(record.recording).toBeNull();
     expect(record.properties).toEqual([]);
     expect(record.contact).toBeNull();
   });
 
   it('is the same for the same call (retries send identical bodies)', () => {
-    expect(JSON.stringify(buildCallRecord(call, { publicBaseUrl: 'http://x' }))).toBe(JSON.stringify(buildCallRecord(call, { publicBaseUrl: 'http://x' })));
+    expect(JSON.stringify(buildCallRecord(call, { publicBaseUrl: 'http://x' }))).toBe(
+      JSON.stringify(buildCallRecord(call, { publicBaseUrl: 'http://x' })),
+    );
   });
 
   it('knows which side is the other party', () => {
@@ -153,7 +216,12 @@ describe('the call record (post-call webhook data)', () => {
 
 describe('profile merging', () => {
   it('merges lists without duplicates and replaces other values', () => {
-    expect(mergeFacts({ intents: ['buy'], budget: 1, keep: true }, { intents: ['buy', 'rent'], budget: 2, gone: undefined })).toEqual({
+    expect(
+      mergeFacts(
+        { intents: ['buy'], budget: 1, keep: true },
+        { intents: ['buy', 'rent'], budget: 2, gone: undefined },
+      ),
+    ).toEqual({
       intents: ['buy', 'rent'],
       budget: 2,
       keep: true,

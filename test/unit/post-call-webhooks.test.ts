@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
-import { effectivePort, isAllowedHost, parseAllowedHosts, withAllowedHost } from '../../functions/webhooks/allow-list.js';
+import {
+  effectivePort,
+  isAllowedHost,
+  parseAllowedHosts,
+  withAllowedHost,
+} from '../../functions/webhooks/allow-list.js';
 import {
   classifyStatus,
   DEFAULT_RETRY_SCHEDULE_SECONDS,
@@ -12,7 +17,12 @@ import {
   sqsDelayFor,
   withJitter,
 } from '../../functions/webhooks/retry.js';
-import { activeSecrets, newSigningSecret, signatureHeaders, verifySignedRequest } from '../../functions/webhooks/signing.js';
+import {
+  activeSecrets,
+  newSigningSecret,
+  signatureHeaders,
+  verifySignedRequest,
+} from '../../functions/webhooks/signing.js';
 
 describe('the retry schedule', () => {
   it('defaults to eight attempts spread over more than 24 hours', () => {
@@ -32,11 +42,15 @@ describe('the retry schedule', () => {
 
   it('stretches each wait by up to 20 % and never shortens it', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 100_000, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (seconds, random) => {
-        const delay = withJitter(seconds, random);
-        expect(delay).toBeGreaterThanOrEqual(seconds);
-        expect(delay).toBeLessThanOrEqual(seconds * (1 + JITTER_RATIO));
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 100_000, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (seconds, random) => {
+          const delay = withJitter(seconds, random);
+          expect(delay).toBeGreaterThanOrEqual(seconds);
+          expect(delay).toBeLessThanOrEqual(seconds * (1 + JITTER_RATIO));
+        },
+      ),
     );
   });
 });
@@ -106,7 +120,9 @@ describe('WEBHOOK_ALLOWED_HOSTS', () => {
   it('knows default ports and refuses entries without one', () => {
     expect(effectivePort(new URL('https://example.com/'))).toBe('443');
     expect(effectivePort(new URL('http://example.com/'))).toBe('80');
-    expect(isAllowedHost(new URL('https://hooks.internal/'), parseAllowedHosts('hooks.internal:443'))).toBe(true);
+    expect(isAllowedHost(new URL('https://hooks.internal/'), parseAllowedHosts('hooks.internal:443'))).toBe(
+      true,
+    );
     expect(() => parseAllowedHosts('localhost')).toThrow();
     expect(() => parseAllowedHosts('localhost:http')).toThrow();
     expect(parseAllowedHosts('')).toEqual([]);
@@ -126,7 +142,12 @@ describe('Standard Webhooks signatures', () => {
   it('are verified by the standardwebhooks library with the workspace secret', () => {
     const secret = newSigningSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const headers = signatureHeaders({ webhookId: 'msg_1', timestamp: now, payload: body, secrets: [secret] });
+    const headers = signatureHeaders({
+      webhookId: 'msg_1',
+      timestamp: now,
+      payload: body,
+      secrets: [secret],
+    });
     expect(headers['webhook-id']).toBe('msg_1');
     expect(headers['webhook-timestamp']).toBe(String(Math.floor(now.getTime() / 1000)));
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
@@ -137,7 +158,11 @@ describe('Standard Webhooks signatures', () => {
 
   it('carry two v1 signatures during the 24 hours after a rotation, each valid for its own secret', () => {
     const [current, previous] = [newSigningSecret(), newSigningSecret()];
-    const record = { secret: current, previousSecret: previous, previousExpiresAt: new Date(now.getTime() + 3_600_000).toISOString() };
+    const record = {
+      secret: current,
+      previousSecret: previous,
+      previousExpiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
+    };
     const secrets = activeSecrets(record, now);
     expect(secrets).toEqual([current, previous]);
     const headers = signatureHeaders({ webhookId: 'msg_2', timestamp: now, payload: body, secrets });

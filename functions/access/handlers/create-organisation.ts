@@ -8,6 +8,12 @@ import { organisationView } from '../views.js';
 export const handler = httpHandler({ auth: 'user', body: CreateOrganisationBody }, async (req) => {
   const owner = requireUser(req.principal);
   const { organisationId, workspaceId } = await createOrganisation(owner, { name: req.body.name });
-  const { organisation, role, account } = await getOrganisation({ organisationId, organisationRole: 'owner' });
-  return { status: 201, body: { ...organisationView(organisation, role, account), default_workspace_id: workspaceId } };
+  const { organisation, role, account } = await getOrganisation({
+    organisationId,
+    organisationRole: 'owner',
+  });
+  return {
+    status: 201,
+    body: { ...organisationView(organisation, role, account), default_workspace_id: workspaceId },
+  };
 });

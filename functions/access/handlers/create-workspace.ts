@@ -6,7 +6,11 @@ import { workspaceView } from '../views.js';
 
 /** `POST /api/v1/organisations/{organisation_id}/workspaces`: owner or admin. */
 export const handler = httpHandler({ auth: 'user', body: CreateWorkspaceBody }, async (req) => {
-  const access = await requireOrganisation(req.principal, req.params.organisation_id, 'organisation:create_workspace');
+  const access = await requireOrganisation(
+    req.principal,
+    req.params.organisation_id,
+    'organisation:create_workspace',
+  );
   const { workspace, role } = await createWorkspace(access, req.body);
   return { status: 201, body: workspaceView(workspace, role) };
 });

@@ -5,5 +5,8 @@ import { workspaceView } from '../views.js';
 /** `GET /api/v1/workspaces/{workspace_id}`: any workspace member, or an API key of it with `workspace:read`. */
 export const handler = httpHandler({ auth: 'user_or_api_key', scope: 'workspace:read' }, async (req) => {
   const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
-  return { status: 200, body: workspaceView(access.workspace, req.principal.kind === 'user' ? access.workspaceRole : null) };
+  return {
+    status: 200,
+    body: workspaceView(access.workspace, req.principal.kind === 'user' ? access.workspaceRole : null),
+  };
 });

@@ -8,5 +8,8 @@ import { organisationMemberView } from '../views.js';
 export const handler = httpHandler({ auth: 'user', query: ListQuery }, async (req) => {
   const access = await requireOrganisation(req.principal, req.params.organisation_id, 'organisation:read');
   const page = await listOrganisationMembers(access, req.query);
-  return { status: 200, body: { items: page.items.map(organisationMemberView), next_cursor: page.nextCursor } };
+  return {
+    status: 200,
+    body: { items: page.items.map(organisationMemberView), next_cursor: page.nextCursor },
+  };
 });

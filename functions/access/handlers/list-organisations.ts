@@ -11,6 +11,9 @@ export const handler = httpHandler({ auth: 'user', query: ListQuery }, async (re
   const page = paginate(organisations, (o) => o.organisation.organisationId, req.query);
   return {
     status: 200,
-    body: { items: page.items.map((o) => organisationSummaryView(o.organisation, o.role)), next_cursor: page.nextCursor },
+    body: {
+      items: page.items.map((o) => organisationSummaryView(o.organisation, o.role)),
+      next_cursor: page.nextCursor,
+    },
   };
 });

@@ -7,7 +7,11 @@ import { requireOrganisation } from '../workspace-access.js';
  * (or withdraws a pending one by its invitation id). 409 for the owner and for a workspace's only admin.
  */
 export const handler = httpHandler({ auth: 'user' }, async (req) => {
-  const access = await requireOrganisation(req.principal, req.params.organisation_id, 'organisation:manage_members');
+  const access = await requireOrganisation(
+    req.principal,
+    req.params.organisation_id,
+    'organisation:manage_members',
+  );
   await removeMember(access, req.params.user_id);
   return { status: 204 };
 });

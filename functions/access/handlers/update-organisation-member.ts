@@ -6,7 +6,11 @@ import { organisationMemberView } from '../views.js';
 
 /** `PATCH /api/v1/organisations/{organisation_id}/members/{user_id}`: owner or admin sets `regular`/`admin`. */
 export const handler = httpHandler({ auth: 'user', body: UpdateOrganisationMemberBody }, async (req) => {
-  const access = await requireOrganisation(req.principal, req.params.organisation_id, 'organisation:manage_members');
+  const access = await requireOrganisation(
+    req.principal,
+    req.params.organisation_id,
+    'organisation:manage_members',
+  );
   const member = await changeMemberRole(access, req.params.user_id, req.body.role);
   return {
     status: 200,

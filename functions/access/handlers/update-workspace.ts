@@ -6,7 +6,11 @@ import { workspaceView } from '../views.js';
 
 /** `PATCH /api/v1/workspaces/{workspace_id}`: workspace admins change its settings. */
 export const handler = httpHandler({ auth: 'user', body: UpdateWorkspaceBody }, async (req) => {
-  const access = await requireWorkspace(requireUser(req.principal), req.params.workspace_id, 'workspace:update_settings');
+  const access = await requireWorkspace(
+    requireUser(req.principal),
+    req.params.workspace_id,
+    'workspace:update_settings',
+  );
   const workspace = await updateWorkspace(access, req.body);
   return { status: 200, body: workspaceView(workspace, access.workspaceRole) };
 });

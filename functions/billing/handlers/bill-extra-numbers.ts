@@ -5,6 +5,7 @@ import { billExtraNumbers } from '../extra-numbers.js';
 export const handler = async (): Promise<Record<string, number>> => {
   const counts = await billExtraNumbers();
   if (counts.billed > 0 || counts.failed > 0) logger.info('extra number billing run', counts);
-  if (counts.failed > 0) throw new Error(`${counts.failed} extra-number bill(s) failed; the next run retries them`);
+  if (counts.failed > 0)
+    throw new Error(`${counts.failed} extra-number bill(s) failed; the next run retries them`);
   return counts;
 };

@@ -11,6 +11,11 @@ export const handler = httpHandler({ auth: 'user' }, async ({ principal, params 
   const account = await cancelSubscription(organisationId);
   return {
     status: 202,
-    body: { organisation_id: organisationId, plan: account.plan, status: account.subscriptionStatus, cancel_requested: true },
+    body: {
+      organisation_id: organisationId,
+      plan: account.plan,
+      status: account.subscriptionStatus,
+      cancel_requested: true,
+    },
   };
 });

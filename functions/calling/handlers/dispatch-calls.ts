@@ -8,7 +8,11 @@ import { dispatchCall } from '../dispatch.js';
  * Consumer of the `calls` queue: hands each new call to the telephony port. Failures are reported per
  * record; a redelivered message never dials again (the dispatcher claims the call first).
  */
-const DispatchMessage = z.object({ type: z.literal('call.dispatch'), call_id: z.string(), workspace_id: z.string() });
+const DispatchMessage = z.object({
+  type: z.literal('call.dispatch'),
+  call_id: z.string(),
+  workspace_id: z.string(),
+});
 const processor = new BatchProcessor(EventType.SQS);
 
 async function recordHandler(record: SQSRecord): Promise<void> {
@@ -17,4 +21,5 @@ async function recordHandler(record: SQSRecord): Promise<void> {
   logger.info('call dispatch', { callId: message.call_id, outcome });
 }
 
-export const handler = async (event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context });
+export const handler = async (event: SQSEvent, context: Context) =>
+  processPartialResponse(event, recordHandler, processor, { context });

@@ -4,7 +4,11 @@ import { revokeApiKey } from '../api-keys.js';
 
 /** `DELETE /api/v1/workspaces/{workspace_id}/api-keys/{key_id}`: the key is 401 from now on. */
 export const handler = httpHandler({ auth: 'user' }, async (req) => {
-  const access = await requireWorkspace(requireUser(req.principal), req.params.workspace_id, 'api_keys:manage');
+  const access = await requireWorkspace(
+    requireUser(req.principal),
+    req.params.workspace_id,
+    'api_keys:manage',
+  );
   await revokeApiKey(access, req.params.key_id);
   return { status: 204 };
 });

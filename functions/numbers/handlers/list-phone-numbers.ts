@@ -4,8 +4,11 @@ import { httpHandler } from '../../platform/http/index.js';
 import { listNumbers, toNumberResponse } from '../service.js';
 
 /** GET /api/v1/workspaces/{workspace_id}/phone-numbers — any workspace role (API key: agents:read). */
-export const handler = httpHandler({ auth: 'user_or_api_key', scope: 'agents:read', query: ListQuery }, async (req) => {
-  const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
-  const page = await listNumbers(access.workspace.workspaceId, req.query);
-  return { status: 200, body: { items: page.items.map(toNumberResponse), next_cursor: page.nextCursor } };
-});
+export const handler = httpHandler(
+  { auth: 'user_or_api_key', scope: 'agents:read', query: ListQuery },
+  async (req) => {
+    const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
+    const page = await listNumbers(access.workspace.workspaceId, req.query);
+    return { status: 200, body: { items: page.items.map(toNumberResponse), next_cursor: page.nextCursor } };
+  },
+);

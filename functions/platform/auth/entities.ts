@@ -80,7 +80,12 @@ export const ApiKeyEntity = new Entity(
       },
       byWorkspace: {
         index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['workspaceId'], template: 'WS#${workspaceId}#APIKEYS', casing: KEEP_CASE },
+        pk: {
+          field: 'gsi1pk',
+          composite: ['workspaceId'],
+          template: 'WS#${workspaceId}#APIKEYS',
+          casing: KEEP_CASE,
+        },
         sk: { field: 'gsi1sk', composite: ['keyId'], template: '${keyId}', casing: KEEP_CASE },
       },
     },

@@ -23,7 +23,8 @@ const httpFetcher = {
 function jwtVerifier(): Verifier {
   if (!verifier) {
     const { JWT_ISSUER, JWT_JWKS_URI, JWT_CLIENT_ID, STAGE } = config();
-    if (!JWT_ISSUER || !JWT_JWKS_URI || !JWT_CLIENT_ID) throw new Error('JWT_ISSUER, JWT_JWKS_URI and JWT_CLIENT_ID must be set');
+    if (!JWT_ISSUER || !JWT_JWKS_URI || !JWT_CLIENT_ID)
+      throw new Error('JWT_ISSUER, JWT_JWKS_URI and JWT_CLIENT_ID must be set');
     const jwksCache = STAGE === 'local' ? new SimpleJwksCache({ fetcher: httpFetcher }) : undefined;
     verifier = JwtVerifier.create(
       {
@@ -33,7 +34,8 @@ function jwtVerifier(): Verifier {
         customJwtCheck: ({ payload }) => {
           if (payload.token_use !== 'access') throw new Error('not an access token');
           if (payload.client_id !== JWT_CLIENT_ID) throw new Error('token issued to another client');
-          if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new Error('token has no subject');
+          if (typeof payload.sub !== 'string' || payload.sub.length === 0)
+            throw new Error('token has no subject');
         },
       },
       jwksCache ? { jwksCache } : undefined,

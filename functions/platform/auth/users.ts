@@ -15,7 +15,10 @@ const userBySubject = new Map<string, { userId: string; email: string }>();
  * written by the identity webhook (post-confirmation) supplies it, and an unknown subject without an
  * email is not a user yet (undefined → 401).
  */
-export async function resolveUser(subject: string, emailFromToken?: string): Promise<{ userId: string; email: string } | undefined> {
+export async function resolveUser(
+  subject: string,
+  emailFromToken?: string,
+): Promise<{ userId: string; email: string } | undefined> {
   const cached = userBySubject.get(subject);
   if (cached) return cached;
   let resolved: { userId: string; email: string } | undefined;

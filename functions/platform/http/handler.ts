@@ -35,7 +35,11 @@ type PrincipalFor<A> = A extends 'none' ? undefined : Principal;
  * request id → credential (401/403) → JSON body (422) → schema validation (422) → handler;
  * the error handler maps whatever was thrown.
  */
-export function httpHandler<B = undefined, Q = undefined, A extends HttpRouteOptions<B, Q>['auth'] = 'user_or_api_key'>(
+export function httpHandler<
+  B = undefined,
+  Q = undefined,
+  A extends HttpRouteOptions<B, Q>['auth'] = 'user_or_api_key',
+>(
   options: HttpRouteOptions<B, Q> & { auth: A },
   handle: (request: HttpRequest<B, Q, PrincipalFor<A>>) => Promise<HttpResult>,
 ) {

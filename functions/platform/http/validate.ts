@@ -13,7 +13,9 @@ export const validate = (schemas: {
     const { state } = request.context;
     const parsed = parseRequestParts({
       body: schemas.body ? { schema: schemas.body, value: state.body } : undefined,
-      query: schemas.query ? { schema: schemas.query, value: request.event.queryStringParameters ?? {} } : undefined,
+      query: schemas.query
+        ? { schema: schemas.query, value: request.event.queryStringParameters ?? {} }
+        : undefined,
     });
     state.body = parsed.body;
     state.query = parsed.query;

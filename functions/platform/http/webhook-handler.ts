@@ -33,7 +33,8 @@ export function webhookHandler(handle: (request: WebhookRequest) => Promise<Webh
       const method = event.requestContext?.http?.method ?? 'POST';
       if (method !== 'POST') throw new HttpError(405, 'Method not allowed', { allow: 'POST' });
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+      for (const [name, value] of Object.entries(event.headers ?? {}))
+        if (value !== undefined) headers[name.toLowerCase()] = value;
       const rawBody =
         event.body === undefined || event.body === null
           ? ''

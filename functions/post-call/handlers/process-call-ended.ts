@@ -13,7 +13,11 @@ const processor = new BatchProcessor(EventType.SQS);
 async function recordHandler(record: SQSRecord): Promise<void> {
   const message = CallEndedMessage.parse(JSON.parse(record.body));
   const outcome = await processCallEnded(message);
-  logger.info('call.ended handled', { callId: message.call_id, outcome, receiveCount: record.attributes.ApproximateReceiveCount });
+  logger.info('call.ended handled', {
+    callId: message.call_id,
+    outcome,
+    receiveCount: record.attributes.ApproximateReceiveCount,
+  });
 }
 
 export const handler = async (event: SQSEvent, context: Context) =>

@@ -42,7 +42,11 @@ export async function sendEmail(message: EmailMessage): Promise<EmailReceipt> {
   try {
     return await emailSender().send(message);
   } catch (error) {
-    logger.warn('email not sent', { to: message.to, idempotencyKey: message.idempotencyKey, error: String(error) });
+    logger.warn('email not sent', {
+      to: message.to,
+      idempotencyKey: message.idempotencyKey,
+      error: String(error),
+    });
     if (error instanceof EmailSendError) throw error;
     throw new EmailSendError('email provider failed', { cause: error });
   }

@@ -41,9 +41,13 @@ export class LocalOutboxEmailSender implements EmailSender {
   async send(message: EmailMessage): Promise<EmailReceipt> {
     const domain = message.to.split('@').pop()?.toLowerCase();
     if (domain === FAILING_DOMAIN) {
-      throw new EmailSendError(`local email provider refused ${message.to} (addresses at ${FAILING_DOMAIN} always fail)`);
+      throw new EmailSendError(
+        `local email provider refused ${message.to} (addresses at ${FAILING_DOMAIN} always fail)`,
+      );
     }
-    const earlier = readEmailOutbox(this.path).find((email) => email.idempotency_key === message.idempotencyKey);
+    const earlier = readEmailOutbox(this.path).find(
+      (email) => email.idempotency_key === message.idempotencyKey,
+    );
     if (earlier) return { messageId: earlier.message_id, duplicate: true };
     const line: OutboxEmail = {
       message_id: `local-${randomUUID()}`,

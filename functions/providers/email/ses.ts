@@ -31,7 +31,10 @@ export class SesEmailSender implements EmailSender {
             },
           },
           EmailTags: [
-            { Name: 'idempotency_key', Value: message.idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 256) },
+            {
+              Name: 'idempotency_key',
+              Value: message.idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 256),
+            },
           ],
         }),
         { abortSignal: AbortSignal.timeout(5000) },

@@ -24,7 +24,10 @@ export function paymentsProvider(): PaymentsProvider {
     provider =
       name === 'stripe'
         ? new StripePayments(() => secretString('payments'))
-        : new SimulatorPayments(() => ({ url: process.env.PAYMENTS_SIMULATOR_URL, webhookSecret: process.env.PAYMENTS_WEBHOOK_SECRET }));
+        : new SimulatorPayments(() => ({
+            url: process.env.PAYMENTS_SIMULATOR_URL,
+            webhookSecret: process.env.PAYMENTS_WEBHOOK_SECRET,
+          }));
   }
   return provider;
 }
@@ -36,10 +39,18 @@ export function paymentsProvider(): PaymentsProvider {
 export const paymentsSimulator = {
   /** The renewal payment of a subscription fails: `invoice.payment_failed`, then the subscription goes past due. */
   failPayment: (subscriptionId: string) =>
-    simulatorRequest<{ status: string }>(process.env.PAYMENTS_SIMULATOR_URL, 'POST', `/control/subscriptions/${encodeURIComponent(subscriptionId)}/payment-failed`),
+    simulatorRequest<{ status: string }>(
+      process.env.PAYMENTS_SIMULATOR_URL,
+      'POST',
+      `/control/subscriptions/${encodeURIComponent(subscriptionId)}/payment-failed`,
+    ),
   /** The customer pays (a new card): `invoice.paid`, then the subscription is active again. */
   recoverPayment: (subscriptionId: string) =>
-    simulatorRequest<{ status: string }>(process.env.PAYMENTS_SIMULATOR_URL, 'POST', `/control/subscriptions/${encodeURIComponent(subscriptionId)}/payment-succeeded`),
+    simulatorRequest<{ status: string }>(
+      process.env.PAYMENTS_SIMULATOR_URL,
+      'POST',
+      `/control/subscriptions/${encodeURIComponent(subscriptionId)}/payment-succeeded`,
+    ),
   /** Sends an event again with the same id (a duplicate delivery); resolves with that delivery's status. */
   resendEvent: (eventId: string) =>
     simulatorRequest<{ delivery: { status: number | null } | null }>(
@@ -49,11 +60,9 @@ export const paymentsSimulator = {
     ),
   /** Every event sent so far, oldest first, with its deliveries. */
   events: () =>
-    simulatorRequest<{ id: string; type: string; created: number; deliveries: { status: number | null }[] }[]>(
-      process.env.PAYMENTS_SIMULATOR_URL,
-      'GET',
-      '/control/events',
-    ),
+    simulatorRequest<
+      { id: string; type: string; created: number; deliveries: { status: number | null }[] }[]
+    >(process.env.PAYMENTS_SIMULATOR_URL, 'GET', '/control/events'),
   /** One event with its payload (as sent). */
   event: (eventId: string) =>
     simulatorRequest<{ id: string; type: string; payload: { data: { object: Record<string, unknown> } } }>(
@@ -62,11 +71,17 @@ export const paymentsSimulator = {
       `/control/events/${encodeURIComponent(eventId)}`,
     ),
   invoiceItems: () =>
-    simulatorRequest<{ id: string; customer: string; subscription: string; amount: number; currency: string; description: string }[]>(
-      process.env.PAYMENTS_SIMULATOR_URL,
-      'GET',
-      '/control/invoiceitems',
-    ),
+    simulatorRequest<
+      {
+        id: string;
+        customer: string;
+        subscription: string;
+        amount: number;
+        currency: string;
+        description: string;
+      }[]
+    >(process.env.PAYMENTS_SIMULATOR_URL, 'GET', '/control/invoiceitems'),
   /** Resolves once every event so far has been delivered. */
-  settle: () => simulatorRequest<{ events: number }>(process.env.PAYMENTS_SIMULATOR_URL, 'POST', '/control/settle'),
+  settle: () =>
+    simulatorRequest<{ events: number }>(process.env.PAYMENTS_SIMULATOR_URL, 'POST', '/control/settle'),
 };

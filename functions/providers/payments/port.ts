@@ -7,7 +7,11 @@ import type { PaidPlanId } from '../../billing/plans.js';
  */
 export interface PaymentsProvider {
   readonly name: 'stripe' | 'simulator';
-  createCustomer(input: { organisationId: string; name: string; email: string }): Promise<{ customerId: string }>;
+  createCustomer(input: {
+    organisationId: string;
+    name: string;
+    email: string;
+  }): Promise<{ customerId: string }>;
   /** A hosted checkout that starts a subscription to `plan`, its cycles anchored at `cycleAnchor` (epoch s). */
   createSubscriptionCheckout(input: {
     customerId: string;
@@ -17,7 +21,11 @@ export interface PaymentsProvider {
     cycleAnchor: number;
   }): Promise<{ checkoutId: string; url: string }>;
   /** Moves a live subscription to another plan (prorated); the provider confirms by webhook. */
-  changeSubscriptionPlan(input: { subscriptionId: string; organisationId: string; plan: PaidPlanId }): Promise<void>;
+  changeSubscriptionPlan(input: {
+    subscriptionId: string;
+    organisationId: string;
+    plan: PaidPlanId;
+  }): Promise<void>;
   /** Ends a subscription now; the provider confirms by webhook. */
   cancelSubscription(input: { subscriptionId: string }): Promise<void>;
   /** The provider's customer portal (payment method, invoices). */

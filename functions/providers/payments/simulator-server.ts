@@ -113,7 +113,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   const text = Buffer.concat(chunks).toString('utf8');
   if (text === '') return {};
   const parsed: unknown = JSON.parse(text);
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SimError(400, 'body must be a JSON object');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new SimError(400, 'body must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -124,7 +125,8 @@ const str = (body: Record<string, unknown>, name: string): string => {
 };
 const int = (body: Record<string, unknown>, name: string): number => {
   const value = body[name];
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new SimError(400, `${name} must be a whole number`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new SimError(400, `${name} must be a whole number`);
   return value;
 };
 const paidPlan = (body: Record<string, unknown>): PaidPlanId => {
@@ -200,7 +202,10 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
     currency: 'aud',
     amount_due: PLANS[sub.plan].monthlyPriceAud * 100,
     amount_paid: status === 'paid' ? PLANS[sub.plan].monthlyPriceAud * 100 : 0,
-    parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
+    parent: {
+      type: 'subscription_details',
+      subscription_details: { subscription: sub.id, metadata: sub.metadata },
+    },
   });
   const sessionObject = (session: SimSession) => {
     const amount = session.mode === 'payment' ? (session.credits ?? 0) * (session.unitAmount ?? 0) : 0;
@@ -226,7 +231,10 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
     for (const wait of DELIVERY_BACKOFF_MS) {
       if (stopping) return;
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const signature = Stripe.webhooks.generateTestHeaderString({ payload: event.payload, secret: webhookSecret });
+      const signature = Stripe.webhooks.generateTestHeaderString({
+        payload: event.payload,
+        secret: webhookSecret,
+      });
       try {
         const response = await fetch(options.webhookUrl, {
           method: 'POST',
@@ -319,7 +327,11 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
     return result;
   }
 
-  async function route(method: string, path: string, req: IncomingMessage): Promise<{ status: number; body: unknown; html?: string }> {
+  async function route(
+    method: string,
+    path: string,
+    req: IncomingMessage,
+  ): Promise<{ status: number; body: unknown; html?: string }> {
     const key = req.headers['idempotency-key'];
     const idempotencyKey = typeof key === 'string' && key !== '' ? key : undefined;
     const parts = path.split('/').filter(Boolean);
@@ -427,7 +439,11 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
     if (method === 'GET' && parts[0] === 'checkout' && parts.length === 2) {
       const session = state.sessions[parts[1]];
       if (!session) throw new SimError(404, 'No such checkout session');
-      return { status: 200, body: null, html: `Simulated checkout ${session.id} (${session.mode}): ${session.status}.` };
+      return {
+        status: 200,
+        body: null,
+        html: `Simulated checkout ${session.id} (${session.mode}): ${session.status}.`,
+      };
     }
     if (method === 'GET' && parts[0] === 'portal' && parts.length === 2) {
       const customer = customerById(parts[1]);
@@ -504,7 +520,9 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
       .catch((error: unknown) => {
         const status = error instanceof SimError ? error.status : error instanceof SyntaxError ? 400 : 500;
         res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: error instanceof Error ? error.message : String(error) } }));
+        res.end(
+          JSON.stringify({ error: { message: error instanceof Error ? error.message : String(error) } }),
+        );
       });
   });
 
@@ -539,5 +557,8 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 }

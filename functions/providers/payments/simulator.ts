@@ -14,7 +14,8 @@ export class SimulatorPayments implements PaymentsProvider {
 
   async parseWebhook(payload: string, signature: string | undefined): Promise<BillingEvent> {
     const secret = this.settings().webhookSecret;
-    if (!secret) throw new Error('PAYMENTS_WEBHOOK_SECRET is not set: is the local payments simulator running?');
+    if (!secret)
+      throw new Error('PAYMENTS_WEBHOOK_SECRET is not set: is the local payments simulator running?');
     return verifyStripeWebhook(payload, signature, secret);
   }
 
@@ -28,25 +29,45 @@ export class SimulatorPayments implements PaymentsProvider {
     ).then((customer) => ({ customerId: customer.id }));
   }
 
-  createSubscriptionCheckout(input: { customerId: string; organisationId: string; plan: PaidPlanId; returnUrl: string }) {
-    return simulatorRequest<{ id: string; url: string }>(this.settings().url, 'POST', '/v1/checkout/sessions', {
-      mode: 'subscription',
-      customer: input.customerId,
-      organisation_id: input.organisationId,
-      plan: input.plan,
-      return_url: input.returnUrl,
-    }).then((session) => ({ checkoutId: session.id, url: session.url }));
+  createSubscriptionCheckout(input: {
+    customerId: string;
+    organisationId: string;
+    plan: PaidPlanId;
+    returnUrl: string;
+  }) {
+    return simulatorRequest<{ id: string; url: string }>(
+      this.settings().url,
+      'POST',
+      '/v1/checkout/sessions',
+      {
+        mode: 'subscription',
+        customer: input.customerId,
+        organisation_id: input.organisationId,
+        plan: input.plan,
+        return_url: input.returnUrl,
+      },
+    ).then((session) => ({ checkoutId: session.id, url: session.url }));
   }
 
   async changeSubscriptionPlan(input: { subscriptionId: string; organisationId: string; plan: PaidPlanId }) {
-    await simulatorRequest(this.settings().url, 'POST', `/v1/subscriptions/${encodeURIComponent(input.subscriptionId)}/change`, {
-      plan: input.plan,
-      organisation_id: input.organisationId,
-    });
+    await simulatorRequest(
+      this.settings().url,
+      'POST',
+      `/v1/subscriptions/${encodeURIComponent(input.subscriptionId)}/change`,
+      {
+        plan: input.plan,
+        organisation_id: input.organisationId,
+      },
+    );
   }
 
   async cancelSubscription(input: { subscriptionId: string }) {
-    await simulatorRequest(this.settings().url, 'POST', `/v1/subscriptions/${encodeURIComponent(input.subscriptionId)}/cancel`, {});
+    await simulatorRequest(
+      this.settings().url,
+      'POST',
+      `/v1/subscriptions/${encodeURIComponent(input.subscriptionId)}/cancel`,
+      {},
+    );
   }
 
   createPortalSession(input: { customerId: string; returnUrl: string }) {
@@ -64,15 +85,20 @@ export class SimulatorPayments implements PaymentsProvider {
     currency: string;
     returnUrl: string;
   }) {
-    return simulatorRequest<{ id: string; url: string }>(this.settings().url, 'POST', '/v1/checkout/sessions', {
-      mode: 'payment',
-      customer: input.customerId,
-      organisation_id: input.organisationId,
-      credits: input.credits,
-      unit_amount: input.unitAmountCents,
-      currency: input.currency,
-      return_url: input.returnUrl,
-    }).then((session) => ({ checkoutId: session.id, url: session.url }));
+    return simulatorRequest<{ id: string; url: string }>(
+      this.settings().url,
+      'POST',
+      '/v1/checkout/sessions',
+      {
+        mode: 'payment',
+        customer: input.customerId,
+        organisation_id: input.organisationId,
+        credits: input.credits,
+        unit_amount: input.unitAmountCents,
+        currency: input.currency,
+        return_url: input.returnUrl,
+      },
+    ).then((session) => ({ checkoutId: session.id, url: session.url }));
   }
 
   addInvoiceItem(input: {
@@ -107,12 +133,18 @@ export async function simulatorRequest<T = unknown>(
   body?: unknown,
   idempotencyKey?: string,
 ): Promise<T> {
-  if (!baseUrl) throw new PaymentsProviderError('PAYMENTS_SIMULATOR_URL is not set: is the local payments simulator running?');
+  if (!baseUrl)
+    throw new PaymentsProviderError(
+      'PAYMENTS_SIMULATOR_URL is not set: is the local payments simulator running?',
+    );
   let response: Response;
   try {
     response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
@@ -123,7 +155,9 @@ export async function simulatorRequest<T = unknown>(
   const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
   if (!response.ok) {
     const message = (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? text;
-    throw new PaymentsProviderError(`the payments simulator refused ${method} ${path}: ${response.status} ${message}`);
+    throw new PaymentsProviderError(
+      `the payments simulator refused ${method} ${path}: ${response.status} ${message}`,
+    );
   }
   return parsed as T;
 }

@@ -10,7 +10,11 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300;
  * `<timestamp>.<payload>` with the endpoint secret, timestamp within the tolerance) and reads it into
  * billing's terms. Both adapters use it: the local simulator signs its events exactly as Stripe does.
  */
-export function verifyStripeWebhook(payload: string, signature: string | undefined, secret: string): BillingEvent {
+export function verifyStripeWebhook(
+  payload: string,
+  signature: string | undefined,
+  secret: string,
+): BillingEvent {
   if (!signature) throw new WebhookSignatureError('missing Stripe-Signature header');
   // Stripe's library refuses signatures older than the tolerance; one dated further ahead than the
   // tolerance is refused too (no honest clock is that far off).
@@ -49,7 +53,10 @@ export function subscriptionStatus(status: Stripe.Subscription.Status): Provider
 
 function subscriptionPlan(subscription: Stripe.Subscription): PaidPlanId | undefined {
   const price = subscription.items?.data?.[0]?.price;
-  return planFromLookupKey(price?.lookup_key) ?? planFromLookupKey(`voice-agent-plan-${subscription.metadata?.plan ?? ''}`);
+  return (
+    planFromLookupKey(price?.lookup_key) ??
+    planFromLookupKey(`voice-agent-plan-${subscription.metadata?.plan ?? ''}`)
+  );
 }
 
 /** Stripe's event → billing's event; types billing does not act on are `ignored`. */
@@ -69,7 +76,10 @@ export function toBillingEvent(event: Stripe.Event): BillingEvent {
         kind: 'subscription',
         customerId,
         subscriptionId: subscription.id,
-        status: event.type === 'customer.subscription.deleted' ? 'canceled' : subscriptionStatus(subscription.status),
+        status:
+          event.type === 'customer.subscription.deleted'
+            ? 'canceled'
+            : subscriptionStatus(subscription.status),
         plan: subscriptionPlan(subscription),
         organisationId: subscription.metadata?.organisation_id,
       };
@@ -91,7 +101,11 @@ export function toBillingEvent(event: Stripe.Event): BillingEvent {
     case 'checkout.session.async_payment_succeeded': {
       const session = event.data.object;
       const credits = Number(session.metadata?.credits);
-      if (session.mode !== 'payment' || session.metadata?.purpose !== 'credits' || session.payment_status !== 'paid') {
+      if (
+        session.mode !== 'payment' ||
+        session.metadata?.purpose !== 'credits' ||
+        session.payment_status !== 'paid'
+      ) {
         return { ...base, kind: 'ignored' };
       }
       if (!Number.isInteger(credits) || credits <= 0) return { ...base, kind: 'ignored' };

@@ -35,7 +35,10 @@ export class StripePayments implements PaymentsProvider {
     try {
       return await fn(stripe);
     } catch (error) {
-      throw new PaymentsProviderError(`Stripe refused to ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new PaymentsProviderError(
+        `Stripe refused to ${what}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
   }
 
@@ -43,7 +46,11 @@ export class StripePayments implements PaymentsProvider {
     let price = this.prices.get(plan);
     if (!price) {
       price = this.call('find the plan price', async (stripe) => {
-        const list = await stripe.prices.list({ lookup_keys: [priceLookupKey(plan)], active: true, limit: 1 });
+        const list = await stripe.prices.list({
+          lookup_keys: [priceLookupKey(plan)],
+          active: true,
+          limit: 1,
+        });
         const found = list.data[0];
         if (!found) throw new Error(`no active price with lookup key ${priceLookupKey(plan)}`);
         return found.id;
@@ -64,7 +71,13 @@ export class StripePayments implements PaymentsProvider {
     });
   }
 
-  async createSubscriptionCheckout(input: { customerId: string; organisationId: string; plan: PaidPlanId; returnUrl: string; cycleAnchor: number }) {
+  async createSubscriptionCheckout(input: {
+    customerId: string;
+    organisationId: string;
+    plan: PaidPlanId;
+    returnUrl: string;
+    cycleAnchor: number;
+  }) {
     const price = await this.price(input.plan);
     return this.call('start a subscription checkout', async (stripe) => {
       const metadata = { organisation_id: input.organisationId, plan: input.plan, purpose: 'subscription' };
@@ -74,7 +87,11 @@ export class StripePayments implements PaymentsProvider {
         client_reference_id: input.organisationId,
         line_items: [{ price, quantity: 1 }],
         metadata,
-        subscription_data: { metadata, billing_cycle_anchor: input.cycleAnchor, proration_behavior: 'create_prorations' },
+        subscription_data: {
+          metadata,
+          billing_cycle_anchor: input.cycleAnchor,
+          proration_behavior: 'create_prorations',
+        },
         success_url: input.returnUrl,
         cancel_url: input.returnUrl,
       });
@@ -104,7 +121,10 @@ export class StripePayments implements PaymentsProvider {
 
   createPortalSession(input: { customerId: string; returnUrl: string }) {
     return this.call('open the customer portal', async (stripe) => {
-      const session = await stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl });
+      const session = await stripe.billingPortal.sessions.create({
+        customer: input.customerId,
+        return_url: input.returnUrl,
+      });
       return { url: session.url };
     });
   }
@@ -118,14 +138,22 @@ export class StripePayments implements PaymentsProvider {
     returnUrl: string;
   }) {
     return this.call('start a credits checkout', async (stripe) => {
-      const metadata = { organisation_id: input.organisationId, purpose: 'credits', credits: String(input.credits) };
+      const metadata = {
+        organisation_id: input.organisationId,
+        purpose: 'credits',
+        credits: String(input.credits),
+      };
       const session = await stripe.checkout.sessions.create({
         mode: 'payment',
         customer: input.customerId,
         client_reference_id: input.organisationId,
         line_items: [
           {
-            price_data: { currency: input.currency, unit_amount: input.unitAmountCents, product_data: { name: 'Voice agent credits' } },
+            price_data: {
+              currency: input.currency,
+              unit_amount: input.unitAmountCents,
+              product_data: { name: 'Voice agent credits' },
+            },
             quantity: input.credits,
           },
         ],

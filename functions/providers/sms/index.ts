@@ -36,10 +36,7 @@ export function smsSender(): SmsSender {
   if (!sender) {
     const env = SmsConfig.parse(process.env);
     const provider = env.SMS_PROVIDER ?? (env.STAGE === 'cloud' ? 'twilio' : 'local');
-    sender =
-      provider === 'twilio'
-        ? new TwilioSmsSender(telephonyCredentials)
-        : new LocalOutboxSmsSender();
+    sender = provider === 'twilio' ? new TwilioSmsSender(telephonyCredentials) : new LocalOutboxSmsSender();
   }
   return sender;
 }
@@ -54,7 +51,11 @@ export async function sendSms(message: SmsMessage): Promise<SmsReceipt> {
   try {
     return await smsSender().send(message);
   } catch (error) {
-    logger.warn('SMS not sent', { to: message.to, idempotencyKey: message.idempotencyKey, error: String(error) });
+    logger.warn('SMS not sent', {
+      to: message.to,
+      idempotencyKey: message.idempotencyKey,
+      error: String(error),
+    });
     if (error instanceof SmsSendError) throw error;
     throw new SmsSendError('SMS provider failed', { cause: error });
   }

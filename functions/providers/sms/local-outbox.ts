@@ -43,9 +43,12 @@ export class LocalOutboxSmsSender implements SmsSender {
   async send(message: SmsMessage): Promise<SmsReceipt> {
     if (message.to.startsWith(FAILING_NUMBER_PREFIX)) {
       // Like a provider refusing an unreachable number: permanent, retrying cannot help.
-      throw new SmsSendError(`local SMS provider refused ${message.to} (numbers ${FAILING_NUMBER_PREFIX}x always fail)`, {
-        permanent: true,
-      });
+      throw new SmsSendError(
+        `local SMS provider refused ${message.to} (numbers ${FAILING_NUMBER_PREFIX}x always fail)`,
+        {
+          permanent: true,
+        },
+      );
     }
     const earlier = readSmsOutbox(this.path).find((sms) => sms.idempotency_key === message.idempotencyKey);
     if (earlier) return { messageId: earlier.message_id, duplicate: true };

@@ -35,7 +35,10 @@ export class TwilioSmsSender implements SmsSender {
   async send(message: SmsMessage): Promise<SmsReceipt> {
     const { client, defaultFrom } = await this.connect();
     const from = message.from ?? defaultFrom;
-    if (!from) throw new SmsSendError('no sender: the message names none and the telephony secret has no sms_from', { permanent: true });
+    if (!from)
+      throw new SmsSendError('no sender: the message names none and the telephony secret has no sms_from', {
+        permanent: true,
+      });
     try {
       const sent = await client.messages.create({
         to: message.to,
@@ -46,7 +49,10 @@ export class TwilioSmsSender implements SmsSender {
     } catch (error) {
       const status = (error as { status?: number }).status;
       const permanent = status !== undefined && status >= 400 && status < 500 && status !== 429;
-      throw new SmsSendError(`Twilio refused the message: ${(error as Error).message}`, { cause: error, permanent });
+      throw new SmsSendError(`Twilio refused the message: ${(error as Error).message}`, {
+        cause: error,
+        permanent,
+      });
     }
   }
 }

@@ -33,7 +33,8 @@ export function telephony(): TelephonyPort {
         ? new TwilioTelephony(secretsManagerLoader(env.SECRET_ARN_TELEPHONY, env.AWS_REGION))
         : new SimulatorTelephony({
             baseUrl: env.TELEPHONY_SIMULATOR_URL,
-            authToken: env.TELEPHONY_AUTH_TOKEN ?? (env.STAGE === 'local' ? LOCAL_TELEPHONY_AUTH_TOKEN : undefined),
+            authToken:
+              env.TELEPHONY_AUTH_TOKEN ?? (env.STAGE === 'local' ? LOCAL_TELEPHONY_AUTH_TOKEN : undefined),
           });
   }
   return port;

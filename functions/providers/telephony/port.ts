@@ -66,7 +66,11 @@ export interface TelephonyPort {
   /** The TwiML that answers an inbound call we accept (the same script an outbound call plays). */
   answerTwiml(script: CallScript): Promise<string>;
   /** Checks `X-Twilio-Signature` of a callback to `url` with these form parameters. */
-  verifySignature(url: string, params: Record<string, string>, signature: string | undefined): Promise<boolean>;
+  verifySignature(
+    url: string,
+    params: Record<string, string>,
+    signature: string | undefined,
+  ): Promise<boolean>;
   /** Downloads a finished recording (WAV) the provider announced in a recording callback. */
   fetchRecording(recordingUrl: string): Promise<Uint8Array>;
 }

@@ -52,11 +52,16 @@ export class SimulatorTelephony implements TelephonyPort {
       });
     } catch (error) {
       // The request may or may not have reached the simulator.
-      throw new TelephonyError(`telephony simulator did not answer ${method} ${path}`, false, { cause: error });
+      throw new TelephonyError(`telephony simulator did not answer ${method} ${path}`, false, {
+        cause: error,
+      });
     }
     const text = await response.text();
     if (!response.ok) {
-      throw new TelephonyError(`telephony simulator refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`, response.status < 500);
+      throw new TelephonyError(
+        `telephony simulator refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`,
+        response.status < 500,
+      );
     }
     return (text ? JSON.parse(text) : {}) as T;
   }
@@ -99,7 +104,11 @@ export class SimulatorTelephony implements TelephonyPort {
     return callTwiml(script, SIMULATOR_RUNTIME_URL);
   }
 
-  async verifySignature(url: string, params: Record<string, string>, signature: string | undefined): Promise<boolean> {
+  async verifySignature(
+    url: string,
+    params: Record<string, string>,
+    signature: string | undefined,
+  ): Promise<boolean> {
     return validTwilioSignature(this.options.authToken ?? '', url, params, signature);
   }
 
@@ -110,7 +119,8 @@ export class SimulatorTelephony implements TelephonyPort {
       throw new TelephonyError(`recording URL is not the simulator's: ${recordingUrl}`, true);
     }
     const response = await fetch(recordingUrl, { signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new TelephonyError(`recording download failed: ${response.status}`, response.status < 500);
+    if (!response.ok)
+      throw new TelephonyError(`recording download failed: ${response.status}`, response.status < 500);
     return new Uint8Array(await response.arrayBuffer());
   }
 }

@@ -27,10 +27,14 @@ export const TwilioSecret = z.object({
 export type TwilioSecret = z.infer<typeof TwilioSecret>;
 
 /** Reads the secret once per container (lazily: only functions that use the provider pay for it). */
-export function secretsManagerLoader(secretArn: string | undefined, region: string): () => Promise<TwilioSecret> {
+export function secretsManagerLoader(
+  secretArn: string | undefined,
+  region: string,
+): () => Promise<TwilioSecret> {
   let loaded: Promise<TwilioSecret> | undefined;
   return () => {
-    if (!secretArn) return Promise.reject(new TelephonyError('SECRET_ARN_TELEPHONY is not set for this function', true));
+    if (!secretArn)
+      return Promise.reject(new TelephonyError('SECRET_ARN_TELEPHONY is not set for this function', true));
     loaded ??= new SecretsManagerClient({ region })
       .send(new GetSecretValueCommand({ SecretId: secretArn }))
       .then((result) => TwilioSecret.parse(JSON.parse(result.SecretString ?? '{}')));
@@ -66,9 +70,13 @@ export class TwilioTelephony implements TelephonyPort {
 
   private static wrap(error: unknown, what: string): TelephonyError {
     const status = (error as { status?: number }).status;
-    return new TelephonyError(`Twilio ${what} failed${status ? ` (${status})` : ''}: ${String((error as Error).message ?? error)}`, status !== undefined && status < 500, {
-      cause: error,
-    });
+    return new TelephonyError(
+      `Twilio ${what} failed${status ? ` (${status})` : ''}: ${String((error as Error).message ?? error)}`,
+      status !== undefined && status < 500,
+      {
+        cause: error,
+      },
+    );
   }
 
   async provisionNumber(request: ProvisionRequest): Promise<ProvisionedNumber> {
@@ -142,7 +150,11 @@ export class TwilioTelephony implements TelephonyPort {
     return callTwiml(script, secret.voice_runtime_url);
   }
 
-  async verifySignature(url: string, params: Record<string, string>, signature: string | undefined): Promise<boolean> {
+  async verifySignature(
+    url: string,
+    params: Record<string, string>,
+    signature: string | undefined,
+  ): Promise<boolean> {
     const { secret } = await this.connect();
     return validTwilioSignature(secret.auth_token, url, params, signature);
   }
@@ -155,10 +167,13 @@ export class TwilioTelephony implements TelephonyPort {
       throw new TelephonyError(`recording URL is not Twilio's: ${recordingUrl}`, true);
     }
     const response = await fetch(url, {
-      headers: { authorization: `Basic ${Buffer.from(`${secret.account_sid}:${secret.auth_token}`).toString('base64')}` },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${secret.account_sid}:${secret.auth_token}`).toString('base64')}`,
+      },
       signal: AbortSignal.timeout(20_000),
     });
-    if (!response.ok) throw new TelephonyError(`Twilio recording download failed: ${response.status}`, response.status < 500);
+    if (!response.ok)
+      throw new TelephonyError(`Twilio recording download failed: ${response.status}`, response.status < 500);
     return new Uint8Array(await response.arrayBuffer());
   }
 }

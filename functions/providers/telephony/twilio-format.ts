@@ -29,7 +29,15 @@ export function validTwilioSignature(
 
 export const PROVIDER_STATUSES = ['initiated', 'connected', 'inprogress', 'completed', 'failed'] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
-export const END_REASONS = ['completed', 'no_answer', 'busy', 'failed', 'canceled', 'hangup', 'lost'] as const;
+export const END_REASONS = [
+  'completed',
+  'no_answer',
+  'busy',
+  'failed',
+  'canceled',
+  'hangup',
+  'lost',
+] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 export const TranscriptTurn = z.object({
@@ -111,7 +119,11 @@ export function parseVoiceCallback(params: Record<string, string>): VoiceEvent {
   if (!providerCallId) return { kind: 'ignored', reason: 'no CallSid' };
   if (params.RecordingStatus !== undefined || params.RecordingUrl !== undefined) {
     if (params.RecordingStatus !== 'completed' || !params.RecordingUrl) {
-      return { kind: 'ignored', providerCallId, reason: `recording ${params.RecordingStatus ?? 'without status'}` };
+      return {
+        kind: 'ignored',
+        providerCallId,
+        reason: `recording ${params.RecordingStatus ?? 'without status'}`,
+      };
     }
     return {
       kind: 'recording',
@@ -122,7 +134,8 @@ export function parseVoiceCallback(params: Record<string, string>): VoiceEvent {
     };
   }
   const at = parseTime(params.Timestamp);
-  if (params.ConversationStatus === 'started') return { kind: 'status', providerCallId, status: 'inprogress', at };
+  if (params.ConversationStatus === 'started')
+    return { kind: 'status', providerCallId, status: 'inprogress', at };
   const mapped = CALL_STATUS[params.CallStatus ?? ''];
   if (!mapped) return { kind: 'ignored', providerCallId, reason: `unknown CallStatus ${params.CallStatus}` };
   return {
@@ -140,7 +153,12 @@ export function parseVoiceCallback(params: Record<string, string>): VoiceEvent {
 // ── TwiML ──────────────────────────────────────────────────────────────────────────────────────────
 
 export const escapeXml = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 
 const unescapeXml = (value: string): string =>
   value
@@ -170,14 +188,17 @@ export function callTwiml(script: CallScript, voiceRuntimeUrl: string): string {
   ];
   parts.push(
     `<Connect><Stream url="${escapeXml(voiceRuntimeUrl)}">` +
-      parameters.map(([name, value]) => `<Parameter name="${escapeXml(name)}" value="${escapeXml(value)}"/>`).join('') +
+      parameters
+        .map(([name, value]) => `<Parameter name="${escapeXml(name)}" value="${escapeXml(value)}"/>`)
+        .join('') +
       '</Stream></Connect>',
   );
   parts.push('</Response>');
   return parts.join('');
 }
 
-export const REJECT_MESSAGE = 'Sorry, no one is available to take your call right now. Please try again later. Goodbye.';
+export const REJECT_MESSAGE =
+  'Sorry, no one is available to take your call right now. Please try again later. Goodbye.';
 
 /** A polite refusal of an inbound call. */
 export const rejectTwiml = (): string =>

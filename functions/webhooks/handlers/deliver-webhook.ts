@@ -21,8 +21,16 @@ const processor = new BatchProcessor(EventType.SQS);
 async function recordHandler(record: SQSRecord): Promise<void> {
   const message = AttemptMessage.parse(JSON.parse(record.body));
   const outcome = await processAttemptMessage(message);
-  logger.info('webhook attempt handled', { deliveryId: message.delivery_id, attempt: message.attempt, outcome });
+  logger.info('webhook attempt handled', {
+    deliveryId: message.delivery_id,
+    attempt: message.attempt,
+    outcome,
+  });
 }
 
 export const handler = async (event: SQSEvent, context: Context) =>
-  processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: true });
+  processPartialResponse(event, recordHandler, processor, {
+    context,
+    throwOnFullBatchFailure: false,
+    processInParallel: true,
+  });

@@ -17,9 +17,10 @@ import { applyIdentityEvent, IdentityUserEvent } from '../../access/identity-eve
 let verifier: Promise<Webhook> | undefined;
 
 function webhookVerifier(): Promise<Webhook> {
-  verifier ??= (process.env.IDENTITY_WEBHOOK_SECRET
-    ? Promise.resolve(process.env.IDENTITY_WEBHOOK_SECRET)
-    : secretString('identity-webhook').then((value) => value.trim())
+  verifier ??= (
+    process.env.IDENTITY_WEBHOOK_SECRET
+      ? Promise.resolve(process.env.IDENTITY_WEBHOOK_SECRET)
+      : secretString('identity-webhook').then((value) => value.trim())
   ).then((secret) => new Webhook(secret));
   verifier.catch(() => {
     verifier = undefined;
@@ -32,18 +33,29 @@ export const handler = webhookHandler(async ({ rawBody: body, headers }) => {
   try {
     webhook.verify(body, headers, { jsonParse: false });
   } catch (error) {
-    logger.info('identity webhook refused', { reason: error instanceof Error ? error.message : String(error) });
+    logger.info('identity webhook refused', {
+      reason: error instanceof Error ? error.message : String(error),
+    });
     throw unauthorized();
   }
   let payload: unknown;
   try {
     payload = JSON.parse(body);
   } catch {
-    throw new ValidationError([{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} }]);
+    throw new ValidationError([
+      { type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} },
+    ]);
   }
   const eventId = headers['webhook-id'];
   if (eventId.length > 200) {
-    throw new ValidationError([{ type: 'string_too_long', loc: ['header', 'webhook-id'], msg: 'String should have at most 200 characters', input: eventId }]);
+    throw new ValidationError([
+      {
+        type: 'string_too_long',
+        loc: ['header', 'webhook-id'],
+        msg: 'String should have at most 200 characters',
+        input: eventId,
+      },
+    ]);
   }
   const identityEvent = parseOrThrow(IdentityUserEvent, payload, 'body');
   const outcome = await applyIdentityEvent(eventId, identityEvent);

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
-import { startPaymentsSimulator, type PaymentsSimulator } from '../../../functions/providers/payments/simulator-server.js';
+import {
+  startPaymentsSimulator,
+  type PaymentsSimulator,
+} from '../../../functions/providers/payments/simulator-server.js';
 import { registerLocalService } from '../services.js';
 
 /**
@@ -21,7 +24,8 @@ registerLocalService({
       url: simulator.url,
       port: simulator.port,
       env: { PAYMENTS_SIMULATOR_URL: simulator.url, PAYMENTS_WEBHOOK_SECRET: simulator.webhookSecret },
-      description: 'simulated payment provider: checkouts pay at once; Stripe-signed events to /webhooks/billing',
+      description:
+        'simulated payment provider: checkouts pay at once; Stripe-signed events to /webhooks/billing',
     };
   },
   async stop() {

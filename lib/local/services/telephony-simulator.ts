@@ -1,5 +1,8 @@
 import { LOCAL_TELEPHONY_AUTH_TOKEN } from '../../../functions/providers/telephony/index.js';
-import { startTelephonySimulator, type TelephonySimulator } from '../../../functions/providers/telephony/simulator/server.js';
+import {
+  startTelephonySimulator,
+  type TelephonySimulator,
+} from '../../../functions/providers/telephony/simulator/server.js';
 import { registerLocalService } from '../services.js';
 
 /**
@@ -11,7 +14,8 @@ let simulator: TelephonySimulator | undefined;
 registerLocalService({
   name: 'telephony-simulator',
   async start(context) {
-    const authToken = context.env.TELEPHONY_AUTH_TOKEN || process.env.TELEPHONY_AUTH_TOKEN || LOCAL_TELEPHONY_AUTH_TOKEN;
+    const authToken =
+      context.env.TELEPHONY_AUTH_TOKEN || process.env.TELEPHONY_AUTH_TOKEN || LOCAL_TELEPHONY_AUTH_TOKEN;
     const timeScale = Number(context.env.SIMULATOR_TIME_SCALE) || 20;
     simulator = await startTelephonySimulator({ gatewayUrl: context.baseUrl, timeScale, authToken });
     return {

@@ -25,7 +25,15 @@ describe('bearer JWTs', () => {
 
   it('every bad token kind is 401 Unauthorized on every kind of route', async () => {
     expect(cases.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['expired', 'wrong issuer', 'wrong client_id', 'id token', 'alg none', 'HS256 with the public key', 'unknown kid']),
+      expect.arrayContaining([
+        'expired',
+        'wrong issuer',
+        'wrong client_id',
+        'id token',
+        'alg none',
+        'HS256 with the public key',
+        'unknown kid',
+      ]),
     );
     for (const [name, token] of cases) {
       for (const [method, path] of [
@@ -33,7 +41,10 @@ describe('bearer JWTs', () => {
         ['POST', '/api/v1/organisations'],
         ['GET', '/api/v1/workspaces/ws_01JZZZZZZZZZZZZZZZZZZZZZZZ'],
       ] as const) {
-        const response = await api(method, path, { token, body: method === 'POST' ? { name: 'x' } : undefined });
+        const response = await api(method, path, {
+          token,
+          body: method === 'POST' ? { name: 'x' } : undefined,
+        });
         expect([name, path, response.status, response.body]).toEqual([name, path, 401, UNAUTHORIZED]);
       }
     }
@@ -49,7 +60,9 @@ describe('bearer JWTs', () => {
     ['two tokens', 'Bearer a b'],
     ['a bare token', 'eyJhbGciOiJSUzI1NiJ9.e30.sig'],
   ])('%s is 401', async (_label, authorization) => {
-    const response = await api('GET', '/api/v1/auth/verify', { headers: authorization === undefined ? {} : { authorization } });
+    const response = await api('GET', '/api/v1/auth/verify', {
+      headers: authorization === undefined ? {} : { authorization },
+    });
     expect(response.status).toBe(401);
     expect(response.body).toEqual(UNAUTHORIZED);
   });
@@ -62,7 +75,10 @@ describe('API keys as credentials', () => {
   let callOnlyKey: { key: string };
 
   const createKey = async (ws: string, scopes: string[], token = org.owner.token) => {
-    const response = await api('POST', `/api/v1/workspaces/${ws}/api-keys`, { token, body: { name: `key ${scopes.join(',')}`, scopes } });
+    const response = await api('POST', `/api/v1/workspaces/${ws}/api-keys`, {
+      token,
+      body: { name: `key ${scopes.join(',')}`, scopes },
+    });
     expect(response.status).toBe(201);
     return response.body;
   };
@@ -82,7 +98,11 @@ describe('API keys as credentials', () => {
   });
 
   it('on another workspace (even of its own organisation): 403 API key not authorized for this workspace', async () => {
-    for (const ws of [otherWs, 'ws_01JZZZZZZZZZZZZZZZZZZZZZZZ', (await organisation('keys-other')).workspaceId]) {
+    for (const ws of [
+      otherWs,
+      'ws_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+      (await organisation('keys-other')).workspaceId,
+    ]) {
       const response = await readWorkspace(ws, readKey.key);
       expect(response.status).toBe(403);
       expect(response.body).toEqual({ error: 'API key not authorized for this workspace' });
@@ -117,21 +137,47 @@ describe('API keys as credentials', () => {
   it('revoked: 401 at once; revoking again changes nothing', async () => {
     const key = await createKey(org.workspaceId, ['workspace:read']);
     expect((await readWorkspace(org.workspaceId, key.key)).status).toBe(200);
-    const revoked = await api('DELETE', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}`, { token: org.owner.token });
+    const revoked = await api('DELETE', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}`, {
+      token: org.owner.token,
+    });
     expect(revoked.status).toBe(204);
     expect(await readWorkspace(org.workspaceId, key.key)).toMatchObject({ status: 401, body: UNAUTHORIZED });
-    expect((await api('DELETE', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}`, { token: org.owner.token })).status).toBe(204);
-    const listed = (await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys?limit=100`, { token: org.owner.token })).body.items;
-    expect(listed.find((k: { key_id: string }) => k.key_id === key.key_id)).toMatchObject({ status: 'revoked', revoked_at: expect.any(String) });
+    expect(
+      (
+        await api('DELETE', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}`, {
+          token: org.owner.token,
+        })
+      ).status,
+    ).toBe(204);
+    const listed = (
+      await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys?limit=100`, { token: org.owner.token })
+    ).body.items;
+    expect(listed.find((k: { key_id: string }) => k.key_id === key.key_id)).toMatchObject({
+      status: 'revoked',
+      revoked_at: expect.any(String),
+    });
     // A revoked key cannot be rotated back to life.
-    expect((await api('POST', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}/rotate`, { token: org.owner.token })).status).toBe(404);
+    expect(
+      (
+        await api('POST', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}/rotate`, {
+          token: org.owner.token,
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('rotated: the old secret is 401 at once, the new one (shown once, in the 201) works', async () => {
     const key = await createKey(org.workspaceId, ['workspace:read']);
-    const rotated = await api('POST', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}/rotate`, { token: org.owner.token });
+    const rotated = await api('POST', `/api/v1/workspaces/${org.workspaceId}/api-keys/${key.key_id}/rotate`, {
+      token: org.owner.token,
+    });
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toMatchObject({ key_id: key.key_id, status: 'active', rotated_at: expect.any(String), scopes: ['workspace:read'] });
+    expect(rotated.body).toMatchObject({
+      key_id: key.key_id,
+      status: 'active',
+      rotated_at: expect.any(String),
+      scopes: ['workspace:read'],
+    });
     expect(rotated.body.key).toMatch(new RegExp(`^vak_${key.key_id}_[A-Za-z0-9_-]{43}$`));
     expect(rotated.body.key).not.toBe(key.key);
     expect(await readWorkspace(org.workspaceId, key.key)).toMatchObject({ status: 401, body: UNAUTHORIZED });
@@ -140,11 +186,18 @@ describe('API keys as credentials', () => {
 
   it('the list never shows a secret; each use records last_used_at (off the request path)', async () => {
     const key = await createKey(org.workspaceId, ['workspace:read']);
-    expect(key).toMatchObject({ last_used_at: null, status: 'active', created_by: org.owner.userId, secret_hint: key.key.slice(-4) });
+    expect(key).toMatchObject({
+      last_used_at: null,
+      status: 'active',
+      created_by: org.owner.userId,
+      secret_hint: key.key.slice(-4),
+    });
     expect((await readWorkspace(org.workspaceId, key.key)).status).toBe(200);
     let found: Record<string, unknown> | undefined;
     for (let i = 0; i < 30; i += 1) {
-      const list = await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys?limit=100`, { token: org.owner.token });
+      const list = await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys?limit=100`, {
+        token: org.owner.token,
+      });
       expect(list.text).not.toContain(key.key.slice(-43));
       found = list.body.items.find((k: { key_id: string }) => k.key_id === key.key_id);
       expect(found).not.toHaveProperty('key');
@@ -172,11 +225,18 @@ describe('API keys as credentials', () => {
       ['DELETE', `/api/v1/workspaces/${org.workspaceId}/api-keys/${readKey.key_id}`],
     ] as const) {
       const response = await api(method, path, { token: key, body });
-      expect([method, path, response.status, response.body]).toEqual([method, path, 403, { error: 'Forbidden' }]);
+      expect([method, path, response.status, response.body]).toEqual([
+        method,
+        path,
+        403,
+        { error: 'Forbidden' },
+      ]);
     }
     // The key still works and was not rotated or revoked by any of those.
     expect((await readWorkspace(org.workspaceId, key)).status).toBe(200);
-    expect((await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token })).body.name).toBe('Default');
+    expect(
+      (await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token })).body.name,
+    ).toBe('Default');
   });
 });
 
@@ -203,21 +263,35 @@ describe('API key management', () => {
   it('a key of another workspace cannot be revoked or rotated through this one (404) and keeps working', async () => {
     const org = await organisation('keys-cross');
     const second = await workspace(org, 'Second');
-    const created = await api('POST', `/api/v1/workspaces/${second}/api-keys`, { token: org.owner.token, body: { name: 'k', scopes: ['workspace:read'] } });
+    const created = await api('POST', `/api/v1/workspaces/${second}/api-keys`, {
+      token: org.owner.token,
+      body: { name: 'k', scopes: ['workspace:read'] },
+    });
     const keyId = created.body.key_id;
     for (const [method, suffix] of [
       ['DELETE', ''],
       ['POST', '/rotate'],
     ] as const) {
-      const response = await api(method, `/api/v1/workspaces/${org.workspaceId}/api-keys/${keyId}${suffix}`, { token: org.owner.token });
+      const response = await api(method, `/api/v1/workspaces/${org.workspaceId}/api-keys/${keyId}${suffix}`, {
+        token: org.owner.token,
+      });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: 'API key not found' });
     }
     for (const id of ['key_01JZZZZZZZZZZZZZZZZZZZZZZZ', 'nope']) {
-      expect((await api('DELETE', `/api/v1/workspaces/${org.workspaceId}/api-keys/${id}`, { token: org.owner.token })).status).toBe(404);
+      expect(
+        (
+          await api('DELETE', `/api/v1/workspaces/${org.workspaceId}/api-keys/${id}`, {
+            token: org.owner.token,
+          })
+        ).status,
+      ).toBe(404);
     }
     expect((await api('GET', `/api/v1/workspaces/${second}`, { token: created.body.key })).status).toBe(200);
     // The other workspace's list does not show it.
-    expect((await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys`, { token: org.owner.token })).body.items).toEqual([]);
+    expect(
+      (await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys`, { token: org.owner.token })).body
+        .items,
+    ).toEqual([]);
   });
 });

@@ -7,7 +7,8 @@ import { emailOutboxPath, readEmailOutbox } from '../../../functions/providers/e
 /** Shared steps of the access e2e tests: real tokens, real routes, nothing stubbed. */
 
 /** A fresh address per test run, so tests never see each other's users. */
-export const uniqueEmail = (label: string, domain = 'example.com') => `${label}-${randomUUID().slice(0, 8)}@${domain}`;
+export const uniqueEmail = (label: string, domain = 'example.com') =>
+  `${label}-${randomUUID().slice(0, 8)}@${domain}`;
 
 export interface User {
   email: string;
@@ -35,7 +36,12 @@ export async function organisation(label = 'owner', name = `Org ${label}`): Prom
   const owner = await user(label);
   const created = await api('POST', '/api/v1/organisations', { token: owner.token, body: { name } });
   expect(created.status).toBe(201);
-  return { owner, organisationId: created.body.organisation_id, workspaceId: created.body.default_workspace_id, body: created.body };
+  return {
+    owner,
+    organisationId: created.body.organisation_id,
+    workspaceId: created.body.default_workspace_id,
+    body: created.body,
+  };
 }
 
 /** Invites `label` to the organisation and accepts as them: an accepted member. */
@@ -60,7 +66,10 @@ export async function member(
 }
 
 export async function workspace(org: Org, name: string, by: User = org.owner): Promise<string> {
-  const created = await api('POST', `/api/v1/organisations/${org.organisationId}/workspaces`, { token: by.token, body: { name } });
+  const created = await api('POST', `/api/v1/organisations/${org.organisationId}/workspaces`, {
+    token: by.token,
+    body: { name },
+  });
   expect(created.status).toBe(201);
   return created.body.workspace_id;
 }

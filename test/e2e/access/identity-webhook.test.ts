@@ -23,7 +23,9 @@ function postConfirmation(email: string, name?: string) {
     region: 'ap-southeast-2',
     userPoolId: 'ap-southeast-2_local',
     userName: subjectFor(email),
-    request: { userAttributes: { sub: subjectFor(email), email, email_verified: 'true', ...(name ? { name } : {}) } },
+    request: {
+      userAttributes: { sub: subjectFor(email), email, email_verified: 'true', ...(name ? { name } : {}) },
+    },
     response: {},
   };
 }
@@ -49,7 +51,8 @@ const send = (request: { rawBody: string; headers: Record<string, string> }) =>
   api('POST', '/webhooks/identity', { rawBody: request.rawBody, headers: request.headers });
 
 async function profileOf(email: string) {
-  const identity = (await UserIdentityEntity.get({ subject: subjectFor(email) }).go({ consistent: true })).data;
+  const identity = (await UserIdentityEntity.get({ subject: subjectFor(email) }).go({ consistent: true }))
+    .data;
   if (!identity) return undefined;
   return (await UserEntity.get({ userId: identity.userId }).go({ consistent: true })).data ?? undefined;
 }
@@ -93,7 +96,12 @@ describe('identity webhook', () => {
     const update = signed(changed);
     expect((await send(update)).body.outcome).toBe('updated');
     const updated = await profileOf(email);
-    expect(updated).toMatchObject({ userId: created!.userId, email: newEmail, name: 'New Name', updatedAt: expect.any(String) });
+    expect(updated).toMatchObject({
+      userId: created!.userId,
+      email: newEmail,
+      name: 'New Name',
+      updatedAt: expect.any(String),
+    });
     expect((await send(update)).body.outcome).toBe('duplicate');
     expect(await profileOf(email)).toEqual(updated);
     // A new event with nothing new is applied and changes nothing.
@@ -102,12 +110,36 @@ describe('identity webhook', () => {
   });
 
   it.each([
-    ['a wrong signature', (r: ReturnType<typeof signed>) => ({ ...r, headers: { ...r.headers, 'webhook-signature': 'v1,AAAA' } })],
-    ['a signature by another secret', () => signed(postConfirmation('x@example.com'), { key: `whsec_${Buffer.from('another-secret-entirely').toString('base64')}` })],
-    ['a tampered body', (r: ReturnType<typeof signed>) => ({ ...r, rawBody: r.rawBody.replace('"version":"1"', '"version":"2"') })],
-    ['a stale timestamp (6 minutes old)', () => signed(postConfirmation('x@example.com'), { at: new Date(Date.now() - 6 * 60_000) })],
-    ['a future timestamp (6 minutes ahead)', () => signed(postConfirmation('x@example.com'), { at: new Date(Date.now() + 6 * 60_000) })],
-    ['no signature headers', (r: ReturnType<typeof signed>) => ({ ...r, headers: { 'content-type': 'application/json' } })],
+    [
+      'a wrong signature',
+      (r: ReturnType<typeof signed>) => ({ ...r, headers: { ...r.headers, 'webhook-signature': 'v1,AAAA' } }),
+    ],
+    [
+      'a signature by another secret',
+      () =>
+        signed(postConfirmation('x@example.com'), {
+          key: `whsec_${Buffer.from('another-secret-entirely').toString('base64')}`,
+        }),
+    ],
+    [
+      'a tampered body',
+      (r: ReturnType<typeof signed>) => ({
+        ...r,
+        rawBody: r.rawBody.replace('"version":"1"', '"version":"2"'),
+      }),
+    ],
+    [
+      'a stale timestamp (6 minutes old)',
+      () => signed(postConfirmation('x@example.com'), { at: new Date(Date.now() - 6 * 60_000) }),
+    ],
+    [
+      'a future timestamp (6 minutes ahead)',
+      () => signed(postConfirmation('x@example.com'), { at: new Date(Date.now() + 6 * 60_000) }),
+    ],
+    [
+      'no signature headers',
+      (r: ReturnType<typeof signed>) => ({ ...r, headers: { 'content-type': 'application/json' } }),
+    ],
   ])('%s is 401 and changes nothing', async (_label, tamper) => {
     const email = uniqueEmail('forged');
     const base = signed(postConfirmation(email, 'Forged'));
@@ -122,12 +154,19 @@ describe('identity webhook', () => {
   it('a signed event that is not JSON or lacks the user’s attributes is 422 and changes nothing', async () => {
     const notJson = signed('placeholder');
     notJson.rawBody = 'not json';
-    notJson.headers['webhook-signature'] = new Webhook(secret()).sign(notJson.id, new Date(Number(notJson.headers['webhook-timestamp']) * 1000), 'not json');
+    notJson.headers['webhook-signature'] = new Webhook(secret()).sign(
+      notJson.id,
+      new Date(Number(notJson.headers['webhook-timestamp']) * 1000),
+      'not json',
+    );
     expect((await send(notJson)).status).toBe(422);
     const email = uniqueEmail('incomplete');
     const incomplete = signed({ userName: 'u', request: { userAttributes: { email } } });
     const response = await send(incomplete);
     expect(response.status).toBe(422);
-    expect(response.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'request', 'userAttributes', 'sub'] });
+    expect(response.body.detail[0]).toMatchObject({
+      type: 'missing',
+      loc: ['body', 'request', 'userAttributes', 'sub'],
+    });
   });
 });

@@ -10,7 +10,11 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     const email = uniqueEmail('invitee');
     const invited = await api('POST', `/api/v1/organisations/${org.organisationId}/invitations`, {
       token: org.owner.token,
-      body: { email: email.toUpperCase(), role: 'regular', workspaces: [{ workspace_id: sales, role: 'viewer' }] },
+      body: {
+        email: email.toUpperCase(),
+        role: 'regular',
+        workspaces: [{ workspace_id: sales, role: 'viewer' }],
+      },
     });
     expect(invited.status).toBe(201);
     expect(invited.body).toMatchObject({
@@ -31,10 +35,21 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(sent[0].text).toContain(invitationId);
 
     // Pending: listed as a pending member; the invitee is not a member yet.
-    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: org.owner.token });
-    expect(members.body.items).toContainEqual({ user_id: null, email, role: 'regular', status: 'pending', invitation_id: invitationId, joined_at: null });
+    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
+      token: org.owner.token,
+    });
+    expect(members.body.items).toContainEqual({
+      user_id: null,
+      email,
+      role: 'regular',
+      status: 'pending',
+      invitation_id: invitationId,
+      joined_at: null,
+    });
     const inviteeToken = await tokenFor(email);
-    expect((await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: inviteeToken })).status).toBe(404);
+    expect(
+      (await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: inviteeToken })).status,
+    ).toBe(404);
     expect((await api('GET', `/api/v1/workspaces/${sales}`, { token: inviteeToken })).status).toBe(404);
 
     const mine = await api('GET', '/api/v1/invitations', { token: inviteeToken });
@@ -65,15 +80,28 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(again.body.status).toBe('accepted');
 
     const me = (await api('GET', '/api/v1/auth/verify', { token: inviteeToken })).body.user_id;
-    const after = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: inviteeToken });
+    const after = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
+      token: inviteeToken,
+    });
     expect(after.status).toBe(200);
     const rows = after.body.items.filter((m: { email: string }) => m.email === email);
-    expect(rows).toEqual([{ user_id: me, email, role: 'regular', status: 'accepted', invitation_id: null, joined_at: expect.any(String) }]);
+    expect(rows).toEqual([
+      {
+        user_id: me,
+        email,
+        role: 'regular',
+        status: 'accepted',
+        invitation_id: null,
+        joined_at: expect.any(String),
+      },
+    ]);
     const ws = await api('GET', `/api/v1/workspaces/${sales}`, { token: inviteeToken });
     expect(ws.status).toBe(200);
     expect(ws.body.role).toBe('viewer');
     // The Default workspace was not part of the invitation.
-    expect((await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: inviteeToken })).status).toBe(404);
+    expect((await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: inviteeToken })).status).toBe(
+      404,
+    );
     expect((await api('GET', '/api/v1/invitations', { token: inviteeToken })).body.items).toEqual([]);
   });
 
@@ -85,13 +113,27 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(first.status).toBe(201);
     const second = await api('POST', path, { token: org.owner.token, body: { email, role: 'admin' } });
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ invitation_id: first.body.invitation_id, status: 'pending', email_sent: true, send_count: 2, role: 'admin' });
-    const resent = await api('POST', `${path}/${first.body.invitation_id}/resend`, { token: org.owner.token });
+    expect(second.body).toMatchObject({
+      invitation_id: first.body.invitation_id,
+      status: 'pending',
+      email_sent: true,
+      send_count: 2,
+      role: 'admin',
+    });
+    const resent = await api('POST', `${path}/${first.body.invitation_id}/resend`, {
+      token: org.owner.token,
+    });
     expect(resent.status).toBe(200);
-    expect(resent.body).toMatchObject({ invitation_id: first.body.invitation_id, send_count: 3, email_sent: true });
+    expect(resent.body).toMatchObject({
+      invitation_id: first.body.invitation_id,
+      send_count: 3,
+      email_sent: true,
+    });
 
     expect(emailsTo(email)).toHaveLength(3);
-    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: org.owner.token });
+    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
+      token: org.owner.token,
+    });
     expect(members.body.items.filter((m: { email: string }) => m.email === email)).toHaveLength(1);
   });
 
@@ -105,12 +147,18 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(invited.status).toBe(201);
     expect(invited.body).toMatchObject({ status: 'pending', email_sent: false });
     expect(emailsTo(email)).toEqual([]);
-    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: org.owner.token });
-    expect(members.body.items).toContainEqual(expect.objectContaining({ email, status: 'pending', invitation_id: invited.body.invitation_id }));
+    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
+      token: org.owner.token,
+    });
+    expect(members.body.items).toContainEqual(
+      expect.objectContaining({ email, status: 'pending', invitation_id: invited.body.invitation_id }),
+    );
     // The invitee can still find and accept it.
     const token = await tokenFor(email);
     expect((await api('GET', '/api/v1/invitations', { token })).body.items).toHaveLength(1);
-    expect((await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token })).status).toBe(200);
+    expect(
+      (await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token })).status,
+    ).toBe(200);
   });
 
   it('only the invited address may accept (anyone else: 404, nothing changes)', async () => {
@@ -121,38 +169,72 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
       body: { email, role: 'admin' },
     });
     const intruder = await tokenFor(uniqueEmail('intruder'));
-    const refused = await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token: intruder });
+    const refused = await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, {
+      token: intruder,
+    });
     expect(refused.status).toBe(404);
     expect(refused.body).toEqual({ error: 'Invitation not found' });
-    expect((await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: intruder })).status).toBe(404);
+    expect(
+      (await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: intruder })).status,
+    ).toBe(404);
     for (const id of [UNKNOWN.invitation, 'garbage']) {
       expect((await api('POST', `/api/v1/invitations/${id}/accept`, { token: intruder })).status).toBe(404);
     }
-    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: org.owner.token });
-    expect(members.body.items.find((m: { email: string }) => m.email === email)).toMatchObject({ status: 'pending' });
+    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
+      token: org.owner.token,
+    });
+    expect(members.body.items.find((m: { email: string }) => m.email === email)).toMatchObject({
+      status: 'pending',
+    });
   });
 
   it('who may invite: owner and admin yes; a regular member 403; bad bodies 422; members 409', async () => {
     const org = await organisation('who-invites');
     const admin = await member(org, 'inv-admin', 'admin');
-    const regular = await member(org, 'inv-regular', 'regular', [{ workspace_id: org.workspaceId, role: 'admin' }]);
+    const regular = await member(org, 'inv-regular', 'regular', [
+      { workspace_id: org.workspaceId, role: 'admin' },
+    ]);
     const path = `/api/v1/organisations/${org.organisationId}/invitations`;
 
-    expect((await api('POST', path, { token: admin.token, body: { email: uniqueEmail('by-admin'), role: 'admin' } })).status).toBe(201);
-    const byRegular = await api('POST', path, { token: regular.token, body: { email: uniqueEmail('by-regular'), role: 'regular' } });
+    expect(
+      (
+        await api('POST', path, {
+          token: admin.token,
+          body: { email: uniqueEmail('by-admin'), role: 'admin' },
+        })
+      ).status,
+    ).toBe(201);
+    const byRegular = await api('POST', path, {
+      token: regular.token,
+      body: { email: uniqueEmail('by-regular'), role: 'regular' },
+    });
     expect(byRegular.status).toBe(403);
     expect(byRegular.body).toEqual({ error: 'Forbidden' });
 
-    const owner = await api('POST', path, { token: org.owner.token, body: { email: uniqueEmail('x'), role: 'owner' } });
+    const owner = await api('POST', path, {
+      token: org.owner.token,
+      body: { email: uniqueEmail('x'), role: 'owner' },
+    });
     expect(owner.status).toBe(422);
     expect(owner.body.detail[0]).toMatchObject({ type: 'enum', loc: ['body', 'role'] });
     const sneaky = await api('POST', path, {
       token: org.owner.token,
-      body: { email: uniqueEmail('y'), role: 'regular', organisation_id: UNKNOWN.organisation, status: 'accepted' },
+      body: {
+        email: uniqueEmail('y'),
+        role: 'regular',
+        organisation_id: UNKNOWN.organisation,
+        status: 'accepted',
+      },
     });
     expect(sneaky.status).toBe(422);
-    expect(sneaky.body.detail.map((d: { type: string }) => d.type)).toEqual(['extra_forbidden', 'extra_forbidden']);
-    const badEmail = await api('POST', path, { token: org.owner.token, body: { email: 'not-an-email', role: 'regular' } });
+    expect(sneaky.body.detail.map((d: { type: string }) => d.type)).toEqual([
+      'extra_forbidden',
+      'extra_forbidden',
+    ]);
+    const badEmail = await api('POST', path, {
+      token: org.owner.token,
+      body: { email: 'not-an-email', role: 'regular' },
+    });
     expect(badEmail.status).toBe(422);
     expect(badEmail.body.detail[0].loc).toEqual(['body', 'email']);
 
@@ -161,18 +243,30 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     const foreign = uniqueEmail('foreign');
     const withForeign = await api('POST', path, {
       token: org.owner.token,
-      body: { email: foreign, role: 'regular', workspaces: [{ workspace_id: other.workspaceId, role: 'admin' }] },
+      body: {
+        email: foreign,
+        role: 'regular',
+        workspaces: [{ workspace_id: other.workspaceId, role: 'admin' }],
+      },
     });
     expect(withForeign.status).toBe(404);
     expect(withForeign.body).toEqual({ error: 'Workspace not found' });
 
-    const already = await api('POST', path, { token: org.owner.token, body: { email: regular.email, role: 'admin' } });
+    const already = await api('POST', path, {
+      token: org.owner.token,
+      body: { email: regular.email, role: 'admin' },
+    });
     expect(already.status).toBe(409);
 
-    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: org.owner.token });
+    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
+      token: org.owner.token,
+    });
     const emails = members.body.items.map((m: { email: string }) => m.email);
     expect(emails).not.toContain(foreign);
-    expect(members.body.items.find((m: { email: string }) => m.email === regular.email)).toMatchObject({ role: 'regular', status: 'accepted' });
+    expect(members.body.items.find((m: { email: string }) => m.email === regular.email)).toMatchObject({
+      role: 'regular',
+      status: 'accepted',
+    });
   });
 
   it('a pending member can be withdrawn by invitation id; their invitation then no longer works', async () => {
@@ -182,13 +276,23 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
       token: org.owner.token,
       body: { email, role: 'regular' },
     });
-    const removed = await api('DELETE', `/api/v1/organisations/${org.organisationId}/members/${invited.body.invitation_id}`, { token: org.owner.token });
+    const removed = await api(
+      'DELETE',
+      `/api/v1/organisations/${org.organisationId}/members/${invited.body.invitation_id}`,
+      { token: org.owner.token },
+    );
     expect(removed.status).toBe(204);
     const token = await tokenFor(email);
-    expect((await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token })).status).toBe(404);
-    const resend = await api('POST', `/api/v1/organisations/${org.organisationId}/invitations/${invited.body.invitation_id}/resend`, {
-      token: org.owner.token,
-    });
+    expect(
+      (await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token })).status,
+    ).toBe(404);
+    const resend = await api(
+      'POST',
+      `/api/v1/organisations/${org.organisationId}/invitations/${invited.body.invitation_id}/resend`,
+      {
+        token: org.owner.token,
+      },
+    );
     expect(resend.status).toBe(404);
   });
 
@@ -199,10 +303,16 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
       token: org.owner.token,
       body: { email, role: 'regular' },
     });
-    await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token: await tokenFor(email) });
-    const resend = await api('POST', `/api/v1/organisations/${org.organisationId}/invitations/${invited.body.invitation_id}/resend`, {
-      token: org.owner.token,
+    await api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, {
+      token: await tokenFor(email),
     });
+    const resend = await api(
+      'POST',
+      `/api/v1/organisations/${org.organisationId}/invitations/${invited.body.invitation_id}/resend`,
+      {
+        token: org.owner.token,
+      },
+    );
     expect(resend.status).toBe(409);
 
     const other = await organisation('resend-other');
@@ -210,9 +320,13 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
       token: org.owner.token,
       body: { email: uniqueEmail('pending'), role: 'regular' },
     });
-    const cross = await api('POST', `/api/v1/organisations/${other.organisationId}/invitations/${pending.body.invitation_id}/resend`, {
-      token: other.owner.token,
-    });
+    const cross = await api(
+      'POST',
+      `/api/v1/organisations/${other.organisationId}/invitations/${pending.body.invitation_id}/resend`,
+      {
+        token: other.owner.token,
+      },
+    );
     expect(cross.status).toBe(404);
     expect(cross.body).toEqual({ error: 'Invitation not found' });
   });

@@ -14,25 +14,50 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     });
     expect(org.organisationId).toMatch(/^org_[0-9A-Z]{26}$/);
 
-    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: org.owner.token });
+    const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
+      token: org.owner.token,
+    });
     expect(members.status).toBe(200);
     expect(members.body.items).toEqual([
-      { user_id: org.owner.userId, email: org.owner.email, role: 'owner', status: 'accepted', invitation_id: null, joined_at: expect.any(String) },
+      {
+        user_id: org.owner.userId,
+        email: org.owner.email,
+        role: 'owner',
+        status: 'accepted',
+        invitation_id: null,
+        joined_at: expect.any(String),
+      },
     ]);
 
-    const workspaces = await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces`, { token: org.owner.token });
+    const workspaces = await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces`, {
+      token: org.owner.token,
+    });
     expect(workspaces.body.items).toEqual([
-      expect.objectContaining({ workspace_id: org.workspaceId, name: 'Default', role: 'admin', concurrent_call_limit: 10, timezone: 'UTC' }),
+      expect.objectContaining({
+        workspace_id: org.workspaceId,
+        name: 'Default',
+        role: 'admin',
+        concurrent_call_limit: 10,
+        timezone: 'UTC',
+      }),
     ]);
 
     const got = await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: org.owner.token });
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ organisation_id: org.organisationId, plan: 'free', credit_balance: 500, role: 'owner' });
+    expect(got.body).toMatchObject({
+      organisation_id: org.organisationId,
+      plan: 'free',
+      credit_balance: 500,
+      role: 'owner',
+    });
   });
 
   it('lists the caller’s organisations and shows them on /me', async () => {
     const first = await organisation('multi');
-    const second = await api('POST', '/api/v1/organisations', { token: first.owner.token, body: { name: 'Second' } });
+    const second = await api('POST', '/api/v1/organisations', {
+      token: first.owner.token,
+      body: { name: 'Second' },
+    });
     expect(second.status).toBe(201);
     const mine = await api('GET', '/api/v1/organisations', { token: first.owner.token });
     expect(mine.status).toBe(200);
@@ -41,7 +66,9 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     );
     const page = await api('GET', '/api/v1/organisations?limit=1', { token: first.owner.token });
     expect(page.body.items).toHaveLength(1);
-    const rest = await api('GET', `/api/v1/organisations?limit=1&cursor=${page.body.next_cursor}`, { token: first.owner.token });
+    const rest = await api('GET', `/api/v1/organisations?limit=1&cursor=${page.body.next_cursor}`, {
+      token: first.owner.token,
+    });
     expect(rest.body.items).toHaveLength(1);
     expect(rest.body.next_cursor).toBeNull();
     expect(rest.body.items[0].organisation_id).not.toBe(page.body.items[0].organisation_id);
@@ -50,7 +77,11 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ user_id: first.owner.userId, email: first.owner.email, name: null });
     expect(me.body.organisations).toHaveLength(2);
-    expect(me.body.organisations).toContainEqual({ organisation_id: first.organisationId, name: 'Org multi', role: 'owner' });
+    expect(me.body.organisations).toContainEqual({
+      organisation_id: first.organisationId,
+      name: 'Org multi',
+      role: 'owner',
+    });
   });
 
   it.each([
@@ -70,10 +101,18 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     const renamed = await api('PATCH', '/api/v1/me', { token: someone.token, body: { name: 'Dana Scully' } });
     expect(renamed.status).toBe(200);
     expect(renamed.body.name).toBe('Dana Scully');
-    const refused = await api('PATCH', '/api/v1/me', { token: someone.token, body: { name: 'X', email: 'other@example.com' } });
+    const refused = await api('PATCH', '/api/v1/me', {
+      token: someone.token,
+      body: { name: 'X', email: 'other@example.com' },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.detail).toEqual([
-      { type: 'extra_forbidden', loc: ['body', 'email'], msg: 'Extra inputs are not permitted', input: 'other@example.com' },
+      {
+        type: 'extra_forbidden',
+        loc: ['body', 'email'],
+        msg: 'Extra inputs are not permitted',
+        input: 'other@example.com',
+      },
     ]);
     const me = await api('GET', '/api/v1/me', { token: someone.token });
     expect(me.body).toMatchObject({ name: 'Dana Scully', email: someone.email });
@@ -87,9 +126,17 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     ['role', 'owner'],
   ])('a create body that sets %s is 422 extra_forbidden and creates nothing', async (field, value) => {
     const someone = await user(`strict-${field}`);
-    const refused = await api('POST', '/api/v1/organisations', { token: someone.token, body: { name: 'Sneaky', [field]: value } });
+    const refused = await api('POST', '/api/v1/organisations', {
+      token: someone.token,
+      body: { name: 'Sneaky', [field]: value },
+    });
     expect(refused.status).toBe(422);
-    expect(refused.body.detail).toContainEqual({ type: 'extra_forbidden', loc: ['body', field], msg: 'Extra inputs are not permitted', input: value });
+    expect(refused.body.detail).toContainEqual({
+      type: 'extra_forbidden',
+      loc: ['body', field],
+      msg: 'Extra inputs are not permitted',
+      input: value,
+    });
     const mine = await api('GET', '/api/v1/organisations', { token: someone.token });
     expect(mine.body.items).toEqual([]);
   });
@@ -98,11 +145,19 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     const someone = await user('badbody');
     const missing = await api('POST', '/api/v1/organisations', { token: someone.token, body: {} });
     expect(missing.status).toBe(422);
-    expect(missing.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'name'], msg: 'Field required' });
+    expect(missing.body.detail[0]).toMatchObject({
+      type: 'missing',
+      loc: ['body', 'name'],
+      msg: 'Field required',
+    });
     const empty = await api('POST', '/api/v1/organisations', { token: someone.token, body: { name: '  ' } });
     expect(empty.status).toBe(422);
     expect(empty.body.detail[0]).toMatchObject({ type: 'string_too_short', loc: ['body', 'name'] });
-    const notJson = await api('POST', '/api/v1/organisations', { token: someone.token, rawBody: '{name:', headers: { 'content-type': 'application/json' } });
+    const notJson = await api('POST', '/api/v1/organisations', {
+      token: someone.token,
+      rawBody: '{name:',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(422);
     expect(notJson.body.detail[0].type).toBe('json_invalid');
     expect((await api('GET', '/api/v1/organisations', { token: someone.token })).body.items).toEqual([]);
@@ -111,10 +166,14 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
   it('update: owner and admin rename; a regular member is 403; strict body; nothing changes when refused', async () => {
     const org = await organisation('rename');
     const admin = await member(org, 'rename-admin', 'admin');
-    const regular = await member(org, 'rename-regular', 'regular', [{ workspace_id: org.workspaceId, role: 'admin' }]);
+    const regular = await member(org, 'rename-regular', 'regular', [
+      { workspace_id: org.workspaceId, role: 'admin' },
+    ]);
     const path = `/api/v1/organisations/${org.organisationId}`;
 
-    expect((await api('PATCH', path, { token: org.owner.token, body: { name: 'By owner' } })).body.name).toBe('By owner');
+    expect((await api('PATCH', path, { token: org.owner.token, body: { name: 'By owner' } })).body.name).toBe(
+      'By owner',
+    );
     const byAdmin = await api('PATCH', path, { token: admin.token, body: { name: 'By admin' } });
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.body).toMatchObject({ name: 'By admin', role: 'admin' });
@@ -122,13 +181,26 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     const byRegular = await api('PATCH', path, { token: regular.token, body: { name: 'By regular' } });
     expect(byRegular.status).toBe(403);
     expect(byRegular.body).toEqual({ error: 'Forbidden' });
-    const sneaky = await api('PATCH', path, { token: org.owner.token, body: { name: 'X', plan: 'scale', credits: 99999, owner: admin.userId } });
+    const sneaky = await api('PATCH', path, {
+      token: org.owner.token,
+      body: { name: 'X', plan: 'scale', credits: 99999, owner: admin.userId },
+    });
     expect(sneaky.status).toBe(422);
-    expect(sneaky.body.detail.map((d: { loc: string[] }) => d.loc[1]).sort()).toEqual(['credits', 'owner', 'plan']);
+    expect(sneaky.body.detail.map((d: { loc: string[] }) => d.loc[1]).sort()).toEqual([
+      'credits',
+      'owner',
+      'plan',
+    ]);
 
     const got = await api('GET', path, { token: regular.token });
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ name: 'By admin', plan: 'free', credit_balance: 500, owner_user_id: org.owner.userId, role: 'regular' });
+    expect(got.body).toMatchObject({
+      name: 'By admin',
+      plan: 'free',
+      credit_balance: 500,
+      owner_user_id: org.owner.userId,
+      role: 'regular',
+    });
   });
 
   it('another tenant sees 404 on every organisation route and changes nothing', async () => {

@@ -43,23 +43,49 @@ beforeAll(async () => {
 
 describe('workspace action families', () => {
   const readers: Record<Role, string> = {
-    owner: OK, orgAdmin: OK, wsAdmin: OK, wsMember: OK, wsViewer: OK, noRow: NO_WS, outsider: NO_WS,
+    owner: OK,
+    orgAdmin: OK,
+    wsAdmin: OK,
+    wsMember: OK,
+    wsViewer: OK,
+    noRow: NO_WS,
+    outsider: NO_WS,
   };
   const adminsOnly: Record<Role, string> = {
-    owner: OK, orgAdmin: OK, wsAdmin: OK, wsMember: FORBIDDEN, wsViewer: VIEWER, noRow: NO_WS, outsider: NO_WS,
+    owner: OK,
+    orgAdmin: OK,
+    wsAdmin: OK,
+    wsMember: FORBIDDEN,
+    wsViewer: VIEWER,
+    noRow: NO_WS,
+    outsider: NO_WS,
   };
   const editors: Record<Role, string> = {
-    owner: OK, orgAdmin: OK, wsAdmin: OK, wsMember: OK, wsViewer: VIEWER, noRow: NO_WS, outsider: NO_WS,
+    owner: OK,
+    orgAdmin: OK,
+    wsAdmin: OK,
+    wsMember: OK,
+    wsViewer: VIEWER,
+    noRow: NO_WS,
+    outsider: NO_WS,
   };
 
   it.each(ROLES)('read the workspace and its members: %s', async (role) => {
     const got = await api('GET', `/api/v1/workspaces/${ws}`, { token: users[role].token });
     expect(outcome(got)).toBe(readers[role]);
     if (got.status === 200) {
-      const expectedRole = { owner: 'admin', orgAdmin: 'admin', wsAdmin: 'admin', wsMember: 'member', wsViewer: 'viewer' }[role as string];
+      const expectedRole = {
+        owner: 'admin',
+        orgAdmin: 'admin',
+        wsAdmin: 'admin',
+        wsMember: 'member',
+        wsViewer: 'viewer',
+      }[role as string];
       expect(got.body.role).toBe(expectedRole);
     }
-    expect(outcome(await api('GET', `/api/v1/workspaces/${ws}/members`, { token: users[role].token }))).toBe(readers[role]);
+    expect(outcome(await api('GET', `/api/v1/workspaces/${ws}/members`, { token: users[role].token }))).toBe(
+      readers[role],
+    );
   });
 
   it.each(ROLES)('change workspace settings: %s', async (role) => {
@@ -82,18 +108,28 @@ describe('workspace action families', () => {
       body: { role: 'member' },
     });
     expect(outcome(put)).toBe(adminsOnly[role]);
-    const members = (await api('GET', `/api/v1/workspaces/${ws}/members?limit=100`, { token: org.owner.token })).body.items;
+    const members = (
+      await api('GET', `/api/v1/workspaces/${ws}/members?limit=100`, { token: org.owner.token })
+    ).body.items;
     const row = members.find((m: { user_id: string }) => m.user_id === target.userId);
     if (put.status === 200) {
       expect(row).toMatchObject({ role: 'member', workspace_role: 'member', organisation_role: 'regular' });
-      const removed = await api('DELETE', `/api/v1/workspaces/${ws}/members/${target.userId}`, { token: users[role].token });
+      const removed = await api('DELETE', `/api/v1/workspaces/${ws}/members/${target.userId}`, {
+        token: users[role].token,
+      });
       expect(removed.status).toBe(204);
     } else {
       expect(row).toBeUndefined();
       // Removing someone's row is refused the same way, and the row stays.
       const victim = users.wsMember.userId;
-      expect(outcome(await api('DELETE', `/api/v1/workspaces/${ws}/members/${victim}`, { token: users[role].token }))).toBe(adminsOnly[role]);
-      const still = (await api('GET', `/api/v1/workspaces/${ws}/members?limit=100`, { token: org.owner.token })).body.items;
+      expect(
+        outcome(
+          await api('DELETE', `/api/v1/workspaces/${ws}/members/${victim}`, { token: users[role].token }),
+        ),
+      ).toBe(adminsOnly[role]);
+      const still = (
+        await api('GET', `/api/v1/workspaces/${ws}/members?limit=100`, { token: org.owner.token })
+      ).body.items;
       expect(still.find((m: { user_id: string }) => m.user_id === victim)).toMatchObject({ role: 'member' });
     }
   });
@@ -113,9 +149,14 @@ describe('workspace action families', () => {
 
   it.each(ROLES)('delete a workspace: %s', async (role) => {
     const doomed = await workspace(org, `Doomed ${role}`);
-    const rowRole = { orgAdmin: 'viewer', wsAdmin: 'admin', wsMember: 'member', wsViewer: 'viewer' }[role as string];
+    const rowRole = { orgAdmin: 'viewer', wsAdmin: 'admin', wsMember: 'member', wsViewer: 'viewer' }[
+      role as string
+    ];
     if (rowRole) {
-      const put = await api('PUT', `/api/v1/workspaces/${doomed}/members/${users[role].userId}`, { token: org.owner.token, body: { role: rowRole } });
+      const put = await api('PUT', `/api/v1/workspaces/${doomed}/members/${users[role].userId}`, {
+        token: org.owner.token,
+        body: { role: rowRole },
+      });
       expect(put.status).toBe(200);
     }
     const deleted = await api('DELETE', `/api/v1/workspaces/${doomed}`, { token: users[role].token });
@@ -127,26 +168,49 @@ describe('workspace action families', () => {
 
 describe('organisation action families', () => {
   const everyMember: Record<Role, string> = {
-    owner: OK, orgAdmin: OK, wsAdmin: OK, wsMember: OK, wsViewer: OK, noRow: OK, outsider: NO_ORG,
+    owner: OK,
+    orgAdmin: OK,
+    wsAdmin: OK,
+    wsMember: OK,
+    wsViewer: OK,
+    noRow: OK,
+    outsider: NO_ORG,
   };
   const ownerAndAdmins: Record<Role, string> = {
-    owner: OK, orgAdmin: OK, wsAdmin: FORBIDDEN, wsMember: FORBIDDEN, wsViewer: FORBIDDEN, noRow: FORBIDDEN, outsider: NO_ORG,
+    owner: OK,
+    orgAdmin: OK,
+    wsAdmin: FORBIDDEN,
+    wsMember: FORBIDDEN,
+    wsViewer: FORBIDDEN,
+    noRow: FORBIDDEN,
+    outsider: NO_ORG,
   };
 
   it.each(ROLES)('read the organisation, its plan and its members: %s', async (role) => {
     const got = await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: users[role].token });
     expect(outcome(got)).toBe(everyMember[role]);
     if (got.status === 200) expect(got.body).toMatchObject({ plan: 'free', credit_balance: 500 });
-    expect(outcome(await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: users[role].token }))).toBe(everyMember[role]);
-    expect(outcome(await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces`, { token: users[role].token }))).toBe(
-      everyMember[role],
-    );
+    expect(
+      outcome(
+        await api('GET', `/api/v1/organisations/${org.organisationId}/members`, { token: users[role].token }),
+      ),
+    ).toBe(everyMember[role]);
+    expect(
+      outcome(
+        await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces`, {
+          token: users[role].token,
+        }),
+      ),
+    ).toBe(everyMember[role]);
   });
 
   it('regular members list only the workspaces they belong to; owner and admins list all', async () => {
     const names = async (role: Role) =>
-      (await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces?limit=100`, { token: users[role].token })).body.items
-        .map((w: { workspace_id: string }) => w.workspace_id);
+      (
+        await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces?limit=100`, {
+          token: users[role].token,
+        })
+      ).body.items.map((w: { workspace_id: string }) => w.workspace_id);
     expect(await names('owner')).toEqual(expect.arrayContaining([org.workspaceId, ws]));
     expect(await names('orgAdmin')).toEqual(expect.arrayContaining([org.workspaceId, ws]));
     const viewers = await names('wsViewer');
@@ -156,37 +220,66 @@ describe('organisation action families', () => {
   });
 
   it.each(ROLES)('rename the organisation: %s', async (role) => {
-    const before = (await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: org.owner.token })).body.name;
-    const response = await api('PATCH', `/api/v1/organisations/${org.organisationId}`, { token: users[role].token, body: { name: `By ${role}` } });
+    const before = (
+      await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: org.owner.token })
+    ).body.name;
+    const response = await api('PATCH', `/api/v1/organisations/${org.organisationId}`, {
+      token: users[role].token,
+      body: { name: `By ${role}` },
+    });
     expect(outcome(response)).toBe(ownerAndAdmins[role]);
-    const after = (await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: org.owner.token })).body.name;
+    const after = (
+      await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: org.owner.token })
+    ).body.name;
     expect(after).toBe(response.status === 200 ? `By ${role}` : before);
   });
 
   it.each(ROLES)('invite, create workspaces, change member roles: %s', async (role) => {
     const token = users[role].token;
     const email = uniqueEmail(`by-${role.toLowerCase()}`);
-    const invited = await api('POST', `/api/v1/organisations/${org.organisationId}/invitations`, { token, body: { email, role: 'regular' } });
+    const invited = await api('POST', `/api/v1/organisations/${org.organisationId}/invitations`, {
+      token,
+      body: { email, role: 'regular' },
+    });
     expect(outcome(invited)).toBe(ownerAndAdmins[role]);
-    const members = (await api('GET', `/api/v1/organisations/${org.organisationId}/members?limit=100`, { token: org.owner.token })).body.items;
+    const members = (
+      await api('GET', `/api/v1/organisations/${org.organisationId}/members?limit=100`, {
+        token: org.owner.token,
+      })
+    ).body.items;
     expect(members.some((m: { email: string }) => m.email === email)).toBe(invited.status === 201);
 
     const countWorkspaces = async () =>
-      (await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces?limit=100`, { token: org.owner.token })).body.items.length;
+      (
+        await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces?limit=100`, {
+          token: org.owner.token,
+        })
+      ).body.items.length;
     const before = await countWorkspaces();
-    const created = await api('POST', `/api/v1/organisations/${org.organisationId}/workspaces`, { token, body: { name: `WS by ${role}` } });
+    const created = await api('POST', `/api/v1/organisations/${org.organisationId}/workspaces`, {
+      token,
+      body: { name: `WS by ${role}` },
+    });
     expect(outcome(created)).toBe(ownerAndAdmins[role]);
     expect(await countWorkspaces()).toBe(before + (created.status === 201 ? 1 : 0));
 
     const target = users.noRow.userId;
-    const promoted = await api('PATCH', `/api/v1/organisations/${org.organisationId}/members/${target}`, { token, body: { role: 'admin' } });
+    const promoted = await api('PATCH', `/api/v1/organisations/${org.organisationId}/members/${target}`, {
+      token,
+      body: { role: 'admin' },
+    });
     expect(outcome(promoted)).toBe(ownerAndAdmins[role]);
-    const row = (await api('GET', `/api/v1/organisations/${org.organisationId}/members?limit=100`, { token: org.owner.token })).body.items.find(
-      (m: { user_id: string }) => m.user_id === target,
-    );
+    const row = (
+      await api('GET', `/api/v1/organisations/${org.organisationId}/members?limit=100`, {
+        token: org.owner.token,
+      })
+    ).body.items.find((m: { user_id: string }) => m.user_id === target);
     expect(row.role).toBe(promoted.status === 200 ? 'admin' : 'regular');
     if (promoted.status === 200) {
-      await api('PATCH', `/api/v1/organisations/${org.organisationId}/members/${target}`, { token: org.owner.token, body: { role: 'regular' } });
+      await api('PATCH', `/api/v1/organisations/${org.organisationId}/members/${target}`, {
+        token: org.owner.token,
+        body: { role: 'regular' },
+      });
     }
   });
 });

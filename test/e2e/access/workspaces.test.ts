@@ -37,7 +37,9 @@ describe('workspaces and their settings (HTTP, local stack)', () => {
       concurrent_call_limit: 1000,
       updated_at: expect.any(String),
     });
-    expect((await api('GET', `/api/v1/workspaces/${id}`, { token: org.owner.token })).body).toEqual(patched.body);
+    expect((await api('GET', `/api/v1/workspaces/${id}`, { token: org.owner.token })).body).toEqual(
+      patched.body,
+    );
   });
 
   it.each([
@@ -45,9 +47,17 @@ describe('workspaces and their settings (HTTP, local stack)', () => {
     ['concurrent_call_limit 1001', { concurrent_call_limit: 1001 }, 'less_than_equal'],
     ['concurrent_call_limit 2.5', { concurrent_call_limit: 2.5 }, 'int_type'],
     ['concurrent_call_limit "5"', { concurrent_call_limit: '5' }, 'float_type'],
-    ['11 recipients', { hot_reply_alert_recipients: Array.from({ length: 11 }, (_, i) => `r${i}@example.com`) }, 'too_long'],
+    [
+      '11 recipients',
+      { hot_reply_alert_recipients: Array.from({ length: 11 }, (_, i) => `r${i}@example.com`) },
+      'too_long',
+    ],
     ['a bad recipient', { hot_reply_alert_recipients: ['not a recipient'] }, 'value_error'],
-    ['duplicate recipients', { hot_reply_alert_recipients: ['a@example.com', 'A@example.com'] }, 'value_error'],
+    [
+      'duplicate recipients',
+      { hot_reply_alert_recipients: ['a@example.com', 'A@example.com'] },
+      'value_error',
+    ],
     ['a bad timezone', { timezone: 'Mars/Olympus_Mons' }, 'value_error'],
     ['an empty name', { name: '' }, 'string_too_short'],
     ['workspace_id', { workspace_id: UNKNOWN.workspace }, 'extra_forbidden'],
@@ -55,17 +65,26 @@ describe('workspaces and their settings (HTTP, local stack)', () => {
     ['active_calls', { active_calls: 0 }, 'extra_forbidden'],
   ])('a PATCH with %s is 422 and changes nothing', async (_label, body, type) => {
     const org = await organisation('bad-settings');
-    const before = (await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token })).body;
-    const refused = await api('PATCH', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token, body: { name: 'Changed', ...body } });
+    const before = (await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token }))
+      .body;
+    const refused = await api('PATCH', `/api/v1/workspaces/${org.workspaceId}`, {
+      token: org.owner.token,
+      body: { name: 'Changed', ...body },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.detail.map((d: { type: string }) => d.type)).toContain(type);
-    expect((await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token })).body).toEqual(before);
+    expect(
+      (await api('GET', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token })).body,
+    ).toEqual(before);
   });
 
   it('exactly 10 recipients is allowed', async () => {
     const org = await organisation('ten');
     const recipients = Array.from({ length: 10 }, (_, i) => `r${i}@example.com`);
-    const ok = await api('PATCH', `/api/v1/workspaces/${org.workspaceId}`, { token: org.owner.token, body: { hot_reply_alert_recipients: recipients } });
+    const ok = await api('PATCH', `/api/v1/workspaces/${org.workspaceId}`, {
+      token: org.owner.token,
+      body: { hot_reply_alert_recipients: recipients },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.hot_reply_alert_recipients).toEqual(recipients);
   });
@@ -73,7 +92,9 @@ describe('workspaces and their settings (HTTP, local stack)', () => {
   it('a deleted workspace and everything in it is 404; it leaves the list', async () => {
     const org = await organisation('deleter');
     const doomed = await workspace(org, 'Doomed');
-    expect((await api('DELETE', `/api/v1/workspaces/${doomed}`, { token: org.owner.token })).status).toBe(204);
+    expect((await api('DELETE', `/api/v1/workspaces/${doomed}`, { token: org.owner.token })).status).toBe(
+      204,
+    );
     for (const [method, path] of [
       ['GET', `/api/v1/workspaces/${doomed}`],
       ['PATCH', `/api/v1/workspaces/${doomed}`],
@@ -83,11 +104,25 @@ describe('workspaces and their settings (HTTP, local stack)', () => {
       ['GET', `/api/v1/workspaces/${doomed}/api-keys`],
       ['POST', `/api/v1/workspaces/${doomed}/api-keys`],
     ] as const) {
-      const body = method === 'PATCH' ? { name: 'x' } : method === 'PUT' ? { role: 'admin' } : method === 'POST' ? { name: 'k', scopes: ['start_call'] } : undefined;
+      const body =
+        method === 'PATCH'
+          ? { name: 'x' }
+          : method === 'PUT'
+            ? { role: 'admin' }
+            : method === 'POST'
+              ? { name: 'k', scopes: ['start_call'] }
+              : undefined;
       const response = await api(method, path, { token: org.owner.token, body });
-      expect([method, path, response.status, response.body]).toEqual([method, path, 404, { error: 'Workspace not found' }]);
+      expect([method, path, response.status, response.body]).toEqual([
+        method,
+        path,
+        404,
+        { error: 'Workspace not found' },
+      ]);
     }
-    const list = await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces`, { token: org.owner.token });
+    const list = await api('GET', `/api/v1/organisations/${org.organisationId}/workspaces`, {
+      token: org.owner.token,
+    });
     expect(list.body.items.map((w: { workspace_id: string }) => w.workspace_id)).toEqual([org.workspaceId]);
   });
 

@@ -6,7 +6,8 @@ import { api, type Json } from '../../helpers/http.js';
 
 /** Billing steps through the real routes; the payment provider is the local simulator (it pays at once). */
 
-export const billingPath = (organisationId: string, rest = '') => `/api/v1/organisations/${organisationId}/billing${rest}`;
+export const billingPath = (organisationId: string, rest = '') =>
+  `/api/v1/organisations/${organisationId}/billing${rest}`;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,25 +24,37 @@ export async function waitForAccount(
     if (last && done(last)) return last;
     await sleep(100);
   }
-  throw new Error(`billing of ${organisationId} did not get there in time; last seen: ${JSON.stringify(last)}`);
+  throw new Error(
+    `billing of ${organisationId} did not get there in time; last seen: ${JSON.stringify(last)}`,
+  );
 }
 
 /** Subscribes through the route as `token` (the owner) and waits for the provider to confirm. */
-export async function subscribe(organisationId: string, token: string, plan: PaidPlanId): Promise<BillingAccount> {
+export async function subscribe(
+  organisationId: string,
+  token: string,
+  plan: PaidPlanId,
+): Promise<BillingAccount> {
   const res = await api('POST', billingPath(organisationId, '/subscription'), { token, body: { plan } });
   expect(res.status).toBe(202);
   return subscribe.wait(organisationId, plan);
 }
 /** Waits until the organisation is on an active `plan` subscription. */
 subscribe.wait = (organisationId: string, plan: PaidPlanId) =>
-  waitForAccount(organisationId, (account) => account.plan === plan && account.subscriptionStatus === 'active');
+  waitForAccount(
+    organisationId,
+    (account) => account.plan === plan && account.subscriptionStatus === 'active',
+  );
 
 /** Buys credits through the route and waits until the provider's confirmation has granted them. */
 export async function buyCredits(organisationId: string, token: string, quantity: number): Promise<Json> {
   const before = await getBillingAccount(organisationId, { consistent: true });
   const res = await api('POST', billingPath(organisationId, '/credits'), { token, body: { quantity } });
   expect(res.status).toBe(202);
-  await waitForAccount(organisationId, (account) => account.balanceUnits >= (before?.balanceUnits ?? 0) + quantity * 60);
+  await waitForAccount(
+    organisationId,
+    (account) => account.balanceUnits >= (before?.balanceUnits ?? 0) + quantity * 60,
+  );
   return res.body;
 }
 

@@ -13,18 +13,31 @@ import { billingPath, buyCredits, subscribe, waitForAccount } from './fixtures.j
 let tenant: Tenant;
 let agents: Json[];
 
-const agentView = async (agentId: string) => (await api('GET', `${ws(tenant)}/agents/${agentId}`, { token: tenant.owner.token })).body;
+const agentView = async (agentId: string) =>
+  (await api('GET', `${ws(tenant)}/agents/${agentId}`, { token: tenant.owner.token })).body;
 const startCall = (agentId: string) =>
-  api('POST', `${ws(tenant)}/agents/${agentId}/start-call`, { token: tenant.owner.token, body: { to_phone: TEST_NUMBERS.answered } });
+  api('POST', `${ws(tenant)}/agents/${agentId}/start-call`, {
+    token: tenant.owner.token,
+    body: { to_phone: TEST_NUMBERS.answered },
+  });
 
 beforeAll(async () => {
   tenant = await newTenant();
-  agents = [await createAgent(tenant, { name: 'Front desk' }), await createAgent(tenant, { name: 'After hours' })];
+  agents = [
+    await createAgent(tenant, { name: 'Front desk' }),
+    await createAgent(tenant, { name: 'After hours' }),
+  ];
   // A number needs a paid subscription; then the organisation goes back to Free, keeping the number.
   await subscribe(tenant.organisationId, tenant.owner.token, 'starter');
   await numberFor(tenant, agents[0].id);
-  expect((await api('DELETE', billingPath(tenant.organisationId, '/subscription'), { token: tenant.owner.token })).status).toBe(202);
-  await waitForAccount(tenant.organisationId, (a) => a.plan === 'free' && a.subscriptionStatus === 'canceled');
+  expect(
+    (await api('DELETE', billingPath(tenant.organisationId, '/subscription'), { token: tenant.owner.token }))
+      .status,
+  ).toBe(202);
+  await waitForAccount(
+    tenant.organisationId,
+    (a) => a.plan === 'free' && a.subscriptionStatus === 'canceled',
+  );
 });
 
 describe('a Free organisation that spends its last credit', () => {

@@ -21,8 +21,16 @@ const webhook = (payload: string, signature?: string) =>
   });
 const secret = () => process.env.PAYMENTS_WEBHOOK_SECRET as string;
 const signed = (payload: string, options: { secret?: string; timestamp?: number } = {}) =>
-  Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? secret(), timestamp: options.timestamp });
-const eventPayload = (type: string, object: Record<string, unknown>, created = Math.floor(Date.now() / 1000)) =>
+  Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? secret(),
+    timestamp: options.timestamp,
+  });
+const eventPayload = (
+  type: string,
+  object: Record<string, unknown>,
+  created = Math.floor(Date.now() / 1000),
+) =>
   JSON.stringify({
     id: `evt_test_${Math.random().toString(36).slice(2)}`,
     object: 'event',
@@ -40,58 +48,103 @@ describe('subscribing, changing plan and cancelling', () => {
   });
 
   test('a subscription starts at checkout and the plan changes only when the provider confirms', async () => {
-    const started = await api('POST', billingPath(org.organisationId, '/subscription'), { token: org.owner.token, body: { plan: 'growth' } });
+    const started = await api('POST', billingPath(org.organisationId, '/subscription'), {
+      token: org.owner.token,
+      body: { plan: 'growth' },
+    });
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ plan: 'free', requested_plan: 'growth', status: 'none' });
     expect(started.body.checkout_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/checkout\/cs_/);
 
-    const account = await waitForAccount(org.organisationId, (a) => a.plan === 'growth' && a.subscriptionStatus === 'active');
+    const account = await waitForAccount(
+      org.organisationId,
+      (a) => a.plan === 'growth' && a.subscriptionStatus === 'active',
+    );
     // The rest of Growth's 64,000 included credits arrive at once, on top of the Free plan's 500.
     expect(credits(account.balanceUnits)).toBe(64_000);
     expect(account.requestedPlan).toBeUndefined();
-    expect(await SubscribedAccountEntity.get({ shard: shardOf(org.organisationId), organisationId: org.organisationId }).go()).toMatchObject({
+    expect(
+      await SubscribedAccountEntity.get({
+        shard: shardOf(org.organisationId),
+        organisationId: org.organisationId,
+      }).go(),
+    ).toMatchObject({
       data: { subscriptionId: account.providerSubscriptionId },
     });
     const view = await api('GET', billingPath(org.organisationId), { token: org.owner.token });
-    expect(view.body).toMatchObject({ plan: 'growth', status: 'active', credit_balance: 64_000, included_credits_this_period: 64_000 });
+    expect(view.body).toMatchObject({
+      plan: 'growth',
+      status: 'active',
+      credit_balance: 64_000,
+      included_credits_this_period: 64_000,
+    });
     const ledger = await fullLedger(org.organisationId, org.owner.token);
-    expect(ledger[0]).toMatchObject({ kind: 'grant', credits: 63_500, source: expect.stringMatching(/^grant:plan:growth:/) });
+    expect(ledger[0]).toMatchObject({
+      kind: 'grant',
+      credits: 63_500,
+      source: expect.stringMatching(/^grant:plan:growth:/),
+    });
   });
 
   test('the same plan again is 409', async () => {
-    const again = await api('POST', billingPath(org.organisationId, '/subscription'), { token: org.owner.token, body: { plan: 'growth' } });
+    const again = await api('POST', billingPath(org.organisationId, '/subscription'), {
+      token: org.owner.token,
+      body: { plan: 'growth' },
+    });
     expect(again.status).toBe(409);
   });
 
   test('an upgrade grants the difference at once; a downgrade takes nothing back', async () => {
-    const up = await api('POST', billingPath(org.organisationId, '/subscription'), { token: org.owner.token, body: { plan: 'scale' } });
+    const up = await api('POST', billingPath(org.organisationId, '/subscription'), {
+      token: org.owner.token,
+      body: { plan: 'scale' },
+    });
     expect(up.status).toBe(202);
     expect(up.body).toMatchObject({ plan: 'growth', requested_plan: 'scale', checkout_url: null });
     let account = await subscribe.wait(org.organisationId, 'scale');
     expect(credits(account.balanceUnits)).toBe(220_000);
 
-    const down = await api('POST', billingPath(org.organisationId, '/subscription'), { token: org.owner.token, body: { plan: 'starter' } });
+    const down = await api('POST', billingPath(org.organisationId, '/subscription'), {
+      token: org.owner.token,
+      body: { plan: 'starter' },
+    });
     expect(down.status).toBe(202);
     account = await subscribe.wait(org.organisationId, 'starter');
     expect(credits(account.balanceUnits)).toBe(220_000);
   });
 
   test('cancelling moves the organisation back to Free once the provider confirms; credits stay', async () => {
-    const cancelled = await api('DELETE', billingPath(org.organisationId, '/subscription'), { token: org.owner.token });
+    const cancelled = await api('DELETE', billingPath(org.organisationId, '/subscription'), {
+      token: org.owner.token,
+    });
     expect(cancelled.status).toBe(202);
     expect(cancelled.body).toMatchObject({ cancel_requested: true, status: 'active' });
     const account = await waitForAccount(org.organisationId, (a) => a.subscriptionStatus === 'canceled');
     expect(account.plan).toBe('free');
     expect(credits(account.balanceUnits)).toBe(220_000);
-    expect((await SubscribedAccountEntity.get({ shard: shardOf(org.organisationId), organisationId: org.organisationId }).go()).data).toBeNull();
-    expect((await api('DELETE', billingPath(org.organisationId, '/subscription'), { token: org.owner.token })).status).toBe(409);
+    expect(
+      (
+        await SubscribedAccountEntity.get({
+          shard: shardOf(org.organisationId),
+          organisationId: org.organisationId,
+        }).go()
+      ).data,
+    ).toBeNull();
+    expect(
+      (await api('DELETE', billingPath(org.organisationId, '/subscription'), { token: org.owner.token }))
+        .status,
+    ).toBe(409);
   });
 
   test('the customer portal is the provider’s page for this customer', async () => {
-    const portal = await api('POST', billingPath(org.organisationId, '/portal-session'), { token: org.owner.token });
+    const portal = await api('POST', billingPath(org.organisationId, '/portal-session'), {
+      token: org.owner.token,
+    });
     expect(portal.status).toBe(201);
     const account = await getBillingAccount(org.organisationId);
-    expect(portal.body.url).toBe(`${process.env.PAYMENTS_SIMULATOR_URL}/portal/${account?.providerCustomerId}`);
+    expect(portal.body.url).toBe(
+      `${process.env.PAYMENTS_SIMULATOR_URL}/portal/${account?.providerCustomerId}`,
+    );
     const page = await fetch(portal.body.url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('starter (canceled)');
@@ -110,7 +163,11 @@ describe('buying credits', () => {
     let account = await getBillingAccount(org.organisationId, { consistent: true });
     expect(credits(account!.balanceUnits)).toBe(2_000);
     const ledger = await fullLedger(org.organisationId, org.owner.token);
-    expect(ledger[0]).toMatchObject({ kind: 'purchase', credits: 1_500, source: `purchase:${purchase.purchase_id}` });
+    expect(ledger[0]).toMatchObject({
+      kind: 'purchase',
+      credits: 1_500,
+      source: `purchase:${purchase.purchase_id}`,
+    });
 
     // The provider delivers the same event again: nothing a second time.
     const events = await paymentsSimulator.events();
@@ -143,7 +200,10 @@ describe('the billing webhook refuses forged and stale events', () => {
   beforeAll(async () => {
     org = await organisation('webhook-owner');
     // A customer at the provider, so the event names a real one.
-    expect((await api('POST', billingPath(org.organisationId, '/portal-session'), { token: org.owner.token })).status).toBe(201);
+    expect(
+      (await api('POST', billingPath(org.organisationId, '/portal-session'), { token: org.owner.token }))
+        .status,
+    ).toBe(201);
     const account = await getBillingAccount(org.organisationId, { consistent: true });
     payload = eventPayload('checkout.session.completed', {
       id: `cs_forged_${Date.now()}`,
@@ -168,8 +228,14 @@ describe('the billing webhook refuses forged and stale events', () => {
   test.each([
     ['no signature', () => undefined],
     ['a signature made with another secret', () => signed(payload, { secret: 'whsec_forger' })],
-    ['a stale signature (10 minutes old)', () => signed(payload, { timestamp: Math.floor(Date.now() / 1000) - 600 })],
-    ['a signature from the future', () => signed(payload, { timestamp: Math.floor(Date.now() / 1000) + 600 })],
+    [
+      'a stale signature (10 minutes old)',
+      () => signed(payload, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+    ],
+    [
+      'a signature from the future',
+      () => signed(payload, { timestamp: Math.floor(Date.now() / 1000) + 600 }),
+    ],
     ['a malformed header', () => 'v1=abc'],
   ])('%s → 401, nothing changes', async (_label, signature) => {
     const res = await webhook(payload, signature());
@@ -193,7 +259,9 @@ describe('the billing webhook refuses forged and stale events', () => {
     expect(credits(account!.balanceUnits)).toBe(100_500);
     const duplicate = await webhook(payload, signed(payload));
     expect(duplicate.body).toEqual({ received: true, duplicate: true });
-    expect(credits((await getBillingAccount(org.organisationId, { consistent: true }))!.balanceUnits)).toBe(100_500);
+    expect(credits((await getBillingAccount(org.organisationId, { consistent: true }))!.balanceUnits)).toBe(
+      100_500,
+    );
   });
 });
 
@@ -214,7 +282,9 @@ describe('a failed payment and good standing', () => {
 
     await paymentsSimulator.recoverPayment(account!.providerSubscriptionId!);
     expect(await isInGoodStanding(org.organisationId)).toBe(true);
-    expect((await getBillingAccount(org.organisationId, { consistent: true }))?.subscriptionStatus).toBe('active');
+    expect((await getBillingAccount(org.organisationId, { consistent: true }))?.subscriptionStatus).toBe(
+      'active',
+    );
   });
 
   test('an older event arriving late does not move the subscription backwards', async () => {
@@ -227,7 +297,10 @@ describe('a failed payment and good standing', () => {
         customer: account!.providerCustomerId,
         status: 'past_due',
         metadata: { organisation_id: org.organisationId, plan: 'starter' },
-        items: { object: 'list', data: [{ id: 'si_x', price: { id: 'price_x', lookup_key: 'voice-agent-plan-starter' } }] },
+        items: {
+          object: 'list',
+          data: [{ id: 'si_x', price: { id: 'price_x', lookup_key: 'voice-agent-plan-starter' } }],
+        },
       },
       (account!.statusEventAt ?? 0) - 120,
     );

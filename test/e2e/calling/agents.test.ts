@@ -20,7 +20,7 @@ beforeAll(async () => {
 const agentsPath = () => `${ws(tenant)}/agents`;
 
 describe('create and read', () => {
-  it('creates an agent with the runtime settings\' defaults (spec 2.4) and reads it back', async () => {
+  it("creates an agent with the runtime settings' defaults (spec 2.4) and reads it back", async () => {
     const res = await api('POST', agentsPath(), {
       token: member.token,
       body: { name: '  Ava  ', prompt: 'Help {{name}} book an inspection.', greeting: 'Hi {{name}}!' },
@@ -94,13 +94,19 @@ describe('create and read', () => {
     });
     expect(res.body.answering_calls).toBe(false);
     expect(res.body.post_call_actions).toHaveLength(10);
-    expect(res.body.post_call_actions[0]).toEqual({ id: expect.stringMatching(/^act_/), type: 'webhook', enabled: true, config: { url: 'https://example.com/hook' } });
+    expect(res.body.post_call_actions[0]).toEqual({
+      id: expect.stringMatching(/^act_/),
+      type: 'webhook',
+      enabled: true,
+      config: { url: 'https://example.com/hook' },
+    });
     expect(res.body.post_call_actions[1]).toMatchObject({ type: 'sms_owner', enabled: false, config: {} });
     expect(new Set(res.body.post_call_actions.map((a: Json) => a.id)).size).toBe(10);
   });
 
   it('rejects bad input with 422 and creates nothing', async () => {
-    const before = (await api('GET', `${agentsPath()}?limit=100`, { token: tenant.owner.token })).body.items.length;
+    const before = (await api('GET', `${agentsPath()}?limit=100`, { token: tenant.owner.token })).body.items
+      .length;
     const eleven = Array.from({ length: 11 }, () => ({ type: 'sms_owner' }));
     const cases: [Json, (string | number)[]][] = [
       [{ name: 'X', post_call_actions: eleven }, ['body', 'post_call_actions']],
@@ -111,22 +117,50 @@ describe('create and read', () => {
       [{ name: 'X', settings: { max_duration_seconds: 5 } }, ['body', 'settings', 'max_duration_seconds']],
       [{ name: 'X', settings: { volume: 11 } }, ['body', 'settings', 'volume']],
       [{ name: 'X', post_call_actions: [{ type: 'fax' }] }, ['body', 'post_call_actions', 0, 'type']],
-      [{ name: 'X', post_call_actions: [{ type: 'webhook', config: {} }] }, ['body', 'post_call_actions', 0, 'config', 'url']],
-      [{ name: 'X', post_call_actions: [{ type: 'webhook', config: { url: 'ftp://x' } }] }, ['body', 'post_call_actions', 0, 'config', 'url']],
-      [{ name: 'X', post_call_actions: [{ type: 'webhook', config: { url: 'https://x.test', secret: 's' } }] }, ['body', 'post_call_actions', 0, 'config', 'secret']],
-      [{ name: 'X', post_call_actions: [{ id: 'nope', type: 'sms_owner' }] }, ['body', 'post_call_actions', 0, 'id']],
+      [
+        { name: 'X', post_call_actions: [{ type: 'webhook', config: {} }] },
+        ['body', 'post_call_actions', 0, 'config', 'url'],
+      ],
+      [
+        { name: 'X', post_call_actions: [{ type: 'webhook', config: { url: 'ftp://x' } }] },
+        ['body', 'post_call_actions', 0, 'config', 'url'],
+      ],
+      [
+        {
+          name: 'X',
+          post_call_actions: [{ type: 'webhook', config: { url: 'https://x.test', secret: 's' } }],
+        },
+        ['body', 'post_call_actions', 0, 'config', 'secret'],
+      ],
+      [
+        { name: 'X', post_call_actions: [{ id: 'nope', type: 'sms_owner' }] },
+        ['body', 'post_call_actions', 0, 'id'],
+      ],
       [{ name: 'X', workspace_id: 'ws_x' }, ['body', 'workspace_id']],
     ];
     for (const [body, loc] of cases) {
       const res = await api('POST', agentsPath(), { token: tenant.owner.token, body });
-      expect([JSON.stringify(body).slice(0, 60), res.status]).toEqual([JSON.stringify(body).slice(0, 60), 422]);
+      expect([JSON.stringify(body).slice(0, 60), res.status]).toEqual([
+        JSON.stringify(body).slice(0, 60),
+        422,
+      ]);
       expect(res.body.detail.map((d: Json) => d.loc)).toContainEqual(loc);
     }
-    const eleventh = await api('POST', agentsPath(), { token: tenant.owner.token, body: { name: 'X', post_call_actions: eleven } });
+    const eleventh = await api('POST', agentsPath(), {
+      token: tenant.owner.token,
+      body: { name: 'X', post_call_actions: eleven },
+    });
     expect(eleventh.body.detail).toEqual([
-      { type: 'too_long', loc: ['body', 'post_call_actions'], msg: 'List should have at most 10 items', input: eleven },
+      {
+        type: 'too_long',
+        loc: ['body', 'post_call_actions'],
+        msg: 'List should have at most 10 items',
+        input: eleven,
+      },
     ]);
-    expect((await api('GET', `${agentsPath()}?limit=100`, { token: tenant.owner.token })).body.items.length).toBe(before);
+    expect(
+      (await api('GET', `${agentsPath()}?limit=100`, { token: tenant.owner.token })).body.items.length,
+    ).toBe(before);
   });
 });
 
@@ -135,14 +169,22 @@ describe('list, update, delete', () => {
     const t = await newTenant();
     const made: string[] = [];
     for (let i = 0; i < 3; i += 1) {
-      made.push((await api('POST', `${ws(t)}/agents`, { token: t.owner.token, body: { name: `A${i}` } })).body.id);
+      made.push(
+        (await api('POST', `${ws(t)}/agents`, { token: t.owner.token, body: { name: `A${i}` } })).body.id,
+      );
     }
     const first = await api('GET', `${ws(t)}/agents?limit=2`, { token: t.owner.token });
     expect(first.body.items.map((a: Json) => a.id)).toEqual(made.slice(0, 2));
-    const second = await api('GET', `${ws(t)}/agents?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { token: t.owner.token });
+    const second = await api(
+      'GET',
+      `${ws(t)}/agents?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+      { token: t.owner.token },
+    );
     expect(second.body.items.map((a: Json) => a.id)).toEqual(made.slice(2));
     // Another tenant's cursor is no key to this list.
-    const res = await api('GET', `${agentsPath()}?cursor=${encodeURIComponent(first.body.next_cursor)}`, { token: tenant.owner.token });
+    const res = await api('GET', `${agentsPath()}?cursor=${encodeURIComponent(first.body.next_cursor)}`, {
+      token: tenant.owner.token,
+    });
     expect(res.status).toBe(422);
   });
 
@@ -150,7 +192,11 @@ describe('list, update, delete', () => {
     const created = (
       await api('POST', agentsPath(), {
         token: tenant.owner.token,
-        body: { name: 'Edit me', settings: { speech_speed: 'slow', specialised_terms: ['a'] }, post_call_actions: [{ type: 'sms_caller' }] },
+        body: {
+          name: 'Edit me',
+          settings: { speech_speed: 'slow', specialised_terms: ['a'] },
+          post_call_actions: [{ type: 'sms_caller' }],
+        },
       })
     ).body;
     const kept = created.post_call_actions[0];
@@ -165,20 +211,34 @@ describe('list, update, delete', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Edit me', greeting: 'Hello!', answering_calls: false });
-    expect(res.body.settings).toMatchObject({ speech_speed: 'slow', interruptible: false, specialised_terms: ['a'], max_duration_seconds: 3600 });
+    expect(res.body.settings).toMatchObject({
+      speech_speed: 'slow',
+      interruptible: false,
+      specialised_terms: ['a'],
+      max_duration_seconds: 3600,
+    });
     expect(res.body.post_call_actions[0]).toEqual(kept);
     expect(res.body.post_call_actions[1].id).toMatch(/^act_/);
     expect(res.body.updated_at).toEqual(expect.any(String));
-    const bad = await api('PATCH', `${agentsPath()}/${created.id}`, { token: member.token, body: { post_call_actions: Array(11).fill({ type: 'sms_owner' }) } });
+    const bad = await api('PATCH', `${agentsPath()}/${created.id}`, {
+      token: member.token,
+      body: { post_call_actions: Array(11).fill({ type: 'sms_owner' }) },
+    });
     expect(bad.status).toBe(422);
-    expect((await api('GET', `${agentsPath()}/${created.id}`, { token: member.token })).body.post_call_actions).toHaveLength(2);
+    expect(
+      (await api('GET', `${agentsPath()}/${created.id}`, { token: member.token })).body.post_call_actions,
+    ).toHaveLength(2);
   });
 
   it('deletes an agent (204), then it is 404', async () => {
     const created = (await api('POST', agentsPath(), { token: member.token, body: { name: 'Bye' } })).body;
     const del = await api('DELETE', `${agentsPath()}/${created.id}`, { token: member.token });
     expect(del.status).toBe(204);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await api(method, `${agentsPath()}/${created.id}`, { token: member.token, body });
       expect([method, res.status, res.body]).toEqual([method, 404, { error: 'Agent not found' }]);
     }
@@ -187,7 +247,8 @@ describe('list, update, delete', () => {
 
 describe('roles and tenants', () => {
   it('viewers may read but not write', async () => {
-    const created = (await api('POST', agentsPath(), { token: member.token, body: { name: 'Read only' } })).body;
+    const created = (await api('POST', agentsPath(), { token: member.token, body: { name: 'Read only' } }))
+      .body;
     expect((await api('GET', agentsPath(), { token: viewer.token })).status).toBe(200);
     for (const [method, path, body] of [
       ['POST', agentsPath(), { name: 'v' }],
@@ -195,14 +256,22 @@ describe('roles and tenants', () => {
       ['DELETE', `${agentsPath()}/${created.id}`, undefined],
     ] as const) {
       const res = await api(method, path, { token: viewer.token, body });
-      expect([method, res.status, res.body]).toEqual([method, 403, { error: 'Viewers have read-only access' }]);
+      expect([method, res.status, res.body]).toEqual([
+        method,
+        403,
+        { error: 'Viewers have read-only access' },
+      ]);
     }
-    expect((await api('GET', `${agentsPath()}/${created.id}`, { token: viewer.token })).body.name).toBe('Read only');
+    expect((await api('GET', `${agentsPath()}/${created.id}`, { token: viewer.token })).body.name).toBe(
+      'Read only',
+    );
   });
 
   it('another tenant gets 404 on every agent route; its agents are not found here', async () => {
     const mine = (await api('POST', agentsPath(), { token: member.token, body: { name: 'Mine' } })).body;
-    const theirs = (await api('POST', `${ws(other)}/agents`, { token: other.owner.token, body: { name: 'Theirs' } })).body;
+    const theirs = (
+      await api('POST', `${ws(other)}/agents`, { token: other.owner.token, body: { name: 'Theirs' } })
+    ).body;
     for (const [method, path, body] of [
       ['GET', agentsPath(), undefined],
       ['POST', agentsPath(), { name: 'x' }],
@@ -211,7 +280,12 @@ describe('roles and tenants', () => {
       ['DELETE', `${agentsPath()}/${mine.id}`, undefined],
     ] as const) {
       const res = await api(method, path, { token: other.owner.token, body });
-      expect([method, path, res.status, res.body]).toEqual([method, path, 404, { error: 'Workspace not found' }]);
+      expect([method, path, res.status, res.body]).toEqual([
+        method,
+        path,
+        404,
+        { error: 'Workspace not found' },
+      ]);
     }
     for (const agentId of [theirs.id, newId('agent'), 'garbage']) {
       const res = await api('GET', `${agentsPath()}/${agentId}`, { token: member.token });
@@ -226,11 +300,15 @@ describe('roles and tenants', () => {
     const { key: writer } = await apiKey(tenant, ['agents:write']);
     const { key: theirs } = await apiKey(other, ['agents:read', 'agents:write']);
     expect((await api('GET', agentsPath(), { token: reader })).status).toBe(200);
-    expect((await api('POST', agentsPath(), { token: reader, body: { name: 'k' } })).body).toEqual({ error: 'API key lacks required scope: agents:write' });
+    expect((await api('POST', agentsPath(), { token: reader, body: { name: 'k' } })).body).toEqual({
+      error: 'API key lacks required scope: agents:write',
+    });
     const made = await api('POST', agentsPath(), { token: writer, body: { name: 'k' } });
     expect(made.status).toBe(201);
     expect(made.body.created_by).toMatch(/^key_/);
-    expect((await api('GET', agentsPath(), { token: theirs })).body).toEqual({ error: 'API key not authorized for this workspace' });
+    expect((await api('GET', agentsPath(), { token: theirs })).body).toEqual({
+      error: 'API key not authorized for this workspace',
+    });
   });
 });
 
@@ -238,13 +316,24 @@ describe('setAnsweringForOrganisation (billing switches agents off and on)', () 
   it('turns every agent of the organisation off, and back on only those it turned off', async () => {
     const t = await newTenant();
     const on = (await api('POST', `${ws(t)}/agents`, { token: t.owner.token, body: { name: 'On' } })).body;
-    const off = (await api('POST', `${ws(t)}/agents`, { token: t.owner.token, body: { name: 'Off', answering_calls: false } })).body;
-    const untouched = (await api('POST', `${ws(other)}/agents`, { token: other.owner.token, body: { name: 'Elsewhere' } })).body;
+    const off = (
+      await api('POST', `${ws(t)}/agents`, {
+        token: t.owner.token,
+        body: { name: 'Off', answering_calls: false },
+      })
+    ).body;
+    const untouched = (
+      await api('POST', `${ws(other)}/agents`, { token: other.owner.token, body: { name: 'Elsewhere' } })
+    ).body;
     await setAnsweringForOrganisation(t.organisationId, false);
-    const read = async (tn: Tenant, id: string) => (await api('GET', `${ws(tn)}/agents/${id}`, { token: tn.owner.token })).body;
+    const read = async (tn: Tenant, id: string) =>
+      (await api('GET', `${ws(tn)}/agents/${id}`, { token: tn.owner.token })).body;
     expect(await read(t, on.id)).toMatchObject({ answering_calls: false, suspended_by_billing: true });
     expect((await read(t, off.id)).answering_calls).toBe(false);
-    expect(await read(other, untouched.id)).toMatchObject({ answering_calls: true, suspended_by_billing: false });
+    expect(await read(other, untouched.id)).toMatchObject({
+      answering_calls: true,
+      suspended_by_billing: false,
+    });
     await setAnsweringForOrganisation(t.organisationId, true);
     expect(await read(t, on.id)).toMatchObject({ answering_calls: true, suspended_by_billing: false });
     expect((await read(t, off.id)).answering_calls).toBe(false);

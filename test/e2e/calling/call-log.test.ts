@@ -1,6 +1,17 @@
 import { newId } from '../../../functions/platform/ids.js';
 import { api, type Json } from '../../helpers/http.js';
-import { addMember, apiKey, createAgent, numberFor, readyToCall, sleep, TEST_NUMBERS, waitForCall, ws, type Tenant } from './fixtures.js';
+import {
+  addMember,
+  apiKey,
+  createAgent,
+  numberFor,
+  readyToCall,
+  sleep,
+  TEST_NUMBERS,
+  waitForCall,
+  ws,
+  type Tenant,
+} from './fixtures.js';
 
 /** The call log: newest first, cursor pages, filters, detail, tenant isolation. */
 
@@ -11,7 +22,8 @@ let agentTwo: Json;
 const ids: { one: string[]; two: string[]; busy?: string } = { one: [], two: [] };
 let startedBetween: { from: string; to: string };
 
-const list = (query: string, token = tenant.owner.token) => api('GET', `${ws(tenant)}/calls${query}`, { token });
+const list = (query: string, token = tenant.owner.token) =>
+  api('GET', `${ws(tenant)}/calls${query}`, { token });
 
 beforeAll(async () => {
   ({ tenant, agent: agentOne } = await readyToCall());
@@ -19,19 +31,28 @@ beforeAll(async () => {
   await numberFor(tenant, agentTwo.id);
   ({ tenant: other } = await readyToCall());
   for (let i = 0; i < 3; i += 1) {
-    const res = await api('POST', `${ws(tenant)}/agents/${agentOne.id}/start-call`, { token: tenant.owner.token, body: { to_phone: TEST_NUMBERS.answered } });
+    const res = await api('POST', `${ws(tenant)}/agents/${agentOne.id}/start-call`, {
+      token: tenant.owner.token,
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     ids.one.push(res.body.id);
   }
   await sleep(20);
   const from = new Date().toISOString();
   for (let i = 0; i < 2; i += 1) {
-    const res = await api('POST', `${ws(tenant)}/agents/${agentTwo.id}/start-call`, { token: tenant.owner.token, body: { to_phone: TEST_NUMBERS.answered } });
+    const res = await api('POST', `${ws(tenant)}/agents/${agentTwo.id}/start-call`, {
+      token: tenant.owner.token,
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     ids.two.push(res.body.id);
   }
   const to = new Date().toISOString();
   await sleep(20);
   startedBetween = { from, to };
-  const busy = await api('POST', `${ws(tenant)}/agents/${agentOne.id}/start-call`, { token: tenant.owner.token, body: { to_phone: TEST_NUMBERS.busy } });
+  const busy = await api('POST', `${ws(tenant)}/agents/${agentOne.id}/start-call`, {
+    token: tenant.owner.token,
+    body: { to_phone: TEST_NUMBERS.busy },
+  });
   ids.busy = busy.body.id;
   for (const id of [...ids.one, ...ids.two, ids.busy!]) await waitForCall(tenant, id);
 });
@@ -40,9 +61,18 @@ describe('GET /calls', () => {
   it('lists newest first', async () => {
     const res = await list('');
     expect(res.status).toBe(200);
-    expect(res.body.items.map((c: Json) => c.id)).toEqual([ids.busy, ...ids.two.slice().reverse(), ...ids.one.slice().reverse()]);
+    expect(res.body.items.map((c: Json) => c.id)).toEqual([
+      ids.busy,
+      ...ids.two.slice().reverse(),
+      ...ids.one.slice().reverse(),
+    ]);
     expect(res.body.next_cursor).toBeNull();
-    expect(res.body.items[0]).toMatchObject({ status: 'failed', end_reason: 'busy', agent_id: agentOne.id, direction: 'outbound' });
+    expect(res.body.items[0]).toMatchObject({
+      status: 'failed',
+      end_reason: 'busy',
+      agent_id: agentOne.id,
+      direction: 'outbound',
+    });
     expect(res.body.items[0].transcript).toBeUndefined(); // the list is a summary
   });
 
@@ -65,11 +95,15 @@ describe('GET /calls', () => {
     expect((await list('?status=failed')).body.items.map((c: Json) => c.id)).toEqual([ids.busy]);
     expect((await list('?status=completed')).body.items.length).toBe(5);
     expect((await list('?status=inprogress')).body.items).toEqual([]);
-    expect((await list(`?agent_id=${agentTwo.id}`)).body.items.map((c: Json) => c.id).sort()).toEqual(ids.two.slice().sort());
+    expect((await list(`?agent_id=${agentTwo.id}`)).body.items.map((c: Json) => c.id).sort()).toEqual(
+      ids.two.slice().sort(),
+    );
     expect((await list(`?agent_id=${agentOne.id}&status=completed`)).body.items.length).toBe(3);
     expect((await list('?direction=inbound')).body.items).toEqual([]);
     expect((await list('?direction=outbound')).body.items.length).toBe(6);
-    const between = await list(`?from=${encodeURIComponent(startedBetween.from)}&to=${encodeURIComponent(startedBetween.to)}`);
+    const between = await list(
+      `?from=${encodeURIComponent(startedBetween.from)}&to=${encodeURIComponent(startedBetween.to)}`,
+    );
     expect(between.body.items.map((c: Json) => c.id).sort()).toEqual(ids.two.slice().sort());
     const today = new Date().toISOString().slice(0, 10);
     expect((await list(`?from=${today}&to=${today}`)).body.items.length).toBe(6);
@@ -78,7 +112,16 @@ describe('GET /calls', () => {
   });
 
   it('rejects bad filters and cursors with 422', async () => {
-    for (const query of ['?status=ringing', '?direction=sideways', '?from=yesterday', '?limit=0', '?limit=101', '?cursor=%%%', '?cursor=eyJwayI6Ik9USEVSIn0', '?colour=red']) {
+    for (const query of [
+      '?status=ringing',
+      '?direction=sideways',
+      '?from=yesterday',
+      '?limit=0',
+      '?limit=101',
+      '?cursor=%%%',
+      '?cursor=eyJwayI6Ik9USEVSIn0',
+      '?colour=red',
+    ]) {
       const res = await list(query);
       expect([query, res.status]).toEqual([query, 422]);
       expect(res.body.detail[0].loc[0]).toBe('query');
@@ -101,7 +144,7 @@ describe('GET /calls', () => {
 });
 
 describe('GET /calls/{call_id}', () => {
-  it('is 404 for unknown, malformed and other tenants\' calls (also their recording and hangup)', async () => {
+  it("is 404 for unknown, malformed and other tenants' calls (also their recording and hangup)", async () => {
     const otherCall = await api('POST', `${ws(other)}/agents/${(await createAgent(other)).id}/start-call`, {
       token: other.owner.token,
       body: { to_phone: TEST_NUMBERS.answered },
@@ -110,12 +153,17 @@ describe('GET /calls/{call_id}', () => {
     expect(otherCall.status).toBe(404);
     const otherAgents = (await api('GET', `${ws(other)}/agents`, { token: other.owner.token })).body.items;
     const withNumber = otherAgents.find((a: Json) => a.phone_number);
-    const theirs = await api('POST', `${ws(other)}/agents/${withNumber.id}/start-call`, { token: other.owner.token, body: { to_phone: TEST_NUMBERS.answered } });
+    const theirs = await api('POST', `${ws(other)}/agents/${withNumber.id}/start-call`, {
+      token: other.owner.token,
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     expect(theirs.status).toBe(201);
     for (const callId of [newId('call'), 'nope', theirs.body.id]) {
       const detail = await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token });
       expect([callId, detail.status, detail.body]).toEqual([callId, 404, { error: 'Call not found' }]);
-      const recording = await api('GET', `${ws(tenant)}/calls/${callId}/recording`, { token: tenant.owner.token });
+      const recording = await api('GET', `${ws(tenant)}/calls/${callId}/recording`, {
+        token: tenant.owner.token,
+      });
       expect(recording.status).toBe(404);
       const hangup = await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: tenant.owner.token });
       expect(hangup.status).toBe(404);

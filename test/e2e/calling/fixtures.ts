@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity } from '../../../functions/access/entities.js';
+import {
+  OrgMemberEntity,
+  WorkspaceEntity,
+  WorkspaceMemberEntity,
+} from '../../../functions/access/entities.js';
 import { createOrganisation } from '../../../functions/access/organisations.js';
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
-import { formatApiKey, hashSecret, newSecret, secretHint } from '../../../functions/platform/auth/api-key-secret.js';
+import {
+  formatApiKey,
+  hashSecret,
+  newSecret,
+  secretHint,
+} from '../../../functions/platform/auth/api-key-secret.js';
 import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';
 import type { ApiKeyScope, UserPrincipal } from '../../../functions/platform/auth/principal.js';
 import { findOrCreateUser } from '../../../functions/platform/auth/users.js';
@@ -39,7 +48,9 @@ export async function newUser(label = 'user'): Promise<User> {
 /** An organisation with its owner and Default workspace; `paid` puts it on an active Growth subscription. */
 export async function newTenant(options: { paid?: boolean } = {}): Promise<Tenant> {
   const owner = await newUser('owner');
-  const { organisationId, workspaceId } = await createOrganisation(owner.principal, { name: `Org ${owner.email}` });
+  const { organisationId, workspaceId } = await createOrganisation(owner.principal, {
+    name: `Org ${owner.email}`,
+  });
   if (options.paid) {
     await setPlan(organisationId, 'growth', 'active');
     await setBalance(organisationId, 64_000 * 60); // the Growth plan's 64,000 credits, in units
@@ -47,7 +58,11 @@ export async function newTenant(options: { paid?: boolean } = {}): Promise<Tenan
   return { owner, organisationId, workspaceId };
 }
 
-export async function setPlan(organisationId: string, plan: 'free' | 'starter' | 'growth' | 'scale', status: 'none' | 'active' | 'past_due' | 'canceled') {
+export async function setPlan(
+  organisationId: string,
+  plan: 'free' | 'starter' | 'growth' | 'scale',
+  status: 'none' | 'active' | 'past_due' | 'canceled',
+) {
   await BillingAccountEntity.patch({ organisationId }).set({ plan, subscriptionStatus: status }).go();
 }
 
@@ -64,7 +79,11 @@ export async function workspaceRecord(workspaceId: string) {
 }
 
 /** A regular organisation member with a workspace role. */
-export async function addMember(tenant: Tenant, role: 'admin' | 'member' | 'viewer', organisationRole: 'regular' | 'admin' = 'regular'): Promise<User> {
+export async function addMember(
+  tenant: Tenant,
+  role: 'admin' | 'member' | 'viewer',
+  organisationRole: 'regular' | 'admin' = 'regular',
+): Promise<User> {
   const user = await newUser(role);
   const now = new Date().toISOString();
   await OrgMemberEntity.create({
@@ -75,12 +94,21 @@ export async function addMember(tenant: Tenant, role: 'admin' | 'member' | 'view
     status: 'accepted',
     joinedAt: now,
   }).go();
-  await WorkspaceMemberEntity.create({ workspaceId: tenant.workspaceId, userId: user.userId, organisationId: tenant.organisationId, role, addedAt: now }).go();
+  await WorkspaceMemberEntity.create({
+    workspaceId: tenant.workspaceId,
+    userId: user.userId,
+    organisationId: tenant.organisationId,
+    role,
+    addedAt: now,
+  }).go();
   return user;
 }
 
 /** An API key bound to the tenant's workspace (`vak_<key id>_<secret>`). */
-export async function apiKey(tenant: Tenant, scopes: ApiKeyScope[] = ['start_call']): Promise<{ key: string; keyId: string }> {
+export async function apiKey(
+  tenant: Tenant,
+  scopes: ApiKeyScope[] = ['start_call'],
+): Promise<{ key: string; keyId: string }> {
   const keyId = newId('apiKey');
   const secret = newSecret();
   await ApiKeyEntity.create({
@@ -103,7 +131,12 @@ export const ws = (tenant: Tenant) => `/api/v1/workspaces/${tenant.workspaceId}`
 export async function createAgent(tenant: Tenant, body: Record<string, unknown> = {}): Promise<Json> {
   const res = await api('POST', `${ws(tenant)}/agents`, {
     token: tenant.owner.token,
-    body: { name: 'Sales agent', prompt: 'You are a friendly agent for {{agency}}.', greeting: 'Hi {{name}}!', ...body },
+    body: {
+      name: 'Sales agent',
+      prompt: 'You are a friendly agent for {{agency}}.',
+      greeting: 'Hi {{name}}!',
+      ...body,
+    },
   });
   if (res.status !== 201) throw new Error(`create agent: ${res.status} ${res.text}`);
   return res.body;
@@ -111,7 +144,10 @@ export async function createAgent(tenant: Tenant, body: Record<string, unknown> 
 
 /** Buys a number (the tenant must be on a paid plan) and connects it to the agent. */
 export async function numberFor(tenant: Tenant, agentId: string): Promise<Json> {
-  const bought = await api('POST', `${ws(tenant)}/phone-numbers`, { token: tenant.owner.token, body: { country: 'AU' } });
+  const bought = await api('POST', `${ws(tenant)}/phone-numbers`, {
+    token: tenant.owner.token,
+    body: { country: 'AU' },
+  });
   if (bought.status !== 201) throw new Error(`buy number: ${bought.status} ${bought.text}`);
   const connected = await api('PATCH', `${ws(tenant)}/phone-numbers/${bought.body.id}`, {
     token: tenant.owner.token,

@@ -3,7 +3,17 @@ import { getCall } from '../../../functions/calling/service.js';
 import { describeWav } from '../../../functions/providers/telephony/simulator/wav.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
-import { addMember, apiKey, readyToCall, sleep, TEST_NUMBERS, waitForCall, workspaceRecord, ws, type Tenant } from './fixtures.js';
+import {
+  addMember,
+  apiKey,
+  readyToCall,
+  sleep,
+  TEST_NUMBERS,
+  waitForCall,
+  workspaceRecord,
+  ws,
+  type Tenant,
+} from './fixtures.js';
 
 /**
  * The call lifecycle end to end: HTTP start-call → table → `calls` queue → dispatcher → telephony
@@ -17,7 +27,8 @@ let key: string;
 
 beforeAll(async () => {
   ({ tenant, agent, number } = await readyToCall({
-    prompt: 'You are Ava from Harbour Realty. Tell {{name}} about listing {{listing_id}} and quote its price.',
+    prompt:
+      'You are Ava from Harbour Realty. Tell {{name}} about listing {{listing_id}} and quote its price.',
     greeting: 'Hi {{name}}, this is Ava from Harbour Realty.',
   }));
   ({ key } = await apiKey(tenant, ['start_call', 'calls:read']));
@@ -31,7 +42,12 @@ const start = async (body: Record<string, unknown>, token = key) => {
 
 /** Ended, and handed to the post-call pipeline (its message sent). */
 async function settled(callId: string, timeoutMs = 20_000): Promise<Json> {
-  const detail = await waitForCall(tenant, callId, (c) => ['completed', 'failed'].includes(c.status), timeoutMs);
+  const detail = await waitForCall(
+    tenant,
+    callId,
+    (c) => ['completed', 'failed'].includes(c.status),
+    timeoutMs,
+  );
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const view = await getCall(tenant.workspaceId, callId);
@@ -42,7 +58,9 @@ async function settled(callId: string, timeoutMs = 20_000): Promise<Json> {
 }
 
 async function chargesOf(callId: string) {
-  const { data } = await LedgerEntryEntity.query.byOrganisation({ organisationId: tenant.organisationId }).go({ pages: 'all', consistent: true });
+  const { data } = await LedgerEntryEntity.query
+    .byOrganisation({ organisationId: tenant.organisationId })
+    .go({ pages: 'all', consistent: true });
   return data.filter((entry) => entry.sourceKey.startsWith(`${callId}:`));
 }
 
@@ -50,7 +68,12 @@ describe('an answered call', () => {
   it('completes with a transcript, the quoted listing, a playable recording, 60 s billed once', async () => {
     const callId = await start({
       to_phone: TEST_NUMBERS.answered,
-      parameters: { name: 'Sam', listing_id: 'L-1042', listing_address: '12 Harbour St, Pyrmont NSW 2009', listing_price: '$1,250,000' },
+      parameters: {
+        name: 'Sam',
+        listing_id: 'L-1042',
+        listing_address: '12 Harbour St, Pyrmont NSW 2009',
+        listing_price: '$1,250,000',
+      },
     });
     const call = await settled(callId);
     expect(call).toMatchObject({
@@ -64,12 +87,27 @@ describe('an answered call', () => {
       from_phone: number.phone_number,
       parameters: { name: 'Sam', listing_id: 'L-1042' },
     });
-    expect(call.status_history.map((e: Json) => e.status)).toEqual(['created', 'initiated', 'connected', 'inprogress', 'completed']);
-    for (const field of ['initiated_at', 'connected_at', 'inprogress_at', 'ended_at']) expect(call[field]).toEqual(expect.any(String));
+    expect(call.status_history.map((e: Json) => e.status)).toEqual([
+      'created',
+      'initiated',
+      'connected',
+      'inprogress',
+      'completed',
+    ]);
+    for (const field of ['initiated_at', 'connected_at', 'inprogress_at', 'ended_at'])
+      expect(call[field]).toEqual(expect.any(String));
     expect(Date.parse(call.ended_at) - Date.parse(call.connected_at)).toBe(60_000);
-    expect(call.transcript[0]).toEqual({ role: 'agent', text: 'Hi Sam, this is Ava from Harbour Realty.', offset_seconds: 0 });
-    expect(call.transcript.some((t: Json) => t.text.includes('$1,250,000') && t.text.includes('L-1042'))).toBe(true);
-    expect(call.quoted_listings).toEqual([{ listing_id: 'L-1042', address: '12 Harbour St, Pyrmont NSW 2009', price: '$1,250,000' }]);
+    expect(call.transcript[0]).toEqual({
+      role: 'agent',
+      text: 'Hi Sam, this is Ava from Harbour Realty.',
+      offset_seconds: 0,
+    });
+    expect(
+      call.transcript.some((t: Json) => t.text.includes('$1,250,000') && t.text.includes('L-1042')),
+    ).toBe(true);
+    expect(call.quoted_listings).toEqual([
+      { listing_id: 'L-1042', address: '12 Harbour St, Pyrmont NSW 2009', price: '$1,250,000' },
+    ]);
 
     // The recording: 302 to a short-lived signed URL of a real WAV under recordings/<workspace>/<call>.wav.
     const redirect = await api('GET', `${ws(tenant)}/calls/${callId}/recording`, { token: key });
@@ -91,7 +129,12 @@ describe('an answered call', () => {
   it('a call with record: false has no recording (404)', async () => {
     const callId = await start({ to_phone: TEST_NUMBERS.answered, record: false });
     const call = await settled(callId);
-    expect(call).toMatchObject({ status: 'completed', record: false, recording: null, recording_available: false });
+    expect(call).toMatchObject({
+      status: 'completed',
+      record: false,
+      recording: null,
+      recording_available: false,
+    });
     const res = await api('GET', `${ws(tenant)}/calls/${callId}/recording`, { token: key });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'Recording not found' });
@@ -106,7 +149,14 @@ describe('the failing test numbers', () => {
   ])('%s ends failed with end_reason %s, nothing billed, no recording', async (to, reason) => {
     const callId = await start({ to_phone: to });
     const call = await settled(callId);
-    expect(call).toMatchObject({ status: 'failed', end_reason: reason, duration_seconds: 0, credits: 0, connected_at: null, recording: null });
+    expect(call).toMatchObject({
+      status: 'failed',
+      end_reason: reason,
+      duration_seconds: 0,
+      credits: 0,
+      connected_at: null,
+      recording: null,
+    });
     expect(call.status_history.map((e: Json) => e.status)).toEqual(['created', 'initiated', 'failed']);
     expect(await chargesOf(callId)).toEqual([]);
   });
@@ -121,8 +171,19 @@ describe('+61491570114: every callback twice and out of order', () => {
     // The post-call pipeline adds its analysis (sentiment) in its own time; the call itself must not move.
     const withoutAnalysis = ({ sentiment: _sentiment, ...rest }: Json) => rest;
     expect(withoutAnalysis(again)).toEqual(withoutAnalysis(call));
-    expect(call).toMatchObject({ status: 'completed', end_reason: 'completed', duration_seconds: 60, credits: 20 });
-    expect(call.status_history.map((e: Json) => e.status)).toEqual(['created', 'initiated', 'connected', 'inprogress', 'completed']);
+    expect(call).toMatchObject({
+      status: 'completed',
+      end_reason: 'completed',
+      duration_seconds: 60,
+      credits: 20,
+    });
+    expect(call.status_history.map((e: Json) => e.status)).toEqual([
+      'created',
+      'initiated',
+      'connected',
+      'inprogress',
+      'completed',
+    ]);
     expect((await chargesOf(callId)).length).toBe(1);
     expect((await workspaceRecord(tenant.workspaceId))?.activeCalls).toBe(0);
     // The simulator really did send duplicates, and each was accepted (200) and ignored.
@@ -140,7 +201,12 @@ describe('+61491570113: a 30-minute call', () => {
   it('is billed 1,800 s (600 credits)', async () => {
     const callId = await start({ to_phone: TEST_NUMBERS.long, record: false });
     const call = await settled(callId, 60_000);
-    expect(call).toMatchObject({ status: 'completed', end_reason: 'completed', duration_seconds: 1800, credits: 600 });
+    expect(call).toMatchObject({
+      status: 'completed',
+      end_reason: 'completed',
+      duration_seconds: 1800,
+      credits: 600,
+    });
     expect((await chargesOf(callId)).map((c) => c.amountUnits)).toEqual([-36_000]);
   }, 90_000);
 });
@@ -164,7 +230,12 @@ describe('hangup', () => {
     expect(second.body).toEqual({ error: 'Call has already ended' });
     // The provider's own final callbacks still bring the transcript and the recording.
     const call = await settled(callId);
-    expect(call).toMatchObject({ status: 'completed', end_reason: 'hangup', duration_seconds: res.body.duration_seconds, recording_available: true });
+    expect(call).toMatchObject({
+      status: 'completed',
+      end_reason: 'hangup',
+      duration_seconds: res.body.duration_seconds,
+      recording_available: true,
+    });
     expect(call.transcript.length).toBeGreaterThan(0);
     expect(call.credits).toBe(res.body.duration_seconds / 3);
     expect((await workspaceRecord(tenant.workspaceId))?.activeCalls).toBe(0);
@@ -175,7 +246,10 @@ describe('inbound calls', () => {
   async function dial(to: string): Promise<Json> {
     const res = await fetch(`${stackState().env.TELEPHONY_SIMULATOR_URL}/inbound`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${stackState().env.TELEPHONY_AUTH_TOKEN}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${stackState().env.TELEPHONY_AUTH_TOKEN}`,
+      },
       body: JSON.stringify({ from: '+61491570199', to }),
     });
     expect(res.status).toBe(201);
@@ -206,16 +280,25 @@ describe('inbound calls', () => {
   });
 
   it('are refused politely when the agent is not answering, and nothing is logged', async () => {
-    const before = (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items.length;
-    const off = await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, { token: tenant.owner.token, body: { answering_calls: false } });
+    const before = (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items
+      .length;
+    const off = await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, {
+      token: tenant.owner.token,
+      body: { answering_calls: false },
+    });
     expect(off.status).toBe(200);
     try {
       expect((await dial(number.phone_number)).accepted).toBe(false);
       expect((await dial('+61255501111')).accepted).toBe(false); // a number nobody holds
       await sleep(300);
-      expect((await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items.length).toBe(before);
+      expect(
+        (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items.length,
+      ).toBe(before);
     } finally {
-      await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, { token: tenant.owner.token, body: { answering_calls: true } });
+      await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, {
+        token: tenant.owner.token,
+        body: { answering_calls: true },
+      });
     }
   });
 });

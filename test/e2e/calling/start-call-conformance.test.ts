@@ -49,7 +49,9 @@ const startPath = (tenant: Tenant, agentId: string) => `${ws(tenant)}/agents/${a
 
 /** Calls stored for the workspace (read from the table, so a deleted workspace counts too). */
 async function callCount(tenant: Tenant): Promise<number> {
-  const { data } = await CallEntity.query.byWorkspace({ workspaceId: tenant.workspaceId }).go({ pages: 'all', consistent: true });
+  const { data } = await CallEntity.query
+    .byWorkspace({ workspaceId: tenant.workspaceId })
+    .go({ pages: 'all', consistent: true });
   return data.length;
 }
 
@@ -57,8 +59,13 @@ async function callCount(tenant: Tenant): Promise<number> {
 async function settle(tenant: Tenant): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
-    const { data } = await CallEntity.query.byWorkspace({ workspaceId: tenant.workspaceId }).go({ pages: 'all', consistent: true });
-    if (data.every((c) => c.status === 'completed' || c.status === 'failed' || c.toPhone === TEST_NUMBERS.long)) return;
+    const { data } = await CallEntity.query
+      .byWorkspace({ workspaceId: tenant.workspaceId })
+      .go({ pages: 'all', consistent: true });
+    if (
+      data.every((c) => c.status === 'completed' || c.status === 'failed' || c.toPhone === TEST_NUMBERS.long)
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('calls did not settle');
@@ -86,7 +93,10 @@ beforeAll(async () => {
   numberA = await numberFor(a, agentA.id);
   numberA3 = await numberFor(a, agentA3.id);
   numberB = await numberFor(b, agentB.id);
-  const spare = await api('POST', `${ws(a)}/phone-numbers`, { token: a.owner.token, body: { country: 'AU', area_code: '03' } });
+  const spare = await api('POST', `${ws(a)}/phone-numbers`, {
+    token: a.owner.token,
+    body: { country: 'AU', area_code: '03' },
+  });
   expect(spare.status).toBe(201);
   spareNumberA = spare.body;
   ({ key: keyA, keyId: keyAId } = await apiKey(a, ['start_call']));
@@ -96,15 +106,28 @@ beforeAll(async () => {
   viewer = await addMember(a, 'viewer');
 });
 
-describe('201: the spec\'s CallCreateResponse plus id, agent_id and workspace_id', () => {
+describe("201: the spec's CallCreateResponse plus id, agent_id and workspace_id", () => {
   it.each([
-    ['a member\'s JWT', () => member.token, () => member.userId, /^usr_/],
+    ["a member's JWT", () => member.token, () => member.userId, /^usr_/],
     ['an API key with start_call', () => keyA, () => keyAId, /^key_/],
   ])('with %s', async (_label, token, creator, prefix) => {
-    const res = await api('POST', startPath(a, agentA.id), { token: token(), body: { to_phone: TEST_NUMBERS.answered } });
+    const res = await api('POST', startPath(a, agentA.id), {
+      token: token(),
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(
-      ['agent_id', 'created_at', 'created_by', 'from_phone', 'id', 'record', 'status', 'to_phone', 'workspace_id'].sort(),
+      [
+        'agent_id',
+        'created_at',
+        'created_by',
+        'from_phone',
+        'id',
+        'record',
+        'status',
+        'to_phone',
+        'workspace_id',
+      ].sort(),
     );
     expect(res.body).toMatchObject({
       agent_id: agentA.id,
@@ -121,10 +144,15 @@ describe('201: the spec\'s CallCreateResponse plus id, agent_id and workspace_id
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 
-  it('uses the from_phone given (the agent\'s own number) and record: false', async () => {
+  it("uses the from_phone given (the agent's own number) and record: false", async () => {
     const res = await api('POST', startPath(a, agentA.id), {
       token: keyA,
-      body: { to_phone: TEST_NUMBERS.answered, from_phone: numberA.phone_number, record: false, parameters: { name: 'Ada' } },
+      body: {
+        to_phone: TEST_NUMBERS.answered,
+        from_phone: numberA.phone_number,
+        record: false,
+        parameters: { name: 'Ada' },
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ from_phone: numberA.phone_number, record: false });
@@ -141,21 +169,29 @@ describe('201: the spec\'s CallCreateResponse plus id, agent_id and workspace_id
 
   it('an organisation admin who is not in the workspace rows may call (org role wins)', async () => {
     const admin = await addMember(a, 'viewer', 'admin');
-    const res = await api('POST', startPath(a, agentA.id), { token: admin.token, body: { to_phone: TEST_NUMBERS.answered } });
+    const res = await api('POST', startPath(a, agentA.id), {
+      token: admin.token,
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     expect(res.status).toBe(201);
   });
 });
 
 describe('401 Unauthorized', () => {
   it('without a credential', async () => {
-    const res = await refused(() => api('POST', startPath(a, agentA.id), { body: { to_phone: TEST_NUMBERS.answered } }));
+    const res = await refused(() =>
+      api('POST', startPath(a, agentA.id), { body: { to_phone: TEST_NUMBERS.answered } }),
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'Unauthorized' });
   });
 
   it('for every kind of bad JWT', async () => {
     for (const [kind, token] of Object.entries(await badTokens(member.email))) {
-      const res = await api('POST', startPath(a, agentA.id), { token, body: { to_phone: TEST_NUMBERS.answered } });
+      const res = await api('POST', startPath(a, agentA.id), {
+        token,
+        body: { to_phone: TEST_NUMBERS.answered },
+      });
       expect([kind, res.status, res.body]).toEqual([kind, 401, { error: 'Unauthorized' }]);
     }
   });
@@ -175,7 +211,9 @@ describe('401 Unauthorized', () => {
 
 describe('403 for API keys (before the body is looked at)', () => {
   it('API key not authorized for this workspace', async () => {
-    const res = await refused(() => api('POST', startPath(a, agentA.id), { token: keyB, body: { to_phone: 12 } }));
+    const res = await refused(() =>
+      api('POST', startPath(a, agentA.id), { token: keyB, body: { to_phone: 12 } }),
+    );
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'API key not authorized for this workspace' });
   });
@@ -187,7 +225,12 @@ describe('403 for API keys (before the body is looked at)', () => {
   });
 
   it('a viewer is read-only', async () => {
-    const res = await refused(() => api('POST', startPath(a, agentA.id), { token: viewer.token, body: { to_phone: TEST_NUMBERS.answered } }));
+    const res = await refused(() =>
+      api('POST', startPath(a, agentA.id), {
+        token: viewer.token,
+        body: { to_phone: TEST_NUMBERS.answered },
+      }),
+    );
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'Viewers have read-only access' });
   });
@@ -197,11 +240,13 @@ describe('422 with the pydantic-style detail', () => {
   it.each([
     ['JWT', () => member.token],
     ['API key', () => keyA],
-  ])('absent to_phone (%s) is exactly the spec\'s entry', async (_label, token) => {
+  ])("absent to_phone (%s) is exactly the spec's entry", async (_label, token) => {
     const body = { record: true };
     const res = await refused(() => api('POST', startPath(a, agentA.id), { token: token(), body }));
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ detail: [{ type: 'missing', loc: ['body', 'to_phone'], msg: 'Field required', input: body }] });
+    expect(res.body).toEqual({
+      detail: [{ type: 'missing', loc: ['body', 'to_phone'], msg: 'Field required', input: body }],
+    });
   });
 
   it('reports each problem as its own entry', async () => {
@@ -215,7 +260,13 @@ describe('422 with the pydantic-style detail', () => {
     const res = await refused(() => api('POST', startPath(a, agentA.id), { token: keyA, body }));
     expect(res.status).toBe(422);
     const byLoc = Object.fromEntries((res.body.detail as Json[]).map((d) => [d.loc.join('.'), d]));
-    expect(Object.keys(byLoc).sort()).toEqual(['body.colour', 'body.from_phone', 'body.parameters.name', 'body.record', 'body.to_phone']);
+    expect(Object.keys(byLoc).sort()).toEqual([
+      'body.colour',
+      'body.from_phone',
+      'body.parameters.name',
+      'body.record',
+      'body.to_phone',
+    ]);
     expect(byLoc['body.to_phone']).toEqual({
       type: 'value_error',
       loc: ['body', 'to_phone'],
@@ -223,14 +274,24 @@ describe('422 with the pydantic-style detail', () => {
       input: '0491 570 156',
     });
     expect(byLoc['body.from_phone']).toMatchObject({ type: 'value_error', input: '+1234' });
-    expect(byLoc['body.record']).toEqual({ type: 'bool_type', loc: ['body', 'record'], msg: 'Input should be a valid boolean', input: 'yes' });
+    expect(byLoc['body.record']).toEqual({
+      type: 'bool_type',
+      loc: ['body', 'record'],
+      msg: 'Input should be a valid boolean',
+      input: 'yes',
+    });
     expect(byLoc['body.parameters.name']).toEqual({
       type: 'string_type',
       loc: ['body', 'parameters', 'name'],
       msg: 'Input should be a valid string',
       input: 7,
     });
-    expect(byLoc['body.colour']).toEqual({ type: 'extra_forbidden', loc: ['body', 'colour'], msg: 'Extra inputs are not permitted', input: 'blue' });
+    expect(byLoc['body.colour']).toEqual({
+      type: 'extra_forbidden',
+      loc: ['body', 'colour'],
+      msg: 'Extra inputs are not permitted',
+      input: 'blue',
+    });
   });
 
   it.each([
@@ -238,29 +299,54 @@ describe('422 with the pydantic-style detail', () => {
     ['a string', 'name=Sam'],
     ['a number', 3],
   ])('parameters that are %s: dict_type', async (_label, parameters) => {
-    const res = await api('POST', startPath(a, agentA.id), { token: keyA, body: { to_phone: TEST_NUMBERS.answered, parameters } });
+    const res = await api('POST', startPath(a, agentA.id), {
+      token: keyA,
+      body: { to_phone: TEST_NUMBERS.answered, parameters },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([
-      { type: 'dict_type', loc: ['body', 'parameters'], msg: 'Input should be a valid dictionary', input: parameters },
+      {
+        type: 'dict_type',
+        loc: ['body', 'parameters'],
+        msg: 'Input should be a valid dictionary',
+        input: parameters,
+      },
     ]);
   });
 
   it('a parameter with an empty name is refused (422 on that parameter), never stored', async () => {
-    const res = await api('POST', startPath(a, agentA.id), { token: keyA, body: { to_phone: TEST_NUMBERS.answered, parameters: { '': 'x' } } });
+    const res = await api('POST', startPath(a, agentA.id), {
+      token: keyA,
+      body: { to_phone: TEST_NUMBERS.answered, parameters: { '': 'x' } },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     expect(res.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'parameters']);
   });
 
   it('a to_phone that is not a string: string_type', async () => {
-    const res = await api('POST', startPath(a, agentA.id), { token: member.token, body: { to_phone: 61491570156 } });
+    const res = await api('POST', startPath(a, agentA.id), {
+      token: member.token,
+      body: { to_phone: 61491570156 },
+    });
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ type: 'string_type', loc: ['body', 'to_phone'], msg: 'Input should be a valid string', input: 61491570156 }]);
+    expect(res.body.detail).toEqual([
+      {
+        type: 'string_type',
+        loc: ['body', 'to_phone'],
+        msg: 'Input should be a valid string',
+        input: 61491570156,
+      },
+    ]);
   });
 
   it('a body that is not JSON: json_invalid, never 500', async () => {
     const res = await refused(() =>
-      api('POST', startPath(a, agentA.id), { token: keyA, rawBody: '{"to_phone": ', headers: { 'content-type': 'application/json' } }),
+      api('POST', startPath(a, agentA.id), {
+        token: keyA,
+        rawBody: '{"to_phone": ',
+        headers: { 'content-type': 'application/json' },
+      }),
     );
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
@@ -273,7 +359,10 @@ describe('422 with the pydantic-style detail', () => {
   });
 
   it('the body is checked before the workspace (422 beats 404)', async () => {
-    const res = await api('POST', startPath({ ...a, workspaceId: newId('workspace') }, agentA.id), { token: member.token, body: {} });
+    const res = await api('POST', startPath({ ...a, workspaceId: newId('workspace') }, agentA.id), {
+      token: member.token,
+      body: {},
+    });
     expect(res.status).toBe(422);
   });
 });
@@ -288,7 +377,10 @@ describe('404, in order: workspace, agent, number', () => {
       [ws(a), b.owner.token],
     ];
     for (const [base, token] of cases) {
-      const res = await api('POST', `${base}/agents/${agentA.id}/start-call`, { token, body: { to_phone: TEST_NUMBERS.answered } });
+      const res = await api('POST', `${base}/agents/${agentA.id}/start-call`, {
+        token,
+        body: { to_phone: TEST_NUMBERS.answered },
+      });
       expect([base, res.status, res.body]).toEqual([base, 404, { error: 'Workspace not found' }]);
     }
     // A deleted workspace, with its own API key.
@@ -296,27 +388,41 @@ describe('404, in order: workspace, agent, number', () => {
     const goneAgent = await createAgent(gone);
     await numberFor(gone, goneAgent.id);
     const { key } = await apiKey(gone);
-    await WorkspaceEntity.patch({ workspaceId: gone.workspaceId }).set({ deletedAt: new Date().toISOString() }).go();
-    const res = await refused(() => api('POST', startPath(gone, goneAgent.id), { token: key, body: { to_phone: TEST_NUMBERS.answered } }), gone);
+    await WorkspaceEntity.patch({ workspaceId: gone.workspaceId })
+      .set({ deletedAt: new Date().toISOString() })
+      .go();
+    const res = await refused(
+      () =>
+        api('POST', startPath(gone, goneAgent.id), { token: key, body: { to_phone: TEST_NUMBERS.answered } }),
+      gone,
+    );
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'Workspace not found' });
   });
 
-  it('Agent not found: unknown, malformed, another tenant\'s (even with a bad from_phone)', async () => {
+  it("Agent not found: unknown, malformed, another tenant's (even with a bad from_phone)", async () => {
     for (const agentId of [newId('agent'), 'nope', agentB.id]) {
       for (const token of [member.token, keyA]) {
         const res = await refused(() =>
-          api('POST', startPath(a, agentId), { token, body: { to_phone: TEST_NUMBERS.answered, from_phone: '+61255500000' } }),
+          api('POST', startPath(a, agentId), {
+            token,
+            body: { to_phone: TEST_NUMBERS.answered, from_phone: '+61255500000' },
+          }),
         );
         expect([agentId, res.status, res.body]).toEqual([agentId, 404, { error: 'Agent not found' }]);
       }
     }
   });
 
-  it('Number not found in workspace: from_phone unknown, or another tenant\'s', async () => {
+  it("Number not found in workspace: from_phone unknown, or another tenant's", async () => {
     for (const from of ['+61255500001', numberB.phone_number]) {
       for (const token of [member.token, keyA]) {
-        const res = await refused(() => api('POST', startPath(a, agentA.id), { token, body: { to_phone: TEST_NUMBERS.answered, from_phone: from } }));
+        const res = await refused(() =>
+          api('POST', startPath(a, agentA.id), {
+            token,
+            body: { to_phone: TEST_NUMBERS.answered, from_phone: from },
+          }),
+        );
         expect([from, res.status, res.body]).toEqual([from, 404, { error: 'Number not found in workspace' }]);
       }
     }
@@ -324,7 +430,9 @@ describe('404, in order: workspace, agent, number', () => {
 
   it('Number not found in workspace: from_phone omitted and the agent has no connected number (spec 4.1 rule 3)', async () => {
     for (const token of [member.token, keyA]) {
-      const res = await refused(() => api('POST', startPath(a, agentA2.id), { token, body: { to_phone: TEST_NUMBERS.answered } }));
+      const res = await refused(() =>
+        api('POST', startPath(a, agentA2.id), { token, body: { to_phone: TEST_NUMBERS.answered } }),
+      );
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'Number not found in workspace' });
     }
@@ -333,8 +441,17 @@ describe('404, in order: workspace, agent, number', () => {
   it('Number not associated with an agent: a workspace number connected to no agent, or to another agent', async () => {
     for (const from of [spareNumberA.phone_number, numberA3.phone_number]) {
       for (const token of [member.token, keyA]) {
-        const res = await refused(() => api('POST', startPath(a, agentA.id), { token, body: { to_phone: TEST_NUMBERS.answered, from_phone: from } }));
-        expect([from, res.status, res.body]).toEqual([from, 404, { error: 'Number not associated with an agent' }]);
+        const res = await refused(() =>
+          api('POST', startPath(a, agentA.id), {
+            token,
+            body: { to_phone: TEST_NUMBERS.answered, from_phone: from },
+          }),
+        );
+        expect([from, res.status, res.body]).toEqual([
+          from,
+          404,
+          { error: 'Number not associated with an agent' },
+        ]);
       }
     }
   });
@@ -347,44 +464,67 @@ describe('402 Insufficient credits, then 429 Too many concurrent calls', () => {
     await numberFor(t, agent.id);
     const { key } = await apiKey(t);
     await setBalance(t.organisationId, 0);
-    const unknownNumber = await api('POST', startPath(t, agent.id), { token: key, body: { to_phone: TEST_NUMBERS.answered, from_phone: '+61255500002' } });
+    const unknownNumber = await api('POST', startPath(t, agent.id), {
+      token: key,
+      body: { to_phone: TEST_NUMBERS.answered, from_phone: '+61255500002' },
+    });
     expect(unknownNumber.status).toBe(404);
     for (const token of [t.owner.token, key]) {
-      const res = await refused(() => api('POST', startPath(t, agent.id), { token, body: { to_phone: TEST_NUMBERS.answered } }), t);
+      const res = await refused(
+        () => api('POST', startPath(t, agent.id), { token, body: { to_phone: TEST_NUMBERS.answered } }),
+        t,
+      );
       expect(res.status).toBe(402);
       expect(res.body).toEqual({ error: 'Insufficient credits' });
     }
     // Agents suspended by billing (Free plan exhausted) is the same answer.
     await setBalance(t.organisationId, 600);
-    await BillingAccountEntity.patch({ organisationId: t.organisationId }).set({ agentsSuspended: true }).go();
-    const suspended = await api('POST', startPath(t, agent.id), { token: key, body: { to_phone: TEST_NUMBERS.answered } });
+    await BillingAccountEntity.patch({ organisationId: t.organisationId })
+      .set({ agentsSuspended: true })
+      .go();
+    const suspended = await api('POST', startPath(t, agent.id), {
+      token: key,
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     expect(suspended.status).toBe(402);
     expect(suspended.body).toEqual({ error: 'Insufficient credits' });
   });
 
-  it('429 with Retry-After over the workspace\'s cap of calls not yet ended; 402 is checked before it', async () => {
+  it("429 with Retry-After over the workspace's cap of calls not yet ended; 402 is checked before it", async () => {
     const t = await newTenant({ paid: true });
     const agent = await createAgent(t);
     await numberFor(t, agent.id);
     const { key } = await apiKey(t);
     await setConcurrencyLimit(t.workspaceId, 1);
-    const first = await api('POST', startPath(t, agent.id), { token: key, body: { to_phone: TEST_NUMBERS.long } });
+    const first = await api('POST', startPath(t, agent.id), {
+      token: key,
+      body: { to_phone: TEST_NUMBERS.long },
+    });
     expect(first.status).toBe(201);
     for (const token of [t.owner.token, key]) {
-      const res = await refused(() => api('POST', startPath(t, agent.id), { token, body: { to_phone: TEST_NUMBERS.answered } }), t);
+      const res = await refused(
+        () => api('POST', startPath(t, agent.id), { token, body: { to_phone: TEST_NUMBERS.answered } }),
+        t,
+      );
       expect(res.status).toBe(429);
       expect(res.body).toEqual({ error: 'Too many concurrent calls' });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }
     await setBalance(t.organisationId, 0);
-    const broke = await api('POST', startPath(t, agent.id), { token: key, body: { to_phone: TEST_NUMBERS.answered } });
+    const broke = await api('POST', startPath(t, agent.id), {
+      token: key,
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     expect(broke.status).toBe(402);
     await setBalance(t.organisationId, 60_000);
     // Ending the first call gives the slot back.
     const hung = await api('POST', `${ws(t)}/calls/${first.body.id}/hangup`, { token: t.owner.token });
     expect(hung.status).toBe(200);
     expect((await workspaceRecord(t.workspaceId))?.activeCalls).toBe(0);
-    const next = await api('POST', startPath(t, agent.id), { token: key, body: { to_phone: TEST_NUMBERS.answered } });
+    const next = await api('POST', startPath(t, agent.id), {
+      token: key,
+      body: { to_phone: TEST_NUMBERS.answered },
+    });
     expect(next.status).toBe(201);
   });
 
@@ -394,8 +534,22 @@ describe('402 Insufficient credits, then 429 Too many concurrent calls', () => {
     await numberFor(t, agent.id);
     const patched = await api('PATCH', ws(t), { token: t.owner.token, body: { concurrent_call_limit: 1 } });
     expect(patched.status).toBe(200);
-    expect((await api('POST', startPath(t, agent.id), { token: t.owner.token, body: { to_phone: TEST_NUMBERS.long } })).status).toBe(201);
-    expect((await api('POST', startPath(t, agent.id), { token: t.owner.token, body: { to_phone: TEST_NUMBERS.long } })).status).toBe(429);
+    expect(
+      (
+        await api('POST', startPath(t, agent.id), {
+          token: t.owner.token,
+          body: { to_phone: TEST_NUMBERS.long },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api('POST', startPath(t, agent.id), {
+          token: t.owner.token,
+          body: { to_phone: TEST_NUMBERS.long },
+        })
+      ).status,
+    ).toBe(429);
   });
 });
 
@@ -404,7 +558,11 @@ describe('Idempotency-Key', () => {
     const key = `retry-${newId('event')}`;
     const before = await callCount(a);
     const body = { to_phone: TEST_NUMBERS.answered, parameters: { name: 'Kim', suburb: 'Carlton' } };
-    const first = await api('POST', startPath(a, agentA.id), { token: keyA, body, headers: { 'idempotency-key': key } });
+    const first = await api('POST', startPath(a, agentA.id), {
+      token: keyA,
+      body,
+      headers: { 'idempotency-key': key },
+    });
     expect(first.status).toBe(201);
     // Same body with its fields in another order is the same request.
     const again = await api('POST', startPath(a, agentA.id), {
@@ -415,21 +573,37 @@ describe('Idempotency-Key', () => {
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     // A member's JWT retrying with the same key gets the same call too.
-    const byUser = await api('POST', startPath(a, agentA.id), { token: member.token, body, headers: { 'idempotency-key': key } });
+    const byUser = await api('POST', startPath(a, agentA.id), {
+      token: member.token,
+      body,
+      headers: { 'idempotency-key': key },
+    });
     expect(byUser.body).toEqual(first.body);
     expect(await callCount(a)).toBe(before + 1);
   });
 
   it('the same key with another body is 409', async () => {
     const key = `mismatch-${newId('event')}`;
-    const first = await api('POST', startPath(a, agentA.id), { token: keyA, body: { to_phone: TEST_NUMBERS.answered }, headers: { 'idempotency-key': key } });
+    const first = await api('POST', startPath(a, agentA.id), {
+      token: keyA,
+      body: { to_phone: TEST_NUMBERS.answered },
+      headers: { 'idempotency-key': key },
+    });
     expect(first.status).toBe(201);
     const other = await refused(() =>
-      api('POST', startPath(a, agentA.id), { token: keyA, body: { to_phone: TEST_NUMBERS.busy }, headers: { 'idempotency-key': key } }),
+      api('POST', startPath(a, agentA.id), {
+        token: keyA,
+        body: { to_phone: TEST_NUMBERS.busy },
+        headers: { 'idempotency-key': key },
+      }),
     );
     expect(other.status).toBe(409);
     expect(other.body).toEqual({ error: 'Idempotency-Key was already used with a different request' });
-    const otherAgent = await api('POST', startPath(a, agentA3.id), { token: keyA, body: { to_phone: TEST_NUMBERS.answered }, headers: { 'idempotency-key': key } });
+    const otherAgent = await api('POST', startPath(a, agentA3.id), {
+      token: keyA,
+      body: { to_phone: TEST_NUMBERS.answered },
+      headers: { 'idempotency-key': key },
+    });
     expect(otherAgent.status).toBe(409);
   });
 
@@ -439,7 +613,9 @@ describe('Idempotency-Key', () => {
     // The first request's claim, exactly as the service takes it.
     const claim = await claimIdempotencyKey(a.workspaceId, key, requestHash({ agent_id: agentA.id, body }));
     expect(claim.kind).toBe('claimed');
-    const res = await refused(() => api('POST', startPath(a, agentA.id), { token: keyA, body, headers: { 'idempotency-key': key } }));
+    const res = await refused(() =>
+      api('POST', startPath(a, agentA.id), { token: keyA, body, headers: { 'idempotency-key': key } }),
+    );
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: 'A request with this Idempotency-Key is still in progress' });
   });
@@ -449,34 +625,57 @@ describe('Idempotency-Key', () => {
     const before = await callCount(a);
     const body = { to_phone: TEST_NUMBERS.answered };
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => api('POST', startPath(a, agentA.id), { token: keyA, body, headers: { 'idempotency-key': key } })),
+      Array.from({ length: 5 }, () =>
+        api('POST', startPath(a, agentA.id), { token: keyA, body, headers: { 'idempotency-key': key } }),
+      ),
     );
     const created = results.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
-    for (const r of results.filter((x) => x.status !== 201)) expect(r.body).toEqual({ error: 'A request with this Idempotency-Key is still in progress' });
+    for (const r of results.filter((x) => x.status !== 201))
+      expect(r.body).toEqual({ error: 'A request with this Idempotency-Key is still in progress' });
     expect(await callCount(a)).toBe(before + 1);
   });
 
   it('keys are per workspace, and a refused request gives its key back', async () => {
     const key = `shared-${newId('event')}`;
-    const inA = await api('POST', startPath(a, agentA.id), { token: keyA, body: { to_phone: TEST_NUMBERS.answered }, headers: { 'idempotency-key': key } });
-    const inB = await api('POST', startPath(b, agentB.id), { token: keyB, body: { to_phone: TEST_NUMBERS.answered }, headers: { 'idempotency-key': key } });
+    const inA = await api('POST', startPath(a, agentA.id), {
+      token: keyA,
+      body: { to_phone: TEST_NUMBERS.answered },
+      headers: { 'idempotency-key': key },
+    });
+    const inB = await api('POST', startPath(b, agentB.id), {
+      token: keyB,
+      body: { to_phone: TEST_NUMBERS.answered },
+      headers: { 'idempotency-key': key },
+    });
     expect(inA.status).toBe(201);
     expect(inB.status).toBe(201);
     expect(inB.body.id).not.toBe(inA.body.id);
 
     const retryKey = `after-404-${newId('event')}`;
     const body = { to_phone: TEST_NUMBERS.answered };
-    const refusedFirst = await api('POST', startPath(a, agentA2.id), { token: keyA, body, headers: { 'idempotency-key': retryKey } });
+    const refusedFirst = await api('POST', startPath(a, agentA2.id), {
+      token: keyA,
+      body,
+      headers: { 'idempotency-key': retryKey },
+    });
     expect(refusedFirst.status).toBe(404);
     await numberFor(a, agentA2.id);
-    const retried = await api('POST', startPath(a, agentA2.id), { token: keyA, body, headers: { 'idempotency-key': retryKey } });
+    const retried = await api('POST', startPath(a, agentA2.id), {
+      token: keyA,
+      body,
+      headers: { 'idempotency-key': retryKey },
+    });
     expect(retried.status).toBe(201);
   });
 
   it('a malformed key is 422', async () => {
-    const res = await api('POST', startPath(a, agentA.id), { token: keyA, body: { to_phone: TEST_NUMBERS.answered }, headers: { 'idempotency-key': 'x'.repeat(300) } });
+    const res = await api('POST', startPath(a, agentA.id), {
+      token: keyA,
+      body: { to_phone: TEST_NUMBERS.answered },
+      headers: { 'idempotency-key': 'x'.repeat(300) },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['header', 'idempotency-key']);
   });

@@ -51,7 +51,16 @@ function checkShape(status: number, body: Json, sent: unknown): void {
 }
 
 const phoneish = fc.oneof(
-  fc.constantFrom(TEST_NUMBERS.answered, TEST_NUMBERS.busy, '+61491570157', '0491570156', '+1', '', '+61 491 570 156', '+999999999999999'),
+  fc.constantFrom(
+    TEST_NUMBERS.answered,
+    TEST_NUMBERS.busy,
+    '+61491570157',
+    '0491570156',
+    '+1',
+    '',
+    '+61 491 570 156',
+    '+999999999999999',
+  ),
   fc.string({ maxLength: 20 }),
   fc.stringMatching(/^\+[1-9]\d{6,14}$/),
   fc.integer(),
@@ -72,7 +81,9 @@ const structured = fc
         fc.jsonValue({ maxDepth: 2 }),
       ),
     ),
-    extra: field(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })),
+    extra: field(
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+    ),
   })
   .map(({ extra, ...fields }) => {
     const body: Record<string, unknown> = { ...(extra ?? {}) };
@@ -97,12 +108,21 @@ describe('start-call never answers 500', () => {
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(structured, fc.boolean(), async (body, useKey) => {
-        const res = await api('POST', `${ws(tenant)}/agents/${agentId}/start-call`, { token: useKey ? key : tenant.owner.token, body });
+        const res = await api('POST', `${ws(tenant)}/agents/${agentId}/start-call`, {
+          token: useKey ? key : tenant.owner.token,
+          body,
+        });
         checkShape(res.status, res.body, body);
         seen.add(res.status);
         if (res.status === 201) expect(res.body.to_phone).toBe(body.to_phone);
       }),
-      { numRuns: 150, examples: [[{ to_phone: TEST_NUMBERS.answered }, true], [{ to_phone: TEST_NUMBERS.answered, from_phone: '+61255509999' }, false]] },
+      {
+        numRuns: 150,
+        examples: [
+          [{ to_phone: TEST_NUMBERS.answered }, true],
+          [{ to_phone: TEST_NUMBERS.answered, from_phone: '+61255509999' }, false],
+        ],
+      },
     );
     // The generator reaches both sides of the contract.
     expect(seen.has(201)).toBe(true);

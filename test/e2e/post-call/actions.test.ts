@@ -33,9 +33,11 @@ afterAll(async () => {
   closeSqs();
 });
 
-const stateDir = () => (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
+const stateDir = () =>
+  (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
 /** SMS the agent's number sent (each test tenant has its own number). */
-const smsFrom = (from: string) => readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.from === from);
+const smsFrom = (from: string) =>
+  readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.from === from);
 
 describe('post-call actions', () => {
   it('run every configured action once: owner SMS, caller SMS, email summary, webhook, contact update, profile enrichment', async () => {
@@ -101,11 +103,15 @@ describe('post-call actions', () => {
     });
     expect(contact.profile).toMatchObject({
       last_call_id: callId,
-      listings_of_interest: [{ listing_id: 'lst_9', address: '9 Ocean Street, Bondi NSW 2026', price: '$1,900,000' }],
+      listings_of_interest: [
+        { listing_id: 'lst_9', address: '9 Ocean Street, Bondi NSW 2026', price: '$1,900,000' },
+      ],
     });
 
     // SMS are charged once each (5 credits per segment) in the ledger.
-    const ledger = await api('GET', `/api/v1/organisations/${tenant.organisationId}/billing/ledger`, { token: tenant.owner.token });
+    const ledger = await api('GET', `/api/v1/organisations/${tenant.organisationId}/billing/ledger`, {
+      token: tenant.owner.token,
+    });
     expect(ledger.status).toBe(200);
     const smsCharges = (ledger.body.items as { reason: string }[]).filter((e) => e.reason.startsWith('SMS '));
     expect(smsCharges).toHaveLength(2);
@@ -120,7 +126,12 @@ describe('post-call actions', () => {
     expect(updated.name).toBe('Jordan Lee'); // a known name is not overwritten
     // The second call's record knows the contact now.
     const record = await waitFor('the second record', () => getCallRecord(tenant.workspaceId, second));
-    expect(record.contact).toEqual({ contact_id: contact.contactId, name: 'Jordan Lee', phone: TO.answered, email: contact.email });
+    expect(record.contact).toEqual({
+      contact_id: contact.contactId,
+      name: 'Jordan Lee',
+      phone: TO.answered,
+      email: contact.email,
+    });
   });
 
   it('one failing action never blocks or repeats another', async () => {
@@ -138,7 +149,9 @@ describe('post-call actions', () => {
     const callId = await startCall(tenant, agent.id);
 
     await waitFor('the webhook', () => hook.requests[0]);
-    await waitFor('the good SMS', () => (smsFrom(agentNumber).some((s) => s.to === '+61491570181') ? true : undefined));
+    await waitFor('the good SMS', () =>
+      smsFrom(agentNumber).some((s) => s.to === '+61491570181') ? true : undefined,
+    );
     const actions = agent.post_call_actions as { id: string }[];
     const failedEmail = await waitFor(
       'the email action to give up',
@@ -153,10 +166,18 @@ describe('post-call actions', () => {
     const { data: failedSms } = await readActionRun(tenant.workspaceId, callId, actions[1].id);
     expect(failedSms).toMatchObject({ state: 'failed', tries: 1 }); // a refused number is not retried
     const { data: misconfigured } = await readActionRun(tenant.workspaceId, callId, actions[4].id);
-    expect(misconfigured).toMatchObject({ state: 'failed', tries: 1, error: expect.stringContaining('invalid sms_owner config: to') });
+    expect(misconfigured).toMatchObject({
+      state: 'failed',
+      tries: 1,
+      error: expect.stringContaining('invalid sms_owner config: to'),
+    });
     // The refused SMS was charged before sending and refunded when it could never go out.
-    const ledger = await api('GET', `/api/v1/organisations/${tenant.organisationId}/billing/ledger`, { token: tenant.owner.token });
-    const reasons = (ledger.body.items as { reason: string; kind: string }[]).map((e) => `${e.kind}:${e.reason.split(':')[0]}`);
+    const ledger = await api('GET', `/api/v1/organisations/${tenant.organisationId}/billing/ledger`, {
+      token: tenant.owner.token,
+    });
+    const reasons = (ledger.body.items as { reason: string; kind: string }[]).map(
+      (e) => `${e.kind}:${e.reason.split(':')[0]}`,
+    );
     expect(reasons.filter((r) => r.startsWith('refund:SMS'))).toHaveLength(1);
     expect(reasons.filter((r) => r.startsWith('charge:SMS'))).toHaveLength(2); // the refused one and the good one
 

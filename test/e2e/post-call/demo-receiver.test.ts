@@ -16,12 +16,15 @@ interface Received {
 }
 
 const receiverUrl = () => stackState().env.DEMO_WEBHOOK_RECEIVER_URL;
-const received = async (): Promise<Received[]> => ((await (await fetch(receiverUrl())).json()) as { received: Received[] }).received;
+const received = async (): Promise<Received[]> =>
+  ((await (await fetch(receiverUrl())).json()) as { received: Received[] }).received;
 
 describe('the demo webhook receiver', () => {
   it('is in the stack env and allowed as a webhook target', () => {
     expect(receiverUrl()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/demo$/);
-    expect(isAllowedHost(new URL(receiverUrl()), parseAllowedHosts(stackState().env.WEBHOOK_ALLOWED_HOSTS))).toBe(true);
+    expect(
+      isAllowedHost(new URL(receiverUrl()), parseAllowedHosts(stackState().env.WEBHOOK_ALLOWED_HOSTS)),
+    ).toBe(true);
   });
 
   it('receives and verifies the signed post-call webhook of a call', async () => {
@@ -29,14 +32,25 @@ describe('the demo webhook receiver', () => {
     const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: receiverUrl() } }]);
     await connectNumber(tenant, agent.id);
     const callId = await startCall(tenant, agent.id);
-    const entry = await waitFor('the demo receiver to get the call', async () => (await received()).find((r) => r.call_id === callId));
-    expect(entry).toMatchObject({ type: 'call.ended', verified: true, error: null, webhook_id: expect.stringMatching(/^msg_/) });
+    const entry = await waitFor('the demo receiver to get the call', async () =>
+      (await received()).find((r) => r.call_id === callId),
+    );
+    expect(entry).toMatchObject({
+      type: 'call.ended',
+      verified: true,
+      error: null,
+      webhook_id: expect.stringMatching(/^msg_/),
+    });
   });
 
   it('answers 401 to a request whose signature does not verify', async () => {
     const tenant = await newTenant();
     await webhookSecret(tenant); // the workspace has a secret: the forged signature is checked against it
-    const body = JSON.stringify({ type: 'call.ended', timestamp: new Date().toISOString(), data: { call_id: 'call_forged', workspace_id: tenant.workspaceId } });
+    const body = JSON.stringify({
+      type: 'call.ended',
+      timestamp: new Date().toISOString(),
+      data: { call_id: 'call_forged', workspace_id: tenant.workspaceId },
+    });
     const res = await fetch(receiverUrl(), {
       method: 'POST',
       headers: {
@@ -48,6 +62,9 @@ describe('the demo webhook receiver', () => {
       body,
     });
     expect(res.status).toBe(401);
-    expect((await received()).find((r) => r.call_id === 'call_forged')).toMatchObject({ verified: false, error: 'No matching signature found' });
+    expect((await received()).find((r) => r.call_id === 'call_forged')).toMatchObject({
+      verified: false,
+      error: 'No matching signature found',
+    });
   });
 });

@@ -34,8 +34,10 @@ afterAll(async () => {
   closeSqs();
 });
 
-const stateDir = () => (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
-const smsFrom = (from: string) => readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.from === from);
+const stateDir = () =>
+  (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
+const smsFrom = (from: string) =>
+  readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.from === from);
 
 interface Setup {
   tenant: Tenant;
@@ -68,7 +70,11 @@ async function everythingSent(s: Setup, callId: string, calledNumber: string) {
     const sms = smsFrom(s.agentNumber);
     const contact = await findContactByPhone(s.tenant.workspaceId, calledNumber);
     const list = await deliveries(s.tenant, callId);
-    return sms.length >= 2 && emailsTo(s.summaryTo).length >= 1 && s.hook.requests.length >= 1 && contact && list[0]?.state === 'succeeded'
+    return sms.length >= 2 &&
+      emailsTo(s.summaryTo).length >= 1 &&
+      s.hook.requests.length >= 1 &&
+      contact &&
+      list[0]?.state === 'succeeded'
       ? true
       : undefined;
   });
@@ -88,10 +94,18 @@ async function exactlyOnce(s: Setup, callId: string, calledNumber: string) {
   // Each action ran exactly once (the outboxes also drop repeated keys, so count the runs themselves).
   for (const action of s.agent.post_call_actions) {
     const { data: run } = await readActionRun(s.tenant.workspaceId, callId, action.id);
-    expect({ type: action.type, state: run?.state, tries: run?.tries }).toEqual({ type: action.type, state: 'succeeded', tries: 1 });
+    expect({ type: action.type, state: run?.state, tries: run?.tries }).toEqual({
+      type: action.type,
+      state: 'succeeded',
+      tries: 1,
+    });
   }
-  const ledger = await api('GET', `/api/v1/organisations/${s.tenant.organisationId}/billing/ledger`, { token: s.tenant.owner.token });
-  expect((ledger.body.items as { reason: string }[]).filter((e) => e.reason.startsWith('SMS '))).toHaveLength(2);
+  const ledger = await api('GET', `/api/v1/organisations/${s.tenant.organisationId}/billing/ledger`, {
+    token: s.tenant.owner.token,
+  });
+  expect((ledger.body.items as { reason: string }[]).filter((e) => e.reason.startsWith('SMS '))).toHaveLength(
+    2,
+  );
 }
 
 describe('duplicates', () => {
@@ -101,7 +115,12 @@ describe('duplicates', () => {
     await everythingSent(s, callId, TO.answered);
     const [delivery] = await deliveries(s.tenant, callId);
 
-    const ended = { type: 'call.ended', call_id: callId, workspace_id: s.tenant.workspaceId, organisation_id: s.tenant.organisationId };
+    const ended = {
+      type: 'call.ended',
+      call_id: callId,
+      workspace_id: s.tenant.workspaceId,
+      organisation_id: s.tenant.organisationId,
+    };
     await Promise.all([
       sendMessage('postCall', ended),
       sendMessage('postCall', ended),
@@ -129,11 +148,21 @@ describe('duplicates', () => {
   it('concurrent duplicates of call.ended, racing the real one, build one record and run each action once', async () => {
     const s = await setup();
     const callId = await startCall(s.tenant, s.agent.id);
-    await waitFor('the call to end', async () => {
-      const res = await api('GET', `${ws(s.tenant)}/calls/${callId}`, { token: s.tenant.owner.token });
-      return res.body.status === 'completed' ? true : undefined;
-    }, 30_000, 50);
-    const ended = { type: 'call.ended', call_id: callId, workspace_id: s.tenant.workspaceId, organisation_id: s.tenant.organisationId };
+    await waitFor(
+      'the call to end',
+      async () => {
+        const res = await api('GET', `${ws(s.tenant)}/calls/${callId}`, { token: s.tenant.owner.token });
+        return res.body.status === 'completed' ? true : undefined;
+      },
+      30_000,
+      50,
+    );
+    const ended = {
+      type: 'call.ended',
+      call_id: callId,
+      workspace_id: s.tenant.workspaceId,
+      organisation_id: s.tenant.organisationId,
+    };
     await Promise.all([1, 2, 3].map(() => sendMessage('postCall', ended)));
     await everythingSent(s, callId, TO.answered);
     await sleep(4000);

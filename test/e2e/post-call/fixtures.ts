@@ -7,7 +7,12 @@ import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/c
 import { OrgMemberEntity, WorkspaceMemberEntity } from '../../../functions/access/entities.js';
 import { createOrganisation } from '../../../functions/access/organisations.js';
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
-import { formatApiKey, hashSecret, newSecret, secretHint } from '../../../functions/platform/auth/api-key-secret.js';
+import {
+  formatApiKey,
+  hashSecret,
+  newSecret,
+  secretHint,
+} from '../../../functions/platform/auth/api-key-secret.js';
 import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';
 import type { ApiKeyScope, UserPrincipal } from '../../../functions/platform/auth/principal.js';
 import { findOrCreateUser } from '../../../functions/platform/auth/users.js';
@@ -51,8 +56,13 @@ export async function newUser(label = 'user'): Promise<User> {
 /** An organisation with its owner and Default workspace; `paid` puts it on an active Growth plan. */
 export async function newTenant(options: { paid?: boolean } = { paid: true }): Promise<Tenant> {
   const owner = await newUser('owner');
-  const { organisationId, workspaceId } = await createOrganisation(owner.principal, { name: `Org ${owner.email}` });
-  if (options.paid) await BillingAccountEntity.patch({ organisationId }).set({ plan: 'growth', subscriptionStatus: 'active', balanceUnits: 64_000 * 60 }).go();
+  const { organisationId, workspaceId } = await createOrganisation(owner.principal, {
+    name: `Org ${owner.email}`,
+  });
+  if (options.paid)
+    await BillingAccountEntity.patch({ organisationId })
+      .set({ plan: 'growth', subscriptionStatus: 'active', balanceUnits: 64_000 * 60 })
+      .go();
   return { owner, organisationId, workspaceId };
 }
 
@@ -60,8 +70,21 @@ export async function newTenant(options: { paid?: boolean } = { paid: true }): P
 export async function addMember(tenant: Tenant, role: 'admin' | 'member' | 'viewer'): Promise<User> {
   const user = await newUser(role);
   const now = new Date().toISOString();
-  await OrgMemberEntity.create({ organisationId: tenant.organisationId, userId: user.userId, email: user.email, role: 'regular', status: 'accepted', joinedAt: now }).go();
-  await WorkspaceMemberEntity.create({ workspaceId: tenant.workspaceId, userId: user.userId, organisationId: tenant.organisationId, role, addedAt: now }).go();
+  await OrgMemberEntity.create({
+    organisationId: tenant.organisationId,
+    userId: user.userId,
+    email: user.email,
+    role: 'regular',
+    status: 'accepted',
+    joinedAt: now,
+  }).go();
+  await WorkspaceMemberEntity.create({
+    workspaceId: tenant.workspaceId,
+    userId: user.userId,
+    organisationId: tenant.organisationId,
+    role,
+    addedAt: now,
+  }).go();
   return user;
 }
 
@@ -84,10 +107,20 @@ export async function apiKey(tenant: Tenant, scopes: ApiKeyScope[] = ['start_cal
 
 export const ws = (tenant: Tenant) => `/api/v1/workspaces/${tenant.workspaceId}`;
 
-export async function createAgent(tenant: Tenant, postCallActions: Json[], extra: Record<string, unknown> = {}): Promise<Json> {
+export async function createAgent(
+  tenant: Tenant,
+  postCallActions: Json[],
+  extra: Record<string, unknown> = {},
+): Promise<Json> {
   const res = await api('POST', `${ws(tenant)}/agents`, {
     token: tenant.owner.token,
-    body: { name: 'Riley', prompt: 'You are a friendly real-estate agent.', greeting: 'Hi {{name}}!', post_call_actions: postCallActions, ...extra },
+    body: {
+      name: 'Riley',
+      prompt: 'You are a friendly real-estate agent.',
+      greeting: 'Hi {{name}}!',
+      post_call_actions: postCallActions,
+      ...extra,
+    },
   });
   if (res.status !== 201) throw new Error(`create agent: ${res.status} ${res.text}`);
   return res.body;
@@ -95,9 +128,15 @@ export async function createAgent(tenant: Tenant, postCallActions: Json[], extra
 
 /** Buys a number (the tenant must be on a paid plan) and connects it to the agent. */
 export async function connectNumber(tenant: Tenant, agentId: string): Promise<string> {
-  const bought = await api('POST', `${ws(tenant)}/phone-numbers`, { token: tenant.owner.token, body: { country: 'AU' } });
+  const bought = await api('POST', `${ws(tenant)}/phone-numbers`, {
+    token: tenant.owner.token,
+    body: { country: 'AU' },
+  });
   if (bought.status !== 201) throw new Error(`buy number: ${bought.status} ${bought.text}`);
-  const connected = await api('PATCH', `${ws(tenant)}/phone-numbers/${bought.body.id}`, { token: tenant.owner.token, body: { agent_id: agentId } });
+  const connected = await api('PATCH', `${ws(tenant)}/phone-numbers/${bought.body.id}`, {
+    token: tenant.owner.token,
+    body: { agent_id: agentId },
+  });
   if (connected.status !== 200) throw new Error(`connect number: ${connected.status} ${connected.text}`);
   return connected.body.phone_number as string;
 }
@@ -109,7 +148,12 @@ export const TO = {
   duplicated: '+61491570114',
 } as const;
 
-export async function startCall(tenant: Tenant, agentId: string, toPhone: string = TO.answered, parameters: Record<string, string> = { name: 'Sam' }): Promise<string> {
+export async function startCall(
+  tenant: Tenant,
+  agentId: string,
+  toPhone: string = TO.answered,
+  parameters: Record<string, string> = { name: 'Sam' },
+): Promise<string> {
   const res = await api('POST', `${ws(tenant)}/agents/${agentId}/start-call`, {
     token: tenant.owner.token,
     body: { to_phone: toPhone, parameters },
@@ -118,7 +162,12 @@ export async function startCall(tenant: Tenant, agentId: string, toPhone: string
   return res.body.id as string;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -128,8 +177,14 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
-export async function deliveries(tenant: Tenant, callId?: string, token = tenant.owner.token): Promise<Json[]> {
-  const res = await api('GET', `${ws(tenant)}/webhook-deliveries${callId ? `?call_id=${callId}` : ''}`, { token });
+export async function deliveries(
+  tenant: Tenant,
+  callId?: string,
+  token = tenant.owner.token,
+): Promise<Json[]> {
+  const res = await api('GET', `${ws(tenant)}/webhook-deliveries${callId ? `?call_id=${callId}` : ''}`, {
+    token,
+  });
   if (res.status !== 200) throw new Error(`list deliveries: ${res.status} ${res.text}`);
   return res.body.items as Json[];
 }
@@ -164,7 +219,10 @@ export interface Receiver {
 }
 
 /** An HTTP server on 127.0.0.1 (allowed by the test stack's WEBHOOK_ALLOWED_HOSTS) answering `reply(n)` to its n-th request (0-based). */
-export async function startReceiver(reply: (n: number, request: ReceivedRequest) => Reply = () => ({ status: 204 }), host = '127.0.0.1'): Promise<Receiver> {
+export async function startReceiver(
+  reply: (n: number, request: ReceivedRequest) => Reply = () => ({ status: 204 }),
+  host = '127.0.0.1',
+): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const state = { connections: 0 };
   const server: Server = createServer((req, res) => {
@@ -208,12 +266,18 @@ function stateDir(): string {
   return state.state_dir;
 }
 
-export const smsTo = (to: string): OutboxSms[] => readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.to === to);
+export const smsTo = (to: string): OutboxSms[] =>
+  readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.to === to);
 export const smsWithKey = (prefix: string): OutboxSms[] =>
-  readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.idempotency_key.startsWith(prefix));
-export const emailsTo = (to: string): OutboxEmail[] => readEmailOutbox(join(stateDir(), 'outbox', 'email.jsonl')).filter((email) => email.to === to);
+  readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) =>
+    sms.idempotency_key.startsWith(prefix),
+  );
+export const emailsTo = (to: string): OutboxEmail[] =>
+  readEmailOutbox(join(stateDir(), 'outbox', 'email.jsonl')).filter((email) => email.to === to);
 export const emailsAbout = (callId: string): OutboxEmail[] =>
-  readEmailOutbox(join(stateDir(), 'outbox', 'email.jsonl')).filter((email) => email.idempotency_key.includes(callId));
+  readEmailOutbox(join(stateDir(), 'outbox', 'email.jsonl')).filter((email) =>
+    email.idempotency_key.includes(callId),
+  );
 
 let sqs: SQSClient | undefined;
 
@@ -223,7 +287,14 @@ export async function webhookDlqBodies(): Promise<Json[]> {
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: dlqName('webhookDelivery') }));
   const bodies: Json[] = [];
   for (let i = 0; i < 5; i += 1) {
-    const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 0 }));
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 0,
+        WaitTimeSeconds: 0,
+      }),
+    );
     for (const m of Messages ?? []) bodies.push(JSON.parse(m.Body ?? '{}'));
     if (!Messages?.length) break;
   }

@@ -34,8 +34,10 @@ afterAll(async () => {
   closeSqs();
 });
 
-const stateDir = () => (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
-const smsFrom = (from: string) => readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.from === from);
+const stateDir = () =>
+  (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
+const smsFrom = (from: string) =>
+  readSmsOutbox(join(stateDir(), 'outbox', 'sms.jsonl')).filter((sms) => sms.from === from);
 
 async function simulator(path: string): Promise<void> {
   const res = await fetch(`${stackState().env.PAYMENTS_SIMULATOR_URL}${path}`, { method: 'POST' });
@@ -46,10 +48,14 @@ describe('held charged actions', () => {
   it('are held while a subscription payment has failed and go out once, when it recovers; free actions go out at once', async () => {
     hook = await startReceiver();
     const tenant = await newTenant({ paid: false });
-    const subscribed = await api('POST', `/api/v1/organisations/${tenant.organisationId}/billing/subscription`, {
-      token: tenant.owner.token,
-      body: { plan: 'growth' },
-    });
+    const subscribed = await api(
+      'POST',
+      `/api/v1/organisations/${tenant.organisationId}/billing/subscription`,
+      {
+        token: tenant.owner.token,
+        body: { plan: 'growth' },
+      },
+    );
     expect(subscribed.status).toBe(202);
     const account = await waitForSubscriptionActive(tenant.organisationId, 'growth');
     const subscriptionId = account.providerSubscriptionId!;
@@ -66,13 +72,19 @@ describe('held charged actions', () => {
     const agentNumber = await connectNumber(tenant, agent.id);
 
     await simulator(`/control/subscriptions/${subscriptionId}/payment-failed`);
-    await waitFor('billing to be past due', async () => ((await isInGoodStanding(tenant.organisationId)) ? undefined : true));
+    await waitFor('billing to be past due', async () =>
+      (await isInGoodStanding(tenant.organisationId)) ? undefined : true,
+    );
 
     // The call goes ahead, and so do the webhook and the contact update.
     const callId = await startCall(tenant, agent.id);
     await waitFor('the webhook', () => hook!.requests[0]);
-    await waitFor('the contact', () => findContactByPhone(tenant.workspaceId, TO.answered).then((c) => c ?? undefined));
-    await waitFor('three held actions', async () => ((await countHeldActions(tenant.organisationId)) === 3 ? true : undefined));
+    await waitFor('the contact', () =>
+      findContactByPhone(tenant.workspaceId, TO.answered).then((c) => c ?? undefined),
+    );
+    await waitFor('three held actions', async () =>
+      (await countHeldActions(tenant.organisationId)) === 3 ? true : undefined,
+    );
     await sleep(2000);
     expect(smsFrom(agentNumber)).toHaveLength(0);
     expect(emailsTo(summaryTo)).toHaveLength(0);
@@ -86,8 +98,14 @@ describe('held charged actions', () => {
 
     // Payment recovers: billing releases them, and each goes out once.
     await simulator(`/control/subscriptions/${subscriptionId}/payment-succeeded`);
-    await waitFor('the held actions to go out', () => (smsFrom(agentNumber).length === 2 && emailsTo(summaryTo).length === 1 ? true : undefined));
-    expect(smsFrom(agentNumber).map((s) => s.to).sort()).toEqual([ownerPhone, TO.answered].sort());
+    await waitFor('the held actions to go out', () =>
+      smsFrom(agentNumber).length === 2 && emailsTo(summaryTo).length === 1 ? true : undefined,
+    );
+    expect(
+      smsFrom(agentNumber)
+        .map((s) => s.to)
+        .sort(),
+    ).toEqual([ownerPhone, TO.answered].sort());
     expect(await countHeldActions(tenant.organisationId)).toBe(0);
 
     // A second release (billing retrying) sends nothing again.

@@ -23,7 +23,11 @@ import {
  * telephony simulator, the post-call queues, the delivery queue, and a receiver on this machine.
  */
 
-const LISTING = { listing_id: 'lst_harbour_7', listing_address: '7 Harbour View Road, Mosman NSW 2088', listing_price: '$2,450,000' };
+const LISTING = {
+  listing_id: 'lst_harbour_7',
+  listing_address: '7 Harbour View Road, Mosman NSW 2088',
+  listing_price: '$2,450,000',
+};
 
 const receivers: Receiver[] = [];
 async function receiver(...args: Parameters<typeof startReceiver>) {
@@ -36,7 +40,8 @@ afterAll(async () => {
   closeSqs();
 });
 
-const headersOf = (request: { headers: Record<string, unknown> }) => request.headers as Record<string, string>;
+const headersOf = (request: { headers: Record<string, unknown> }) =>
+  request.headers as Record<string, string>;
 
 describe('the post-call webhook', () => {
   it('a completed call produces exactly one delivery, signed, with the documented payload', async () => {
@@ -50,7 +55,11 @@ describe('the post-call webhook', () => {
 
     const request = await waitFor('the webhook', () => hook.requests[0]);
     const secret = await webhookSecret(tenant);
-    const payload = new Webhook(secret).verify(request.body, headersOf(request)) as { type: string; timestamp: string; data: unknown };
+    const payload = new Webhook(secret).verify(request.body, headersOf(request)) as {
+      type: string;
+      timestamp: string;
+      data: unknown;
+    };
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['webhook-id']).toMatch(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/);
 
@@ -72,7 +81,9 @@ describe('the post-call webhook', () => {
         url: expect.stringContaining(`/api/v1/workspaces/${tenant.workspaceId}/calls/${callId}/recording`),
         content_type: 'audio/wav',
       },
-      properties: [{ listing_id: LISTING.listing_id, address: LISTING.listing_address, price: LISTING.listing_price }],
+      properties: [
+        { listing_id: LISTING.listing_id, address: LISTING.listing_address, price: LISTING.listing_price },
+      ],
     });
     expect(data.duration_seconds).toBeGreaterThan(0);
     expect(data.transcript.length).toBeGreaterThan(1);
@@ -112,7 +123,8 @@ describe('the post-call webhook', () => {
     expect(new Set(ids).size).toBe(1);
     // Each attempt is signed afresh (its own timestamp) and verifies.
     const secret = await webhookSecret(tenant);
-    for (const r of hook.requests) expect(() => new Webhook(secret).verify(r.body, headersOf(r))).not.toThrow();
+    for (const r of hook.requests)
+      expect(() => new Webhook(secret).verify(r.body, headersOf(r))).not.toThrow();
     expect(new Set(hook.requests.map((r) => r.body)).size).toBe(1);
     // Backoff: the schedule is 1 s (+ up to 20 % jitter) between attempts.
     expect(hook.requests[1].at - hook.requests[0].at).toBeGreaterThanOrEqual(900);
@@ -150,7 +162,11 @@ describe('the post-call webhook', () => {
     expect(dead).toMatchObject({ state: 'dead', dead_reason: 'exhausted', next_attempt_at: null });
     expect(dead.attempts).toHaveLength(4);
     for (const attempt of dead.attempts) {
-      expect(attempt).toMatchObject({ status_code: 500, error: 'HTTP 500 Internal Server Error', manual: false });
+      expect(attempt).toMatchObject({
+        status_code: 500,
+        error: 'HTTP 500 Internal Server Error',
+        manual: false,
+      });
       expect(typeof attempt.at).toBe('string');
       expect(typeof attempt.latency_ms).toBe('number');
     }
@@ -164,7 +180,9 @@ describe('the post-call webhook', () => {
     expect(hook.requests).toHaveLength(4);
 
     // A failed delivery can be resent by hand: same webhook-id, one more (manual) attempt.
-    const resent = await api('POST', `${ws(tenant)}/webhook-deliveries/${dead.id}/resend`, { token: tenant.owner.token });
+    const resent = await api('POST', `${ws(tenant)}/webhook-deliveries/${dead.id}/resend`, {
+      token: tenant.owner.token,
+    });
     expect(resent.status).toBe(200);
     expect(resent.body.attempts).toHaveLength(5);
     expect(resent.body.attempts[4]).toMatchObject({ status_code: 500, manual: true });
@@ -175,7 +193,9 @@ describe('the post-call webhook', () => {
 
   it('is not retried on a 4xx other than 408/409/429, and a Retry-After is honoured', async () => {
     const rejecting = await receiver(() => ({ status: 422, body: 'no thanks' }));
-    const limited = await receiver((n) => (n === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 }));
+    const limited = await receiver((n) =>
+      n === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 },
+    );
     const tenant = await newTenant();
     const agent = await createAgent(tenant, [
       { type: 'webhook', config: { url: rejecting.url } },
@@ -191,14 +211,23 @@ describe('the post-call webhook', () => {
       return items.length === 2 && items.every((d) => d.state !== 'pending') ? items : undefined;
     });
     const byUrl = Object.fromEntries(list.map((d) => [d.url, d]));
-    expect(byUrl[rejecting.url]).toMatchObject({ state: 'dead', dead_reason: 'rejected', attempts: [{ status_code: 422 }] });
-    expect(byUrl[limited.url]).toMatchObject({ state: 'succeeded', attempts: [{ status_code: 429 }, { status_code: 200 }] });
+    expect(byUrl[rejecting.url]).toMatchObject({
+      state: 'dead',
+      dead_reason: 'rejected',
+      attempts: [{ status_code: 422 }],
+    });
+    expect(byUrl[limited.url]).toMatchObject({
+      state: 'succeeded',
+      attempts: [{ status_code: 429 }, { status_code: 200 }],
+    });
     expect(rejecting.requests).toHaveLength(1);
   });
 
   it('never follows a redirect: a 3xx is a failed attempt', async () => {
     const target = await receiver();
-    const redirecting = await receiver((n) => (n === 0 ? { status: 302, headers: { location: target.url } } : { status: 204 }));
+    const redirecting = await receiver((n) =>
+      n === 0 ? { status: 302, headers: { location: target.url } } : { status: 204 },
+    );
     const tenant = await newTenant();
     const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: redirecting.url } }]);
     await connectNumber(tenant, agent.id);
@@ -226,7 +255,9 @@ describe('the post-call webhook', () => {
     });
     expect(delivery).toMatchObject({ dead_reason: 'gone', attempts: [{ status_code: 410 }] });
     const { emailsTo } = await import('./fixtures.js');
-    const told = await waitFor('the owner to be told', () => emailsTo(tenant.owner.email).find((e) => e.subject.includes('Webhook endpoint disabled')));
+    const told = await waitFor('the owner to be told', () =>
+      emailsTo(tenant.owner.email).find((e) => e.subject.includes('Webhook endpoint disabled')),
+    );
     expect(told.text).toContain(gone.url);
 
     const second = await startCall(tenant, agent.id);
@@ -246,7 +277,9 @@ describe('the post-call webhook', () => {
     expect(rotated.status).toBe(200);
     const newSecret = rotated.body.secret as string;
     expect(newSecret).not.toBe(oldSecret);
-    expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(23.9 * 3600 * 1000);
+    expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(
+      23.9 * 3600 * 1000,
+    );
 
     const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: hook.url } }]);
     await connectNumber(tenant, agent.id);

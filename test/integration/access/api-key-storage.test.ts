@@ -16,7 +16,9 @@ async function scanAll(): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await docClient().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
+    const page = await docClient().send(
+      new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }),
+    );
     items.push(...((page.Items ?? []) as Record<string, unknown>[]));
     start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
   } while (start);
@@ -37,12 +39,29 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 describe('API keys at rest', () => {
   it('the table holds no plaintext secret — only its hash — for keys made by the seed service and by HTTP, before and after rotation', async () => {
     // The CLI seed's path: the service, called directly.
-    const owner: UserPrincipal = { kind: 'user', userId: newId('user'), email: 'seed-owner@example.com', subject: 'seed-subject' };
+    const owner: UserPrincipal = {
+      kind: 'user',
+      userId: newId('user'),
+      email: 'seed-owner@example.com',
+      subject: 'seed-subject',
+    };
     const { organisationId, workspaceId } = await createOrganisation(owner, { name: 'Seeded' });
-    const seeded = await createApiKey({ workspaceId, organisationId, name: 'seed', scopes: ['start_call', 'workspace:read'], createdBy: owner.userId });
+    const seeded = await createApiKey({
+      workspaceId,
+      organisationId,
+      name: 'seed',
+      scopes: ['start_call', 'workspace:read'],
+      createdBy: owner.userId,
+    });
     expect(seeded.key).toMatch(/^vak_key_[0-9A-Z]{26}_[A-Za-z0-9_-]{43}$/);
     const principal = await authenticateBearer(`Bearer ${seeded.key}`);
-    expect(principal).toEqual({ kind: 'api_key', keyId: seeded.apiKey.keyId, workspaceId, organisationId, scopes: ['start_call', 'workspace:read'] });
+    expect(principal).toEqual({
+      kind: 'api_key',
+      keyId: seeded.apiKey.keyId,
+      workspaceId,
+      organisationId,
+      scopes: ['start_call', 'workspace:read'],
+    });
 
     // And the HTTP path.
     const email = 'http-key-owner@example.com';
@@ -67,7 +86,8 @@ describe('API keys at rest', () => {
       expect(everything.some((s) => s.includes(secret))).toBe(false);
       expect(everything.some((s) => s.includes(secret.slice(0, 20)))).toBe(false);
     }
-    for (const key of [seeded.key, rotated.key, created.body.key]) expect(everything.some((s) => s.includes(key))).toBe(false);
+    for (const key of [seeded.key, rotated.key, created.body.key])
+      expect(everything.some((s) => s.includes(key))).toBe(false);
     // The scan did see the key records: their hashes are there.
     const keyItems = items.filter((item) => String(item.pk).startsWith('APIKEY#'));
     expect(keyItems.map((item) => item.secretHash)).toEqual(
@@ -77,6 +97,9 @@ describe('API keys at rest', () => {
 
     // Revoked: 401 at once, through the kernel's authentication step.
     await revokeApiKey(access, seeded.apiKey.keyId);
-    await expect(authenticateBearer(`Bearer ${rotated.key}`)).rejects.toMatchObject({ status: 401, message: 'Unauthorized' });
+    await expect(authenticateBearer(`Bearer ${rotated.key}`)).rejects.toMatchObject({
+      status: 401,
+      message: 'Unauthorized',
+    });
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { InvitationEntity, OrgMemberEntity, WorkspaceMemberEntity } from '../../../functions/access/entities.js';
+import {
+  InvitationEntity,
+  OrgMemberEntity,
+  WorkspaceMemberEntity,
+} from '../../../functions/access/entities.js';
 import { UserIdentityEntity } from '../../../functions/platform/auth/entities.js';
 import { api } from '../../helpers/http.js';
 import { subjectFor, tokenFor } from '../../helpers/tokens.js';
@@ -21,12 +25,18 @@ describe('access under concurrency and repetition', () => {
     });
     const token = await tokenFor(email);
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token })),
+      Array.from({ length: 5 }, () =>
+        api('POST', `/api/v1/invitations/${invited.body.invitation_id}/accept`, { token }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    const { data: members } = await OrgMemberEntity.query.byOrganisation({ organisationId: org.organisationId }).go({ pages: 'all' });
+    const { data: members } = await OrgMemberEntity.query
+      .byOrganisation({ organisationId: org.organisationId })
+      .go({ pages: 'all' });
     expect(members.filter((m) => m.email === email)).toHaveLength(1);
-    const { data: rows } = await WorkspaceMemberEntity.query.byWorkspace({ workspaceId: org.workspaceId }).go({ pages: 'all' });
+    const { data: rows } = await WorkspaceMemberEntity.query
+      .byWorkspace({ workspaceId: org.workspaceId })
+      .go({ pages: 'all' });
     expect(rows).toHaveLength(1);
   });
 
@@ -35,12 +45,17 @@ describe('access under concurrency and repetition', () => {
     const email = uniqueEmail('popular');
     const answers = await Promise.all(
       Array.from({ length: 5 }, () =>
-        api('POST', `/api/v1/organisations/${org.organisationId}/invitations`, { token: org.owner.token, body: { email, role: 'regular' } }),
+        api('POST', `/api/v1/organisations/${org.organisationId}/invitations`, {
+          token: org.owner.token,
+          body: { email, role: 'regular' },
+        }),
       ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 201]);
     expect(new Set(answers.map((a) => a.body.invitation_id)).size).toBe(1);
-    const { data } = await InvitationEntity.query.byOrganisation({ organisationId: org.organisationId }).go({ pages: 'all' });
+    const { data } = await InvitationEntity.query
+      .byOrganisation({ organisationId: org.organisationId })
+      .go({ pages: 'all' });
     expect(data).toHaveLength(1);
     expect(data[0]).toMatchObject({ status: 'pending', sendCount: 5 });
     // Each send is named by its count: five distinct emails, none sent twice.
@@ -55,10 +70,16 @@ describe('access under concurrency and repetition', () => {
     const a = await member(org, 'admin-a', 'regular', [{ workspace_id: ws, role: 'admin' }]);
     const b = await member(org, 'admin-b', 'regular', [{ workspace_id: ws, role: 'admin' }]);
     const [ra, rb] = await Promise.all(
-      [a, b].map((m) => api('DELETE', `/api/v1/organisations/${org.organisationId}/members/${m.userId}`, { token: org.owner.token })),
+      [a, b].map((m) =>
+        api('DELETE', `/api/v1/organisations/${org.organisationId}/members/${m.userId}`, {
+          token: org.owner.token,
+        }),
+      ),
     );
     expect([ra.status, rb.status].sort()).toEqual([204, 409]);
-    const { data: rows } = await WorkspaceMemberEntity.query.byWorkspace({ workspaceId: ws }).go({ pages: 'all' });
+    const { data: rows } = await WorkspaceMemberEntity.query
+      .byWorkspace({ workspaceId: ws })
+      .go({ pages: 'all' });
     expect(rows.filter((r) => r.role === 'admin')).toHaveLength(1);
   });
 
@@ -77,9 +98,17 @@ describe('access under concurrency and repetition', () => {
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
       'webhook-signature': new Webhook(process.env.IDENTITY_WEBHOOK_SECRET!).sign(id, now, body),
     };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => api('POST', '/webhooks/identity', { rawBody: body, headers })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => api('POST', '/webhooks/identity', { rawBody: body, headers })),
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(answers.map((a) => a.body.outcome).sort()).toEqual(['created', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+    expect(answers.map((a) => a.body.outcome).sort()).toEqual([
+      'created',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+    ]);
     const identity = await UserIdentityEntity.get({ subject: subjectFor(email) }).go({ consistent: true });
     expect(identity.data?.userId).toMatch(/^usr_/);
     // The user's first token resolves to that same user, not a second one.

@@ -23,16 +23,36 @@ describe('extra phone numbers', () => {
     const now = new Date(new Date(periodOf(new Date()).end).getTime() + 3600_000);
     expect(await renewAccount(organisationId, now)).toBe('renewed');
     const account = await getBillingAccount(organisationId, { consistent: true });
-    const outcomes = await Promise.all([billAccountNumbers(organisationId), billAccountNumbers(organisationId)]);
+    const outcomes = await Promise.all([
+      billAccountNumbers(organisationId),
+      billAccountNumbers(organisationId),
+    ]);
     // The scheduled job (every few seconds locally) may have billed it first: once, whoever does it.
     expect(outcomes.every((o) => o === 'billed' || o === 'already_billed')).toBe(true);
     expect(await billAccountNumbers(organisationId)).toBe('already_billed');
 
-    const charge = (await NumberChargeEntity.get({ organisationId, periodStart: account!.periodStart }).go({ consistent: true })).data;
-    expect(charge).toMatchObject({ numbers: 3, includedNumbers: 1, extraNumbers: 2, amountCents: 2_000, currency: 'aud' });
-    const items = (await paymentsSimulator.invoiceItems()).filter((item) => item.customer === account!.providerCustomerId);
+    const charge = (
+      await NumberChargeEntity.get({ organisationId, periodStart: account!.periodStart }).go({
+        consistent: true,
+      })
+    ).data;
+    expect(charge).toMatchObject({
+      numbers: 3,
+      includedNumbers: 1,
+      extraNumbers: 2,
+      amountCents: 2_000,
+      currency: 'aud',
+    });
+    const items = (await paymentsSimulator.invoiceItems()).filter(
+      (item) => item.customer === account!.providerCustomerId,
+    );
     expect(items).toEqual([
-      expect.objectContaining({ id: charge!.providerItemId, subscription: account!.providerSubscriptionId, amount: 2_000, currency: 'aud' }),
+      expect.objectContaining({
+        id: charge!.providerItemId,
+        subscription: account!.providerSubscriptionId,
+        amount: 2_000,
+        currency: 'aud',
+      }),
     ]);
   });
 

@@ -7,7 +7,9 @@ import type { UserPrincipal } from '../../../functions/platform/auth/principal.j
 import { subjectFor } from '../../helpers/tokens.js';
 
 /** Organisations opened through the tenancy kernel's own service (Free plan, 500 credits granted through the ledger). */
-export async function newOrganisation(label = 'billing'): Promise<{ organisationId: string; workspaceId: string; owner: UserPrincipal }> {
+export async function newOrganisation(
+  label = 'billing',
+): Promise<{ organisationId: string; workspaceId: string; owner: UserPrincipal }> {
   const email = `${label}-${randomUUID().slice(0, 8)}@billing.test`;
   const subject = subjectFor(email);
   const userId = await findOrCreateUser(subject, email);
@@ -28,5 +30,7 @@ export async function topUp(organisationId: string, credits: number) {
 }
 
 export async function ledgerEntries(organisationId: string) {
-  return (await LedgerEntryEntity.query.byOrganisation({ organisationId }).go({ pages: 'all', consistent: true })).data;
+  return (
+    await LedgerEntryEntity.query.byOrganisation({ organisationId }).go({ pages: 'all', consistent: true })
+  ).data;
 }

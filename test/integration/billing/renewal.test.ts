@@ -13,12 +13,15 @@ import { ledgerEntries, newOrganisation, topUp } from './fixtures.js';
 /** Monthly renewal: unused included credits expire, the plan's credits are granted again, once per period. */
 afterEach(() => resetClock());
 
-const account = async (organisationId: string) => (await getBillingAccount(organisationId, { consistent: true }))!;
+const account = async (organisationId: string) =>
+  (await getBillingAccount(organisationId, { consistent: true }))!;
 const nextPeriod = () => new Date(new Date(periodOf(clock.now()).end).getTime() + 3600_000);
 /** The ledger's entries add up to the balance: nothing moved without an entry, nothing twice. */
 async function expectLedgerMatchesBalance(organisationId: string) {
   const entries = await ledgerEntries(organisationId);
-  expect(entries.reduce((sum, e) => sum + e.amountUnits, 0)).toBe((await account(organisationId)).balanceUnits);
+  expect(entries.reduce((sum, e) => sum + e.amountUnits, 0)).toBe(
+    (await account(organisationId)).balanceUnits,
+  );
 }
 
 describe('renewing a period', () => {
@@ -36,17 +39,22 @@ describe('renewing a period', () => {
     expect({ start: after.periodStart, end: after.periodEnd }).toEqual(period);
     // 500 included − 100 used = 400 expire; 1,000 purchased stay; 500 new: 1,500 credits.
     expect(after.balanceUnits).toBe(1_500 * 60);
-    expect({ spent: after.spentUnits, call: after.callSeconds, included: after.periodIncludedUnits }).toEqual({
-      spent: 0,
-      call: 0,
-      included: 500 * 60,
-    });
+    expect({ spent: after.spentUnits, call: after.callSeconds, included: after.periodIncludedUnits }).toEqual(
+      {
+        spent: 0,
+        call: 0,
+        included: 500 * 60,
+      },
+    );
     const entries = await ledgerEntries(organisationId);
     expect(entries.find((e) => e.kind === 'expiry')).toMatchObject({
       amountUnits: -400 * 60,
       sourceKey: `expiry:period:${before.periodStart.slice(0, 10)}`,
     });
-    expect(entries.find((e) => e.sourceKey === `grant:period:${period.start.slice(0, 10)}`)).toMatchObject({ kind: 'grant', amountUnits: 500 * 60 });
+    expect(entries.find((e) => e.sourceKey === `grant:period:${period.start.slice(0, 10)}`)).toMatchObject({
+      kind: 'grant',
+      amountUnits: 500 * 60,
+    });
     await expectLedgerMatchesBalance(organisationId);
     expect(await dueAccounts(now)).not.toContain(organisationId);
   });
@@ -67,7 +75,9 @@ describe('renewing a period', () => {
     const now = nextPeriod();
     await Promise.all([
       renewAccount(organisationId, now),
-      ...Array.from({ length: 12 }, () => chargeCallUsage({ organisationId, callId: `call_${randomUUID()}`, billableSeconds: 90 })),
+      ...Array.from({ length: 12 }, () =>
+        chargeCallUsage({ organisationId, callId: `call_${randomUUID()}`, billableSeconds: 90 }),
+      ),
     ]);
     expect((await account(organisationId)).periodStart).toBe(periodOf(now).start);
     expect((await ledgerEntries(organisationId)).filter((e) => e.kind === 'charge')).toHaveLength(12);
@@ -98,25 +108,44 @@ describe('renewing a period', () => {
     }).go();
     await chargeCallUsage({ organisationId, callId: `call_${randomUUID()}`, billableSeconds: 1_510 }); // 503.33 credits
     expect((await account(organisationId)).agentsSuspended).toBe(true);
-    expect((await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data?.suspendedByBilling).toBe(true);
+    expect(
+      (await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data?.suspendedByBilling,
+    ).toBe(true);
 
     expect(await renewAccount(organisationId, nextPeriod())).toBe('renewed');
     const after = await account(organisationId);
     // Nothing left to expire; 500 granted on top of the overdraft of 3.33 credits.
     expect(after.balanceUnits).toBe(30_000 - 30_200 + 30_000);
     expect(after.agentsSuspended).toBe(false);
-    expect((await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data?.suspendedByBilling).toBe(false);
+    expect(
+      (await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data?.suspendedByBilling,
+    ).toBe(false);
   });
 
   test('a past-due organisation is renewed once it is in good standing again', async () => {
     const { organisationId } = await newOrganisation('renew-past-due');
     const created = Math.floor(Date.now() / 1000);
-    const subscription = { organisationId, customerId: `cus_test_${randomUUID()}`, subscriptionId: `sub_test_${randomUUID()}` };
-    expect(await applySubscriptionChange({ ...subscription, status: 'active', plan: 'starter', eventCreated: created })).toBe('applied');
-    expect(await applySubscriptionChange({ ...subscription, status: 'past_due', eventCreated: created + 1 })).toBe('applied');
+    const subscription = {
+      organisationId,
+      customerId: `cus_test_${randomUUID()}`,
+      subscriptionId: `sub_test_${randomUUID()}`,
+    };
+    expect(
+      await applySubscriptionChange({
+        ...subscription,
+        status: 'active',
+        plan: 'starter',
+        eventCreated: created,
+      }),
+    ).toBe('applied');
+    expect(
+      await applySubscriptionChange({ ...subscription, status: 'past_due', eventCreated: created + 1 }),
+    ).toBe('applied');
     const now = nextPeriod();
     expect(await renewAccount(organisationId, now)).toBe('deferred');
-    expect(await applySubscriptionChange({ ...subscription, status: 'active', eventCreated: created + 2 })).toBe('applied');
+    expect(
+      await applySubscriptionChange({ ...subscription, status: 'active', eventCreated: created + 2 }),
+    ).toBe('applied');
     expect(await renewAccount(organisationId, now)).toBe('renewed');
     const after = await account(organisationId);
     expect(after.periodStart).toBe(periodOf(now).start);

@@ -11,7 +11,16 @@ import { resetClock, setClock } from '../../../functions/platform/clock.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
-import { apiKey, readyToCall, sleep, TEST_NUMBERS, waitForCall, workspaceRecord, ws, type Tenant } from '../../e2e/calling/fixtures.js';
+import {
+  apiKey,
+  readyToCall,
+  sleep,
+  TEST_NUMBERS,
+  waitForCall,
+  workspaceRecord,
+  ws,
+  type Tenant,
+} from '../../e2e/calling/fixtures.js';
 
 /**
  * Faults: forged callbacks, redelivered dispatch messages, a lost dispatch message, a provider that
@@ -32,25 +41,42 @@ afterEach(() => resetClock());
 
 const env = () => stackState().env;
 const simulator = async (path: string) =>
-  (await fetch(`${env().TELEPHONY_SIMULATOR_URL}${path}`, { headers: { authorization: `Bearer ${env().TELEPHONY_AUTH_TOKEN}` } })).json() as Promise<Json>;
+  (
+    await fetch(`${env().TELEPHONY_SIMULATOR_URL}${path}`, {
+      headers: { authorization: `Bearer ${env().TELEPHONY_AUTH_TOKEN}` },
+    })
+  ).json() as Promise<Json>;
 const dialsOf = async (callId: string) => (await simulator(`/calls?call_id=${callId}`)).items as Json[];
 
 async function start(to: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, { token: key, body: { to_phone: to, ...body } });
+  const res = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, {
+    token: key,
+    body: { to_phone: to, ...body },
+  });
   expect(res.status).toBe(201);
   return res.body.id;
 }
 
-const detail = async (callId: string) => (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
+const detail = async (callId: string) =>
+  (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
 
 /** POSTs a form callback to the gateway's voice webhook, signed with `token` over `signedUrl`. */
-async function callback(callId: string, params: Record<string, string>, sign: { token?: string; url?: string; header?: string | null } = {}) {
+async function callback(
+  callId: string,
+  params: Record<string, string>,
+  sign: { token?: string; url?: string; header?: string | null } = {},
+) {
   const url = statusCallbackUrl(tenant.workspaceId, callId);
   const signature =
-    sign.header === null ? undefined : (sign.header ?? signTwilioRequest(sign.token ?? env().TELEPHONY_AUTH_TOKEN, sign.url ?? url, params));
+    sign.header === null
+      ? undefined
+      : (sign.header ?? signTwilioRequest(sign.token ?? env().TELEPHONY_AUTH_TOKEN, sign.url ?? url, params));
   return fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature ? { [SIGNATURE_HEADER]: signature } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(signature ? { [SIGNATURE_HEADER]: signature } : {}),
+    },
     body: new URLSearchParams(params).toString(),
   });
 }
@@ -67,10 +93,16 @@ describe('the voice webhook checks signatures', () => {
       await callback(callId, forged, { header: null }),
       await callback(callId, forged, { header: 'garbage' }),
       // Signed for another call's URL: the query string is part of what is signed.
-      await callback(callId, forged, { url: statusCallbackUrl(tenant.workspaceId, 'call_01ARZ3NDEKTSV4RRFFQ69G5FAV') }),
+      await callback(callId, forged, {
+        url: statusCallbackUrl(tenant.workspaceId, 'call_01ARZ3NDEKTSV4RRFFQ69G5FAV'),
+      }),
     ];
     // Signed, then tampered with (the duration changed after signing).
-    const signature = signTwilioRequest(env().TELEPHONY_AUTH_TOKEN, statusCallbackUrl(tenant.workspaceId, callId), forged);
+    const signature = signTwilioRequest(
+      env().TELEPHONY_AUTH_TOKEN,
+      statusCallbackUrl(tenant.workspaceId, callId),
+      forged,
+    );
     attempts.push(await callback(callId, { ...forged, CallDuration: '9999' }, { header: signature }));
     for (const res of attempts) {
       expect(res.status).toBe(401);
@@ -89,9 +121,16 @@ describe('dispatch', () => {
     expect(await dispatchCall(tenant.workspaceId, callId)).toBe('skipped');
     const message = { type: 'call.dispatch', call_id: callId, workspace_id: tenant.workspaceId };
     const event = {
-      Records: [1, 2].map((n) => ({ messageId: `redelivered-${n}`, body: JSON.stringify(message), attributes: { ApproximateReceiveCount: '2' } })),
+      Records: [1, 2].map((n) => ({
+        messageId: `redelivered-${n}`,
+        body: JSON.stringify(message),
+        attributes: { ApproximateReceiveCount: '2' },
+      })),
     } as unknown as SQSEvent;
-    const result = await dispatchHandler(event, { functionName: 'DispatchCalls', getRemainingTimeInMillis: () => 30_000 } as Context);
+    const result = await dispatchHandler(event, {
+      functionName: 'DispatchCalls',
+      getRemainingTimeInMillis: () => 30_000,
+    } as Context);
     expect(result).toEqual({ batchItemFailures: [] });
     await waitForCall(tenant, callId);
     expect(await dialsOf(callId)).toHaveLength(1);
@@ -103,7 +142,13 @@ describe('dispatch', () => {
     let call;
     try {
       call = await startCall({
-        principal: { kind: 'api_key', keyId: 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV', workspaceId: tenant.workspaceId, organisationId: tenant.organisationId, scopes: ['start_call'] },
+        principal: {
+          kind: 'api_key',
+          keyId: 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+          workspaceId: tenant.workspaceId,
+          organisationId: tenant.organisationId,
+          scopes: ['start_call'],
+        },
         workspaceId: tenant.workspaceId,
         agentId: agent.id,
         body: { to_phone: TEST_NUMBERS.answered },
@@ -139,11 +184,17 @@ describe('the sweeper', () => {
     resetClock();
     const call = await detail(callId);
     expect(call).toMatchObject({ status: 'failed', end_reason: 'lost' });
-    expect(call.status_history.at(-1)).toMatchObject({ status: 'failed', end_reason: 'lost', source: 'sweeper' });
+    expect(call.status_history.at(-1)).toMatchObject({
+      status: 'failed',
+      end_reason: 'lost',
+      source: 'sweeper',
+    });
     expect((await workspaceRecord(tenant.workspaceId))!.activeCalls).toBe(activeBefore);
     const view = await getCall(tenant.workspaceId, callId);
     expect(view!.postCallSentAt).toEqual(expect.any(String));
-    const { data: markers } = await OpenCallEntity.query.byShard({ shard: view!.openShard }).go({ pages: 'all' });
+    const { data: markers } = await OpenCallEntity.query
+      .byShard({ shard: view!.openShard })
+      .go({ pages: 'all' });
     expect(markers.map((m) => m.callId)).not.toContain(callId);
     expect((await simulator(`/calls/${view!.providerCallId}`)).hung_up).toBe(true);
     // A second sweep changes nothing.
@@ -161,32 +212,55 @@ describe('a crash between the end of a call and its charge and report', () => {
     const ended = await getCall(tenant.workspaceId, callId);
     await sleep(200);
     // The state a crash right after the terminal transaction leaves: ended, not charged, not reported.
-    await CallEntity.patch({ workspaceId: tenant.workspaceId, callId }).remove(['chargedUnits', 'postCallSentAt']).go();
-    await OpenCallEntity.create({ shard: ended!.openShard, createdAt: ended!.createdAt, callId, workspaceId: tenant.workspaceId }).go();
-    const res = await callback(callId, { CallSid: ended!.providerCallId!, CallStatus: 'completed', CallDuration: '60' });
+    await CallEntity.patch({ workspaceId: tenant.workspaceId, callId })
+      .remove(['chargedUnits', 'postCallSentAt'])
+      .go();
+    await OpenCallEntity.create({
+      shard: ended!.openShard,
+      createdAt: ended!.createdAt,
+      callId,
+      workspaceId: tenant.workspaceId,
+    }).go();
+    const res = await callback(callId, {
+      CallSid: ended!.providerCallId!,
+      CallStatus: 'completed',
+      CallDuration: '60',
+    });
     expect(res.status).toBe(200);
     const after = await getCall(tenant.workspaceId, callId);
     expect(after).toMatchObject({ status: 'completed', durationSeconds: 60, chargedUnits: 1200 });
     expect(after!.postCallSentAt).toEqual(expect.any(String));
-    const { data: ledger } = await LedgerEntryEntity.query.byOrganisation({ organisationId: tenant.organisationId }).go({ pages: 'all' });
+    const { data: ledger } = await LedgerEntryEntity.query
+      .byOrganisation({ organisationId: tenant.organisationId })
+      .go({ pages: 'all' });
     expect(ledger.filter((e) => e.sourceKey === `${callId}:call`)).toHaveLength(1);
-    const { data: markers } = await OpenCallEntity.query.byShard({ shard: ended!.openShard }).go({ pages: 'all' });
+    const { data: markers } = await OpenCallEntity.query
+      .byShard({ shard: ended!.openShard })
+      .go({ pages: 'all' });
     expect(markers.map((m) => m.callId)).not.toContain(callId);
   });
 
   it('the workspace counter is never lowered twice for one call', async () => {
-    const before = (await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true })).data!.activeCalls;
+    const before = (await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true }))
+      .data!.activeCalls;
     const callId = await start(TEST_NUMBERS.busy);
     const call = await waitForCall(tenant, callId);
     const view = await getCall(tenant.workspaceId, callId);
     for (let i = 0; i < 3; i += 1) {
-      const res = await callback(callId, { CallSid: view!.providerCallId!, CallStatus: 'busy', CallDuration: '0' });
+      const res = await callback(callId, {
+        CallSid: view!.providerCallId!,
+        CallStatus: 'busy',
+        CallDuration: '0',
+      });
       expect(res.status).toBe(200);
     }
     // The post-call pipeline adds its analysis (sentiment) in its own time; the call itself must not move.
     const { sentiment: _after, ...after } = await detail(callId);
     const { sentiment: _before, ...first } = call;
     expect(after).toEqual(first);
-    expect((await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true })).data!.activeCalls).toBe(before);
+    expect(
+      (await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true })).data!
+        .activeCalls,
+    ).toBe(before);
   });
 });

@@ -4,7 +4,14 @@ import { handler } from '../../../functions/calling/handlers/start-call.js';
 import { getCall } from '../../../functions/calling/service.js';
 import type { HttpEvent } from '../../../functions/platform/http/index.js';
 import { roundTrips } from '../../../functions/platform/table.js';
-import { apiKey, readyToCall, setConcurrencyLimit, sleep, TEST_NUMBERS, type Tenant } from '../../e2e/calling/fixtures.js';
+import {
+  apiKey,
+  readyToCall,
+  setConcurrencyLimit,
+  sleep,
+  TEST_NUMBERS,
+  type Tenant,
+} from '../../e2e/calling/fixtures.js';
 
 /**
  * The start-call budget of DESIGN.md: at most 4 DynamoDB round trips on the happy path, counted by the
@@ -39,16 +46,27 @@ function event(token: string, body: unknown, headers: Record<string, string> = {
   } as unknown as HttpEvent;
 }
 
-const context = { functionName: 'StartCall', awsRequestId: 'budget', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+const context = {
+  functionName: 'StartCall',
+  awsRequestId: 'budget',
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;
 
 async function invoke(token: string, body: unknown, headers?: Record<string, string>) {
-  const response = (await handler(event(token, body, headers), context as never)) as { statusCode: number; body: string };
+  const response = (await handler(event(token, body, headers), context as never)) as {
+    statusCode: number;
+    body: string;
+  };
   return { status: response.statusCode, body: JSON.parse(response.body) };
 }
 
 async function measured(token: string, headers?: Record<string, string>) {
   roundTrips.reset();
-  const res = await invoke(token, { to_phone: TEST_NUMBERS.answered, parameters: { name: 'Budget' } }, headers);
+  const res = await invoke(
+    token,
+    { to_phone: TEST_NUMBERS.answered, parameters: { name: 'Budget' } },
+    headers,
+  );
   const count = roundTrips.count;
   expect(res.status).toBe(201);
   return { count, res };
@@ -68,7 +86,11 @@ describe('start-call costs at most 4 DynamoDB round trips', () => {
     expect(count).toBe(4);
     // The one transaction wrote the call and its first status event.
     const call = await getCall(tenant.workspaceId, res.body.id);
-    expect(call?.statusHistory[0]).toMatchObject({ status: 'created', source: 'api', at: res.body.created_at });
+    expect(call?.statusHistory[0]).toMatchObject({
+      status: 'created',
+      source: 'api',
+      at: res.body.created_at,
+    });
   });
 
   it('JWT: two batched reads, one transaction (3); with an Idempotency-Key 4', async () => {

@@ -16,13 +16,16 @@ import { newId } from '../../../functions/platform/ids.js';
  */
 
 const workspace = () => newId('workspace');
-const contactsOf = async (workspaceId: string) => (await ContactEntity.query.byId({ workspaceId }).go({ pages: 'all' })).data;
+const contactsOf = async (workspaceId: string) =>
+  (await ContactEntity.query.byId({ workspaceId }).go({ pages: 'all' })).data;
 
 describe('contacts', () => {
   it('concurrent finds-or-creates for one number make one contact', async () => {
     const workspaceId = workspace();
     const results = await Promise.all(
-      Array.from({ length: 12 }, () => ensureContact(workspaceId, { phone: '+61 491 570 156', source: 'Call' })),
+      Array.from({ length: 12 }, () =>
+        ensureContact(workspaceId, { phone: '+61 491 570 156', source: 'Call' }),
+      ),
     );
     const ids = new Set(results.map((r) => r.contact.contactId));
     expect(ids.size).toBe(1);
@@ -33,10 +36,17 @@ describe('contacts', () => {
 
   it('a number matching an email-only contact joins that contact instead of making a second one', async () => {
     const workspaceId = workspace();
-    const { contact: emailOnly } = await ensureContact(workspaceId, { email: 'Pat@Example.com', source: 'Manual' });
+    const { contact: emailOnly } = await ensureContact(workspaceId, {
+      email: 'Pat@Example.com',
+      source: 'Manual',
+    });
     expect(emailOnly.email).toBe('pat@example.com');
     expect(emailOnly.phone).toBeUndefined();
-    const { contact, created } = await ensureContact(workspaceId, { phone: '+61491570157', email: 'pat@example.com', source: 'Call' });
+    const { contact, created } = await ensureContact(workspaceId, {
+      phone: '+61491570157',
+      email: 'pat@example.com',
+      source: 'Call',
+    });
     expect(created).toBe(false);
     expect(contact.contactId).toBe(emailOnly.contactId);
     expect(contact.phone).toBe('+61491570157');
@@ -47,11 +57,16 @@ describe('contacts', () => {
     const workspaceId = workspace();
     const { contact: a } = await ensureContact(workspaceId, { phone: '+61491570158', source: 'Call' });
     const { contact: b } = await ensureContact(workspaceId, { phone: '+61491570159', source: 'Call' });
-    const outcomes = await Promise.all([setEmailIfFree(workspaceId, a.contactId, 'same@example.com'), setEmailIfFree(workspaceId, b.contactId, 'same@example.com')]);
+    const outcomes = await Promise.all([
+      setEmailIfFree(workspaceId, a.contactId, 'same@example.com'),
+      setEmailIfFree(workspaceId, b.contactId, 'same@example.com'),
+    ]);
     expect(outcomes.sort()).toEqual(['set', 'taken']);
     const owner = await findContactByEmail(workspaceId, 'SAME@example.com');
     const other = owner!.contactId === a.contactId ? b : a;
-    expect((await contactsOf(workspaceId)).find((c) => c.contactId === other.contactId)?.email).toBeUndefined();
+    expect(
+      (await contactsOf(workspaceId)).find((c) => c.contactId === other.contactId)?.email,
+    ).toBeUndefined();
     expect(await setEmailIfFree(workspaceId, owner!.contactId, 'another@example.com')).toBe('unchanged');
     expect(await setEmailIfFree(workspaceId, other.contactId, 'not an email')).toBe('invalid');
     expect(await setNameIfMissing(workspaceId, a.contactId, 'Alex')).toBe(true);
@@ -61,12 +76,30 @@ describe('contacts', () => {
   it('counts each call once and keeps the latest call as the last one, whatever the order', async () => {
     const workspaceId = workspace();
     const { contact } = await ensureContact(workspaceId, { phone: '+61491570160', source: 'Call' });
-    const later = { callId: newId('call'), at: '2026-11-22T02:00:00.000Z', sentiment: 'positive', summary: 'later' };
-    const earlier = { callId: newId('call'), at: '2026-11-22T01:00:00.000Z', sentiment: 'negative', summary: 'earlier' };
+    const later = {
+      callId: newId('call'),
+      at: '2026-11-22T02:00:00.000Z',
+      sentiment: 'positive',
+      summary: 'later',
+    };
+    const earlier = {
+      callId: newId('call'),
+      at: '2026-11-22T01:00:00.000Z',
+      sentiment: 'negative',
+      summary: 'earlier',
+    };
     await recordCallOnContact(workspaceId, contact.contactId, later);
-    await Promise.all([recordCallOnContact(workspaceId, contact.contactId, later), recordCallOnContact(workspaceId, contact.contactId, earlier)]);
+    await Promise.all([
+      recordCallOnContact(workspaceId, contact.contactId, later),
+      recordCallOnContact(workspaceId, contact.contactId, earlier),
+    ]);
     const after = await findContactByPhone(workspaceId, '+61491570160');
-    expect(after).toMatchObject({ callCount: 2, lastCallId: later.callId, lastCallSentiment: 'positive', lastCallSummary: 'later' });
+    expect(after).toMatchObject({
+      callCount: 2,
+      lastCallId: later.callId,
+      lastCallSentiment: 'positive',
+      lastCallSummary: 'later',
+    });
   });
 
   it('merges profile facts under concurrent writers without losing any', async () => {
@@ -74,7 +107,10 @@ describe('contacts', () => {
     const { contact } = await ensureContact(workspaceId, { phone: '+61491570161', source: 'Call' });
     await Promise.all([
       mergeProfile(workspaceId, contact.contactId, { intents: ['buy'], budget: 900_000 }),
-      mergeProfile(workspaceId, contact.contactId, { intents: ['rent'], listings_of_interest: [{ listing_id: 'l1' }] }),
+      mergeProfile(workspaceId, contact.contactId, {
+        intents: ['rent'],
+        listings_of_interest: [{ listing_id: 'l1' }],
+      }),
     ]);
     const after = await findContactByPhone(workspaceId, '+61491570161');
     expect((after?.profile as { intents: string[] }).intents.sort()).toEqual(['buy', 'rent']);

@@ -41,7 +41,13 @@ afterAll(async () => {
 });
 
 const post = (url: string, allowed = '') =>
-  postWebhook({ url, body: '{}', headers: { 'content-type': 'application/json' }, allowedHosts: parseAllowedHosts(allowed), requireHttps: false });
+  postWebhook({
+    url,
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+    allowedHosts: parseAllowedHosts(allowed),
+    requireHttps: false,
+  });
 
 describe('SSRF protection', () => {
   const targets = () => [
@@ -64,7 +70,11 @@ describe('SSRF protection', () => {
   it('refuses every private, loopback, link-local and metadata address without a connection', async () => {
     for (const url of targets()) {
       const result = await post(url);
-      expect({ url, refused: result.refused, status: result.statusCode }).toEqual({ url, refused: true, status: undefined });
+      expect({ url, refused: result.refused, status: result.statusCode }).toEqual({
+        url,
+        refused: true,
+        status: undefined,
+      });
       expect(result.error).toMatch(/^refused: address not allowed/);
       expect(result.latencyMs).toBeLessThan(1000);
     }
@@ -84,9 +94,18 @@ describe('SSRF protection', () => {
   });
 
   it('refuses URLs that are not http(s), and plain http where https is required', async () => {
-    expect(await post('file:///etc/passwd')).toMatchObject({ refused: true, error: 'refused: unsupported scheme file:' });
+    expect(await post('file:///etc/passwd')).toMatchObject({
+      refused: true,
+      error: 'refused: unsupported scheme file:',
+    });
     expect(await post('gopher://127.0.0.1:70/')).toMatchObject({ refused: true });
-    const https = await postWebhook({ url: `http://127.0.0.1:${v4.port}/`, body: '{}', headers: {}, allowedHosts: parseAllowedHosts(`127.0.0.1:*`), requireHttps: true });
+    const https = await postWebhook({
+      url: `http://127.0.0.1:${v4.port}/`,
+      body: '{}',
+      headers: {},
+      allowedHosts: parseAllowedHosts(`127.0.0.1:*`),
+      requireHttps: true,
+    });
     expect(https).toMatchObject({ refused: true, error: 'refused: only https URLs are allowed' });
   });
 
@@ -96,7 +115,10 @@ describe('SSRF protection', () => {
     try {
       const email = `ssrf-${newId('user').slice(-8).toLowerCase()}@post-call.test`;
       const userId = await findOrCreateUser(`ssrf-${email}`, email);
-      const { organisationId, workspaceId } = await createOrganisation({ kind: 'user', userId, email, subject: `ssrf-${email}` }, { name: 'SSRF' });
+      const { organisationId, workspaceId } = await createOrganisation(
+        { kind: 'user', userId, email, subject: `ssrf-${email}` },
+        { name: 'SSRF' },
+      );
       const connectionsBefore = v4.connections;
       const delivery = await sendTestDelivery({
         workspaceId,
@@ -125,7 +147,10 @@ describe('bounded attempts', () => {
       res.writeHead(500);
       res.end('x'.repeat(1024 * 1024));
     });
-    await Promise.all([new Promise<void>((r) => slow.listen(0, '127.0.0.1', r)), new Promise<void>((r) => big.listen(0, '127.0.0.1', r))]);
+    await Promise.all([
+      new Promise<void>((r) => slow.listen(0, '127.0.0.1', r)),
+      new Promise<void>((r) => big.listen(0, '127.0.0.1', r)),
+    ]);
     try {
       const allowed = parseAllowedHosts('127.0.0.1:*');
       const timedOut = await postWebhook({

@@ -40,21 +40,34 @@ export function listingFrom(parameters: Record<string, string>): QuotedListing |
 export function buildConversation(input: ConversationInput): Conversation {
   const lines: { role: TranscriptTurn['role']; text: string }[] = [];
   const name = input.parameters.name?.trim();
-  const greeting = input.greeting.trim() || (input.direction === 'inbound' ? 'Hello, thanks for calling. How can I help?' : 'Hello, this is your assistant calling.');
+  const greeting =
+    input.greeting.trim() ||
+    (input.direction === 'inbound'
+      ? 'Hello, thanks for calling. How can I help?'
+      : 'Hello, this is your assistant calling.');
   lines.push({ role: 'agent', text: greeting });
   lines.push({
     role: 'user',
-    text: input.direction === 'inbound' ? 'Hi, I was hoping to get some information.' : `Hi, yes${name ? `, this is ${name}` : ''}. What is this about?`,
+    text:
+      input.direction === 'inbound'
+        ? 'Hi, I was hoping to get some information.'
+        : `Hi, yes${name ? `, this is ${name}` : ''}. What is this about?`,
   });
   const topic = firstSentence(input.prompt);
-  lines.push({ role: 'agent', text: topic ? `I'm here to help: ${topic}.` : 'I wanted to check in and see how I can help.' });
+  lines.push({
+    role: 'agent',
+    text: topic ? `I'm here to help: ${topic}.` : 'I wanted to check in and see how I can help.',
+  });
 
   const listing = listingFrom(input.parameters);
   const quotedListings: QuotedListing[] = [];
   if (listing) {
     const where = listing.address ? `the property at ${listing.address}` : 'the property';
     lines.push({ role: 'user', text: 'Which property is it, and what is the price?' });
-    lines.push({ role: 'agent', text: `It's ${where}, listing ${listing.listing_id}, and it is listed at ${listing.price}.` });
+    lines.push({
+      role: 'agent',
+      text: `It's ${where}, listing ${listing.listing_id}, and it is listed at ${listing.price}.`,
+    });
     lines.push({ role: 'user', text: 'That sounds interesting. Could you send me the details?' });
     lines.push({ role: 'agent', text: "Of course, I'll send the details through straight after this call." });
     quotedListings.push(listing);
@@ -74,7 +87,11 @@ export function buildConversation(input: ConversationInput): Conversation {
 }
 
 /** The part of a conversation that happened within `elapsedSeconds` (a call hung up early). */
-export function truncateConversation(conversation: Conversation, fullSeconds: number, elapsedSeconds: number): Conversation {
+export function truncateConversation(
+  conversation: Conversation,
+  fullSeconds: number,
+  elapsedSeconds: number,
+): Conversation {
   if (elapsedSeconds >= fullSeconds) return conversation;
   const transcript = conversation.transcript.filter((turn) => turn.offset_seconds <= elapsedSeconds);
   const quoted = transcript.some((turn) => /listed at/.test(turn.text)) ? conversation.quotedListings : [];

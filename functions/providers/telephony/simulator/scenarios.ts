@@ -35,7 +35,16 @@ export interface Step {
   at: number;
   kind: 'status' | 'recording';
   /** Twilio `CallStatus` (status steps), or `started` for the voice runtime's ConversationStatus. */
-  status?: 'initiated' | 'ringing' | 'in-progress' | 'started' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
+  status?:
+    | 'initiated'
+    | 'ringing'
+    | 'in-progress'
+    | 'started'
+    | 'completed'
+    | 'busy'
+    | 'no-answer'
+    | 'failed'
+    | 'canceled';
   /** Fired together with the step before it instead of after it (duplicates racing the original). */
   concurrent?: boolean;
   duplicate?: boolean;
@@ -50,14 +59,21 @@ export interface Timeline {
 }
 
 /** The callbacks of an outbound call. `timeLimit` ends a longer conversation (Twilio's `timeLimit`). */
-export function outboundTimeline(scenario: Scenario, options: { timeLimit: number; record: boolean }): Timeline {
+export function outboundTimeline(
+  scenario: Scenario,
+  options: { timeLimit: number; record: boolean },
+): Timeline {
   switch (scenario) {
     case 'busy':
       return { talkSeconds: 0, steps: [status(0, 'initiated'), status(1, 'ringing'), status(4, 'busy')] };
     case 'no_answer':
       return {
         talkSeconds: 0,
-        steps: [status(0, 'initiated'), status(1, 'ringing'), status(1 + NO_ANSWER_RING_SECONDS, 'no-answer')],
+        steps: [
+          status(0, 'initiated'),
+          status(1, 'ringing'),
+          status(1 + NO_ANSWER_RING_SECONDS, 'no-answer'),
+        ],
       };
     case 'failed':
       return { talkSeconds: 0, steps: [status(0, 'initiated'), status(1, 'failed')] };
@@ -65,7 +81,12 @@ export function outboundTimeline(scenario: Scenario, options: { timeLimit: numbe
       return {
         talkSeconds: 0,
         answerAt: RING_SECONDS,
-        steps: [status(0, 'initiated'), status(1, 'ringing'), status(RING_SECONDS, 'in-progress'), status(RING_SECONDS + 1, 'started')],
+        steps: [
+          status(0, 'initiated'),
+          status(1, 'ringing'),
+          status(RING_SECONDS, 'in-progress'),
+          status(RING_SECONDS + 1, 'started'),
+        ],
       };
     case 'long':
     case 'answered':
@@ -81,7 +102,11 @@ export function outboundTimeline(scenario: Scenario, options: { timeLimit: numbe
         status(answerAt + talk, 'completed'),
       ];
       if (options.record) steps.push({ at: answerAt + talk + 1, kind: 'recording' });
-      return { talkSeconds: talk, answerAt, steps: scenario === 'duplicated' ? duplicatedOutOfOrder(steps) : steps };
+      return {
+        talkSeconds: talk,
+        answerAt,
+        steps: scenario === 'duplicated' ? duplicatedOutOfOrder(steps) : steps,
+      };
     }
   }
 }

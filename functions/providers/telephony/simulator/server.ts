@@ -89,7 +89,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   if (!text) return {};
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // fall through
   }
@@ -107,7 +108,9 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
   res.end(payload);
 }
 
-export async function startTelephonySimulator(options: TelephonySimulatorOptions): Promise<TelephonySimulator> {
+export async function startTelephonySimulator(
+  options: TelephonySimulatorOptions,
+): Promise<TelephonySimulator> {
   const scale = options.timeScale > 0 ? options.timeScale : 1;
   const wallMs = (simulatedSeconds: number) => (simulatedSeconds * 1000) / scale;
   const numbers = new Map<string, { phoneNumber: string; voiceUrl: string; statusCallback: string }>();
@@ -130,14 +133,21 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     });
 
   /** POSTs a signed, form-encoded callback; retries a network error or 5xx a few times. */
-  async function postSigned(url: string, params: Record<string, string>): Promise<{ status: number; text: string }> {
+  async function postSigned(
+    url: string,
+    params: Record<string, string>,
+  ): Promise<{ status: number; text: string }> {
     const signature = signTwilioRequest(options.authToken, url, params);
     let lastError: unknown;
     for (let attempt = 1; attempt <= 3 && !stopped; attempt += 1) {
       try {
         const response = await fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', [SIGNATURE_HEADER]: signature, 'user-agent': 'TwilioProxy/1.1 (simulator)' },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            [SIGNATURE_HEADER]: signature,
+            'user-agent': 'TwilioProxy/1.1 (simulator)',
+          },
           body: new URLSearchParams(params).toString(),
           signal: AbortSignal.timeout(15_000),
         });
@@ -153,7 +163,14 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   }
 
   function callParams(call: SimCall): Record<string, string> {
-    return { AccountSid: ACCOUNT_SID, ApiVersion: '2010-04-01', CallSid: call.sid, From: call.from, To: call.to, Direction: call.direction };
+    return {
+      AccountSid: ACCOUNT_SID,
+      ApiVersion: '2010-04-01',
+      CallSid: call.sid,
+      From: call.from,
+      To: call.to,
+      Direction: call.direction,
+    };
   }
 
   function statusParams(call: SimCall, step: Step, sequence: number): Record<string, string> {
@@ -164,7 +181,8 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       SequenceNumber: String(sequence),
       Timestamp: at,
     };
-    if (step.status === 'started') return { ...params, CallStatus: 'in-progress', ConversationStatus: 'started' };
+    if (step.status === 'started')
+      return { ...params, CallStatus: 'in-progress', ConversationStatus: 'started' };
     params.CallStatus = step.status ?? 'completed';
     if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(params.CallStatus)) {
       params.CallDuration = String(params.CallStatus === 'completed' ? call.timeline.talkSeconds : 0);
@@ -238,7 +256,11 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     await Promise.all(inflight);
     for (const original of call.timeline.steps) sent.delete(original);
     // A call whose timeline never ends it (the `silent` scenario) stays up until it is hung up.
-    const ends = call.timeline.steps.some((step) => step.kind === 'status' && ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(step.status ?? ''));
+    const ends = call.timeline.steps.some(
+      (step) =>
+        step.kind === 'status' &&
+        ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(step.status ?? ''),
+    );
     if (ends && !call.hungUp) call.finished = true;
   }
 
@@ -330,10 +352,22 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
       Direction: 'inbound',
       CallStatus: 'ringing',
     });
-    if (response.status !== 200) throw new RequestError(502, `voice webhook answered ${response.status}: ${response.text.slice(0, 200)}`);
+    if (response.status !== 200)
+      throw new RequestError(
+        502,
+        `voice webhook answered ${response.status}: ${response.text.slice(0, 200)}`,
+      );
     const twiml = parseTwiml(response.text);
     if (twiml.hangup) return { sid: callSid, accepted: false };
-    const call = newCall({ from, to, direction: 'inbound', statusCallback, twiml: response.text, timeLimit: 4 * 3600, sid: callSid });
+    const call = newCall({
+      from,
+      to,
+      direction: 'inbound',
+      statusCallback,
+      twiml: response.text,
+      timeLimit: 4 * 3600,
+      sid: callSid,
+    });
     void play(call);
     return { sid: call.sid, accepted: true };
   }
@@ -345,12 +379,14 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     const inUse = new Set([...numbers.values()].map((n) => n.phoneNumber));
     let phoneNumber: string | undefined;
     if (typeof body.phone_number === 'string') {
-      if (!DRAMA_NUMBER.test(body.phone_number)) throw new RequestError(400, 'the simulator offers +61 2 5550 xxxx and +61 3 5550 xxxx only');
+      if (!DRAMA_NUMBER.test(body.phone_number))
+        throw new RequestError(400, 'the simulator offers +61 2 5550 xxxx and +61 3 5550 xxxx only');
       if (inUse.has(body.phone_number)) throw new RequestError(409, 'number already provisioned');
       phoneNumber = body.phone_number;
     } else {
       const areaCode = typeof body.area_code === 'string' ? body.area_code.replace(/^0/, '') : undefined;
-      if (areaCode !== undefined && areaCode !== '2' && areaCode !== '3') throw new RequestError(400, `no numbers available in area code ${body.area_code}`);
+      if (areaCode !== undefined && areaCode !== '2' && areaCode !== '3')
+        throw new RequestError(400, `no numbers available in area code ${body.area_code}`);
       for (let tries = 0; tries < 50 && !phoneNumber; tries += 1) {
         const area = areaCode ?? (randomInt(2) === 0 ? '2' : '3');
         const candidate = `+61${area}5550${String(randomInt(10_000)).padStart(4, '0')}`;
@@ -369,21 +405,25 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     const method = req.method ?? 'GET';
     if (method === 'GET' && parts[0] === 'recordings' && parts.length === 2) {
       const recording = recordings.get(parts[1].replace(/\.wav$/, ''));
-      if (!recording || recording.expires < Date.now()) return send(res, 404, { error: 'recording not found' });
+      if (!recording || recording.expires < Date.now())
+        return send(res, 404, { error: 'recording not found' });
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': recording.wav.length });
       res.end(recording.wav);
       return;
     }
-    if (req.headers.authorization !== `Bearer ${options.authToken}`) return send(res, 401, { error: 'bad credentials' });
+    if (req.headers.authorization !== `Bearer ${options.authToken}`)
+      return send(res, 401, { error: 'bad credentials' });
 
-    if (method === 'POST' && url.pathname === '/numbers') return send(res, 201, provision(await readJson(req)));
+    if (method === 'POST' && url.pathname === '/numbers')
+      return send(res, 201, provision(await readJson(req)));
     if (method === 'DELETE' && parts[0] === 'numbers' && parts.length === 2) {
       numbers.delete(parts[1]); // releasing an unknown number is not an error (idempotent)
       return send(res, 204);
     }
     if (method === 'POST' && url.pathname === '/calls') {
       const body = await readJson(req);
-      const timeLimit = typeof body.time_limit === 'number' && body.time_limit > 0 ? body.time_limit : 4 * 3600;
+      const timeLimit =
+        typeof body.time_limit === 'number' && body.time_limit > 0 ? body.time_limit : 4 * 3600;
       const call = newCall({
         from: str(body.from, 'from'),
         to: str(body.to, 'to'),
@@ -398,12 +438,21 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
     if (method === 'GET' && url.pathname === '/calls') {
       const callId = url.searchParams.get('call_id');
       const matching = [...calls.values()].filter((c) => callId !== null && c.callId === callId);
-      return send(res, 200, { items: matching.map((c) => ({ sid: c.sid, to: c.to, from: c.from, finished: c.finished, hung_up: c.hungUp })) });
+      return send(res, 200, {
+        items: matching.map((c) => ({
+          sid: c.sid,
+          to: c.to,
+          from: c.from,
+          finished: c.finished,
+          hung_up: c.hungUp,
+        })),
+      });
     }
     if (parts[0] === 'calls' && parts.length >= 2) {
       const call = calls.get(parts[1]);
       if (!call) return send(res, 404, { error: 'call not found' });
-      if (method === 'POST' && parts[2] === 'hangup' && parts.length === 3) return send(res, 200, hangup(call));
+      if (method === 'POST' && parts[2] === 'hangup' && parts.length === 3)
+        return send(res, 200, hangup(call));
       if (method === 'GET' && parts.length === 2) {
         return send(res, 200, {
           sid: call.sid,
@@ -427,14 +476,16 @@ export async function startTelephonySimulator(options: TelephonySimulatorOptions
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
       const status = error instanceof RequestError ? error.status : 500;
-      if (!res.headersSent) send(res, status, { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent)
+        send(res, status, { error: error instanceof Error ? error.message : String(error) });
       else res.end();
     });
   });
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [key, recording] of recordings) if (recording.expires < now) recordings.delete(key);
-    for (const [key, call] of calls) if (call.finished && now - call.startWall > RECORDING_TTL_MS) calls.delete(key);
+    for (const [key, call] of calls)
+      if (call.finished && now - call.startWall > RECORDING_TTL_MS) calls.delete(key);
   }, 60_000);
   sweeper.unref();
 

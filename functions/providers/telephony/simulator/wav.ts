@@ -43,9 +43,16 @@ export function wavRecording(turns: { role: 'agent' | 'user' }[], seconds: numbe
 }
 
 /** Reads back a WAV's format (tests: "is this a playable recording?"). */
-export function describeWav(bytes: Uint8Array): { sampleRate: number; channels: number; bitsPerSample: number; seconds: number } | undefined {
+export function describeWav(
+  bytes: Uint8Array,
+): { sampleRate: number; channels: number; bitsPerSample: number; seconds: number } | undefined {
   const buffer = Buffer.from(bytes);
-  if (buffer.length < 44 || buffer.toString('ascii', 0, 4) !== 'RIFF' || buffer.toString('ascii', 8, 12) !== 'WAVE') return undefined;
+  if (
+    buffer.length < 44 ||
+    buffer.toString('ascii', 0, 4) !== 'RIFF' ||
+    buffer.toString('ascii', 8, 12) !== 'WAVE'
+  )
+    return undefined;
   if (buffer.toString('ascii', 12, 16) !== 'fmt ' || buffer.readUInt16LE(20) !== 1) return undefined;
   const channels = buffer.readUInt16LE(22);
   const sampleRate = buffer.readUInt32LE(24);
@@ -53,5 +60,10 @@ export function describeWav(bytes: Uint8Array): { sampleRate: number; channels: 
   if (buffer.toString('ascii', 36, 40) !== 'data') return undefined;
   const dataLength = buffer.readUInt32LE(40);
   if (dataLength !== buffer.length - 44) return undefined;
-  return { sampleRate, channels, bitsPerSample, seconds: dataLength / (sampleRate * channels * (bitsPerSample / 8)) };
+  return {
+    sampleRate,
+    channels,
+    bitsPerSample,
+    seconds: dataLength / (sampleRate * channels * (bitsPerSample / 8)),
+  };
 }
