@@ -51,10 +51,11 @@ export async function inviteMember(
 
   const now = clock.now().toISOString();
   const invitationId = newId('invitation');
+  let written: Invitation;
   try {
     // A new pending invitation, unless one is pending already (an accepted one of a member who has
     // since left is replaced).
-    await InvitationEntity.put({
+    const { data } = await InvitationEntity.put({
       organisationId,
       email,
       invitationId,
@@ -69,6 +70,7 @@ export async function inviteMember(
     })
       .where((attr, op) => `${op.notExists(attr.invitationId)} OR ${op.eq(attr.status, 'accepted')}`)
       .go();
+    written = data as Invitation;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // Pending already: the same record, the inviter's latest role and workspaces, a new email.
@@ -77,10 +79,9 @@ export async function inviteMember(
     const emailSent = await deliver(resent);
     return { invitation: { ...resent, emailSent }, created: false, emailSent };
   }
-  const { data: invitation } = await InvitationEntity.get({ organisationId, email }).go({ consistent: true });
-  if (!invitation) throw new Error('invitation vanished after it was written');
-  const emailSent = await deliver(invitation);
-  return { invitation: { ...invitation, emailSent }, created: true, emailSent };
+  // The record as written (send 1), not re-read: concurrent resends may already have counted on.
+  const emailSent = await deliver(written);
+  return { invitation: { ...written, emailSent }, created: true, emailSent };
 }
 
 /** Sends a pending invitation again: the same invitation, a new email. */

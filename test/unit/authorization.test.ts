@@ -154,13 +154,10 @@ describe('the authorisation table (spec 2.3), every organisation role × workspa
 
 describe('effective workspace roles', () => {
   it.each(
-    WORKSPACE_ROLES.flatMap(
-      (row) =>
-        [
-          ['owner', row],
-          ['admin', row],
-        ] as const,
-    ),
+    WORKSPACE_ROLES.flatMap((row): [OrganisationRole, WorkspaceRole][] => [
+      ['owner', row],
+      ['admin', row],
+    ]),
   )('an organisation %s is admin whatever the workspace row (%s)', (org, row) => {
     expect(effectiveWorkspaceRole(org, row)).toBe('admin');
     expect(

@@ -31,16 +31,21 @@ beforeAll(async () => {
   apiKey = key.body.key;
 });
 
-const READS = [
+type BillingRequest = [
+  'GET' | 'POST' | 'DELETE',
+  '' | '/ledger' | '/subscription' | '/portal-session' | '/credits',
+  object | undefined,
+];
+const READS: BillingRequest[] = [
   ['GET', '', undefined],
   ['GET', '/ledger', undefined],
-] as const;
-const WRITES = [
+];
+const WRITES: BillingRequest[] = [
   ['POST', '/subscription', { plan: 'growth' }],
   ['DELETE', '/subscription', undefined],
   ['POST', '/portal-session', {}],
   ['POST', '/credits', { quantity: 500 }],
-] as const;
+];
 
 /** The account and ledger as they stand, to prove a refused request changed nothing. */
 async function snapshot(o: Org) {
