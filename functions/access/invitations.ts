@@ -6,7 +6,7 @@ import { findUserByEmail } from '../platform/auth/users.js';
 import type { UserPrincipal } from '../platform/auth/principal.js';
 import { sendEmail } from '../providers/email/index.js';
 import type { WorkspaceRole } from './authorization.js';
-import { isConditionFailure } from './conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import {
   accessService,
   InvitationEntity,

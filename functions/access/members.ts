@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
-import { isConditionFailure } from './conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { accessService, OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity } from './entities.js';
 import { pendingInvitations, withdrawInvitation } from './invitations.js';
 import { paginate } from '../platform/pagination.js';

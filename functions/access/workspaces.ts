@@ -2,7 +2,7 @@ import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { effectiveWorkspaceRole, type OrganisationRole, type WorkspaceRole } from './authorization.js';
-import { isConditionFailure } from './conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import {
   accessService,
   OrgMemberEntity,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WorkspaceEntity } from '../access/entities.js';
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';

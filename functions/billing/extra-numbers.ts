@@ -1,4 +1,4 @@
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { PhoneNumberEntity } from '../numbers/entities.js';
 import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';

@@ -1,4 +1,4 @@
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { setAnsweringForOrganisation } from '../agents/answering.js';
 import { BillingAccountEntity, type BillingAccount } from './entities.js';
 import { PLANS } from './plans.js';

@@ -1,4 +1,4 @@
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { clock, nowEpochSeconds } from '../platform/clock.js';
 import { conflict, unauthorized } from '../platform/errors.js';
 import { logger } from '../platform/logger.js';

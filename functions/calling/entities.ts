@@ -1,3 +1,4 @@
+import { IdempotencyEntity } from '../platform/idempotency.js';
 import { Entity, Service, type EntityItem } from 'electrodb';
 import { WorkspaceEntity, WorkspaceMemberEntity, OrgMemberEntity } from '../access/entities.js';
 import { AgentEntity } from '../agents/entities.js';
@@ -18,7 +19,7 @@ import { INTERNAL_STATUSES } from './status.js';
  *                                                                                  handed to the post-call pipeline)
  *   provider call          pk PROVIDERCALL#<provider>#<provider call id>  sk CALL  (callbacks without our call id —
  *                                                                                  inbound calls — find the call here)
- *   idempotency key        pk IDEM#<ws>#<key>            sk IDEM                   (start-call retries; TTL 24 h)
+ *   idempotency key        functions/platform/idempotency.ts, scope = the workspace (start-call retries; TTL 24 h)
  */
 const cfg = entityConfig();
 
@@ -187,39 +188,6 @@ export const ProviderCallEntity = new Entity(
           casing: KEEP_CASE,
         },
         sk: { field: 'sk', composite: [], template: 'CALL', casing: KEEP_CASE },
-      },
-    },
-  },
-  cfg,
-);
-
-export const IdempotencyEntity = new Entity(
-  {
-    model: { entity: 'idempotencyKey', version: '1', service: 'va' },
-    attributes: {
-      workspaceId: { type: 'string', required: true },
-      key: { type: 'string', required: true },
-      requestHash: { type: 'string', required: true },
-      state: { type: ['in_flight', 'completed'] as const, required: true },
-      /** Who holds an in-flight claim, and until when (a crashed request's claim lapses). */
-      token: { type: 'string', required: true },
-      lockedUntil: { type: 'number', required: true },
-      callId: { type: 'string' },
-      /** The first response, served again to retries. */
-      response: { type: 'string' },
-      createdAt: { type: 'string', required: true },
-      /** Epoch seconds; DynamoDB's TTL removes the record after 24 hours. */
-      expiresAt: { type: 'number', required: true, field: 'expires_at' },
-    },
-    indexes: {
-      byKey: {
-        pk: {
-          field: 'pk',
-          composite: ['workspaceId', 'key'],
-          template: 'IDEM#${workspaceId}#${key}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: [], template: 'IDEM', casing: KEEP_CASE },
       },
     },
   },

@@ -1,5 +1,5 @@
 import { BUCKET } from '../../lib/resources.js';
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { chargeCallUsage } from '../billing/metering.js';
 import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';

@@ -14,7 +14,7 @@ import {
   IDEMPOTENCY_IN_FLIGHT,
   releaseIdempotencyKey,
   requestHash,
-} from './idempotency.js';
+} from '../platform/idempotency.js';
 import type { CallCreateResponse, StartCallBody } from './schemas.js';
 import { deadlineFor } from './status.js';
 
@@ -280,7 +280,7 @@ async function createCall(
       ...(idempotency
         ? [
             idempotencyKey
-              .patch({ workspaceId, key: idempotency.key })
+              .patch({ scope: workspaceId, key: idempotency.key })
               .set({ state: 'completed', callId, response: JSON.stringify(response) })
               .where(
                 (attr, op) => `${op.eq(attr.token, idempotency.token)} AND ${op.eq(attr.state, 'in_flight')}`,

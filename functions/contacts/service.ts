@@ -1,4 +1,4 @@
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { toE164 } from '../platform/phone.js';

@@ -6,7 +6,7 @@ import { ApiKeyEntity } from '../platform/auth/entities.js';
 import type { ApiKeyScope } from '../platform/auth/principal.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PLANS, type Plan } from '../billing/plans.js';
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { paginate } from '../platform/pagination.js';
 import type { WorkspaceAccess } from '../access/workspace-access.js';
 

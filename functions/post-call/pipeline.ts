@@ -1,4 +1,4 @@
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { findContactByPhone, getContact } from '../contacts/service.js';
 import { clock } from '../platform/clock.js';
 import { config } from '../platform/config.js';

@@ -1,6 +1,6 @@
 import { queryPage } from '../platform/pagination.js';
 import { createHash, randomUUID } from 'node:crypto';
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';

@@ -1,7 +1,7 @@
 import { clock } from '../platform/clock.js';
 import { readSecret, WebhookSecretEntity, type WebhookSecretRecord } from './entities.js';
 import { activeSecrets, newSigningSecret, PREVIOUS_SECRET_GRACE_MS } from './signing.js';
-import { isConditionFailure } from '../access/conditions.js';
+import { isConditionFailure } from '../platform/table.js';
 
 /**
  * The workspace's one webhook signing secret. It is made on first use (a read of the secret or the

@@ -1,5 +1,5 @@
 import { httpHandler } from '../../platform/http/index.js';
-import { idempotencyKeyFrom } from '../idempotency.js';
+import { idempotencyKeyFrom } from '../../platform/idempotency.js';
 import { StartCallBody } from '../schemas.js';
 import { startCall } from '../start-call.js';
 
@@ -9,7 +9,7 @@ import { startCall } from '../start-call.js';
  * the contract's order; the service the rest (404, 402, 429) and 201.
  */
 export const handler = httpHandler(
-  { auth: 'user_or_api_key', scope: 'start_call', body: StartCallBody },
+  { auth: 'user_or_api_key', scope: 'start_call', body: StartCallBody, idempotency: 'route' },
   async (req) => {
     const call = await startCall({
       principal: req.principal,

@@ -8,6 +8,7 @@ import { jsonResponse } from './response.js';
 import type { HttpContext, HttpEvent, HttpResponse, HttpResult } from './types.js';
 import type { ApiKeyScope, Principal } from '../auth/principal.js';
 import { validate } from './validate.js';
+import { idempotency } from './idempotency.js';
 
 export interface HttpRouteOptions<B, Q> {
   /** `none`: public; `user`: a dashboard user's JWT only; `user_or_api_key`: either credential. */
@@ -16,6 +17,11 @@ export interface HttpRouteOptions<B, Q> {
   scope?: ApiKeyScope;
   body?: ZodType<B>;
   query?: ZodType<Q>;
+  /**
+   * `kernel` (default): writes honour an `Idempotency-Key` header here. `route`: the route keeps its
+   * own (start-call completes its key in the transaction that creates the call).
+   */
+  idempotency?: 'kernel' | 'route';
 }
 
 export interface HttpRequest<B, Q, P extends Principal | undefined> {
@@ -32,7 +38,8 @@ type PrincipalFor<A> = A extends 'none' ? undefined : Principal;
 
 /**
  * The one way to write an HTTP handler. Middleware order is the order of checks of API.md:
- * request id → credential (401/403) → JSON body (422) → schema validation (422) → handler;
+ * request id → credential (401/403) → JSON body (422) → schema validation (422) → Idempotency-Key
+ * (replay or 409) → handler;
  * the error handler maps whatever was thrown.
  */
 export function httpHandler<
@@ -43,12 +50,16 @@ export function httpHandler<
   options: HttpRouteOptions<B, Q> & { auth: A },
   handle: (request: HttpRequest<B, Q, PrincipalFor<A>>) => Promise<HttpResult>,
 ) {
+  const middlewares = [
+    requestContext(),
+    errorHandler(),
+    authenticate({ mode: options.auth, scope: options.scope }),
+    jsonBody(),
+    validate({ body: options.body, query: options.query }),
+    ...(options.idempotency === 'route' ? [] : [idempotency()]),
+  ];
   return middy<HttpEvent, HttpResponse, Error, HttpContext>()
-    .use(requestContext())
-    .use(errorHandler())
-    .use(authenticate({ mode: options.auth, scope: options.scope }))
-    .use(jsonBody())
-    .use(validate({ body: options.body, query: options.query }))
+    .use(middlewares)
     .handler(async (event, context) => {
       const { state } = context;
       const result = await handle({

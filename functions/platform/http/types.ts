@@ -8,6 +8,8 @@ export interface RequestState {
   principal?: Principal;
   body?: unknown;
   query?: unknown;
+  /** An Idempotency-Key this request holds (functions/platform/http/idempotency.ts). */
+  idempotency?: { scope: string; key: string; token: string };
 }
 
 export type HttpEvent = APIGatewayProxyEventV2;

@@ -1,7 +1,7 @@
 import { WorkspaceEntity } from '../../../functions/access/entities.js';
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
 import { CallEntity } from '../../../functions/calling/entities.js';
-import { claimIdempotencyKey, requestHash } from '../../../functions/calling/idempotency.js';
+import { claimIdempotencyKey, requestHash } from '../../../functions/platform/idempotency.js';
 import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { api, type ApiResponse, type Json } from '../../helpers/http.js';

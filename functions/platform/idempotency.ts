@@ -1,16 +1,46 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { isConditionFailure } from '../access/conditions.js';
-import { clock } from '../platform/clock.js';
-import { conflict, ValidationError } from '../platform/errors.js';
-import { IdempotencyEntity } from './entities.js';
+import { Entity } from 'electrodb';
+import { clock } from './clock.js';
+import { conflict, ValidationError } from './errors.js';
+import { entityConfig, isConditionFailure, KEEP_CASE } from './table.js';
 
 /**
- * `Idempotency-Key` for start-call: keys are per workspace and kept 24 hours. The first request
- * claims the key (a conditional put); its transaction completes the record with the response, in the
- * same transaction that creates the call. A retry with the same body gets the first response; with
- * another body, 409; while the first is still running, 409. A claim whose request crashed lapses
- * after `LEASE_MS`, so the key does not stay blocked.
+ * `Idempotency-Key` on writes (API.md conventions): keys are per scope (the workspace, else the
+ * organisation, else the caller) and kept 24 hours. The first request claims the key (a conditional
+ * put) and completes it with its response; start-call completes it inside the transaction that
+ * creates the call. A retry with the same request gets the first response; with another request, 409;
+ * while the first is still running, 409. A refusal gives the key back; a claim whose request crashed
+ * lapses after `LEASE_MS`, so the key does not stay blocked.
+ *
+ *   idempotency key   pk IDEM#<scope>#<key>   sk IDEM   (TTL 24 h)
  */
+export const IdempotencyEntity = new Entity(
+  {
+    model: { entity: 'idempotencyKey', version: '1', service: 'va' },
+    attributes: {
+      scope: { type: 'string', required: true },
+      key: { type: 'string', required: true },
+      requestHash: { type: 'string', required: true },
+      state: { type: ['in_flight', 'completed'] as const, required: true },
+      /** Who holds an in-flight claim, and until when (a crashed request's claim lapses). */
+      token: { type: 'string', required: true },
+      lockedUntil: { type: 'number', required: true },
+      callId: { type: 'string' },
+      /** The first response, served again to retries. */
+      response: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      /** Epoch seconds; DynamoDB's TTL removes the record after 24 hours. */
+      expiresAt: { type: 'number', required: true, field: 'expires_at' },
+    },
+    indexes: {
+      byKey: {
+        pk: { field: 'pk', composite: ['scope', 'key'], template: 'IDEM#${scope}#${key}', casing: KEEP_CASE },
+        sk: { field: 'sk', composite: [], template: 'IDEM', casing: KEEP_CASE },
+      },
+    },
+  },
+  entityConfig(),
+);
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const LEASE_MS = 30_000;
 export const IDEMPOTENCY_MISMATCH = 'Idempotency-Key was already used with a different request';
@@ -53,14 +83,14 @@ export const requestHash = (request: unknown): string =>
 
 export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; response: unknown };
 
-export async function claimIdempotencyKey(workspaceId: string, key: string, hash: string): Promise<Claim> {
+export async function claimIdempotencyKey(scope: string, key: string, hash: string): Promise<Claim> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const now = clock.now();
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const token = randomUUID();
     try {
       await IdempotencyEntity.put({
-        workspaceId,
+        scope,
         key,
         requestHash: hash,
         state: 'in_flight',
@@ -79,7 +109,7 @@ export async function claimIdempotencyKey(workspaceId: string, key: string, hash
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { data: existing } = await IdempotencyEntity.get({ workspaceId, key }).go({ consistent: true });
+    const { data: existing } = await IdempotencyEntity.get({ scope, key }).go({ consistent: true });
     if (!existing) continue; // released meanwhile: claim again
     if (existing.requestHash !== hash) throw conflict(IDEMPOTENCY_MISMATCH);
     if (existing.state === 'completed' && existing.response)
@@ -90,9 +120,26 @@ export async function claimIdempotencyKey(workspaceId: string, key: string, hash
 }
 
 /** Gives the key back after a refusal (404, 402, 429…), so a later retry is decided afresh. */
-export async function releaseIdempotencyKey(workspaceId: string, key: string, token: string): Promise<void> {
+export async function releaseIdempotencyKey(scope: string, key: string, token: string): Promise<void> {
   try {
-    await IdempotencyEntity.delete({ workspaceId, key })
+    await IdempotencyEntity.delete({ scope, key })
+      .where((attr, op) => `${op.eq(attr.token, token)} AND ${op.eq(attr.state, 'in_flight')}`)
+      .go({ response: 'none' });
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Records the response of a claimed key, for retries to get it again. */
+export async function completeIdempotencyKey(
+  scope: string,
+  key: string,
+  token: string,
+  response: unknown,
+): Promise<void> {
+  try {
+    await IdempotencyEntity.patch({ scope, key })
+      .set({ state: 'completed', response: JSON.stringify(response) })
       .where((attr, op) => `${op.eq(attr.token, token)} AND ${op.eq(attr.state, 'in_flight')}`)
       .go({ response: 'none' });
   } catch (error) {
