@@ -4,25 +4,19 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { OrgMemberEntity, WorkspaceMemberEntity } from '../../../functions/access/entities.js';
-import { createOrganisation } from '../../../functions/access/organisations.js';
-import { BillingAccountEntity } from '../../../functions/billing/entities.js';
-import {
-  formatApiKey,
-  hashSecret,
-  newSecret,
-  secretHint,
-} from '../../../functions/platform/auth/api-key-secret.js';
-import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';
-import type { ApiKeyScope, UserPrincipal } from '../../../functions/platform/auth/principal.js';
-import { findOrCreateUser } from '../../../functions/platform/auth/users.js';
-import { newId } from '../../../functions/platform/ids.js';
+import type { ApiKeyScope } from '../../../functions/platform/auth/principal.js';
 import { readEmailOutbox, type OutboxEmail } from '../../../functions/providers/email/local-outbox.js';
 import { readSmsOutbox, type OutboxSms } from '../../../functions/providers/sms/local-outbox.js';
 import { dlqName } from '../../../lib/resources.js';
 import { api, type Json } from '../../helpers/http.js';
+import {
+  apiKey as callingApiKey,
+  newTenant as callingTenant,
+  numberFor,
+  ws,
+  type Tenant,
+} from '../calling/fixtures.js';
 import { stackState } from '../../helpers/stack-state.js';
-import { subjectFor, tokenFor } from '../../helpers/tokens.js';
 
 /**
  * Tenants, agents, calls and webhook receivers for the post-call tests. Tenants are opened with the
@@ -32,80 +26,18 @@ import { subjectFor, tokenFor } from '../../helpers/tokens.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export interface User {
-  email: string;
-  token: string;
-  userId: string;
-  principal: UserPrincipal;
-}
+// Tenants, users, members and API keys are the calling suite's fixtures; the post-call suite's
+// defaults differ only in that its tenants are paid and its keys are plain strings.
+export type { Tenant, User } from '../calling/fixtures.js';
+export { addMember, newUser, ws } from '../calling/fixtures.js';
 
-export interface Tenant {
-  owner: User;
-  organisationId: string;
-  workspaceId: string;
-}
-
-export async function newUser(label = 'user'): Promise<User> {
-  const email = `${label}-${randomUUID().slice(0, 8)}@post-call.test`;
-  const subject = subjectFor(email);
-  const userId = await findOrCreateUser(subject, email);
-  const token = await tokenFor(email);
-  return { email, token, userId, principal: { kind: 'user', userId, email, subject } };
-}
-
-/** An organisation with its owner and Default workspace; `paid` puts it on an active Growth plan. */
-export async function newTenant(options: { paid?: boolean } = { paid: true }): Promise<Tenant> {
-  const owner = await newUser('owner');
-  const { organisationId, workspaceId } = await createOrganisation(owner.principal, {
-    name: `Org ${owner.email}`,
-  });
-  if (options.paid)
-    await BillingAccountEntity.patch({ organisationId })
-      .set({ plan: 'growth', subscriptionStatus: 'active', balanceUnits: 64_000 * 60 })
-      .go();
-  return { owner, organisationId, workspaceId };
-}
-
-/** A regular organisation member with a workspace role. */
-export async function addMember(tenant: Tenant, role: 'admin' | 'member' | 'viewer'): Promise<User> {
-  const user = await newUser(role);
-  const now = new Date().toISOString();
-  await OrgMemberEntity.create({
-    organisationId: tenant.organisationId,
-    userId: user.userId,
-    email: user.email,
-    role: 'regular',
-    status: 'accepted',
-    joinedAt: now,
-  }).go();
-  await WorkspaceMemberEntity.create({
-    workspaceId: tenant.workspaceId,
-    userId: user.userId,
-    organisationId: tenant.organisationId,
-    role,
-    addedAt: now,
-  }).go();
-  return user;
-}
+/** An organisation with its owner and Default workspace, on an active Growth plan unless `paid: false`. */
+export const newTenant = (options: { paid?: boolean } = { paid: true }): Promise<Tenant> =>
+  callingTenant(options);
 
 export async function apiKey(tenant: Tenant, scopes: ApiKeyScope[] = ['start_call']): Promise<string> {
-  const keyId = newId('apiKey');
-  const secret = newSecret();
-  await ApiKeyEntity.create({
-    keyId,
-    workspaceId: tenant.workspaceId,
-    organisationId: tenant.organisationId,
-    name: 'post-call tests',
-    scopes,
-    secretHash: hashSecret(secret),
-    secretHint: secretHint(secret),
-    createdBy: tenant.owner.userId,
-    createdAt: new Date().toISOString(),
-  }).go();
-  return formatApiKey(keyId, secret);
+  return (await callingApiKey(tenant, scopes)).key;
 }
-
-export const ws = (tenant: Tenant) => `/api/v1/workspaces/${tenant.workspaceId}`;
 
 export async function createAgent(
   tenant: Tenant,
@@ -128,17 +60,7 @@ export async function createAgent(
 
 /** Buys a number (the tenant must be on a paid plan) and connects it to the agent. */
 export async function connectNumber(tenant: Tenant, agentId: string): Promise<string> {
-  const bought = await api('POST', `${ws(tenant)}/phone-numbers`, {
-    token: tenant.owner.token,
-    body: { country: 'AU' },
-  });
-  if (bought.status !== 201) throw new Error(`buy number: ${bought.status} ${bought.text}`);
-  const connected = await api('PATCH', `${ws(tenant)}/phone-numbers/${bought.body.id}`, {
-    token: tenant.owner.token,
-    body: { agent_id: agentId },
-  });
-  if (connected.status !== 200) throw new Error(`connect number: ${connected.status} ${connected.text}`);
-  return connected.body.phone_number as string;
+  return (await numberFor(tenant, agentId)).phone_number as string;
 }
 
 /** A completed call by default (the telephony simulator decides by the called number, API.md). */
