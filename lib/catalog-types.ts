@@ -1,42 +1,39 @@
-import type { ZodType } from 'zod';
-import type { QueueKey } from './resources.js';
+import type { Access, Route } from '../functions/platform/http/route.js';
+import type { QueueKey } from '../functions/platform/resources.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { HttpMethod, Route as HttpRoute, Access } from '../functions/platform/http/route.js';
 
-/** An HTTP API route; `path` uses API Gateway's `{param}` syntax. */
-export interface HttpRoute {
-  method: HttpMethod;
-  path: string;
-  summary: string;
-  /** Who may call it, for the OpenAPI document: none, a user's JWT, or a JWT or API key. */
-  auth: 'none' | 'user' | 'user_or_api_key';
-  body?: ZodType;
-  query?: ZodType;
-  /** Success response schema (documentation only). */
-  response?: ZodType;
-  successStatus?: number;
-}
+/**
+ * The nested stack a function is deployed in: one per domain, so every template keeps room to grow,
+ * and one for the provider webhooks, whose function URLs every other domain reads (so the nested
+ * stacks depend on each other in one direction only).
+ */
+export type StackGroup =
+  | 'public'
+  | 'access'
+  | 'agents'
+  | 'numbers'
+  | 'calling'
+  | 'billing'
+  | 'post-call'
+  | 'webhook-deliveries'
+  | 'provider-webhooks';
 
 export interface FunctionSpec {
   /** Unique PascalCase id: the CDK construct id and the local stack's name for the function. */
   id: string;
   /** Handler file relative to the repository root; it exports `handler`. */
   entry: string;
-  http?: HttpRoute[];
+  group: StackGroup;
+  /** The routes this function serves (a domain's routes.ts); it dispatches on the event's routeKey. */
+  http?: Route<unknown, unknown>[];
   /** A provider webhook served on its own Lambda function URL (locally under this path). */
   functionUrl?: { path: string };
   queue?: { name: QueueKey; batchSize: number };
   /** EventBridge schedule expression, and how often the local scheduler fires it. */
   schedule?: { expression: string; localEverySeconds: number };
-  access: {
-    table?: 'read' | 'readwrite';
-    bucket?: 'read' | 'readwrite';
-    sendsTo?: QueueKey[];
-    /** Secrets Manager secrets the function reads (cloud adapters' credentials). */
-    secrets?: ('telephony' | 'payments' | 'identity-webhook')[];
-    /** Sends email through SES (granted ses:SendEmail on the sender identity; EMAIL_FROM set). */
-    email?: boolean;
-  };
+  /** What the function may touch: for an HTTP function, the union of its routes' declared access. */
+  access: Access;
   timeoutSeconds?: number;
   memoryMb?: number;
 }

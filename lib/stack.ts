@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, NestedStack, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -17,7 +16,8 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { catalog as defaultCatalog } from './catalog.js';
-import type { FunctionSpec } from './catalog-types.js';
+import type { FunctionSpec, StackGroup } from './catalog-types.js';
+import { routeKey } from '../functions/platform/http/route.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { ServiceQueue } from './constructs/service-queue.js';
 import {
@@ -29,7 +29,7 @@ import {
   queueUrlEnv,
   webhookUrlEnv,
   type QueueKey,
-} from './resources.js';
+} from '../functions/platform/resources.js';
 
 /** The repository root: catalog entries and package-lock.json are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -62,9 +62,11 @@ export interface VoiceAgentStackProps extends StackProps {
 const pascal = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1);
 
 /**
- * The whole service in one stack, built from the catalog: one table, the queues with their DLQs, the
- * recordings bucket, the Cognito user pool, the HTTP API, and one Lambda function per catalog entry with
- * exactly the grants, triggers and environment its entry declares.
+ * The service, built from the catalog: this stack holds what every domain shares (the table, the queues
+ * with their DLQs, the recordings bucket, the Cognito user pool, the HTTP API and its stage); each
+ * domain is a nested stack with its functions, their roles and log groups, its routes and triggers, so
+ * no template comes near CloudFormation's 500-resource limit as domains grow. Each function gets exactly
+ * the grants, triggers and environment its catalog entry declares.
  */
 export class VoiceAgentStack extends Stack {
   readonly table: dynamodb.Table;
@@ -76,6 +78,7 @@ export class VoiceAgentStack extends Stack {
   readonly httpApi: apigwv2.HttpApi;
   readonly secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
   readonly functions: Record<string, ServiceFunction> = {};
+  readonly domainStacks = new Map<StackGroup, NestedStack>();
   private readonly functionUrls: { path: string; url: string }[] = [];
   private readonly emailFrom: string;
 
@@ -251,7 +254,7 @@ export class VoiceAgentStack extends Stack {
     };
 
     for (const spec of specs) {
-      const fn = new ServiceFunction(this, spec.id, {
+      const fn = new ServiceFunction(this.domainStack(spec.group), spec.id, {
         spec,
         repoRoot: REPO_ROOT,
         environment: { ...sharedEnvironment, ...this.accessEnvironment(spec) },
@@ -282,6 +285,17 @@ export class VoiceAgentStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
 
     suppressStackFindings(this);
+  }
+
+  /** The nested stack of a domain, made on first use. */
+  private domainStack(group: StackGroup): NestedStack {
+    let stack = this.domainStacks.get(group);
+    if (!stack) {
+      const name = group.split('-').map(pascal).join('');
+      stack = new NestedStack(this, `${name}Domain`, { description: `Voice agent service: ${group} domain` });
+      this.domainStacks.set(group, stack);
+    }
+    return stack;
   }
 
   /** TABLE_NAME, BUCKET_NAME, QUEUE_URL_* and SECRET_ARN_* only for what the entry may touch. */
@@ -323,13 +337,35 @@ export class VoiceAgentStack extends Stack {
 
   private addTriggers(fn: ServiceFunction, spec: FunctionSpec): void {
     if (spec.http && spec.http.length > 0) {
-      const integration = new HttpLambdaIntegration(`${spec.id}Integration`, fn);
+      // One integration and one invoke permission per domain function, then one route per declared path:
+      // API Gateway matches the path (unknown paths are 404 at the edge) and the function dispatches on
+      // the routeKey. (HttpLambdaIntegration would add a permission per route, doubling the resources.)
+      const scope = fn.stack;
+      const integration = new apigwv2.HttpIntegration(scope, `${spec.id}Integration`, {
+        httpApi: this.httpApi,
+        integrationType: apigwv2.HttpIntegrationType.AWS_PROXY,
+        integrationUri: fn.functionArn,
+        payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0,
+      });
+      fn.addPermission('InvokeFromHttpApi', {
+        principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: this.formatArn({
+          service: 'execute-api',
+          resource: this.httpApi.apiId,
+          resourceName: '*',
+        }),
+      });
       for (const route of spec.http) {
-        this.httpApi.addRoutes({
-          path: route.path,
-          methods: [apigwv2.HttpMethod[route.method]],
-          integration,
-        });
+        const cfnRoute = new apigwv2.CfnRoute(
+          scope,
+          `${spec.id}Route${route.method}${route.path.replace(/[^A-Za-z0-9]/g, '')}`,
+          {
+            apiId: this.httpApi.apiId,
+            routeKey: routeKey(route),
+            target: `integrations/${integration.integrationId}`,
+          },
+        );
+        NagSuppressions.addResourceSuppressions(cfnRoute, [AUTHORISATION_IN_FUNCTIONS]);
       }
     }
     if (spec.queue) {
@@ -344,7 +380,7 @@ export class VoiceAgentStack extends Stack {
       );
     }
     if (spec.schedule) {
-      new events.Rule(this, `${spec.id}Schedule`, {
+      new events.Rule(fn.stack, `${spec.id}Schedule`, {
         description: `Runs ${spec.id} (${spec.schedule.expression})`,
         schedule: events.Schedule.expression(spec.schedule.expression),
         targets: [new eventTargets.LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
@@ -364,6 +400,16 @@ export class VoiceAgentStack extends Stack {
 }
 
 // ── cdk-nag suppressions: each one names what it covers and why it is acceptable here ──────────────
+
+/** Every route of the HTTP API, wherever its domain's nested stack puts it. */
+const AUTHORISATION_IN_FUNCTIONS = {
+  id: 'AwsSolutions-APIG4',
+  reason:
+    'Authorisation is done inside each function by the shared http middleware (functions/platform/http/' +
+    'authenticate.ts): a route accepts a Cognito JWT, an API key, or neither (health, OpenAPI, public), ' +
+    'per route as declared in the catalog. API keys are looked up in the table, which an API Gateway ' +
+    'JWT authoriser cannot do, and 401/403 bodies must follow the API contract.',
+};
 
 /** The wildcards CDK's table and bucket grants produce, each scoped to this stack's one table or bucket. */
 function suppressGrantWildcardsFor(stack: VoiceAgentStack, fn: ServiceFunction, spec: FunctionSpec): void {
@@ -412,20 +458,7 @@ function suppressGrantWildcardsFor(stack: VoiceAgentStack, fn: ServiceFunction, 
 }
 
 function suppressStackFindings(stack: VoiceAgentStack): void {
-  NagSuppressions.addResourceSuppressions(
-    stack.httpApi,
-    [
-      {
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'Authorisation is done inside each function by the shared http middleware (functions/platform/http/' +
-          'authenticate.ts): a route accepts a Cognito JWT, an API key, or neither (health, OpenAPI, public), ' +
-          'per route as declared in the catalog. API keys are looked up in the table, which an API Gateway ' +
-          'JWT authoriser cannot do, and 401/403 bodies must follow the API contract.',
-      },
-    ],
-    true,
-  );
+  NagSuppressions.addResourceSuppressions(stack.httpApi, [AUTHORISATION_IN_FUNCTIONS], true);
   NagSuppressions.addResourceSuppressions(stack.userPool, [
     {
       id: 'AwsSolutions-COG2',

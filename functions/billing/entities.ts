@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Entity, type EntityItem } from 'electrodb';
-import { TABLE } from '../../lib/resources.js';
+import { TABLE } from '../platform/resources.js';
 import { entityConfig, KEEP_CASE } from '../platform/table.js';
 import { LEDGER_KINDS, PLAN_IDS, SUBSCRIPTION_STATUSES, USAGE_KINDS } from './model.js';
 

@@ -1,4 +1,4 @@
-import { BUCKET } from '../../lib/resources.js';
+import { BUCKET } from '../platform/resources.js';
 import { isConditionFailure } from '../platform/table.js';
 import { chargeCallUsage } from '../billing/metering.js';
 import { clock } from '../platform/clock.js';

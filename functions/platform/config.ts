@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queueKeys, queueUrlEnv, type QueueKey } from '../../lib/resources.js';
+import { queueKeys, queueUrlEnv, type QueueKey } from './resources.js';
 
 /**
  * Configuration comes from the environment only, parsed once per container (lazily, so tests and the

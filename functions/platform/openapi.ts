@@ -1,5 +1,5 @@
 import { z, type ZodType } from 'zod';
-import type { FunctionSpec, HttpRoute } from '../../lib/catalog-types.js';
+import type { Route, RouteTable } from './http/route.js';
 
 const ERROR = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] };
 const VALIDATION_ERROR = {
@@ -25,7 +25,7 @@ const VALIDATION_ERROR = {
 const jsonSchema = (schema: ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
 
-function operation(route: HttpRoute) {
+function operation(name: string, route: Route<unknown, unknown>) {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
     name: m[1],
     in: 'path',
@@ -59,7 +59,7 @@ function operation(route: HttpRoute) {
   }
   return {
     summary: route.summary,
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId: name,
     parameters: [...params, ...queryParams],
     ...(route.body
       ? {
@@ -74,13 +74,13 @@ function operation(route: HttpRoute) {
   };
 }
 
-/** OpenAPI 3.1 document of every HTTP route in the catalog, from the routes' own zod schemas. */
-export function buildOpenApiDocument(functions: FunctionSpec[]) {
+/** OpenAPI 3.1 document of every declared HTTP route, from the routes' own zod schemas. */
+export function buildOpenApiDocument(domains: Record<string, RouteTable>) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const fn of functions) {
-    for (const route of fn.http ?? []) {
+  for (const [domain, routes] of Object.entries(domains)) {
+    for (const [name, route] of Object.entries(routes)) {
       paths[route.path] ??= {};
-      paths[route.path][route.method.toLowerCase()] = operation(route);
+      paths[route.path][route.method.toLowerCase()] = { ...operation(name, route), tags: [domain] };
     }
   }
   return {

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueKey } from '../../lib/resources.js';
+import type { QueueKey } from './resources.js';
 import { config } from './config.js';
 
 let sqs: SQSClient | undefined;

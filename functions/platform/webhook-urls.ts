@@ -1,4 +1,4 @@
-import { webhookUrlEnv } from '../../lib/resources.js';
+import { webhookUrlEnv } from './resources.js';
 import { config } from './config.js';
 
 /**

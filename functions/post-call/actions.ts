@@ -18,8 +18,8 @@ import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
 import { sendEmail } from '../providers/email/index.js';
 import { sendSms, SmsSendError } from '../providers/sms/index.js';
-import { startDelivery } from '../webhooks/deliveries.js';
-import { workspaceAdminEmails } from '../webhooks/notify.js';
+import { startDelivery } from '../webhook-deliveries/deliveries.js';
+import { workspaceAdminEmails } from '../webhook-deliveries/notify.js';
 import { extractProfile, formatDuration, renderTemplate } from './analysis.js';
 import {
   ActionRunEntity,

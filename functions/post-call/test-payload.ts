@@ -3,7 +3,7 @@ import { clock } from '../platform/clock.js';
 import { config } from '../platform/config.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
-import { deliveryToWire, sendTestDelivery } from '../webhooks/deliveries.js';
+import { deliveryToWire, sendTestDelivery } from '../webhook-deliveries/deliveries.js';
 import { ACTION_CONFIGS } from './schemas.js';
 import { buildCallRecord, sampleCall, webhookPayload } from './payload.js';
 

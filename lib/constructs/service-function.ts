@@ -6,7 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../catalog-types.js';
-import { SERVICE_NAME } from '../resources.js';
+import { SERVICE_NAME } from '../../functions/platform/resources.js';
 
 /** Runtime of every function: the newest Node.js line Lambda offers (cdk-nag L1 checks it is the latest). */
 export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;

@@ -2,8 +2,8 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { withAllowedHost } from '../../functions/webhooks/allow-list.js';
-import { verifySignedRequest } from '../../functions/webhooks/signing.js';
+import { withAllowedHost } from '../../functions/webhook-deliveries/allow-list.js';
+import { verifySignedRequest } from '../../functions/webhook-deliveries/signing.js';
 import { registerLocalService, type LocalServiceContext } from './services.js';
 
 /**
@@ -41,8 +41,8 @@ export interface DemoReceiver {
 /** The signing secrets of a workspace that are valid now (current, and the previous one during its grace). */
 async function workspaceSecrets(workspaceId: string): Promise<string[]> {
   const [{ readSecret }, { activeSecrets }] = await Promise.all([
-    import('../../functions/webhooks/entities.js'),
-    import('../../functions/webhooks/signing.js'),
+    import('../../functions/webhook-deliveries/entities.js'),
+    import('../../functions/webhook-deliveries/signing.js'),
   ]);
   const { data } = await readSecret(workspaceId);
   return data ? activeSecrets(data, new Date()) : [];

@@ -1,4 +1,4 @@
-import { BUCKET, queueKeys, queueUrlEnv, TABLE } from '../resources.js';
+import { BUCKET, queueKeys, queueUrlEnv, TABLE } from '../../functions/platform/resources.js';
 import type { LocalResources } from './resources-setup.js';
 
 /** Defaults the developer (or the test harness) may override through the environment. */

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import type { FunctionSpec } from '../catalog-types.js';
-import type { QueueKey } from '../resources.js';
+import type { QueueKey } from '../../functions/platform/resources.js';
 import { sqsEvent } from './events.js';
 import { invokeFunction } from './invoke.js';
 import { warn } from './log.js';

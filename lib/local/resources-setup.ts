@@ -16,7 +16,14 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { BUCKET, dlqName, QUEUES, queueKeys, TABLE, type QueueKey } from '../resources.js';
+import {
+  BUCKET,
+  dlqName,
+  QUEUES,
+  queueKeys,
+  TABLE,
+  type QueueKey,
+} from '../../functions/platform/resources.js';
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 

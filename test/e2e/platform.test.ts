@@ -97,6 +97,7 @@ describe('gateway route matching', () => {
     id,
     entry: `functions/x/handlers/${id}.ts`,
     http,
+    group: 'public',
     functionUrl: functionUrl ? { path: functionUrl } : undefined,
     access: {},
   });
@@ -107,10 +108,17 @@ describe('gateway route matching', () => {
         path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
         summary: '',
         auth: 'user',
+        access: {},
       },
     ]),
     fn('SearchAgents', [
-      { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/agents/search', summary: '', auth: 'user' },
+      {
+        method: 'GET',
+        path: '/api/v1/workspaces/{workspace_id}/agents/search',
+        summary: '',
+        auth: 'user',
+        access: {},
+      },
     ]),
     fn('DeleteAgent', [
       {
@@ -118,6 +126,7 @@ describe('gateway route matching', () => {
         path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
         summary: '',
         auth: 'user',
+        access: {},
       },
     ]),
     fn('Voice', undefined, '/webhooks/telephony/voice'),
@@ -163,7 +172,7 @@ describe('gateway route matching', () => {
 
 describe('gateway events (API Gateway HTTP API payload 2.0)', () => {
   const target = {
-    fn: { id: 'GetAgent', entry: 'x.ts', access: {} },
+    fn: { id: 'GetAgent', entry: 'x.ts', group: 'agents' as const, access: {} },
     routeKey: 'GET /api/v1/agents/{agent_id}',
     method: 'GET' as const,
     pattern: '/api/v1/agents/{agent_id}',

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalog } from '../../lib/catalog.js';
-import { QUEUES } from '../../lib/resources.js';
+import { QUEUES } from '../../functions/platform/resources.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

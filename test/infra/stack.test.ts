@@ -17,7 +17,7 @@ import {
   queueKeys,
   queueUrlEnv,
   webhookUrlEnv,
-} from '../../lib/resources.js';
+} from '../../functions/platform/resources.js';
 import { VoiceAgentStack, secretArnEnv, type VoiceAgentStackProps } from '../../lib/stack.js';
 
 const STACK_NAME = 'TestStack';

@@ -209,6 +209,7 @@ describe('local scheduler', () => {
       functions: [
         {
           id: 'Tick',
+          group: 'public',
           entry: 'functions/none.ts',
           schedule: { expression: 'rate(1 hour)', localEverySeconds: 1 },
           access: {},

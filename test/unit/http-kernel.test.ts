@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Context } from 'aws-lambda';
-import { httpHandler } from '../../functions/platform/http/index.js';
+import { defineRoute, implement, type RouteAuth } from '../../functions/platform/http/index.js';
 import { HttpError, notFound } from '../../functions/platform/errors.js';
 import type { HttpEvent, HttpResponse } from '../../functions/platform/http/index.js';
 
@@ -10,17 +10,24 @@ const Body = z.strictObject({
   parameters: z.record(z.string(), z.string()).nullish(),
 });
 
-const echo = httpHandler({ auth: 'none', body: Body }, async ({ body }) => ({ status: 201, body }));
-const failing = httpHandler({ auth: 'none' }, async () => {
+/** A test route at `POST /test` with the given options. */
+const testRoute = <B = undefined, A extends RouteAuth = 'none'>(options: { auth: A; body?: z.ZodType<B> }) =>
+  defineRoute<B, undefined, A>({ method: 'POST', path: '/test', summary: 'test', access: {}, ...options });
+
+const echo = implement(testRoute({ auth: 'none', body: Body }), async ({ body }) => ({ status: 201, body }));
+const failing = implement(testRoute({ auth: 'none' }), async () => {
   throw new Error('database exploded: secret detail');
 });
-const missing = httpHandler({ auth: 'none' }, async () => {
+const missing = implement(testRoute({ auth: 'none' }), async () => {
   throw notFound('Agent');
 });
-const limited = httpHandler({ auth: 'none' }, async () => {
+const limited = implement(testRoute({ auth: 'none' }), async () => {
   throw new HttpError(429, 'Too many concurrent calls', { 'retry-after': '5' });
 });
-const guarded = httpHandler({ auth: 'user_or_api_key', body: Body }, async () => ({ status: 200, body: {} }));
+const guarded = implement(testRoute({ auth: 'user_or_api_key', body: Body }), async () => ({
+  status: 200,
+  body: {},
+}));
 
 function event(body?: string, headers: Record<string, string> = {}): HttpEvent {
   return {
@@ -45,7 +52,7 @@ const context = {
 };
 
 async function call(handler: typeof echo, body?: string, headers?: Record<string, string>) {
-  const response = (await handler(event(body, headers), context)) as HttpResponse & {
+  const response = (await handler.handler(event(body, headers), context)) as HttpResponse & {
     statusCode: number;
     body: string;
   };

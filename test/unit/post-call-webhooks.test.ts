@@ -5,7 +5,7 @@ import {
   isAllowedHost,
   parseAllowedHosts,
   withAllowedHost,
-} from '../../functions/webhooks/allow-list.js';
+} from '../../functions/webhook-deliveries/allow-list.js';
 import {
   classifyStatus,
   DEFAULT_RETRY_SCHEDULE_SECONDS,
@@ -16,13 +16,13 @@ import {
   parseRetrySchedule,
   sqsDelayFor,
   withJitter,
-} from '../../functions/webhooks/retry.js';
+} from '../../functions/webhook-deliveries/retry.js';
 import {
   activeSecrets,
   newSigningSecret,
   signatureHeaders,
   verifySignedRequest,
-} from '../../functions/webhooks/signing.js';
+} from '../../functions/webhook-deliveries/signing.js';
 
 describe('the retry schedule', () => {
   it('defaults to eight attempts spread over more than 24 hours', () => {

@@ -1,10 +1,10 @@
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { accessRoutes } from '../routes.js';
 import { listMyInvitations } from '../invitations.js';
-import { ListQuery } from '../schemas.js';
 import { requireUser } from '../workspace-access.js';
 
 /** `GET /api/v1/invitations`: pending invitations addressed to the caller's email. */
-export const handler = httpHandler({ auth: 'user', query: ListQuery }, async (req) => {
+export const handler = implement(accessRoutes.listMyInvitations, async (req) => {
   const page = await listMyInvitations(requireUser(req.principal), req.query);
   return {
     status: 200,

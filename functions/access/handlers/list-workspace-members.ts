@@ -1,11 +1,11 @@
-import { httpHandler } from '../../platform/http/index.js';
-import { ListQuery } from '../schemas.js';
+import { implement } from '../../platform/http/index.js';
+import { accessRoutes } from '../routes.js';
 import { requireUser, requireWorkspace } from '../workspace-access.js';
 import { listWorkspaceMembers } from '../workspaces.js';
 import { workspaceMemberView } from '../views.js';
 
 /** `GET /api/v1/workspaces/{workspace_id}/members`: effective roles (organisation owner/admin show as admin). */
-export const handler = httpHandler({ auth: 'user', query: ListQuery }, async (req) => {
+export const handler = implement(accessRoutes.listWorkspaceMembers, async (req) => {
   const access = await requireWorkspace(
     requireUser(req.principal),
     req.params.workspace_id,

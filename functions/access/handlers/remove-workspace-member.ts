@@ -1,9 +1,10 @@
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { accessRoutes } from '../routes.js';
 import { requireUser, requireWorkspace } from '../workspace-access.js';
 import { removeWorkspaceMember } from '../workspaces.js';
 
 /** `DELETE /api/v1/workspaces/{workspace_id}/members/{user_id}`: workspace admins remove a workspace row. */
-export const handler = httpHandler({ auth: 'user' }, async (req) => {
+export const handler = implement(accessRoutes.removeWorkspaceMember, async (req) => {
   const access = await requireWorkspace(
     requireUser(req.principal),
     req.params.workspace_id,

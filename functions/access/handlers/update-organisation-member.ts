@@ -1,11 +1,11 @@
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { accessRoutes } from '../routes.js';
 import { changeMemberRole } from '../members.js';
-import { UpdateOrganisationMemberBody } from '../schemas.js';
 import { requireOrganisation } from '../workspace-access.js';
 import { organisationMemberView } from '../views.js';
 
 /** `PATCH /api/v1/organisations/{organisation_id}/members/{user_id}`: owner or admin sets `regular`/`admin`. */
-export const handler = httpHandler({ auth: 'user', body: UpdateOrganisationMemberBody }, async (req) => {
+export const handler = implement(accessRoutes.updateOrganisationMember, async (req) => {
   const access = await requireOrganisation(
     req.principal,
     req.params.organisation_id,

@@ -1,11 +1,11 @@
-import { httpHandler } from '../../platform/http/index.js';
-import { UpdateWorkspaceBody } from '../schemas.js';
+import { implement } from '../../platform/http/index.js';
+import { accessRoutes } from '../routes.js';
 import { requireUser, requireWorkspace } from '../workspace-access.js';
 import { updateWorkspace } from '../workspaces.js';
 import { workspaceView } from '../views.js';
 
 /** `PATCH /api/v1/workspaces/{workspace_id}`: workspace admins change its settings. */
-export const handler = httpHandler({ auth: 'user', body: UpdateWorkspaceBody }, async (req) => {
+export const handler = implement(accessRoutes.updateWorkspace, async (req) => {
   const access = await requireWorkspace(
     requireUser(req.principal),
     req.params.workspace_id,

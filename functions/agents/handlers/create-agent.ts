@@ -1,18 +1,15 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { actorId } from '../../platform/auth/principal.js';
-import { httpHandler } from '../../platform/http/index.js';
-import { CreateAgentBody } from '../schemas.js';
+import { implement } from '../../platform/http/index.js';
+import { agentRoutes } from '../routes.js';
 import { createAgent, toAgentResponse } from '../service.js';
 
 /** POST /api/v1/workspaces/{workspace_id}/agents — workspace member (API key: agents:write). */
-export const handler = httpHandler(
-  { auth: 'user_or_api_key', scope: 'agents:write', body: CreateAgentBody },
-  async (req) => {
-    const access = await requireWorkspace(req.principal, req.params.workspace_id, 'agents:write');
-    const agent = await createAgent(access.workspace.workspaceId, access.organisationId, req.body, {
-      createdBy: actorId(req.principal),
-      workspaceTimezone: access.workspace.timezone,
-    });
-    return { status: 201, body: toAgentResponse(agent) };
-  },
-);
+export const handler = implement(agentRoutes.createAgent, async (req) => {
+  const access = await requireWorkspace(req.principal, req.params.workspace_id, 'agents:write');
+  const agent = await createAgent(access.workspace.workspaceId, access.organisationId, req.body, {
+    createdBy: actorId(req.principal),
+    workspaceTimezone: access.workspace.timezone,
+  });
+  return { status: 201, body: toAgentResponse(agent) };
+});

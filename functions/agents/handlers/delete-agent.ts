@@ -1,9 +1,10 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { agentRoutes } from '../routes.js';
 import { deleteAgent } from '../service.js';
 
 /** DELETE /api/v1/workspaces/{workspace_id}/agents/{agent_id} — workspace member (API key: agents:write). */
-export const handler = httpHandler({ auth: 'user_or_api_key', scope: 'agents:write' }, async (req) => {
+export const handler = implement(agentRoutes.deleteAgent, async (req) => {
   const access = await requireWorkspace(req.principal, req.params.workspace_id, 'agents:write');
   await deleteAgent(access.workspace.workspaceId, req.params.agent_id);
   return { status: 204 };

@@ -1,14 +1,11 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { callRoutes } from '../routes.js';
 import { listCalls, toCallSummary } from '../call-log.js';
-import { ListCallsQuery } from '../schemas.js';
 
 /** GET /api/v1/workspaces/{workspace_id}/calls — the call log, newest first (API key: calls:read). */
-export const handler = httpHandler(
-  { auth: 'user_or_api_key', scope: 'calls:read', query: ListCallsQuery },
-  async (req) => {
-    const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
-    const page = await listCalls(access.workspace.workspaceId, req.query);
-    return { status: 200, body: { items: page.items.map(toCallSummary), next_cursor: page.nextCursor } };
-  },
-);
+export const handler = implement(callRoutes.listCalls, async (req) => {
+  const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
+  const page = await listCalls(access.workspace.workspaceId, req.query);
+  return { status: 200, body: { items: page.items.map(toCallSummary), next_cursor: page.nextCursor } };
+});

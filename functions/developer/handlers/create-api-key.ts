@@ -1,10 +1,10 @@
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { developerRoutes } from '../routes.js';
 import { requireUser, requireWorkspace } from '../../access/workspace-access.js';
-import { CreateApiKeyBody } from '../api-key-schemas.js';
 import { apiKeyView, createApiKey, requireApiKeysOnPlan } from '../api-keys.js';
 
 /** `POST /api/v1/workspaces/{workspace_id}/api-keys`: any workspace member (not viewers), plan permitting. */
-export const handler = httpHandler({ auth: 'user', body: CreateApiKeyBody }, async (req) => {
+export const handler = implement(developerRoutes.createApiKey, async (req) => {
   const user = requireUser(req.principal);
   const access = await requireWorkspace(user, req.params.workspace_id, 'api_keys:manage');
   await requireApiKeysOnPlan(access.organisationId);

@@ -1,9 +1,10 @@
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { developerRoutes } from '../routes.js';
 import { requireUser, requireWorkspace } from '../../access/workspace-access.js';
 import { revokeApiKey } from '../api-keys.js';
 
 /** `DELETE /api/v1/workspaces/{workspace_id}/api-keys/{key_id}`: the key is 401 from now on. */
-export const handler = httpHandler({ auth: 'user' }, async (req) => {
+export const handler = implement(developerRoutes.revokeApiKey, async (req) => {
   const access = await requireWorkspace(
     requireUser(req.principal),
     req.params.workspace_id,

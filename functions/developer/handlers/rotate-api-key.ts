@@ -1,9 +1,10 @@
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { developerRoutes } from '../routes.js';
 import { requireUser, requireWorkspace } from '../../access/workspace-access.js';
 import { apiKeyView, requireApiKeysOnPlan, rotateApiKey } from '../api-keys.js';
 
 /** `POST /api/v1/workspaces/{workspace_id}/api-keys/{key_id}/rotate`: a new secret, shown once; the old one stops working. */
-export const handler = httpHandler({ auth: 'user' }, async (req) => {
+export const handler = implement(developerRoutes.rotateApiKey, async (req) => {
   const access = await requireWorkspace(
     requireUser(req.principal),
     req.params.workspace_id,

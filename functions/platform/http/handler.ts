@@ -1,28 +1,14 @@
 import middy from '@middy/core';
-import type { ZodType } from 'zod';
 import { authenticate } from './authenticate.js';
 import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
 import { jsonResponse } from './response.js';
 import type { HttpContext, HttpEvent, HttpResponse, HttpResult } from './types.js';
-import type { ApiKeyScope, Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { validate } from './validate.js';
 import { idempotency } from './idempotency.js';
-
-export interface HttpRouteOptions<B, Q> {
-  /** `none`: public; `user`: a dashboard user's JWT only; `user_or_api_key`: either credential. */
-  auth: 'none' | 'user' | 'user_or_api_key';
-  /** Scope an API key must carry for this route. */
-  scope?: ApiKeyScope;
-  body?: ZodType<B>;
-  query?: ZodType<Q>;
-  /**
-   * `kernel` (default): writes honour an `Idempotency-Key` header here. `route`: the route keeps its
-   * own (start-call completes its key in the transaction that creates the call).
-   */
-  idempotency?: 'kernel' | 'route';
-}
+import { routeKey, type Route, type RouteAuth, type RouteTable } from './route.js';
 
 export interface HttpRequest<B, Q, P extends Principal | undefined> {
   requestId: string;
@@ -36,29 +22,33 @@ export interface HttpRequest<B, Q, P extends Principal | undefined> {
 
 type PrincipalFor<A> = A extends 'none' ? undefined : Principal;
 
+export type LambdaHttpHandler = (event: HttpEvent, context: HttpContext) => Promise<HttpResponse>;
+
+/** A route and the code that serves it, ready for its domain's `domainHandler`. */
+export interface RouteHandler {
+  route: Route<unknown, unknown>;
+  handler: LambdaHttpHandler;
+}
+
 /**
- * The one way to write an HTTP handler. Middleware order is the order of checks of API.md:
+ * Serves one declared route. Middleware order is the order of checks of the API contract:
  * request id → credential (401/403) → JSON body (422) → schema validation (422) → Idempotency-Key
- * (replay or 409) → handler;
- * the error handler maps whatever was thrown.
+ * (replay or 409) → handler; the error handler maps whatever was thrown. Everything the middleware
+ * checks comes from the route's declaration, so the runtime cannot disagree with the documentation.
  */
-export function httpHandler<
-  B = undefined,
-  Q = undefined,
-  A extends HttpRouteOptions<B, Q>['auth'] = 'user_or_api_key',
->(
-  options: HttpRouteOptions<B, Q> & { auth: A },
+export function implement<B, Q, A extends RouteAuth>(
+  route: Route<B, Q, A>,
   handle: (request: HttpRequest<B, Q, PrincipalFor<A>>) => Promise<HttpResult>,
-) {
+): RouteHandler {
   const middlewares = [
     requestContext(),
     errorHandler(),
-    authenticate({ mode: options.auth, scope: options.scope }),
+    authenticate({ mode: route.auth, scope: route.scope }),
     jsonBody(),
-    validate({ body: options.body, query: options.query }),
-    ...(options.idempotency === 'route' ? [] : [idempotency()]),
+    validate({ body: route.body, query: route.query }),
+    ...(route.idempotency === 'route' ? [] : [idempotency()]),
   ];
-  return middy<HttpEvent, HttpResponse, Error, HttpContext>()
+  const handler = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(middlewares)
     .handler(async (event, context) => {
       const { state } = context;
@@ -73,6 +63,34 @@ export function httpHandler<
       });
       return jsonResponse(result.status, result.body, state.requestId, result.headers);
     });
+  return { route: route as Route<unknown, unknown>, handler: handler as LambdaHttpHandler };
+}
+
+/**
+ * The one Lambda handler of a domain: dispatches on the event's `routeKey`, which API Gateway (or the
+ * local gateway) has already matched against the declared routes. Every declared route must have
+ * exactly its own implementation; a mismatch fails when the module loads, not on a request.
+ */
+export function domainHandler<R extends RouteTable>(
+  routes: R,
+  implementations: { [K in keyof R]: RouteHandler },
+): LambdaHttpHandler {
+  const byKey = new Map<string, LambdaHttpHandler>();
+  for (const name of Object.keys(routes)) {
+    const implementation = implementations[name];
+    if (!implementation || implementation.route !== routes[name]) {
+      throw new Error(`Route ${name} (${routeKey(routes[name])}) is not implemented by its own handler`);
+    }
+    byKey.set(routeKey(routes[name]), implementation.handler);
+  }
+  const extra = Object.keys(implementations).filter((name) => !(name in routes));
+  if (extra.length > 0) throw new Error(`Handlers without a declared route: ${extra.join(', ')}`);
+
+  return async (event, context) => {
+    const handler = byKey.get(event.routeKey);
+    if (!handler) return jsonResponse(404, { error: 'Not found' }, event.requestContext?.requestId ?? '');
+    return handler(event, context);
+  };
 }
 
 function lowerCaseHeaders(headers: HttpEvent['headers']): Record<string, string | undefined> {

@@ -1,7 +1,8 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { publicRoutes } from '../routes.js';
 import { HttpError } from '../../platform/errors.js';
 import { dynamoClient, tableName } from '../../platform/table.js';
 import { queueUrl, sqsClient } from '../../platform/queue.js';
@@ -9,7 +10,7 @@ import { bucketName, s3Client } from '../../platform/storage.js';
 import { logger } from '../../platform/logger.js';
 
 /** `GET /api/v1/health`: 200 `{status:"ok"}` once the table, a queue and the bucket all answer. */
-export const handler = httpHandler({ auth: 'none' }, async () => {
+export const handler = implement(publicRoutes.health, async () => {
   const checks = await Promise.allSettled([
     dynamoClient().send(
       new GetItemCommand({ TableName: tableName(), Key: { pk: { S: 'HEALTH' }, sk: { S: 'HEALTH' } } }),

@@ -1,12 +1,12 @@
-import { httpHandler } from '../../platform/http/index.js';
+import { implement } from '../../platform/http/index.js';
+import { publicRoutes } from '../routes.js';
 import { buildOpenApiDocument } from '../../platform/openapi.js';
-// The catalog is the one route list; the document is generated from it (data only, no CDK code).
-import { catalog } from '../../../lib/catalog.js';
+import { apiRoutes } from '../../api-routes.js';
 
 let document: unknown;
 
-/** `GET /api/v1/openapi.json`: generated once per container from the catalog's routes and zod schemas. */
-export const handler = httpHandler({ auth: 'none' }, async () => {
-  document ??= buildOpenApiDocument(catalog);
+/** `GET /api/v1/openapi.json`: generated once per container from the declared routes and zod schemas. */
+export const handler = implement(publicRoutes.openApi, async () => {
+  document ??= buildOpenApiDocument(apiRoutes);
   return { status: 200, body: document };
 });

@@ -1,4 +1,4 @@
-import { isAllowedHost, parseAllowedHosts } from '../../../functions/webhooks/allow-list.js';
+import { isAllowedHost, parseAllowedHosts } from '../../../functions/webhook-deliveries/allow-list.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { connectNumber, createAgent, newTenant, startCall, waitFor, webhookSecret } from './fixtures.js';
 

@@ -7,7 +7,7 @@ import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/c
 import type { ApiKeyScope } from '../../../functions/platform/auth/principal.js';
 import { readEmailOutbox, type OutboxEmail } from '../../../functions/providers/email/local-outbox.js';
 import { readSmsOutbox, type OutboxSms } from '../../../functions/providers/sms/local-outbox.js';
-import { dlqName } from '../../../lib/resources.js';
+import { dlqName } from '../../../functions/platform/resources.js';
 import { api, type Json } from '../../helpers/http.js';
 import {
   apiKey as callingApiKey,

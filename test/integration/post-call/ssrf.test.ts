@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { createOrganisation } from '../../../functions/access/organisations.js';
 import { findOrCreateUser } from '../../../functions/platform/auth/users.js';
 import { newId } from '../../../functions/platform/ids.js';
-import { parseAllowedHosts } from '../../../functions/webhooks/allow-list.js';
-import { sendTestDelivery } from '../../../functions/webhooks/deliveries.js';
-import { postWebhook } from '../../../functions/webhooks/http-attempt.js';
+import { parseAllowedHosts } from '../../../functions/webhook-deliveries/allow-list.js';
+import { sendTestDelivery } from '../../../functions/webhook-deliveries/deliveries.js';
+import { postWebhook } from '../../../functions/webhook-deliveries/http-attempt.js';
 
 /**
  * SSRF protection of customer webhooks, against real sockets: private, loopback, link-local,

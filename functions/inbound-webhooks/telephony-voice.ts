@@ -1,6 +1,6 @@
-import { handleVoiceWebhook } from '../../calling/voice-webhook.js';
-import { webhookHandler } from '../../platform/http/webhook-handler.js';
-import { SIGNATURE_HEADER } from '../../providers/telephony/twilio-format.js';
+import { handleVoiceWebhook } from '../calling/voice-webhook.js';
+import { webhookHandler } from '../platform/http/webhook-handler.js';
+import { SIGNATURE_HEADER } from '../providers/telephony/twilio-format.js';
 
 /**
  * `POST /webhooks/telephony/voice` (a function URL): call status callbacks, recording callbacks and

@@ -1,5 +1,5 @@
-import { handleBillingWebhook } from '../../billing/webhooks.js';
-import { webhookHandler } from '../../platform/http/webhook-handler.js';
+import { handleBillingWebhook } from '../billing/webhooks.js';
+import { webhookHandler } from '../platform/http/webhook-handler.js';
 
 /**
  * `POST /webhooks/billing` (a function URL): the payment provider's events, signed with Stripe's

@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
-import { unauthorized, ValidationError } from '../../platform/errors.js';
-import { webhookHandler } from '../../platform/http/webhook-handler.js';
-import { logger } from '../../platform/logger.js';
-import { secretString } from '../../platform/secrets.js';
-import { parseOrThrow } from '../../platform/validation.js';
-import { applyIdentityEvent, IdentityUserEvent } from '../../access/identity-events.js';
+import { unauthorized, ValidationError } from '../platform/errors.js';
+import { webhookHandler } from '../platform/http/webhook-handler.js';
+import { logger } from '../platform/logger.js';
+import { secretString } from '../platform/secrets.js';
+import { parseOrThrow } from '../platform/validation.js';
+import { applyIdentityEvent, IdentityUserEvent } from '../access/identity-events.js';
 
 /**
  * `POST /webhooks/identity` (a function URL): user events of the identity provider. Signed the

@@ -1,0 +1,27 @@
+import { accessRoutes } from './access/routes.js';
+import { agentRoutes } from './agents/routes.js';
+import { billingRoutes } from './billing/routes.js';
+import { callRoutes, startCallRoutes } from './calling/routes.js';
+import { developerRoutes } from './developer/routes.js';
+import { numberRoutes } from './numbers/routes.js';
+import { publicRoutes } from './public/routes.js';
+import { webhookDeliveryRoutes } from './webhook-deliveries/routes.js';
+
+/**
+ * Every HTTP route of the API, by domain, in the order of the API reference. The catalog gives each
+ * domain its function, the OpenAPI document and the API reference are generated from it, and the
+ * runtime middleware reads the same declarations: nothing about a route is written twice.
+ */
+export const apiRoutes = {
+  public: publicRoutes,
+  access: accessRoutes,
+  developer: developerRoutes,
+  agents: agentRoutes,
+  startCall: startCallRoutes,
+  numbers: numberRoutes,
+  calling: callRoutes,
+  billing: billingRoutes,
+  webhookDeliveries: webhookDeliveryRoutes,
+};
+
+export type ApiDomain = keyof typeof apiRoutes;

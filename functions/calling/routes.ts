@@ -1,0 +1,58 @@
+import { defineRoute } from '../platform/http/route.js';
+import * as calling from './schemas.js';
+
+export const startCallRoutes = {
+  startCall: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call',
+    summary:
+      'Start an outbound call (spec 4.1): member, or API key with scope start_call; Idempotency-Key supported',
+    auth: 'user_or_api_key',
+    scope: 'start_call',
+    body: calling.StartCallBody,
+    response: calling.CallCreateResponse,
+    idempotency: 'route',
+    access: { table: 'readwrite', sendsTo: ['calls'] },
+  }),
+};
+
+export const callRoutes = {
+  listCalls: defineRoute({
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/calls',
+    summary: 'The call log, newest first; filters status, agent_id, direction, from, to (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'calls:read',
+    query: calling.ListCallsQuery,
+    response: calling.CallList,
+    access: { table: 'readwrite' },
+  }),
+  getCall: defineRoute({
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}',
+    summary: 'A call: status history, transcript, duration, credits, recording (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'calls:read',
+    response: calling.CallDetailResponse,
+    access: { table: 'readwrite' },
+  }),
+  hangupCall: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}/hangup',
+    summary: 'End a call that has not ended (member)',
+    auth: 'user_or_api_key',
+    scope: 'start_call',
+    response: calling.CallDetailResponse,
+    successStatus: 200,
+    access: { table: 'readwrite', sendsTo: ['postCall'], secrets: ['telephony'] },
+  }),
+  getCallRecording: defineRoute({
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}/recording',
+    summary: 'Redirect (302) to a short-lived signed URL of the recording (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'calls:read',
+    successStatus: 302,
+    access: { table: 'readwrite', bucket: 'read' },
+  }),
+};

@@ -1,0 +1,84 @@
+import type { ZodType } from 'zod';
+import type { ApiKeyScope } from '../auth/principal.js';
+import type { QueueKey } from '../resources.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `none`: public; `user`: a dashboard user's JWT only; `user_or_api_key`: either credential. */
+export type RouteAuth = 'none' | 'user' | 'user_or_api_key';
+
+/** Secrets Manager secrets a function may read (cloud adapters' credentials). */
+export type SecretKey = 'telephony' | 'payments' | 'identity-webhook';
+
+/**
+ * What code may touch: the table, the bucket, queues to send to, secrets, SES. A route declares what
+ * it needs; its domain function is granted the union of its routes' access, in the cloud (IAM) and
+ * locally (the local stack refuses anything else, as AWS would).
+ */
+export interface Access {
+  table?: 'read' | 'readwrite';
+  bucket?: 'read' | 'readwrite';
+  sendsTo?: QueueKey[];
+  secrets?: SecretKey[];
+  /** Sends email through SES (granted ses:SendEmail on the sender identity; EMAIL_FROM set). */
+  email?: boolean;
+}
+
+/**
+ * One HTTP route, declared once: the OpenAPI document, the local gateway, the CDK stack and the
+ * runtime middleware all read this object. `path` uses API Gateway's `{param}` syntax.
+ */
+export interface Route<B = unknown, Q = unknown, A extends RouteAuth = RouteAuth> {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  auth: A;
+  /** Scope an API key must carry for this route. */
+  scope?: ApiKeyScope;
+  body?: ZodType<B>;
+  query?: ZodType<Q>;
+  /** Success response schema (documentation). */
+  response?: ZodType;
+  /** Documented success status; 201 for POST and 200 otherwise when absent. */
+  successStatus?: number;
+  /**
+   * `kernel` (default): writes honour an `Idempotency-Key` header in the kernel. `route`: the route
+   * keeps its own (start-call completes its key in the transaction that creates the call).
+   */
+  idempotency?: 'kernel' | 'route';
+  access: Access;
+}
+
+/** Declares a route; the body and query types flow from its zod schemas to the handler. */
+export const defineRoute = <B = undefined, Q = undefined, A extends RouteAuth = RouteAuth>(
+  route: Route<B, Q, A> & { auth: A },
+): Route<B, Q, A> => route;
+
+/** A domain's routes by name (the name is the OpenAPI operationId). */
+export type RouteTable = Record<string, Route<unknown, unknown>>;
+
+/** `POST /api/v1/agents/{agent_id}`: API Gateway's route key, what it puts in the event's routeKey. */
+export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;
+
+const ORDER: Record<NonNullable<Access['table']>, number> = { read: 1, readwrite: 2 };
+const wider = <T extends 'read' | 'readwrite'>(a: T | undefined, b: T | undefined): T | undefined =>
+  a === undefined ? b : b === undefined ? a : ORDER[a] >= ORDER[b] ? a : b;
+
+/** The least access that covers all of `accesses`: a domain function's grants. */
+export function unionAccess(accesses: Access[]): Access {
+  const union: Access = {};
+  const sendsTo = new Set<QueueKey>();
+  const secrets = new Set<SecretKey>();
+  for (const access of accesses) {
+    union.table = wider(union.table, access.table);
+    union.bucket = wider(union.bucket, access.bucket);
+    for (const queue of access.sendsTo ?? []) sendsTo.add(queue);
+    for (const secret of access.secrets ?? []) secrets.add(secret);
+    if (access.email) union.email = true;
+  }
+  if (!union.table) delete union.table;
+  if (!union.bucket) delete union.bucket;
+  if (sendsTo.size > 0) union.sendsTo = [...sendsTo].sort();
+  if (secrets.size > 0) union.secrets = [...secrets].sort();
+  return union;
+}

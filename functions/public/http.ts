@@ -1,0 +1,7 @@
+import { domainHandler } from '../platform/http/index.js';
+import { publicRoutes } from './routes.js';
+import { handler as health } from './handlers/health.js';
+import { handler as openApi } from './handlers/openapi.js';
+
+/** The public domain's one HTTP function: every route of ./routes.ts, dispatched on API Gateway's routeKey. */
+export const handler = domainHandler(publicRoutes, { health, openApi });

@@ -1,0 +1,16 @@
+import { domainHandler } from '../platform/http/index.js';
+import { webhookDeliveryRoutes } from './routes.js';
+import { handler as testPostCallAction } from './handlers/test-post-call-action.js';
+import { handler as getWebhookSecret } from './handlers/get-webhook-secret.js';
+import { handler as rotateWebhookSecret } from './handlers/rotate-webhook-secret.js';
+import { handler as listWebhookDeliveries } from './handlers/list-webhook-deliveries.js';
+import { handler as resendWebhookDelivery } from './handlers/resend-webhook-delivery.js';
+
+/** The webhook-deliveries domain's one HTTP function: every route of ./routes.ts, dispatched on API Gateway's routeKey. */
+export const handler = domainHandler(webhookDeliveryRoutes, {
+  testPostCallAction,
+  getWebhookSecret,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  resendWebhookDelivery,
+});

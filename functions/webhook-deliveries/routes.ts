@@ -1,0 +1,52 @@
+import { defineRoute } from '../platform/http/route.js';
+import * as webhooks from './schemas.js';
+
+export const webhookDeliveryRoutes = {
+  testPostCallAction: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/post-call-actions/{action_id}/test',
+    summary:
+      "Send a signed test payload to a webhook action's URL now; returns the attempt (members; dashboard users)",
+    auth: 'user',
+    body: webhooks.TestActionBody,
+    response: webhooks.TestActionResponse,
+    access: { table: 'readwrite', email: true },
+  }),
+  getWebhookSecret: defineRoute({
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
+    summary:
+      "The workspace's webhook signing secret (whsec_…), made on first read (members; dashboard users)",
+    auth: 'user',
+    response: webhooks.WebhookSecretResponse,
+    access: { table: 'readwrite' },
+  }),
+  rotateWebhookSecret: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
+    summary:
+      'Rotate the webhook signing secret; the old one keeps signing for 24 h (members; dashboard users)',
+    auth: 'user',
+    response: webhooks.WebhookSecretResponse,
+    access: { table: 'readwrite' },
+  }),
+  listWebhookDeliveries: defineRoute({
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries',
+    summary:
+      'Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)',
+    auth: 'user_or_api_key',
+    scope: 'calls:read',
+    query: webhooks.ListDeliveriesQuery,
+    response: webhooks.DeliveryList,
+    access: { table: 'read' },
+  }),
+  resendWebhookDelivery: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries/{delivery_id}/resend',
+    summary: 'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
+    auth: 'user',
+    response: webhooks.DeliveryResponse,
+    access: { table: 'readwrite', email: true },
+  }),
+};
