@@ -1,5 +1,5 @@
 /**
- * The catalog is the one list of functions and routes (docs: DESIGN.md, "The catalog"). These checks keep
+ * The catalog is the one list of functions; routes are declared in each domain's routes.ts. These checks keep
  * it consistent with the handler files on disk and with itself. Handler files are read as text, never
  * imported, so this test needs no AWS, no local services and no environment.
  */
@@ -7,6 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalog } from '../../lib/catalog.js';
+import { apiRoutes } from '../../functions/api-routes.js';
+import { routeKey } from '../../functions/platform/http/route.js';
 import { QUEUES } from '../../functions/platform/resources.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,24 +43,52 @@ describe('the catalog', () => {
     expect(catalog.length).toBeGreaterThan(0);
   });
 
-  test('names every handler file exactly once', () => {
+  test('every handler file is a catalog entry or a route implementation its domain function serves', () => {
     const files = handlerFiles();
     expect(files.length).toBeGreaterThan(0);
     const entries = catalog.map((s) => s.entry);
-    const unnamed = files.filter((f) => !entries.includes(f));
+    const served = catalog
+      .filter((s) => s.entry.endsWith('/http.ts'))
+      .flatMap((s) => {
+        const dir = path.dirname(s.entry);
+        const source = readFileSync(path.join(REPO_ROOT, s.entry), 'utf8');
+        return [...source.matchAll(/from '\.\/(handlers\/[^']+)\.js'/g)].map((m) => `${dir}/${m[1]}.ts`);
+      });
+    const unnamed = files.filter((f) => !entries.includes(f) && !served.includes(f));
     expect(unnamed).toEqual([]);
-    expect(duplicates(entries)).toEqual([]);
+    expect(duplicates([...entries, ...served])).toEqual([]);
   });
 
-  test('every entry file exists under functions/<domain>/handlers/ and exports `handler`', () => {
+  test('every entry file exists (a domain http.ts or a handlers/ file) and exports `handler`', () => {
     for (const spec of catalog) {
-      expect(spec.entry).toMatch(/^functions\/[a-z0-9-]+\/handlers\/[A-Za-z0-9._-]+\.ts$/);
+      expect(spec.entry).toMatch(/^functions\/[a-z0-9-]+\/(http|handlers\/[A-Za-z0-9._-]+|[a-z0-9-]+)\.ts$/);
       const file = path.join(REPO_ROOT, spec.entry);
       expect({ id: spec.id, exists: existsSync(file) }).toEqual({ id: spec.id, exists: true });
       expect({ id: spec.id, exportsHandler: EXPORTS_HANDLER.test(readFileSync(file, 'utf8')) }).toEqual({
         id: spec.id,
         exportsHandler: true,
       });
+    }
+  });
+
+  test('one HTTP function per domain: each domain of functions/api-routes.ts is served by exactly one function', () => {
+    const httpSpecs = catalog.filter((s) => s.http && s.http.length > 0);
+    for (const [domain, routes] of Object.entries(apiRoutes)) {
+      const declared = Object.values(routes).map(routeKey).sort();
+      const servers = httpSpecs.filter((s) => s.http!.some((r) => declared.includes(routeKey(r))));
+      expect({ domain, functions: servers.length }).toEqual({ domain, functions: 1 });
+      expect({ domain, routes: servers[0].http!.map(routeKey).sort() }).toEqual({ domain, routes: declared });
+    }
+    expect(httpSpecs).toHaveLength(Object.keys(apiRoutes).length);
+  });
+
+  test("an HTTP function is granted the union of its routes' declared access, nothing more", () => {
+    for (const spec of catalog.filter((s) => s.http && s.http.length > 0)) {
+      const tables = spec.http!.map((r) => r.access.table);
+      const table = tables.includes('readwrite') ? 'readwrite' : tables.includes('read') ? 'read' : undefined;
+      expect({ id: spec.id, table: spec.access.table }).toEqual({ id: spec.id, table });
+      const queues = [...new Set(spec.http!.flatMap((r) => r.access.sendsTo ?? []))].sort();
+      expect({ id: spec.id, sendsTo: spec.access.sendsTo ?? [] }).toEqual({ id: spec.id, sendsTo: queues });
     }
   });
 
@@ -71,6 +101,10 @@ describe('the catalog', () => {
   test('every function has at least one trigger', () => {
     const untriggered = catalog.filter((s) => !(s.http?.length || s.functionUrl || s.queue || s.schedule));
     expect(untriggered.map((s) => s.id)).toEqual([]);
+  });
+
+  test('at most 50 functions in all (one per domain, plus consumers, schedules and webhooks)', () => {
+    expect(catalog.length).toBeLessThanOrEqual(50);
   });
 
   test('every (method, path) HTTP route is unique across the catalog', () => {
@@ -93,7 +127,7 @@ describe('the catalog', () => {
     expect(duplicates(paths)).toEqual([]);
   });
 
-  test('queues named by consumers and senders exist in lib/resources.ts', () => {
+  test('queues named by consumers and senders exist in functions/platform/resources.ts', () => {
     for (const spec of catalog) {
       if (spec.queue) expect(Object.keys(QUEUES)).toContain(spec.queue.name);
       for (const key of spec.access.sendsTo ?? []) expect(Object.keys(QUEUES)).toContain(key);
