@@ -36,4 +36,10 @@ export interface FunctionSpec {
   access: Access;
   timeoutSeconds?: number;
   memoryMb?: number;
+  /**
+   * Files of npm packages the function reads at runtime (not imported, so esbuild leaves them out):
+   * `packageFile` as `require.resolve` names it, copied into the asset as `assetFile`, beside the
+   * bundled handler. Locally the code reads them from node_modules.
+   */
+  bundleFiles?: { packageFile: string; assetFile: string }[];
 }

@@ -1,6 +1,7 @@
 import type { FunctionSpec, StackGroup } from './catalog-types.js';
 import { apiRoutes, type ApiDomain } from '../functions/api-routes.js';
 import { unionAccess } from '../functions/platform/http/route.js';
+import { VIEWER } from '../functions/public/docs-viewer.js';
 
 export type { FunctionSpec, HttpRoute, HttpMethod, StackGroup } from './catalog-types.js';
 
@@ -10,7 +11,7 @@ function domainApi(
   domain: ApiDomain,
   entry: string,
   group: StackGroup,
-  options: Pick<FunctionSpec, 'timeoutSeconds' | 'memoryMb'> = {},
+  options: Pick<FunctionSpec, 'timeoutSeconds' | 'memoryMb' | 'bundleFiles'> = {},
 ): FunctionSpec {
   const http = Object.values(apiRoutes[domain]);
   return { id, entry, group, http, access: unionAccess(http.map((route) => route.access)), ...options };
@@ -25,7 +26,8 @@ function domainApi(
  */
 export const catalog: FunctionSpec[] = [
   // ── Public: health, OpenAPI, API reference ───────────────────────────────────────────────────
-  domainApi('PublicApi', 'public', 'functions/public/http.ts', 'public'),
+  // The API reference's viewer script (redoc) is copied into this function's asset only.
+  domainApi('PublicApi', 'public', 'functions/public/http.ts', 'public', { bundleFiles: [VIEWER] }),
   // ── Identity, organisations, workspaces, members (access/); API keys (developer/) ─────────────
   domainApi('AccessApi', 'access', 'functions/access/http.ts', 'access', { timeoutSeconds: 20 }),
   domainApi('DeveloperApi', 'developer', 'functions/developer/http.ts', 'access'),

@@ -47,7 +47,9 @@ function operation(name: string, route: Route<unknown, unknown>) {
       description: 'Success',
       ...(route.response
         ? { content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } }
-        : {}),
+        : route.contentType
+          ? { content: { [route.contentType]: { schema: { type: 'string' } } } }
+          : {}),
     },
     '422': { description: 'Validation error', content: { 'application/json': { schema: VALIDATION_ERROR } } },
     '500': { description: 'Internal error', content: { 'application/json': { schema: ERROR } } },

@@ -1,8 +1,9 @@
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../catalog-types.js';
@@ -27,6 +28,31 @@ export const functionDescription = (spec: FunctionSpec): string => `${SERVICE_NA
 /** Lets bundled CommonJS dependencies call `require` inside the ESM output. */
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+/**
+ * Copies the package files a function reads at runtime into its asset, beside the bundled handler
+ * (`FunctionSpec.bundleFiles`). Paths are resolved from the repository's node_modules at synth time and
+ * named relative to the bundling input directory (the project root).
+ */
+export function copyBundleFiles(
+  repoRoot: string,
+  files: NonNullable<FunctionSpec['bundleFiles']>,
+): NonNullable<BundlingOptions['commandHooks']> {
+  const resolveFrom = createRequire(path.join(repoRoot, 'package.json'));
+  const sources = files.map((file) => ({
+    from: path.relative(repoRoot, resolveFrom.resolve(file.packageFile)).split(path.sep).join('/'),
+    to: file.assetFile,
+  }));
+  for (const { to } of sources) {
+    if (!/^[A-Za-z0-9._-]+$/.test(to)) throw new Error(`bundleFiles: ${to} is not a plain file name`);
+  }
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) =>
+      sources.map(({ from, to }) => `cp "${inputDir}/${from}" "${outputDir}/${to}"`),
+  };
+}
 
 export interface ServiceFunctionProps {
   spec: FunctionSpec;
@@ -79,6 +105,7 @@ export class ServiceFunction extends NodejsFunction {
         banner: ESM_REQUIRE_BANNER,
         // Bundle everything, AWS SDK v3 included: only the clients a handler imports end up in it.
         externalModules: [],
+        ...(spec.bundleFiles?.length ? { commandHooks: copyBundleFiles(repoRoot, spec.bundleFiles) } : {}),
       },
     });
     this.spec = spec;

@@ -3,7 +3,7 @@ import { authenticate } from './authenticate.js';
 import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
-import { jsonResponse } from './response.js';
+import { jsonResponse, resultResponse } from './response.js';
 import type { HttpContext, HttpEvent, HttpResponse, HttpResult } from './types.js';
 import type { Principal } from '../auth/principal.js';
 import { validate } from './validate.js';
@@ -61,7 +61,7 @@ export function implement<B, Q, A extends RouteAuth>(
         headers: lowerCaseHeaders(event.headers),
         event,
       });
-      return jsonResponse(result.status, result.body, state.requestId, result.headers);
+      return resultResponse(result, state.requestId);
     });
   return { route: route as Route<unknown, unknown>, handler: handler as LambdaHttpHandler };
 }

@@ -42,6 +42,11 @@ export interface Route<B = unknown, Q = unknown, A extends RouteAuth = RouteAuth
   /** Documented success status; 201 for POST and 200 otherwise when absent. */
   successStatus?: number;
   /**
+   * Content type of a success body that is not JSON (the handler returns `raw`: an HTML page, a
+   * script). Documentation only; absent for the JSON routes.
+   */
+  contentType?: string;
+  /**
    * `kernel` (default): writes honour an `Idempotency-Key` header in the kernel. `route`: the route
    * keeps its own (start-call completes its key in the transaction that creates the call).
    */

@@ -17,9 +17,18 @@ export type HttpResponse = APIGatewayProxyStructuredResultV2;
 export type HttpContext = Context & { state: RequestState };
 export type HttpMiddyRequest = Request<HttpEvent, HttpResponse, Error, HttpContext>;
 
-/** What a handler returns: the kernel serialises it to JSON and adds the request id header. */
-export interface HttpResult {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
+/** A body that is not JSON (an HTML page, a script), sent as is with its own content type. */
+export interface RawBody {
+  contentType: string;
+  body: string;
+  /** `body` is base64 of bytes (e.g. gzip), which API Gateway decodes before sending. */
+  isBase64Encoded?: boolean;
 }
+
+/**
+ * What a handler returns: the kernel serialises `body` to JSON, or sends `raw` as is, and adds the
+ * request id header. A result has one or the other, never both.
+ */
+export type HttpResult =
+  | { status: number; body?: unknown; raw?: undefined; headers?: Record<string, string> }
+  | { status: number; raw: RawBody; body?: undefined; headers?: Record<string, string> };
