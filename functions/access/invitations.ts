@@ -14,8 +14,8 @@ import {
   OrgMemberEntity,
   WorkspaceEntity,
 } from './entities.js';
-import { paginate } from '../platform/pagination.js';
-import type { InvitationBody, ListQuery } from './schemas.js';
+import { paginate, type ListQuery } from '../platform/pagination.js';
+import type { InvitationBody } from './schemas.js';
 import { WORKSPACE_NOT_FOUND, type OrganisationAccess } from './workspace-access.js';
 
 /**

@@ -3,8 +3,7 @@ import { isId } from '../platform/ids.js';
 import { isConditionFailure } from '../platform/table.js';
 import { accessService, OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity } from './entities.js';
 import { pendingInvitations, withdrawInvitation } from './invitations.js';
-import { paginate } from '../platform/pagination.js';
-import type { ListQuery } from './schemas.js';
+import { paginate, type ListQuery } from '../platform/pagination.js';
 import type { OrganisationAccess } from './workspace-access.js';
 
 /** Members of an organisation: accepted memberships and pending invitations. */

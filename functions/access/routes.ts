@@ -1,4 +1,5 @@
 import { defineRoute } from '../platform/http/route.js';
+import * as pagination from '../platform/pagination.js';
 import * as access from './schemas.js';
 
 export const accessRoutes = {
@@ -42,7 +43,7 @@ export const accessRoutes = {
     path: '/api/v1/organisations',
     summary: 'Your organisations',
     auth: 'user',
-    query: access.ListQuery,
+    query: pagination.ListQuery,
     response: access.OrganisationList,
     access: { table: 'readwrite' },
   }),
@@ -68,7 +69,7 @@ export const accessRoutes = {
     path: '/api/v1/organisations/{organisation_id}/members',
     summary: 'Members and pending invitations (members)',
     auth: 'user',
-    query: access.ListQuery,
+    query: pagination.ListQuery,
     response: access.OrganisationMemberList,
     access: { table: 'readwrite' },
   }),
@@ -104,7 +105,7 @@ export const accessRoutes = {
     path: '/api/v1/invitations',
     summary: 'Pending invitations addressed to your email',
     auth: 'user',
-    query: access.ListQuery,
+    query: pagination.ListQuery,
     response: access.MyInvitationList,
     access: { table: 'readwrite' },
   }),
@@ -139,7 +140,7 @@ export const accessRoutes = {
     path: '/api/v1/organisations/{organisation_id}/workspaces',
     summary: 'Workspaces you have a role in (members)',
     auth: 'user',
-    query: access.ListQuery,
+    query: pagination.ListQuery,
     response: access.WorkspaceList,
     access: { table: 'readwrite' },
   }),
@@ -174,7 +175,7 @@ export const accessRoutes = {
     path: '/api/v1/workspaces/{workspace_id}/members',
     summary: 'Members with their effective roles (workspace members)',
     auth: 'user',
-    query: access.ListQuery,
+    query: pagination.ListQuery,
     response: access.WorkspaceMemberList,
     access: { table: 'readwrite' },
   }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOf } from '../platform/pagination.js';
 import { toE164 } from '../platform/phone.js';
 
 /**
@@ -60,12 +61,6 @@ export const WORKSPACE_ROLE_INPUT = ['admin', 'member', 'viewer'] as const;
 
 // ── Requests ───────────────────────────────────────────────────────────────────────────────────────
 
-export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(512).optional(),
-});
-export type ListQuery = z.infer<typeof ListQuery>;
-
 export const UpdateMeBody = z.strictObject({ name: name.nullable().optional() });
 
 export const CreateOrganisationBody = z.strictObject({ name });
@@ -104,9 +99,6 @@ export const PutWorkspaceMemberBody = z.strictObject({ role: z.enum(WORKSPACE_RO
 
 // ── Responses (documentation: the OpenAPI document is generated from these) ──────────────────────
 
-const page = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), next_cursor: z.string().nullable() });
-
 export const VerifyResponse = z.object({ user_id: z.string(), email: z.string() });
 
 export const MeResponse = z.object({
@@ -134,7 +126,7 @@ export const OrganisationResponse = z.object({
   created_at: z.string(),
   updated_at: z.string().nullable(),
 });
-export const OrganisationList = page(
+export const OrganisationList = pageOf(
   OrganisationResponse.omit({ plan: true, credit_balance: true, default_workspace_id: true }),
 );
 
@@ -146,7 +138,7 @@ export const OrganisationMemberResponse = z.object({
   invitation_id: z.string().nullable(),
   joined_at: z.string().nullable(),
 });
-export const OrganisationMemberList = page(OrganisationMemberResponse);
+export const OrganisationMemberList = pageOf(OrganisationMemberResponse);
 
 export const InvitationResponse = z.object({
   invitation_id: z.string(),
@@ -160,7 +152,7 @@ export const InvitationResponse = z.object({
   created_at: z.string(),
   last_sent_at: z.string().nullable(),
 });
-export const MyInvitationList = page(
+export const MyInvitationList = pageOf(
   z.object({
     invitation_id: z.string(),
     organisation_id: z.string(),
@@ -189,7 +181,7 @@ export const WorkspaceResponse = z.object({
   created_at: z.string(),
   updated_at: z.string().nullable(),
 });
-export const WorkspaceList = page(WorkspaceResponse);
+export const WorkspaceList = pageOf(WorkspaceResponse);
 
 export const WorkspaceMemberResponse = z.object({
   user_id: z.string(),
@@ -198,4 +190,4 @@ export const WorkspaceMemberResponse = z.object({
   organisation_role: z.enum(['owner', 'admin', 'regular']),
   workspace_role: z.enum(WORKSPACE_ROLE_INPUT).nullable(),
 });
-export const WorkspaceMemberList = page(WorkspaceMemberResponse);
+export const WorkspaceMemberList = pageOf(WorkspaceMemberResponse);

@@ -11,8 +11,8 @@ import {
   type Workspace,
 } from './entities.js';
 import { MEMBER_NOT_FOUND } from './members.js';
-import { paginate } from '../platform/pagination.js';
-import type { ListQuery, UpdateWorkspaceBody } from './schemas.js';
+import { paginate, type ListQuery } from '../platform/pagination.js';
+import type { UpdateWorkspaceBody } from './schemas.js';
 import { WORKSPACE_NOT_FOUND, type OrganisationAccess, type WorkspaceAccess } from './workspace-access.js';
 
 /** Workspaces of an organisation, their settings and their members. */

@@ -1,4 +1,5 @@
 import { defineRoute } from '../platform/http/route.js';
+import * as pagination from '../platform/pagination.js';
 import * as agents from './schemas.js';
 
 export const agentRoutes = {
@@ -18,7 +19,7 @@ export const agentRoutes = {
     summary: "The workspace's agents (viewer)",
     auth: 'user_or_api_key',
     scope: 'agents:read',
-    query: agents.ListQuery,
+    query: pagination.ListQuery,
     response: agents.AgentList,
     access: { table: 'readwrite' },
   }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isTimeZone } from '../access/schemas.js';
 import { isId } from '../platform/ids.js';
+import { pageOf } from '../platform/pagination.js';
 import { AMBIENT_NOISE, EXPRESSIVENESS, POST_CALL_ACTION_TYPES, SPEECH_SPEEDS } from './entities.js';
 
 /**
@@ -120,12 +121,6 @@ export const UpdateAgentBody = z.strictObject({
 });
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
 
-export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
-});
-export type ListQuery = z.infer<typeof ListQuery>;
-
 // ── Responses ─────────────────────────────────────────────────────────────────────────────────────
 
 export const PostCallActionResponse = z.object({
@@ -163,4 +158,4 @@ export const AgentResponse = z.object({
   updated_at: z.string().nullable(),
 });
 
-export const AgentList = z.object({ items: z.array(AgentResponse), next_cursor: z.string().nullable() });
+export const AgentList = pageOf(AgentResponse);

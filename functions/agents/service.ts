@@ -7,13 +7,12 @@ import { isId, newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { numberService } from '../numbers/entities.js';
 import { AgentEntity, type Agent, type AgentSettings } from './entities.js';
-import { queryPage, type Page } from '../platform/pagination.js';
+import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
 import {
   CreateAgentBody,
   DEFAULT_MAX_DURATION_SECONDS,
   UpdateAgentBody,
   type AgentResponse,
-  type ListQuery,
   type PostCallActionInput,
   type SettingsInput,
 } from './schemas.js';

@@ -1,5 +1,11 @@
 import { isId } from '../platform/ids.js';
-import { decodeCursor, encodeCursor, invalidCursor, type Page } from '../platform/pagination.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  invalidCursor,
+  type ListQuery,
+  type Page,
+} from '../platform/pagination.js';
 import { LedgerEntryEntity, type LedgerEntry } from './entities.js';
 
 /**
@@ -7,10 +13,7 @@ import { LedgerEntryEntity, type LedgerEntry } from './entities.js';
  * entry of the previous page; the next page is read by key from there, within this organisation's
  * partition only.
  */
-export async function listLedger(
-  organisationId: string,
-  options: { limit: number; cursor?: string },
-): Promise<Page<LedgerEntry>> {
+export async function listLedger(organisationId: string, options: ListQuery): Promise<Page<LedgerEntry>> {
   const before = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   if (before !== undefined && !isId('ledgerEntry', before)) throw invalidCursor(options.cursor!);
   const query = LedgerEntryEntity.query.byOrganisation({ organisationId });

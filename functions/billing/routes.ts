@@ -1,4 +1,5 @@
 import { defineRoute } from '../platform/http/route.js';
+import * as pagination from '../platform/pagination.js';
 import * as billing from './schemas.js';
 
 export const billingRoutes = {
@@ -15,7 +16,7 @@ export const billingRoutes = {
     path: '/api/v1/organisations/{organisation_id}/billing/ledger',
     summary: 'Every credit movement, newest first (members)',
     auth: 'user',
-    query: billing.LedgerQuery,
+    query: pagination.ListQuery,
     response: billing.LedgerPage,
     access: { table: 'readwrite' },
   }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOf } from '../platform/pagination.js';
 import { LEDGER_KINDS, PLAN_IDS, SUBSCRIPTION_STATUSES, USAGE_KINDS } from './model.js';
 import { PAID_PLAN_IDS } from './plans.js';
 
@@ -45,12 +46,6 @@ export type CreditsBody = z.infer<typeof CreditsBody>;
 
 export const PortalSessionBody = z.strictObject({ return_url: returnUrl.optional() }).optional();
 export type PortalSessionBody = z.infer<typeof PortalSessionBody>;
-
-export const LedgerQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(512).optional(),
-});
-export type LedgerQuery = z.infer<typeof LedgerQuery>;
 
 // ── Responses (documentation: the OpenAPI document is generated from these) ──────────────────────
 
@@ -108,10 +103,7 @@ export const LedgerEntryResponse = z.object({
   quantity: z.number().nullable(),
   created_at: z.string(),
 });
-export const LedgerPage = z.object({
-  items: z.array(LedgerEntryResponse),
-  next_cursor: z.string().nullable(),
-});
+export const LedgerPage = pageOf(LedgerEntryResponse);
 
 export const SubscriptionResponse = z.object({
   organisation_id: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ListQuery, pageOf } from '../platform/pagination.js';
 import { isE164 } from '../platform/phone.js';
 import { CALL_STATUSES, END_REASONS } from './status.js';
 
@@ -56,9 +57,7 @@ const DateBound = z
     },
   );
 
-export const ListCallsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+export const ListCallsQuery = ListQuery.extend({
   status: z.enum(CALL_STATUSES).optional(),
   agent_id: z.string().max(64).optional(),
   direction: z.enum(['outbound', 'inbound']).optional(),
@@ -124,4 +123,4 @@ export const CallDetailResponse = CallSummaryResponse.extend({
   sentiment: z.unknown().nullable(),
 });
 
-export const CallList = z.object({ items: z.array(CallSummaryResponse), next_cursor: z.string().nullable() });
+export const CallList = pageOf(CallSummaryResponse);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_SCOPES } from '../platform/auth/principal.js';
+import { pageOf } from '../platform/pagination.js';
 
 /** API-key routes (developer tools). Strict bodies: `workspace_id`, `key`, `secret_hash`… are 422. */
 export const CreateApiKeyBody = z.strictObject({
@@ -10,11 +11,6 @@ export const CreateApiKeyBody = z.strictObject({
     .refine((scopes) => new Set(scopes).size === scopes.length, { message: 'each scope may appear once' }),
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
-
-export const ApiKeyListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(512).optional(),
-});
 
 export const ApiKeyResponse = z.object({
   key_id: z.string(),
@@ -34,4 +30,4 @@ export const ApiKeyResponse = z.object({
 /** Create and rotate: the whole key, shown this once. */
 export const ApiKeyWithSecretResponse = ApiKeyResponse.extend({ key: z.string() });
 
-export const ApiKeyList = z.object({ items: z.array(ApiKeyResponse), next_cursor: z.string().nullable() });
+export const ApiKeyList = pageOf(ApiKeyResponse);

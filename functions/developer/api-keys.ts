@@ -7,7 +7,7 @@ import type { ApiKeyScope } from '../platform/auth/principal.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PLANS, type Plan } from '../billing/plans.js';
 import { isConditionFailure } from '../platform/table.js';
-import { paginate } from '../platform/pagination.js';
+import { paginate, type ListQuery } from '../platform/pagination.js';
 import type { WorkspaceAccess } from '../access/workspace-access.js';
 
 /**
@@ -56,7 +56,7 @@ export async function createApiKey(input: {
   return { apiKey: data as ApiKey, key: formatApiKey(keyId, secret) };
 }
 
-export async function listApiKeys(access: WorkspaceAccess, query: { limit: number; cursor?: string }) {
+export async function listApiKeys(access: WorkspaceAccess, query: ListQuery) {
   const { data } = await ApiKeyEntity.query
     .byWorkspace({ workspaceId: access.workspace.workspaceId })
     .go({ pages: 'all' });

@@ -1,4 +1,5 @@
 import { defineRoute } from '../platform/http/route.js';
+import * as pagination from '../platform/pagination.js';
 import * as apiKeys from './api-key-schemas.js';
 
 export const developerRoutes = {
@@ -16,7 +17,7 @@ export const developerRoutes = {
     path: '/api/v1/workspaces/{workspace_id}/api-keys',
     summary: "The workspace's API keys, never their secrets (members)",
     auth: 'user',
-    query: apiKeys.ApiKeyListQuery,
+    query: pagination.ListQuery,
     response: apiKeys.ApiKeyList,
     access: { table: 'readwrite' },
   }),

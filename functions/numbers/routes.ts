@@ -1,5 +1,5 @@
 import { defineRoute } from '../platform/http/route.js';
-import * as agents from '../agents/schemas.js';
+import * as pagination from '../platform/pagination.js';
 import * as numbers from './schemas.js';
 
 export const numberRoutes = {
@@ -9,7 +9,7 @@ export const numberRoutes = {
     summary: "The workspace's phone numbers (viewer)",
     auth: 'user_or_api_key',
     scope: 'agents:read',
-    query: agents.ListQuery,
+    query: pagination.ListQuery,
     response: numbers.PhoneNumberList,
     access: { table: 'readwrite' },
   }),
@@ -17,7 +17,7 @@ export const numberRoutes = {
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/phone-numbers',
     summary:
-      'Buy a number: {country:\"AU\", area_code?} or {phone_number} (organisation owner/admin, active paid subscription)',
+      'Buy a number: {country:"AU", area_code?} or {phone_number} (organisation owner/admin, active paid subscription)',
     auth: 'user_or_api_key',
     body: numbers.BuyNumberBody,
     response: numbers.PhoneNumberResponse,

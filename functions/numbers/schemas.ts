@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOf } from '../platform/pagination.js';
 import { toE164 } from '../platform/phone.js';
 
 /** Request and response shapes of the phone-number routes. */
@@ -61,7 +62,4 @@ export const PhoneNumberResponse = z.object({
   updated_at: z.string().nullable(),
 });
 
-export const PhoneNumberList = z.object({
-  items: z.array(PhoneNumberResponse),
-  next_cursor: z.string().nullable(),
-});
+export const PhoneNumberList = pageOf(PhoneNumberResponse);

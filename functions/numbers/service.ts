@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import { AgentEntity } from '../agents/entities.js';
-import { queryPage, type Page } from '../platform/pagination.js';
+import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
 import { AGENT_NOT_FOUND } from '../agents/service.js';
-import type { ListQuery } from '../agents/schemas.js';
 import { getBillingAccount } from '../billing/ledger.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound, paymentRequired } from '../platform/errors.js';

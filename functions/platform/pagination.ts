@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ValidationError } from './errors.js';
 
 /**
@@ -8,6 +9,25 @@ export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+/** Long enough for ElectroDB's cursors (an encoded start key with GSI keys), which are the longest. */
+const MAX_CURSOR_LENGTH = 2048;
+
+/**
+ * The query of every list: `limit` (1–100, default 50) and an opaque `cursor`. A list with filters
+ * extends it: `ListQuery.extend({ status: … })` (still strict: an unknown parameter is a 422).
+ */
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  cursor: z.string().min(1).max(MAX_CURSOR_LENGTH).optional(),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+/** The response of a list: one page of `item` and the cursor of the next page (null at the end). */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 
 export const invalidCursor = (cursor: string) =>
   new ValidationError([

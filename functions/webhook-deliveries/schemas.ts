@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ListQuery, pageOf } from '../platform/pagination.js';
 
 /** Shapes of the developer routes for webhooks (API.md "Developer tools"). */
 
@@ -36,14 +37,9 @@ export const DeliveryResponse = z.object({
   created_at: z.string(),
 });
 
-export const DeliveryList = z.object({
-  items: z.array(DeliveryResponse),
-  next_cursor: z.string().nullable(),
-});
+export const DeliveryList = pageOf(DeliveryResponse);
 
-export const ListDeliveriesQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+export const ListDeliveriesQuery = ListQuery.extend({
   call_id: z.string().min(1).max(64).optional(),
 });
 export type ListDeliveriesQuery = z.infer<typeof ListDeliveriesQuery>;
