@@ -3,15 +3,15 @@ import {
   buildConversation,
   listingFrom,
   truncateConversation,
-} from '../../functions/providers/telephony/simulator/conversation.js';
+} from '../../lib/local/simulators/telephony/conversation.js';
 import {
   duplicatedOutOfOrder,
   inboundTimeline,
   outboundTimeline,
   scenarioFor,
   SCENARIO_NUMBERS,
-} from '../../functions/providers/telephony/simulator/scenarios.js';
-import { describeWav, wavRecording } from '../../functions/providers/telephony/simulator/wav.js';
+} from '../../lib/local/simulators/telephony/scenarios.js';
+import { describeWav, wavRecording } from '../../lib/local/simulators/telephony/wav.js';
 import {
   callTwiml,
   parseTwiml,

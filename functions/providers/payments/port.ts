@@ -2,8 +2,9 @@ import type { PaidPlanId } from '../../billing/plans.js';
 
 /**
  * The payments port: what billing needs from a payment provider. Adapters: Stripe (`stripe.ts`, the
- * cloud) and the local simulator (`simulator.ts`, talking to `simulator-server.ts`), which sends the
- * same signed webhook events Stripe would. Amounts are integer cents.
+ * cloud) and the local simulator (`simulator.ts`, talking to the local stack's simulator server,
+ * lib/local/simulators/payments/server.ts), which sends the same signed webhook events Stripe would.
+ * Amounts are integer cents.
  */
 export interface PaymentsProvider {
   readonly name: 'stripe' | 'simulator';

@@ -3,7 +3,7 @@ import { PaymentsProviderError, type BillingEvent, type PaymentsProvider } from 
 import { verifyStripeWebhook } from './stripe-events.js';
 
 /**
- * The local adapter: calls the payments simulator (simulator-server.ts, started by the local stack;
+ * The local adapter: calls the payments simulator (lib/local/simulators/payments/server.ts, started by the local stack;
  * its URL in PAYMENTS_SIMULATOR_URL) as the Stripe adapter calls Stripe, and verifies its webhooks
  * with Stripe's scheme and the secret it was started with (PAYMENTS_WEBHOOK_SECRET).
  */

@@ -14,7 +14,7 @@ export const SIMULATOR_RUNTIME_URL = 'wss://voice-runtime.simulator.invalid/stre
 
 /**
  * The local telephony provider: a client of the simulator service the local stack runs
- * (`functions/providers/telephony/simulator/server.ts`, registered by lib/local/services/). Like
+ * (`lib/local/simulators/telephony/server.ts`, registered by lib/local/services/). Like
  * Twilio's REST API it provisions numbers and places calls, then plays each call out through our real
  * status-callback webhook, signed with the shared auth token.
  */

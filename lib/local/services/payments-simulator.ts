@@ -1,12 +1,9 @@
 import { join } from 'node:path';
-import {
-  startPaymentsSimulator,
-  type PaymentsSimulator,
-} from '../../../functions/providers/payments/simulator-server.js';
+import { startPaymentsSimulator, type PaymentsSimulator } from '../simulators/payments/server.js';
 import { registerLocalService } from '../services.js';
 
 /**
- * The local payment provider (functions/providers/payments/simulator-server.ts): the simulator
+ * The local payment provider (lib/local/simulators/payments/server.ts): the simulator
  * adapter calls it as the Stripe adapter calls Stripe, and it sends Stripe-signed events to
  * POST /webhooks/billing. Its URL and its webhook signing secret (new each start) reach the
  * handlers, the CLI and the tests through the stack's env: PAYMENTS_SIMULATOR_URL, PAYMENTS_WEBHOOK_SECRET.

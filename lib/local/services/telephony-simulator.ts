@@ -1,12 +1,9 @@
 import { LOCAL_TELEPHONY_AUTH_TOKEN } from '../../../functions/providers/telephony/index.js';
-import {
-  startTelephonySimulator,
-  type TelephonySimulator,
-} from '../../../functions/providers/telephony/simulator/server.js';
+import { startTelephonySimulator, type TelephonySimulator } from '../simulators/telephony/server.js';
 import { registerLocalService } from '../services.js';
 
 /**
- * The local telephony provider (functions/providers/telephony/simulator/server.ts): provisions numbers
+ * The local telephony provider (lib/local/simulators/telephony/server.ts): provisions numbers
  * and plays calls out through the gateway's /webhooks/telephony/voice, signed with TELEPHONY_AUTH_TOKEN.
  */
 let simulator: TelephonySimulator | undefined;

@@ -1,6 +1,6 @@
 import { LedgerEntryEntity } from '../../../functions/billing/entities.js';
 import { getCall } from '../../../functions/calling/service.js';
-import { describeWav } from '../../../functions/providers/telephony/simulator/wav.js';
+import { describeWav } from '../../../lib/local/simulators/telephony/wav.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
 import {

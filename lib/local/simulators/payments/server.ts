@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import Stripe from 'stripe';
 import { monotonicFactory } from 'ulid';
-import { isPaidPlan, PLANS, priceLookupKey, type PaidPlanId } from '../../billing/plans.js';
+import { isPaidPlan, PLANS, priceLookupKey, type PaidPlanId } from '../../../../functions/billing/plans.js';
 
 /**
  * The local payment provider: a small HTTP service that plays Stripe's part. The simulator adapter
- * (`simulator.ts`) calls it as the Stripe adapter calls Stripe; it keeps customers, subscriptions,
+ * (`functions/providers/payments/simulator.ts`) calls it as the Stripe adapter calls Stripe; it keeps customers, subscriptions,
  * checkout sessions and invoice items, and tells billing what happened the way Stripe does: by
  * Stripe-shaped events POSTed to the billing webhook, signed with Stripe's scheme (the `stripe`
  * library's own test-header helper) with a secret made at start-up.

@@ -1,4 +1,7 @@
-import type { QuotedListing, TranscriptTurn } from '../twilio-format.js';
+import type {
+  QuotedListing,
+  TranscriptTurn,
+} from '../../../../functions/providers/telephony/twilio-format.js';
 
 /**
  * The conversation the simulator's voice runtime "has": built from the agent's greeting, its prompt

@@ -1,7 +1,11 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseTwiml, signTwilioRequest, SIGNATURE_HEADER } from '../twilio-format.js';
+import {
+  parseTwiml,
+  signTwilioRequest,
+  SIGNATURE_HEADER,
+} from '../../../../functions/providers/telephony/twilio-format.js';
 import { buildConversation, truncateConversation, type Conversation } from './conversation.js';
 import { inboundTimeline, outboundTimeline, scenarioFor, type Step, type Timeline } from './scenarios.js';
 import { wavRecording } from './wav.js';
