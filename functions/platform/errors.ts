@@ -8,6 +8,8 @@ export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
   input: unknown;
+  /** Details of the failed check (pydantic's `ctx`), e.g. the JSON parser's message. */
+  ctx?: Record<string, unknown>;
 }
 
 export class HttpError extends Error {

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import { ValidationError, type ValidationIssue } from './errors.js';
+import { boundedInput } from './bounded-input.js';
 
 type Location = 'body' | 'query' | 'path';
 
@@ -44,7 +45,10 @@ const segments = (path: PropertyKey[]): (string | number)[] =>
 function toIssues(issue: ZodIssueLike, location: Location, root: unknown): ValidationIssue[] {
   const path = segments(issue.path);
   const loc = [location, ...path];
-  const input = issue.input !== undefined ? issue.input : valueAt(root, issue.path);
+  // A query value is a string before coercion (`?limit=abc` echoes "abc", not the NaN it became).
+  const raw = valueAt(root, issue.path);
+  const input =
+    location === 'query' && raw !== undefined ? raw : issue.input !== undefined ? issue.input : raw;
 
   switch (issue.code) {
     case 'unrecognized_keys': {
@@ -150,9 +154,9 @@ function toIssues(issue: ZodIssueLike, location: Location, root: unknown): Valid
 export function parseOrThrow<T>(schema: ZodType<T>, input: unknown, location: Location): T {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  const detail = (result.error.issues as unknown as ZodIssueLike[]).flatMap((issue) =>
-    toIssues(issue, location, input),
-  );
+  const detail = (result.error.issues as unknown as ZodIssueLike[])
+    .flatMap((issue) => toIssues(issue, location, input))
+    .map((issue) => ({ ...issue, input: boundedInput(issue.input) }));
   throw new ValidationError(detail);
 }
 

@@ -92,6 +92,28 @@ describe('local identity provider', () => {
   });
 });
 
+describe('sharp edges of request parsing, through the gateway', () => {
+  const email = `edges-${Date.now()}@example.com`;
+
+  it('?limit=abc is 422 and echoes what was sent ("abc"), not null', async () => {
+    const token = await tokenFor(email);
+    const res = await api('GET', '/api/v1/organisations?limit=abc', { token });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'limit'], input: 'abc' })]);
+  });
+
+  it('a name nested 5,000 levels deep is 422 json_invalid and creates nothing', async () => {
+    const token = await tokenFor(email);
+    const before = await api('GET', '/api/v1/organisations', { token });
+    const deep = `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const res = await api('POST', '/api/v1/organisations', { token, rawBody: deep });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
+    const after = await api('GET', '/api/v1/organisations', { token });
+    expect(after.body.items).toEqual(before.body.items);
+  });
+});
+
 describe('gateway route matching', () => {
   const fn = (id: string, http: FunctionSpec['http'], functionUrl?: string): FunctionSpec => ({
     id,

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Context } from 'aws-lambda';
 import { defineRoute, implement, type RouteAuth } from '../../functions/platform/http/index.js';
 import { HttpError, notFound } from '../../functions/platform/errors.js';
+import { ECHO_LIMITS, TRUNCATED } from '../../functions/platform/bounded-input.js';
+import { MAX_JSON_DEPTH } from '../../functions/platform/http/json-body.js';
 import type { HttpEvent, HttpResponse } from '../../functions/platform/http/index.js';
 
 const Body = z.strictObject({
@@ -75,6 +77,31 @@ describe('the HTTP kernel (a real middy handler)', () => {
     const res = await call(echo, '{"to_phone": ');
     expect(res.status).toBe(422);
     expect(res.json.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
+  });
+
+  it('refuses a body nested past MAX_JSON_DEPTH with 422 json_invalid, never a 500 (5,000 levels)', async () => {
+    const deep = `{"to_phone":"+61491570156","parameters":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const res = await call(echo, deep);
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([
+      expect.objectContaining({ type: 'json_invalid', loc: ['body', 0], ctx: { max_depth: MAX_JSON_DEPTH } }),
+    ]);
+    const atLimit = `${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`;
+    expect((await call(echo, atLimit)).json.detail[0].type).not.toBe('json_invalid');
+  });
+
+  it('bounds what a 422 echoes of a large invalid body, marking what it cut', async () => {
+    const huge = { to_phone: 'x'.repeat(700_000), record: Array.from({ length: 5000 }, (_, i) => ({ i })) };
+    const body = JSON.stringify(huge);
+    expect(body.length).toBeGreaterThan(700_000);
+    const res = await call(echo, body);
+    expect(res.status).toBe(422);
+    const echoed = JSON.stringify(res.json);
+    expect(echoed.length).toBeLessThan(5_000);
+    expect(echoed).toContain(TRUNCATED);
+    const record = res.json.detail.find((d: { loc: string[] }) => d.loc.join('.') === 'body.record');
+    expect(record.input).toHaveLength(ECHO_LIMITS.entries + 1);
+    expect(record.input[ECHO_LIMITS.entries]).toBe(TRUNCATED);
   });
 
   it('reports a missing field in the spec shape, with the enclosing object as input', async () => {

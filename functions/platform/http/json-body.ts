@@ -1,8 +1,15 @@
 import type { MiddlewareObj } from '@middy/core';
 import { ValidationError } from '../errors.js';
+import { jsonDepth } from '../bounded-input.js';
 import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
 
-/** Parses a JSON body; a body that is not JSON is 422 `json_invalid`, never a 500. */
+/** Deepest nesting of objects and arrays a body may have; no route's schema needs more than a few. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Parses a JSON body; a body that is not JSON, or nested deeper than MAX_JSON_DEPTH, is 422
+ * `json_invalid`, never a 500.
+ */
 export const jsonBody = (): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext> => ({
   name: 'jsonBody',
   before: (request) => {
@@ -12,8 +19,9 @@ export const jsonBody = (): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpCo
       return;
     }
     const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    let parsed: unknown;
     try {
-      request.context.state.body = JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch (error) {
       throw new ValidationError([
         {
@@ -25,5 +33,17 @@ export const jsonBody = (): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpCo
         },
       ]);
     }
+    if (jsonDepth(parsed, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      throw new ValidationError([
+        {
+          type: 'json_invalid',
+          loc: ['body', 0],
+          msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+          input: {},
+          ctx: { max_depth: MAX_JSON_DEPTH },
+        },
+      ]);
+    }
+    request.context.state.body = parsed;
   },
 });

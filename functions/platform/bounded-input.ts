@@ -1,0 +1,44 @@
+/**
+ * What a 422 may echo of the caller's input: the 422 body repeats each invalid value (`input`), and an
+ * input of any size or depth would make the answer as large as the request (near Lambda's 6 MB
+ * response cap) or overflow the stack when serialised. Echoes are cut to these bounds and say so.
+ */
+export const ECHO_LIMITS = { depth: 4, entries: 20, stringLength: 200 } as const;
+
+/** Marks where an echo was cut: a whole container past the depth, or the entries past the limit. */
+export const TRUNCATED = '[truncated]';
+
+/** `value` within ECHO_LIMITS; anything cut is replaced by TRUNCATED (strings end with it). */
+export function boundedInput(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    return value.length > ECHO_LIMITS.stringLength
+      ? `${value.slice(0, ECHO_LIMITS.stringLength)}…${TRUNCATED}`
+      : value;
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) return null;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= ECHO_LIMITS.depth) return TRUNCATED;
+  if (Array.isArray(value)) {
+    const items = value.slice(0, ECHO_LIMITS.entries).map((item) => boundedInput(item, depth + 1));
+    return value.length > ECHO_LIMITS.entries ? [...items, TRUNCATED] : items;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of entries.slice(0, ECHO_LIMITS.entries)) out[key] = boundedInput(item, depth + 1);
+  if (entries.length > ECHO_LIMITS.entries) out[TRUNCATED] = entries.length - ECHO_LIMITS.entries;
+  return out;
+}
+
+/** Deepest nesting of arrays/objects in a parsed JSON value, counted without recursion. */
+export function jsonDepth(value: unknown, stopAt: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > stopAt) return deepest;
+    for (const child of Object.values(current as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
