@@ -40,7 +40,7 @@ async function authenticateApiKey(token: string): Promise<Principal> {
   if (!parsed) throw unauthorized();
   const { data: key } = await ApiKeyEntity.get({ keyId: parsed.keyId }).go();
   if (!key || key.revokedAt || !secretMatches(parsed.secret, key.secretHash)) throw unauthorized();
-  recordUse(key.keyId);
+  await recordUse(key.keyId);
   return {
     kind: 'api_key',
     keyId: key.keyId,
@@ -51,16 +51,19 @@ async function authenticateApiKey(token: string): Promise<Principal> {
 }
 
 /**
- * `last_used_at` is written off the request path: not awaited, and at most once a minute per key per
- * container, so it adds neither latency nor a round trip to most requests.
+ * `last_used_at` is written at most once a minute per key per container, so it costs a round trip on
+ * few requests. The write is awaited: Lambda may freeze the container as soon as the response is
+ * out, and a write left pending would then run minutes later or never. A failed write is logged and
+ * never fails the request (the key is valid either way).
  */
-function recordUse(keyId: string): void {
+async function recordUse(keyId: string): Promise<void> {
   const now = clock.now();
   const last = lastUsedWrittenAt.get(keyId) ?? 0;
   if (now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return;
   lastUsedWrittenAt.set(keyId, now.getTime());
-  ApiKeyEntity.patch({ keyId })
-    .set({ lastUsedAt: now.toISOString() })
-    .go()
-    .catch((error: unknown) => logger.warn('could not record api key use', { keyId, error: String(error) }));
+  try {
+    await ApiKeyEntity.patch({ keyId }).set({ lastUsedAt: now.toISOString() }).go();
+  } catch (error) {
+    logger.warn('could not record api key use', { keyId, error: String(error) });
+  }
 }

@@ -4,6 +4,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createOrganisation } from '../../../functions/access/organisations.js';
 import { requireWorkspace } from '../../../functions/access/workspace-access.js';
 import { authenticateBearer } from '../../../functions/platform/auth/authenticate-bearer.js';
+import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';
 import type { UserPrincipal } from '../../../functions/platform/auth/principal.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { docClient, tableName } from '../../../functions/platform/table.js';
@@ -101,5 +102,25 @@ describe('API keys at rest', () => {
       status: 401,
       message: 'Unauthorized',
     });
+  });
+
+  it('records last_used_at before authentication returns (nothing left pending when Lambda freezes)', async () => {
+    const owner: UserPrincipal = {
+      kind: 'user',
+      userId: newId('user'),
+      email: 'last-used@example.com',
+      subject: 'last-used-subject',
+    };
+    const { organisationId, workspaceId } = await createOrganisation(owner, { name: 'Last used' });
+    const { key, apiKey } = await createApiKey({
+      workspaceId,
+      organisationId,
+      name: 'used',
+      scopes: ['workspace:read'],
+      createdBy: owner.userId,
+    });
+    await authenticateBearer(`Bearer ${key}`);
+    const { data } = await ApiKeyEntity.get({ keyId: apiKey.keyId }).go();
+    expect(data?.lastUsedAt).toEqual(expect.any(String));
   });
 });
