@@ -78,6 +78,22 @@ export function planFromLookupKey(key: string | null | undefined): PaidPlanId | 
   return plan && isPaidPlan(plan) ? plan : undefined;
 }
 
+/** A paid plan as the payment port names it: its id and its price's lookup key. */
+export const providerPlan = (plan: PaidPlanId) => ({ id: plan, priceLookupKey: priceLookupKey(plan) });
+
+/** The plan of a provider's subscription: its price's lookup key, else the plan its metadata names. */
+export function subscriptionPlan(reported: {
+  priceLookupKey?: string;
+  metadataPlan?: string;
+}): PaidPlanId | undefined {
+  return (
+    planFromLookupKey(reported.priceLookupKey) ??
+    (reported.metadataPlan !== undefined && isPaidPlan(reported.metadataPlan)
+      ? reported.metadataPlan
+      : undefined)
+  );
+}
+
 export const includedUnits = (plan: PlanId): number => creditsToUnits(PLANS[plan].includedCredits);
 
 /** The monthly period containing `at` (UTC calendar month). */

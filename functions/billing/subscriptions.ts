@@ -16,7 +16,14 @@ import {
   type SubscriptionStatus,
 } from './entities.js';
 import { getBillingAccount, writeLedger, type EntryDraft } from './ledger.js';
-import { includedUnits, periodOf, planUpgradeGrantKey, PLANS, type PaidPlanId } from './plans.js';
+import {
+  includedUnits,
+  periodOf,
+  planUpgradeGrantKey,
+  PLANS,
+  providerPlan,
+  type PaidPlanId,
+} from './plans.js';
 import { reconcileAgents } from './suspension.js';
 
 export const ORGANISATION_NOT_FOUND = 'Organisation not found';
@@ -120,7 +127,7 @@ export async function startSubscription(
       await provider.changeSubscriptionPlan({
         subscriptionId: account.providerSubscriptionId!,
         organisationId,
-        plan,
+        plan: providerPlan(plan),
       });
       return {
         organisationId,
@@ -134,7 +141,7 @@ export async function startSubscription(
     const checkout = await provider.createSubscriptionCheckout({
       customerId,
       organisationId,
-      plan,
+      plan: providerPlan(plan),
       returnUrl: options.returnUrl ?? defaultReturnUrl(),
       // Subscription cycles start on the first of the month, as the credit periods do.
       cycleAnchor: Math.floor(new Date(periodOf(clock.now()).end).getTime() / 1000),

@@ -5,6 +5,7 @@ import { logger } from '../platform/logger.js';
 import { paymentsProvider, WebhookSignatureError, type BillingEvent } from '../providers/payments/index.js';
 import { BILLING_EVENT_RETENTION_SECONDS, BillingEventEntity } from './entities.js';
 import { getBillingAccount } from './ledger.js';
+import { subscriptionPlan } from './plans.js';
 import { grantPurchasedCredits } from './purchases.js';
 import { applyInvoiceOutcome, applySubscriptionChange, organisationOfCustomer } from './subscriptions.js';
 
@@ -117,7 +118,7 @@ async function applyEvent(event: BillingEvent): Promise<{ outcome: string; organ
         customerId: event.customerId,
         subscriptionId: event.subscriptionId,
         status: event.status,
-        plan: event.plan,
+        plan: subscriptionPlan(event),
         eventCreated: event.created,
       });
       return { outcome, organisationId };

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import Stripe from 'stripe';
+import { subscriptionPlan } from '../../functions/billing/plans.js';
 import { WebhookSignatureError } from '../../functions/providers/payments/port.js';
 import {
   subscriptionStatus,
@@ -52,7 +53,8 @@ describe('verifying billing webhooks', () => {
       customerId: 'cus_1',
       subscriptionId: 'sub_1',
       status: 'active',
-      plan: 'growth',
+      priceLookupKey: 'voice-agent-plan-growth',
+      metadataPlan: 'growth',
       organisationId: 'org_1',
       created: 1_800_000_000,
     });
@@ -102,12 +104,14 @@ describe('reading provider events', () => {
   });
 
   test('the plan comes from the price lookup key, else the metadata', () => {
-    expect(
-      read('customer.subscription.updated', subscription('active', 'voice-agent-plan-scale')),
-    ).toMatchObject({ plan: 'scale' });
-    expect(read('customer.subscription.updated', subscription('active', 'unrelated'))).toMatchObject({
-      plan: 'growth',
-    });
+    const planOf = (lookupKey: string) => {
+      const event = read('customer.subscription.updated', subscription('active', lookupKey));
+      return event.kind === 'subscription' ? subscriptionPlan(event) : undefined;
+    };
+    expect(planOf('voice-agent-plan-scale')).toBe('scale');
+    expect(planOf('unrelated')).toBe('growth');
+    expect(planOf('voice-agent-plan-free')).toBe('growth');
+    expect(subscriptionPlan({ priceLookupKey: 'unrelated', metadataPlan: 'free' })).toBeUndefined();
   });
 
   test('invoices name their subscription through the parent', () => {

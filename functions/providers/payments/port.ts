@@ -1,10 +1,11 @@
-import type { PaidPlanId } from '../../billing/plans.js';
-
 /**
  * The payments port: what billing needs from a payment provider. Adapters: Stripe (`stripe.ts`, the
  * cloud) and the local simulator (`simulator.ts`, talking to the local stack's simulator server,
  * lib/local/simulators/payments/server.ts), which sends the same signed webhook events Stripe would.
  * Amounts are integer cents.
+ *
+ * The port knows no plan catalogue: billing names a plan by its id and the lookup key of its price
+ * (`ProviderPlan`), and reads the plan of a subscription event back from what the provider reports.
  */
 export interface PaymentsProvider {
   readonly name: 'stripe' | 'simulator';
@@ -17,7 +18,7 @@ export interface PaymentsProvider {
   createSubscriptionCheckout(input: {
     customerId: string;
     organisationId: string;
-    plan: PaidPlanId;
+    plan: ProviderPlan;
     returnUrl: string;
     cycleAnchor: number;
   }): Promise<{ checkoutId: string; url: string }>;
@@ -25,7 +26,7 @@ export interface PaymentsProvider {
   changeSubscriptionPlan(input: {
     subscriptionId: string;
     organisationId: string;
-    plan: PaidPlanId;
+    plan: ProviderPlan;
   }): Promise<void>;
   /** Ends a subscription now; the provider confirms by webhook. */
   cancelSubscription(input: { subscriptionId: string }): Promise<void>;
@@ -53,6 +54,15 @@ export interface PaymentsProvider {
   parseWebhook(payload: string, signature: string | undefined): Promise<BillingEvent>;
 }
 
+/**
+ * A paid plan as the provider sees it: billing's plan id (written into the checkout's and the
+ * subscription's metadata) and the lookup key of its price (so no price id is configured anywhere).
+ */
+export interface ProviderPlan {
+  id: string;
+  priceLookupKey: string;
+}
+
 /** Subscription states as billing sees them; `pending` (not paid yet) changes nothing. */
 export type ProviderSubscriptionStatus = 'active' | 'past_due' | 'canceled' | 'pending';
 
@@ -63,7 +73,10 @@ export type BillingEvent = { id: string; type: string; created: number } & (
       customerId: string;
       subscriptionId: string;
       status: ProviderSubscriptionStatus;
-      plan?: PaidPlanId;
+      /** The lookup key of the subscription's price, as the provider reports it. */
+      priceLookupKey?: string;
+      /** The plan id written into the subscription's metadata at checkout (`ProviderPlan.id`). */
+      metadataPlan?: string;
       organisationId?: string;
     }
   | { kind: 'invoice'; outcome: 'paid' | 'payment_failed'; customerId: string; subscriptionId?: string }

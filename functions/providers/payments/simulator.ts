@@ -1,5 +1,9 @@
-import type { PaidPlanId } from '../../billing/plans.js';
-import { PaymentsProviderError, type BillingEvent, type PaymentsProvider } from './port.js';
+import {
+  PaymentsProviderError,
+  type BillingEvent,
+  type PaymentsProvider,
+  type ProviderPlan,
+} from './port.js';
 import { verifyStripeWebhook } from './stripe-events.js';
 
 /**
@@ -32,7 +36,7 @@ export class SimulatorPayments implements PaymentsProvider {
   createSubscriptionCheckout(input: {
     customerId: string;
     organisationId: string;
-    plan: PaidPlanId;
+    plan: ProviderPlan;
     returnUrl: string;
   }) {
     return simulatorRequest<{ id: string; url: string }>(
@@ -43,19 +47,23 @@ export class SimulatorPayments implements PaymentsProvider {
         mode: 'subscription',
         customer: input.customerId,
         organisation_id: input.organisationId,
-        plan: input.plan,
+        plan: input.plan.id,
         return_url: input.returnUrl,
       },
     ).then((session) => ({ checkoutId: session.id, url: session.url }));
   }
 
-  async changeSubscriptionPlan(input: { subscriptionId: string; organisationId: string; plan: PaidPlanId }) {
+  async changeSubscriptionPlan(input: {
+    subscriptionId: string;
+    organisationId: string;
+    plan: ProviderPlan;
+  }) {
     await simulatorRequest(
       this.settings().url,
       'POST',
       `/v1/subscriptions/${encodeURIComponent(input.subscriptionId)}/change`,
       {
-        plan: input.plan,
+        plan: input.plan.id,
         organisation_id: input.organisationId,
       },
     );

@@ -1,5 +1,4 @@
 import Stripe from 'stripe';
-import { planFromLookupKey, type PaidPlanId } from '../../billing/plans.js';
 import { WebhookSignatureError, type BillingEvent, type ProviderSubscriptionStatus } from './port.js';
 
 /** Signatures older than this (seconds) are refused: a replayed capture of a real event is stale. */
@@ -51,14 +50,6 @@ export function subscriptionStatus(status: Stripe.Subscription.Status): Provider
   }
 }
 
-function subscriptionPlan(subscription: Stripe.Subscription): PaidPlanId | undefined {
-  const price = subscription.items?.data?.[0]?.price;
-  return (
-    planFromLookupKey(price?.lookup_key) ??
-    planFromLookupKey(`voice-agent-plan-${subscription.metadata?.plan ?? ''}`)
-  );
-}
-
 /** Stripe's event → billing's event; types billing does not act on are `ignored`. */
 export function toBillingEvent(event: Stripe.Event): BillingEvent {
   const base = { id: event.id, type: event.type, created: event.created };
@@ -80,7 +71,8 @@ export function toBillingEvent(event: Stripe.Event): BillingEvent {
           event.type === 'customer.subscription.deleted'
             ? 'canceled'
             : subscriptionStatus(subscription.status),
-        plan: subscriptionPlan(subscription),
+        priceLookupKey: subscription.items?.data?.[0]?.price?.lookup_key ?? undefined,
+        metadataPlan: subscription.metadata?.plan,
         organisationId: subscription.metadata?.organisation_id,
       };
     }

@@ -1,14 +1,18 @@
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { priceLookupKey, type PaidPlanId } from '../../billing/plans.js';
-import { PaymentsProviderError, type BillingEvent, type PaymentsProvider } from './port.js';
+import {
+  PaymentsProviderError,
+  type BillingEvent,
+  type PaymentsProvider,
+  type ProviderPlan,
+} from './port.js';
 import { verifyStripeWebhook } from './stripe-events.js';
 
 /**
  * The payments secret, put by the operator into Secrets Manager (ARN in SECRET_ARN_PAYMENTS) as JSON:
  *   { "secret_key": "sk_live_…", "webhook_secret": "whsec_…" }
- * The plans' prices are found in Stripe by lookup key (`voice-agent-plan-<plan>`), so no price id is
- * configured anywhere.
+ * The plans' prices are found in Stripe by the lookup key billing names (`ProviderPlan.priceLookupKey`),
+ * so no price id is configured anywhere.
  */
 export const StripeSecret = z.object({ secret_key: z.string().min(1), webhook_secret: z.string().min(1) });
 export type StripeSecret = z.infer<typeof StripeSecret>;
@@ -17,7 +21,7 @@ export type StripeSecret = z.infer<typeof StripeSecret>;
 export class StripePayments implements PaymentsProvider {
   readonly name = 'stripe' as const;
   private state: Promise<{ stripe: Stripe; secret: StripeSecret }> | undefined;
-  private readonly prices = new Map<PaidPlanId, Promise<string>>();
+  private readonly prices = new Map<string, Promise<string>>();
 
   constructor(private readonly loadSecret: () => Promise<string>) {}
 
@@ -42,21 +46,18 @@ export class StripePayments implements PaymentsProvider {
     }
   }
 
-  private price(plan: PaidPlanId): Promise<string> {
-    let price = this.prices.get(plan);
+  private price(plan: ProviderPlan): Promise<string> {
+    const lookupKey = plan.priceLookupKey;
+    let price = this.prices.get(lookupKey);
     if (!price) {
       price = this.call('find the plan price', async (stripe) => {
-        const list = await stripe.prices.list({
-          lookup_keys: [priceLookupKey(plan)],
-          active: true,
-          limit: 1,
-        });
+        const list = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
         const found = list.data[0];
-        if (!found) throw new Error(`no active price with lookup key ${priceLookupKey(plan)}`);
+        if (!found) throw new Error(`no active price with lookup key ${lookupKey}`);
         return found.id;
       });
-      price.catch(() => this.prices.delete(plan));
-      this.prices.set(plan, price);
+      price.catch(() => this.prices.delete(lookupKey));
+      this.prices.set(lookupKey, price);
     }
     return price;
   }
@@ -74,13 +75,17 @@ export class StripePayments implements PaymentsProvider {
   async createSubscriptionCheckout(input: {
     customerId: string;
     organisationId: string;
-    plan: PaidPlanId;
+    plan: ProviderPlan;
     returnUrl: string;
     cycleAnchor: number;
   }) {
     const price = await this.price(input.plan);
     return this.call('start a subscription checkout', async (stripe) => {
-      const metadata = { organisation_id: input.organisationId, plan: input.plan, purpose: 'subscription' };
+      const metadata = {
+        organisation_id: input.organisationId,
+        plan: input.plan.id,
+        purpose: 'subscription',
+      };
       const session = await stripe.checkout.sessions.create({
         mode: 'subscription',
         customer: input.customerId,
@@ -100,7 +105,11 @@ export class StripePayments implements PaymentsProvider {
     });
   }
 
-  async changeSubscriptionPlan(input: { subscriptionId: string; organisationId: string; plan: PaidPlanId }) {
+  async changeSubscriptionPlan(input: {
+    subscriptionId: string;
+    organisationId: string;
+    plan: ProviderPlan;
+  }) {
     const price = await this.price(input.plan);
     await this.call('change the subscription plan', async (stripe) => {
       const subscription = await stripe.subscriptions.retrieve(input.subscriptionId);
@@ -110,7 +119,7 @@ export class StripePayments implements PaymentsProvider {
       await stripe.subscriptions.update(input.subscriptionId, {
         items: [{ id: item.id, price }],
         proration_behavior: 'always_invoice',
-        metadata: { organisation_id: input.organisationId, plan: input.plan, purpose: 'subscription' },
+        metadata: { organisation_id: input.organisationId, plan: input.plan.id, purpose: 'subscription' },
       });
     });
   }
