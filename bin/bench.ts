@@ -6,6 +6,7 @@
  *  - each function bundle's size and cold-load time.
  * Results print as a table and are written to .local/bench.json.
  */
+import '../lib/local/node-version-warning.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { catalog } from '../lib/catalog.js';

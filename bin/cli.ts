@@ -4,6 +4,7 @@
  *   token --email E                                     an access token for that user (stdout only)
  * Logs go to stderr, so stdout carries only the result.
  */
+import '../lib/local/node-version-warning.js';
 import { parseArgs } from 'node:util';
 import { readStackState } from '../lib/local/state.js';
 import { requestAccessToken } from '../lib/local/tokens.js';

@@ -7,6 +7,7 @@
  * that process is gone: the test harness), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
  * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE…).
  */
+import '../lib/local/node-version-warning.js';
 import { LocalStackError } from '../lib/local/errors.js';
 import { banner, startLocalStack, stopOnSignals, type LocalStack } from '../lib/local/stack.js';
 import { isProcessAlive } from '../lib/local/state.js';

@@ -83,8 +83,6 @@ async function loadServiceModules(): Promise<void> {
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const env = process.env;
-  // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is known (DESIGN.md).
-  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const stateDir = options.stateDir ? resolve(options.stateDir) : defaultStateDir();
   const inMemory = options.inMemory ?? truthy(env.LOCAL_IN_MEMORY);
   const region = options.region ?? (env.AWS_REGION || 'ap-southeast-2');
@@ -342,17 +340,24 @@ export function banner(state: StackState): string {
   return lines.join('\n');
 }
 
+/** A second signal within this window is the same stop request delivered twice. */
+const DUPLICATE_SIGNAL_WINDOW_MS = 2000;
+
 /**
- * Stops the stack on SIGINT/SIGTERM (a second signal exits at once; java is killed on exit either way)
- * and exits with code 0 once everything has stopped.
+ * Stops the stack on SIGINT/SIGTERM (a later second signal exits at once; java is killed on exit either
+ * way) and exits with code 0 once everything has stopped.
  */
 export function stopOnSignals(stack: LocalStack, onStopped: () => void = () => undefined): void {
-  let signalled = false;
+  let firstSignalAt: number | undefined;
   const handle = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+    if (firstSignalAt !== undefined) {
+      // Ctrl-C under npm arrives twice (from the terminal and forwarded by npm): only a signal sent
+      // well after the first one means "stop now, without cleaning up".
+      if (Date.now() - firstSignalAt > DUPLICATE_SIGNAL_WINDOW_MS)
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      return;
     }
-    signalled = true;
+    firstSignalAt = Date.now();
     // Whatever hangs, be gone within 15 s (java is killed on exit).
     setTimeout(() => process.exit(1), 15_000).unref();
     void stack
