@@ -8,6 +8,7 @@ import { conflict, HttpError, notFound, paymentRequired, tooManyRequests } from 
 import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
+import type { DispatchMessage } from '../platform/queue-messages.js';
 import { callingService, OPEN_CALL_SHARDS, type Call } from './entities.js';
 import {
   claimIdempotencyKey,
@@ -41,12 +42,6 @@ export interface StartCallInput {
   agentId: string;
   body: StartCallBody;
   idempotencyKey?: string;
-}
-
-export interface DispatchMessage {
-  type: 'call.dispatch';
-  call_id: string;
-  workspace_id: string;
 }
 
 export const shardOf = (callId: string): number =>

@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueKey } from './resources.js';
 import { config } from './config.js';
+import type { MessageQueue, QueueMessage } from './queue-messages.js';
 
 let sqs: SQSClient | undefined;
 
@@ -15,10 +16,13 @@ export function queueUrl(queue: QueueKey): string {
   return url;
 }
 
-/** Send one message. `delaySeconds` (0–900) defers delivery, e.g. for retries with backoff. */
-export async function sendMessage(
-  queue: QueueKey,
-  body: unknown,
+/**
+ * Send one message of the queue's shape (functions/platform/queue-messages.ts). `delaySeconds`
+ * (0–900) defers delivery, e.g. for retries with backoff.
+ */
+export async function sendMessage<Q extends MessageQueue>(
+  queue: Q,
+  body: QueueMessage<Q>,
   options: { delaySeconds?: number } = {},
 ): Promise<void> {
   await sqsClient().send(
@@ -33,7 +37,10 @@ export async function sendMessage(
 }
 
 /** Send many messages, ten per request (the SQS limit); a partial failure throws. */
-export async function sendMessages(queue: QueueKey, bodies: unknown[]): Promise<void> {
+export async function sendMessages<Q extends MessageQueue>(
+  queue: Q,
+  bodies: QueueMessage<Q>[],
+): Promise<void> {
   for (let i = 0; i < bodies.length; i += 10) {
     const chunk = bodies.slice(i, i + 10);
     const result = await sqsClient().send(

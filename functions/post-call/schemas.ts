@@ -7,26 +7,9 @@ import { ACTION_TYPES } from './entities.js';
  * post-call webhook payload (docs/webhooks.md documents the same fields for our users).
  */
 
-// ── Queue messages ───────────────────────────────────────────────────────────────────────────────
+// ── Queue messages: the postCall and postCallActions shapes, declared with the queues ─────────────
 
-/** postCall queue: sent by the calling core when a call reaches completed or failed (maybe twice). */
-export const CallEndedMessage = z.object({
-  type: z.literal('call.ended'),
-  call_id: z.string().min(1),
-  workspace_id: z.string().min(1),
-  organisation_id: z.string().min(1),
-});
-export type CallEndedMessage = z.infer<typeof CallEndedMessage>;
-
-/** postCallActions queue: one message per action of a call. */
-export const ActionMessage = z.object({
-  type: z.literal('post_call.action'),
-  workspace_id: z.string().min(1),
-  organisation_id: z.string().min(1),
-  call_id: z.string().min(1),
-  action_id: z.string().min(1),
-});
-export type ActionMessage = z.infer<typeof ActionMessage>;
+export type { ActionMessage, CallEndedMessage } from '../platform/queue-messages.js';
 
 // ── Action configs (the agent's `post_call_actions[].config`) ────────────────────────────────────
 

@@ -6,6 +6,7 @@ import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
+import type { AttemptMessage } from '../platform/queue-messages.js';
 import {
   WebhookDeliveryEntity,
   WebhookEndpointEntity,
@@ -44,15 +45,6 @@ export const NO_CALL = '-';
 /** How long a claim on a delivery holds: one attempt (15 s) and its bookkeeping. */
 const CLAIM_MS = 60_000;
 const USER_AGENT = 'VoiceAgent-Webhooks/1.0';
-
-export interface AttemptMessage {
-  type: 'webhook.attempt';
-  workspace_id: string;
-  delivery_id: string;
-  /** The scheduled attempt this message is for (1-based). */
-  attempt: number;
-  due_at: string;
-}
 
 /** Thrown for the message of the attempt that made a delivery dead: it must end in the DLQ. */
 export class DeadLetter extends Error {

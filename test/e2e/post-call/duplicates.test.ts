@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findContactByPhone } from '../../../functions/contacts/service.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
+import type { CallEndedMessage } from '../../../functions/platform/queue-messages.js';
 import { readActionRun } from '../../../functions/post-call/entities.js';
 import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
 import { api } from '../../helpers/http.js';
@@ -115,7 +116,7 @@ describe('duplicates', () => {
     await everythingSent(s, callId, TO.answered);
     const [delivery] = await deliveries(s.tenant, callId);
 
-    const ended = {
+    const ended: CallEndedMessage = {
       type: 'call.ended',
       call_id: callId,
       workspace_id: s.tenant.workspaceId,
@@ -157,7 +158,7 @@ describe('duplicates', () => {
       30_000,
       50,
     );
-    const ended = {
+    const ended: CallEndedMessage = {
       type: 'call.ended',
       call_id: callId,
       workspace_id: s.tenant.workspaceId,

@@ -1,0 +1,74 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { logger } from './logger.js';
+import { QUEUE_MESSAGES, type MessageQueue, type QueueMessage } from './queue-messages.js';
+
+/** A message that is not its queue's shape (or not JSON): no receive will ever handle it. */
+export class MalformedMessage extends Error {
+  override readonly name = 'MalformedMessage';
+}
+
+/**
+ * The Lambda handler of a queue's consumer: each record of the batch is parsed with the queue's one
+ * message schema (functions/platform/queue-messages.ts) and handed to `handleMessage`, in parallel.
+ * Failures are per record (a partial batch response): a failing message is received again after the
+ * visibility timeout and, after the queue's maxReceiveCount receives, the redrive policy moves it to
+ * the DLQ. A batch in which every record failed is reported the same way, not thrown.
+ *
+ * Redelivery is normal (SQS is at-least-once): `handleMessage` must be idempotent, and the services
+ * are (they claim the call, action run or delivery before any effect).
+ *
+ * A malformed message is logged as an error and reported failed like any other. It fails on every
+ * receive, so it ends in the DLQ after maxReceiveCount receives, where it can be inspected and
+ * redriven once a consumer that understands it is deployed; it never holds up the rest of its batch,
+ * and it is never dropped silently.
+ */
+export function queueConsumer<Q extends MessageQueue>(
+  queue: Q,
+  handleMessage: (message: QueueMessage<Q>) => Promise<unknown>,
+): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+  const schema = QUEUE_MESSAGES[queue];
+
+  async function recordHandler(record: SQSRecord): Promise<void> {
+    const about = {
+      queue,
+      messageId: record.messageId,
+      receiveCount: record.attributes.ApproximateReceiveCount,
+    };
+    const parsed = schema.safeParse(parseJson(record.body));
+    if (!parsed.success) {
+      logger.error('malformed queue message: failed until the redrive policy moves it to the DLQ', {
+        ...about,
+        body: record.body.slice(0, 2000),
+        issues: parsed.error.issues.map(
+          (i) => `${i.path.map(String).join('.') || '(message)'}: ${i.message}`,
+        ),
+      });
+      throw new MalformedMessage(`malformed ${queue} message ${record.messageId}`);
+    }
+    const message = parsed.data as QueueMessage<Q>;
+    let outcome: unknown;
+    try {
+      outcome = await handleMessage(message);
+    } catch (error) {
+      logger.warn('queue message failed', { ...about, message, error: String(error) });
+      throw error;
+    }
+    logger.info('queue message handled', { ...about, message, outcome });
+  }
+
+  // A processor per invocation: its state is the batch's (locally, batches may run concurrently).
+  return (event, context) =>
+    processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { QueueKey } from './resources.js';
+
+/**
+ * The one message shape of each queue (functions/platform/resources.ts names the queues). Producers
+ * send it through `sendMessage` (typed by queue) and the consumer parses it with the same schema
+ * (`queueConsumer`), so the two cannot drift apart. Every message carries ids only, never content.
+ */
+
+/** `calls`: a new call to hand to the telephony provider (start-call; the sweeper for calls left in `created`). */
+export const DispatchMessage = z.object({
+  type: z.literal('call.dispatch'),
+  call_id: z.string(),
+  workspace_id: z.string(),
+});
+export type DispatchMessage = z.infer<typeof DispatchMessage>;
+
+/** `postCall`: sent by the calling core when a call reaches completed or failed (maybe twice). */
+export const CallEndedMessage = z.object({
+  type: z.literal('call.ended'),
+  call_id: z.string().min(1),
+  workspace_id: z.string().min(1),
+  organisation_id: z.string().min(1),
+});
+export type CallEndedMessage = z.infer<typeof CallEndedMessage>;
+
+/** `postCallActions`: one message per post-call action of a call. */
+export const ActionMessage = z.object({
+  type: z.literal('post_call.action'),
+  workspace_id: z.string().min(1),
+  organisation_id: z.string().min(1),
+  call_id: z.string().min(1),
+  action_id: z.string().min(1),
+});
+export type ActionMessage = z.infer<typeof ActionMessage>;
+
+/** `webhookDelivery`: one scheduled attempt of one webhook delivery. */
+export const AttemptMessage = z.object({
+  type: z.literal('webhook.attempt'),
+  workspace_id: z.string().min(1),
+  delivery_id: z.string().min(1),
+  /** The scheduled attempt this message is for (1-based). */
+  attempt: z.number().int().min(1),
+  due_at: z.string().min(1),
+});
+export type AttemptMessage = z.infer<typeof AttemptMessage>;
+
+export const QUEUE_MESSAGES = {
+  calls: DispatchMessage,
+  postCall: CallEndedMessage,
+  postCallActions: ActionMessage,
+  webhookDelivery: AttemptMessage,
+} as const satisfies Partial<Record<QueueKey, z.ZodType>>;
+
+/** The queues that have a message shape (and so producers and a consumer). */
+export type MessageQueue = keyof typeof QUEUE_MESSAGES;
+export type QueueMessage<Q extends MessageQueue> = z.infer<(typeof QUEUE_MESSAGES)[Q]>;
