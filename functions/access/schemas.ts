@@ -102,6 +102,7 @@ export const PutWorkspaceMemberBody = z.strictObject({ role: z.enum(WORKSPACE_RO
 export const VerifyResponse = z.object({ user_id: z.string(), email: z.string() });
 
 export const MeResponse = z.object({
+  id: z.string(),
   user_id: z.string(),
   email: z.string(),
   name: z.string().nullable(),
@@ -116,6 +117,7 @@ export const MeResponse = z.object({
 });
 
 export const OrganisationResponse = z.object({
+  id: z.string(),
   organisation_id: z.string(),
   name: z.string(),
   owner_user_id: z.string(),
@@ -141,6 +143,7 @@ export const OrganisationMemberResponse = z.object({
 export const OrganisationMemberList = pageOf(OrganisationMemberResponse);
 
 export const InvitationResponse = z.object({
+  id: z.string(),
   invitation_id: z.string(),
   organisation_id: z.string(),
   email: z.string(),
@@ -154,6 +157,7 @@ export const InvitationResponse = z.object({
 });
 export const MyInvitationList = pageOf(
   z.object({
+    id: z.string(),
     invitation_id: z.string(),
     organisation_id: z.string(),
     organisation_name: z.string().nullable(),
@@ -163,6 +167,7 @@ export const MyInvitationList = pageOf(
   }),
 );
 export const AcceptInvitationResponse = z.object({
+  id: z.string(),
   invitation_id: z.string(),
   organisation_id: z.string(),
   status: z.literal('accepted'),
@@ -171,6 +176,7 @@ export const AcceptInvitationResponse = z.object({
 });
 
 export const WorkspaceResponse = z.object({
+  id: z.string(),
   workspace_id: z.string(),
   organisation_id: z.string(),
   name: z.string(),

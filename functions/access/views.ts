@@ -21,6 +21,7 @@ export function organisationView(
   account?: { plan: string; balanceUnits: number } | null,
 ) {
   return {
+    id: organisation.organisationId,
     organisation_id: organisation.organisationId,
     name: organisation.name,
     owner_user_id: organisation.ownerUserId,
@@ -34,6 +35,7 @@ export function organisationView(
 
 export function organisationSummaryView(organisation: OrganisationRecord, role: OrganisationRole) {
   return {
+    id: organisation.organisationId,
     organisation_id: organisation.organisationId,
     name: organisation.name,
     owner_user_id: organisation.ownerUserId,
@@ -45,6 +47,7 @@ export function organisationSummaryView(organisation: OrganisationRecord, role: 
 
 export function workspaceView(workspace: Workspace, role: WorkspaceRole | null) {
   return {
+    id: workspace.workspaceId,
     workspace_id: workspace.workspaceId,
     organisation_id: workspace.organisationId,
     name: workspace.name,
@@ -70,6 +73,7 @@ export function organisationMemberView(member: OrganisationMemberView) {
 
 export function invitationView(invitation: Invitation) {
   return {
+    id: invitation.invitationId,
     invitation_id: invitation.invitationId,
     organisation_id: invitation.organisationId,
     email: invitation.email,
@@ -100,6 +104,7 @@ export function meView(profile: {
   organisations: { organisation: OrganisationRecord; role: OrganisationRole }[];
 }) {
   return {
+    id: profile.user.userId,
     user_id: profile.user.userId,
     email: profile.user.email,
     name: profile.user.name ?? null,
@@ -114,6 +119,7 @@ export function meView(profile: {
 
 export function acceptedInvitationView(invitation: Invitation) {
   return {
+    id: invitation.invitationId,
     invitation_id: invitation.invitationId,
     organisation_id: invitation.organisationId,
     status: invitation.status,

@@ -124,6 +124,7 @@ export const CancelSubscriptionResponse = z.object({
 export const PortalSessionResponse = z.object({ url: z.string() });
 
 export const CreditPurchaseResponse = z.object({
+  id: z.string(),
   purchase_id: z.string(),
   quantity: z.number(),
   amount_aud: z.number(),

@@ -13,6 +13,7 @@ export const CreateApiKeyBody = z.strictObject({
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
 export const ApiKeyResponse = z.object({
+  id: z.string(),
   key_id: z.string(),
   workspace_id: z.string(),
   name: z.string(),

@@ -124,6 +124,7 @@ export async function rotateApiKey(
 /** The wire shape of a key: never its secret or hash. */
 export function apiKeyView(key: ApiKey) {
   return {
+    id: key.keyId,
     key_id: key.keyId,
     workspace_id: key.workspaceId,
     name: key.name,

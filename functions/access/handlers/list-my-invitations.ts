@@ -10,6 +10,7 @@ export const handler = implement(accessRoutes.listMyInvitations, async (req) => 
     status: 200,
     body: {
       items: page.items.map(({ invitation, organisationName }) => ({
+        id: invitation.invitationId,
         invitation_id: invitation.invitationId,
         organisation_id: invitation.organisationId,
         organisation_name: organisationName,

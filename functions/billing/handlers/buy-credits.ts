@@ -14,6 +14,7 @@ export const handler = implement(billingRoutes.buyCredits, async ({ principal, p
   return {
     status: 202,
     body: {
+      id: purchase.purchaseId,
       purchase_id: purchase.purchaseId,
       quantity: purchase.quantity,
       amount_aud: centsToAud(purchase.amountCents),

@@ -80,6 +80,7 @@ describe('API keys as credentials', () => {
       body: { name: `key ${scopes.join(',')}`, scopes },
     });
     expect(response.status).toBe(201);
+    expect(response.body.id).toBe(response.body.key_id);
     return response.body;
   };
   const readWorkspace = (ws: string, key: string) => api('GET', `/api/v1/workspaces/${ws}`, { token: key });

@@ -27,6 +27,7 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
       send_count: 1,
     });
     const invitationId = invited.body.invitation_id;
+    expect(invited.body.id).toBe(invitationId);
 
     // The email went out through the email port (the local outbox), naming the invitation.
     const sent = emailsTo(email);
@@ -56,6 +57,7 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(mine.status).toBe(200);
     expect(mine.body.items).toEqual([
       {
+        id: invitationId,
         invitation_id: invitationId,
         organisation_id: org.organisationId,
         organisation_name: 'Invite Co',
@@ -68,6 +70,7 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     const accepted = await api('POST', `/api/v1/invitations/${invitationId}/accept`, { token: inviteeToken });
     expect(accepted.status).toBe(200);
     expect(accepted.body).toEqual({
+      id: invitationId,
       invitation_id: invitationId,
       organisation_id: org.organisationId,
       status: 'accepted',

@@ -13,6 +13,7 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
       credit_balance: 500,
     });
     expect(org.organisationId).toMatch(/^org_[0-9A-Z]{26}$/);
+    expect(org.body.id).toBe(org.body.organisation_id);
 
     const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {
       token: org.owner.token,
@@ -44,6 +45,7 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
 
     const got = await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: org.owner.token });
     expect(got.status).toBe(200);
+    expect(got.body.id).toBe(org.organisationId);
     expect(got.body).toMatchObject({
       organisation_id: org.organisationId,
       plan: 'free',
@@ -64,6 +66,7 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     expect(mine.body.items.map((o: { organisation_id: string }) => o.organisation_id).sort()).toEqual(
       [first.organisationId, second.body.organisation_id].sort(),
     );
+    for (const item of mine.body.items) expect(item.id).toBe(item.organisation_id);
     const page = await api('GET', '/api/v1/organisations?limit=1', { token: first.owner.token });
     expect(page.body.items).toHaveLength(1);
     const rest = await api('GET', `/api/v1/organisations?limit=1&cursor=${page.body.next_cursor}`, {
@@ -76,6 +79,7 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     const me = await api('GET', '/api/v1/me', { token: first.owner.token });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ user_id: first.owner.userId, email: first.owner.email, name: null });
+    expect(me.body.id).toBe(first.owner.userId);
     expect(me.body.organisations).toHaveLength(2);
     expect(me.body.organisations).toContainEqual({
       organisation_id: first.organisationId,

@@ -20,6 +20,7 @@ describe('workspaces and their settings (HTTP, local stack)', () => {
       role: 'admin',
     });
     const id = created.body.workspace_id;
+    expect(created.body.id).toBe(id);
     const patched = await api('PATCH', `/api/v1/workspaces/${id}`, {
       token: org.owner.token,
       body: {

@@ -160,6 +160,7 @@ describe('buying credits', () => {
   test('credits are granted when the provider confirms the payment, once per payment', async () => {
     const purchase = await buyCredits(org.organisationId, org.owner.token, 1_500);
     expect(purchase).toMatchObject({ quantity: 1_500, amount_aud: 15, currency: 'AUD', status: 'pending' });
+    expect(purchase.id).toBe(purchase.purchase_id);
     let account = await getBillingAccount(org.organisationId, { consistent: true });
     expect(credits(account!.balanceUnits)).toBe(2_000);
     const ledger = await fullLedger(org.organisationId, org.owner.token);
