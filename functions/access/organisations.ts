@@ -1,101 +1,24 @@
-import { Service } from 'electrodb';
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
-import { entityConfig } from '../platform/table.js';
-import type { UserPrincipal } from '../platform/auth/principal.js';
-import { BillingAccountEntity, LedgerEntryEntity, LedgerKeyEntity } from '../billing/entities.js';
-import { includedUnits, periodGrantKey, periodOf, PLANS } from '../billing/plans.js';
-import { OrganisationEntity, OrgMemberEntity, WorkspaceEntity } from './entities.js';
+import { OrganisationEntity, OrgMemberEntity } from './entities.js';
 import { ORGANISATION_NOT_FOUND, type OrganisationAccess } from './workspace-access.js';
 
-const openingService = new Service(
-  {
-    organisation: OrganisationEntity,
-    orgMember: OrgMemberEntity,
-    workspace: WorkspaceEntity,
-    billingAccount: BillingAccountEntity,
-    ledgerEntry: LedgerEntryEntity,
-    ledgerKey: LedgerKeyEntity,
-  },
-  entityConfig(),
-);
-
+/**
+ * Organisations. One is opened with its billing account in one transaction, so the opening lives in
+ * billing (functions/billing/organisations.ts `createOrganisation`), which sits above access; the
+ * plan and balance an organisation's view shows come from billing too (`organisationBilling`).
+ */
 export const DEFAULT_WORKSPACE_NAME = 'Default';
 
-/**
- * Opens an organisation in one transaction: the organisation, its single owner (the caller), a
- * `Default` workspace, and a billing account on the Free plan with its first month's credits granted
- * through the ledger.
- */
-export async function createOrganisation(owner: UserPrincipal, input: { name: string; timezone?: string }) {
-  const now = clock.now();
-  const createdAt = now.toISOString();
-  const organisationId = newId('organisation');
-  const workspaceId = newId('workspace');
-  const entryId = newId('ledgerEntry');
-  const period = periodOf(now);
-  const grant = includedUnits('free');
-  const sourceKey = periodGrantKey(period.start);
-  const timezone = input.timezone ?? 'UTC';
-  const result = await openingService.transaction
-    .write(({ organisation, orgMember, workspace, billingAccount, ledgerEntry, ledgerKey }) => [
-      organisation
-        .create({ organisationId, name: input.name, ownerUserId: owner.userId, createdAt })
-        .commit(),
-      orgMember
-        .create({
-          organisationId,
-          userId: owner.userId,
-          email: owner.email,
-          role: 'owner',
-          status: 'accepted',
-          joinedAt: createdAt,
-        })
-        .commit(),
-      workspace
-        .create({ workspaceId, organisationId, name: DEFAULT_WORKSPACE_NAME, timezone, createdAt })
-        .commit(),
-      billingAccount
-        .create({
-          organisationId,
-          plan: 'free',
-          subscriptionStatus: 'none',
-          balanceUnits: grant,
-          periodStart: period.start,
-          periodEnd: period.end,
-          createdAt,
-        })
-        .commit(),
-      ledgerEntry
-        .create({
-          organisationId,
-          entryId,
-          kind: 'grant',
-          amountUnits: grant,
-          reason: `${PLANS.free.name} plan: included credits`,
-          sourceKey,
-          createdAt,
-        })
-        .commit(),
-      ledgerKey.create({ organisationId, sourceKey, entryId }).commit(),
-    ])
-    .go();
-  if (result.canceled)
-    throw new Error(`could not open organisation: ${JSON.stringify(result.data.map((d) => d.code))}`);
-  return { organisationId, workspaceId, createdAt };
-}
-
-/** An organisation as its member sees it, with their role and the organisation's plan and balance. */
+/** An organisation as its member sees it, with their role. */
 export async function getOrganisation(
   access: Pick<OrganisationAccess, 'organisationId' | 'organisationRole'>,
 ) {
-  const [{ data: organisation }, { data: account }] = await Promise.all([
-    OrganisationEntity.get({ organisationId: access.organisationId }).go({ consistent: true }),
-    BillingAccountEntity.get({ organisationId: access.organisationId }).go({ consistent: true }),
-  ]);
+  const { data: organisation } = await OrganisationEntity.get({ organisationId: access.organisationId }).go({
+    consistent: true,
+  });
   if (!organisation) throw notFound(ORGANISATION_NOT_FOUND);
-  return { organisation, role: access.organisationRole, account };
+  return { organisation, role: access.organisationRole };
 }
 
 /** Renames an organisation (owner or admin; the caller was authorised for `organisation:update`). */

@@ -1,4 +1,3 @@
-import { unitsToCredits } from '../billing/credits.js';
 import type { OrganisationRole, WorkspaceRole } from './authorization.js';
 import type { Workspace } from './entities.js';
 import type { Invitation } from './invitations.js';
@@ -15,10 +14,11 @@ interface OrganisationRecord {
   updatedAt?: string;
 }
 
+/** `billing`: the plan and credit balance billing reports (functions/billing/organisations.ts). */
 export function organisationView(
   organisation: OrganisationRecord,
   role: OrganisationRole,
-  account?: { plan: string; balanceUnits: number } | null,
+  billing?: { plan: string; credit_balance: number } | null,
 ) {
   return {
     id: organisation.organisationId,
@@ -26,8 +26,8 @@ export function organisationView(
     name: organisation.name,
     owner_user_id: organisation.ownerUserId,
     role,
-    plan: account?.plan ?? null,
-    credit_balance: account ? unitsToCredits(account.balanceUnits) : null,
+    plan: billing?.plan ?? null,
+    credit_balance: billing?.credit_balance ?? null,
     created_at: organisation.createdAt,
     updated_at: organisation.updatedAt ?? null,
   };

@@ -4,7 +4,7 @@ import {
   WorkspaceEntity,
   WorkspaceMemberEntity,
 } from '../../../functions/access/entities.js';
-import { createOrganisation } from '../../../functions/access/organisations.js';
+import { createOrganisation } from '../../../functions/billing/organisations.js';
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
 import {
   formatApiKey,

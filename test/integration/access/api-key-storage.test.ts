@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createOrganisation } from '../../../functions/access/organisations.js';
+import { createOrganisation } from '../../../functions/billing/organisations.js';
 import { requireWorkspace } from '../../../functions/access/workspace-access.js';
 import { authenticateBearer } from '../../../functions/platform/auth/authenticate-bearer.js';
 import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createOrganisation } from '../../../functions/access/organisations.js';
+import { createOrganisation } from '../../../functions/billing/organisations.js';
 import { recordMovement } from '../../../functions/billing/ledger.js';
 import { LedgerEntryEntity } from '../../../functions/billing/entities.js';
 import { findOrCreateUser } from '../../../functions/platform/auth/users.js';

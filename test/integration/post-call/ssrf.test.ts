@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOrganisation } from '../../../functions/access/organisations.js';
+import { createOrganisation } from '../../../functions/billing/organisations.js';
 import { findOrCreateUser } from '../../../functions/platform/auth/users.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { parseAllowedHosts } from '../../../functions/webhook-deliveries/allow-list.js';
