@@ -5,7 +5,6 @@ import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { numberService } from '../numbers/entities.js';
 import { AgentEntity, type Agent, type AgentSettings } from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
 import {
@@ -199,44 +198,6 @@ export async function updateAgent(
     if (isConditionFailure(error)) throw notFound(AGENT_NOT_FOUND);
     throw error;
   }
-}
-
-/** Deletes the agent; its number (if any) stays in the workspace, disconnected, in the same transaction. */
-export async function deleteAgent(workspaceId: string, agentId: string): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const agent = await findAgent(workspaceId, agentId, { consistent: true });
-    if (!agent) throw notFound(AGENT_NOT_FOUND);
-    const numberId = agent.phoneNumberId;
-    const phoneNumber = agent.phoneNumber;
-    const result = await numberService.transaction
-      .write(({ agent: agents, phoneNumber: numbers, phoneClaim: claims }) => [
-        agents
-          .delete({ workspaceId, agentId })
-          .where((attr, op) =>
-            numberId ? op.eq(attr.phoneNumberId, numberId) : op.notExists(attr.phoneNumberId),
-          )
-          .commit(),
-        ...(numberId && phoneNumber
-          ? [
-              numbers
-                .patch({ workspaceId, numberId })
-                .remove(['agentId'])
-                .set({ updatedAt: clock.now().toISOString() })
-                .where((attr, op) => op.eq(attr.agentId, agentId))
-                .commit(),
-              claims
-                .patch({ phoneNumber })
-                .remove(['agentId'])
-                .where((attr, op) => op.eq(attr.agentId, agentId))
-                .commit(),
-            ]
-          : []),
-      ])
-      .go();
-    if (!result.canceled) return;
-    // The agent's number changed meanwhile: read again and retry.
-  }
-  throw new Error(`could not delete agent ${agentId}: it kept changing`);
 }
 
 export { setAnsweringForOrganisation } from './answering.js';
