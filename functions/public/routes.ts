@@ -1,12 +1,27 @@
 import { z } from 'zod';
 import { defineRoute } from '../platform/http/route.js';
 
+const ok = z.literal('ok');
+
+export const HealthResponse = z.object({
+  status: ok,
+  checks: z.object({ table: ok, queue: ok, bucket: ok }),
+});
+
+/** The OpenAPI document (functions/platform/openapi.ts), described by its top-level fields only. */
+export const OpenApiResponse = z.looseObject({
+  openapi: z.string(),
+  info: z.object({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});
+
 export const publicRoutes = {
   health: defineRoute({
     method: 'GET',
     path: '/api/v1/health',
     summary: 'Health of the table, queues and bucket',
     auth: 'none',
+    response: HealthResponse,
     access: { table: 'read', bucket: 'read', sendsTo: ['calls'] },
   }),
   openApi: defineRoute({
@@ -14,6 +29,7 @@ export const publicRoutes = {
     path: '/api/v1/openapi.json',
     summary: 'OpenAPI 3.1 description of every route',
     auth: 'none',
+    response: OpenApiResponse,
     access: {},
   }),
   docs: defineRoute({

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -32,17 +33,21 @@ export const ESM_REQUIRE_BANNER =
 /**
  * Copies the package files a function reads at runtime into its asset, beside the bundled handler
  * (`FunctionSpec.bundleFiles`). Paths are resolved from the repository's node_modules at synth time and
- * named relative to the bundling input directory (the project root).
+ * named relative to the bundling input directory (the project root), or absolute when node_modules
+ * lies outside it (a symlink).
  */
 export function copyBundleFiles(
   repoRoot: string,
   files: NonNullable<FunctionSpec['bundleFiles']>,
 ): NonNullable<BundlingOptions['commandHooks']> {
-  const resolveFrom = createRequire(path.join(repoRoot, 'package.json'));
-  const sources = files.map((file) => ({
-    from: path.relative(repoRoot, resolveFrom.resolve(file.packageFile)).split(path.sep).join('/'),
-    to: file.assetFile,
-  }));
+  const root = realpathSync(repoRoot);
+  const resolveFrom = createRequire(path.join(root, 'package.json'));
+  const sources = files.map((file) => {
+    const resolved = realpathSync(resolveFrom.resolve(file.packageFile));
+    const relative = path.relative(root, resolved);
+    const inside = !relative.startsWith('..') && !path.isAbsolute(relative);
+    return { from: inside ? relative.split(path.sep).join('/') : resolved, inside, to: file.assetFile };
+  });
   for (const { to } of sources) {
     if (!/^[A-Za-z0-9._-]+$/.test(to)) throw new Error(`bundleFiles: ${to} is not a plain file name`);
   }
@@ -50,7 +55,9 @@ export function copyBundleFiles(
     beforeBundling: () => [],
     beforeInstall: () => [],
     afterBundling: (inputDir, outputDir) =>
-      sources.map(({ from, to }) => `cp "${inputDir}/${from}" "${outputDir}/${to}"`),
+      sources.map(
+        ({ from, inside, to }) => `cp "${inside ? `${inputDir}/${from}` : from}" "${outputDir}/${to}"`,
+      ),
   };
 }
 
