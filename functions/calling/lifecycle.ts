@@ -7,6 +7,7 @@ import { sendMessage } from '../platform/queue.js';
 import { putObject } from '../platform/storage.js';
 import { telephony } from '../providers/telephony/index.js';
 import type { EndReason, QuotedListing, TranscriptTurn } from '../providers/telephony/twilio-format.js';
+import { releaseConcurrencySlot } from './concurrency.js';
 import { CallEntity, callingService, type Call } from './entities.js';
 import {
   callDurationSeconds,
@@ -119,15 +120,7 @@ export async function applyTransition(
             recordedAt: now,
           })
           .commit(),
-        ...(terminal && !skipWorkspace
-          ? [
-              workspace
-                .patch({ workspaceId })
-                .add({ activeCalls: -1 })
-                .where((attr, op) => op.gt(attr.activeCalls, 0))
-                .commit(),
-            ]
-          : []),
+        ...(terminal && !skipWorkspace ? [releaseConcurrencySlot(workspace, workspaceId)] : []),
       ])
       .go();
     if (!result.canceled) {

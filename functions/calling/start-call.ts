@@ -9,6 +9,7 @@ import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
 import type { DispatchMessage } from '../platform/queue-messages.js';
+import { takeConcurrencySlot } from './concurrency.js';
 import { callingService, OPEN_CALL_SHARDS, type Call } from './entities.js';
 import {
   claimIdempotencyKey,
@@ -259,14 +260,7 @@ async function createCall(
         })
         .commit(),
       openCall.create({ shard: call.openShard, createdAt, callId, workspaceId }).commit(),
-      workspace
-        .patch({ workspaceId })
-        .add({ activeCalls: 1 })
-        .where(
-          (attr, op) =>
-            `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`,
-        )
-        .commit(),
+      takeConcurrencySlot(workspace, workspaceId),
       // The agent still has the number the call is placed from (it was not disconnected meanwhile).
       agents
         .check({ workspaceId, agentId: agent.agentId })

@@ -8,6 +8,7 @@ import { logger } from '../platform/logger.js';
 import { toE164 } from '../platform/phone.js';
 import { telephony } from '../providers/telephony/index.js';
 import { emptyTwiml, parseVoiceCallback, rejectTwiml } from '../providers/telephony/twilio-format.js';
+import { takeConcurrencySlot } from './concurrency.js';
 import { callingService, ProviderCallEntity, type Call } from './entities.js';
 import { applyTransition, readCall, storeRecording } from './lifecycle.js';
 import { shardOf } from './start-call.js';
@@ -198,14 +199,7 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
         })
         .commit(),
       openCall.create({ shard: call.openShard, createdAt: now, callId, workspaceId }).commit(),
-      workspaces
-        .patch({ workspaceId })
-        .add({ activeCalls: 1 })
-        .where(
-          (attr, op) =>
-            `${op.name(attr.activeCalls)} < ${op.name(attr.concurrentCallLimit)} AND ${op.notExists(attr.deletedAt)}`,
-        )
-        .commit(),
+      takeConcurrencySlot(workspaces, workspaceId),
     ])
     .go();
   if (!result.canceled) return twiml;
