@@ -1,5 +1,4 @@
 import { isConditionFailure } from '../platform/table.js';
-import { PhoneNumberEntity } from '../numbers/entities.js';
 import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
 import { paymentsProvider } from '../providers/payments/index.js';
@@ -11,13 +10,11 @@ import { isLive } from './subscriptions.js';
 
 export type NumberBillingOutcome = 'billed' | 'nothing_extra' | 'already_billed' | 'not_subscribed';
 
-/** Phone numbers the organisation holds now (the numbers' own organisation index). */
-export async function countNumbers(organisationId: string): Promise<number> {
-  const { data } = await PhoneNumberEntity.query
-    .byOrganisation({ organisationId })
-    .go({ pages: 'all', attributes: ['numberId'] });
-  return data.length;
-}
+/**
+ * How many phone numbers an organisation holds now. Numbers sit above billing (docs/architecture.md),
+ * so the count is handed in by the caller: the scheduled handler passes numbers' `countNumbers`.
+ */
+export type CountNumbers = (organisationId: string) => Promise<number>;
 
 /**
  * Bills the numbers an organisation holds beyond its plan's included ones, once per monthly cycle
@@ -25,7 +22,10 @@ export async function countNumbers(organisationId: string): Promise<number> {
  * cycle's record is written first with a condition (so the count is taken once), then the provider
  * is asked with the cycle as idempotency key (so a retry after a failure never bills twice).
  */
-export async function billAccountNumbers(organisationId: string): Promise<NumberBillingOutcome> {
+export async function billAccountNumbers(
+  organisationId: string,
+  countNumbers: CountNumbers,
+): Promise<NumberBillingOutcome> {
   const account = await getBillingAccount(organisationId, { consistent: true });
   if (
     !account ||
@@ -83,7 +83,9 @@ export async function billAccountNumbers(organisationId: string): Promise<Number
 }
 
 /** The scheduled job: every organisation with a live subscription, once per cycle each. */
-export async function billExtraNumbers(): Promise<Record<NumberBillingOutcome | 'failed', number>> {
+export async function billExtraNumbers(
+  countNumbers: CountNumbers,
+): Promise<Record<NumberBillingOutcome | 'failed', number>> {
   const counts: Record<NumberBillingOutcome | 'failed', number> = {
     billed: 0,
     nothing_extra: 0,
@@ -95,7 +97,7 @@ export async function billExtraNumbers(): Promise<Record<NumberBillingOutcome | 
     const { data } = await SubscribedAccountEntity.query.byShard({ shard }).go({ pages: 'all' });
     for (const { organisationId } of data) {
       try {
-        counts[await billAccountNumbers(organisationId)] += 1;
+        counts[await billAccountNumbers(organisationId, countNumbers)] += 1;
       } catch (error) {
         counts.failed += 1;
         logger.error('extra number billing failed', { organisationId, error });

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { AgentEntity } from '../agents/entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
-import { AGENT_NOT_FOUND, findAgent } from '../agents/service.js';
+import { AGENT_NOT_FOUND } from '../agents/service.js';
 import { getBillingAccount } from '../billing/ledger.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound, paymentRequired } from '../platform/errors.js';
@@ -242,46 +242,4 @@ export async function releaseNumber(workspaceId: string, numberId: string): Prom
     if (!result.canceled) return;
   }
   throw conflict('Phone number is being changed by another request; try again');
-}
-
-/**
- * Deletes an agent; its number (if any) stays in the workspace, disconnected, in the same transaction.
- * It lives here, not in agents/, because the agent and its number change together and numbers sits
- * above agents (docs/architecture.md): agents' delete route calls it.
- */
-export async function deleteAgent(workspaceId: string, agentId: string): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const agent = await findAgent(workspaceId, agentId, { consistent: true });
-    if (!agent) throw notFound(AGENT_NOT_FOUND);
-    const numberId = agent.phoneNumberId;
-    const phoneNumber = agent.phoneNumber;
-    const result = await numberService.transaction
-      .write(({ agent: agents, phoneNumber: numbers, phoneClaim: claims }) => [
-        agents
-          .delete({ workspaceId, agentId })
-          .where((attr, op) =>
-            numberId ? op.eq(attr.phoneNumberId, numberId) : op.notExists(attr.phoneNumberId),
-          )
-          .commit(),
-        ...(numberId && phoneNumber
-          ? [
-              numbers
-                .patch({ workspaceId, numberId })
-                .remove(['agentId'])
-                .set({ updatedAt: clock.now().toISOString() })
-                .where((attr, op) => op.eq(attr.agentId, agentId))
-                .commit(),
-              claims
-                .patch({ phoneNumber })
-                .remove(['agentId'])
-                .where((attr, op) => op.eq(attr.agentId, agentId))
-                .commit(),
-            ]
-          : []),
-      ])
-      .go();
-    if (!result.canceled) return;
-    // The agent's number changed meanwhile: read again and retry.
-  }
-  throw new Error(`could not delete agent ${agentId}: it kept changing`);
 }

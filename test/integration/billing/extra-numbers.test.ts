@@ -1,10 +1,11 @@
 import { describe, expect, test } from '@jest/globals';
 import { NumberChargeEntity } from '../../../functions/billing/entities.js';
-import { billAccountNumbers, countNumbers } from '../../../functions/billing/extra-numbers.js';
+import { billAccountNumbers } from '../../../functions/billing/extra-numbers.js';
 import { getBillingAccount } from '../../../functions/billing/ledger.js';
 import { periodOf } from '../../../functions/billing/plans.js';
 import { renewAccount } from '../../../functions/billing/renewal.js';
 import { startSubscription, waitForSubscriptionActive } from '../../../functions/billing/subscriptions.js';
+import { countNumbers } from '../../../functions/numbers/inventory.js';
 import { provisionNumber } from '../../../functions/numbers/service.js';
 import { paymentsSimulator } from '../../../functions/providers/payments/index.js';
 import { newOrganisation } from './fixtures.js';
@@ -24,12 +25,12 @@ describe('extra phone numbers', () => {
     expect(await renewAccount(organisationId, now)).toBe('renewed');
     const account = await getBillingAccount(organisationId, { consistent: true });
     const outcomes = await Promise.all([
-      billAccountNumbers(organisationId),
-      billAccountNumbers(organisationId),
+      billAccountNumbers(organisationId, countNumbers),
+      billAccountNumbers(organisationId, countNumbers),
     ]);
     // The scheduled job (every few seconds locally) may have billed it first: once, whoever does it.
     expect(outcomes.every((o) => o === 'billed' || o === 'already_billed')).toBe(true);
-    expect(await billAccountNumbers(organisationId)).toBe('already_billed');
+    expect(await billAccountNumbers(organisationId, countNumbers)).toBe('already_billed');
 
     const charge = (
       await NumberChargeEntity.get({ organisationId, periodStart: account!.periodStart }).go({
@@ -58,6 +59,6 @@ describe('extra phone numbers', () => {
 
   test('an organisation without a live subscription is not billed for numbers', async () => {
     const { organisationId } = await newOrganisation('numbers-free');
-    expect(await billAccountNumbers(organisationId)).toBe('not_subscribed');
+    expect(await billAccountNumbers(organisationId, countNumbers)).toBe('not_subscribed');
   });
 });
