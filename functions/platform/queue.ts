@@ -2,11 +2,15 @@ import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk
 import type { QueueKey } from './resources.js';
 import { config } from './config.js';
 import type { MessageQueue, QueueMessage } from './queue-messages.js';
+import { grantsMiddleware } from './grants.js';
 
 let sqs: SQSClient | undefined;
 
 export function sqsClient(): SQSClient {
-  sqs ??= new SQSClient({ region: config().AWS_REGION });
+  if (!sqs) {
+    sqs = new SQSClient({ region: config().AWS_REGION });
+    sqs.middlewareStack.add(grantsMiddleware('sqs'), { step: 'initialize', name: 'enforceGrants' });
+  }
   return sqs;
 }
 

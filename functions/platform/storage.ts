@@ -1,14 +1,19 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from './config.js';
+import { grantsMiddleware } from './grants.js';
 
 let s3: S3Client | undefined;
 
 export function s3Client(): S3Client {
-  s3 ??= new S3Client({
-    region: config().AWS_REGION,
-    forcePathStyle: config().S3_FORCE_PATH_STYLE === 'true',
-  });
+  if (!s3) {
+    s3 = new S3Client({
+      region: config().AWS_REGION,
+      forcePathStyle: config().S3_FORCE_PATH_STYLE === 'true',
+    });
+    // Also runs when a URL is presigned: a download URL needs the bucket's read grant.
+    s3.middlewareStack.add(grantsMiddleware('s3'), { step: 'initialize', name: 'enforceGrants' });
+  }
   return s3;
 }
 

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from './config.js';
+import { grantsMiddleware } from './grants.js';
 
 /**
  * The table client, one per container. A counting middleware records every DynamoDB round trip so
@@ -26,6 +27,7 @@ export function dynamoClient(): DynamoDBClient {
       },
       { step: 'initialize', name: 'countRoundTrips' },
     );
+    dynamo.middlewareStack.add(grantsMiddleware('dynamodb'), { step: 'initialize', name: 'enforceGrants' });
   }
   return dynamo;
 }

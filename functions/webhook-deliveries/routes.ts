@@ -39,7 +39,8 @@ export const webhookDeliveryRoutes = {
     scope: 'calls:read',
     query: webhooks.ListDeliveriesQuery,
     response: webhooks.DeliveryList,
-    access: { table: 'read' },
+    // Authenticating writes (a new user's profile, an API key's last_used_at), so even a read is readwrite.
+    access: { table: 'readwrite' },
   }),
   resendWebhookDelivery: defineRoute({
     method: 'POST',

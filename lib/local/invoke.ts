@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import { runWithGrants } from '../../functions/platform/grants.js';
 import type { FunctionSpec } from '../catalog-types.js';
 import { repoRoot } from './paths.js';
 
@@ -52,8 +53,14 @@ export function lambdaContext(
   };
 }
 
-/** Invokes a catalog function's handler with an event, as the Lambda runtime would. */
+/**
+ * Invokes a catalog function's handler with an event, as the Lambda runtime would, with the grants
+ * its catalog entry declares (functions/platform/grants.ts): the table, queues, bucket, secrets and
+ * SES refuse anything else, as IAM would. Every local trigger (gateway routes and function URLs,
+ * queue pollers, the scheduler) invokes through here. Work the handler leaves running (not awaited)
+ * keeps the same grants.
+ */
 export async function invokeFunction(fn: FunctionSpec, event: unknown, region: string, requestId?: string) {
   const handler = await loadHandler(fn.entry);
-  return handler(event, lambdaContext(fn, region, requestId));
+  return runWithGrants(fn.id, fn.access, () => handler(event, lambdaContext(fn, region, requestId)));
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { HttpError, INTERNAL_ERROR_MESSAGE, ValidationError } from '../errors.js';
+import { accessDenial } from '../grants.js';
 import { logger } from '../logger.js';
 import { jsonResponse } from './response.js';
 import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
@@ -19,7 +20,10 @@ export const errorHandler = (): MiddlewareObj<HttpEvent, HttpResponse, Error, Ht
       if (error.status >= 500) logger.error('request failed', { error });
       request.response = jsonResponse(error.status, { error: error.message }, requestId, error.headers);
     } else {
-      logger.error('unhandled error', { error: error ?? undefined });
+      // A grant the function lacks (refused locally as IAM would): the log says what to declare.
+      const denial = accessDenial(error);
+      if (denial) logger.error(`access denied: ${denial.summary}`, { error });
+      else logger.error('unhandled error', { error: error ?? undefined });
       request.response = jsonResponse(500, { error: INTERNAL_ERROR_MESSAGE }, requestId);
     }
   },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { assertGranted } from '../../platform/grants.js';
 import { EmailSendError, type EmailMessage, type EmailReceipt, type EmailSender } from './port.js';
 
 /** Addresses at this domain make the local adapter fail, to simulate a provider failure. */
@@ -39,6 +40,8 @@ export class LocalOutboxEmailSender implements EmailSender {
   constructor(private readonly path: string = emailOutboxPath()) {}
 
   async send(message: EmailMessage): Promise<EmailReceipt> {
+    // SES's stand-in: refused, as SES would be, to a function not granted email (access.email).
+    assertGranted('ses', 'SendEmail');
     const domain = message.to.split('@').pop()?.toLowerCase();
     if (domain === FAILING_DOMAIN) {
       throw new EmailSendError(

@@ -1,4 +1,5 @@
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { grantsMiddleware } from '../../platform/grants.js';
 import { EmailSendError, type EmailMessage, type EmailReceipt, type EmailSender } from './port.js';
 
 /**
@@ -12,7 +13,12 @@ export class SesEmailSender implements EmailSender {
   private readonly client: SESv2Client;
 
   constructor(private readonly options: { region: string; from: string; client?: SESv2Client }) {
-    this.client = options.client ?? new SESv2Client({ region: options.region });
+    if (options.client) {
+      this.client = options.client;
+    } else {
+      this.client = new SESv2Client({ region: options.region });
+      this.client.middlewareStack.add(grantsMiddleware('ses'), { step: 'initialize', name: 'enforceGrants' });
+    }
   }
 
   async send(message: EmailMessage): Promise<EmailReceipt> {
