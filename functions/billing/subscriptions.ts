@@ -1,6 +1,5 @@
 import { Service } from 'electrodb';
 import { OrganisationEntity, OrgMemberEntity } from '../access/entities.js';
-import { releaseHeldActions } from '../post-call/held-actions.js';
 import { clock } from '../platform/clock.js';
 import { config } from '../platform/config.js';
 import { conflict, notFound } from '../platform/errors.js';
@@ -24,6 +23,7 @@ import {
   providerPlan,
   type PaidPlanId,
 } from './plans.js';
+import type { StandingListener } from './standing.js';
 import { reconcileAgents } from './suspension.js';
 
 export const ORGANISATION_NOT_FOUND = 'Organisation not found';
@@ -207,16 +207,19 @@ export type SubscriptionChangeOutcome = 'applied' | 'stale' | 'ignored';
  * Applies what the provider says about a subscription: plan and status (active, past_due, canceled →
  * back to Free). Events apply in the order they happened (an older one changes nothing). A plan with
  * more included credits than this period has had grants the difference at once. Leaving past_due
- * releases the post-call actions held back meanwhile.
+ * tells the listener (post-call releases the actions it held back meanwhile).
  */
-export async function applySubscriptionChange(input: {
-  organisationId: string;
-  customerId: string;
-  subscriptionId: string;
-  status: ProviderSubscriptionStatus;
-  plan?: PaidPlanId;
-  eventCreated: number;
-}): Promise<SubscriptionChangeOutcome> {
+export async function applySubscriptionChange(
+  input: {
+    organisationId: string;
+    customerId: string;
+    subscriptionId: string;
+    status: ProviderSubscriptionStatus;
+    plan?: PaidPlanId;
+    eventCreated: number;
+  },
+  listener: StandingListener,
+): Promise<SubscriptionChangeOutcome> {
   const { organisationId, subscriptionId, eventCreated } = input;
   if (input.status === 'pending') return 'ignored';
   const status: SubscriptionStatus = input.status;
@@ -298,7 +301,7 @@ export async function applySubscriptionChange(input: {
       to: [plan, status],
     });
     if (account.subscriptionStatus === 'past_due' && status !== 'past_due')
-      await releaseHeldActions(organisationId);
+      await listener.goodStandingRestored(organisationId);
     await reconcileAgents(organisationId);
     return 'applied';
   }
@@ -309,25 +312,31 @@ export async function applySubscriptionChange(input: {
  * What an invoice says about standing: a failed payment of the live subscription makes it past due;
  * a paid invoice of a past-due subscription makes it active again.
  */
-export async function applyInvoiceOutcome(input: {
-  organisationId: string;
-  customerId: string;
-  subscriptionId?: string;
-  outcome: 'paid' | 'payment_failed';
-  eventCreated: number;
-}): Promise<SubscriptionChangeOutcome> {
+export async function applyInvoiceOutcome(
+  input: {
+    organisationId: string;
+    customerId: string;
+    subscriptionId?: string;
+    outcome: 'paid' | 'payment_failed';
+    eventCreated: number;
+  },
+  listener: StandingListener,
+): Promise<SubscriptionChangeOutcome> {
   const account = await getBillingAccount(input.organisationId, { consistent: true });
   if (!account?.providerSubscriptionId || !isLive(account.subscriptionStatus)) return 'ignored';
   if (input.subscriptionId && input.subscriptionId !== account.providerSubscriptionId) return 'ignored';
   const status = input.outcome === 'paid' ? 'active' : 'past_due';
   if (account.subscriptionStatus === status) return 'ignored';
-  return applySubscriptionChange({
-    organisationId: input.organisationId,
-    customerId: input.customerId,
-    subscriptionId: account.providerSubscriptionId,
-    status,
-    eventCreated: input.eventCreated,
-  });
+  return applySubscriptionChange(
+    {
+      organisationId: input.organisationId,
+      customerId: input.customerId,
+      subscriptionId: account.providerSubscriptionId,
+      status,
+      eventCreated: input.eventCreated,
+    },
+    listener,
+  );
 }
 
 /** The organisation a provider customer belongs to (recorded when the customer was created). */

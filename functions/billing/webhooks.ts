@@ -7,6 +7,7 @@ import { BILLING_EVENT_RETENTION_SECONDS, BillingEventEntity } from './entities.
 import { getBillingAccount } from './ledger.js';
 import { subscriptionPlan } from './plans.js';
 import { grantPurchasedCredits } from './purchases.js';
+import type { StandingListener } from './standing.js';
 import { applyInvoiceOutcome, applySubscriptionChange, organisationOfCustomer } from './subscriptions.js';
 
 /** A claim older than this is taken over (the handler that took it died). */
@@ -22,11 +23,12 @@ export interface WebhookResult {
  * or stale event is 401 and changes nothing), then handles each event id once: the id is claimed
  * with a conditional write, the event applied (every effect is idempotent on its own too), and the
  * claim marked done. A duplicate of a handled event changes nothing; one still being handled is 409,
- * which the provider retries.
+ * which the provider retries. `listener` hears when an organisation is back in good standing.
  */
 export async function handleBillingWebhook(
   payload: string,
   signature: string | undefined,
+  listener: StandingListener,
 ): Promise<WebhookResult> {
   let event: BillingEvent;
   try {
@@ -44,7 +46,7 @@ export async function handleBillingWebhook(
   let outcome: string;
   let organisationId: string | undefined;
   try {
-    ({ outcome, organisationId } = await applyEvent(event));
+    ({ outcome, organisationId } = await applyEvent(event, listener));
   } catch (error) {
     await BillingEventEntity.delete({ eventId: event.id }).go({ response: 'none' });
     throw error;
@@ -108,31 +110,40 @@ async function organisationOf(
     : undefined;
 }
 
-async function applyEvent(event: BillingEvent): Promise<{ outcome: string; organisationId?: string }> {
+async function applyEvent(
+  event: BillingEvent,
+  listener: StandingListener,
+): Promise<{ outcome: string; organisationId?: string }> {
   switch (event.kind) {
     case 'subscription': {
       const organisationId = await organisationOf(event.customerId, event.organisationId);
       if (!organisationId) return { outcome: 'unknown_customer' };
-      const outcome = await applySubscriptionChange({
-        organisationId,
-        customerId: event.customerId,
-        subscriptionId: event.subscriptionId,
-        status: event.status,
-        plan: subscriptionPlan(event),
-        eventCreated: event.created,
-      });
+      const outcome = await applySubscriptionChange(
+        {
+          organisationId,
+          customerId: event.customerId,
+          subscriptionId: event.subscriptionId,
+          status: event.status,
+          plan: subscriptionPlan(event),
+          eventCreated: event.created,
+        },
+        listener,
+      );
       return { outcome, organisationId };
     }
     case 'invoice': {
       const organisationId = await organisationOf(event.customerId, undefined);
       if (!organisationId) return { outcome: 'unknown_customer' };
-      const outcome = await applyInvoiceOutcome({
-        organisationId,
-        customerId: event.customerId,
-        subscriptionId: event.subscriptionId,
-        outcome: event.outcome,
-        eventCreated: event.created,
-      });
+      const outcome = await applyInvoiceOutcome(
+        {
+          organisationId,
+          customerId: event.customerId,
+          subscriptionId: event.subscriptionId,
+          outcome: event.outcome,
+          eventCreated: event.created,
+        },
+        listener,
+      );
       return { outcome, organisationId };
     }
     case 'credits_paid': {

@@ -8,6 +8,7 @@ import { dueAccounts, renewAccount } from '../../../functions/billing/renewal.js
 import { applySubscriptionChange } from '../../../functions/billing/subscriptions.js';
 import { clock, resetClock, setClock } from '../../../functions/platform/clock.js';
 import { newId } from '../../../functions/platform/ids.js';
+import { releaseHeldActions } from '../../../functions/post-call/held-actions.js';
 import { ledgerEntries, newOrganisation, topUp } from './fixtures.js';
 
 /** Monthly renewal: unused included credits expire, the plan's credits are granted again, once per period. */
@@ -16,6 +17,8 @@ afterEach(() => resetClock());
 const account = async (organisationId: string) =>
   (await getBillingAccount(organisationId, { consistent: true }))!;
 const nextPeriod = () => new Date(new Date(periodOf(clock.now()).end).getTime() + 3600_000);
+/** What the payments webhook handler passes billing: back in good standing, held actions run. */
+const standing = { goodStandingRestored: releaseHeldActions };
 /** The ledger's entries add up to the balance: nothing moved without an entry, nothing twice. */
 async function expectLedgerMatchesBalance(organisationId: string) {
   const entries = await ledgerEntries(organisationId);
@@ -131,20 +134,24 @@ describe('renewing a period', () => {
       subscriptionId: `sub_test_${randomUUID()}`,
     };
     expect(
-      await applySubscriptionChange({
-        ...subscription,
-        status: 'active',
-        plan: 'starter',
-        eventCreated: created,
-      }),
+      await applySubscriptionChange(
+        { ...subscription, status: 'active', plan: 'starter', eventCreated: created },
+        standing,
+      ),
     ).toBe('applied');
     expect(
-      await applySubscriptionChange({ ...subscription, status: 'past_due', eventCreated: created + 1 }),
+      await applySubscriptionChange(
+        { ...subscription, status: 'past_due', eventCreated: created + 1 },
+        standing,
+      ),
     ).toBe('applied');
     const now = nextPeriod();
     expect(await renewAccount(organisationId, now)).toBe('deferred');
     expect(
-      await applySubscriptionChange({ ...subscription, status: 'active', eventCreated: created + 2 }),
+      await applySubscriptionChange(
+        { ...subscription, status: 'active', eventCreated: created + 2 },
+        standing,
+      ),
     ).toBe('applied');
     expect(await renewAccount(organisationId, now)).toBe('renewed');
     const after = await account(organisationId);
