@@ -190,7 +190,5 @@ export function extractProfile(transcript: readonly TranscriptTurn[]): ProfileEx
   return extract;
 }
 
-/** Replaces `{{name}}` placeholders (call parameters, agent_name, summary); unknown ones are left out. */
-export function renderTemplate(template: string, values: Record<string, string | undefined>): string {
-  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, key: string) => values[key] ?? '');
-}
+/** SMS templates are rendered like the agent's other texts, by the one template renderer. */
+export { renderTemplate } from '../agents/template.js';
