@@ -35,8 +35,6 @@ export const AgentEntity = new Entity(
       greeting: { type: 'string', required: true, default: '' },
       /** The "Answering calls" switch as the user set it. */
       answeringCalls: { type: 'boolean', required: true, default: true },
-      /** Switched off by billing (Free plan out of credits); billing switches it back on. */
-      suspendedByBilling: { type: 'boolean', required: true, default: false },
       settings: {
         type: 'map',
         required: true,

@@ -59,11 +59,15 @@ export function actionsFrom(input: PostCallActionInput[]): Agent['postCallAction
   }));
 }
 
-/** Whether the agent takes inbound calls now: switched on, and not suspended by billing. */
-export const isAnswering = (agent: Pick<Agent, 'answeringCalls' | 'suspendedByBilling'>): boolean =>
-  agent.answeringCalls && !agent.suspendedByBilling;
+/**
+ * Whether the agent takes inbound calls now: switched on, and its organisation's agents not suspended
+ * by billing (`suspendedByBilling`: billing's `agentsSuspended`, read from the billing account).
+ */
+export const isAnswering = (agent: Pick<Agent, 'answeringCalls'>, suspendedByBilling: boolean): boolean =>
+  agent.answeringCalls && !suspendedByBilling;
 
-export function toAgentResponse(agent: Agent): z.infer<typeof AgentResponse> {
+/** The agent as the API shows it; `suspendedByBilling` is billing's `agentsSuspended` for its organisation. */
+export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.infer<typeof AgentResponse> {
   const s = agent.settings;
   return {
     id: agent.agentId,
@@ -71,8 +75,8 @@ export function toAgentResponse(agent: Agent): z.infer<typeof AgentResponse> {
     name: agent.name,
     prompt: agent.prompt,
     greeting: agent.greeting,
-    answering_calls: isAnswering(agent),
-    suspended_by_billing: agent.suspendedByBilling,
+    answering_calls: isAnswering(agent, suspendedByBilling),
+    suspended_by_billing: suspendedByBilling,
     phone_number: agent.phoneNumber ?? null,
     phone_number_id: agent.phoneNumberId ?? null,
     settings: {
@@ -124,7 +128,6 @@ export async function createAgent(
     prompt: body.prompt,
     greeting: body.greeting,
     answeringCalls: body.answering_calls,
-    suspendedByBilling: false,
     settings: mergeSettings(defaultSettings(timezone), body.settings),
     postCallActions: actionsFrom(body.post_call_actions ?? []),
     createdBy: options.createdBy ?? 'system',
@@ -199,5 +202,3 @@ export async function updateAgent(
     throw error;
   }
 }
-
-export { setAnsweringForOrganisation } from './answering.js';

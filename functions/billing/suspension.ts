@@ -1,5 +1,4 @@
 import { isConditionFailure } from '../platform/table.js';
-import { setAnsweringForOrganisation } from '../agents/answering.js';
 import { BillingAccountEntity, type BillingAccount } from './entities.js';
 import { PLANS } from './plans.js';
 
@@ -10,53 +9,53 @@ export const shouldSuspendAgents = (account: Pick<BillingAccount, 'plan' | 'bala
 const MAX_ROUNDS = 5;
 
 /**
- * Brings the organisation's agents in line with its credits: a Free organisation that spent its last
- * credit has every agent switched off (`answering_calls` false, start-call 402); when credits come
- * back (a purchase, the monthly grant, a paid plan) they are switched back on.
+ * Brings the account's `agentsSuspended` flag in line with its credits: a Free organisation that spent
+ * its last credit has its agents switched off (`answering_calls` false, start-call 402, inbound calls
+ * refused); when credits come back (a purchase, the monthly grant, a paid plan) they are on again.
  *
- * The account's `agentsSuspended` flag is flipped with a condition on what was read, then the agents
- * are switched to match the flag, then the flag is read again: if another movement flipped it in
- * between, the agents are switched again, so the last word is always the account's.
+ * The flag is the one record of the suspension: the agents domain reads it (`agentsSuspended`) when it
+ * shows an agent, and the call paths read it with the balance. Billing sits below agents and never
+ * writes agents (docs/architecture.md). The flag is flipped with a condition on what was read; a
+ * movement that lands in between makes the condition fail and the decision is taken again.
  */
 export async function reconcileAgents(organisationId: string): Promise<{ suspended: boolean } | undefined> {
-  let applied: boolean | undefined;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const { data: account } = await BillingAccountEntity.get({ organisationId }).go({ consistent: true });
     if (!account) return undefined;
     const suspended = account.agentsSuspended ?? false;
     const wanted = shouldSuspendAgents(account);
-    if (wanted !== suspended) {
-      const flipped = await BillingAccountEntity.patch({ organisationId })
-        .set({ agentsSuspended: wanted })
-        .where((attr, op) =>
-          [
-            suspended
-              ? op.eq(attr.agentsSuspended, true)
-              : `(${op.notExists(attr.agentsSuspended)} OR ${op.eq(attr.agentsSuspended, false)})`,
-            op.eq(attr.balanceUnits, account.balanceUnits),
-            op.eq(attr.plan, account.plan),
-          ].join(' AND '),
-        )
-        .go()
-        .then(
-          () => true,
-          (error: unknown) => {
-            if (isConditionFailure(error)) return false;
-            throw error;
-          },
-        );
-      if (!flipped) continue; // the account moved meanwhile: decide again on a fresh read
-      await setAnsweringForOrganisation(organisationId, !wanted);
-      applied = wanted;
-      continue; // read again: the flag must still be what the agents were just switched to
-    }
-    if (applied !== undefined && applied !== suspended) {
-      // Another movement flipped the flag after this one switched the agents: switch them to match.
-      await setAnsweringForOrganisation(organisationId, !suspended);
-      applied = suspended;
-      continue;
-    }
-    return { suspended };
+    if (wanted === suspended) return { suspended };
+    const flipped = await BillingAccountEntity.patch({ organisationId })
+      .set({ agentsSuspended: wanted })
+      .where((attr, op) =>
+        [
+          suspended
+            ? op.eq(attr.agentsSuspended, true)
+            : `(${op.notExists(attr.agentsSuspended)} OR ${op.eq(attr.agentsSuspended, false)})`,
+          op.eq(attr.balanceUnits, account.balanceUnits),
+          op.eq(attr.plan, account.plan),
+        ].join(' AND '),
+      )
+      .go()
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (isConditionFailure(error)) return false;
+          throw error;
+        },
+      );
+    if (flipped) return { suspended: wanted };
+    // The account moved meanwhile: decide again on a fresh read.
   }
   return undefined;
+}
+
+/**
+ * Whether billing has switched the organisation's agents off (a Free plan out of credits). Agents show
+ * it as `suspended_by_billing` and `answering_calls` false; an agent the user switched off stays off
+ * when billing switches them back on.
+ */
+export async function agentsSuspended(organisationId: string): Promise<boolean> {
+  const { data: account } = await BillingAccountEntity.get({ organisationId }).go({ consistent: true });
+  return account?.agentsSuspended ?? false;
 }

@@ -122,7 +122,7 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
   const billing = data[2]?.item as { balanceUnits: number; agentsSuspended?: boolean } | null;
   if (
     !agent ||
-    !isAnswering(agent) ||
+    !isAnswering(agent, billing?.agentsSuspended === true) ||
     !workspace ||
     workspace.deletedAt ||
     !billing ||

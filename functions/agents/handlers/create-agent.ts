@@ -1,4 +1,5 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
+import { agentsSuspended } from '../../billing/suspension.js';
 import { actorId } from '../../platform/auth/principal.js';
 import { implement } from '../../platform/http/index.js';
 import { agentRoutes } from '../routes.js';
@@ -7,9 +8,12 @@ import { createAgent, toAgentResponse } from '../service.js';
 /** POST /api/v1/workspaces/{workspace_id}/agents — workspace member (API key: agents:write). */
 export const handler = implement(agentRoutes.createAgent, async (req) => {
   const access = await requireWorkspace(req.principal, req.params.workspace_id, 'agents:write');
-  const agent = await createAgent(access.workspace.workspaceId, access.organisationId, req.body, {
-    createdBy: actorId(req.principal),
-    workspaceTimezone: access.workspace.timezone,
-  });
-  return { status: 201, body: toAgentResponse(agent) };
+  const [agent, suspended] = await Promise.all([
+    createAgent(access.workspace.workspaceId, access.organisationId, req.body, {
+      createdBy: actorId(req.principal),
+      workspaceTimezone: access.workspace.timezone,
+    }),
+    agentsSuspended(access.organisationId),
+  ]);
+  return { status: 201, body: toAgentResponse(agent, suspended) };
 });

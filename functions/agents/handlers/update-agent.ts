@@ -1,4 +1,5 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
+import { agentsSuspended } from '../../billing/suspension.js';
 import { implement } from '../../platform/http/index.js';
 import { agentRoutes } from '../routes.js';
 import { toAgentResponse, updateAgent } from '../service.js';
@@ -6,6 +7,9 @@ import { toAgentResponse, updateAgent } from '../service.js';
 /** PATCH /api/v1/workspaces/{workspace_id}/agents/{agent_id} — workspace member (API key: agents:write). */
 export const handler = implement(agentRoutes.updateAgent, async (req) => {
   const access = await requireWorkspace(req.principal, req.params.workspace_id, 'agents:write');
-  const agent = await updateAgent(access.workspace.workspaceId, req.params.agent_id, req.body ?? {});
-  return { status: 200, body: toAgentResponse(agent) };
+  const [agent, suspended] = await Promise.all([
+    updateAgent(access.workspace.workspaceId, req.params.agent_id, req.body ?? {}),
+    agentsSuspended(access.organisationId),
+  ]);
+  return { status: 200, body: toAgentResponse(agent, suspended) };
 });

@@ -1,4 +1,4 @@
-import { setAnsweringForOrganisation } from '../../../functions/agents/answering.js';
+import { BillingAccountEntity } from '../../../functions/billing/entities.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { api, type Json } from '../../helpers/http.js';
 import { addMember, apiKey, newTenant, ws, type Tenant, type User } from './fixtures.js';
@@ -312,8 +312,12 @@ describe('roles and tenants', () => {
   });
 });
 
-describe('setAnsweringForOrganisation (billing switches agents off and on)', () => {
-  it('turns every agent of the organisation off, and back on only those it turned off', async () => {
+describe("billing's suspension (a Free plan out of credits switches agents off and on)", () => {
+  /** Billing's one record of the suspension; agents read it when they show an agent. */
+  const suspend = (tn: Tenant, on: boolean) =>
+    BillingAccountEntity.patch({ organisationId: tn.organisationId }).set({ agentsSuspended: on }).go();
+
+  it('turns every agent of the organisation off, and back on only those the user left on', async () => {
     const t = await newTenant();
     const on = (await api('POST', `${ws(t)}/agents`, { token: t.owner.token, body: { name: 'On' } })).body;
     const off = (
@@ -325,7 +329,7 @@ describe('setAnsweringForOrganisation (billing switches agents off and on)', () 
     const untouched = (
       await api('POST', `${ws(other)}/agents`, { token: other.owner.token, body: { name: 'Elsewhere' } })
     ).body;
-    await setAnsweringForOrganisation(t.organisationId, false);
+    await suspend(t, true);
     const read = async (tn: Tenant, id: string) =>
       (await api('GET', `${ws(tn)}/agents/${id}`, { token: tn.owner.token })).body;
     expect(await read(t, on.id)).toMatchObject({ answering_calls: false, suspended_by_billing: true });
@@ -334,7 +338,7 @@ describe('setAnsweringForOrganisation (billing switches agents off and on)', () 
       answering_calls: true,
       suspended_by_billing: false,
     });
-    await setAnsweringForOrganisation(t.organisationId, true);
+    await suspend(t, false);
     expect(await read(t, on.id)).toMatchObject({ answering_calls: true, suspended_by_billing: false });
     expect((await read(t, off.id)).answering_calls).toBe(false);
   });

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { AgentEntity } from '../../../functions/agents/entities.js';
+import { isAnswering } from '../../../functions/agents/service.js';
 import { getBillingAccount } from '../../../functions/billing/ledger.js';
 import { chargeCallUsage } from '../../../functions/billing/metering.js';
 import { periodOf } from '../../../functions/billing/plans.js';
 import { dueAccounts, renewAccount } from '../../../functions/billing/renewal.js';
 import { applySubscriptionChange } from '../../../functions/billing/subscriptions.js';
+import { agentsSuspended } from '../../../functions/billing/suspension.js';
 import { clock, resetClock, setClock } from '../../../functions/platform/clock.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { releaseHeldActions } from '../../../functions/post-call/held-actions.js';
@@ -109,20 +111,23 @@ describe('renewing a period', () => {
       createdBy: 'test',
       createdAt: new Date().toISOString(),
     }).go();
+    // The agent answers as the agents domain decides it: its own switch, and billing's suspension.
+    const answering = async () =>
+      isAnswering(
+        (await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data!,
+        await agentsSuspended(organisationId),
+      );
+    expect(await answering()).toBe(true);
     await chargeCallUsage({ organisationId, callId: `call_${randomUUID()}`, billableSeconds: 1_510 }); // 503.33 credits
     expect((await account(organisationId)).agentsSuspended).toBe(true);
-    expect(
-      (await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data?.suspendedByBilling,
-    ).toBe(true);
+    expect(await answering()).toBe(false);
 
     expect(await renewAccount(organisationId, nextPeriod())).toBe('renewed');
     const after = await account(organisationId);
     // Nothing left to expire; 500 granted on top of the overdraft of 3.33 credits.
     expect(after.balanceUnits).toBe(30_000 - 30_200 + 30_000);
     expect(after.agentsSuspended).toBe(false);
-    expect(
-      (await AgentEntity.get({ workspaceId, agentId }).go({ consistent: true })).data?.suspendedByBilling,
-    ).toBe(false);
+    expect(await answering()).toBe(true);
   });
 
   test('a past-due organisation is renewed once it is in good standing again', async () => {
