@@ -6,7 +6,7 @@
 import { httpApiEvent } from '../../lib/local/events.js';
 import { Router } from '../../lib/local/router.js';
 import type { FunctionSpec } from '../../lib/catalog-types.js';
-import { api } from '../helpers/http.js';
+import { api, baseUrl } from '../helpers/http.js';
 import { subjectFor, tokenFor } from '../helpers/tokens.js';
 
 const decodeClaims = (jwt: string) =>
@@ -26,6 +26,26 @@ describe('platform over HTTP', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.paths['/api/v1/health']).toBeDefined();
     expect(res.body.paths['/api/v1/health'].get).toBeDefined();
+  });
+
+  it('GET /api/v1/docs is the Redoc page; its script comes from our own route, gzipped and cached', async () => {
+    const page = await fetch(`${baseUrl()}/api/v1/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain('<redoc spec-url="/api/v1/openapi.json"');
+    const src = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? '';
+    expect(src).toMatch(/^\/api\/v1\/docs\/viewer\.js\?v=[0-9a-f]{16}$/);
+
+    const script = await fetch(`${baseUrl()}${src}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(script.headers.get('content-encoding')).toBe('gzip');
+    expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const text = await script.text(); // fetch has gunzipped it
+    expect(text.length).toBeGreaterThan(500_000);
+    expect(text.includes('spec-url')).toBe(true);
   });
 
   it('an unknown route is a JSON 404, even for a browser', async () => {
