@@ -10,6 +10,11 @@ import { Router, type RouteTarget } from './router.js';
 /** API Gateway's and Lambda's request payload limit. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error. Please try again later.';
+/**
+ * Paths under this prefix are the local stack's own endpoints (e.g. GET /_local/quiescence), answered
+ * by the gateway itself: no catalog function serves them and the cloud stack has no such route.
+ */
+export const LOCAL_PATH_PREFIX = '/_local/';
 
 export interface Gateway {
   url: string;
@@ -17,6 +22,13 @@ export interface Gateway {
   router: Router;
   /** Until called, every request is answered 503 (the environment is not complete yet). */
   setReady(): void;
+  /**
+   * Serves `GET <path>` (under LOCAL_PATH_PREFIX) with the JSON `read()` returns: a local-only
+   * endpoint for tests and tools, never part of the API or the cloud stack.
+   */
+  setLocalRoute(path: string, read: () => unknown): void;
+  /** Requests being handled now (the gateway's own /_local/ endpoints not counted). */
+  inFlight(): number;
   stop(): Promise<void>;
 }
 
@@ -123,11 +135,18 @@ function sendHandlerResult(res: ServerResponse, result: unknown, requestId: stri
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const router = new Router(options.functions);
+  const localRoutes = new Map<string, () => unknown>();
   let ready = false;
+  let inFlight = 0;
 
   const server = createServer((req, res) => {
     const started = Date.now();
     const requestId = randomUUID();
+    const local = (req.url ?? '/').startsWith(LOCAL_PATH_PREFIX);
+    if (!local) {
+      inFlight += 1;
+      res.once('close', () => (inFlight -= 1));
+    }
     let target: RouteTarget | undefined;
     const log = (status: number) => {
       if (!options.accessLog) return;
@@ -154,6 +173,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
       const url = req.url ?? '/';
       const path = url.split('?')[0];
+      if (local) {
+        const read = localRoutes.get(path);
+        if (!read) return fail(404, 'Not found');
+        if (req.method !== 'GET') return fail(405, 'Method not allowed', { allow: 'GET' });
+        sendJson(res, 200, await read(), requestId, { 'cache-control': 'no-store' });
+        return log(200);
+      }
       const match = router.match(req.method ?? 'GET', path);
       if (match.kind === 'not-found') return fail(404, 'Not found');
       if (match.kind === 'method-not-allowed')
@@ -207,6 +233,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     setReady: () => {
       ready = true;
     },
+    setLocalRoute: (path, read) => {
+      if (!path.startsWith(LOCAL_PATH_PREFIX)) throw new Error(`a local route is under ${LOCAL_PATH_PREFIX}`);
+      localRoutes.set(path, read);
+    },
+    inFlight: () => inFlight,
     stop: () =>
       new Promise<void>((resolveClosed) => {
         server.close(() => resolveClosed());

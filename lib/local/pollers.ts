@@ -43,6 +43,11 @@ export interface PollerStats {
   received: number;
   deleted: number;
   failed: number;
+  /**
+   * Batches in hand now: received and not yet deleted (or left to reappear). With the queue's own
+   * counts this tells whether a message is still being worked on (the stack's quiescence signal).
+   */
+  inFlight: number;
 }
 
 export interface QueuePoller {
@@ -95,7 +100,7 @@ export function failedMessageIds(result: unknown, messageIds: string[]): Set<str
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   const controller = new AbortController();
   const { signal } = controller;
-  const stats: PollerStats = { batches: 0, received: 0, deleted: 0, failed: 0 };
+  const stats: PollerStats = { batches: 0, received: 0, deleted: 0, failed: 0, inFlight: 0 };
   const waitTimeSeconds = options.waitTimeSeconds ?? 1;
   const report = options.report ?? warn;
   let stopped = false;
@@ -175,29 +180,37 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
       if (messages.length === 0) continue;
       stats.batches += 1;
       stats.received += messages.length;
-
-      const event = sqsEvent(messages, options.queueArn, options.region);
-      const ids = event.Records.map((r) => r.messageId);
-      const release = keepInvisible(messages);
-      let failed: Set<string>;
+      stats.inFlight += 1;
       try {
-        failed = failedMessageIds(await options.handle(event), ids);
-      } catch (error) {
-        report(
-          `${options.name}: handler threw; all ${messages.length} message(s) of the batch will be retried`,
-          error,
-        );
-        failed = new Set(ids);
+        await handleBatch(messages);
       } finally {
-        release();
+        stats.inFlight -= 1;
       }
-      stats.failed += failed.size;
-      const succeeded = messages.filter((m, i) => !failed.has(ids[i]));
-      try {
-        await deleteMessages(succeeded);
-      } catch (error) {
-        report(`${options.name}: delete failed; those messages will be delivered again`, error);
-      }
+    }
+  };
+
+  const handleBatch = async (messages: Message[]) => {
+    const event = sqsEvent(messages, options.queueArn, options.region);
+    const ids = event.Records.map((r) => r.messageId);
+    const release = keepInvisible(messages);
+    let failed: Set<string>;
+    try {
+      failed = failedMessageIds(await options.handle(event), ids);
+    } catch (error) {
+      report(
+        `${options.name}: handler threw; all ${messages.length} message(s) of the batch will be retried`,
+        error,
+      );
+      failed = new Set(ids);
+    } finally {
+      release();
+    }
+    stats.failed += failed.size;
+    const succeeded = messages.filter((m, i) => !failed.has(ids[i]));
+    try {
+      await deleteMessages(succeeded);
+    } catch (error) {
+      report(`${options.name}: delete failed; those messages will be delivered again`, error);
     }
   };
 

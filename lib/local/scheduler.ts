@@ -13,6 +13,8 @@ export interface LocalSchedule {
 
 export interface Scheduler {
   schedules: LocalSchedule[];
+  /** Ids of the functions whose scheduled run is going on now (the stack's quiescence signal). */
+  running(): string[];
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export function startScheduler(options: {
 
   return {
     schedules,
+    running: () => [...running.keys()],
     stop: async () => {
       for (const timer of timers) clearInterval(timer);
       await settleWithin(Promise.allSettled(running.values()), 5000);

@@ -16,7 +16,8 @@
  * Services start after the table, queues, bucket, identity provider and gateway exist (ctx.env holds
  * the whole environment, ctx.baseUrl the gateway), before pollers, scheduler and stack.json; the env
  * a service returns is added to process.env and to stack.json. They stop in reverse order, before
- * the gateway and the AWS stand-ins.
+ * the gateway and the AWS stand-ins. A service that works on its own (a simulator playing calls)
+ * reports it through activity(), which the stack's quiescence signal (lib/local/quiescence.ts) reads.
  */
 
 export interface LocalServiceContext {
@@ -42,11 +43,25 @@ export interface StartedLocalService {
   description?: string;
 }
 
+/**
+ * What a service is doing now, for the stack's quiescence signal (GET /_local/quiescence). Any other
+ * fields (counters, details; snake_case) are shown there as they are.
+ */
+export interface LocalServiceActivity {
+  /** Nothing under way that will, by itself, call the gateway or change anything later. */
+  idle: boolean;
+}
+
 export interface LocalService {
   /** Unique; registering the same name again replaces the earlier one. */
   name: string;
   start(context: LocalServiceContext): Promise<StartedLocalService | void> | StartedLocalService | void;
   stop?(): Promise<void> | void;
+  /**
+   * Optional: whether the service still has work of its own going (a simulator with callbacks still
+   * to send). The stack is quiescent only when every service that reports activity is idle.
+   */
+  activity?(): LocalServiceActivity | undefined;
 }
 
 const registry = new Map<string, LocalService>();

@@ -13,8 +13,9 @@ import { LOCAL_CLIENT_ID, startIdentity } from './identity.js';
 import { bold, green, label, say, warn } from './log.js';
 import { defaultStateDir, repoRoot } from './paths.js';
 import { startPollers } from './pollers.js';
+import { readQuiescence, type QuiescenceReport } from './quiescence.js';
 import { ensureResources, LOCAL_CREDENTIALS } from './resources-setup.js';
-import { startScheduler } from './scheduler.js';
+import { startScheduler, type Scheduler } from './scheduler.js';
 import { registeredLocalServices, type LocalService } from './services.js';
 import {
   readPreferredPorts,
@@ -57,8 +58,13 @@ export interface LocalStack {
   state: StackState;
   statePath: string;
   env: Record<string, string>;
+  /** Whether everything has settled (lib/local/quiescence.ts); also GET /_local/quiescence. */
+  quiescence(): Promise<QuiescenceReport>;
   stop(): Promise<void>;
 }
+
+/** The gateway's local-only endpoint for the quiescence signal (stack.json `urls.quiescence`). */
+export const QUIESCENCE_PATH = '/_local/quiescence';
 
 const truthy = (value: string | undefined) => value === '1' || value === 'true' || value === 'yes';
 const numberFrom = (value: string | undefined, fallback: number) => {
@@ -80,6 +86,13 @@ async function loadServiceModules(): Promise<void> {
  * Starts everything `npm start` runs, in this process: DynamoDB Local (java child), fauxqs (SQS + S3),
  * the identity provider, the table/queues/bucket, the gateway, extra local services, queue pollers
  * and the scheduler; then writes `<stateDir>/stack.json`. `stop()` ends all of it.
+ *
+ * Besides the API (/api/v1) and the provider webhooks (/webhooks), the gateway serves one local-only
+ * endpoint, never part of the cloud stack: `GET /_local/quiescence` (stack.json `urls.quiescence`)
+ * → `{ quiescent, busy, queues, pollers, scheduler, gateway, services }`, quiescent when every queue is
+ * empty with nothing in flight or delayed, no poller has a batch in hand, no scheduled run or request
+ * is going on and the simulators have nothing left to send (lib/local/quiescence.ts). Tests wait for
+ * it instead of sleeping (test/helpers/wait.ts waitForQuiescence).
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const env = process.env;
@@ -224,7 +237,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     const serviceInfo: StackState['services'] = [];
     if (!options.services) await loadServiceModules();
-    for (const service of options.services ?? registeredLocalServices()) {
+    const services = options.services ?? registeredLocalServices();
+    for (const service of services) {
       const started = await service.start({
         baseUrl: gateway.url,
         env: { ...stackEnv },
@@ -265,8 +279,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const schedulerEnabled = options.scheduler ?? env.LOCAL_SCHEDULER !== 'off';
     const scheduled = functions.filter((f) => f.schedule);
+    let scheduler: Scheduler | undefined;
     if (schedulerEnabled) {
-      const scheduler = startScheduler({ functions, region });
+      scheduler = startScheduler({ functions, region });
       stoppers.push({ name: 'scheduler', stop: scheduler.stop });
     }
     for (const fn of scheduled) {
@@ -275,6 +290,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           (schedulerEnabled ? '' : ' — off (LOCAL_SCHEDULER=off)'),
       );
     }
+
+    const quiescence = () =>
+      readQuiescence({
+        sqs,
+        queues: resources.queues,
+        functions,
+        pollers,
+        scheduler,
+        services,
+        gatewayInFlight: gateway.inFlight,
+      });
+    gateway.setLocalRoute(QUIESCENCE_PATH, quiescence);
 
     const state: StackState = {
       base_url: gateway.url,
@@ -291,6 +318,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         identity_issuer: identity.issuer,
         identity_jwks: identity.jwksUri,
         identity_token: identity.tokenEndpoint,
+        quiescence: `${gateway.url}${QUIESCENCE_PATH}`,
       },
       env: stackEnv,
       services: serviceInfo,
@@ -310,6 +338,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       state,
       statePath,
       env: stackEnv,
+      quiescence,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (error) {

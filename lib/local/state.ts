@@ -23,6 +23,8 @@ export interface StackState {
     identity_issuer: string;
     identity_jwks: string;
     identity_token: string;
+    /** GET: whether the stack has settled (lib/local/quiescence.ts); local only. */
+    quiescence: string;
   };
   /** Every variable the handlers run with: copy into process.env to reach the same services. */
   env: Record<string, string>;

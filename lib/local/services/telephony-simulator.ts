@@ -26,4 +26,6 @@ registerLocalService({
     await simulator?.stop();
     simulator = undefined;
   },
+  // Calls still playing or callbacks on their way keep the stack from being quiescent.
+  activity: () => simulator?.activity(),
 });

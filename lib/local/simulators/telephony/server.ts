@@ -66,9 +66,31 @@ interface SimCall {
   callbacks: SimulatedCallback[];
 }
 
+/** What the simulator is doing now (the local stack's quiescence signal, GET /_local/quiescence). */
+export interface TelephonyActivity {
+  /** No timeline still to play, no hang-up still ending, no callback on its way. */
+  idle: boolean;
+  /** Calls whose timeline still has callbacks to send (a hung-up call's timeline is not played on). */
+  calls_playing: number;
+  /** The callbacks those timelines have still to send. */
+  callbacks_pending: number;
+  /** Callbacks being delivered now (the request out, or its retries). */
+  callbacks_in_flight: number;
+  /** Hang-ups whose final callbacks (end, recording) are still being sent. */
+  hangups_ending: number;
+  /**
+   * Calls still up with nothing left to send (the `silent` scenario): they change only when hung up,
+   * so they do not keep the simulator busy.
+   */
+  calls_open: number;
+  /** The first few playing calls: which, and when their next callback is due. */
+  playing: { sid: string; call_id?: string; to: string; callbacks_pending: number; next_in_ms: number }[];
+}
+
 export interface TelephonySimulator {
   url: string;
   port: number;
+  activity(): TelephonyActivity;
   stop(): Promise<void>;
 }
 
@@ -123,6 +145,10 @@ export async function startTelephonySimulator(
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   let baseUrl = '';
+  // For activity(): timelines being played, hang-ups still sending their end, callbacks on the wire.
+  const playing = new Set<SimCall>();
+  let hangupsEnding = 0;
+  let callbacksInFlight = 0;
 
   const sleepUntil = (wallTime: number) =>
     new Promise<void>((resolveSleep) => {
@@ -234,10 +260,13 @@ export async function startTelephonySimulator(
       params = statusParams(call, step, call.sequence);
     }
     sent.set(original, params);
+    callbacksInFlight += 1;
     try {
       entry.http_status = (await postSigned(url, params)).status;
     } catch (error) {
       entry.error = String(error);
+    } finally {
+      callbacksInFlight -= 1;
     }
   }
 
@@ -266,6 +295,12 @@ export async function startTelephonySimulator(
         ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(step.status ?? ''),
     );
     if (ends && !call.hungUp) call.finished = true;
+  }
+
+  /** play(), counted in activity() until it returns. */
+  function startPlaying(call: SimCall): void {
+    playing.add(call);
+    void play(call).finally(() => playing.delete(call));
   }
 
   function newCall(input: {
@@ -330,6 +365,7 @@ export async function startTelephonySimulator(
     call.conversation = truncateConversation(call.conversation, full, talked);
     call.timeline = { ...call.timeline, talkSeconds: talked };
     const final: Step = { at: endAt, kind: 'status', status: answered ? 'completed' : 'canceled' };
+    hangupsEnding += 1;
     void (async () => {
       await deliver(call, final, final);
       if (answered && talked > 0) {
@@ -338,7 +374,7 @@ export async function startTelephonySimulator(
       }
       call.finished = true;
       sent.delete(final);
-    })();
+    })().finally(() => (hangupsEnding -= 1));
     return { ended_at: new Date(call.startWall + endAt * 1000).toISOString(), duration_seconds: talked };
   }
 
@@ -372,7 +408,7 @@ export async function startTelephonySimulator(
       timeLimit: 4 * 3600,
       sid: callSid,
     });
-    void play(call);
+    startPlaying(call);
     return { sid: call.sid, accepted: true };
   }
 
@@ -436,7 +472,7 @@ export async function startTelephonySimulator(
         twiml: str(body.twiml, 'twiml'),
         timeLimit,
       });
-      void play(call);
+      startPlaying(call);
       return send(res, 201, { sid: call.sid });
     }
     if (method === 'GET' && url.pathname === '/calls') {
@@ -502,9 +538,37 @@ export async function startTelephonySimulator(
   });
   const port = (server.address() as AddressInfo).port;
   baseUrl = `http://127.0.0.1:${port}`;
+
+  function activity(): TelephonyActivity {
+    const now = Date.now();
+    // A hung-up call's play() only waits for its next step time to notice the hang-up and stop.
+    const active = [...playing].filter((call) => !call.hungUp);
+    const pending = (call: SimCall) => Math.max(0, call.timeline.steps.length - call.callbacks.length);
+    const open = [...calls.values()].filter((c) => !c.finished && !c.hungUp && !playing.has(c));
+    return {
+      idle: active.length === 0 && hangupsEnding === 0 && callbacksInFlight === 0,
+      calls_playing: active.length,
+      callbacks_pending: active.reduce((sum, call) => sum + pending(call), 0),
+      callbacks_in_flight: callbacksInFlight,
+      hangups_ending: hangupsEnding,
+      calls_open: open.length,
+      playing: active.slice(0, 5).map((call) => {
+        const next = call.timeline.steps[call.callbacks.length];
+        return {
+          sid: call.sid,
+          call_id: call.callId,
+          to: call.to,
+          callbacks_pending: pending(call),
+          next_in_ms: next ? Math.max(0, call.startWall + wallMs(next.at) - now) : 0,
+        };
+      }),
+    };
+  }
+
   return {
     url: baseUrl,
     port,
+    activity,
     stop: () =>
       new Promise<void>((resolveClosed) => {
         stopped = true;

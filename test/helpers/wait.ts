@@ -1,0 +1,107 @@
+import type { QuiescenceReport } from '../../lib/local/quiescence.js';
+import type { TelephonyActivity } from '../../lib/local/simulators/telephony/server.js';
+import { stackState } from './stack-state.js';
+
+/**
+ * Tests wait for a condition, never for a fixed time: `waitFor` polls until something holds (a call
+ * reached `completed`, a webhook arrived); `waitForQuiescence` until the local stack has finished
+ * everything it was given (every queue drained, nothing in flight, the simulators done), so that an
+ * "exactly once" or "nothing happened" assertion made after it has really seen every duplicate and
+ * every retry. Assert that the thing happened (waitFor) AND wait for quiescence, then assert it
+ * happened once.
+ */
+
+export interface WaitOptions {
+  /** What is waited for, for the error message ("the call to end"). */
+  what?: string;
+  /** Default 30 s. */
+  timeoutMs?: number;
+  /** Pause between two probes. Default 100 ms. */
+  intervalMs?: number;
+}
+
+type NotYet = undefined | null | false;
+
+const pause = (ms: number) => new Promise<void>((resolvePause) => setTimeout(resolvePause, ms));
+
+/**
+ * Polls `probe` until it returns something other than undefined, null or false, and returns that.
+ * Throws when `timeoutMs` passes first (an error thrown by the probe ends the wait at once).
+ */
+export async function waitFor<T>(
+  probe: () => T | NotYet | Promise<T | NotYet>,
+  options: WaitOptions = {},
+): Promise<T> {
+  const { what = 'a condition', timeoutMs = 30_000, intervalMs = 100 } = options;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await pause(intervalMs);
+  }
+}
+
+/** The local stack's quiescence signal now (GET /_local/quiescence, lib/local/quiescence.ts). */
+export async function readQuiescence(): Promise<QuiescenceReport> {
+  const res = await fetch(`${stackState().base_url}/_local/quiescence`);
+  if (res.status !== 200) throw new Error(`GET /_local/quiescence: ${res.status} ${await res.text()}`);
+  return (await res.json()) as QuiescenceReport;
+}
+
+/** The telephony simulator's part of a report (calls playing, callbacks pending or in flight). */
+export function telephonyActivity(report: QuiescenceReport): TelephonyActivity {
+  const activity = report.services['telephony-simulator'];
+  if (!activity) throw new Error('the local stack runs no telephony simulator');
+  return activity as TelephonyActivity;
+}
+
+/**
+ * Waits until the local stack is quiescent in two reads in a row (`intervalMs` apart, default 100 ms),
+ * and returns the last report; or throws with the last report's busy parts. Global: the shared stack's
+ * every queue and call counts, so a test leaves no long call playing behind it.
+ */
+export async function waitForQuiescence(
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<QuiescenceReport> {
+  const { timeoutMs = 30_000, intervalMs = 100 } = options;
+  const deadline = Date.now() + timeoutMs;
+  let quietReads = 0;
+  for (;;) {
+    const report = await readQuiescence();
+    quietReads = report.quiescent ? quietReads + 1 : 0;
+    if (quietReads >= 2) return report;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the local stack was not quiescent within ${timeoutMs} ms: ${report.busy.join('; ') || 'settling'}\n` +
+          JSON.stringify({ queues: report.queues, services: report.services }, null, 2),
+      );
+    }
+    await pause(intervalMs);
+  }
+}
+
+/**
+ * Waits until the consumers named have received at least `counts[name]` more messages than in
+ * `before` (a quiescence report taken before the messages were sent), then for quiescence: every one
+ * of them has been handled. Returns the last report.
+ */
+export async function waitForConsumed(
+  before: QuiescenceReport,
+  counts: Record<string, number>,
+  options: { timeoutMs?: number } = {},
+): Promise<QuiescenceReport> {
+  const received = (report: QuiescenceReport, name: string) => {
+    const poller = report.pollers[name];
+    if (!poller) throw new Error(`no queue poller named ${name}`);
+    return poller.received;
+  };
+  await waitFor(
+    async () => {
+      const now = await readQuiescence();
+      return Object.entries(counts).every(([name, n]) => received(now, name) - received(before, name) >= n);
+    },
+    { what: `the consumers to receive ${JSON.stringify(counts)}`, timeoutMs: options.timeoutMs },
+  );
+  return waitForQuiescence(options);
+}
