@@ -2,6 +2,7 @@ import { findContactByPhone } from '../../../functions/contacts/service.js';
 import { readActionRun } from '../../../functions/post-call/entities.js';
 import { getCallRecord } from '../../../functions/post-call/pipeline.js';
 import { api } from '../../helpers/http.js';
+import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
   closeSqs,
   connectNumber,
@@ -9,12 +10,10 @@ import {
   deliveries,
   emailsTo,
   newTenant,
-  sleep,
   smsWithKey,
   startCall,
   startReceiver,
   TO,
-  waitFor,
   type Receiver,
 } from './fixtures.js';
 import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
@@ -64,35 +63,47 @@ describe('post-call actions', () => {
       listing_price: '$1,900,000',
     });
 
-    const sent = await waitFor('both SMS', () => {
-      const list = smsFrom(agentNumber);
-      return list.length >= 2 ? list : undefined;
-    });
+    const sent = await waitFor(
+      () => {
+        const list = smsFrom(agentNumber);
+        return list.length >= 2 ? list : undefined;
+      },
+      { what: 'both SMS' },
+    );
     const toOwner = sent.find((sms) => sms.to === ownerPhone)!;
     const toCaller = sent.find((sms) => sms.to === TO.answered)!;
     expect(toOwner.text).toContain(`Outbound call to ${TO.answered}`);
     expect(toOwner.text).toContain('9 Ocean Street, Bondi NSW 2026 ($1,900,000)');
     expect(toCaller.text).toBe('Thanks Jordan Lee, Riley here. Reply any time.');
 
-    const [email] = await waitFor('the email summary', () => {
-      const list = emailsTo(summaryTo);
-      return list.length > 0 ? list : undefined;
-    });
+    const [email] = await waitFor(
+      () => {
+        const list = emailsTo(summaryTo);
+        return list.length > 0 ? list : undefined;
+      },
+      { what: 'the email summary' },
+    );
     expect(email.subject).toBe(`Call summary: ${TO.answered} (completed)`);
     expect(email.text).toContain(callId);
     expect(email.text).toContain('lst_9: 9 Ocean Street, Bondi NSW 2026 — $1,900,000');
 
-    await waitFor('the webhook', () => hook.requests[0]);
-    const [toOwnerEmail] = await waitFor('the summary to the admins', () => {
-      const list = emailsTo(tenant.owner.email).filter((e) => e.subject.startsWith('Call summary'));
-      return list.length > 0 ? list : undefined;
-    });
+    await waitFor(() => hook.requests[0], { what: 'the webhook' });
+    const [toOwnerEmail] = await waitFor(
+      () => {
+        const list = emailsTo(tenant.owner.email).filter((e) => e.subject.startsWith('Call summary'));
+        return list.length > 0 ? list : undefined;
+      },
+      { what: 'the summary to the admins' },
+    );
     expect(toOwnerEmail.text).toContain(callId);
 
-    const contact = await waitFor('the contact with its profile', async () => {
-      const found = await findContactByPhone(tenant.workspaceId, TO.answered);
-      return found?.profile && found.callCount === 1 ? found : undefined;
-    });
+    const contact = await waitFor(
+      async () => {
+        const found = await findContactByPhone(tenant.workspaceId, TO.answered);
+        return found?.profile && found.callCount === 1 ? found : undefined;
+      },
+      { what: 'the contact with its profile' },
+    );
     expect(contact).toMatchObject({
       name: 'Jordan Lee',
       phone: TO.answered,
@@ -118,14 +129,19 @@ describe('post-call actions', () => {
 
     // A second call from the same number updates the same contact: no duplicate.
     const second = await startCall(tenant, agent.id, TO.answered, { name: 'Someone Else' });
-    const updated = await waitFor('the second call on the contact', async () => {
-      const found = await findContactByPhone(tenant.workspaceId, TO.answered);
-      return found?.callCount === 2 && found.lastCallId === second ? found : undefined;
-    });
+    const updated = await waitFor(
+      async () => {
+        const found = await findContactByPhone(tenant.workspaceId, TO.answered);
+        return found?.callCount === 2 && found.lastCallId === second ? found : undefined;
+      },
+      { what: 'the second call on the contact' },
+    );
     expect(updated.contactId).toBe(contact.contactId);
     expect(updated.name).toBe('Jordan Lee'); // a known name is not overwritten
     // The second call's record knows the contact now.
-    const record = await waitFor('the second record', () => getCallRecord(tenant.workspaceId, second));
+    const record = await waitFor(() => getCallRecord(tenant.workspaceId, second), {
+      what: 'the second record',
+    });
     expect(record.contact).toEqual({
       contact_id: contact.contactId,
       name: 'Jordan Lee',
@@ -148,19 +164,20 @@ describe('post-call actions', () => {
     const agentNumber = await connectNumber(tenant, agent.id);
     const callId = await startCall(tenant, agent.id);
 
-    await waitFor('the webhook', () => hook.requests[0]);
-    await waitFor('the good SMS', () =>
-      smsFrom(agentNumber).some((s) => s.to === '+61491570181') ? true : undefined,
-    );
+    await waitFor(() => hook.requests[0], { what: 'the webhook' });
+    await waitFor(() => (smsFrom(agentNumber).some((s) => s.to === '+61491570181') ? true : undefined), {
+      what: 'the good SMS',
+    });
     const actions = agent.post_call_actions as { id: string }[];
     const failedEmail = await waitFor(
-      'the email action to give up',
       async () => {
         const { data } = await readActionRun(tenant.workspaceId, callId, actions[0].id);
         return data?.state === 'failed' ? data : undefined;
       },
-      45_000,
+      { what: 'the email action to give up', timeoutMs: 45_000 },
     );
+    // Every action has run its course (no retry left on a queue or in flight): now count.
+    await waitForQuiescence();
     expect(failedEmail.tries).toBe(5);
     expect(failedEmail.error).toContain('fail.test');
     const { data: failedSms } = await readActionRun(tenant.workspaceId, callId, actions[1].id);
@@ -180,8 +197,6 @@ describe('post-call actions', () => {
     );
     expect(reasons.filter((r) => r.startsWith('refund:SMS'))).toHaveLength(1);
     expect(reasons.filter((r) => r.startsWith('charge:SMS'))).toHaveLength(2); // the refused one and the good one
-
-    await sleep(1500);
     expect(hook.requests).toHaveLength(1);
     expect(smsFrom(agentNumber).filter((s) => s.to === '+61491570181')).toHaveLength(1);
     expect((await deliveries(tenant, callId))[0].state).toBe('succeeded');

@@ -1,6 +1,7 @@
 import { isAllowedHost, parseAllowedHosts } from '../../../functions/webhook-deliveries/allow-list.js';
 import { stackState } from '../../helpers/stack-state.js';
-import { connectNumber, createAgent, newTenant, startCall, waitFor, webhookSecret } from './fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
+import { connectNumber, createAgent, newTenant, startCall, webhookSecret } from './fixtures.js';
 
 /**
  * The local demo receiver that `npm start` runs: its URL is in the stack's env, it is allowed as a
@@ -32,9 +33,9 @@ describe('the demo webhook receiver', () => {
     const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: receiverUrl() } }]);
     await connectNumber(tenant, agent.id);
     const callId = await startCall(tenant, agent.id);
-    const entry = await waitFor('the demo receiver to get the call', async () =>
-      (await received()).find((r) => r.call_id === callId),
-    );
+    const entry = await waitFor(async () => (await received()).find((r) => r.call_id === callId), {
+      what: 'the demo receiver to get the call',
+    });
     expect(entry).toMatchObject({
       type: 'call.ended',
       verified: true,

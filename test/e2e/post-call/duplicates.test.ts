@@ -5,7 +5,10 @@ import { sendMessage } from '../../../functions/platform/queue.js';
 import type { CallEndedMessage } from '../../../functions/platform/queue-messages.js';
 import { readActionRun } from '../../../functions/post-call/entities.js';
 import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
-import { api } from '../../helpers/http.js';
+import { api, type Json } from '../../helpers/http.js';
+import { stackState } from '../../helpers/stack-state.js';
+import { waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
+import type { QuiescenceReport } from '../../../lib/local/quiescence.js';
 import {
   closeSqs,
   connectNumber,
@@ -13,11 +16,9 @@ import {
   deliveries,
   emailsTo,
   newTenant,
-  sleep,
   startCall,
   startReceiver,
   TO,
-  waitFor,
   ws,
   type Receiver,
   type Tenant,
@@ -27,6 +28,11 @@ import {
  * Faults lose nothing and never send twice: a redelivered queue message (on any of the three
  * queues), concurrent duplicates of `call.ended`, and a provider that sends every status callback
  * twice and out of order all end with exactly one SMS of each kind, one email and one webhook.
+ *
+ * "Exactly once" is only worth asserting once every duplicate has been handled: each test waits for
+ * the results (everythingSent), for the duplicates to have been received by their consumers or sent
+ * by the simulator, and for the local stack to be quiescent (no message left on a queue or in
+ * flight, no callback still to come), and only then counts.
  */
 
 const receivers: Receiver[] = [];
@@ -67,18 +73,37 @@ async function setup(): Promise<Setup> {
 }
 
 async function everythingSent(s: Setup, callId: string, calledNumber: string) {
-  await waitFor('every action to run', async () => {
-    const sms = smsFrom(s.agentNumber);
-    const contact = await findContactByPhone(s.tenant.workspaceId, calledNumber);
-    const list = await deliveries(s.tenant, callId);
-    return sms.length >= 2 &&
-      emailsTo(s.summaryTo).length >= 1 &&
-      s.hook.requests.length >= 1 &&
-      contact &&
-      list[0]?.state === 'succeeded'
-      ? true
-      : undefined;
-  });
+  await waitFor(
+    async () => {
+      const sms = smsFrom(s.agentNumber);
+      const contact = await findContactByPhone(s.tenant.workspaceId, calledNumber);
+      const list = await deliveries(s.tenant, callId);
+      return sms.length >= 2 &&
+        emailsTo(s.summaryTo).length >= 1 &&
+        s.hook.requests.length >= 1 &&
+        contact &&
+        list[0]?.state === 'succeeded'
+        ? true
+        : undefined;
+    },
+    { what: 'every action to run' },
+  );
+}
+
+/** No duplicate ended in a DLQ: each was handled (and found to be done already), not given up on. */
+function expectNoNewDeadLetters(before: QuiescenceReport, after: QuiescenceReport) {
+  const depth = (report: QuiescenceReport) =>
+    Object.fromEntries(Object.entries(report.queues).map(([queue, q]) => [queue, q.dead_letters]));
+  expect(depth(after)).toEqual(depth(before));
+}
+
+/** The telephony simulator's record of the call it placed for `callId`: every callback it sent. */
+async function simulatedCall(callId: string): Promise<Json> {
+  const { TELEPHONY_SIMULATOR_URL: url, TELEPHONY_AUTH_TOKEN: token } = stackState().env;
+  const get = async (path: string) =>
+    (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<Json>;
+  const [placed] = (await get(`/calls?call_id=${callId}`)).items as { sid: string }[];
+  return get(`/calls/${placed.sid}`);
 }
 
 async function exactlyOnce(s: Setup, callId: string, calledNumber: string) {
@@ -115,6 +140,8 @@ describe('duplicates', () => {
     const callId = await startCall(s.tenant, s.agent.id);
     await everythingSent(s, callId, TO.answered);
     const [delivery] = await deliveries(s.tenant, callId);
+    // What the call itself set off has settled: the redelivered messages are all that is left to do.
+    const before = await waitForQuiescence();
 
     const ended: CallEndedMessage = {
       type: 'call.ended',
@@ -142,7 +169,13 @@ describe('duplicates', () => {
         due_at: new Date().toISOString(),
       }),
     ]);
-    await sleep(4000);
+    // Every redelivered message was received by its consumer and handled, none is left anywhere.
+    const after = await waitForConsumed(before, {
+      ProcessCallEnded: 2,
+      RunPostCallAction: s.agent.post_call_actions.length,
+      DeliverWebhook: 1,
+    });
+    expectNoNewDeadLetters(before, after);
     await exactlyOnce(s, callId, TO.answered);
   });
 
@@ -150,13 +183,11 @@ describe('duplicates', () => {
     const s = await setup();
     const callId = await startCall(s.tenant, s.agent.id);
     await waitFor(
-      'the call to end',
       async () => {
         const res = await api('GET', `${ws(s.tenant)}/calls/${callId}`, { token: s.tenant.owner.token });
         return res.body.status === 'completed' ? true : undefined;
       },
-      30_000,
-      50,
+      { what: 'the call to end', timeoutMs: 30_000, intervalMs: 50 },
     );
     const ended: CallEndedMessage = {
       type: 'call.ended',
@@ -164,17 +195,31 @@ describe('duplicates', () => {
       workspace_id: s.tenant.workspaceId,
       organisation_id: s.tenant.organisationId,
     };
+    const before = await waitForQuiescence();
     await Promise.all([1, 2, 3].map(() => sendMessage('postCall', ended)));
     await everythingSent(s, callId, TO.answered);
-    await sleep(4000);
+    // The three duplicates were received and handled, and everything they could set off has settled.
+    const after = await waitForConsumed(before, { ProcessCallEnded: 3 });
+    expectNoNewDeadLetters(before, after);
     await exactlyOnce(s, callId, TO.answered);
   });
 
   it('a provider that sends every status callback twice, out of order, gives one SMS of each kind, one email and one webhook', async () => {
     const s = await setup();
+    const before = await waitForQuiescence();
     const callId = await startCall(s.tenant, s.agent.id, TO.duplicated);
     await everythingSent(s, callId, TO.duplicated);
-    await sleep(4000);
+    // The simulator has sent every callback, the duplicates included (none left to come), and what
+    // they set off has settled.
+    const after = await waitForQuiescence();
+    const played = await simulatedCall(callId);
+    expect(played.finished).toBe(true);
+    const duplicates = (played.callbacks as { duplicate: boolean; http_status?: number }[]).filter(
+      (c) => c.duplicate,
+    );
+    expect(duplicates.length).toBeGreaterThanOrEqual(5);
+    expect(duplicates.every((c) => c.http_status === 200)).toBe(true);
+    expectNoNewDeadLetters(before, after);
     await exactlyOnce(s, callId, TO.duplicated);
   });
 });

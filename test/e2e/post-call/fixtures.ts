@@ -24,8 +24,6 @@ import { stackState } from '../../helpers/stack-state.js';
  * the real gateway; the post-call pipeline then runs in the local stack exactly as it would in AWS.
  */
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // Tenants, users, members and API keys are the calling suite's fixtures; the post-call suite's
 // defaults differ only in that its tenants are paid and its keys are plain strings.
 export type { Tenant, User } from '../calling/fixtures.js';
@@ -82,21 +80,6 @@ export async function startCall(
   });
   if (res.status !== 201) throw new Error(`start call: ${res.status} ${res.text}`);
   return res.body.id as string;
-}
-
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-  everyMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
 }
 
 export async function deliveries(

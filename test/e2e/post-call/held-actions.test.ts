@@ -7,6 +7,7 @@ import { countHeldActions, releaseHeldActions } from '../../../functions/post-ca
 import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
 import { api } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
+import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
 import {
   closeSqs,
   connectNumber,
@@ -14,11 +15,9 @@ import {
   deliveries,
   emailsTo,
   newTenant,
-  sleep,
   startCall,
   startReceiver,
   TO,
-  waitFor,
   type Receiver,
 } from './fixtures.js';
 
@@ -72,34 +71,38 @@ describe('held charged actions', () => {
     const agentNumber = await connectNumber(tenant, agent.id);
 
     await simulator(`/control/subscriptions/${subscriptionId}/payment-failed`);
-    await waitFor('billing to be past due', async () =>
-      (await isInGoodStanding(tenant.organisationId)) ? undefined : true,
-    );
+    await waitFor(async () => ((await isInGoodStanding(tenant.organisationId)) ? undefined : true), {
+      what: 'billing to be past due',
+    });
 
     // The call goes ahead, and so do the webhook and the contact update.
     const callId = await startCall(tenant, agent.id);
-    await waitFor('the webhook', () => hook!.requests[0]);
-    await waitFor('the contact', () =>
-      findContactByPhone(tenant.workspaceId, TO.answered).then((c) => c ?? undefined),
-    );
-    await waitFor('three held actions', async () =>
-      (await countHeldActions(tenant.organisationId)) === 3 ? true : undefined,
-    );
-    await sleep(2000);
+    await waitFor(() => hook!.requests[0], { what: 'the webhook' });
+    await waitFor(() => findContactByPhone(tenant.workspaceId, TO.answered).then((c) => c ?? undefined), {
+      what: 'the contact',
+    });
+    await waitFor(async () => ((await countHeldActions(tenant.organisationId)) === 3 ? true : undefined), {
+      what: 'three held actions',
+    });
+    // Every action of the call has run (or been held): nothing is left on a queue.
+    await waitForQuiescence();
     expect(smsFrom(agentNumber)).toHaveLength(0);
     expect(emailsTo(summaryTo)).toHaveLength(0);
     expect(await countHeldActions(tenant.organisationId)).toBe(3);
 
     // A release while still past due (too early) runs nothing: the actions are held again.
+    const beforeRelease = await readQuiescence();
     expect(await releaseHeldActions(tenant.organisationId)).toBe(3);
-    await sleep(2500);
+    // The three released actions were received and handled by the actions consumer.
+    await waitForConsumed(beforeRelease, { RunPostCallAction: 3 });
     expect(smsFrom(agentNumber)).toHaveLength(0);
     expect(await countHeldActions(tenant.organisationId)).toBe(3);
 
     // Payment recovers: billing releases them, and each goes out once.
     await simulator(`/control/subscriptions/${subscriptionId}/payment-succeeded`);
-    await waitFor('the held actions to go out', () =>
-      smsFrom(agentNumber).length === 2 && emailsTo(summaryTo).length === 1 ? true : undefined,
+    await waitFor(
+      () => (smsFrom(agentNumber).length === 2 && emailsTo(summaryTo).length === 1 ? true : undefined),
+      { what: 'the held actions to go out' },
     );
     expect(
       smsFrom(agentNumber)
@@ -110,7 +113,7 @@ describe('held charged actions', () => {
 
     // A second release (billing retrying) sends nothing again.
     expect(await releaseHeldActions(tenant.organisationId)).toBe(0);
-    await sleep(2500);
+    await waitForQuiescence();
     expect(smsFrom(agentNumber)).toHaveLength(2);
     expect(emailsTo(summaryTo)).toHaveLength(1);
     expect(hook.requests).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { CallRecordWire } from '../../../functions/post-call/schemas.js';
 import { api } from '../../helpers/http.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   addMember,
   apiKey,
@@ -11,7 +12,6 @@ import {
   newTenant,
   startCall,
   startReceiver,
-  waitFor,
   webhookDlqBodies,
   webhookSecret,
   ws,
@@ -238,10 +238,13 @@ describe('GET …/webhook-deliveries and POST …/resend', () => {
     ]);
     await connectNumber(mine, refusedAgent.id);
     callId = await startCall(mine, refusedAgent.id);
-    const list = await waitFor('both deliveries to settle', async () => {
-      const items = await deliveries(mine, callId);
-      return items.length === 2 && items.every((d) => d.state !== 'pending') ? items : undefined;
-    });
+    const list = await waitFor(
+      async () => {
+        const items = await deliveries(mine, callId);
+        return items.length === 2 && items.every((d) => d.state !== 'pending') ? items : undefined;
+      },
+      { what: 'both deliveries to settle' },
+    );
     deadId = list.find((d) => d.state === 'dead')!.id;
   });
 
@@ -260,12 +263,11 @@ describe('GET …/webhook-deliveries and POST …/resend', () => {
       status_code: null,
       error: expect.stringMatching(/^refused: address not allowed/),
     });
-    await waitFor(
-      'the refused delivery in the DLQ',
-      async () => (await webhookDlqBodies()).find((b) => b.delivery_id === deadId),
-      30_000,
-      500,
-    );
+    await waitFor(async () => (await webhookDlqBodies()).find((b) => b.delivery_id === deadId), {
+      what: 'the refused delivery in the DLQ',
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
   });
 
   it('pages newest first with limit/cursor and validates the query', async () => {

@@ -1,17 +1,16 @@
 import { Webhook } from 'standardwebhooks';
 import { CallRecordWire } from '../../../functions/post-call/schemas.js';
 import { api } from '../../helpers/http.js';
+import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
   closeSqs,
   connectNumber,
   createAgent,
   deliveries,
   newTenant,
-  sleep,
   startCall,
   startReceiver,
   TO,
-  waitFor,
   webhookDlqBodies,
   webhookSecret,
   ws,
@@ -53,7 +52,7 @@ describe('the post-call webhook', () => {
     })();
     const callId = await startCall(tenant, agent.id, TO.answered, { name: 'Sam', ...LISTING });
 
-    const request = await waitFor('the webhook', () => hook.requests[0]);
+    const request = await waitFor(() => hook.requests[0], { what: 'the webhook' });
     const secret = await webhookSecret(tenant);
     const payload = new Webhook(secret).verify(request.body, headersOf(request)) as {
       type: string;
@@ -94,8 +93,9 @@ describe('the post-call webhook', () => {
     const detail = await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token });
     expect(detail.body.sentiment).toEqual(data.sentiment);
 
-    // Exactly one: nothing else arrives, and the API shows one delivery with one attempt.
-    await sleep(3000);
+    // Exactly one: once the stack has settled (no attempt left on the delivery queue, delayed or in
+    // flight) nothing else has arrived, and the API shows one delivery with one attempt.
+    await waitForQuiescence();
     expect(hook.requests).toHaveLength(1);
     const list = await deliveries(tenant, callId);
     expect(list).toHaveLength(1);
@@ -118,7 +118,7 @@ describe('the post-call webhook', () => {
     await connectNumber(tenant, agent.id);
     const callId = await startCall(tenant, agent.id);
 
-    await waitFor('three attempts', () => (hook.requests.length >= 3 ? true : undefined));
+    await waitFor(() => (hook.requests.length >= 3 ? true : undefined), { what: 'three attempts' });
     const ids = hook.requests.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(1);
     // Each attempt is signed afresh (its own timestamp) and verifies.
@@ -130,14 +130,18 @@ describe('the post-call webhook', () => {
     expect(hook.requests[1].at - hook.requests[0].at).toBeGreaterThanOrEqual(900);
     expect(hook.requests[2].at - hook.requests[1].at).toBeGreaterThanOrEqual(900);
 
-    const list = await waitFor('the delivery to succeed', async () => {
-      const items = await deliveries(tenant, callId);
-      return items[0]?.state === 'succeeded' ? items : undefined;
-    });
+    const list = await waitFor(
+      async () => {
+        const items = await deliveries(tenant, callId);
+        return items[0]?.state === 'succeeded' ? items : undefined;
+      },
+      { what: 'the delivery to succeed' },
+    );
     expect(list).toHaveLength(1);
     expect(list[0].attempts.map((a: { status_code: number }) => a.status_code)).toEqual([503, 503, 200]);
     expect(list[0].attempts[0].error).toBe('HTTP 503 Service Unavailable: try later');
-    await sleep(2000);
+    // No fourth attempt: nothing is left on the delivery queue once the stack has settled.
+    await waitForQuiescence();
     expect(hook.requests).toHaveLength(3);
   });
 
@@ -149,12 +153,11 @@ describe('the post-call webhook', () => {
     const callId = await startCall(tenant, agent.id);
 
     const [dead] = await waitFor(
-      'the delivery to be dead',
       async () => {
         const items = await deliveries(tenant, callId);
         return items[0]?.state === 'dead' ? items : undefined;
       },
-      45_000,
+      { what: 'the delivery to be dead', timeoutMs: 45_000 },
     );
     // WEBHOOK_RETRY_SCHEDULE=1,1,1: four attempts, every one recorded.
     expect(hook.requests).toHaveLength(4);
@@ -171,10 +174,8 @@ describe('the post-call webhook', () => {
       expect(typeof attempt.latency_ms).toBe('number');
     }
     const inDlq = await waitFor(
-      'the message in the webhook-delivery DLQ',
       async () => (await webhookDlqBodies()).find((body) => body.delivery_id === dead.id),
-      30_000,
-      500,
+      { what: 'the message in the webhook-delivery DLQ', timeoutMs: 30_000, intervalMs: 500 },
     );
     expect(inDlq).toMatchObject({ type: 'webhook.attempt', workspace_id: tenant.workspaceId, attempt: 4 });
     expect(hook.requests).toHaveLength(4);
@@ -204,12 +205,16 @@ describe('the post-call webhook', () => {
     await connectNumber(tenant, agent.id);
     const callId = await startCall(tenant, agent.id);
 
-    await waitFor('the second attempt after Retry-After', () => limited.requests[1]);
+    await waitFor(() => limited.requests[1], { what: 'the second attempt after Retry-After' });
     expect(limited.requests[1].at - limited.requests[0].at).toBeGreaterThanOrEqual(2900);
-    const list = await waitFor('both deliveries to settle', async () => {
-      const items = await deliveries(tenant, callId);
-      return items.length === 2 && items.every((d) => d.state !== 'pending') ? items : undefined;
-    });
+    const list = await waitFor(
+      async () => {
+        const items = await deliveries(tenant, callId);
+        return items.length === 2 && items.every((d) => d.state !== 'pending') ? items : undefined;
+      },
+      { what: 'both deliveries to settle' },
+    );
+    await waitForQuiescence(); // no retry is left to come before "not retried" is counted
     const byUrl = Object.fromEntries(list.map((d) => [d.url, d]));
     expect(byUrl[rejecting.url]).toMatchObject({
       state: 'dead',
@@ -233,12 +238,16 @@ describe('the post-call webhook', () => {
     await connectNumber(tenant, agent.id);
     const callId = await startCall(tenant, agent.id);
 
-    const [delivery] = await waitFor('the delivery to succeed on the retry', async () => {
-      const items = await deliveries(tenant, callId);
-      return items[0]?.state === 'succeeded' ? items : undefined;
-    });
+    const [delivery] = await waitFor(
+      async () => {
+        const items = await deliveries(tenant, callId);
+        return items[0]?.state === 'succeeded' ? items : undefined;
+      },
+      { what: 'the delivery to succeed on the retry' },
+    );
     expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([302, 204]);
     expect(delivery.attempts[0].error).toContain('redirects are not followed');
+    await waitForQuiescence();
     expect(target.requests).toHaveLength(0);
     expect(target.connections).toBe(0);
   });
@@ -249,23 +258,31 @@ describe('the post-call webhook', () => {
     const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: gone.url } }]);
     await connectNumber(tenant, agent.id);
     const first = await startCall(tenant, agent.id);
-    const [delivery] = await waitFor('the first delivery to die', async () => {
-      const items = await deliveries(tenant, first);
-      return items[0]?.state === 'dead' ? items : undefined;
-    });
+    const [delivery] = await waitFor(
+      async () => {
+        const items = await deliveries(tenant, first);
+        return items[0]?.state === 'dead' ? items : undefined;
+      },
+      { what: 'the first delivery to die' },
+    );
     expect(delivery).toMatchObject({ dead_reason: 'gone', attempts: [{ status_code: 410 }] });
     const { emailsTo } = await import('./fixtures.js');
-    const told = await waitFor('the owner to be told', () =>
-      emailsTo(tenant.owner.email).find((e) => e.subject.includes('Webhook endpoint disabled')),
+    const told = await waitFor(
+      () => emailsTo(tenant.owner.email).find((e) => e.subject.includes('Webhook endpoint disabled')),
+      { what: 'the owner to be told' },
     );
     expect(told.text).toContain(gone.url);
 
     const second = await startCall(tenant, agent.id);
-    const [skipped] = await waitFor('the second delivery to die unsent', async () => {
-      const items = await deliveries(tenant, second);
-      return items[0]?.state === 'dead' ? items : undefined;
-    });
+    const [skipped] = await waitFor(
+      async () => {
+        const items = await deliveries(tenant, second);
+        return items[0]?.state === 'dead' ? items : undefined;
+      },
+      { what: 'the second delivery to die unsent' },
+    );
     expect(skipped).toMatchObject({ dead_reason: 'endpoint_disabled', attempts: [] });
+    await waitForQuiescence();
     expect(gone.requests).toHaveLength(1);
   });
 
@@ -284,7 +301,7 @@ describe('the post-call webhook', () => {
     const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: hook.url } }]);
     await connectNumber(tenant, agent.id);
     await startCall(tenant, agent.id);
-    const request = await waitFor('the webhook', () => hook.requests[0]);
+    const request = await waitFor(() => hook.requests[0], { what: 'the webhook' });
     const signatures = String(request.headers['webhook-signature']).split(' ');
     expect(signatures).toHaveLength(2);
     expect(signatures.every((s) => s.startsWith('v1,'))).toBe(true);
