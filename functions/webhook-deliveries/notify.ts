@@ -1,24 +1,7 @@
-import { OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity } from '../access/entities.js';
-import { getUser } from '../platform/auth/users.js';
+import { workspaceAdminEmails } from '../access/admins.js';
+import { WorkspaceEntity } from '../access/entities.js';
 import { logger } from '../platform/logger.js';
 import { sendEmail } from '../providers/email/index.js';
-
-/** The people who administer a workspace: organisation owner and admins, and the workspace's admins. */
-export async function workspaceAdminEmails(organisationId: string, workspaceId: string): Promise<string[]> {
-  const [orgMembers, workspaceMembers] = await Promise.all([
-    OrgMemberEntity.query.byOrganisation({ organisationId }).go({ pages: 'all' }),
-    WorkspaceMemberEntity.query.byWorkspace({ workspaceId }).go({ pages: 'all' }),
-  ]);
-  const emails = new Set<string>();
-  for (const member of orgMembers.data) {
-    if (member.status === 'accepted' && (member.role === 'owner' || member.role === 'admin'))
-      emails.add(member.email);
-  }
-  const admins = workspaceMembers.data.filter((member) => member.role === 'admin');
-  const users = await Promise.all(admins.map((member) => getUser(member.userId)));
-  for (const user of users) if (user?.email) emails.add(user.email);
-  return [...emails].sort();
-}
 
 /**
  * Tells the workspace that an endpoint answered 410 Gone and is disabled: an email to each of its

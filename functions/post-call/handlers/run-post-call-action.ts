@@ -1,5 +1,5 @@
 import { queueConsumer } from '../../platform/queue-consumer.js';
-import { runAction } from '../actions.js';
+import { runAction } from '../actions/run.js';
 
 /**
  * Consumer of the `postCallActions` queue: one post-call action of one call per message (SMS,

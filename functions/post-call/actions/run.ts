@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { isInGoodStanding } from '../../billing/standing.js';
+import { clock } from '../../platform/clock.js';
+import { HttpError } from '../../platform/errors.js';
+import { logger } from '../../platform/logger.js';
+import { sendMessage } from '../../platform/queue.js';
+import { SmsSendError } from '../../providers/sms/index.js';
+import {
+  ActionRunEntity,
+  CHARGED_ACTIONS,
+  postCallService,
+  readActionRun,
+  readPostCallRecord,
+  type ActionRun,
+  type ActionType,
+} from '../entities.js';
+import { ACTION_CONFIGS, type ActionMessage, type CallRecordWire } from '../schemas.js';
+import { PermanentActionError, runKey, type ActionConfig, type PostCallAction } from './action.js';
+import { ACTIONS } from './registry.js';
+
+/**
+ * Step 2 of the pipeline (postCallActions queue): one action of one call. Each run is a small state
+ * machine — queued → (held →) running → succeeded | failed — moved by conditional writes, so a
+ * redelivered or duplicated message never sends an SMS, an email or a webhook twice. The actions
+ * themselves are one file each in this folder, named in registry.ts.
+ *
+ * Charged actions (owner SMS, caller SMS, email) first ask billing whether the organisation is in
+ * good standing; if not, the run is held (and listed under the organisation) until billing calls
+ * `releaseHeldActions`. Other actions never ask.
+ */
+
+/** A run's claim holds this long (the slowest action: an email per admin, a provider call). */
+const CLAIM_MS = 120_000;
+/** Tries of an action that keeps failing for a passing reason before it is marked failed. */
+export const MAX_TRIES = 5;
+
+export type ActionOutcome = 'succeeded' | 'failed' | 'held' | 'noop' | 'busy' | 'retry';
+
+/** Holds a queued charged action: the run becomes `held` and is listed under its organisation. */
+async function hold(run: ActionRun): Promise<void> {
+  const heldAt = clock.now().toISOString();
+  await postCallService.transaction
+    .write(({ actionRun, heldAction }) => [
+      actionRun
+        .patch(runKey(run))
+        .set({ state: 'held', heldAt, updatedAt: heldAt })
+        .where((attr, op) => op.eq(attr.state, 'queued'))
+        .commit(),
+      heldAction
+        .put({
+          organisationId: run.organisationId,
+          workspaceId: run.workspaceId,
+          callId: run.callId,
+          actionId: run.actionId,
+          heldAt,
+        })
+        .commit(),
+    ])
+    .go();
+  // Canceled: it was not queued any more (held already, or taken by a duplicate): nothing to do.
+}
+
+/** Takes the run: queued or held (released), or running under a claim that lapsed. */
+async function claim(run: ActionRun): Promise<{ token: string } | undefined> {
+  const token = randomUUID();
+  const now = clock.now();
+  const nowIso = now.toISOString();
+  const result = await postCallService.transaction
+    .write(({ actionRun, heldAction }) => [
+      actionRun
+        .patch(runKey(run))
+        .set({
+          state: 'running',
+          claimToken: token,
+          claimExpiresAt: new Date(now.getTime() + CLAIM_MS).toISOString(),
+          updatedAt: nowIso,
+          ...(run.state === 'held' ? { releasedAt: nowIso } : {}),
+        })
+        .add({ tries: 1 })
+        .where(
+          (attr, op) =>
+            `${op.eq(attr.state, 'queued')} OR ${op.eq(attr.state, 'held')} OR (${op.eq(attr.state, 'running')} AND ${op.lt(attr.claimExpiresAt, nowIso)})`,
+        )
+        .commit(),
+      ...(run.heldAt
+        ? [
+            heldAction
+              .delete({
+                organisationId: run.organisationId,
+                workspaceId: run.workspaceId,
+                callId: run.callId,
+                actionId: run.actionId,
+              })
+              .commit(),
+          ]
+        : []),
+    ])
+    .go();
+  return result.canceled ? undefined : { token };
+}
+
+async function complete(
+  run: ActionRun,
+  token: string,
+  outcome: { state: 'succeeded'; result: unknown } | { state: 'failed'; error: string },
+) {
+  const now = clock.now().toISOString();
+  await ActionRunEntity.patch(runKey(run))
+    .set({
+      state: outcome.state,
+      updatedAt: now,
+      completedAt: now,
+      ...(outcome.state === 'succeeded'
+        ? { result: JSON.stringify(outcome.result) }
+        : { error: outcome.error.slice(0, 1000) }),
+    })
+    .remove(['claimToken', 'claimExpiresAt'])
+    .where((attr, op) => op.eq(attr.claimToken, token))
+    .go({ response: 'none' });
+}
+
+/** A passing failure: the run goes back to queued (the queue message is retried). */
+async function release(run: ActionRun, token: string, error: string) {
+  await ActionRunEntity.patch(runKey(run))
+    .set({ state: 'queued', error: error.slice(0, 1000), updatedAt: clock.now().toISOString() })
+    .remove(['claimToken', 'claimExpiresAt'])
+    .where((attr, op) => op.eq(attr.claimToken, token))
+    .go({ response: 'none' });
+}
+
+export async function runAction(message: ActionMessage): Promise<ActionOutcome> {
+  let run = (await readActionRun(message.workspace_id, message.call_id, message.action_id)).data;
+  if (!run || run.state === 'succeeded' || run.state === 'failed') return 'noop';
+
+  if (CHARGED_ACTIONS.includes(run.type) && (run.state === 'queued' || run.state === 'held')) {
+    if (!(await isInGoodStanding(run.organisationId))) {
+      if (run.state === 'queued') await hold(run);
+      // Billing may have recovered (and released) while we held it: ask again before leaving it.
+      if (!(await isInGoodStanding(run.organisationId))) return 'held';
+      run = (await readActionRun(message.workspace_id, message.call_id, message.action_id)).data;
+      if (!run || (run.state !== 'queued' && run.state !== 'held')) return 'noop';
+    }
+  }
+
+  const claimed = await claim(run);
+  if (!claimed) {
+    const fresh = (await readActionRun(message.workspace_id, message.call_id, message.action_id)).data;
+    if (fresh?.state === 'running') {
+      // A duplicate message is being handled: look again once its claim has lapsed.
+      const wait = Math.ceil((Date.parse(fresh.claimExpiresAt ?? '') - clock.now().getTime()) / 1000) + 1;
+      await sendMessage('postCallActions', message, { delaySeconds: Math.min(900, Math.max(1, wait)) });
+      return 'busy';
+    }
+    return 'noop';
+  }
+  const { token } = claimed;
+  const tries = (run.tries ?? 0) + 1;
+  try {
+    const result = await execute(run, tries >= MAX_TRIES);
+    await complete(run, token, { state: 'succeeded', result });
+    logger.info('post-call action done', { callId: run.callId, actionId: run.actionId, type: run.type });
+    return 'succeeded';
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    const permanent =
+      error instanceof PermanentActionError ||
+      (error instanceof SmsSendError && error.permanent) ||
+      (error instanceof HttpError && error.status < 500);
+    if (permanent || tries >= MAX_TRIES) {
+      await complete(run, token, { state: 'failed', error: text });
+      logger.warn('post-call action failed', {
+        callId: run.callId,
+        actionId: run.actionId,
+        type: run.type,
+        error: text,
+        tries,
+      });
+      return 'failed';
+    }
+    await release(run, token, text);
+    throw error;
+  }
+}
+
+// ── Running one action ───────────────────────────────────────────────────────────────────────────
+
+async function callRecord(run: ActionRun): Promise<CallRecordWire> {
+  const { data } = await readPostCallRecord(run.workspaceId, run.callId);
+  if (!data) throw new PermanentActionError(`no post-call record for call ${run.callId}`);
+  return JSON.parse(data.record) as CallRecordWire;
+}
+
+function configOf<T extends ActionType>(run: ActionRun, type: T): ActionConfig<T> {
+  const parsed = ACTION_CONFIGS[type].safeParse(JSON.parse(run.config));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new PermanentActionError(
+      `invalid ${type} config: ${issue ? `${issue.path.join('.') || 'config'} ${issue.message}` : 'invalid'}`,
+    );
+  }
+  return parsed.data as ActionConfig<T>;
+}
+
+/** The run's action, with the call's record and its config (an invalid config is a permanent failure). */
+async function execute(run: ActionRun, lastTry: boolean): Promise<unknown> {
+  const record = await callRecord(run);
+  return executeAs(run.type, run, record, lastTry);
+}
+
+function executeAs<T extends ActionType>(
+  type: T,
+  run: ActionRun,
+  record: CallRecordWire,
+  lastTry: boolean,
+): Promise<unknown> {
+  const action: PostCallAction<T> = ACTIONS[type];
+  return action({ run, record, config: configOf(run, type), lastTry });
+}

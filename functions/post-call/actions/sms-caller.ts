@@ -1,0 +1,13 @@
+import { normalisePhone } from '../../contacts/service.js';
+import { otherPartyOf, PermanentActionError, type PostCallAction } from './action.js';
+import { sendChargedSms } from './charged-sms.js';
+
+const DEFAULT_CALLER_SMS =
+  'Thanks for speaking with {{agent_name}}. Reply to this message if there is anything else we can help with.';
+
+/** `sms_caller` (charged): an SMS to the other party of the call, from the agent's number. */
+export const smsCaller: PostCallAction<'sms_caller'> = async ({ run, record, config, lastTry }) => {
+  const to = normalisePhone(otherPartyOf(record));
+  if (!to) throw new PermanentActionError('the caller has no phone number an SMS can go to');
+  return sendChargedSms(run, record, to, config.message ?? DEFAULT_CALLER_SMS, lastTry);
+};
