@@ -12,8 +12,11 @@ import { stackState } from './stack-state.js';
  */
 
 export interface WaitOptions {
-  /** What is waited for, for the error message ("the call to end"). */
-  what?: string;
+  /**
+   * What is waited for, for the error message ("the call to end"); a function is asked when the
+   * wait times out (to show the last state seen).
+   */
+  what?: string | (() => string);
   /** Default 30 s. */
   timeoutMs?: number;
   /** Pause between two probes. Default 100 ms. */
@@ -37,7 +40,10 @@ export async function waitFor<T>(
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const described = typeof what === 'function' ? what() : what;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${described}`);
+    }
     await pause(intervalMs);
   }
 }

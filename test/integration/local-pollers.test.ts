@@ -15,8 +15,11 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { failedMessageIds, startQueuePoller, type QueuePoller } from '../../lib/local/pollers.js';
 import { startScheduler } from '../../lib/local/scheduler.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MAX_RECEIVES = 3;
+/** Three visibility timeouts of the test queues (1 s). */
+const SLOW_HANDLER_MS = 3 * 1000;
 const sqs = new SQSClient({});
 const created: string[] = [];
 let poller: QueuePoller | undefined;
@@ -46,13 +49,8 @@ async function queuePair(name: string) {
   return { url, arn, dlqUrl };
 }
 
-async function until(condition: () => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (what: string, condition: () => boolean, timeoutMs = 20_000) =>
+  waitFor(condition, { what, timeoutMs });
 
 async function drain(url: string): Promise<string[]> {
   const bodies: string[] = [];
@@ -139,15 +137,18 @@ describe('queue poller against fauxqs', () => {
     );
 
     // poison is received MAX_RECEIVES times, then fauxqs moves it to the DLQ.
-    await until(() => (attempts.get('poison') ?? 0) >= MAX_RECEIVES && (attempts.get('fail-once') ?? 0) >= 2);
-    await until(() => poller!.stats.deleted >= 3);
-    const dead = await (async () => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
+    await until(
+      'poison to be received MAX_RECEIVES times and fail-once twice',
+      () => (attempts.get('poison') ?? 0) >= MAX_RECEIVES && (attempts.get('fail-once') ?? 0) >= 2,
+    );
+    await until('three messages to be deleted', () => poller!.stats.deleted >= 3);
+    const dead = await waitFor(
+      async () => {
         const bodies = await drain(queue.dlqUrl);
-        if (bodies.length > 0 || Date.now() > deadline) return bodies;
-      }
-    })();
+        return bodies.length > 0 ? bodies : undefined;
+      },
+      { what: 'poison in the DLQ', timeoutMs: 15_000 },
+    );
     expect(dead).toEqual(['poison']);
 
     expect(attempts.get('ok')).toBeLessThanOrEqual(2); // once, plus once more only if it shared the crashed batch
@@ -177,6 +178,7 @@ describe('queue poller against fauxqs', () => {
   it('keeps a slow batch invisible while its handler runs (no second delivery)', async () => {
     const queue = await queuePair(`poller-slow-${Date.now()}`);
     let deliveries = 0;
+    let handling = -1;
     poller = startQueuePoller({
       name: 'SlowConsumer',
       sqs,
@@ -188,15 +190,22 @@ describe('queue poller against fauxqs', () => {
       concurrency: 2,
       handle: async () => {
         deliveries += 1;
-        await new Promise((r) => setTimeout(r, 3000)); // three visibility timeouts
+        handling = poller!.stats.inFlight;
+        // Time passing is the behaviour under test here: the handler must outlive several visibility
+        // timeouts (a second receive loop is polling all along) to show the poller keeps the message
+        // invisible; there is no event to wait for instead.
+        await new Promise((r) => setTimeout(r, SLOW_HANDLER_MS));
         return {};
       },
     });
     await sqs.send(
       new SendMessageBatchCommand({ QueueUrl: queue.url, Entries: [{ Id: '1', MessageBody: 'slow' }] }),
     );
-    await until(() => poller!.stats.deleted === 1, 15_000);
+    await until('the slow message to be deleted', () => poller!.stats.deleted === 1, 15_000);
     expect(deliveries).toBe(1);
+    // The batch counted as in hand while its handler ran (the quiescence signal reads it), not after.
+    expect(handling).toBe(1);
+    expect(poller!.stats.inFlight).toBe(0);
   });
 });
 
@@ -223,12 +232,13 @@ describe('local scheduler', () => {
       },
     });
     try {
-      await until(() => scheduler.schedules[0].skipped >= 1, 5000);
+      await until('a tick to be skipped', () => scheduler.schedules[0].skipped >= 1, 5000);
+      expect(scheduler.running()).toEqual(['Tick']);
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} });
       expect(String(events[0].time)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       release();
-      await until(() => events.length >= 2, 5000);
+      await until('the next run', () => events.length >= 2, 5000);
       release();
     } finally {
       await scheduler.stop();

@@ -1,12 +1,13 @@
+import { decodeTime } from 'ulid';
 import { newId } from '../../../functions/platform/ids.js';
 import { api, type Json } from '../../helpers/http.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   addMember,
   apiKey,
   createAgent,
   numberFor,
   readyToCall,
-  sleep,
   TEST_NUMBERS,
   waitForCall,
   ws,
@@ -21,6 +22,18 @@ let agentOne: Json;
 let agentTwo: Json;
 const ids: { one: string[]; two: string[]; busy?: string } = { one: [], two: [] };
 let startedBetween: { from: string; to: string };
+
+/**
+ * Waits until the clock (the stack's too: one machine) has moved past the millisecond `ms`, and
+ * returns the time then: the from/to filter works on the calls' ids, whose ULIDs carry their
+ * creation millisecond, so a bound must not share a millisecond with a call on the other side.
+ */
+const clockPast = (ms: number): Promise<string> =>
+  waitFor(() => (Date.now() > ms ? new Date().toISOString() : undefined), {
+    what: `the clock to pass ${new Date(ms).toISOString()}`,
+    intervalMs: 1,
+  });
+const createdMs = (callId: string) => decodeTime(callId.slice(callId.indexOf('_') + 1));
 
 const list = (query: string, token = tenant.owner.token) =>
   api('GET', `${ws(tenant)}/calls${query}`, { token });
@@ -37,8 +50,7 @@ beforeAll(async () => {
     });
     ids.one.push(res.body.id);
   }
-  await sleep(20);
-  const from = new Date().toISOString();
+  const from = await clockPast(createdMs(ids.one[ids.one.length - 1]));
   for (let i = 0; i < 2; i += 1) {
     const res = await api('POST', `${ws(tenant)}/agents/${agentTwo.id}/start-call`, {
       token: tenant.owner.token,
@@ -47,7 +59,7 @@ beforeAll(async () => {
     ids.two.push(res.body.id);
   }
   const to = new Date().toISOString();
-  await sleep(20);
+  await clockPast(Date.parse(to));
   startedBetween = { from, to };
   const busy = await api('POST', `${ws(tenant)}/agents/${agentOne.id}/start-call`, {
     token: tenant.owner.token,

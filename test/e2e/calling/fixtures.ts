@@ -18,6 +18,7 @@ import { findOrCreateUser } from '../../../functions/platform/auth/users.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { api, type Json } from '../../helpers/http.js';
 import { subjectFor, tokenFor } from '../../helpers/tokens.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /**
  * Tenants for the calling tests, made through the tenancy kernel's own service functions (the same
@@ -165,8 +166,6 @@ export async function readyToCall(agentBody: Record<string, unknown> = {}) {
   return { tenant, agent, number };
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Polls the call detail until `done` holds (default: ended and reported to the post-call pipeline). */
 export async function waitForCall(
   tenant: Tenant,
@@ -174,15 +173,15 @@ export async function waitForCall(
   done: (call: Json) => boolean = (call) => ['completed', 'failed'].includes(call.status),
   timeoutMs = 20_000,
 ): Promise<Json> {
-  const deadline = Date.now() + timeoutMs;
   let last: Json;
-  while (Date.now() < deadline) {
-    const res = await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token });
-    last = res.body;
-    if (res.status === 200 && done(res.body)) return res.body;
-    await sleep(150);
-  }
-  throw new Error(`call ${callId} did not get there in time; last seen: ${JSON.stringify(last)}`);
+  return waitFor(
+    async () => {
+      const res = await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token });
+      last = res.body;
+      return res.status === 200 && done(res.body) ? (res.body as Json) : undefined;
+    },
+    { what: () => `call ${callId} to get there; last seen: ${JSON.stringify(last)}`, timeoutMs },
+  );
 }
 
 export const TEST_NUMBERS = {

@@ -3,11 +3,11 @@ import { getCall } from '../../../functions/calling/service.js';
 import { describeWav } from '../../../lib/local/simulators/telephony/wav.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
+import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
   addMember,
   apiKey,
   readyToCall,
-  sleep,
   TEST_NUMBERS,
   waitForCall,
   workspaceRecord,
@@ -48,13 +48,11 @@ async function settled(callId: string, timeoutMs = 20_000): Promise<Json> {
     (c) => ['completed', 'failed'].includes(c.status),
     timeoutMs,
   );
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const view = await getCall(tenant.workspaceId, callId);
-    if (view?.postCallSentAt) return (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
-    await sleep(100);
-  }
-  throw new Error(`call ${callId} was not reported to the post-call pipeline: ${JSON.stringify(detail)}`);
+  await waitFor(async () => (await getCall(tenant.workspaceId, callId))?.postCallSentAt, {
+    what: () => `call ${callId} to be reported to the post-call pipeline: ${JSON.stringify(detail)}`,
+    timeoutMs: 10_000,
+  });
+  return (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
 }
 
 async function chargesOf(callId: string) {
@@ -166,7 +164,9 @@ describe('+61491570114: every callback twice and out of order', () => {
   it('completes once: one event per status, one charge, one slot freed', async () => {
     const callId = await start({ to_phone: TEST_NUMBERS.duplicated });
     const call = await settled(callId);
-    await sleep(500); // the last duplicates arrive after the terminal one
+    // The last duplicates arrive after the terminal callback: wait until the simulator has sent every
+    // one (and the stack has handled them all), then check that none of them moved the call.
+    await waitForQuiescence();
     const again = (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
     // The post-call pipeline adds its analysis (sentiment) in its own time; the call itself must not move.
     const withoutAnalysis = ({ sentiment: _sentiment, ...rest }: Json) => rest;
@@ -191,6 +191,7 @@ describe('+61491570114: every callback twice and out of order', () => {
     const sim = await fetch(`${stackState().env.TELEPHONY_SIMULATOR_URL}/calls/${view!.providerCallId}`, {
       headers: { authorization: `Bearer ${stackState().env.TELEPHONY_AUTH_TOKEN}` },
     }).then((r) => r.json() as Promise<Json>);
+    expect(sim.finished).toBe(true);
     const statusCallbacks = sim.callbacks.filter((c: Json) => c.kind === 'status');
     expect(statusCallbacks.filter((c: Json) => c.duplicate).length).toBe(5);
     expect(statusCallbacks.every((c: Json) => c.http_status === 200)).toBe(true);
@@ -215,8 +216,9 @@ describe('hangup', () => {
   it('ends a call in progress (end_reason hangup), once; the slot comes back', async () => {
     const viewer = await addMember(tenant, 'viewer');
     const callId = await start({ to_phone: TEST_NUMBERS.long });
+    // `inprogress` comes with the voice runtime's `started`, a simulated second after the answer, so
+    // the call has been talking for at least a second: its hangup has a duration.
     await waitForCall(tenant, callId, (c) => c.status === 'inprogress');
-    await sleep(300);
     const denied = await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: viewer.token });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ error: 'Viewers have read-only access' });
@@ -259,13 +261,13 @@ describe('inbound calls', () => {
   it('are answered by an agent that is answering, and logged as inbound', async () => {
     const dialled = await dial(number.phone_number);
     expect(dialled.accepted).toBe(true);
-    let callId: string | undefined;
-    for (let i = 0; i < 100 && !callId; i += 1) {
-      const list = await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key });
-      callId = list.body.items[0]?.id;
-      if (!callId) await sleep(100);
-    }
-    const call = await settled(callId!);
+    const callId = await waitFor(
+      async () =>
+        (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items[0]?.id as
+          string | undefined,
+      { what: 'the inbound call in the call log', timeoutMs: 10_000 },
+    );
+    const call = await settled(callId);
     expect(call).toMatchObject({
       direction: 'inbound',
       status: 'completed',
@@ -290,7 +292,7 @@ describe('inbound calls', () => {
     try {
       expect((await dial(number.phone_number)).accepted).toBe(false);
       expect((await dial('+61255501111')).accepted).toBe(false); // a number nobody holds
-      await sleep(300);
+      await waitForQuiescence(); // nothing the refusals could have set off is still going
       expect(
         (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items.length,
       ).toBe(before);

@@ -11,10 +11,10 @@ import { resetClock, setClock } from '../../../functions/platform/clock.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
+import { telephonyActivity, waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
   apiKey,
   readyToCall,
-  sleep,
   TEST_NUMBERS,
   waitForCall,
   workspaceRecord,
@@ -156,8 +156,11 @@ describe('dispatch', () => {
     } finally {
       process.env.QUEUE_URL_CALLS = goodQueue;
     }
-    await sleep(1500);
+    // Nothing is left that could dial it (no message on a queue or in flight, nothing playing): it
+    // stays `created` until the sweeper finds it.
+    await waitForQuiescence();
     expect((await detail(call.id)).status).toBe('created'); // nobody dialled it
+    expect(await dialsOf(call.id)).toHaveLength(0);
     setClock(new Date(Date.now() + 60_000));
     const report = await sweepCalls();
     expect(report.redispatched).toBeGreaterThanOrEqual(1);
@@ -174,7 +177,12 @@ describe('the sweeper', () => {
     const callId = await start(TEST_NUMBERS.silent);
     await waitForCall(tenant, callId, (c) => c.status === 'inprogress');
     expect((await workspaceRecord(tenant.workspaceId))!.activeCalls).toBe(activeBefore + 1);
-    await sleep(500);
+    // The simulator has sent every callback of the call's timeline and the stack has handled them:
+    // the call is still up at the provider, and nothing more will come.
+    const settled = await waitForQuiescence();
+    expect(telephonyActivity(settled).calls_open).toBeGreaterThanOrEqual(1);
+    const [placed] = await dialsOf(callId);
+    expect(placed).toMatchObject({ finished: false, hung_up: false });
     expect((await detail(callId)).status).toBe('inprogress'); // the provider never reports an end
 
     // Past the agent's maximum duration (60 s) plus the margin (300 s).
@@ -209,8 +217,13 @@ describe('a crash between the end of a call and its charge and report', () => {
   it('a duplicate terminal callback re-runs the charge and the report, each once', async () => {
     const callId = await start(TEST_NUMBERS.answered, { record: false });
     await waitForCall(tenant, callId, (c) => c.status === 'completed' && c.credits !== null);
+    await waitFor(async () => (await getCall(tenant.workspaceId, callId))?.postCallSentAt, {
+      what: 'the call to be reported to the post-call pipeline',
+    });
+    // Every callback has been handled and the post-call pipeline is done with the call: nothing
+    // still running can write the fields removed below.
+    await waitForQuiescence();
     const ended = await getCall(tenant.workspaceId, callId);
-    await sleep(200);
     // The state a crash right after the terminal transaction leaves: ended, not charged, not reported.
     await CallEntity.patch({ workspaceId: tenant.workspaceId, callId })
       .remove(['chargedUnits', 'postCallSentAt'])
