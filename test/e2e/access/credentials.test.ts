@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { api } from '../../helpers/http.js';
 import { badTokens, tokenFor } from '../../helpers/tokens.js';
+import { waitFor } from '../../helpers/wait.js';
 import { organisation, uniqueEmail, workspace, type Org } from './fixtures.js';
 
 /**
@@ -194,18 +195,19 @@ describe('API keys as credentials', () => {
       secret_hint: key.key.slice(-4),
     });
     expect((await readWorkspace(org.workspaceId, key.key)).status).toBe(200);
-    let found: Record<string, unknown> | undefined;
-    for (let i = 0; i < 30; i += 1) {
-      const list = await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys?limit=100`, {
-        token: org.owner.token,
-      });
-      expect(list.text).not.toContain(key.key.slice(-43));
-      found = list.body.items.find((k: { key_id: string }) => k.key_id === key.key_id);
-      expect(found).not.toHaveProperty('key');
-      if (found?.last_used_at) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(found?.last_used_at).toEqual(expect.any(String));
+    const found = await waitFor(
+      async () => {
+        const list = await api('GET', `/api/v1/workspaces/${org.workspaceId}/api-keys?limit=100`, {
+          token: org.owner.token,
+        });
+        expect(list.text).not.toContain(key.key.slice(-43));
+        const listed = list.body.items.find((k: { key_id: string }) => k.key_id === key.key_id);
+        expect(listed).not.toHaveProperty('key');
+        return listed?.last_used_at ? (listed as Record<string, unknown>) : undefined;
+      },
+      { what: 'the key to show last_used_at', timeoutMs: 3_000 },
+    );
+    expect(found.last_used_at).toEqual(expect.any(String));
   });
 
   it('identity, organisation and key-management routes are for users only: an API key gets 403 Forbidden', async () => {

@@ -3,13 +3,12 @@ import { getBillingAccount } from '../../../functions/billing/ledger.js';
 import type { BillingAccount } from '../../../functions/billing/entities.js';
 import type { PaidPlanId } from '../../../functions/billing/plans.js';
 import { api, type Json } from '../../helpers/http.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** Billing steps through the real routes; the payment provider is the local simulator (it pays at once). */
 
 export const billingPath = (organisationId: string, rest = '') =>
   `/api/v1/organisations/${organisationId}/billing${rest}`;
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls the billing account until `done` holds (the provider's webhook has arrived). */
 export async function waitForAccount(
@@ -17,15 +16,16 @@ export async function waitForAccount(
   done: (account: BillingAccount) => boolean,
   timeoutMs = 15_000,
 ): Promise<BillingAccount> {
-  const deadline = Date.now() + timeoutMs;
   let last: BillingAccount | null = null;
-  while (Date.now() < deadline) {
-    last = await getBillingAccount(organisationId, { consistent: true });
-    if (last && done(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(
-    `billing of ${organisationId} did not get there in time; last seen: ${JSON.stringify(last)}`,
+  return waitFor(
+    async () => {
+      last = await getBillingAccount(organisationId, { consistent: true });
+      return last && done(last) ? last : undefined;
+    },
+    {
+      what: () => `billing of ${organisationId} to get there; last seen: ${JSON.stringify(last)}`,
+      timeoutMs,
+    },
   );
 }
 

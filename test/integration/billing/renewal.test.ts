@@ -11,6 +11,7 @@ import { agentsSuspended } from '../../../functions/billing/suspension.js';
 import { clock, resetClock, setClock } from '../../../functions/platform/clock.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { releaseHeldActions } from '../../../functions/post-call/held-actions.js';
+import { waitFor } from '../../helpers/wait.js';
 import { ledgerEntries, newOrganisation, topUp } from './fixtures.js';
 
 /** Monthly renewal: unused included credits expire, the plan's credits are granted again, once per period. */
@@ -174,11 +175,11 @@ describe('the scheduled renewal job', () => {
     const { organisationId } = await newOrganisation('renew-job');
     resetClock();
     expect((await account(organisationId)).periodStart).toBe(periodOf(lastMonth).start);
-    const deadline = Date.now() + 20_000;
-    while ((await account(organisationId)).periodStart !== periodOf(new Date()).start) {
-      if (Date.now() > deadline) throw new Error('the renewal job did not renew the account');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitFor(async () => (await account(organisationId)).periodStart === periodOf(new Date()).start, {
+      what: 'the renewal job to renew the account',
+      timeoutMs: 20_000,
+      intervalMs: 250,
+    });
     const entries = await ledgerEntries(organisationId);
     expect(entries.map((e) => e.sourceKey).sort()).toEqual(
       [
