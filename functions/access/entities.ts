@@ -1,5 +1,6 @@
 import { Entity, Service, type EntityItem } from 'electrodb';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex, gsi1, gsi2 } from '../platform/keys.js';
 import { ORGANISATION_ROLES, WORKSPACE_ROLES } from './authorization.js';
 
 /**
@@ -30,15 +31,7 @@ export const OrganisationEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byId: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: [], template: 'ORG', casing: KEEP_CASE },
-      },
+      byId: primaryIndex(['organisationId'], 'ORG#${organisationId}', [], 'ORG'),
     },
   },
   cfg,
@@ -56,25 +49,13 @@ export const OrgMemberEntity = new Entity(
       joinedAt: { type: 'string', required: true },
     },
     indexes: {
-      byOrganisation: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: ['userId'], template: 'MEMBER#${userId}', casing: KEEP_CASE },
-      },
-      byUser: {
-        index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['userId'], template: 'USER#${userId}#ORGS', casing: KEEP_CASE },
-        sk: {
-          field: 'gsi1sk',
-          composite: ['organisationId'],
-          template: '${organisationId}',
-          casing: KEEP_CASE,
-        },
-      },
+      byOrganisation: primaryIndex(
+        ['organisationId'],
+        'ORG#${organisationId}',
+        ['userId'],
+        'MEMBER#${userId}',
+      ),
+      byUser: gsi1(['userId'], 'USER#${userId}#ORGS', ['organisationId'], '${organisationId}'),
     },
   },
   cfg,
@@ -108,35 +89,9 @@ export const InvitationEntity = new Entity(
       acceptedAt: { type: 'string' },
     },
     indexes: {
-      byOrganisation: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: ['email'], template: 'INVITE#${email}', casing: KEEP_CASE },
-      },
-      byInvitee: {
-        index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['email'], template: 'INVITEE#${email}', casing: KEEP_CASE },
-        sk: {
-          field: 'gsi1sk',
-          composite: ['organisationId'],
-          template: '${organisationId}',
-          casing: KEEP_CASE,
-        },
-      },
-      byId: {
-        index: 'gsi2',
-        pk: {
-          field: 'gsi2pk',
-          composite: ['invitationId'],
-          template: 'INVITATION#${invitationId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi2sk', composite: [], template: 'INVITATION', casing: KEEP_CASE },
-      },
+      byOrganisation: primaryIndex(['organisationId'], 'ORG#${organisationId}', ['email'], 'INVITE#${email}'),
+      byInvitee: gsi1(['email'], 'INVITEE#${email}', ['organisationId'], '${organisationId}'),
+      byId: gsi2(['invitationId'], 'INVITATION#${invitationId}', [], 'INVITATION'),
     },
   },
   cfg,
@@ -159,20 +114,13 @@ export const WorkspaceEntity = new Entity(
       deletedAt: { type: 'string' },
     },
     indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'WORKSPACE', casing: KEEP_CASE },
-      },
-      byOrganisation: {
-        index: 'gsi1',
-        pk: {
-          field: 'gsi1pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}#WORKSPACES',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi1sk', composite: ['workspaceId'], template: '${workspaceId}', casing: KEEP_CASE },
-      },
+      byId: primaryIndex(['workspaceId'], 'WS#${workspaceId}', [], 'WORKSPACE'),
+      byOrganisation: gsi1(
+        ['organisationId'],
+        'ORG#${organisationId}#WORKSPACES',
+        ['workspaceId'],
+        '${workspaceId}',
+      ),
     },
   },
   cfg,
@@ -189,20 +137,8 @@ export const WorkspaceMemberEntity = new Entity(
       addedAt: { type: 'string', required: true },
     },
     indexes: {
-      byWorkspace: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['userId'], template: 'MEMBER#${userId}', casing: KEEP_CASE },
-      },
-      byUser: {
-        index: 'gsi1',
-        pk: {
-          field: 'gsi1pk',
-          composite: ['userId'],
-          template: 'USER#${userId}#WORKSPACES',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi1sk', composite: ['workspaceId'], template: '${workspaceId}', casing: KEEP_CASE },
-      },
+      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['userId'], 'MEMBER#${userId}'),
+      byUser: gsi1(['userId'], 'USER#${userId}#WORKSPACES', ['workspaceId'], '${workspaceId}'),
     },
   },
   cfg,
@@ -225,10 +161,7 @@ export const IdentityEventEntity = new Entity(
       expiresAt: { type: 'number', required: true, field: 'expires_at' },
     },
     indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['eventId'], template: 'IDENTITYEVENT#${eventId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'EVENT', casing: KEEP_CASE },
-      },
+      byId: primaryIndex(['eventId'], 'IDENTITYEVENT#${eventId}', [], 'EVENT'),
     },
   },
   cfg,

@@ -1,5 +1,6 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex, gsi1 } from '../platform/keys.js';
 
 /**
  * Agents. Access patterns:
@@ -71,20 +72,8 @@ export const AgentEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byWorkspace: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['agentId'], template: 'AGENT#${agentId}', casing: KEEP_CASE },
-      },
-      byOrganisation: {
-        index: 'gsi1',
-        pk: {
-          field: 'gsi1pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}#AGENTS',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi1sk', composite: ['agentId'], template: '${agentId}', casing: KEEP_CASE },
-      },
+      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['agentId'], 'AGENT#${agentId}'),
+      byOrganisation: gsi1(['organisationId'], 'ORG#${organisationId}#AGENTS', ['agentId'], '${agentId}'),
     },
   },
   cfg,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Entity, type EntityItem } from 'electrodb';
 import { TABLE } from '../platform/resources.js';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex, gsi2 } from '../platform/keys.js';
 import { LEDGER_KINDS, PLAN_IDS, SUBSCRIPTION_STATUSES, USAGE_KINDS } from './model.js';
 
 export * from './model.js';
@@ -79,30 +80,13 @@ export const BillingAccountEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byOrganisation: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: [], template: 'BILLING', casing: KEEP_CASE },
-      },
-      byRenewal: {
-        index: 'gsi2',
-        pk: {
-          field: 'gsi2pk',
-          composite: ['renewalShard'],
-          template: 'BILLING#RENEWAL#${renewalShard}',
-          casing: KEEP_CASE,
-        },
-        sk: {
-          field: 'gsi2sk',
-          composite: ['periodEnd', 'organisationId'],
-          template: '${periodEnd}#${organisationId}',
-          casing: KEEP_CASE,
-        },
-      },
+      byOrganisation: primaryIndex(['organisationId'], 'ORG#${organisationId}', [], 'BILLING'),
+      byRenewal: gsi2(
+        ['renewalShard'],
+        'BILLING#RENEWAL#${renewalShard}',
+        ['periodEnd', 'organisationId'],
+        '${periodEnd}#${organisationId}',
+      ),
     },
   },
   cfg,
@@ -128,15 +112,12 @@ export const LedgerEntryEntity = new Entity(
       createdAt: { type: 'string', required: true },
     },
     indexes: {
-      byOrganisation: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: ['entryId'], template: 'LEDGER#${entryId}', casing: KEEP_CASE },
-      },
+      byOrganisation: primaryIndex(
+        ['organisationId'],
+        'ORG#${organisationId}',
+        ['entryId'],
+        'LEDGER#${entryId}',
+      ),
     },
   },
   cfg,
@@ -154,15 +135,12 @@ export const LedgerKeyEntity = new Entity(
       entryId: { type: 'string', required: true },
     },
     indexes: {
-      byKey: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: ['sourceKey'], template: 'LEDGERKEY#${sourceKey}', casing: KEEP_CASE },
-      },
+      byKey: primaryIndex(
+        ['organisationId'],
+        'ORG#${organisationId}',
+        ['sourceKey'],
+        'LEDGERKEY#${sourceKey}',
+      ),
     },
   },
   cfg,
@@ -185,20 +163,12 @@ export const NumberChargeEntity = new Entity(
       createdAt: { type: 'string', required: true },
     },
     indexes: {
-      byOrganisation: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: {
-          field: 'sk',
-          composite: ['periodStart'],
-          template: 'NUMBERCHARGE#${periodStart}',
-          casing: KEEP_CASE,
-        },
-      },
+      byOrganisation: primaryIndex(
+        ['organisationId'],
+        'ORG#${organisationId}',
+        ['periodStart'],
+        'NUMBERCHARGE#${periodStart}',
+      ),
     },
   },
   cfg,
@@ -216,15 +186,12 @@ export const SubscribedAccountEntity = new Entity(
       since: { type: 'string', required: true },
     },
     indexes: {
-      byShard: {
-        pk: { field: 'pk', composite: ['shard'], template: 'BILLING#SUBSCRIBED#${shard}', casing: KEEP_CASE },
-        sk: {
-          field: 'sk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-      },
+      byShard: primaryIndex(
+        ['shard'],
+        'BILLING#SUBSCRIBED#${shard}',
+        ['organisationId'],
+        'ORG#${organisationId}',
+      ),
     },
   },
   cfg,
@@ -240,15 +207,7 @@ export const PaymentCustomerEntity = new Entity(
       createdAt: { type: 'string', required: true },
     },
     indexes: {
-      byCustomer: {
-        pk: {
-          field: 'pk',
-          composite: ['customerId'],
-          template: 'PAYCUSTOMER#${customerId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: [], template: 'PAYCUSTOMER', casing: KEEP_CASE },
-      },
+      byCustomer: primaryIndex(['customerId'], 'PAYCUSTOMER#${customerId}', [], 'PAYCUSTOMER'),
     },
   },
   cfg,
@@ -270,10 +229,7 @@ export const BillingEventEntity = new Entity(
       expiresAt: { type: 'number', required: true, field: TABLE.ttlAttribute },
     },
     indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['eventId'], template: 'BILLINGEVENT#${eventId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'BILLINGEVENT', casing: KEEP_CASE },
-      },
+      byId: primaryIndex(['eventId'], 'BILLINGEVENT#${eventId}', [], 'BILLINGEVENT'),
     },
   },
   cfg,

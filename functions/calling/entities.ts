@@ -4,7 +4,8 @@ import { WorkspaceEntity, WorkspaceMemberEntity, OrgMemberEntity } from '../acce
 import { AgentEntity } from '../agents/entities.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex, gsi1 } from '../platform/keys.js';
 import { END_REASONS } from '../providers/telephony/twilio-format.js';
 import { INTERNAL_STATUSES } from './status.js';
 
@@ -90,25 +91,13 @@ export const CallEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byWorkspace: {
-        pk: {
-          field: 'pk',
-          composite: ['workspaceId'],
-          template: 'WS#${workspaceId}#CALLS',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: ['callId'], template: 'CALL#${callId}', casing: KEEP_CASE },
-      },
-      byAgent: {
-        index: 'gsi1',
-        pk: {
-          field: 'gsi1pk',
-          composite: ['workspaceId', 'agentId'],
-          template: 'WS#${workspaceId}#AGENT#${agentId}#CALLS',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi1sk', composite: ['callId'], template: '${callId}', casing: KEEP_CASE },
-      },
+      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}#CALLS', ['callId'], 'CALL#${callId}'),
+      byAgent: gsi1(
+        ['workspaceId', 'agentId'],
+        'WS#${workspaceId}#AGENT#${agentId}#CALLS',
+        ['callId'],
+        '${callId}',
+      ),
     },
   },
   cfg,
@@ -130,15 +119,7 @@ export const CallStatusEventEntity = new Entity(
       recordedAt: { type: 'string', required: true },
     },
     indexes: {
-      byCall: {
-        pk: { field: 'pk', composite: ['callId'], template: 'CALL#${callId}', casing: KEEP_CASE },
-        sk: {
-          field: 'sk',
-          composite: ['rank', 'status'],
-          template: 'STATUS#${rank}#${status}',
-          casing: KEEP_CASE,
-        },
-      },
+      byCall: primaryIndex(['callId'], 'CALL#${callId}', ['rank', 'status'], 'STATUS#${rank}#${status}'),
     },
   },
   cfg,
@@ -154,15 +135,12 @@ export const OpenCallEntity = new Entity(
       workspaceId: { type: 'string', required: true },
     },
     indexes: {
-      byShard: {
-        pk: { field: 'pk', composite: ['shard'], template: 'OPENCALLS#${shard}', casing: KEEP_CASE },
-        sk: {
-          field: 'sk',
-          composite: ['createdAt', 'callId'],
-          template: '${createdAt}#${callId}',
-          casing: KEEP_CASE,
-        },
-      },
+      byShard: primaryIndex(
+        ['shard'],
+        'OPENCALLS#${shard}',
+        ['createdAt', 'callId'],
+        '${createdAt}#${callId}',
+      ),
     },
   },
   cfg,
@@ -180,15 +158,12 @@ export const ProviderCallEntity = new Entity(
       twiml: { type: 'string' },
     },
     indexes: {
-      byProviderId: {
-        pk: {
-          field: 'pk',
-          composite: ['provider', 'providerCallId'],
-          template: 'PROVIDERCALL#${provider}#${providerCallId}',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'sk', composite: [], template: 'CALL', casing: KEEP_CASE },
-      },
+      byProviderId: primaryIndex(
+        ['provider', 'providerCallId'],
+        'PROVIDERCALL#${provider}#${providerCallId}',
+        [],
+        'CALL',
+      ),
     },
   },
   cfg,

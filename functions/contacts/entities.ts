@@ -1,5 +1,6 @@
 import { Entity, Service } from 'electrodb';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex } from '../platform/keys.js';
 
 /**
  * Contacts of a workspace. Access patterns (key → use):
@@ -49,10 +50,7 @@ export const ContactEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['contactId'], template: 'CONTACT#${contactId}', casing: KEEP_CASE },
-      },
+      byId: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['contactId'], 'CONTACT#${contactId}'),
     },
   },
   cfg,
@@ -67,10 +65,7 @@ export const ContactPhoneEntity = new Entity(
       contactId: { type: 'string', required: true },
     },
     indexes: {
-      byPhone: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['phone'], template: 'CONTACTPHONE#${phone}', casing: KEEP_CASE },
-      },
+      byPhone: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['phone'], 'CONTACTPHONE#${phone}'),
     },
   },
   cfg,
@@ -85,10 +80,7 @@ export const ContactEmailEntity = new Entity(
       contactId: { type: 'string', required: true },
     },
     indexes: {
-      byEmail: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['email'], template: 'CONTACTEMAIL#${email}', casing: KEEP_CASE },
-      },
+      byEmail: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['email'], 'CONTACTEMAIL#${email}'),
     },
   },
   cfg,
@@ -104,15 +96,12 @@ export const ContactCallEntity = new Entity(
       at: { type: 'string', required: true },
     },
     indexes: {
-      byContact: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: {
-          field: 'sk',
-          composite: ['contactId', 'callId'],
-          template: 'CONTACTCALL#${contactId}#${callId}',
-          casing: KEEP_CASE,
-        },
-      },
+      byContact: primaryIndex(
+        ['workspaceId'],
+        'WS#${workspaceId}',
+        ['contactId', 'callId'],
+        'CONTACTCALL#${contactId}#${callId}',
+      ),
     },
   },
   cfg,

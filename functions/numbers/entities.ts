@@ -1,6 +1,7 @@
 import { Entity, Service, type EntityItem } from 'electrodb';
 import { AgentEntity } from '../agents/entities.js';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex, gsi1 } from '../platform/keys.js';
 
 /**
  * Phone numbers. Access patterns:
@@ -31,20 +32,8 @@ export const PhoneNumberEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byWorkspace: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['numberId'], template: 'NUMBER#${numberId}', casing: KEEP_CASE },
-      },
-      byOrganisation: {
-        index: 'gsi1',
-        pk: {
-          field: 'gsi1pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}#NUMBERS',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi1sk', composite: ['numberId'], template: '${numberId}', casing: KEEP_CASE },
-      },
+      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['numberId'], 'NUMBER#${numberId}'),
+      byOrganisation: gsi1(['organisationId'], 'ORG#${organisationId}#NUMBERS', ['numberId'], '${numberId}'),
     },
   },
   cfg,
@@ -61,10 +50,7 @@ export const PhoneClaimEntity = new Entity(
       agentId: { type: 'string' },
     },
     indexes: {
-      byPhoneNumber: {
-        pk: { field: 'pk', composite: ['phoneNumber'], template: 'PHONE#${phoneNumber}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'PHONE', casing: KEEP_CASE },
-      },
+      byPhoneNumber: primaryIndex(['phoneNumber'], 'PHONE#${phoneNumber}', [], 'PHONE'),
     },
   },
   cfg,

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Entity } from 'electrodb';
 import { clock } from './clock.js';
 import { conflict, ValidationError } from './errors.js';
-import { entityConfig, isConditionFailure, KEEP_CASE } from './table.js';
+import { entityConfig, isConditionFailure } from './table.js';
+import { primaryIndex } from './keys.js';
 
 /**
  * `Idempotency-Key` on writes (API.md conventions): keys are per scope (the workspace, else the
@@ -33,10 +34,7 @@ export const IdempotencyEntity = new Entity(
       expiresAt: { type: 'number', required: true, field: 'expires_at' },
     },
     indexes: {
-      byKey: {
-        pk: { field: 'pk', composite: ['scope', 'key'], template: 'IDEM#${scope}#${key}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'IDEM', casing: KEEP_CASE },
-      },
+      byKey: primaryIndex(['scope', 'key'], 'IDEM#${scope}#${key}', [], 'IDEM'),
     },
   },
   entityConfig(),

@@ -1,5 +1,6 @@
 import { Entity, Service } from 'electrodb';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex } from '../platform/keys.js';
 
 /**
  * The post-call pipeline's records. Access patterns (key → use):
@@ -44,10 +45,7 @@ export const PostCallRecordEntity = new Entity(
       actionsEnqueuedAt: { type: 'string' },
     },
     indexes: {
-      byCall: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['callId'], template: 'POSTCALL#${callId}', casing: KEEP_CASE },
-      },
+      byCall: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['callId'], 'POSTCALL#${callId}'),
     },
   },
   cfg,
@@ -84,15 +82,12 @@ export const ActionRunEntity = new Entity(
       completedAt: { type: 'string' },
     },
     indexes: {
-      byCall: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: {
-          field: 'sk',
-          composite: ['callId', 'actionId'],
-          template: 'POSTCALL#${callId}#ACTION#${actionId}',
-          casing: KEEP_CASE,
-        },
-      },
+      byCall: primaryIndex(
+        ['workspaceId'],
+        'WS#${workspaceId}',
+        ['callId', 'actionId'],
+        'POSTCALL#${callId}#ACTION#${actionId}',
+      ),
     },
   },
   cfg,
@@ -109,20 +104,12 @@ export const HeldActionEntity = new Entity(
       heldAt: { type: 'string', required: true },
     },
     indexes: {
-      byOrganisation: {
-        pk: {
-          field: 'pk',
-          composite: ['organisationId'],
-          template: 'ORG#${organisationId}',
-          casing: KEEP_CASE,
-        },
-        sk: {
-          field: 'sk',
-          composite: ['workspaceId', 'callId', 'actionId'],
-          template: 'HELDACTION#${workspaceId}#${callId}#${actionId}',
-          casing: KEEP_CASE,
-        },
-      },
+      byOrganisation: primaryIndex(
+        ['organisationId'],
+        'ORG#${organisationId}',
+        ['workspaceId', 'callId', 'actionId'],
+        'HELDACTION#${workspaceId}#${callId}#${actionId}',
+      ),
     },
   },
   cfg,

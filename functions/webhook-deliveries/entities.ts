@@ -1,5 +1,6 @@
 import { Entity } from 'electrodb';
-import { entityConfig, KEEP_CASE } from '../platform/table.js';
+import { entityConfig } from '../platform/table.js';
+import { primaryIndex, gsi1 } from '../platform/keys.js';
 
 /**
  * Outbound webhooks of a workspace. Access patterns (key → use):
@@ -31,10 +32,7 @@ export const WebhookSecretEntity = new Entity(
       rotatedAt: { type: 'string' },
     },
     indexes: {
-      byWorkspace: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'WEBHOOKSECRET', casing: KEEP_CASE },
-      },
+      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}', [], 'WEBHOOKSECRET'),
     },
   },
   cfg,
@@ -95,25 +93,18 @@ export const WebhookDeliveryEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byWorkspace: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: {
-          field: 'sk',
-          composite: ['deliveryId'],
-          template: 'WHDELIVERY#${deliveryId}',
-          casing: KEEP_CASE,
-        },
-      },
-      byCall: {
-        index: 'gsi1',
-        pk: {
-          field: 'gsi1pk',
-          composite: ['workspaceId', 'callId'],
-          template: 'WS#${workspaceId}#CALL#${callId}#WHDELIVERIES',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi1sk', composite: ['deliveryId'], template: '${deliveryId}', casing: KEEP_CASE },
-      },
+      byWorkspace: primaryIndex(
+        ['workspaceId'],
+        'WS#${workspaceId}',
+        ['deliveryId'],
+        'WHDELIVERY#${deliveryId}',
+      ),
+      byCall: gsi1(
+        ['workspaceId', 'callId'],
+        'WS#${workspaceId}#CALL#${callId}#WHDELIVERIES',
+        ['deliveryId'],
+        '${deliveryId}',
+      ),
     },
   },
   cfg,
@@ -134,10 +125,7 @@ export const WebhookEndpointEntity = new Entity(
       updatedAt: { type: 'string', required: true },
     },
     indexes: {
-      byWorkspace: {
-        pk: { field: 'pk', composite: ['workspaceId'], template: 'WS#${workspaceId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: ['urlHash'], template: 'WHENDPOINT#${urlHash}', casing: KEEP_CASE },
-      },
+      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['urlHash'], 'WHENDPOINT#${urlHash}'),
     },
   },
   cfg,

@@ -1,5 +1,6 @@
 import { Entity, Service } from 'electrodb';
-import { entityConfig, KEEP_CASE } from '../table.js';
+import { entityConfig } from '../table.js';
+import { primaryIndex, gsi1 } from '../keys.js';
 
 /**
  * Credential records, the part of identity every route needs. Access patterns:
@@ -20,10 +21,7 @@ export const UserIdentityEntity = new Entity(
       createdAt: { type: 'string', required: true },
     },
     indexes: {
-      bySubject: {
-        pk: { field: 'pk', composite: ['subject'], template: 'IDENTITY#${subject}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'IDENTITY', casing: KEEP_CASE },
-      },
+      bySubject: primaryIndex(['subject'], 'IDENTITY#${subject}', [], 'IDENTITY'),
     },
   },
   cfg,
@@ -40,15 +38,8 @@ export const UserEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['userId'], template: 'USER#${userId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'PROFILE', casing: KEEP_CASE },
-      },
-      byEmail: {
-        index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['email'], template: 'EMAIL#${email}', casing: KEEP_CASE },
-        sk: { field: 'gsi1sk', composite: [], template: 'USER', casing: KEEP_CASE },
-      },
+      byId: primaryIndex(['userId'], 'USER#${userId}', [], 'PROFILE'),
+      byEmail: gsi1(['email'], 'EMAIL#${email}', [], 'USER'),
     },
   },
   cfg,
@@ -74,20 +65,8 @@ export const ApiKeyEntity = new Entity(
       lastUsedAt: { type: 'string' },
     },
     indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['keyId'], template: 'APIKEY#${keyId}', casing: KEEP_CASE },
-        sk: { field: 'sk', composite: [], template: 'APIKEY', casing: KEEP_CASE },
-      },
-      byWorkspace: {
-        index: 'gsi1',
-        pk: {
-          field: 'gsi1pk',
-          composite: ['workspaceId'],
-          template: 'WS#${workspaceId}#APIKEYS',
-          casing: KEEP_CASE,
-        },
-        sk: { field: 'gsi1sk', composite: ['keyId'], template: '${keyId}', casing: KEEP_CASE },
-      },
+      byId: primaryIndex(['keyId'], 'APIKEY#${keyId}', [], 'APIKEY'),
+      byWorkspace: gsi1(['workspaceId'], 'WS#${workspaceId}#APIKEYS', ['keyId'], '${keyId}'),
     },
   },
   cfg,
