@@ -7,7 +7,7 @@ import { readActionRun } from '../../../functions/post-call/entities.js';
 import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
-import { waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
+import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
 import type { QuiescenceReport } from '../../../lib/local/quiescence.js';
 import {
   closeSqs,
@@ -195,7 +195,8 @@ describe('duplicates', () => {
       workspace_id: s.tenant.workspaceId,
       organisation_id: s.tenant.organisationId,
     };
-    const before = await waitForQuiescence();
+    // A snapshot, not a wait: the duplicates must race the real call.ended, still being handled.
+    const before = await readQuiescence();
     await Promise.all([1, 2, 3].map(() => sendMessage('postCall', ended)));
     await everythingSent(s, callId, TO.answered);
     // The three duplicates were received and handled, and everything they could set off has settled.
