@@ -6,6 +6,9 @@
  * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_EXIT_WITH_PARENT=<pid> (stop when
  * that process is gone: the test harness), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
  * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE…).
+ *
+ * Local only: `GET /_local/quiescence` on the gateway tells whether everything has settled (queues
+ * drained, no consumer or simulator at work; lib/local/quiescence.ts). Tests wait for it.
  */
 import '../lib/local/node-version-warning.js';
 import { LocalStackError } from '../lib/local/errors.js';
