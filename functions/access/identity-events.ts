@@ -1,5 +1,5 @@
 import { Service } from 'electrodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { entityConfig } from '../platform/table.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isTimeZone } from '../access/schemas.js';
 import { isId } from '../platform/ids.js';
 import { pageOf } from '../platform/pagination.js';

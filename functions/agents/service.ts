@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { WorkspaceEntity } from '../access/entities.js';
 import { isConditionFailure } from '../platform/table.js';
 import { clock } from '../platform/clock.js';

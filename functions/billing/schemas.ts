@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageOf } from '../platform/pagination.js';
 import { LEDGER_KINDS, PLAN_IDS, SUBSCRIPTION_STATUSES, USAGE_KINDS } from './model.js';
 import { PAID_PLAN_IDS } from './plans.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { isE164 } from '../platform/phone.js';
 import { CALL_STATUSES, END_REASONS } from './status.js';

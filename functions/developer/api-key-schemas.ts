@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_KEY_SCOPES } from '../platform/auth/principal.js';
 import { pageOf } from '../platform/pagination.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageOf } from '../platform/pagination.js';
 import { toE164 } from '../platform/phone.js';
 

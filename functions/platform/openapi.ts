@@ -1,4 +1,5 @@
-import { z, type ZodType } from 'zod';
+import * as z from 'zod';
+import type { ZodType } from 'zod';
 import type { Route, RouteTable } from './http/route.js';
 
 const ERROR = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] };

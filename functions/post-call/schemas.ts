@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isE164 } from '../platform/phone.js';
 import { ACTION_TYPES } from './entities.js';
 

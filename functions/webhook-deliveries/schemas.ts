@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 
 /** Shapes of the developer routes for webhooks (API.md "Developer tools"). */

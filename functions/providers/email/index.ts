@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '../../platform/logger.js';
 import { LocalOutboxEmailSender } from './local-outbox.js';
 import { EmailSendError, type EmailMessage, type EmailReceipt, type EmailSender } from './port.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { secretString } from '../../platform/secrets.js';
 import type { PaymentsProvider } from './port.js';
 import { SimulatorPayments, simulatorRequest } from './simulator.js';

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   PaymentsProviderError,
   type BillingEvent,

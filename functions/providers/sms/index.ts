@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '../../platform/logger.js';
 import { secretString } from '../../platform/secrets.js';
 import { LocalOutboxSmsSender } from './local-outbox.js';

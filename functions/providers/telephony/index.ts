@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TelephonyPort } from './port.js';
 import { SimulatorTelephony } from './simulator-adapter.js';
 import { secretsManagerLoader, TwilioTelephony } from './twilio-adapter.js';

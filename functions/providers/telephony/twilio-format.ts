@@ -1,5 +1,5 @@
 import twilioWebhooks from 'twilio/lib/webhooks/webhooks.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CallScript } from './port.js';
 
 /**
