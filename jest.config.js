@@ -7,7 +7,7 @@ export default {
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // The ESM build imports its metadata JSON without an import attribute, which jest warns about.
-    '^libphonenumber-js/max$': '<rootDir>/node_modules/libphonenumber-js/max/index.cjs',
+    '^libphonenumber-js/(min|max)$': '<rootDir>/node_modules/libphonenumber-js/$1/index.cjs',
   },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true }],
