@@ -66,7 +66,13 @@ export const STATUS_TIME = {
   failed: 'endedAt',
 } as const;
 
-/** Whole seconds from answer to end: the provider's figure when it gives one, else our timestamps. */
+/**
+ * Whole seconds from answer to end: the provider's figure when it gives one (what it bills us, and what
+ * we bill), else our timestamps. The `<status>_at` timestamps are when each event happened on the wall
+ * clock, as the provider stamped it or as we observed it; they bound the call but need not add up to its
+ * duration — the local simulator plays a 60-second call in a second (SIMULATOR_TIME_SCALE), so its
+ * `duration_seconds` is 60 while `connected_at` and `ended_at` are a second apart.
+ */
 export function callDurationSeconds(input: {
   answeredAt?: string;
   endedAt: string;

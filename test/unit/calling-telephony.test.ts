@@ -219,13 +219,26 @@ describe('the simulated conversation', () => {
 });
 
 describe('the WAV recording', () => {
-  it('is a real PCM file of the expected length, capped', () => {
+  it('is a real PCM file as long as the call, small, mostly silence with a tone per turn', () => {
     const wav = wavRecording([{ role: 'agent' }, { role: 'user' }], 3);
-    expect(describeWav(wav)).toEqual({ sampleRate: 8000, channels: 1, bitsPerSample: 16, seconds: 3 });
-    expect(describeWav(wavRecording([{ role: 'agent' }], 1800))?.seconds).toBe(8);
+    expect(describeWav(wav)).toEqual({ sampleRate: 4000, channels: 1, bitsPerSample: 8, seconds: 3 });
+    // As long as the call, however long: 30 minutes at 4 kB a second.
+    const long = wavRecording([{ role: 'agent', offset_seconds: 0 }], 1800);
+    expect(describeWav(long)?.seconds).toBe(1800);
+    expect(long.length).toBe(44 + 1800 * 4000);
     expect(describeWav(Buffer.from('not a wav file at all, not even close........'))).toBeUndefined();
-    // Not silence.
-    const samples = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
-    expect(Math.max(...samples)).toBeGreaterThan(5000);
+    // Not silence: each turn starts with a tone (unsigned 8-bit, silence is 128)…
+    const samples = [...wav.subarray(44)];
+    expect(Math.max(...samples)).toBeGreaterThan(160);
+    // …at its offset, and the rest is silence.
+    const turns = wavRecording(
+      [
+        { role: 'agent', offset_seconds: 0 },
+        { role: 'user', offset_seconds: 30 },
+      ],
+      60,
+    ).subarray(44);
+    const loudAt = (second: number) => Math.max(...turns.subarray(second * 4000, (second + 1) * 4000)) > 160;
+    expect([0, 10, 29, 30, 59].map(loudAt)).toEqual([true, false, false, true, false]);
   });
 });

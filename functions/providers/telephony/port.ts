@@ -47,8 +47,14 @@ export interface PlaceCallRequest {
   script: CallScript;
 }
 
+/**
+ * Times and durations from a provider: a time is when the event happened on the wall clock (never in
+ * the future); a duration is the provider's own figure, which is what is billed. They need not agree
+ * with each other: the local simulator plays calls faster than real time (SIMULATOR_TIME_SCALE), so
+ * its 60-second call lasts a second between its timestamps.
+ */
 export interface HangupResult {
-  /** When the provider ended the call (its clock: simulated time for the simulator). */
+  /** When the provider ended the call (wall clock). */
   endedAt?: string;
   /** Seconds from answer to end, when the provider knows (else computed from our timestamps). */
   durationSeconds?: number;

@@ -18,6 +18,13 @@ import { wavRecording } from './wav.js';
  * (simulated seconds ÷ scale = wall-clock seconds). The fate of a call is chosen by the called number
  * (scenarios.ts). A recorded call gets a real WAV the service downloads from `/recordings/<sid>`.
  *
+ * Time: what the simulator reports as a time (a callback's `Timestamp`, a hang-up's `ended_at`) is the
+ * wall clock, when the event happens here, never in the future; what it reports as a duration
+ * (`CallDuration`, `RecordingDuration`, a hang-up's `duration_seconds`, the recording's length) is in
+ * simulated seconds — the length of the call being simulated. So a 60-second call played at 60x has
+ * `duration_seconds` 60 and timestamps a second apart: the service bills the provider's duration, and
+ * its timestamps say when it heard of each event.
+ *
  * REST (JSON, `Authorization: Bearer <auth token>`):
  *   POST   /numbers              {country, area_code?, phone_number?, voice_url, status_callback} → {sid, phone_number}
  *   DELETE /numbers/{sid}
@@ -204,7 +211,8 @@ export async function startTelephonySimulator(
   }
 
   function statusParams(call: SimCall, step: Step, sequence: number): Record<string, string> {
-    const at = new Date(call.startWall + step.at * 1000).toISOString();
+    // The wall-clock time the step is played at (its simulated time scaled): never in the future.
+    const at = new Date(call.startWall + wallMs(step.at)).toISOString();
     const params: Record<string, string> = {
       ...callParams(call),
       CallbackSource: 'call-progress-events',
@@ -375,7 +383,9 @@ export async function startTelephonySimulator(
       call.finished = true;
       sent.delete(final);
     })().finally(() => (hangupsEnding -= 1));
-    return { ended_at: new Date(call.startWall + endAt * 1000).toISOString(), duration_seconds: talked };
+    // The final callback's wall-clock time (not later than now); `talked` is in simulated seconds, like
+    // every duration the simulator reports.
+    return { ended_at: new Date(call.startWall + wallMs(endAt)).toISOString(), duration_seconds: talked };
   }
 
   async function inbound(from: string, to: string): Promise<{ sid: string; accepted: boolean }> {
