@@ -1,3 +1,4 @@
+import { twilioRequest, type TwilioAccount } from '../telephony/twilio-rest.js';
 import { SmsSendError, type SmsMessage, type SmsReceipt, type SmsSender } from './port.js';
 
 /** The telephony provider's credentials (the `telephony` secret), which Twilio Messages also uses. */
@@ -8,7 +9,8 @@ export interface TwilioCredentials {
   defaultFrom?: string;
 }
 
-type TwilioClient = ReturnType<typeof import('twilio')>;
+/** Twilio Messages answers fast; a send that takes longer than this is treated as failed (maybe sent). */
+const SEND_TIMEOUT_MS = 10_000;
 
 /**
  * Twilio Messages adapter. Twilio has no idempotency key for sends: the key is kept in the status
@@ -16,35 +18,40 @@ type TwilioClient = ReturnType<typeof import('twilio')>;
  * could retry it.
  */
 export class TwilioSmsSender implements SmsSender {
-  private client: Promise<{ client: TwilioClient; defaultFrom?: string }> | undefined;
+  private connection: Promise<{ account: TwilioAccount; defaultFrom?: string }> | undefined;
 
   constructor(private readonly credentials: () => Promise<TwilioCredentials>) {}
 
   private connect() {
-    this.client ??= (async () => {
-      const c = await this.credentials();
-      const { default: twilio } = await import('twilio');
-      return { client: twilio(c.accountSid, c.authToken, { timeout: 10_000 }), defaultFrom: c.defaultFrom };
-    })();
-    this.client.catch(() => {
-      this.client = undefined;
+    this.connection ??= this.credentials().then((c) => ({
+      account: { accountSid: c.accountSid, authToken: c.authToken },
+      defaultFrom: c.defaultFrom,
+    }));
+    this.connection.catch(() => {
+      this.connection = undefined;
     });
-    return this.client;
+    return this.connection;
   }
 
   async send(message: SmsMessage): Promise<SmsReceipt> {
-    const { client, defaultFrom } = await this.connect();
+    const { account, defaultFrom } = await this.connect();
     const from = message.from ?? defaultFrom;
     if (!from)
       throw new SmsSendError('no sender: the message names none and the telephony secret has no sms_from', {
         permanent: true,
       });
     try {
-      const sent = await client.messages.create({
-        to: message.to,
-        body: message.text,
-        ...(from.startsWith('MG') ? { messagingServiceSid: from } : { from }),
-      });
+      const sent = await twilioRequest<{ sid: string }>(
+        account,
+        'POST',
+        '/Messages.json',
+        {
+          To: message.to,
+          Body: message.text,
+          ...(from.startsWith('MG') ? { MessagingServiceSid: from } : { From: from }),
+        },
+        { timeoutMs: SEND_TIMEOUT_MS },
+      );
       return { messageId: sent.sid, duplicate: false };
     } catch (error) {
       const status = (error as { status?: number }).status;

@@ -10,6 +10,7 @@ import {
   type TelephonyPort,
 } from './port.js';
 import { callTwiml, validTwilioSignature } from './twilio-format.js';
+import { twilioBasicAuth, twilioRequest, type TwilioAccount } from './twilio-rest.js';
 
 /**
  * The Twilio secret (Secrets Manager, ARN in SECRET_ARN_TELEPHONY), put by the operator as JSON:
@@ -45,27 +46,24 @@ export function secretsManagerLoader(
   };
 }
 
-type TwilioClient = ReturnType<typeof import('twilio')>;
-
-/** Twilio's REST API through the official library; callbacks are checked with the account's auth token. */
+/** Twilio's REST API (`twilio-rest.ts`); callbacks are checked with the account's auth token. */
 export class TwilioTelephony implements TelephonyPort {
   readonly name = 'twilio' as const;
   /** Twilio itself reports no transcript; the voice runtime behind `voice_runtime_url` would. */
   readonly sendsTranscripts = false;
-  private client: Promise<{ client: TwilioClient; secret: TwilioSecret }> | undefined;
+  private connection: Promise<{ account: TwilioAccount; secret: TwilioSecret }> | undefined;
 
   constructor(private readonly loadSecret: () => Promise<TwilioSecret>) {}
 
   private connect() {
-    this.client ??= (async () => {
-      const secret = await this.loadSecret();
-      const { default: twilio } = await import('twilio');
-      return { client: twilio(secret.account_sid, secret.auth_token), secret };
-    })();
-    this.client.catch(() => {
-      this.client = undefined;
+    this.connection ??= this.loadSecret().then((secret) => ({
+      account: { accountSid: secret.account_sid, authToken: secret.auth_token },
+      secret,
+    }));
+    this.connection.catch(() => {
+      this.connection = undefined;
     });
-    return this.client;
+    return this.connection;
   }
 
   private static wrap(error: unknown, what: string): TelephonyError {
@@ -80,37 +78,51 @@ export class TwilioTelephony implements TelephonyPort {
   }
 
   async provisionNumber(request: ProvisionRequest): Promise<ProvisionedNumber> {
-    const { client, secret } = await this.connect();
+    const { account, secret } = await this.connect();
     let phoneNumber = request.phoneNumber;
     try {
       if (!phoneNumber) {
-        const available = await client.availablePhoneNumbers(request.country).local.list({
-          voiceEnabled: true,
-          limit: 1,
-          ...(request.areaCode ? { areaCode: Number(request.areaCode) } : {}),
-        });
-        phoneNumber = available[0]?.phoneNumber;
+        const available = await twilioRequest<{ available_phone_numbers?: { phone_number: string }[] }>(
+          account,
+          'GET',
+          `/AvailablePhoneNumbers/${encodeURIComponent(request.country)}/Local.json`,
+          {
+            VoiceEnabled: true,
+            PageSize: 1,
+            ...(request.areaCode ? { AreaCode: Number(request.areaCode) } : {}),
+          },
+        );
+        phoneNumber = available?.available_phone_numbers?.[0]?.phone_number;
         if (!phoneNumber) throw new TelephonyError('No number is available with those criteria', true);
       }
-      const bought = await client.incomingPhoneNumbers.create({
-        phoneNumber,
-        voiceUrl: request.voiceUrl,
-        voiceMethod: 'POST',
-        statusCallback: request.statusCallbackUrl,
-        statusCallbackMethod: 'POST',
-        ...(secret.address_sid ? { addressSid: secret.address_sid } : {}),
-        ...(secret.bundle_sid ? { bundleSid: secret.bundle_sid } : {}),
-      });
-      return { phoneNumber: bought.phoneNumber, providerNumberId: bought.sid };
+      const bought = await twilioRequest<{ sid: string; phone_number: string }>(
+        account,
+        'POST',
+        '/IncomingPhoneNumbers.json',
+        {
+          PhoneNumber: phoneNumber,
+          VoiceUrl: request.voiceUrl,
+          VoiceMethod: 'POST',
+          StatusCallback: request.statusCallbackUrl,
+          StatusCallbackMethod: 'POST',
+          AddressSid: secret.address_sid,
+          BundleSid: secret.bundle_sid,
+        },
+      );
+      return { phoneNumber: bought.phone_number, providerNumberId: bought.sid };
     } catch (error) {
       throw error instanceof TelephonyError ? error : TwilioTelephony.wrap(error, 'number purchase');
     }
   }
 
   async releaseNumber(providerNumberId: string): Promise<void> {
-    const { client } = await this.connect();
+    const { account } = await this.connect();
     try {
-      await client.incomingPhoneNumbers(providerNumberId).remove();
+      await twilioRequest(
+        account,
+        'DELETE',
+        `/IncomingPhoneNumbers/${encodeURIComponent(providerNumberId)}.json`,
+      );
     } catch (error) {
       if ((error as { status?: number }).status === 404) return; // already released
       throw TwilioTelephony.wrap(error, 'number release');
@@ -118,16 +130,16 @@ export class TwilioTelephony implements TelephonyPort {
   }
 
   async placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }> {
-    const { client, secret } = await this.connect();
+    const { account, secret } = await this.connect();
     try {
-      const call = await client.calls.create({
-        to: request.to,
-        from: request.from,
-        twiml: callTwiml(request.script, secret.voice_runtime_url),
-        statusCallback: request.statusCallbackUrl,
-        statusCallbackMethod: 'POST',
-        statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
-        timeLimit: request.maxDurationSeconds,
+      const call = await twilioRequest<{ sid: string }>(account, 'POST', '/Calls.json', {
+        To: request.to,
+        From: request.from,
+        Twiml: callTwiml(request.script, secret.voice_runtime_url),
+        StatusCallback: request.statusCallbackUrl,
+        StatusCallbackMethod: 'POST',
+        StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+        TimeLimit: request.maxDurationSeconds,
       });
       return { providerCallId: call.sid };
     } catch (error) {
@@ -136,9 +148,11 @@ export class TwilioTelephony implements TelephonyPort {
   }
 
   async hangupCall(providerCallId: string): Promise<HangupResult> {
-    const { client } = await this.connect();
+    const { account } = await this.connect();
     try {
-      await client.calls(providerCallId).update({ status: 'completed' });
+      await twilioRequest(account, 'POST', `/Calls/${encodeURIComponent(providerCallId)}.json`, {
+        Status: 'completed',
+      });
       return {};
     } catch (error) {
       throw TwilioTelephony.wrap(error, 'hangup');
@@ -160,16 +174,14 @@ export class TwilioTelephony implements TelephonyPort {
   }
 
   async fetchRecording(recordingUrl: string): Promise<Uint8Array> {
-    const { secret } = await this.connect();
+    const { account } = await this.connect();
     const url = new URL(recordingUrl.endsWith('.wav') ? recordingUrl : `${recordingUrl}.wav`);
     // Only Twilio's API host: a callback cannot make us send the account credentials elsewhere.
     if (url.protocol !== 'https:' || url.hostname !== 'api.twilio.com') {
       throw new TelephonyError(`recording URL is not Twilio's: ${recordingUrl}`, true);
     }
     const response = await fetch(url, {
-      headers: {
-        authorization: `Basic ${Buffer.from(`${secret.account_sid}:${secret.auth_token}`).toString('base64')}`,
-      },
+      headers: { authorization: twilioBasicAuth(account) },
       signal: AbortSignal.timeout(20_000),
     });
     if (!response.ok)
