@@ -361,7 +361,7 @@ export function banner(state: StackState): string {
     '  Get a token for a dashboard user (a Cognito-style access token from the local identity provider):',
     '    npm run cli -- token --email you@example.com',
     '  Seed a demo organisation, workspace, agent and number:',
-    '    npm run cli -- seed --json',
+    '    npm run --silent cli -- seed --json > .local/demo.json',
     '',
     `  State: ${join(state.state_dir, 'stack.json')}   Stop: Ctrl-C`,
     '',
