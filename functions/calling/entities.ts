@@ -20,7 +20,8 @@ import { INTERNAL_STATUSES } from './status.js';
  *                                                                                  handed to the post-call pipeline)
  *   provider call          pk PROVIDERCALL#<provider>#<provider call id>  sk CALL  (callbacks without our call id —
  *                                                                                  inbound calls — find the call here)
- *   idempotency key        functions/platform/idempotency.ts, scope = the workspace (start-call retries; TTL 24 h)
+ *   idempotency key        functions/platform/idempotency.ts, scope = the workspace and the caller
+ *                          (platform/http/idempotency.ts idempotencyScope; start-call retries; TTL 24 h)
  */
 const cfg = entityConfig();
 

@@ -9,6 +9,7 @@ import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
 import type { DispatchMessage } from '../platform/queue-messages.js';
+import { idempotencyScope } from '../platform/http/idempotency.js';
 import { takeConcurrencySlot } from './concurrency.js';
 import { callingService, OPEN_CALL_SHARDS, type Call } from './entities.js';
 import {
@@ -50,13 +51,11 @@ export const shardOf = (callId: string): number =>
 
 export async function startCall(input: StartCallInput): Promise<CallCreateResponse> {
   const { principal, workspaceId, agentId, body, idempotencyKey } = input;
+  // The caller's key within the workspace: the kernel's rule for every write route.
+  const scope = idempotencyScope({ workspace_id: workspaceId }, principal);
   let token: string | undefined;
   if (idempotencyKey) {
-    const claim = await claimIdempotencyKey(
-      workspaceId,
-      idempotencyKey,
-      requestHash({ agent_id: agentId, body }),
-    );
+    const claim = await claimIdempotencyKey(scope, idempotencyKey, requestHash({ agent_id: agentId, body }));
     if (claim.kind === 'replay') {
       // The first request was authorised; this caller must be allowed the same now.
       if (principal.kind === 'user') await requireWorkspace(principal, workspaceId, 'calls:write');
@@ -68,14 +67,14 @@ export async function startCall(input: StartCallInput): Promise<CallCreateRespon
     const plan = await readAndCheck(principal, workspaceId, agentId, body);
     const response = await createCall(
       plan,
-      idempotencyKey && token ? { key: idempotencyKey, token } : undefined,
+      idempotencyKey && token ? { scope, key: idempotencyKey, token } : undefined,
     );
     await dispatch({ type: 'call.dispatch', call_id: response.id, workspace_id: workspaceId });
     return response;
   } catch (error) {
     // A definite refusal gives the key back; after an unknown failure its claim lapses on its own.
     if (idempotencyKey && token && error instanceof HttpError) {
-      await releaseIdempotencyKey(workspaceId, idempotencyKey, token).catch((e: unknown) =>
+      await releaseIdempotencyKey(scope, idempotencyKey, token).catch((e: unknown) =>
         logger.warn('could not release idempotency key', { error: String(e) }),
       );
     }
@@ -206,7 +205,7 @@ type CallPlanClaim = { workspaceId: string; agentId?: string } | null;
 
 async function createCall(
   plan: CallPlan,
-  idempotency: { key: string; token: string } | undefined,
+  idempotency: { scope: string; key: string; token: string } | undefined,
 ): Promise<CallCreateResponse> {
   const { workspaceId, agent, body } = plan;
   const callId = newId('call');
@@ -269,7 +268,7 @@ async function createCall(
       ...(idempotency
         ? [
             idempotencyKey
-              .patch({ scope: workspaceId, key: idempotency.key })
+              .patch({ scope: idempotency.scope, key: idempotency.key })
               .set({ state: 'completed', callId, response: JSON.stringify(response) })
               .where(
                 (attr, op) => `${op.eq(attr.token, idempotency.token)} AND ${op.eq(attr.state, 'in_flight')}`,

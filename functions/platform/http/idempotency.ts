@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import { actorId } from '../auth/principal.js';
+import { actorId, type Principal } from '../auth/principal.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -11,6 +11,20 @@ import { logger } from '../logger.js';
 import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Whose an `Idempotency-Key` is: the caller's (a user or an API key), within the workspace or
+ * organisation of the path — as a payment provider's keys are per account and key. Two API keys of one
+ * workspace, or two members, never share a key, so one caller's retry never replays another's
+ * response. The one rule for every write: the kernel's middleware below and the routes that keep
+ * their own key (start-call completes it in the call's transaction) both scope keys with it.
+ */
+export function idempotencyScope(
+  params: { workspace_id?: string; organisation_id?: string },
+  principal: Principal,
+): string {
+  return `${params.workspace_id ?? params.organisation_id ?? 'user'}#${actorId(principal)}`;
+}
 
 /**
  * `Idempotency-Key` on every write route (API.md conventions): the same key with the same request
@@ -30,8 +44,7 @@ export const idempotency = (): MiddlewareObj<HttpEvent, HttpResponse, Error, Htt
     for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
     const key = idempotencyKeyFrom(headers);
     if (!key) return undefined;
-    const params = event.pathParameters ?? {};
-    const scope = `${params.workspace_id ?? params.organisation_id ?? 'user'}#${actorId(principal)}`;
+    const scope = idempotencyScope(event.pathParameters ?? {}, principal);
     const hash = requestHash({ method, path: event.rawPath, body: context.state.body ?? null });
     const claim = await claimIdempotencyKey(scope, key, hash);
     if (claim.kind === 'replay') {

@@ -2,6 +2,7 @@ import { WorkspaceEntity } from '../../../functions/access/entities.js';
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
 import { CallEntity } from '../../../functions/calling/entities.js';
 import { claimIdempotencyKey, requestHash } from '../../../functions/platform/idempotency.js';
+import { idempotencyScope } from '../../../functions/platform/http/idempotency.js';
 import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { api, type ApiResponse, type Json } from '../../helpers/http.js';
@@ -573,14 +574,30 @@ describe('Idempotency-Key', () => {
     });
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
-    // A member's JWT retrying with the same key gets the same call too.
-    const byUser = await api('POST', startPath(a, agentA.id), {
-      token: member.token,
-      body,
-      headers: { 'idempotency-key': key },
-    });
-    expect(byUser.body).toEqual(first.body);
     expect(await callCount(a)).toBe(before + 1);
+  });
+
+  it("a key is the caller's: the same key from another API key or a member is another call", async () => {
+    const key = `per-caller-${newId('event')}`;
+    const before = await callCount(a);
+    const body = { to_phone: TEST_NUMBERS.answered };
+    const { key: otherKey } = await apiKey(a, ['start_call']);
+    const send = (token: string) =>
+      api('POST', startPath(a, agentA.id), { token, body, headers: { 'idempotency-key': key } });
+    const first = await send(keyA);
+    const byOtherKey = await send(otherKey);
+    const byMember = await send(member.token);
+    for (const res of [first, byOtherKey, byMember]) expect(res.status).toBe(201);
+    expect(new Set([first.body.id, byOtherKey.body.id, byMember.body.id]).size).toBe(3);
+    expect(byOtherKey.headers['idempotent-replayed']).toBeUndefined();
+    // Each caller's retry replays its own call.
+    for (const [token, res] of [
+      [keyA, first],
+      [otherKey, byOtherKey],
+      [member.token, byMember],
+    ] as const)
+      expect((await send(token)).body).toEqual(res.body);
+    expect(await callCount(a)).toBe(before + 3);
   });
 
   it('the same key with another body is 409', async () => {
@@ -611,8 +628,18 @@ describe('Idempotency-Key', () => {
   it('a second request while the first is still in flight is 409', async () => {
     const key = `inflight-${newId('event')}`;
     const body = { to_phone: TEST_NUMBERS.answered };
-    // The first request's claim, exactly as the service takes it.
-    const claim = await claimIdempotencyKey(a.workspaceId, key, requestHash({ agent_id: agentA.id, body }));
+    // The first request's claim, exactly as the service takes it (keyA's, in a's workspace).
+    const scope = idempotencyScope(
+      { workspace_id: a.workspaceId },
+      {
+        kind: 'api_key',
+        keyId: keyAId,
+        workspaceId: a.workspaceId,
+        organisationId: a.organisationId,
+        scopes: ['start_call'],
+      },
+    );
+    const claim = await claimIdempotencyKey(scope, key, requestHash({ agent_id: agentA.id, body }));
     expect(claim.kind).toBe('claimed');
     const res = await refused(() =>
       api('POST', startPath(a, agentA.id), { token: keyA, body, headers: { 'idempotency-key': key } }),
