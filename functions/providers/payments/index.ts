@@ -36,6 +36,16 @@ export function paymentsProvider(): PaymentsProvider {
  * Controls of the local payments simulator, for tests and demos: what a customer or the bank would do.
  * Each call returns once the resulting webhook events have been delivered.
  */
+/** An invoice item the payments simulator holds (an extra number billed to a subscription). */
+export interface SimulatorInvoiceItem {
+  id: string;
+  customer: string;
+  subscription: string;
+  amount: number;
+  currency: string;
+  description: string;
+}
+
 export const paymentsSimulator = {
   /** The renewal payment of a subscription fails: `invoice.payment_failed`, then the subscription goes past due. */
   failPayment: (subscriptionId: string) =>
@@ -71,16 +81,11 @@ export const paymentsSimulator = {
       `/control/events/${encodeURIComponent(eventId)}`,
     ),
   invoiceItems: () =>
-    simulatorRequest<
-      {
-        id: string;
-        customer: string;
-        subscription: string;
-        amount: number;
-        currency: string;
-        description: string;
-      }[]
-    >(process.env.PAYMENTS_SIMULATOR_URL, 'GET', '/control/invoiceitems'),
+    simulatorRequest<SimulatorInvoiceItem[]>(
+      process.env.PAYMENTS_SIMULATOR_URL,
+      'GET',
+      '/control/invoiceitems',
+    ),
   /** Resolves once every event so far has been delivered. */
   settle: () =>
     simulatorRequest<{ events: number }>(process.env.PAYMENTS_SIMULATOR_URL, 'POST', '/control/settle'),

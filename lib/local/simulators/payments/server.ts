@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import Stripe from 'stripe';
 import { monotonicFactory } from 'ulid';
 import { isPaidPlan, PLANS, priceLookupKey, type PaidPlanId } from '../../../../functions/billing/plans.js';
+import type { SimulatorInvoiceItem } from '../../../../functions/providers/payments/index.js';
 
 /**
  * The local payment provider: a small HTTP service that plays Stripe's part. The simulator adapter
@@ -46,14 +47,7 @@ interface SimSession {
   subscription?: string;
   url: string;
 }
-interface SimInvoiceItem {
-  id: string;
-  customer: string;
-  subscription: string;
-  amount: number;
-  currency: string;
-  description: string;
-}
+
 export interface SimEvent {
   id: string;
   type: string;
@@ -65,7 +59,7 @@ interface SimState {
   customers: Record<string, SimCustomer>;
   subscriptions: Record<string, SimSubscription>;
   sessions: Record<string, SimSession>;
-  invoiceItems: Record<string, SimInvoiceItem>;
+  invoiceItems: Record<string, SimulatorInvoiceItem>;
   /** Idempotency key → the response first given for it. */
   idempotent: Record<string, unknown>;
   events: SimEvent[];
@@ -421,7 +415,7 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
       return {
         status: 200,
         body: idempotent(idempotencyKey, () => {
-          const item: SimInvoiceItem = {
+          const item: SimulatorInvoiceItem = {
             id: `ii_sim_${ulid()}`,
             customer: customer.id,
             subscription: sub.id,
