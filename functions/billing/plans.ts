@@ -107,6 +107,15 @@ export function periodOf(at: Date): { start: string; end: string } {
 export const periodGrantKey = (periodStart: string): string => `grant:period:${periodStart.slice(0, 10)}`;
 /** The cause key of the expiry of a period's unused included credits. */
 export const periodExpiryKey = (periodStart: string): string => `expiry:period:${periodStart.slice(0, 10)}`;
-/** The cause key of the extra included credits granted when a plan with more credits starts mid-period. */
-export const planUpgradeGrantKey = (plan: PlanId, periodStart: string): string =>
-  `grant:plan:${plan}:${periodStart.slice(0, 10)}`;
+/**
+ * The cause key of the extra included credits granted when a plan with more credits starts mid-period:
+ * once per plan, period and subscription (a new subscription after one ended is a new cause).
+ */
+export const planUpgradeGrantKey = (plan: PlanId, periodStart: string, subscriptionId: string): string =>
+  `grant:plan:${plan}:${periodStart.slice(0, 10)}:${subscriptionId}`;
+/** The cause key of the expiry of a plan's unused included credits when its subscription ended. */
+export const subscriptionEndExpiryKey = (subscriptionId: string): string =>
+  `expiry:subscription:${subscriptionId}`;
+/** The cause key of the Free plan's included credits granted when a subscription ended. */
+export const subscriptionEndGrantKey = (subscriptionId: string): string =>
+  `grant:subscription-end:${subscriptionId}`;

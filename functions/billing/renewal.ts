@@ -2,6 +2,7 @@ import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
 import { ALL_SHARDS, BillingAccountEntity } from './entities.js';
 import { getBillingAccount, writeLedger, type EntryDraft } from './ledger.js';
+import { unspentIncludedUnits } from './plan-changes.js';
 import { includedUnits, periodExpiryKey, periodGrantKey, periodOf, PLANS } from './plans.js';
 import { reconcileAgents } from './suspension.js';
 
@@ -26,9 +27,7 @@ export async function renewAccount(organisationId: string, now: Date = clock.now
     const period = periodOf(now);
     if (period.start <= account.periodStart) return 'not_due';
 
-    const included = account.periodIncludedUnits ?? includedUnits(account.plan);
-    const unusedIncluded = Math.max(0, included - (account.spentUnits ?? 0));
-    const expiring = Math.min(unusedIncluded, Math.max(0, account.balanceUnits));
+    const expiring = unspentIncludedUnits(account);
     const grant = includedUnits(account.plan);
     const entries: EntryDraft[] = [];
     if (expiring > 0) {

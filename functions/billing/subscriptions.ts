@@ -14,23 +14,16 @@ import {
   type PlanId,
   type SubscriptionStatus,
 } from './entities.js';
-import { getBillingAccount, writeLedger, type EntryDraft } from './ledger.js';
-import {
-  includedUnits,
-  periodOf,
-  planUpgradeGrantKey,
-  PLANS,
-  providerPlan,
-  type PaidPlanId,
-} from './plans.js';
+import { getBillingAccount, writeLedger } from './ledger.js';
+import { isLive, planChangeCredits } from './plan-changes.js';
+import { periodOf, PLANS, providerPlan, type PaidPlanId } from './plans.js';
 import type { StandingListener } from './standing.js';
 import { reconcileAgents } from './suspension.js';
 
 export const ORGANISATION_NOT_FOUND = 'Organisation not found';
 export const NO_SUBSCRIPTION = 'No active subscription';
 
-/** A subscription that is running (paid or waiting for a failed payment to be retried). */
-export const isLive = (status: SubscriptionStatus): boolean => status === 'active' || status === 'past_due';
+export { isLive } from './plan-changes.js';
 
 const customerService = new Service(
   { billingAccount: BillingAccountEntity, paymentCustomer: PaymentCustomerEntity },
@@ -205,9 +198,12 @@ export type SubscriptionChangeOutcome = 'applied' | 'stale' | 'ignored';
 
 /**
  * Applies what the provider says about a subscription: plan and status (active, past_due, canceled →
- * back to Free). Events apply in the order they happened (an older one changes nothing). A plan with
- * more included credits than this period has had grants the difference at once. Leaving past_due
- * tells the listener (post-call releases the actions it held back meanwhile).
+ * back to Free). Events apply in the order they happened (an older one changes nothing). The credits
+ * move with the plan in the same transaction (`planChangeCredits`, docs/billing.md "Plan changes"): a
+ * plan with more included credits than this period has had grants the difference at once; when a live
+ * subscription ends, its unused included credits expire and the Free plan's are granted, once per
+ * subscription (purchased credits stay). Leaving past_due tells the listener (post-call releases the
+ * actions it held back meanwhile).
  */
 export async function applySubscriptionChange(
   input: {
@@ -252,28 +248,18 @@ export async function applySubscriptionChange(
       });
       return 'ignored';
     }
-    const periodIncluded = account.periodIncludedUnits ?? includedUnits(account.plan);
-    const grant = status === 'active' ? Math.max(0, includedUnits(plan) - periodIncluded) : 0;
-    const entries: EntryDraft[] =
-      grant > 0
-        ? [
-            {
-              kind: 'grant',
-              amountUnits: grant,
-              reason: `${PLANS[plan].name} plan: included credits for this period`,
-              sourceKey: planUpgradeGrantKey(plan, account.periodStart),
-            },
-          ]
-        : [];
+    const credits = planChangeCredits(account, { plan, status, subscriptionId });
     const outcome = await writeLedger({
       organisationId,
-      entries,
+      entries: credits.entries,
       expect: {
         plan: account.plan,
         subscriptionStatus: account.subscriptionStatus,
         periodStart: account.periodStart,
         periodIncludedUnits: account.periodIncludedUnits ?? null,
         statusEventAtMost: eventCreated,
+        // What expires was decided on this balance: a charge landing meanwhile makes us decide again.
+        ...(credits.dependsOnBalance ? { balanceUnits: account.balanceUnits } : {}),
       },
       changes: {
         plan,
@@ -281,7 +267,7 @@ export async function applySubscriptionChange(
         providerSubscriptionId: subscriptionId,
         providerCustomerId: input.customerId,
         statusEventAt: eventCreated,
-        periodIncludedUnits: grant > 0 ? includedUnits(plan) : undefined,
+        periodIncludedUnits: credits.periodIncludedUnits,
         clearRequestedPlan:
           account.requestedPlan !== undefined && (account.requestedPlan === plan || status === 'canceled'),
       },
@@ -292,7 +278,12 @@ export async function applySubscriptionChange(
     });
     if (outcome.status === 'rejected') continue; // the account moved since it was read: decide again
     if (outcome.status === 'duplicate') {
-      logger.warn('plan grant already applied', { organisationId, plan, periodStart: account.periodStart });
+      logger.warn('plan change credits already applied', {
+        organisationId,
+        plan,
+        subscriptionId,
+        periodStart: account.periodStart,
+      });
       return 'ignored';
     }
     logger.info('subscription changed', {

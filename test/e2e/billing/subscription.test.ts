@@ -113,7 +113,8 @@ describe('subscribing, changing plan and cancelling', () => {
     expect(credits(account.balanceUnits)).toBe(220_000);
   });
 
-  test('cancelling moves the organisation back to Free once the provider confirms; credits stay', async () => {
+  test('cancelling moves the organisation back to Free once the provider confirms: the plan’s unused included credits expire, the Free plan’s 500 are granted', async () => {
+    const before = await getBillingAccount(org.organisationId, { consistent: true });
     const cancelled = await api('DELETE', billingPath(org.organisationId, '/subscription'), {
       token: org.owner.token,
     });
@@ -121,7 +122,50 @@ describe('subscribing, changing plan and cancelling', () => {
     expect(cancelled.body).toMatchObject({ cancel_requested: true, status: 'active' });
     const account = await waitForAccount(org.organisationId, (a) => a.subscriptionStatus === 'canceled');
     expect(account.plan).toBe('free');
-    expect(credits(account.balanceUnits)).toBe(220_000);
+    expect(credits(account.balanceUnits)).toBe(500);
+    const view = await api('GET', billingPath(org.organisationId), { token: org.owner.token });
+    expect(view.body).toMatchObject({
+      plan: 'free',
+      credit_balance: 500,
+      included_credits_this_period: 500,
+      agents_suspended: false,
+    });
+    const ledger = await fullLedger(org.organisationId, org.owner.token);
+    const subscriptionId = before!.providerSubscriptionId!;
+    expect(ledger.slice(0, 2)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'expiry',
+          credits: -220_000,
+          source: `expiry:subscription:${subscriptionId}`,
+        }),
+        expect.objectContaining({
+          kind: 'grant',
+          credits: 500,
+          source: `grant:subscription-end:${subscriptionId}`,
+        }),
+      ]),
+    );
+
+    // The provider delivers the subscription-deleted event again: nothing expires or is granted twice.
+    const deleted = (await paymentsSimulator.events()).filter(
+      (e) => e.type === 'customer.subscription.deleted',
+    );
+    const ours = [];
+    for (const event of deleted) {
+      const full = await paymentsSimulator.event(event.id);
+      if (full.payload.data.object.id === subscriptionId) ours.push(full);
+    }
+    expect(ours).toHaveLength(1);
+    expect((await paymentsSimulator.resendEvent(ours[0].id)).delivery?.status).toBe(200);
+    // The same news under another event id (the provider may report an end more than once).
+    const again = eventPayload('customer.subscription.deleted', ours[0].payload.data.object);
+    const late = await webhook(again, signed(again));
+    expect(late.status).toBe(200);
+    expect(credits((await getBillingAccount(org.organisationId, { consistent: true }))!.balanceUnits)).toBe(
+      500,
+    );
+    expect(await fullLedger(org.organisationId, org.owner.token)).toHaveLength(ledger.length);
     expect(
       (
         await SubscribedAccountEntity.get({
