@@ -1,7 +1,21 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Entity } from 'electrodb';
 import { config } from './config.js';
 import { grantsMiddleware } from './grants.js';
+
+/**
+ * ElectroDB checks every model against its JSON schema (the `jsonschema` package) each time an entity
+ * is built: about half of a function's cold load (~100 ms of the access API's ~200 ms import). The
+ * models are constants, checked wherever the source runs unbundled (tests, the local stack: every
+ * entity module is imported there, and an invalid model throws on import), so the bundles the CDK
+ * builds (lib/constructs/service-function.ts defines ENTITY_MODELS_PREVALIDATED) skip the check.
+ * Every entity module imports this one, so this runs before the first entity is built.
+ */
+export const ENTITY_MODELS_PREVALIDATED = process.env.ENTITY_MODELS_PREVALIDATED === 'true';
+if (ENTITY_MODELS_PREVALIDATED) {
+  (Entity.prototype as unknown as { _validateModel: (model: unknown) => void })._validateModel = () => {};
+}
 
 /**
  * The table client, one per container. A counting middleware records every DynamoDB round trip so

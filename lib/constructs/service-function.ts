@@ -31,6 +31,15 @@ export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
 /**
+ * Constants replaced at bundling. ENTITY_MODELS_PREVALIDATED: ElectroDB's check of each entity model
+ * (most of a cold load) is skipped in bundles, the models being checked where the source runs
+ * unbundled (functions/platform/table.ts).
+ */
+export const BUNDLE_DEFINE: Record<string, string> = {
+  'process.env.ENTITY_MODELS_PREVALIDATED': JSON.stringify('true'),
+};
+
+/**
  * Copies the package files a function reads at runtime into its asset, beside the bundled handler
  * (`FunctionSpec.bundleFiles`). Paths are resolved from the repository's node_modules at synth time and
  * named relative to the bundling input directory (the project root), or absolute when node_modules
@@ -110,6 +119,7 @@ export class ServiceFunction extends NodejsFunction {
         minify: true,
         sourceMap: true,
         banner: ESM_REQUIRE_BANNER,
+        define: BUNDLE_DEFINE,
         // Bundle everything, AWS SDK v3 included: only the clients a handler imports end up in it.
         externalModules: [],
         ...(spec.bundleFiles?.length ? { commandHooks: copyBundleFiles(repoRoot, spec.bundleFiles) } : {}),
