@@ -1,58 +1,169 @@
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FunctionSpec } from '../catalog-types.js';
-import { ESM_REQUIRE_BANNER } from '../constructs/service-function.js';
+import { BUNDLE_DEFINE, ESM_REQUIRE_BANNER } from '../constructs/service-function.js';
 
-export interface BundleReport {
-  id: string;
+/** The budget: each bundle at most this many times the bare handler's size and cold load. */
+export const BUNDLE_BUDGET = { size: 2, coldLoad: 1.5 } as const;
+
+/**
+ * The reference: a handler that only reads DynamoDB. It is bundled as the project's bundle check
+ * (`../shared/checks/bundles`) bundles it, with esbuild's own main fields for node (the AWS SDK's
+ * CommonJS build); the functions are bundled exactly as the CDK bundles them (`module` first).
+ */
+export const BARE_HANDLER = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+const c = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const handler = async () => (await c.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }))).Item;
+`;
+
+export interface BundleMeasure {
   bytes: number;
+  /** Median of the fresh imports; NaN when the bundle does not load. */
   coldLoadMs: number;
 }
 
-/** Milliseconds for a fresh Node process to import `file` (median of `runs`), minus an empty import. */
-function importTime(file: string, runs: number): number {
-  const script = `const t=process.hrtime.bigint();await import(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
+export interface BundleReport extends BundleMeasure {
+  id: string;
+  /** Bytes and cold load over the bare handler's. */
+  sizeRatio: number;
+  coldLoadRatio: number;
+  withinBudget: { size: boolean; coldLoad: boolean };
+}
+
+export interface BundlesReport {
+  budget: typeof BUNDLE_BUDGET;
+  bare: BundleMeasure;
+  functions: BundleReport[];
+  /** Functions over either budget. */
+  over: string[];
+}
+
+/**
+ * The CDK's settings (lib/constructs/service-function.ts): ESM, minified, node22, module first, the
+ * require banner and its constants.
+ */
+const CDK_SETTINGS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  sourcemap: true,
+  mainFields: ['module', 'main'],
+  banner: { js: ESM_REQUIRE_BANNER },
+  define: BUNDLE_DEFINE,
+  logLevel: 'silent',
+};
+
+/**
+ * The environment of each import. Entities are built at import time and read the configuration, which
+ * refuses a table or bucket name shorter than 3 characters (AWS's minimum): with the bundle check's
+ * `x` every function's import stops there, so the names here are valid and the whole bundle loads.
+ */
+const LOAD_ENV = {
+  AWS_REGION: 'ap-southeast-2',
+  TABLE_NAME: 'bench-table',
+  BUCKET_NAME: 'bench-bucket',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
+/** Milliseconds for a fresh Node process to import `file` (median of `runs`); NaN if it throws. */
+function coldLoad(file: string, runs: number): number {
+  const url = JSON.stringify(`file://${file}`);
+  const script = `const t=performance.now();import(${url}).then(()=>console.log((performance.now()-t).toFixed(1)),(e)=>{console.error(e);process.exit(1)})`;
   const times: number[] = [];
   for (let i = 0; i < runs; i += 1) {
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, NODE_OPTIONS: '', AWS_REGION: 'ap-southeast-2' },
-      encoding: 'utf8',
-    });
-    times.push(Number(out));
+    try {
+      const out = execFileSync(process.execPath, ['-e', script], {
+        env: { ...process.env, NODE_OPTIONS: '', ...LOAD_ENV },
+        encoding: 'utf8',
+        timeout: 20_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      times.push(Number(out.trim().split('\n').pop()));
+    } catch {
+      return Number.NaN;
+    }
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)];
 }
 
+async function bundle(outDir: string, options: BuildOptions): Promise<string> {
+  const outfile = join(outDir, 'index.mjs');
+  mkdirSync(outDir, { recursive: true });
+  await build({ ...options, outfile });
+  writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
+  return outfile;
+}
+
+const measure = (file: string, runs: number): BundleMeasure => ({
+  bytes: statSync(file).size,
+  coldLoadMs: coldLoad(file, runs),
+});
+
 /**
- * Bundles each catalog function with the CDK's esbuild settings (ESM, minified, tree-shaken, only the
- * SDK clients it imports) and measures its size and how long a cold Node process takes to load it.
+ * Bundles the bare handler and each catalog function in the same run, and measures each bundle's size
+ * and how long a fresh Node process takes to import it (median of `runs`), as ratios to the bare
+ * handler's, against BUNDLE_BUDGET.
  */
 export async function measureBundles(
   root: string,
   functions: FunctionSpec[],
   outDir: string,
-): Promise<BundleReport[]> {
-  mkdirSync(outDir, { recursive: true });
+  runs = 3,
+): Promise<BundlesReport> {
+  const bareDir = join(outDir, '_bare');
+  mkdirSync(bareDir, { recursive: true });
+  // Inside the project, so the AWS SDK resolves from its node_modules.
+  const bareEntry = join(bareDir, 'entry.mjs');
+  writeFileSync(bareEntry, BARE_HANDLER);
+  const { mainFields: _cdkMainFields, ...bareSettings } = CDK_SETTINGS;
+  const bare = measure(await bundle(bareDir, { ...bareSettings, entryPoints: [bareEntry] }), runs);
+
   const reports: BundleReport[] = [];
   for (const spec of functions) {
-    const outfile = join(outDir, spec.id, 'index.mjs');
-    await build({
+    const file = await bundle(join(outDir, spec.id), {
+      ...CDK_SETTINGS,
       entryPoints: [resolve(root, spec.entry)],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
-      mainFields: ['module', 'main'],
-      banner: { js: ESM_REQUIRE_BANNER },
-      logLevel: 'silent',
     });
-    writeFileSync(join(outDir, spec.id, 'package.json'), '{"type":"module"}');
-    reports.push({ id: spec.id, bytes: statSync(outfile).size, coldLoadMs: importTime(outfile, 3) });
+    const m = measure(file, runs);
+    const sizeRatio = m.bytes / bare.bytes;
+    const coldLoadRatio = m.coldLoadMs / bare.coldLoadMs;
+    reports.push({
+      id: spec.id,
+      ...m,
+      sizeRatio,
+      coldLoadRatio,
+      withinBudget: {
+        size: sizeRatio <= BUNDLE_BUDGET.size,
+        coldLoad: coldLoadRatio <= BUNDLE_BUDGET.coldLoad,
+      },
+    });
   }
-  return reports;
+  const over = reports.filter((r) => !r.withinBudget.size || !r.withinBudget.coldLoad).map((r) => r.id);
+  return { budget: BUNDLE_BUDGET, bare, functions: reports, over };
+}
+
+/** The report as a markdown table, one row per function, with the budget marks. */
+export function bundlesTable(report: BundlesReport): string[] {
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  const loadMs = (ms: number) => (Number.isNaN(ms) ? 'does not load' : `${ms.toFixed(1)} ms`);
+  const mark = (within: boolean) => (within ? 'within' : '**OVER**');
+  const { bare, budget } = report;
+  return [
+    `bare DynamoDB-reading handler: ${kb(bare.bytes)}, cold load ${loadMs(bare.coldLoadMs)} (median of fresh imports); budget: size <= ${budget.size}x, cold load <= ${budget.coldLoad}x`,
+    '',
+    '| function | size | x bare | cold load | x bare | budget |',
+    '|---|---:|---:|---:|---:|---|',
+    ...report.functions.map(
+      (r) =>
+        `| ${r.id} | ${kb(r.bytes)} | ${r.sizeRatio.toFixed(2)} ${mark(r.withinBudget.size)} | ${loadMs(r.coldLoadMs)} | ${r.coldLoadRatio.toFixed(2)} ${mark(r.withinBudget.coldLoad)} | ${r.withinBudget.size && r.withinBudget.coldLoad ? 'within' : '**OVER**'} |`,
+    ),
+    '',
+    report.over.length ? `over budget: ${report.over.join(', ')}` : `every function within budget`,
+  ];
 }
