@@ -5,7 +5,8 @@
  * LOCAL_IN_MEMORY=1 (DynamoDB in memory), LOCAL_VISIBILITY_TIMEOUT_SECONDS (default 5),
  * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_EXIT_WITH_PARENT=<pid> (stop when
  * that process is gone: the test harness), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
- * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE…).
+ * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE, CALL_RECONCILE_AFTER_SECONDS
+ * (15 s locally: a call without news that long is looked up at the provider by the sweeper)…).
  *
  * Local only: `GET /_local/quiescence` on the gateway tells whether everything has settled (queues
  * drained, no consumer or simulator at work; lib/local/quiescence.ts). Tests wait for it.

@@ -23,6 +23,11 @@ const ConfigSchema = z.object({
   SIMULATOR_TIME_SCALE: z.coerce.number().positive().default(20),
   WEBHOOK_ALLOWED_HOSTS: z.string().default(''),
   WEBHOOK_RETRY_SCHEDULE: z.string().optional(),
+  /**
+   * The sweeper asks the provider about a call it has not heard of for this long (no callback, no
+   * earlier check): callbacks can be lost (Twilio retries one at most). Locally a few seconds.
+   */
+  CALL_RECONCILE_AFTER_SECONDS: z.coerce.number().positive().default(300),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & { queueUrls: Partial<Record<QueueKey, string>> };

@@ -10,12 +10,15 @@ export interface EnvironmentDefaults {
    * `host:*` allows any port on that host. Locally: the machine itself.
    */
   WEBHOOK_ALLOWED_HOSTS: string;
+  /** The sweeper asks the provider about a call silent this long (cloud default 300 s). */
+  CALL_RECONCILE_AFTER_SECONDS: string;
 }
 
 export const DEFAULTS: EnvironmentDefaults = {
   POWERTOOLS_LOG_LEVEL: 'INFO',
   SIMULATOR_TIME_SCALE: '20',
   WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*,localhost:*',
+  CALL_RECONCILE_AFTER_SECONDS: '15',
 };
 
 /** Passed through to the handlers (and to stack.json) when set in the stack's environment. */
@@ -61,6 +64,8 @@ export function stackEnvironment(options: {
     SIMULATOR_TIME_SCALE: source.SIMULATOR_TIME_SCALE || defaults.SIMULATOR_TIME_SCALE,
     WEBHOOK_ALLOWED_HOSTS: source.WEBHOOK_ALLOWED_HOSTS ?? defaults.WEBHOOK_ALLOWED_HOSTS,
     POWERTOOLS_LOG_LEVEL: source.POWERTOOLS_LOG_LEVEL || defaults.POWERTOOLS_LOG_LEVEL,
+    CALL_RECONCILE_AFTER_SECONDS:
+      source.CALL_RECONCILE_AFTER_SECONDS || defaults.CALL_RECONCILE_AFTER_SECONDS,
     // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is known (DESIGN.md).
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED:
       source.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED || 'true',

@@ -4,6 +4,7 @@
  * (`twilio-adapter.ts`, credentials from Secrets Manager). Both speak Twilio's webhook dialect back to
  * us: form-encoded callbacks signed with `X-Twilio-Signature` (see `twilio-format.ts`).
  */
+import type { EndReason, ProviderStatus } from './twilio-format.js';
 
 export interface ProvisionRequest {
   /** ISO 3166 alpha-2; only AU is offered. */
@@ -60,6 +61,21 @@ export interface HangupResult {
   durationSeconds?: number;
 }
 
+/**
+ * A call as the provider knows it now (Twilio's Call resource), in our terms: how the sweeper ends a
+ * call whose callbacks stopped coming.
+ */
+export interface ProviderCallState {
+  /** Our status for the provider's; undefined for a status we do not know (the call is left alone). */
+  status?: ProviderStatus;
+  /** Why it ended, for an ended call (`completed`, `busy`, `no_answer`, …). */
+  endReason?: EndReason;
+  /** Seconds from answer to end, once it has ended (the provider's figure: what is billed). */
+  durationSeconds?: number;
+  /** When it ended (wall clock), once it has. */
+  endedAt?: string;
+}
+
 export interface TelephonyPort {
   readonly name: 'simulator' | 'twilio';
   /** Whether the provider's voice runtime reports a transcript with the final status callback. */
@@ -69,6 +85,8 @@ export interface TelephonyPort {
   /** Dials; resolves to the provider's call id. Never retried by the caller (no second dial). */
   placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }>;
   hangupCall(providerCallId: string): Promise<HangupResult>;
+  /** The call as the provider knows it now; undefined when the provider does not know it (404). */
+  getCall(providerCallId: string): Promise<ProviderCallState | undefined>;
   /** The TwiML that answers an inbound call we accept (the same script an outbound call plays). */
   answerTwiml(script: CallScript): Promise<string>;
   /** Checks `X-Twilio-Signature` of a callback to `url` with these form parameters. */

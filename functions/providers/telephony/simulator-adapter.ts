@@ -3,11 +3,12 @@ import {
   type CallScript,
   type HangupResult,
   type PlaceCallRequest,
+  type ProviderCallState,
   type ProvisionedNumber,
   type ProvisionRequest,
   type TelephonyPort,
 } from './port.js';
-import { callTwiml, validTwilioSignature } from './twilio-format.js';
+import { callState, callTwiml, validTwilioSignature } from './twilio-format.js';
 
 /** The voice-runtime URL the simulator's TwiML names (the simulator is its own voice runtime). */
 export const SIMULATOR_RUNTIME_URL = 'wss://voice-runtime.simulator.invalid/stream';
@@ -32,6 +33,21 @@ export class SimulatorTelephony implements TelephonyPort {
   ) {}
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const result = await this.send<T>(method, path, body, false);
+    return result as T;
+  }
+
+  /** Like request(), but a 404 answers undefined instead of throwing (a lookup of something unknown). */
+  private async lookup<T>(path: string): Promise<T | undefined> {
+    return this.send<T>('GET', path, undefined, true);
+  }
+
+  private async send<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    notFoundIsUndefined: boolean,
+  ): Promise<T | undefined> {
     const base = this.options.baseUrl;
     if (!base) {
       throw new TelephonyError(
@@ -57,6 +73,7 @@ export class SimulatorTelephony implements TelephonyPort {
       });
     }
     const text = await response.text();
+    if (response.status === 404 && notFoundIsUndefined) return undefined;
     if (!response.ok) {
       throw new TelephonyError(
         `telephony simulator refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`,
@@ -98,6 +115,14 @@ export class SimulatorTelephony implements TelephonyPort {
       `/calls/${encodeURIComponent(providerCallId)}/hangup`,
     );
     return { endedAt: result.ended_at, durationSeconds: result.duration_seconds };
+  }
+
+  /** The simulator's view of the call, Twilio's Call resource fields; a call it forgot (a restart) is 404. */
+  async getCall(providerCallId: string): Promise<ProviderCallState | undefined> {
+    const call = await this.lookup<{ status?: string; duration?: string | null; end_time?: string | null }>(
+      `/calls/${encodeURIComponent(providerCallId)}`,
+    );
+    return call ? callState(call) : undefined;
   }
 
   async answerTwiml(script: CallScript): Promise<string> {

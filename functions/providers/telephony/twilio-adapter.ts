@@ -5,11 +5,12 @@ import {
   type CallScript,
   type HangupResult,
   type PlaceCallRequest,
+  type ProviderCallState,
   type ProvisionedNumber,
   type ProvisionRequest,
   type TelephonyPort,
 } from './port.js';
-import { callTwiml, validTwilioSignature } from './twilio-format.js';
+import { callState, callTwiml, validTwilioSignature } from './twilio-format.js';
 import { twilioBasicAuth, twilioRequest, type TwilioAccount } from './twilio-rest.js';
 
 /**
@@ -156,6 +157,22 @@ export class TwilioTelephony implements TelephonyPort {
       return {};
     } catch (error) {
       throw TwilioTelephony.wrap(error, 'hangup');
+    }
+  }
+
+  /** Twilio's Call resource (`GET /Calls/{CallSid}.json`): status, and duration and end once ended. */
+  async getCall(providerCallId: string): Promise<ProviderCallState | undefined> {
+    const { account } = await this.connect();
+    try {
+      const call = await twilioRequest<{
+        status?: string;
+        duration?: string | null;
+        end_time?: string | null;
+      }>(account, 'GET', `/Calls/${encodeURIComponent(providerCallId)}.json`);
+      return callState(call ?? {});
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return undefined; // Twilio does not know it
+      throw TwilioTelephony.wrap(error, 'call lookup');
     }
   }
 

@@ -1,6 +1,6 @@
 import twilioWebhooks from 'twilio/lib/webhooks/webhooks.js';
 import * as z from 'zod';
-import type { CallScript } from './port.js';
+import type { CallScript, ProviderCallState } from './port.js';
 
 /**
  * Twilio's webhook dialect, spoken by both adapters: the `X-Twilio-Signature` algorithm (the official
@@ -87,6 +87,26 @@ const CALL_STATUS: Record<string, { status: ProviderStatus; endReason?: EndReaso
   failed: { status: 'failed', endReason: 'failed' },
   canceled: { status: 'failed', endReason: 'canceled' },
 };
+
+/**
+ * A call's state from Twilio's Call resource (`status`, `duration`, `end_time`: the REST API's
+ * fields, which both adapters return): our status and end reason, and the duration and end once ended.
+ */
+export function callState(resource: {
+  status?: string | null;
+  duration?: string | number | null;
+  end_time?: string | null;
+}): ProviderCallState {
+  const mapped = CALL_STATUS[resource.status ?? ''];
+  if (!mapped) return {};
+  if (!mapped.endReason) return { status: mapped.status };
+  return {
+    status: mapped.status,
+    endReason: mapped.endReason,
+    durationSeconds: parseSeconds(resource.duration == null ? undefined : String(resource.duration)),
+    endedAt: parseTime(resource.end_time ?? undefined),
+  };
+}
 
 function parseTime(value: string | undefined): string | undefined {
   if (!value) return undefined;

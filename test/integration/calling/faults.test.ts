@@ -8,6 +8,11 @@ import { getCall } from '../../../functions/calling/service.js';
 import { startCall } from '../../../functions/calling/start-call.js';
 import { sweepCalls } from '../../../functions/calling/sweeper.js';
 import { resetClock, setClock } from '../../../functions/platform/clock.js';
+import {
+  setTelephony,
+  telephony,
+  type ProviderCallState,
+} from '../../../functions/providers/telephony/index.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
@@ -37,7 +42,10 @@ beforeAll(async () => {
   ({ key } = await apiKey(tenant, ['start_call', 'calls:read']));
 });
 
-afterEach(() => resetClock());
+afterEach(() => {
+  resetClock();
+  setTelephony(undefined);
+});
 
 const env = () => stackState().env;
 const simulator = async (path: string) =>
@@ -190,6 +198,12 @@ describe('the sweeper', () => {
     const report = await sweepCalls();
     expect(report.lost).toBeGreaterThanOrEqual(1);
     resetClock();
+    // The provider's end of the hung-up call (with its transcript) and the post-call pipeline's
+    // analysis come in their own time: once everything is done, the call must no longer move.
+    await waitFor(async () => (await dialsOf(callId))[0]?.finished, {
+      what: 'the simulator to send the end of the hung-up call',
+    });
+    await waitForQuiescence();
     const call = await detail(callId);
     expect(call).toMatchObject({ status: 'failed', end_reason: 'lost' });
     expect(call.status_history.at(-1)).toMatchObject({
@@ -210,6 +224,150 @@ describe('the sweeper', () => {
     await sweepCalls();
     resetClock();
     expect(await detail(callId)).toEqual(call);
+  });
+});
+
+describe('the sweeper reconciles a call whose callbacks stopped coming', () => {
+  /** The real provider, except that it answers `state` when asked about `providerCallId`. */
+  function providerSays(providerCallId: string, state: ProviderCallState | undefined) {
+    const real = telephony();
+    setTelephony(
+      Object.assign(Object.create(real) as typeof real, {
+        getCall: async (sid: string) => (sid === providerCallId ? state : real.getCall(sid)),
+      }),
+    );
+  }
+
+  /** A call the provider answered and then never reported again (its end callback was lost). */
+  async function silentCall() {
+    const activeBefore = (await workspaceRecord(tenant.workspaceId))!.activeCalls;
+    const callId = await start(TEST_NUMBERS.silent, { record: false });
+    await waitForCall(tenant, callId, (c) => c.status === 'inprogress');
+    await waitForQuiescence();
+    const view = await getCall(tenant.workspaceId, callId);
+    return { callId, providerCallId: view!.providerCallId!, activeBefore };
+  }
+
+  const charges = async (callId: string) => {
+    const { data } = await LedgerEntryEntity.query
+      .byOrganisation({ organisationId: tenant.organisationId })
+      .go({ pages: 'all', consistent: true });
+    return data.filter((e) => e.sourceKey === `${callId}:call`);
+  };
+
+  it('ended at the provider: ended here as the provider says, billed its duration once, reported once', async () => {
+    const { callId, providerCallId, activeBefore } = await silentCall();
+    // Not silent long enough yet (and too new): the provider is not asked.
+    providerSays(providerCallId, { status: 'completed', endReason: 'completed', durationSeconds: 42 });
+    await sweepCalls();
+    expect((await detail(callId)).status).toBe('inprogress');
+
+    const endedAt = new Date().toISOString();
+    providerSays(providerCallId, {
+      status: 'completed',
+      endReason: 'completed',
+      durationSeconds: 42,
+      endedAt,
+    });
+    setClock(new Date(Date.now() + 60_000)); // silent for a minute: past CALL_RECONCILE_AFTER_SECONDS
+    const report = await sweepCalls();
+    resetClock();
+    expect(report.reconciled).toBeGreaterThanOrEqual(1);
+    const call = await detail(callId);
+    expect(call).toMatchObject({
+      status: 'completed',
+      end_reason: 'completed',
+      duration_seconds: 42,
+      credits: 14,
+      ended_at: endedAt,
+    });
+    expect(call.status_history.at(-1)).toMatchObject({ status: 'completed', source: 'sweeper' });
+    expect((await workspaceRecord(tenant.workspaceId))!.activeCalls).toBe(activeBefore);
+    expect(await charges(callId)).toHaveLength(1);
+    // Its transcript was to come with the lost end callback: reported once that wait is over.
+    expect((await getCall(tenant.workspaceId, callId))!.postCallSentAt).toBeUndefined();
+    setClock(new Date(Date.now() + 300_000));
+    expect((await sweepCalls()).finished).toBeGreaterThanOrEqual(1);
+    resetClock();
+    expect((await getCall(tenant.workspaceId, callId))!.postCallSentAt).toEqual(expect.any(String));
+
+    // The provider's own end callback arrives after all (the simulator hangs the call up): it brings
+    // the transcript, and changes nothing else — no second charge, no second report, the slot is not
+    // given back twice.
+    setTelephony(undefined);
+    const reported = (await getCall(tenant.workspaceId, callId))!.postCallSentAt;
+    await fetch(`${env().TELEPHONY_SIMULATOR_URL}/calls/${providerCallId}/hangup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env().TELEPHONY_AUTH_TOKEN}` },
+    });
+    await waitFor(async () => (await simulator(`/calls/${providerCallId}`)).finished, {
+      what: 'the simulator to send the end of the call',
+    });
+    await waitForQuiescence();
+    expect(await charges(callId)).toHaveLength(1);
+    expect((await getCall(tenant.workspaceId, callId))!.postCallSentAt).toBe(reported);
+    expect((await workspaceRecord(tenant.workspaceId))!.activeCalls).toBe(activeBefore);
+    const { sentiment: _s1, transcript, ...after } = await detail(callId);
+    const { sentiment: _s2, transcript: _none, ...before } = call;
+    expect(after).toEqual(before);
+    expect(transcript.length).toBeGreaterThan(0);
+  });
+
+  it('unknown to the provider: lost, its slot freed, reported once', async () => {
+    const { callId, providerCallId, activeBefore } = await silentCall();
+    providerSays(providerCallId, undefined);
+    setClock(new Date(Date.now() + 60_000));
+    const report = await sweepCalls();
+    resetClock();
+    expect(report.lost).toBeGreaterThanOrEqual(1);
+    const call = await detail(callId);
+    expect(call).toMatchObject({ status: 'failed', end_reason: 'lost', credits: expect.any(Number) });
+    // Ended when it was last heard of (not when the sweeper found out), billed from its answer to then.
+    expect(Date.parse(call.ended_at)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(call.ended_at)).toBeGreaterThanOrEqual(Date.parse(call.connected_at));
+    expect(call.status_history.at(-1)).toMatchObject({ end_reason: 'lost', source: 'sweeper' });
+    expect((await workspaceRecord(tenant.workspaceId))!.activeCalls).toBe(activeBefore);
+    await waitFor(async () => (await getCall(tenant.workspaceId, callId))?.postCallSentAt, {
+      what: 'the lost call to be reported to the post-call pipeline',
+    });
+    // Charged (at most once) for its answer to when it was last heard of: nothing here.
+    expect(call.credits).toBe(call.duration_seconds / 3);
+    expect((await charges(callId)).length).toBeLessThanOrEqual(1);
+    setTelephony(undefined);
+    // Still up at the simulator (it knew it all along): hung up there, its late end changes nothing.
+    await fetch(`${env().TELEPHONY_SIMULATOR_URL}/calls/${providerCallId}/hangup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env().TELEPHONY_AUTH_TOKEN}` },
+    });
+    await waitForQuiescence();
+    expect((await detail(callId)).status).toBe('failed');
+  });
+
+  it('still up at the provider: left alone, and asked again only after as long again', async () => {
+    const { callId, providerCallId } = await silentCall();
+    let asked = 0;
+    const real = telephony();
+    setTelephony(
+      Object.assign(Object.create(real) as typeof real, {
+        getCall: async (sid: string) => {
+          if (sid === providerCallId) asked += 1;
+          return real.getCall(sid);
+        },
+      }),
+    );
+    const later = Date.now() + 60_000;
+    setClock(new Date(later));
+    await sweepCalls();
+    await sweepCalls();
+    expect(asked).toBe(1);
+    setClock(new Date(later + 60_000));
+    await sweepCalls();
+    expect(asked).toBe(2);
+    resetClock();
+    expect((await detail(callId)).status).toBe('inprogress');
+    setTelephony(undefined);
+    expect((await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: key })).status).toBe(200);
+    await waitForCall(tenant, callId);
   });
 });
 

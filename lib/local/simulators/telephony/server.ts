@@ -30,7 +30,9 @@ import { wavRecording } from './wav.js';
  *   DELETE /numbers/{sid}
  *   POST   /calls                {from, to, status_callback, time_limit, twiml} → {sid}
  *   POST   /calls/{sid}/hangup   → {ended_at, duration_seconds}
- *   GET    /calls/{sid}          → what was sent so far (tests, debugging)
+ *   GET    /calls/{sid}          → Twilio's Call resource fields (status, duration, end_time) and what was
+ *                                   sent so far (tests, debugging); 404 for a call it does not know
+ *                                   (it keeps calls in memory: after a restart it knows none)
  *   GET    /calls?call_id=…      → the calls placed for one of our calls (a test counts the dials)
  *   POST   /inbound              {from, to} → someone dials one of our numbers → {sid, accepted}
  *   GET    /recordings/{sid}     → audio/wav (no auth, like a provider's media URL)
@@ -71,7 +73,11 @@ interface SimCall {
   hungUp: boolean;
   finished: boolean;
   callbacks: SimulatedCallback[];
+  /** How it ended (Twilio's CallStatus, simulated seconds, wall-clock end), once its end is played. */
+  outcome?: { status: string; duration: number; endTime: string };
 }
+
+const ENDED_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
 
 /** What the simulator is doing now (the local stack's quiescence signal, GET /_local/quiescence). */
 export interface TelephonyActivity {
@@ -267,6 +273,13 @@ export async function startTelephonySimulator(
       call.sequence += 1;
       params = statusParams(call, step, call.sequence);
     }
+    if (ENDED_STATUSES.includes(params.CallStatus ?? '') && params.ConversationStatus === undefined) {
+      call.outcome ??= {
+        status: params.CallStatus,
+        duration: Number(params.CallDuration ?? 0),
+        endTime: params.Timestamp ?? new Date().toISOString(),
+      };
+    }
     sent.set(original, params);
     callbacksInFlight += 1;
     try {
@@ -373,6 +386,8 @@ export async function startTelephonySimulator(
     call.conversation = truncateConversation(call.conversation, full, talked);
     call.timeline = { ...call.timeline, talkSeconds: talked };
     const final: Step = { at: endAt, kind: 'status', status: answered ? 'completed' : 'canceled' };
+    const endedAt = new Date(call.startWall + wallMs(endAt)).toISOString();
+    call.outcome = { status: final.status!, duration: talked, endTime: endedAt };
     hangupsEnding += 1;
     void (async () => {
       await deliver(call, final, final);
@@ -385,7 +400,23 @@ export async function startTelephonySimulator(
     })().finally(() => (hangupsEnding -= 1));
     // The final callback's wall-clock time (not later than now); `talked` is in simulated seconds, like
     // every duration the simulator reports.
-    return { ended_at: new Date(call.startWall + wallMs(endAt)).toISOString(), duration_seconds: talked };
+    return { ended_at: endedAt, duration_seconds: talked };
+  }
+
+  /** Twilio's Call resource fields now: its status, and its duration and end time once it ended. */
+  function callResource(call: SimCall): { status: string; duration: string | null; end_time: string | null } {
+    if (call.outcome) {
+      return {
+        status: call.outcome.status,
+        duration: String(call.outcome.duration),
+        end_time: new Date(call.outcome.endTime).toUTCString(),
+      };
+    }
+    const elapsed = ((Date.now() - call.startWall) * scale) / 1000;
+    const { answerAt } = call.timeline;
+    const status =
+      answerAt !== undefined && elapsed >= answerAt ? 'in-progress' : elapsed >= 1 ? 'ringing' : 'queued';
+    return { status, duration: null, end_time: null };
   }
 
   async function inbound(from: string, to: string): Promise<{ sid: string; accepted: boolean }> {
@@ -505,6 +536,7 @@ export async function startTelephonySimulator(
         return send(res, 200, hangup(call));
       if (method === 'GET' && parts.length === 2) {
         return send(res, 200, {
+          ...callResource(call),
           sid: call.sid,
           from: call.from,
           to: call.to,
