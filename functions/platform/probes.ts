@@ -1,9 +1,8 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { QueueKey } from './resources.js';
 import { queueUrl, sqsClient } from './queue.js';
-import { bucketName, s3Client } from './storage.js';
+import { headBucket } from './storage.js';
 import { dynamoClient, tableName } from './table.js';
 
 /**
@@ -28,5 +27,5 @@ export async function probeQueue(queue: QueueKey): Promise<void> {
 
 /** Asks whether the bucket is there and reachable. */
 export async function probeBucket(): Promise<void> {
-  await s3Client().send(new HeadBucketCommand({ Bucket: bucketName() }));
+  await headBucket();
 }

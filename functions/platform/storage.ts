@@ -1,21 +1,14 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { awsFetch, awsPresign, serviceEndpoint, type AwsRequest } from './aws-http.js';
 import { config } from './config.js';
-import { grantsMiddleware } from './grants.js';
+import { assertGranted } from './grants.js';
 
-let s3: S3Client | undefined;
-
-export function s3Client(): S3Client {
-  if (!s3) {
-    s3 = new S3Client({
-      region: config().AWS_REGION,
-      forcePathStyle: config().S3_FORCE_PATH_STYLE === 'true',
-    });
-    // Also runs when a URL is presigned: a download URL needs the bucket's read grant.
-    s3.middlewareStack.add(grantsMiddleware('s3'), { step: 'initialize', name: 'enforceGrants' });
-  }
-  return s3;
-}
+/**
+ * The bucket (recordings), through S3's REST API with signed requests (platform/aws-http.ts): the
+ * four operations used here do not need the S3 client (~130 KB of every function that stores or
+ * serves a recording, or probes the bucket). Virtual-hosted-style URLs in the cloud, path-style where
+ * S3_FORCE_PATH_STYLE is set (the local stand-in); the grants are checked before each request and
+ * when a URL is presigned (a download URL needs the bucket's read grant), as the client's middleware did.
+ */
 
 export function bucketName(): string {
   const name = config().BUCKET_NAME;
@@ -23,15 +16,52 @@ export function bucketName(): string {
   return name;
 }
 
+/** An object key in a URL path: each segment encoded, the slashes kept (as the S3 client sends it). */
+const keyPath = (key: string): string =>
+  key
+    .split('/')
+    .map((segment) =>
+      encodeURIComponent(segment).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
+    )
+    .join('/');
+
+function s3Request(
+  method: AwsRequest['method'],
+  bucket: string,
+  key: string | undefined,
+  extra: Pick<AwsRequest, 'headers' | 'body'> = {},
+): AwsRequest {
+  const { AWS_REGION: region, S3_FORCE_PATH_STYLE } = config();
+  const endpoint = serviceEndpoint('S3', `s3.${region}.amazonaws.com`);
+  const path = key === undefined ? '' : `/${keyPath(key)}`;
+  // A bucket name with dots cannot be a TLS host name: path-style, as the client does.
+  const url =
+    S3_FORCE_PATH_STYLE === 'true' || bucket.includes('.')
+      ? new URL(`${endpoint.origin}${endpoint.pathname.replace(/\/$/, '')}/${bucket}${path}`)
+      : new URL(`${endpoint.protocol}//${bucket}.${endpoint.host}${path || '/'}`);
+  return { service: 's3', region, method, url, s3: true, ...extra };
+}
+
 export async function putObject(key: string, body: Uint8Array | string, contentType: string): Promise<void> {
-  await s3Client().send(
-    new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentType: contentType }),
+  const bucket = bucketName();
+  assertGranted('s3', 'PutObject', { Bucket: bucket, Key: key });
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  await awsFetch(
+    s3Request('PUT', bucket, key, {
+      headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength) },
+      body: bytes,
+    }),
   );
 }
 
 export async function objectExists(key: string): Promise<boolean> {
+  const bucket = bucketName();
+  assertGranted('s3', 'HeadObject', { Bucket: bucket, Key: key });
   try {
-    await s3Client().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
+    await awsFetch(s3Request('HEAD', bucket, key));
     return true;
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -41,9 +71,19 @@ export async function objectExists(key: string): Promise<boolean> {
   }
 }
 
+/** Asks whether the bucket is there and reachable (S3 HeadBucket); rejects when it is not. */
+export async function headBucket(): Promise<void> {
+  const bucket = bucketName();
+  assertGranted('s3', 'HeadBucket', { Bucket: bucket });
+  await awsFetch(s3Request('HEAD', bucket, undefined));
+}
+
 /** A short-lived URL to download an object (recordings are served this way, never proxied). */
 export async function signedDownloadUrl(key: string, expiresInSeconds = 300): Promise<string> {
-  return getSignedUrl(s3Client(), new GetObjectCommand({ Bucket: bucketName(), Key: key }), {
-    expiresIn: expiresInSeconds,
-  });
+  const bucket = bucketName();
+  assertGranted('s3', 'GetObject', { Bucket: bucket, Key: key });
+  return awsPresign(
+    s3Request('GET', bucket, key, { headers: { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' } }),
+    expiresInSeconds,
+  );
 }

@@ -9,7 +9,7 @@ import {
 } from '../../functions/providers/email/local-outbox.js';
 import { EmailSendError } from '../../functions/providers/email/port.js';
 import { SesEmailSender } from '../../functions/providers/email/ses.js';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -76,33 +76,50 @@ describe('local outbox email adapter', () => {
   });
 });
 
-describe('SES v2 adapter (the official client against a stand-in HTTP endpoint)', () => {
+describe('SES v2 adapter (signed requests against a stand-in HTTP endpoint, as the official client sends them)', () => {
   async function endpoint(status: number, answer: unknown) {
-    const requests: { url: string; headers: Record<string, string | string[] | undefined>; body: string }[] =
-      [];
+    const requests: {
+      method: string;
+      url: string;
+      headers: Record<string, string | string[] | undefined>;
+      body: string;
+    }[] = [];
     const server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       req.on('end', () => {
-        requests.push({ url: req.url ?? '', headers: req.headers, body });
+        requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       });
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const { port } = server.address() as AddressInfo;
+    const credentials = { accessKeyId: 'AKID', secretAccessKey: 'SECRET', sessionToken: 'SESSION' };
+    const options = {
+      region: 'ap-southeast-2',
+      from: 'no-reply@example.com',
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials,
+    };
+    /** The official client, to compare the requests with. */
     const client = new SESv2Client({
       region: 'ap-southeast-2',
-      endpoint: `http://127.0.0.1:${port}`,
-      credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET', sessionToken: 'SESSION' },
+      endpoint: options.endpoint,
+      credentials,
       maxAttempts: 1,
     });
-    return { requests, client, close: () => new Promise<void>((done) => server.close(() => done())) };
+    return {
+      requests,
+      options,
+      client,
+      close: () => new Promise<void>((done) => server.close(() => done())),
+    };
   }
 
   it('sends a signed SendEmail request and returns the message id', async () => {
-    const { requests, client, close } = await endpoint(200, { MessageId: 'ses-123' });
+    const { requests, options, client, close } = await endpoint(200, { MessageId: 'ses-123' });
     try {
-      const sender = new SesEmailSender({ region: 'ap-southeast-2', from: 'no-reply@example.com', client });
+      const sender = new SesEmailSender(options);
       const receipt = await sender.send({
         to: 'a@example.com',
         subject: 'Hi',
@@ -131,15 +148,27 @@ describe('SES v2 adapter (the official client against a stand-in HTTP endpoint)'
         },
         EmailTags: [{ Name: 'idempotency_key', Value: 'invitation-inv_1-2' }],
       });
+      expect(requests[0].headers['content-type']).toBe('application/json');
+
+      // The official client sends the same request: method, path, body and signing scope.
+      await client.send(new SendEmailCommand(JSON.parse(requests[0].body) as never));
+      expect(requests[1].url).toBe(requests[0].url);
+      expect(requests[1].method).toBe(requests[0].method);
+      expect(JSON.parse(requests[1].body)).toEqual(JSON.parse(requests[0].body));
+      const scope = (request: (typeof requests)[number]) =>
+        String(request.headers.authorization)
+          .replace(/\/\d{8}\//, '/DATE/')
+          .split(', ')[0];
+      expect(scope(requests[0])).toBe(scope(requests[1]));
     } finally {
       await close();
     }
   });
 
   it('a refusal is an EmailSendError', async () => {
-    const { client, close } = await endpoint(400, { message: 'Email address is not verified.' });
+    const { options, close } = await endpoint(400, { message: 'Email address is not verified.' });
     try {
-      const sender = new SesEmailSender({ region: 'ap-southeast-2', from: 'no-reply@example.com', client });
+      const sender = new SesEmailSender(options);
       await expect(
         sender.send({ to: 'a@example.com', subject: 'S', text: 't', idempotencyKey: 'k' }),
       ).rejects.toBeInstanceOf(EmailSendError);
