@@ -2,6 +2,7 @@
  * `npm run cli -- <command>` against the running local stack (`npm start`):
  *   seed [--json] [--plan free|starter|growth|scale]   a new demo organisation (default plan: growth)
  *   token --email E                                     an access token for that user (stdout only)
+ *   call receive --from E164 --to E164 [--json]         the telephony simulator dials one of our numbers
  * Logs go to stderr, so stdout carries only the result.
  */
 import '../lib/local/node-version-warning.js';
@@ -9,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { readStackState } from '../lib/local/state.js';
 import { requestAccessToken } from '../lib/local/tokens.js';
 import { seed } from '../lib/cli/seed.js';
+import { describeInboundCall, receiveCall } from '../lib/cli/call.js';
 
 const log = (line: string) => process.stderr.write(`[cli] ${line}\n`);
 
@@ -55,8 +57,30 @@ async function main(): Promise<number> {
       }
       return 0;
     }
+    case 'call': {
+      const [subcommand, ...args] = rest;
+      const { values } = parseArgs({
+        args,
+        options: {
+          from: { type: 'string' },
+          to: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+      if (subcommand !== 'receive' || !values.from || !values.to) {
+        log('usage: npm run cli -- call receive --from +61491570199 --to +61255501234 [--json]');
+        return 2;
+      }
+      const input = { from: values.from, to: values.to };
+      const call = await receiveCall(state, input);
+      process.stdout.write(`${values.json ? JSON.stringify(call) : describeInboundCall(call, input)}\n`);
+      return 0;
+    }
     default:
-      log('commands: seed [--json] [--plan free|starter|growth|scale], token --email E');
+      log(
+        'commands: seed [--json] [--plan free|starter|growth|scale], token --email E, ' +
+          'call receive --from E164 --to E164 [--json]',
+      );
       return 2;
   }
 }

@@ -34,7 +34,8 @@ import { wavRecording } from './wav.js';
  *                                   sent so far (tests, debugging); 404 for a call it does not know
  *                                   (it keeps calls in memory: after a restart it knows none)
  *   GET    /calls?call_id=…      → the calls placed for one of our calls (a test counts the dials)
- *   POST   /inbound              {from, to} → someone dials one of our numbers → {sid, accepted}
+ *   POST   /inbound              {from, to} → someone dials one of our numbers → {sid, accepted,
+ *                                   call_id (ours, when the service answered)} (`npm run cli -- call receive`)
  *   GET    /recordings/{sid}     → audio/wav (no auth, like a provider's media URL)
  */
 
@@ -419,7 +420,10 @@ export async function startTelephonySimulator(
     return { status, duration: null, end_time: null };
   }
 
-  async function inbound(from: string, to: string): Promise<{ sid: string; accepted: boolean }> {
+  async function inbound(
+    from: string,
+    to: string,
+  ): Promise<{ sid: string; accepted: boolean; call_id?: string }> {
     const known = [...numbers.values()].find((n) => n.phoneNumber === to);
     const voiceUrl = known?.voiceUrl ?? `${options.gatewayUrl}/webhooks/telephony/voice?event=incoming`;
     const statusCallback = known?.statusCallback ?? `${options.gatewayUrl}/webhooks/telephony/voice`;
@@ -450,7 +454,7 @@ export async function startTelephonySimulator(
       sid: callSid,
     });
     startPlaying(call);
-    return { sid: call.sid, accepted: true };
+    return { sid: call.sid, accepted: true, call_id: call.callId };
   }
 
   function provision(body: Record<string, unknown>): { sid: string; phone_number: string } {
