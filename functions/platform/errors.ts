@@ -17,6 +17,8 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Fields the body carries beside `error` (a 409's `contact_id`: the record that already exists). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'HttpError';
@@ -41,7 +43,9 @@ export const viewerReadOnly = () => new HttpError(403, VIEWER_READ_ONLY_MESSAGE)
 /** `notFound('Agent')` → 404 `Agent not found`; pass a whole message when it differs. */
 export const notFound = (thing: string) =>
   new HttpError(404, thing.endsWith('not found') || thing.includes(' ') ? thing : `${thing} not found`);
-export const conflict = (message: string) => new HttpError(409, message);
+/** 409; `details` go into the body beside `error` (`{ error, contact_id }`). */
+export const conflict = (message: string, details: Record<string, unknown> = {}) =>
+  new HttpError(409, message, {}, details);
 export const paymentRequired = (message: string) => new HttpError(402, message);
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new HttpError(429, message, { 'retry-after': String(retryAfterSeconds) });

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 
 /**
  * E.164 normalisation. A number is accepted only when it is written in international form (leading
@@ -21,4 +21,32 @@ export function isE164(input: string): boolean {
 /** Country of a valid E.164 number (ISO 3166 alpha-2), when known. */
 export function countryOf(e164: string): string | undefined {
   return parsePhoneNumberFromString(e164)?.country;
+}
+
+/** An ISO 3166 alpha-2 code (upper case) whose numbering plan libphonenumber knows (`AU`, `NZ`, `US`). */
+export function isPhoneCountry(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
+}
+
+/**
+ * A phone number as a person typed it, in E.164: international (`+61 491 570 156`) or national in
+ * `country` (`0491 570 156` in AU). Stricter than `toE164`: the number must be valid for its
+ * country (length and leading digits, as far as the `min` metadata knows), not merely possible, so
+ * `12345` is refused. Used where people enter numbers by hand (contacts); undefined when invalid.
+ */
+export function toE164InCountry(input: string, country: string): string | undefined {
+  const trimmed = input.trim();
+  if (!/^\+?[\d\s()./-]{3,30}$/.test(trimmed) || !/\d/.test(trimmed)) return undefined;
+  const defaultCountry = isPhoneCountry(country) ? (country as CountryCode) : undefined;
+  const parsed = parsePhoneNumberFromString(trimmed, defaultCountry);
+  if (!parsed || !parsed.isValid()) return undefined;
+  return parsed.number;
+}
+
+/** The national forms of an E.164 number, digits only: with the trunk prefix (`0491570156`) and without (`491570156`). */
+export function nationalDigits(e164: string): string[] {
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed) return [];
+  const national = parsed.formatNational().replace(/\D/g, '');
+  return [...new Set([national, String(parsed.nationalNumber)])].filter((d) => d.length > 0);
 }

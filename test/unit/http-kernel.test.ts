@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Context } from 'aws-lambda';
 import { defineRoute, implement, type RouteAuth } from '../../functions/platform/http/index.js';
-import { HttpError, notFound } from '../../functions/platform/errors.js';
+import { conflict, HttpError, notFound } from '../../functions/platform/errors.js';
 import { ECHO_LIMITS, TRUNCATED } from '../../functions/platform/bounded-input.js';
 import { MAX_JSON_DEPTH } from '../../functions/platform/http/json-body.js';
 import type { HttpEvent, HttpResponse } from '../../functions/platform/http/index.js';
@@ -25,6 +25,9 @@ const missing = implement(testRoute({ auth: 'none' }), async () => {
 });
 const limited = implement(testRoute({ auth: 'none' }), async () => {
   throw new HttpError(429, 'Too many concurrent calls', { 'retry-after': '5' });
+});
+const duplicate = implement(testRoute({ auth: 'none' }), async () => {
+  throw conflict('Contact already exists', { contact_id: 'ct_1', error: 'never replaces the message' });
 });
 const guarded = implement(testRoute({ auth: 'user_or_api_key', body: Body }), async () => ({
   status: 200,
@@ -148,6 +151,13 @@ describe('the HTTP kernel (a real middy handler)', () => {
     const res = await call(limited);
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('5');
+  });
+
+  it('puts an error’s details beside `error` (a 409 names the record that exists)', async () => {
+    expect(await call(duplicate)).toMatchObject({
+      status: 409,
+      json: { error: 'Contact already exists', contact_id: 'ct_1' },
+    });
   });
 
   it('hides the cause of a crash behind the spec message', async () => {

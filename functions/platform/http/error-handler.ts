@@ -6,8 +6,9 @@ import { jsonResponse } from './response.js';
 import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
 
 /**
- * Maps thrown errors to the documented bodies: HttpError → `{error}`, ValidationError → 422
- * `{detail}`, anything else → 500 with the spec's message and the cause in the log only.
+ * Maps thrown errors to the documented bodies: HttpError → `{error}` (with its `details` beside it:
+ * a 409's `contact_id`), ValidationError → 422 `{detail}`, anything else → 500 with the spec's
+ * message and the cause in the log only.
  */
 export const errorHandler = (): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext> => ({
   name: 'errorHandler',
@@ -18,7 +19,12 @@ export const errorHandler = (): MiddlewareObj<HttpEvent, HttpResponse, Error, Ht
       request.response = jsonResponse(422, { detail: error.detail }, requestId);
     } else if (error instanceof HttpError) {
       if (error.status >= 500) logger.error('request failed', { error });
-      request.response = jsonResponse(error.status, { error: error.message }, requestId, error.headers);
+      request.response = jsonResponse(
+        error.status,
+        { ...error.details, error: error.message },
+        requestId,
+        error.headers,
+      );
     } else {
       // A grant the function lacks (refused locally as IAM would): the log says what to declare.
       const denial = accessDenial(error);
