@@ -34,6 +34,10 @@ export const PERMISSIONS = {
   'organisation:create_workspace': { organisation: ORG_ADMINS, write: true },
   'billing:read': { organisation: ORGANISATION_ROLES, write: false },
   'billing:manage': { organisation: ['owner'], write: true },
+  /** The organisation's do-not-call numbers: every member sees them (campaigns must respect them)… */
+  'suppression_list:read': { organisation: ORGANISATION_ROLES, write: false },
+  /** …owners and admins add and remove them. */
+  'suppression_list:manage': { organisation: ORG_ADMINS, write: true },
   // Workspace level
   'workspace:read': { workspace: ALL_WS, write: false },
   'workspace:update_settings': { workspace: WS_ADMIN, write: true },

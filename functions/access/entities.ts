@@ -97,6 +97,9 @@ export const InvitationEntity = new Entity(
   cfg,
 );
 
+/** The country of a workspace that has not chosen one (phone numbers in national form are read in it). */
+export const DEFAULT_WORKSPACE_COUNTRY = 'AU';
+
 export const WorkspaceEntity = new Entity(
   {
     model: { entity: 'workspace', version: '1', service: 'va' },
@@ -105,6 +108,11 @@ export const WorkspaceEntity = new Entity(
       organisationId: { type: 'string', required: true },
       name: { type: 'string', required: true },
       timezone: { type: 'string', required: true, default: 'UTC' },
+      /**
+       * ISO 3166 alpha-2: phone numbers typed in national form (contacts) are read in this country.
+       * Absent on workspaces made before it existed, which read as DEFAULT_WORKSPACE_COUNTRY.
+       */
+      country: { type: 'string', default: DEFAULT_WORKSPACE_COUNTRY },
       hotReplyAlertRecipients: { type: 'list', items: { type: 'string' }, default: () => [] },
       concurrentCallLimit: { type: 'number', required: true, default: 10 },
       /** Calls not yet ended; raised and lowered in the same transactions that start and end calls. */
@@ -179,4 +187,8 @@ export const accessService = new Service(
 );
 
 export type Workspace = EntityItem<typeof WorkspaceEntity>;
+
+/** The workspace's country (ISO 3166 alpha-2), `AU` for workspaces made before the setting existed. */
+export const workspaceCountry = (workspace: Pick<Workspace, 'country'>): string =>
+  workspace.country ?? DEFAULT_WORKSPACE_COUNTRY;
 export type OrgMember = EntityItem<typeof OrgMemberEntity>;

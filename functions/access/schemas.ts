@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { pageOf } from '../platform/pagination.js';
-import { toE164 } from '../platform/phone.js';
+import { isPhoneCountry, toE164 } from '../platform/phone.js';
 
 /**
  * Request and response shapes of the identity, organisation, workspace and member routes. Every
@@ -35,6 +35,13 @@ const timezone = z
   .trim()
   .max(64)
   .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' });
+
+/** ISO 3166 alpha-2 (`AU`, `nz` → `NZ`): a country whose phone numbering plan is known. */
+const country = z
+  .string()
+  .trim()
+  .transform((value) => value.toUpperCase())
+  .refine(isPhoneCountry, { message: 'country must be an ISO 3166 alpha-2 country code' });
 
 /** A hot-reply alert recipient: an email address (lower-cased) or a phone number (normalised to E.164). */
 const alertRecipient = z
@@ -81,11 +88,17 @@ export type InvitationBody = z.infer<typeof InvitationBody>;
 
 export const UpdateOrganisationMemberBody = z.strictObject({ role: z.enum(ORGANISATION_ROLE_INPUT) });
 
-export const CreateWorkspaceBody = z.strictObject({ name, timezone: timezone.optional() });
+export const CreateWorkspaceBody = z.strictObject({
+  name,
+  timezone: timezone.optional(),
+  /** Phone numbers typed in national form are read in this country; default `AU`. */
+  country: country.optional(),
+});
 
 export const UpdateWorkspaceBody = z.strictObject({
   name: name.optional(),
   timezone: timezone.optional(),
+  country: country.optional(),
   hot_reply_alert_recipients: z
     .array(alertRecipient)
     .max(MAX_HOT_REPLY_ALERT_RECIPIENTS)
@@ -181,6 +194,8 @@ export const WorkspaceResponse = z.object({
   organisation_id: z.string(),
   name: z.string(),
   timezone: z.string(),
+  /** ISO 3166 alpha-2: national-format phone numbers (contacts) are read in this country. */
+  country: z.string(),
   hot_reply_alert_recipients: z.array(z.string()),
   concurrent_call_limit: z.number(),
   role: z.enum(WORKSPACE_ROLE_INPUT).nullable(),

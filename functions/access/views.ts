@@ -1,5 +1,5 @@
 import type { OrganisationRole, WorkspaceRole } from './authorization.js';
-import type { Workspace } from './entities.js';
+import { workspaceCountry, type Workspace } from './entities.js';
 import type { Invitation } from './invitations.js';
 import type { OrganisationMemberView } from './members.js';
 import type { WorkspaceMemberView } from './workspaces.js';
@@ -52,6 +52,7 @@ export function workspaceView(workspace: Workspace, role: WorkspaceRole | null) 
     organisation_id: workspace.organisationId,
     name: workspace.name,
     timezone: workspace.timezone,
+    country: workspaceCountry(workspace),
     hot_reply_alert_recipients: workspace.hotReplyAlertRecipients ?? [],
     concurrent_call_limit: workspace.concurrentCallLimit,
     role,

@@ -5,6 +5,7 @@ import { effectiveWorkspaceRole, type OrganisationRole, type WorkspaceRole } fro
 import { isConditionFailure } from '../platform/table.js';
 import {
   accessService,
+  DEFAULT_WORKSPACE_COUNTRY,
   OrgMemberEntity,
   WorkspaceEntity,
   WorkspaceMemberEntity,
@@ -21,13 +22,14 @@ export const WORKSPACE_HAS_ACTIVE_CALLS = 'Workspace has calls in progress';
 /** A new workspace (the caller was authorised for `organisation:create_workspace`). */
 export async function createWorkspace(
   access: OrganisationAccess,
-  input: { name: string; timezone?: string },
+  input: { name: string; timezone?: string; country?: string },
 ) {
   const { data } = await WorkspaceEntity.create({
     workspaceId: newId('workspace'),
     organisationId: access.organisationId,
     name: input.name,
     timezone: input.timezone ?? 'UTC',
+    country: input.country ?? DEFAULT_WORKSPACE_COUNTRY,
     createdAt: clock.now().toISOString(),
   }).go();
   return { workspace: data, role: effectiveWorkspaceRole(access.organisationRole, undefined) ?? null };
@@ -65,10 +67,11 @@ export async function updateWorkspace(
   changes: UpdateWorkspaceBody,
 ): Promise<Workspace> {
   const set: Partial<
-    Pick<Workspace, 'name' | 'timezone' | 'hotReplyAlertRecipients' | 'concurrentCallLimit'>
+    Pick<Workspace, 'name' | 'timezone' | 'country' | 'hotReplyAlertRecipients' | 'concurrentCallLimit'>
   > = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.timezone !== undefined) set.timezone = changes.timezone;
+  if (changes.country !== undefined) set.country = changes.country;
   if (changes.hot_reply_alert_recipients !== undefined)
     set.hotReplyAlertRecipients = changes.hot_reply_alert_recipients;
   if (changes.concurrent_call_limit !== undefined) set.concurrentCallLimit = changes.concurrent_call_limit;

@@ -42,6 +42,9 @@ const EXPECTED: Record<Action, { allowed: Who[]; write: boolean; scope: 'organis
   // Only the owner manages billing; every member views plan and usage.
   'billing:read': { allowed: EVERYONE, write: false, scope: 'organisation' },
   'billing:manage': { allowed: ['owner'], write: true, scope: 'organisation' },
+  // The organisation-wide suppression (do-not-call) list: every member reads it, owner/admin change it.
+  'suppression_list:read': { allowed: EVERYONE, write: false, scope: 'organisation' },
+  'suppression_list:manage': { allowed: ORG_ADMINS, write: true, scope: 'organisation' },
   'workspace:read': { allowed: WS_READERS, write: false, scope: 'workspace' },
   // Admin-only: workspace settings and members.
   'workspace:update_settings': { allowed: WS_ADMINS, write: true, scope: 'workspace' },
