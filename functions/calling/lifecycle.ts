@@ -12,6 +12,7 @@ import { CallEntity, callingService, type Call } from './entities.js';
 import {
   callDurationSeconds,
   canMove,
+  isMissedCall,
   isTerminal,
   RANK,
   readyForPostCall,
@@ -162,7 +163,9 @@ async function fillTranscript(call: Call, transition: Transition): Promise<Call>
  * `call.ended` to the post-call queue and take the call off the sweeper's list.
  */
 export async function finishCall(call: Call): Promise<void> {
-  if (!isTerminal(call.status)) return;
+  // A missed call is written ended, charged nothing, and is never reported (a late callback of the
+  // provider for it changes nothing).
+  if (!isTerminal(call.status) || isMissedCall(call)) return;
   if (call.chargedUnits === undefined) {
     const { units } = await chargeCallUsage({
       organisationId: call.organisationId,

@@ -98,6 +98,13 @@ export function deadlineFor(createdAt: string, maxDurationSeconds: number): stri
   return new Date(Date.parse(createdAt) + (maxDurationSeconds + LOST_MARGIN_SECONDS) * 1000).toISOString();
 }
 
+/**
+ * A missed call: an inbound call refused because its agent was not answering (end reason
+ * `not_answering`). It is logged so the owner sees it, and that is all: no one talked, so it is never
+ * charged, and there is no conversation to act on, so it is never reported to the post-call pipeline.
+ */
+export const isMissedCall = (call: { endReason?: EndReason }): boolean => call.endReason === 'not_answering';
+
 export interface PostCallFacts {
   status: InternalStatus;
   endReason?: EndReason;
@@ -112,10 +119,10 @@ export interface PostCallFacts {
 /**
  * Whether the post-call pipeline may be told the call ended: it has ended, and the recording and
  * transcript it will have are stored — or they are overdue (`POST_CALL_GRACE_SECONDS`), or the call
- * was lost (nothing more will come).
+ * was lost (nothing more will come). Never for a missed call.
  */
 export function readyForPostCall(call: PostCallFacts, now: Date): boolean {
-  if (!isTerminal(call.status)) return false;
+  if (!isTerminal(call.status) || isMissedCall(call)) return false;
   if (call.endReason === 'lost') return true;
   if (call.endedAt && now.getTime() - Date.parse(call.endedAt) > POST_CALL_GRACE_SECONDS * 1000) return true;
   const answered = call.connectedAt !== undefined;

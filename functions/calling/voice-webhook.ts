@@ -12,7 +12,7 @@ import { takeConcurrencySlot } from './concurrency.js';
 import { callingService, ProviderCallEntity, type Call } from './entities.js';
 import { applyTransition, readCall, storeRecording } from './lifecycle.js';
 import { shardOf } from './start-call.js';
-import { deadlineFor } from './status.js';
+import { deadlineFor, RANK } from './status.js';
 
 /**
  * `POST /webhooks/telephony/voice`: the provider's status callbacks, recording callbacks and inbound
@@ -95,7 +95,9 @@ async function findCall(
  * Someone dials one of our numbers. The call is taken when the number is connected to an agent whose
  * Answering-calls switch is on, the organisation has credits and the workspace a free concurrency
  * slot: it is logged as an `inbound` call and the agent answers. Otherwise a polite message, and the
- * provider hangs up. A repeated webhook for the same provider call gets the same answer.
+ * provider hangs up; when it is the agent that was not answering (switched off, suspended by billing,
+ * no credits left), the refused call is logged as a missed call (see `logMissedCall`). A repeated
+ * webhook for the same provider call gets the same answer.
  */
 async function answerIncoming(params: Record<string, string>, webhookUrl: string): Promise<string> {
   const port = telephony();
@@ -120,21 +122,14 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
   const agent = data[0]?.item as Agent | null;
   const workspace = data[1]?.item as { deletedAt?: string } | null;
   const billing = data[2]?.item as { balanceUnits: number; agentsSuspended?: boolean } | null;
-  if (
-    !agent ||
-    !isAnswering(agent, billing?.agentsSuspended === true) ||
-    !workspace ||
-    workspace.deletedAt ||
-    !billing ||
-    billing.balanceUnits <= 0 ||
-    billing.agentsSuspended
-  ) {
-    return rejectTwiml();
+  if (!agent || !workspace || workspace.deletedAt || !billing) return rejectTwiml();
+  const from = (params.From ?? 'unknown').slice(0, 32);
+  if (!isAnswering(agent, billing.agentsSuspended === true) || billing.balanceUnits <= 0) {
+    return logMissedCall({ providerCallId, provider: port.name, organisationId, agent, from, to });
   }
 
   const callId = newId('call');
   const now = clock.now().toISOString();
-  const from = (params.From ?? 'unknown').slice(0, 32);
   const record = agent.settings.callRecording;
   // This function's own URL (in the cloud a function cannot be told its own function URL).
   const callbackUrl = `${webhookUrl}?${new URLSearchParams({ call_id: callId, workspace_id: workspaceId }).toString()}`;
@@ -211,4 +206,79 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
   }
   logger.info('inbound call refused: the workspace is at its concurrency limit', { workspaceId });
   return rejectTwiml();
+}
+
+/**
+ * An inbound call refused because its agent was not answering — its Answering-calls switch is off, or
+ * billing suspended it (a Free plan out of credits), or the organisation has no credits left — is
+ * logged so the owner sees the missed call: direction `inbound`, from/to, status `failed`, end reason
+ * `not_answering`, created and ended now, 0 seconds. Nothing else: it is written charged 0 and with no
+ * open-call marker, is never reported to the post-call pipeline (no webhook, SMS or email: there was
+ * no conversation), and takes no concurrency slot. The provider's link is written with it, so a
+ * repeated webhook answers the same refusal without logging it twice, and a later status callback of
+ * the provider finds it ended and changes nothing.
+ */
+async function logMissedCall(input: {
+  providerCallId: string;
+  provider: 'simulator' | 'twilio';
+  organisationId: string;
+  agent: Agent;
+  from: string;
+  to: string;
+}): Promise<string> {
+  const { providerCallId, provider, organisationId, agent, from, to } = input;
+  const { workspaceId } = agent;
+  const callId = newId('call');
+  const now = clock.now().toISOString();
+  const twiml = rejectTwiml();
+  const call: Call = {
+    workspaceId,
+    callId,
+    organisationId,
+    agentId: agent.agentId,
+    direction: 'inbound',
+    toPhone: to,
+    fromPhone: from,
+    record: false,
+    parameters: {},
+    status: 'failed',
+    statusRank: RANK.failed,
+    endReason: 'not_answering',
+    createdBy: 'inbound',
+    createdAt: now,
+    endedAt: now,
+    durationSeconds: 0,
+    chargedUnits: 0,
+    agentName: agent.name,
+    greeting: agent.greeting,
+    prompt: agent.prompt,
+    maxDurationSeconds: agent.settings.maxDurationSeconds,
+    deadlineAt: now,
+    openShard: shardOf(callId),
+    provider,
+    providerCallId,
+    transcriptExpected: false,
+    updatedAt: now,
+  };
+  const event = { callId, workspaceId, at: now, source: 'provider', recordedAt: now } as const;
+  const result = await callingService.transaction
+    .write(({ call: calls, callStatusEvent, providerCall }) => [
+      providerCall.create({ provider, providerCallId, callId, workspaceId, twiml }).commit(),
+      calls.create(call).commit(),
+      callStatusEvent.create({ ...event, rank: RANK.created, status: 'created' }).commit(),
+      callStatusEvent
+        .create({ ...event, rank: RANK.failed, status: 'failed', endReason: 'not_answering' })
+        .commit(),
+    ])
+    .go();
+  if (result.canceled && result.data[0]?.code !== 'ConditionalCheckFailed') {
+    throw new Error(`missed call not logged: ${JSON.stringify(result.data.map((d) => d.code))}`);
+  }
+  // Logged now, or by a concurrent webhook for the same provider call: the same refusal either way.
+  logger.info('inbound call refused: the agent is not answering; logged as missed', {
+    workspaceId,
+    agentId: agent.agentId,
+    callId: result.canceled ? undefined : callId,
+  });
+  return twiml;
 }

@@ -14,7 +14,7 @@ export interface InboundCall {
 /**
  * `npm run cli -- call receive --from E164 --to E164`: the running stack's telephony simulator dials
  * `to` from `from`, exactly as a caller on the phone network would — the service's voice webhook
- * decides whether an agent answers.
+ * decides whether an agent answers (and logs a refused call the agent did not answer as missed).
  * Uses the simulator's private REST endpoint with its token, both read from the stack's state.
  */
 export async function receiveCall(
@@ -44,5 +44,8 @@ export function describeInboundCall(call: InboundCall, input: { from: string; to
   if (call.accepted) {
     return `${call.call_id ?? call.sid} in progress: an agent answered ${input.to} (caller ${input.from}, provider call ${call.sid})`;
   }
-  return `refused: nobody answered ${input.to} (provider call ${call.sid})`;
+  return (
+    `refused: nobody answered ${input.to} (provider call ${call.sid}); when its agent is not answering, ` +
+    'the call log shows a missed call (failed, end_reason not_answering)'
+  );
 }

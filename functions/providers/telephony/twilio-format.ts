@@ -37,6 +37,8 @@ export const END_REASONS = [
   'canceled',
   'hangup',
   'lost',
+  /** An inbound call refused because its agent was not answering (switched off, or suspended by billing). */
+  'not_answering',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 

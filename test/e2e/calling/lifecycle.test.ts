@@ -292,7 +292,7 @@ describe('inbound calls', () => {
     expect(call.transcript[0].role).toBe('agent');
   });
 
-  it('are refused politely when the agent is not answering, and nothing is logged', async () => {
+  it('are refused politely when the agent is not answering, and logged only as a missed call', async () => {
     const before = (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items
       .length;
     const off = await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, {
@@ -304,9 +304,10 @@ describe('inbound calls', () => {
       expect((await dial(number.phone_number)).accepted).toBe(false);
       expect((await dial('+61255501111')).accepted).toBe(false); // a number nobody holds
       await waitForQuiescence(); // nothing the refusals could have set off is still going
-      expect(
-        (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items.length,
-      ).toBe(before);
+      // The refusal by the agent is in the call log as a missed call; the number nobody holds is not.
+      const after = (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items;
+      expect(after.length).toBe(before + 1);
+      expect(after[0]).toMatchObject({ status: 'failed', end_reason: 'not_answering', credits: 0 });
     } finally {
       await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, {
         token: tenant.owner.token,
