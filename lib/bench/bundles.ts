@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FunctionSpec } from '../catalog-types.js';
-import { BUNDLE_DEFINE, ESM_REQUIRE_BANNER } from '../constructs/service-function.js';
+import { BUNDLE_ALIASES, BUNDLE_DEFINE, ESM_REQUIRE_BANNER } from '../constructs/service-function.js';
 
 /** The budget: each bundle at most this many times the bare handler's size and cold load. */
 export const BUNDLE_BUDGET = { size: 2, coldLoad: 1.5 } as const;
@@ -43,7 +43,7 @@ export interface BundlesReport {
 
 /**
  * The CDK's settings (lib/constructs/service-function.ts): ESM, minified, node22, module first, the
- * require banner and its constants.
+ * require banner, its constants and its package stand-ins.
  */
 const CDK_SETTINGS: BuildOptions = {
   bundle: true,
@@ -128,6 +128,9 @@ export async function measureBundles(
   for (const spec of functions) {
     const file = await bundle(join(outDir, spec.id), {
       ...CDK_SETTINGS,
+      alias: Object.fromEntries(
+        Object.entries(BUNDLE_ALIASES).map(([name, stub]) => [name, resolve(root, stub)]),
+      ),
       entryPoints: [resolve(root, spec.entry)],
     });
     const m = measure(file, runs);

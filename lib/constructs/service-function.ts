@@ -40,6 +40,14 @@ export const BUNDLE_DEFINE: Record<string, string> = {
 };
 
 /**
+ * Packages replaced at bundling, by a path from the project root. `jsonschema`: ElectroDB's model
+ * checker, which the bundles do not run (see the stub).
+ */
+export const BUNDLE_ALIASES: Record<string, string> = {
+  jsonschema: './lib/constructs/bundle-stubs/jsonschema.mjs',
+};
+
+/**
  * Copies the package files a function reads at runtime into its asset, beside the bundled handler
  * (`FunctionSpec.bundleFiles`). Paths are resolved from the repository's node_modules at synth time and
  * named relative to the bundling input directory (the project root), or absolute when node_modules
@@ -120,6 +128,10 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: true,
         banner: ESM_REQUIRE_BANNER,
         define: BUNDLE_DEFINE,
+        // Relative to the project root, where esbuild runs (locally and in the bundling image).
+        esbuildArgs: Object.fromEntries(
+          Object.entries(BUNDLE_ALIASES).map(([name, stub]) => [`--alias:${name}`, stub]),
+        ),
         // Bundle everything, AWS SDK v3 included: only the clients a handler imports end up in it.
         externalModules: [],
         ...(spec.bundleFiles?.length ? { commandHooks: copyBundleFiles(repoRoot, spec.bundleFiles) } : {}),
