@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import * as z from 'zod';
 import {
   PaymentsProviderError,
@@ -25,10 +25,12 @@ export class StripePayments implements PaymentsProvider {
 
   constructor(private readonly loadSecret: () => Promise<string>) {}
 
+  /** The library is loaded on first use: a function that only checks webhooks never evaluates it. */
   private connect(): Promise<{ stripe: Stripe; secret: StripeSecret }> {
-    this.state ??= this.loadSecret().then((raw) => {
+    this.state ??= this.loadSecret().then(async (raw) => {
       const secret = StripeSecret.parse(JSON.parse(raw));
-      return { stripe: new Stripe(secret.secret_key, { maxNetworkRetries: 2, timeout: 8000 }), secret };
+      const { default: StripeClient } = await import('stripe');
+      return { stripe: new StripeClient(secret.secret_key, { maxNetworkRetries: 2, timeout: 8000 }), secret };
     });
     this.state.catch(() => (this.state = undefined));
     return this.state;
