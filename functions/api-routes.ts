@@ -2,6 +2,7 @@ import { accessRoutes } from './access/routes.js';
 import { agentRoutes } from './agents/routes.js';
 import { billingRoutes } from './billing/routes.js';
 import { callRoutes, startCallRoutes } from './calling/routes.js';
+import { contactRoutes } from './contacts/routes.js';
 import { developerRoutes } from './developer/routes.js';
 import { numberRoutes } from './numbers/routes.js';
 import { publicRoutes } from './public/routes.js';
@@ -20,6 +21,7 @@ export const apiRoutes = {
   startCall: startCallRoutes,
   numbers: numberRoutes,
   calling: callRoutes,
+  contacts: contactRoutes,
   billing: billingRoutes,
   webhookDeliveries: webhookDeliveryRoutes,
 };

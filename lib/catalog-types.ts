@@ -15,6 +15,7 @@ export type StackGroup =
   | 'numbers'
   | 'calling'
   | 'billing'
+  | 'contacts'
   | 'post-call'
   | 'webhook-deliveries'
   | 'provider-webhooks';

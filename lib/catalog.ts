@@ -69,6 +69,8 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', secrets: ['payments'] },
     timeoutSeconds: 300,
   },
+  // ── Contacts, their notes, the organisations' suppression lists (contacts/) ───────────────────
+  domainApi('ContactsApi', 'contacts', 'functions/contacts/http.ts', 'contacts', { timeoutSeconds: 20 }),
   // ── Post-call pipeline (post-call/) and webhook deliveries to customers (webhook-deliveries/) ──
   {
     id: 'ProcessCallEnded',

@@ -1,28 +1,84 @@
-import { Entity, Service } from 'electrodb';
+import { Entity, Service, type EntityItem } from 'electrodb';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
+import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
 
 /**
- * Contacts of a workspace. Access patterns (key → use):
- *   contact            pk WS#<ws>   sk CONTACT#<ct>                 (by id; list of a workspace)
- *   phone key          pk WS#<ws>   sk CONTACTPHONE#<e164>          (contact by phone; at most one)
- *   email key          pk WS#<ws>   sk CONTACTEMAIL#<lower email>   (contact by email; at most one)
- *   call link          pk WS#<ws>   sk CONTACTCALL#<ct>#<call>      (a call counted once per contact)
- * A contact and its phone/email keys are written in one transaction whose key writes carry
- * "does not exist" conditions, so two contacts never share a phone number or an email address.
+ * Contacts of a workspace, their notes, and the organisation's suppression (do-not-call) list.
+ *
+ * Access patterns (key → use):
+ *   contact        pk WS#<ws>                  sk CONTACT#<ct>                 get by id; the list without `q`
+ *                                                                             (newest first; filters in the query)
+ *   phone key      pk WS#<ws>                  sk CONTACTPHONE#<e164>          contact by phone; at most one
+ *   email key      pk WS#<ws>                  sk CONTACTEMAIL#<lower email>   contact by email; at most one
+ *   call link      pk WS#<ws>                  sk CONTACTCALL#<ct>#<call>      a call counted once per contact
+ *   note           pk WS#<ws>                  sk CONTACTNOTE#<ct>#<note>      a contact's notes, newest first
+ *   search entry   pk WS#<ws>#CONTACTSEARCH    sk <token>#<ct>                 the list with `q`: one Query,
+ *                                                                             begins_with(<normalised q>)
+ *   suppression    pk ORG#<org>                sk SUPPRESSED#<e164>            is this number do-not-call; the list
+ *
+ * Invariants, all by conditions in one transaction (functions/contacts/service.ts):
+ * - A contact and its phone/email keys are written together; a key is created with "does not exist",
+ *   so two contacts never share a phone number or an email address (concurrent creates: one wins).
+ *   Changing a contact's phone or email deletes the old key and creates the new one in the same
+ *   transaction as the contact.
+ * - Every contact write is conditioned on the `version` it read (absent on contacts written before
+ *   versions existed) and rewrites the contact's search entries in the same transaction, so the
+ *   entries always show the contact as it is.
+ *
+ * Search entries (why, and what they cost). `q` is a prefix of the first name, the last name, the
+ * full name, the email address or the phone number (E.164 digits, or national digits with or without
+ * the trunk prefix), case- and accent-insensitive. Every contact has one entry per distinct
+ * normalised token (functions/contacts/search.ts: at most ~7), each a copy of the fields a list
+ * shows, in a partition of the workspace's own, sorted by token. So a search page is ONE Query
+ * (begins_with on the sort key), with the filters (contactability, source, tag) in its filter
+ * expression, and needs no second read. The price: a contact write also rewrites its entries (up to
+ * ~7 more items in the transaction; a post-call update of `last_contacted_at` included), and the
+ * entries take that much more storage. The alternatives were weighed: entries holding only the
+ * contact id cost a BatchGet per page (two round trips); one GSI per field cannot serve "name OR
+ * phone OR email" with one Query; a Scan with a filter reads the whole workspace.
+ * A contact matched by two of its tokens (`sam` matches first name `Sam` and `sam@x.com`) must be
+ * listed once: its tokens are stored sorted, a token that is a prefix of another of the same contact
+ * is dropped (every query matching it matches the longer one), and each entry carries `lcpPrev`, the
+ * length of the common prefix with the contact's previous token. Two tokens of one contact that both
+ * start with q are neighbours in the sorted order, so an entry is a repeat exactly when
+ * `lcpPrev >= length(q)`, which the filter expression drops.
+ *
+ * Migration: attributes were only added (first/last name, tags, attributes, timezone, version, …).
+ * Contacts written before them read as before (`name` split into first and last name; `source` and
+ * `contactability` keep the stored labels). They get search entries on their next write, or from
+ * `reindexContacts` (service.ts), which rewrites every contact of a workspace once.
  */
 const cfg = entityConfig();
 
-export const CONTACTABILITY = ['Contactable', 'Do Not Contact', 'Unsubscribed'] as const;
-export const CONTACT_SOURCES = [
-  'Manual',
-  'CSV',
-  'SMS Upload',
-  'Phone / Device',
-  'VCF Upload',
-  'Call',
-] as const;
-export type ContactSource = (typeof CONTACT_SOURCES)[number];
+export { CONTACTABILITY, CONTACT_SOURCES, NOTE_CHANNELS } from './model.js';
+export type { Contactability, ContactSource, NoteChannel } from './model.js';
+
+/** What a list shows of a contact: on the contact, and copied onto each of its search entries. */
+const LISTED = {
+  firstName: { type: 'string' },
+  lastName: { type: 'string' },
+  /** The full name ("first last"); contacts made before first/last names existed have only this. */
+  name: { type: 'string' },
+  /** E.164. A contact may have an email only. */
+  phone: { type: 'string' },
+  /** Lower-cased. */
+  email: { type: 'string' },
+  source: { type: 'string', required: true },
+  /** The integration's name, when `source` is `Integration`. */
+  integrationName: { type: 'string' },
+  contactability: { type: CONTACTABILITY, required: true, default: 'Contactable' },
+  tags: { type: 'list', items: { type: 'string' } },
+  /** The tags lower-cased: the `tag` filter matches case-insensitively. */
+  tagKeys: { type: 'list', items: { type: 'string' } },
+  /** The contact's custom attributes, string to string (`attributes` on the wire). */
+  customAttributes: { type: 'any' },
+  /** IANA time zone. */
+  timezone: { type: 'string' },
+  lastContactedAt: { type: 'string' },
+  createdAt: { type: 'string', required: true },
+  updatedAt: { type: 'string' },
+} as const;
 
 export const ContactEntity = new Entity(
   {
@@ -30,14 +86,7 @@ export const ContactEntity = new Entity(
     attributes: {
       workspaceId: { type: 'string', required: true },
       contactId: { type: 'string', required: true },
-      name: { type: 'string' },
-      /** E.164. A contact may have an email only. */
-      phone: { type: 'string' },
-      /** Lower-cased. */
-      email: { type: 'string' },
-      /** A source label of spec 2.4, or `Call` for a contact the post-call pipeline created. */
-      source: { type: 'string', required: true },
-      contactability: { type: CONTACTABILITY, required: true, default: 'Contactable' },
+      ...LISTED,
       /** Facts gathered by profile enrichment (intent, budget, listings of interest, …). */
       profile: { type: 'any' },
       profileUpdatedAt: { type: 'string' },
@@ -46,8 +95,10 @@ export const ContactEntity = new Entity(
       lastCallAt: { type: 'string' },
       lastCallSentiment: { type: 'string' },
       lastCallSummary: { type: 'string' },
-      createdAt: { type: 'string', required: true },
-      updatedAt: { type: 'string' },
+      /** The tokens of the search entries written for this contact (to delete them when they change). */
+      searchTokens: { type: 'list', items: { type: 'string' } },
+      /** Raised by every write, which is conditioned on the value it read. */
+      version: { type: 'number' },
     },
     indexes: {
       byId: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['contactId'], 'CONTACT#${contactId}'),
@@ -107,12 +158,93 @@ export const ContactCallEntity = new Entity(
   cfg,
 );
 
+/** One search token of a contact, with a copy of what the list shows (see the comment at the top). */
+export const ContactSearchEntity = new Entity(
+  {
+    model: { entity: 'contactSearch', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      /** Normalised (functions/contacts/search.ts): never contains `#`. */
+      token: { type: 'string', required: true },
+      contactId: { type: 'string', required: true },
+      /** Length of the common prefix with the contact's previous token (sorted); 0 for the first. */
+      lcpPrev: { type: 'number', required: true },
+      ...LISTED,
+    },
+    indexes: {
+      byToken: primaryIndex(
+        ['workspaceId'],
+        'WS#${workspaceId}#CONTACTSEARCH',
+        ['token', 'contactId'],
+        '${token}#${contactId}',
+      ),
+    },
+  },
+  cfg,
+);
+
+export const ContactNoteEntity = new Entity(
+  {
+    model: { entity: 'contactNote', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      contactId: { type: 'string', required: true },
+      noteId: { type: 'string', required: true },
+      text: { type: 'string', required: true },
+      channel: { type: NOTE_CHANNELS, required: true, default: 'direct' },
+      /** `usr_…`, `key_…`, or `system` (a note the post-call pipeline wrote). */
+      authorId: { type: 'string', required: true },
+      /** The call a post-call note is about. */
+      callId: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byContact: primaryIndex(
+        ['workspaceId'],
+        'WS#${workspaceId}',
+        ['contactId', 'noteId'],
+        'CONTACTNOTE#${contactId}#${noteId}',
+      ),
+    },
+  },
+  cfg,
+);
+
+/** A number of the organisation's suppression (do-not-call) list. */
+export const SuppressionEntity = new Entity(
+  {
+    model: { entity: 'suppression', version: '1', service: 'va' },
+    attributes: {
+      organisationId: { type: 'string', required: true },
+      /** E.164. */
+      phone: { type: 'string', required: true },
+      reason: { type: 'string' },
+      /** `usr_…` of who added it. */
+      createdBy: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string' },
+    },
+    indexes: {
+      byOrganisation: primaryIndex(
+        ['organisationId'],
+        'ORG#${organisationId}',
+        ['phone'],
+        'SUPPRESSED#${phone}',
+      ),
+    },
+  },
+  cfg,
+);
+
 export const contactsService = new Service(
   {
     contact: ContactEntity,
     contactPhone: ContactPhoneEntity,
     contactEmail: ContactEmailEntity,
     contactCall: ContactCallEntity,
+    contactSearch: ContactSearchEntity,
+    contactNote: ContactNoteEntity,
   },
   cfg,
 );
@@ -120,3 +252,6 @@ export const contactsService = new Service(
 export const readContact = (workspaceId: string, contactId: string) =>
   ContactEntity.get({ workspaceId, contactId }).go({ consistent: true });
 export type Contact = NonNullable<Awaited<ReturnType<typeof readContact>>['data']>;
+export type ContactSearchEntry = EntityItem<typeof ContactSearchEntity>;
+export type ContactNote = EntityItem<typeof ContactNoteEntity>;
+export type Suppression = EntityItem<typeof SuppressionEntity>;

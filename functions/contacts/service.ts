@@ -1,22 +1,53 @@
-import { isConditionFailure } from '../platform/table.js';
+import { createConversions } from 'electrodb';
 import { clock } from '../platform/clock.js';
-import { newId } from '../platform/ids.js';
-import { toE164 } from '../platform/phone.js';
+import { HttpError, notFound, ValidationError, type ValidationIssue } from '../platform/errors.js';
+import { isId, newId } from '../platform/ids.js';
+import { toE164, toE164InCountry } from '../platform/phone.js';
+import { parseOrThrow } from '../platform/validation.js';
 import {
+  ContactCallEntity,
   ContactEmailEntity,
   ContactEntity,
+  ContactNoteEntity,
   ContactPhoneEntity,
+  ContactSearchEntity,
   contactsService,
   readContact,
   type Contact,
   type ContactSource,
 } from './entities.js';
+import { onePage, type Page } from './paging.js';
+import {
+  CreateContactBody,
+  MAX_ATTRIBUTES,
+  MAX_TAGS,
+  UpdateContactBody,
+  type ContactInput,
+  type ContactListQuery,
+} from './schemas.js';
+import { normaliseQuery, searchTokens, withPrefixLengths } from './search.js';
+import { attributesOf, contactabilityLabel, namesOf, sourceLabel, type ListedContact } from './views.js';
 
 /**
- * Contacts: found by phone or email, created when none matches, never duplicated. Every write that
- * gives a contact a phone number or an email claims the matching key item with a condition in the
- * same transaction, so concurrent writers cannot create two contacts with one number or address.
+ * Contacts: the one service of the contacts family (the API, the post-call pipeline, and the imports
+ * to come all write through it).
+ *
+ * Every write is one transaction, conditioned on the contact's `version` as it was read: the
+ * contact, its phone and email keys (created with "does not exist": no two contacts share a number
+ * or an address), its search entries (rewritten with it, so a list never shows a stale copy) and
+ * whatever the caller adds (a call link, a note). A write that loses a race reads again and retries.
+ *
+ * For imports (CSV, vCard): `createContact` (409 `DuplicateContactError` when the number or address
+ * is taken), `mergeContact` (find by phone, then email; fill only empty fields; `created | merged`),
+ * `validateContactInput` (check a row without writing). Inputs are the body of `POST …/contacts`
+ * (`ContactInput`); phone numbers in national form are read in the `country` given (the workspace's).
  */
+
+export const CONTACT_NOT_FOUND = 'Contact not found';
+export const CONTACT_EXISTS = 'Contact already exists';
+export const CONTACT_KEY_TAKEN = 'Another contact has this phone number or email address';
+const NEEDS_PHONE_OR_EMAIL = 'a contact needs a phone number or an email address';
+const MAX_TRIES = 8;
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -26,13 +57,36 @@ export function normaliseEmail(email: string | undefined | null): string | undef
   return EMAIL_PATTERN.test(trimmed) && trimmed.length <= 254 ? trimmed : undefined;
 }
 
+/** An international number (`+61 …`) in E.164, as telephony reports them (the post-call pipeline). */
 export function normalisePhone(phone: string | undefined | null): string | undefined {
   if (!phone) return undefined;
   return toE164(phone);
 }
 
+/** 409 `{error, contact_id}`: the phone number or email address belongs to `contactId`. */
+export class DuplicateContactError extends HttpError {
+  constructor(
+    readonly contactId: string,
+    readonly field: 'phone' | 'email',
+    message = CONTACT_EXISTS,
+  ) {
+    super(409, message, {}, { contact_id: contactId });
+    this.name = 'DuplicateContactError';
+  }
+}
+
+// ── Reading ─────────────────────────────────────────────────────────────────────────────────────────
+
 export async function getContact(workspaceId: string, contactId: string): Promise<Contact | null> {
+  if (!isId('contact', contactId)) return null;
   return (await readContact(workspaceId, contactId)).data;
+}
+
+/** The contact, or 404 `Contact not found` (another workspace's contact included). */
+export async function requireContact(workspaceId: string, contactId: string): Promise<Contact> {
+  const contact = await getContact(workspaceId, contactId);
+  if (!contact) throw notFound(CONTACT_NOT_FOUND);
+  return contact;
 }
 
 export async function findContactByPhone(workspaceId: string, phone: string): Promise<Contact | null> {
@@ -51,6 +105,678 @@ export async function findContactByEmail(workspaceId: string, email: string): Pr
   return key ? getContact(workspaceId, key.contactId) : null;
 }
 
+async function ownerOf(workspaceId: string, field: 'phone' | 'email', value: string) {
+  const { data } =
+    field === 'phone'
+      ? await ContactPhoneEntity.get({ workspaceId, phone: value }).go({ consistent: true })
+      : await ContactEmailEntity.get({ workspaceId, email: value }).go({ consistent: true });
+  return data?.contactId;
+}
+
+// ── Writing: one transaction per write ───────────────────────────────────────────────────────────────
+
+/** The contact item as written (every attribute; absent ones are removed by the put). */
+type ContactRecord = Omit<Contact, 'version' | 'searchTokens'> & {
+  version?: number;
+  searchTokens?: string[];
+};
+type TxEntities = Parameters<Parameters<typeof contactsService.transaction.write>[0]>[0];
+type TxItem = ReturnType<ReturnType<TxEntities['contactNote']['create']>['commit']>;
+/** Items a caller adds to a contact's transaction, each named so a refusal can be told apart. */
+type Extras = (tx: TxEntities) => { kind: string; item: TxItem }[];
+
+type WriteResult =
+  | { ok: true }
+  | { ok: false; reason: 'retry' }
+  | { ok: false; reason: 'taken'; field: 'phone' | 'email' }
+  | { ok: false; reason: 'refused'; kind: string };
+
+const stripUndefined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+
+/** The fields copied onto each search entry. */
+function listedFields(record: ContactRecord) {
+  return stripUndefined({
+    firstName: record.firstName,
+    lastName: record.lastName,
+    name: record.name,
+    phone: record.phone,
+    email: record.email,
+    source: record.source,
+    integrationName: record.integrationName,
+    contactability: record.contactability,
+    tags: record.tags,
+    tagKeys: record.tagKeys,
+    customAttributes: record.customAttributes,
+    timezone: record.timezone,
+    lastContactedAt: record.lastContactedAt,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  });
+}
+
+/**
+ * Writes `next` over `previous` (absent: a new contact) in one transaction: the contact (conditioned
+ * on the version read), the phone/email keys that change, the search entries, and `extras`.
+ */
+async function writeContact(
+  previous: Contact | undefined,
+  draft: ContactRecord,
+  extras: Extras = () => [],
+): Promise<WriteResult & { record?: ContactRecord }> {
+  const { workspaceId, contactId } = draft;
+  const tokens = withPrefixLengths(searchTokens(draft));
+  const record: ContactRecord = stripUndefined({
+    ...draft,
+    version: (previous?.version ?? 0) + 1,
+    searchTokens: tokens.map((t) => t.token),
+  });
+  const kinds: string[] = [];
+  const result = await contactsService.transaction
+    .write((tx) => {
+      kinds.length = 0;
+      const items: TxItem[] = [];
+      const add = (kind: string, item: TxItem) => {
+        kinds.push(kind);
+        items.push(item);
+      };
+      if (!previous) {
+        add('contact', tx.contact.create(record).commit());
+      } else {
+        const version = previous.version;
+        add(
+          'contact',
+          tx.contact
+            .put(record)
+            .where((attr, op) =>
+              version === undefined
+                ? `${op.exists(attr.createdAt)} AND ${op.notExists(attr.version)}`
+                : op.eq(attr.version, version),
+            )
+            .commit(),
+        );
+      }
+      if (record.phone !== previous?.phone) {
+        if (previous?.phone) {
+          add(
+            'contact',
+            tx.contactPhone
+              .delete({ workspaceId, phone: previous.phone })
+              .where((attr, op) => op.eq(attr.contactId, contactId))
+              .commit(),
+          );
+        }
+        if (record.phone) {
+          add('phone', tx.contactPhone.create({ workspaceId, phone: record.phone, contactId }).commit());
+        }
+      }
+      if (record.email !== previous?.email) {
+        if (previous?.email) {
+          add(
+            'contact',
+            tx.contactEmail
+              .delete({ workspaceId, email: previous.email })
+              .where((attr, op) => op.eq(attr.contactId, contactId))
+              .commit(),
+          );
+        }
+        if (record.email) {
+          add('email', tx.contactEmail.create({ workspaceId, email: record.email, contactId }).commit());
+        }
+      }
+      const kept = new Set(record.searchTokens);
+      for (const token of previous?.searchTokens ?? []) {
+        if (!kept.has(token))
+          add('search', tx.contactSearch.delete({ workspaceId, token, contactId }).commit());
+      }
+      const listed = listedFields(record);
+      for (const { token, lcpPrev } of tokens) {
+        add('search', tx.contactSearch.put({ workspaceId, contactId, token, lcpPrev, ...listed }).commit());
+      }
+      for (const extra of extras(tx)) add(extra.kind, extra.item);
+      return items;
+    })
+    .go();
+  if (!result.canceled) return { ok: true, record };
+  // When canceled, ElectroDB gives each item's outcome in order (its types do not say so).
+  const outcomes = result.data as unknown as { rejected: boolean; code: string }[];
+  const refusals = outcomes
+    .map((outcome, i) => ({ kind: kinds[i], code: outcome.code, rejected: outcome.rejected }))
+    .filter((r) => r.rejected);
+  const failed = (kind: string) =>
+    refusals.some((r) => r.kind === kind && r.code === 'ConditionalCheckFailed');
+  if (refusals.some((r) => r.code !== 'ConditionalCheckFailed' && r.code !== 'None'))
+    return { ok: false, reason: 'retry' };
+  if (failed('contact') || failed('search')) return { ok: false, reason: 'retry' };
+  if (failed('phone')) return { ok: false, reason: 'taken', field: 'phone' };
+  if (failed('email')) return { ok: false, reason: 'taken', field: 'email' };
+  const refused = refusals.find((r) => r.code === 'ConditionalCheckFailed');
+  return refused ? { ok: false, reason: 'refused', kind: refused.kind } : { ok: false, reason: 'retry' };
+}
+
+/** A moment's pause between two tries of a write that lost a race (spreads the racers apart). */
+const backOff = (attempt: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
+
+/**
+ * A contact as this version writes it: one written before first/last names existed has its full name
+ * split (as the API shows it), and `lastContactedAt` from its last call.
+ */
+function upgraded(contact: Contact): Contact {
+  let result = contact;
+  if (contact.firstName === undefined && contact.lastName === undefined && contact.name) {
+    const { firstName, lastName } = namesOf(contact);
+    result = { ...result, firstName: firstName || undefined, lastName: lastName || undefined };
+  }
+  if (result.lastContactedAt === undefined && result.lastCallAt) {
+    result = { ...result, lastContactedAt: result.lastCallAt };
+  }
+  return result;
+}
+
+const fullName = (firstName?: string, lastName?: string): string | undefined =>
+  [firstName, lastName].filter((part) => part).join(' ') || undefined;
+
+/** A change of a contact, decided from the contact as it is now. */
+type Plan<R> =
+  | { write: false; result: R }
+  | {
+      write: true;
+      /** The fields to change; a field set to undefined is removed. */
+      changes: Partial<ContactRecord>;
+      extras?: Extras;
+      result: R;
+      /** What a refusal of the phone/email key or of an extra means (else the write is retried). */
+      onRefused?: (refusal: { field?: 'phone' | 'email'; kind?: string }) => R | Promise<R>;
+    };
+
+/**
+ * The contact to change does not exist (any more). Not an HttpError: for the post-call pipeline it
+ * is worth a retry (the contact is found or made again); the API's changes answer 404.
+ */
+export class ContactGone extends Error {
+  constructor(contactId: string) {
+    super(`contact ${contactId} not found`);
+    this.name = 'ContactGone';
+  }
+}
+
+/**
+ * Reads the contact, asks `plan` what to change, and writes it conditioned on the version read; a
+ * lost race reads again. Throws ContactGone when the contact does not exist.
+ */
+async function changeContact<R>(
+  workspaceId: string,
+  contactId: string,
+  plan: (current: Contact) => Plan<R> | Promise<Plan<R>>,
+): Promise<R> {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
+    const current = await getContact(workspaceId, contactId);
+    if (!current) throw new ContactGone(contactId);
+    const decided = await plan(upgraded(current));
+    if (!decided.write) return decided.result;
+    const draft = { ...upgraded(current), ...decided.changes } as ContactRecord;
+    draft.name = fullName(draft.firstName, draft.lastName);
+    const outcome = await writeContact(current, draft, decided.extras);
+    if (outcome.ok) return decided.result;
+    if (outcome.reason === 'taken' && decided.onRefused) return decided.onRefused({ field: outcome.field });
+    if (outcome.reason === 'refused' && decided.onRefused) return decided.onRefused({ kind: outcome.kind });
+    if (outcome.reason === 'taken') {
+      const owner = await ownerOf(workspaceId, outcome.field, draft[outcome.field]!);
+      if (owner && owner !== contactId)
+        throw new DuplicateContactError(owner, outcome.field, CONTACT_KEY_TAKEN);
+    }
+    await backOff(attempt);
+  }
+  throw new Error(`contact ${contactId} kept changing; try again`);
+}
+
+// ── Input ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** The fields of a new contact from a validated body (the phone read in `country`). */
+interface NewContactFields {
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  email?: string;
+  contactability: ContactRecord['contactability'];
+  source: ContactSource;
+  integrationName?: string;
+  tags?: string[];
+  customAttributes?: Record<string, string>;
+  timezone?: string;
+}
+
+const phoneIssue = (input: unknown, loc: (string | number)[]): ValidationIssue => ({
+  type: 'value_error',
+  loc,
+  msg: 'Value error, phone is not a valid phone number (international +…, or national in the workspace’s country)',
+  input,
+});
+
+/** A phone number as typed, read in `country`; 422 on `loc` when it is not a valid number. */
+function phoneIn(value: string, country: string, loc: (string | number)[]): string {
+  const e164 = toE164InCountry(value, country);
+  if (!e164) throw new ValidationError([phoneIssue(value, loc)]);
+  return e164;
+}
+
+function newContactFields(input: ContactInput, country: string): NewContactFields {
+  const body = parseOrThrow(CreateContactBody, input, 'body');
+  const phone = body.phone ? phoneIn(body.phone, country, ['body', 'phone']) : undefined;
+  return stripUndefined({
+    firstName: body.first_name || undefined,
+    lastName: body.last_name || undefined,
+    phone,
+    email: body.email ?? undefined,
+    contactability: contactabilityLabel(body.contactability),
+    source: sourceLabel(body.source),
+    integrationName: body.source === 'integration' ? body.source_label : undefined,
+    tags: body.tags,
+    customAttributes: body.attributes,
+    timezone: body.timezone ?? undefined,
+  });
+}
+
+/**
+ * Checks a contact as `createContact` would, without writing: ok, or the 422 issues (`loc` starting
+ * at `body`, as the route reports them). For importers that report row by row.
+ */
+export function validateContactInput(
+  input: ContactInput,
+  country: string,
+): { ok: true } | { ok: false; issues: ValidationIssue[] } {
+  try {
+    newContactFields(input, country);
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof ValidationError) return { ok: false, issues: error.detail };
+    throw error;
+  }
+}
+
+const tagKeysOf = (tags: string[] | undefined) =>
+  tags && tags.length > 0 ? tags.map((t) => t.toLowerCase()) : undefined;
+
+function newRecord(workspaceId: string, fields: NewContactFields, now: string): ContactRecord {
+  return stripUndefined({
+    workspaceId,
+    contactId: newId('contact'),
+    ...fields,
+    name: fullName(fields.firstName, fields.lastName),
+    tags: fields.tags && fields.tags.length > 0 ? fields.tags : undefined,
+    tagKeys: tagKeysOf(fields.tags),
+    customAttributes:
+      fields.customAttributes && Object.keys(fields.customAttributes).length > 0
+        ? fields.customAttributes
+        : undefined,
+    callCount: 0,
+    createdAt: now,
+    updatedAt: now,
+  }) as ContactRecord;
+}
+
+/**
+ * Inserts a new contact; when its phone number or email address is taken, the contact that has it.
+ * Concurrent inserts of one number: one is written, the others see its id.
+ */
+async function insertContact(
+  record: ContactRecord,
+): Promise<{ created: Contact } | { taken: { field: 'phone' | 'email'; contactId: string } }> {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
+    const outcome = await writeContact(undefined, record);
+    if (outcome.ok) return { created: outcome.record as Contact };
+    if (outcome.reason === 'taken') {
+      const owner = await ownerOf(record.workspaceId, outcome.field, record[outcome.field]!);
+      if (owner) return { taken: { field: outcome.field, contactId: owner } };
+    }
+    await backOff(attempt);
+  }
+  throw new Error('could not create the contact (its keys kept changing); try again');
+}
+
+/** Creates a contact (free of charge); 409 `DuplicateContactError` with the id of the one that has the number or address. */
+export async function createContact(
+  workspaceId: string,
+  input: ContactInput,
+  options: { country: string },
+): Promise<Contact> {
+  const fields = newContactFields(input, options.country);
+  const inserted = await insertContact(newRecord(workspaceId, fields, clock.now().toISOString()));
+  if ('taken' in inserted) throw new DuplicateContactError(inserted.taken.contactId, inserted.taken.field);
+  return inserted.created;
+}
+
+export interface MergeOutcome {
+  outcome: 'created' | 'merged';
+  contact: Contact;
+  /** Fields given that stayed as they were because another contact has the value. */
+  skipped: ('phone' | 'email')[];
+}
+
+/**
+ * For imports: the contact with this phone number (else this email address) gets the given fields
+ * it has no value for — a name, a phone or email nobody else has, a timezone, tags and attribute
+ * keys it lacks — and nothing it has is overwritten (contactability and source included); a new
+ * contact is created when none matches.
+ */
+export async function mergeContact(
+  workspaceId: string,
+  input: ContactInput,
+  options: { country: string },
+): Promise<MergeOutcome> {
+  const fields = newContactFields(input, options.country);
+  for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
+    const match =
+      (fields.phone ? await findContactByPhone(workspaceId, fields.phone) : null) ??
+      (fields.email ? await findContactByEmail(workspaceId, fields.email) : null);
+    if (!match) {
+      const inserted = await insertContact(newRecord(workspaceId, fields, clock.now().toISOString()));
+      if ('created' in inserted) return { outcome: 'created', contact: inserted.created, skipped: [] };
+      continue; // created meanwhile by someone else: merge into theirs
+    }
+    const skipped: ('phone' | 'email')[] = [];
+    const contact = await fillEmptyFields(workspaceId, match.contactId, fields, skipped);
+    if (contact) return { outcome: 'merged', contact, skipped };
+  }
+  throw new Error('could not merge the contact (it kept changing); try again');
+}
+
+async function fillEmptyFields(
+  workspaceId: string,
+  contactId: string,
+  fields: NewContactFields,
+  skipped: ('phone' | 'email')[],
+): Promise<Contact | undefined> {
+  const skip = new Set<'phone' | 'email'>();
+  try {
+    for (;;) {
+      const result = await changeContact<'done' | 'again'>(workspaceId, contactId, (current) => {
+        const changes: Partial<ContactRecord> = {};
+        const hasName = current.firstName !== undefined || current.lastName !== undefined;
+        if (!hasName && (fields.firstName || fields.lastName)) {
+          changes.firstName = fields.firstName;
+          changes.lastName = fields.lastName;
+        }
+        if (!current.phone && fields.phone && !skip.has('phone')) changes.phone = fields.phone;
+        if (!current.email && fields.email && !skip.has('email')) changes.email = fields.email;
+        if (!current.timezone && fields.timezone) changes.timezone = fields.timezone;
+        if (!current.integrationName && fields.integrationName && current.source === 'Integration')
+          changes.integrationName = fields.integrationName;
+        const tags = [...(current.tags ?? [])];
+        const keys = new Set(tags.map((t) => t.toLowerCase()));
+        for (const tag of fields.tags ?? []) {
+          if (!keys.has(tag.toLowerCase())) {
+            tags.push(tag);
+            keys.add(tag.toLowerCase());
+          }
+        }
+        if (tags.length !== (current.tags ?? []).length) {
+          changes.tags = tags.slice(0, MAX_TAGS);
+          changes.tagKeys = tagKeysOf(changes.tags);
+        }
+        const attributes = attributesOf(current.customAttributes);
+        const missing = Object.entries(fields.customAttributes ?? {}).filter(([key]) => !(key in attributes));
+        if (missing.length > 0) changes.customAttributes = { ...attributes, ...Object.fromEntries(missing) };
+        if (Object.keys(changes).length === 0) return { write: false, result: 'done' };
+        return {
+          write: true,
+          changes: { ...changes, updatedAt: clock.now().toISOString() },
+          result: 'done',
+          onRefused: ({ field }) => {
+            if (!field) return 'done';
+            skip.add(field);
+            return 'again';
+          },
+        };
+      });
+      if (result === 'done') break;
+    }
+  } catch (error) {
+    if (error instanceof ContactGone) return undefined; // deleted meanwhile: found or made again
+    throw error;
+  }
+  skipped.push(...skip);
+  return (await getContact(workspaceId, contactId)) ?? undefined;
+}
+
+// ── The API's changes ───────────────────────────────────────────────────────────────────────────────
+
+/** 404 `Contact not found` for a contact that does not exist (any more). */
+async function orNotFound<T>(change: Promise<T>): Promise<T> {
+  try {
+    return await change;
+  } catch (error) {
+    if (error instanceof ContactGone) throw notFound(CONTACT_NOT_FOUND);
+    throw error;
+  }
+}
+
+/** Applies a PATCH: 422 when it leaves neither phone nor email; 409 when the phone or email is another contact's. */
+export async function updateContact(
+  workspaceId: string,
+  contactId: string,
+  input: UpdateContactBody,
+  options: { country: string },
+): Promise<Contact> {
+  const body = parseOrThrow(UpdateContactBody, input, 'body');
+  if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
+  const phone =
+    body.phone === undefined
+      ? undefined
+      : body.phone === null
+        ? null
+        : phoneIn(body.phone, options.country, ['body', 'phone']);
+  await orNotFound(
+    changeContact(workspaceId, contactId, (current) => {
+      const changes: Partial<ContactRecord> = {};
+      if (body.first_name !== undefined) changes.firstName = body.first_name || undefined;
+      if (body.last_name !== undefined) changes.lastName = body.last_name || undefined;
+      if (phone !== undefined) changes.phone = phone ?? undefined;
+      if (body.email !== undefined) changes.email = body.email ?? undefined;
+      if (body.contactability !== undefined)
+        changes.contactability = contactabilityLabel(body.contactability);
+      if (body.tags !== undefined) {
+        changes.tags = body.tags.length > 0 ? body.tags : undefined;
+        changes.tagKeys = tagKeysOf(body.tags);
+      }
+      if (body.attributes !== undefined) {
+        const merged: Record<string, string> = attributesOf(current.customAttributes);
+        for (const [key, value] of Object.entries(body.attributes)) {
+          if (value === null) delete merged[key];
+          else merged[key] = value;
+        }
+        if (Object.keys(merged).length > MAX_ATTRIBUTES) {
+          throw new ValidationError([
+            {
+              type: 'value_error',
+              loc: ['body', 'attributes'],
+              msg: `Value error, a contact has at most ${MAX_ATTRIBUTES} attributes`,
+              input: body.attributes,
+            },
+          ]);
+        }
+        changes.customAttributes = Object.keys(merged).length > 0 ? merged : undefined;
+      }
+      if (body.timezone !== undefined) changes.timezone = body.timezone ?? undefined;
+      const next = { ...current, ...changes };
+      if (!next.phone && !next.email) {
+        throw new ValidationError([
+          { type: 'value_error', loc: ['body'], msg: `Value error, ${NEEDS_PHONE_OR_EMAIL}`, input },
+        ]);
+      }
+      const changed = (Object.keys(changes) as (keyof ContactRecord)[]).some(
+        (key) => JSON.stringify(changes[key]) !== JSON.stringify(current[key as keyof Contact]),
+      );
+      if (!changed) return { write: false, result: undefined };
+      return {
+        write: true,
+        changes: { ...changes, updatedAt: clock.now().toISOString() },
+        result: undefined,
+      };
+    }),
+  );
+  return requireContact(workspaceId, contactId);
+}
+
+/** Deletes a contact with its phone/email keys and search entries (one transaction), then its notes and call links. */
+export async function deleteContact(workspaceId: string, contactId: string): Promise<void> {
+  if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
+  for (let attempt = 0; ; attempt += 1) {
+    const current = await getContact(workspaceId, contactId);
+    if (!current) throw notFound(CONTACT_NOT_FOUND);
+    const result = await contactsService.transaction
+      .write((tx) => [
+        tx.contact
+          .delete({ workspaceId, contactId })
+          .where((attr, op) =>
+            current.version === undefined
+              ? `${op.exists(attr.createdAt)} AND ${op.notExists(attr.version)}`
+              : op.eq(attr.version, current.version),
+          )
+          .commit(),
+        ...(current.phone ? [tx.contactPhone.delete({ workspaceId, phone: current.phone }).commit()] : []),
+        ...(current.email ? [tx.contactEmail.delete({ workspaceId, email: current.email }).commit()] : []),
+        ...(current.searchTokens ?? []).map((token) =>
+          tx.contactSearch.delete({ workspaceId, token, contactId }).commit(),
+        ),
+      ])
+      .go();
+    if (!result.canceled) break;
+    if (attempt >= MAX_TRIES) throw new Error(`contact ${contactId} kept changing; try again`);
+    await backOff(attempt);
+  }
+  // Notes are written only while the contact exists (a condition on it), so none can follow these.
+  const notes = await ContactNoteEntity.query.byContact({ workspaceId, contactId }).go({ pages: 'all' });
+  await deleteAll(
+    (keys) => ContactNoteEntity.delete(keys).go(),
+    notes.data.map(({ noteId }) => ({ workspaceId, contactId, noteId })),
+  );
+  const calls = await ContactCallEntity.query.byContact({ workspaceId, contactId }).go({ pages: 'all' });
+  await deleteAll(
+    (keys) => ContactCallEntity.delete(keys).go(),
+    calls.data.map(({ callId }) => ({ workspaceId, contactId, callId })),
+  );
+}
+
+async function deleteAll<K>(
+  remove: (keys: K[]) => Promise<{ unprocessed: unknown[] }>,
+  keys: K[],
+): Promise<void> {
+  let pending = keys;
+  for (let attempt = 0; pending.length > 0 && attempt < MAX_TRIES; attempt += 1) {
+    const { unprocessed } = await remove(pending);
+    pending = unprocessed as K[];
+    if (pending.length > 0) await backOff(attempt);
+  }
+  if (pending.length > 0) throw new Error(`could not delete ${pending.length} items; try again`);
+}
+
+const contactConversions = createConversions(ContactEntity);
+const searchConversions = createConversions(ContactSearchEntity);
+
+// ── Lists ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** Index entries a filtered page reads at most (one Query; it returns the first `limit` that match). */
+export const FILTERED_PAGE_READ = 250;
+
+/**
+ * One page of a workspace's contacts: without `q`, the contacts newest first; with `q`, the search
+ * entries whose token starts with it, in token order, each contact once. One Query either way, the
+ * filters in its filter expression. A page reads `limit + 1` entries, or FILTERED_PAGE_READ when it
+ * filters (`q` always does: repeats of a contact are filtered out), and returns the first `limit`
+ * that match; `next_cursor` points after the last one returned, or is DynamoDB's own when fewer
+ * matched. So a filtered page may be short or empty with a `next_cursor`; the list has ended only
+ * when `next_cursor` is null.
+ */
+export async function listContacts(
+  workspaceId: string,
+  query: ContactListQuery,
+): Promise<Page<ListedContact>> {
+  const q = query.q === undefined ? '' : normaliseQuery(query.q);
+  const contactability = query.contactability ? contactabilityLabel(query.contactability) : undefined;
+  const source = query.source ? sourceLabel(query.source) : undefined;
+  const tag = query.tag?.toLowerCase();
+  const filtered = Boolean(contactability || source || tag);
+  if (q) {
+    const search = ContactSearchEntity.query
+      .byToken({ workspaceId })
+      .begins({ token: q })
+      .where((attr, op) =>
+        [
+          op.lt(attr.lcpPrev, q.length),
+          ...(contactability ? [op.eq(attr.contactability, contactability)] : []),
+          ...(source ? [op.eq(attr.source, source as string)] : []),
+          ...(tag ? [op.contains(attr.tagKeys, tag)] : []),
+        ].join(' AND '),
+      );
+    return onePage({
+      cursor: query.cursor,
+      limit: query.limit,
+      read: FILTERED_PAGE_READ,
+      run: (options) => search.go(options),
+      cursorAfter: (entry) =>
+        searchConversions.byAccessPattern.byToken.fromComposite.toCursor({
+          workspaceId,
+          token: entry.token,
+          contactId: entry.contactId,
+        }),
+    });
+  }
+  const base = ContactEntity.query.byId({ workspaceId });
+  const contacts = filtered
+    ? base.where((attr, op) =>
+        [
+          ...(contactability ? [op.eq(attr.contactability, contactability)] : []),
+          ...(source ? [op.eq(attr.source, source as string)] : []),
+          ...(tag ? [op.contains(attr.tagKeys, tag)] : []),
+        ].join(' AND '),
+      )
+    : base;
+  return onePage({
+    cursor: query.cursor,
+    limit: query.limit,
+    read: filtered ? FILTERED_PAGE_READ : query.limit + 1,
+    order: 'desc',
+    run: (options) => contacts.go(options),
+    cursorAfter: (contact) =>
+      contactConversions.byAccessPattern.byId.fromComposite.toCursor({
+        workspaceId,
+        contactId: contact.contactId,
+      }),
+  });
+}
+
+/**
+ * Rewrites every contact of a workspace once (search entries included): for contacts written before
+ * search entries existed. Safe to run again; returns how many contacts it wrote.
+ */
+export async function reindexContacts(workspaceId: string): Promise<number> {
+  let cursor: string | null = null;
+  let count = 0;
+  do {
+    const page: { data: Contact[]; cursor: string | null } = await ContactEntity.query
+      .byId({ workspaceId })
+      .go({ cursor, limit: 100 });
+    for (const contact of page.data) {
+      try {
+        await changeContact(workspaceId, contact.contactId, () => ({
+          write: true,
+          changes: {},
+          result: undefined,
+        }));
+        count += 1;
+      } catch (error) {
+        if (!(error instanceof ContactGone)) throw error; // deleted meanwhile
+      }
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  return count;
+}
+
+// ── The post-call pipeline's changes ────────────────────────────────────────────────────────────────
+
 /**
  * The contact with this phone number (or, failing that, this email address), created when none
  * matches. An email-only contact that matches by email gets the phone number added instead of a
@@ -62,8 +788,8 @@ export async function ensureContact(
 ): Promise<{ contact: Contact; created: boolean }> {
   const phone = normalisePhone(input.phone);
   const email = normaliseEmail(input.email);
-  if (!phone && !email) throw new Error('a contact needs a phone number or an email address');
-  for (let tries = 0; tries < 5; tries += 1) {
+  if (!phone && !email) throw new Error(NEEDS_PHONE_OR_EMAIL);
+  for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
     if (phone) {
       const byPhone = await findContactByPhone(workspaceId, phone);
       if (byPhone) return { contact: byPhone, created: false };
@@ -76,32 +802,23 @@ export async function ensureContact(
         return { contact, created: false };
       }
     }
-    const contactId = newId('contact');
-    const createdAt = clock.now().toISOString();
-    const result = await contactsService.transaction
-      .write(({ contact, contactPhone, contactEmail }) => [
-        contact
-          .create({
-            workspaceId,
-            contactId,
-            phone,
-            email,
-            name: input.name?.trim() || undefined,
-            source: input.source,
-            contactability: 'Contactable',
-            callCount: 0,
-            createdAt,
-            updatedAt: createdAt,
-          })
-          .commit(),
-        ...(phone ? [contactPhone.create({ workspaceId, phone, contactId }).commit()] : []),
-        ...(email ? [contactEmail.create({ workspaceId, email, contactId }).commit()] : []),
-      ])
-      .go();
-    if (!result.canceled) {
-      const created = await getContact(workspaceId, contactId);
-      if (created) return { contact: created, created: true };
-    }
+    const { firstName, lastName } = namesOf({ name: input.name?.trim().slice(0, 200) });
+    const now = clock.now().toISOString();
+    const inserted = await insertContact(
+      newRecord(
+        workspaceId,
+        {
+          firstName: firstName || undefined,
+          lastName: lastName || undefined,
+          phone,
+          email,
+          contactability: 'Contactable',
+          source: input.source,
+        },
+        now,
+      ),
+    );
+    if ('created' in inserted) return { contact: inserted.created, created: true };
     // Another writer took the number or the address first: look again and use theirs.
   }
   throw new Error('could not find or create the contact (keys kept changing)');
@@ -109,18 +826,21 @@ export async function ensureContact(
 
 /** Gives a contact without a phone number this one, unless another contact has it. */
 async function attachPhone(workspaceId: string, contactId: string, phone: string): Promise<boolean> {
-  const updatedAt = clock.now().toISOString();
-  const result = await contactsService.transaction
-    .write(({ contact, contactPhone }) => [
-      contactPhone.create({ workspaceId, phone, contactId }).commit(),
-      contact
-        .patch({ workspaceId, contactId })
-        .set({ phone, updatedAt })
-        .where((attr, op) => op.notExists(attr.phone))
-        .commit(),
-    ])
-    .go();
-  return !result.canceled;
+  try {
+    return await changeContact(workspaceId, contactId, (current) =>
+      current.phone
+        ? { write: false, result: false }
+        : {
+            write: true,
+            changes: { phone, updatedAt: clock.now().toISOString() },
+            result: true,
+            onRefused: () => false,
+          },
+    );
+  } catch (error) {
+    if (error instanceof ContactGone) return false;
+    throw error;
+  }
 }
 
 /**
@@ -134,22 +854,19 @@ export async function setEmailIfFree(
 ): Promise<'set' | 'unchanged' | 'taken' | 'invalid'> {
   const normalised = normaliseEmail(email);
   if (!normalised) return 'invalid';
-  const current = await getContact(workspaceId, contactId);
-  if (!current) throw new Error(`contact ${contactId} not found`);
-  if (current.email) return 'unchanged';
-  const result = await contactsService.transaction
-    .write(({ contact, contactEmail }) => [
-      contactEmail.create({ workspaceId, email: normalised, contactId }).commit(),
-      contact
-        .patch({ workspaceId, contactId })
-        .set({ email: normalised, updatedAt: clock.now().toISOString() })
-        .where((attr, op) => op.notExists(attr.email))
-        .commit(),
-    ])
-    .go();
-  if (!result.canceled) return 'set';
-  const owner = await findContactByEmail(workspaceId, normalised);
-  return owner && owner.contactId !== contactId ? 'taken' : 'unchanged';
+  return changeContact<'set' | 'unchanged' | 'taken'>(workspaceId, contactId, (contact) =>
+    contact.email
+      ? { write: false, result: 'unchanged' }
+      : {
+          write: true,
+          changes: { email: normalised, updatedAt: clock.now().toISOString() },
+          result: 'set',
+          onRefused: async () => {
+            const owner = await ownerOf(workspaceId, 'email', normalised);
+            return owner && owner !== contactId ? 'taken' : 'unchanged';
+          },
+        },
+  );
 }
 
 /** Sets the name when the contact has none (a name typed by a person is never overwritten). */
@@ -158,85 +875,108 @@ export async function setNameIfMissing(
   contactId: string,
   name: string,
 ): Promise<boolean> {
-  const trimmed = name.trim();
+  const trimmed = name.trim().slice(0, 200);
   if (!trimmed) return false;
-  try {
-    await ContactEntity.patch({ workspaceId, contactId })
-      .set({ name: trimmed.slice(0, 200), updatedAt: clock.now().toISOString() })
-      .where((attr, op) => op.notExists(attr.name))
-      .go();
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const { firstName, lastName } = namesOf({ name: trimmed });
+  return changeContact(workspaceId, contactId, (current) =>
+    current.firstName !== undefined || current.lastName !== undefined || current.name
+      ? { write: false, result: false }
+      : {
+          write: true,
+          changes: {
+            firstName: firstName.slice(0, 100) || undefined,
+            lastName: lastName.slice(0, 100) || undefined,
+            updatedAt: clock.now().toISOString(),
+          },
+          result: true,
+        },
+  );
 }
 
 /**
- * Records a call on the contact: the call count goes up once per call (a link item with a
- * condition), and the "last call" fields follow the most recent call even when calls are
- * processed out of order.
+ * Records a call on the contact, once per call (a call link created with "does not exist" in the same
+ * transaction): the call count goes up, the "last call" fields and `last_contacted_at` follow the most
+ * recent call even when calls are processed out of order, and `note` (the call's summary) becomes a
+ * `post_call` note on the contact, also once.
  */
 export async function recordCallOnContact(
   workspaceId: string,
   contactId: string,
-  call: { callId: string; at: string; sentiment?: string; summary?: string },
+  call: { callId: string; at: string; sentiment?: string; summary?: string; note?: string },
 ): Promise<{ counted: boolean }> {
-  const updatedAt = clock.now().toISOString();
-  const counted = await contactsService.transaction
-    .write(({ contact, contactCall }) => [
-      contactCall.create({ workspaceId, contactId, callId: call.callId, at: call.at }).commit(),
-      contact.patch({ workspaceId, contactId }).add({ callCount: 1 }).set({ updatedAt }).commit(),
-    ])
-    .go();
-  try {
-    await ContactEntity.patch({ workspaceId, contactId })
-      .set({
-        lastCallId: call.callId,
-        lastCallAt: call.at,
-        ...(call.sentiment ? { lastCallSentiment: call.sentiment } : {}),
-        ...(call.summary ? { lastCallSummary: call.summary.slice(0, 1000) } : {}),
-        updatedAt,
-      })
-      .where((attr, op) => `${op.notExists(attr.lastCallAt)} OR ${op.lte(attr.lastCallAt, call.at)}`)
-      .go();
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error; // a later call is already recorded as the last one
-  }
-  return { counted: !counted.canceled };
+  const noteId = newId('note');
+  const noteText = call.note?.trim().slice(0, 500);
+  return changeContact<{ counted: boolean }>(workspaceId, contactId, (current) => {
+    const now = clock.now().toISOString();
+    const latest = !current.lastCallAt || current.lastCallAt <= call.at;
+    const changes: Partial<ContactRecord> = {
+      callCount: (current.callCount ?? 0) + 1,
+      updatedAt: now,
+      lastContactedAt:
+        current.lastContactedAt && current.lastContactedAt > call.at ? current.lastContactedAt : call.at,
+    };
+    if (latest) {
+      changes.lastCallId = call.callId;
+      changes.lastCallAt = call.at;
+      if (call.sentiment) changes.lastCallSentiment = call.sentiment;
+      if (call.summary) changes.lastCallSummary = call.summary.slice(0, 1000);
+    }
+    return {
+      write: true,
+      changes,
+      result: { counted: true },
+      extras: (tx) => [
+        {
+          kind: 'call',
+          item: tx.contactCall.create({ workspaceId, contactId, callId: call.callId, at: call.at }).commit(),
+        },
+        ...(noteText
+          ? [
+              {
+                kind: 'note',
+                item: tx.contactNote
+                  .create({
+                    workspaceId,
+                    contactId,
+                    noteId,
+                    text: noteText,
+                    channel: 'post_call' as const,
+                    authorId: 'system',
+                    callId: call.callId,
+                    createdAt: now,
+                    updatedAt: now,
+                  })
+                  .commit(),
+              },
+            ]
+          : []),
+      ],
+      // The call link exists: this call was recorded already (with its note).
+      onRefused: () => ({ counted: false }),
+    };
+  });
 }
 
 export type ProfileFacts = Record<string, unknown>;
 
 /**
  * Merges enrichment facts into the contact's profile (lists are merged without duplicates, other
- * values replaced), conditioned on the profile not having changed since it was read.
+ * values replaced), conditioned on the contact not having changed since it was read.
  */
 export async function mergeProfile(
   workspaceId: string,
   contactId: string,
   facts: ProfileFacts,
 ): Promise<ProfileFacts> {
-  for (let tries = 0; tries < 5; tries += 1) {
-    const current = await getContact(workspaceId, contactId);
-    if (!current) throw new Error(`contact ${contactId} not found`);
-    const before = (current.profile ?? {}) as ProfileFacts;
-    const merged = mergeFacts(before, facts);
+  return changeContact(workspaceId, contactId, (current) => {
+    const merged = mergeFacts((current.profile ?? {}) as ProfileFacts, facts);
     const now = clock.now().toISOString();
-    const previousStamp = current.profileUpdatedAt;
-    try {
-      await ContactEntity.patch({ workspaceId, contactId })
-        .set({ profile: merged, profileUpdatedAt: now, updatedAt: now })
-        .where((attr, op) =>
-          previousStamp ? op.eq(attr.profileUpdatedAt, previousStamp) : op.notExists(attr.profileUpdatedAt),
-        )
-        .go();
-      return merged;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-  throw new Error('contact profile kept changing');
+    return {
+      write: true,
+      changes: { profile: merged, profileUpdatedAt: now, updatedAt: now },
+      result: merged,
+    };
+  });
 }
 
 export function mergeFacts(before: ProfileFacts, facts: ProfileFacts): ProfileFacts {

@@ -25,6 +25,8 @@ const NOT_RESOURCES: Record<string, string> = {
   pricingModel: 'the public price list',
   getWebhookSecret: 'the workspace’s signing secret, one per workspace',
   rotateWebhookSecret: 'the workspace’s signing secret, one per workspace',
+  listSuppressionList: 'numbers of the organisation’s do-not-call list, each named by its phone (E.164)',
+  putSuppressionEntry: 'a number of the organisation’s do-not-call list, named by its phone (E.164)',
 };
 
 /** Envelopes around a resource: the property that holds it. */

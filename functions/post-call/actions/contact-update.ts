@@ -6,11 +6,13 @@ import {
   setEmailIfFree,
   setNameIfMissing,
 } from '../../contacts/service.js';
+import type { CallRecordWire } from '../schemas.js';
 import { otherPartyOf, PermanentActionError, type PostCallAction } from './action.js';
 
 /**
  * `contact_update` (free): the other party's contact, found by phone or email (created when new),
- * named from the call's parameters when it has no name, and the call counted on it once.
+ * named from the call's parameters when it has no name, and the call counted on it once, with a
+ * `post_call` note (the call's summary) written in the same transaction, so also once.
  */
 export const contactUpdate: PostCallAction<'contact_update'> = async ({ run, record }) => {
   const phone = normalisePhone(otherPartyOf(record));
@@ -31,6 +33,7 @@ export const contactUpdate: PostCallAction<'contact_update'> = async ({ run, rec
     at: record.ended_at ?? record.created_at,
     sentiment: record.sentiment.label,
     summary: record.summary,
+    note: postCallNote(record),
   });
   return {
     contact_id: contact.contactId,
@@ -39,6 +42,13 @@ export const contactUpdate: PostCallAction<'contact_update'> = async ({ run, rec
     ...(emailOutcome ? { email: emailOutcome } : {}),
   };
 };
+
+/** The note the call leaves on the contact: its direction, outcome and summary. */
+function postCallNote(record: CallRecordWire): string {
+  const direction = record.direction === 'inbound' ? 'Inbound call' : 'Outbound call';
+  const summary = record.summary.trim();
+  return `${direction} (${record.status}): ${summary || 'no summary'}`;
+}
 
 function nameFromParameters(parameters: Record<string, string>): string | undefined {
   const full = parameters.name ?? parameters.full_name;

@@ -1,0 +1,141 @@
+import { defineRoute } from '../platform/http/route.js';
+import * as pagination from '../platform/pagination.js';
+import * as contacts from './schemas.js';
+
+const CONTACTS = '/api/v1/workspaces/{workspace_id}/contacts';
+const CONTACT = `${CONTACTS}/{contact_id}`;
+const NOTES = `${CONTACT}/notes`;
+const SUPPRESSION_LIST = '/api/v1/organisations/{organisation_id}/suppression-list';
+
+/**
+ * Contacts and their notes (workspace: any role reads, members and admins write; API keys with
+ * `contacts:read` / `contacts:write`, in their own workspace), and the organisation's suppression
+ * list (users only: every member reads it, owners and admins change it; an API key belongs to one
+ * workspace and is refused, 403).
+ */
+export const contactRoutes = {
+  createContact: defineRoute({
+    method: 'POST',
+    path: CONTACTS,
+    summary:
+      'Create a contact (member; free). A phone number in national form is read in the workspace’s country; ' +
+      '409 {error, contact_id} when another contact has the phone number or email',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    body: contacts.CreateContactBody,
+    response: contacts.ContactResponse,
+    access: { table: 'readwrite' },
+  }),
+  listContacts: defineRoute({
+    method: 'GET',
+    path: CONTACTS,
+    summary:
+      'The workspace’s contacts, newest first, or those matching q (a prefix of a name, email or phone number), ' +
+      '50 a page; filters contactability, source, tag. A filtered page may be short, even empty, with a ' +
+      'next_cursor: the list has ended only when next_cursor is null (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:read',
+    query: contacts.ContactListQuery,
+    response: contacts.ContactList,
+    access: { table: 'readwrite' },
+  }),
+  getContact: defineRoute({
+    method: 'GET',
+    path: CONTACT,
+    summary: 'A contact (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:read',
+    response: contacts.ContactResponse,
+    access: { table: 'readwrite' },
+  }),
+  updateContact: defineRoute({
+    method: 'PATCH',
+    path: CONTACT,
+    summary:
+      'Change a contact: null removes phone, email or timezone (one of phone and email stays); tags are replaced, ' +
+      'attributes merged (null removes a key); 409 {error, contact_id} when the phone or email is another contact’s (member)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    body: contacts.UpdateContactBody,
+    response: contacts.ContactResponse,
+    access: { table: 'readwrite' },
+  }),
+  deleteContact: defineRoute({
+    method: 'DELETE',
+    path: CONTACT,
+    summary: 'Delete a contact and its notes (member)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    successStatus: 204,
+    access: { table: 'readwrite' },
+  }),
+  createContactNote: defineRoute({
+    method: 'POST',
+    path: NOTES,
+    summary: 'Add a note to a contact: text of 1–500 characters, channel (default direct) (member)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    body: contacts.CreateNoteBody,
+    response: contacts.NoteResponse,
+    access: { table: 'readwrite' },
+  }),
+  listContactNotes: defineRoute({
+    method: 'GET',
+    path: NOTES,
+    summary: 'A contact’s notes, newest first (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:read',
+    query: pagination.ListQuery,
+    response: contacts.NoteList,
+    access: { table: 'readwrite' },
+  }),
+  updateContactNote: defineRoute({
+    method: 'PATCH',
+    path: `${NOTES}/{note_id}`,
+    summary: 'Change a note’s text or channel (member)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    body: contacts.UpdateNoteBody,
+    response: contacts.NoteResponse,
+    access: { table: 'readwrite' },
+  }),
+  deleteContactNote: defineRoute({
+    method: 'DELETE',
+    path: `${NOTES}/{note_id}`,
+    summary: 'Delete a note (member)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    successStatus: 204,
+    access: { table: 'readwrite' },
+  }),
+  listSuppressionList: defineRoute({
+    method: 'GET',
+    path: SUPPRESSION_LIST,
+    summary:
+      'The organisation’s do-not-call numbers, by number (any member; users only: API keys are refused)',
+    auth: 'user',
+    query: pagination.ListQuery,
+    response: contacts.SuppressionList,
+    access: { table: 'readwrite' },
+  }),
+  putSuppressionEntry: defineRoute({
+    method: 'PUT',
+    path: `${SUPPRESSION_LIST}/{phone}`,
+    summary:
+      'Add a number to the do-not-call list, or change its reason: {phone} is E.164, URL-encoded (%2B61…) or ' +
+      'with a literal + (owner, admin)',
+    auth: 'user',
+    body: contacts.PutSuppressionBody,
+    response: contacts.SuppressionResponse,
+    successStatus: 200,
+    access: { table: 'readwrite' },
+  }),
+  deleteSuppressionEntry: defineRoute({
+    method: 'DELETE',
+    path: `${SUPPRESSION_LIST}/{phone}`,
+    summary: 'Take a number off the do-not-call list (owner, admin)',
+    auth: 'user',
+    successStatus: 204,
+    access: { table: 'readwrite' },
+  }),
+};

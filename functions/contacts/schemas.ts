@@ -1,0 +1,203 @@
+import * as z from 'zod';
+import { isTimeZone } from '../access/schemas.js';
+import { ListQuery, pageOf } from '../platform/pagination.js';
+import { NOTE_CHANNELS } from './model.js';
+import { CONTACTABILITY_CODES, INPUT_SOURCE_CODES, SOURCE_CODES } from './views.js';
+
+/**
+ * Request and response shapes of the contact, note and suppression-list routes. Bodies are strict
+ * (an unknown field is 422 `extra_forbidden`). A phone number is checked here for its shape only: it
+ * is read in the workspace's country by the service (national `0491 570 156` or international
+ * `+61 491 570 156`), which answers 422 on `body.phone` when it is not a valid number.
+ */
+
+export const CONTACT_PAGE_SIZE = 50;
+export const MAX_TAGS = 50;
+export const MAX_TAG_LENGTH = 50;
+export const MAX_ATTRIBUTES = 50;
+export const MAX_ATTRIBUTE_KEY_LENGTH = 64;
+export const MAX_ATTRIBUTE_VALUE_LENGTH = 1000;
+export const MAX_NOTE_LENGTH = 500;
+
+const personName = z.string().trim().max(100);
+const phone = z.string().trim().min(1).max(40);
+const email = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email({ message: 'value is not a valid email address' }))
+  .transform((value) => value.toLowerCase());
+const timezone = z
+  .string()
+  .trim()
+  .max(64)
+  .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' });
+
+/** Tags: trimmed, 1–50 characters, at most 50; repeats (ignoring case) are dropped, the first kept. */
+const tags = z
+  .array(z.string().trim().min(1).max(MAX_TAG_LENGTH))
+  .max(MAX_TAGS)
+  .transform((values) => {
+    const seen = new Set<string>();
+    return values.filter((tag) => {
+      const key = tag.toLowerCase();
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  });
+
+const attributeKey = z.string().trim().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH);
+const attributeValue = z.string().max(MAX_ATTRIBUTE_VALUE_LENGTH);
+const tooManyAttributes = (record: Record<string, unknown>) => Object.keys(record).length <= MAX_ATTRIBUTES;
+
+/** Custom attributes: string keys (1–64 characters) to string values (up to 1000), at most 50. */
+const attributes = z
+  .record(attributeKey, attributeValue)
+  .refine(tooManyAttributes, { message: `at most ${MAX_ATTRIBUTES} attributes` });
+
+/** In a PATCH, a merge patch: a key with a string is set, a key with null removed, others kept. */
+const attributesPatch = z
+  .record(attributeKey, attributeValue.nullable())
+  .refine(tooManyAttributes, { message: `at most ${MAX_ATTRIBUTES} attributes` });
+
+export const CreateContactBody = z
+  .strictObject({
+    first_name: personName.optional(),
+    last_name: personName.optional(),
+    phone: phone.nullable().optional(),
+    email: email.nullable().optional(),
+    contactability: z.enum(CONTACTABILITY_CODES).default('contactable'),
+    source: z.enum(INPUT_SOURCE_CODES).default('manual'),
+    /** The integration's name; only (and then required) with `source: "integration"`. */
+    source_label: z.string().trim().min(1).max(100).optional(),
+    tags: tags.optional(),
+    attributes: attributes.optional(),
+    timezone: timezone.nullable().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (!body.phone && !body.email) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'a contact needs a phone number or an email address',
+        input: body,
+      });
+    }
+    if (body.source === 'integration' && body.source_label === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['source_label'],
+        message: 'source_label (the integration’s name) is required with source "integration"',
+        input: body.source_label,
+      });
+    }
+    if (body.source !== 'integration' && body.source_label !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['source_label'],
+        message: 'source_label is given only with source "integration" (other sources have their own label)',
+        input: body.source_label,
+      });
+    }
+  });
+/** What createContact and mergeContact take (the body of `POST …/contacts`). */
+export type ContactInput = z.input<typeof CreateContactBody>;
+export type CreateContactBody = z.infer<typeof CreateContactBody>;
+
+/** Every field optional; `phone`, `email` and `timezone` take null to remove them. */
+export const UpdateContactBody = z.strictObject({
+  first_name: personName.optional(),
+  last_name: personName.optional(),
+  phone: phone.nullable().optional(),
+  email: email.nullable().optional(),
+  contactability: z.enum(CONTACTABILITY_CODES).optional(),
+  /** Replaces the tags. */
+  tags: tags.optional(),
+  /** Merged into the attributes: null removes a key. */
+  attributes: attributesPatch.optional(),
+  timezone: timezone.nullable().optional(),
+});
+export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
+
+export const ContactListQuery = ListQuery.extend({
+  limit: z.coerce.number().int().min(1).max(CONTACT_PAGE_SIZE).default(CONTACT_PAGE_SIZE),
+  /** A prefix of the first, last or full name, the email address or the phone number (E.164 or digits). */
+  q: z.string().trim().min(1).max(100).optional(),
+  contactability: z.enum(CONTACTABILITY_CODES).optional(),
+  source: z.enum(SOURCE_CODES).optional(),
+  /** Contacts with this tag (ignoring case). */
+  tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
+});
+export type ContactListQuery = z.infer<typeof ContactListQuery>;
+
+const noteText = z.string().trim().min(1).max(MAX_NOTE_LENGTH);
+
+export const CreateNoteBody = z.strictObject({
+  text: noteText,
+  channel: z.enum(NOTE_CHANNELS).default('direct'),
+});
+export type CreateNoteBody = z.infer<typeof CreateNoteBody>;
+
+export const UpdateNoteBody = z.strictObject({
+  text: noteText.optional(),
+  channel: z.enum(NOTE_CHANNELS).optional(),
+});
+export type UpdateNoteBody = z.infer<typeof UpdateNoteBody>;
+
+/** The body of `PUT …/suppression-list/{phone}` (optional). */
+export const PutSuppressionBody = z
+  .strictObject({ reason: z.string().trim().max(200).nullable().optional() })
+  .optional();
+export type PutSuppressionBody = z.infer<typeof PutSuppressionBody>;
+
+// ── Responses ─────────────────────────────────────────────────────────────────────────────────────
+
+export const ContactResponse = z.object({
+  id: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  /** E.164. */
+  phone: z.string().nullable(),
+  email: z.string().nullable(),
+  contactability: z.enum(CONTACTABILITY_CODES),
+  /** `call`: made by the post-call pipeline from a call. */
+  source: z.enum(SOURCE_CODES),
+  /** "Manual", "CSV", "SMS Upload", "Phone / Device", "VCF Upload", "Call", or the integration's name. */
+  source_label: z.string(),
+  tags: z.array(z.string()),
+  attributes: z.record(z.string(), z.string()),
+  timezone: z.string().nullable(),
+  last_contacted_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+/**
+ * A page reads at most a bounded number of index entries (functions/contacts/service.ts): with
+ * filters it can hold fewer than `limit` contacts, even none, while `next_cursor` is not null. The
+ * list has ended only when `next_cursor` is null.
+ */
+export const ContactList = pageOf(ContactResponse);
+
+export const NoteResponse = z.object({
+  id: z.string(),
+  text: z.string(),
+  channel: z.enum(NOTE_CHANNELS),
+  /** Inbound call, Outbound call, Campaign, Post-call, Direct. */
+  channel_label: z.string(),
+  /** `usr_…`, `key_…`, or `system` for a note the post-call pipeline wrote. */
+  author_id: z.string(),
+  /** The call a post-call note is about. */
+  call_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const NoteList = pageOf(NoteResponse);
+
+export const SuppressionResponse = z.object({
+  /** E.164. */
+  phone: z.string(),
+  reason: z.string().nullable(),
+  created_at: z.string(),
+});
+export const SuppressionList = pageOf(SuppressionResponse);
