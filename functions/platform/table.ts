@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Entity } from 'electrodb';
 import { config } from './config.js';
 import { grantsMiddleware } from './grants.js';
+import { TABLE } from './resources.js';
 
 /**
  * ElectroDB checks every model against its JSON schema (the `jsonschema` package) each time an entity
@@ -62,12 +63,13 @@ export function tableName(): string {
 }
 
 /**
- * ElectroDB configuration every entity shares. Entities are built at import time, and a function
- * without table access imports some of them through the kernel, so a missing table name only fails
- * when the table is actually used.
+ * ElectroDB configuration every entity shares. Entities are built at import time, which may come
+ * before the environment is complete (the local stack imports the catalog, and with it schemas and
+ * entities, before it sets TABLE_NAME), so an unset name falls back to the table's logical name —
+ * the local stack's table. A function without table access is refused by its grants either way.
  */
 export const entityConfig = () => ({
-  table: config().TABLE_NAME ?? 'table-not-configured',
+  table: config().TABLE_NAME ?? TABLE.name,
   client: docClient(),
 });
 
