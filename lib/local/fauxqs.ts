@@ -5,8 +5,26 @@ export interface FauxqsLocal {
   /** One endpoint for SQS and S3 (path-style S3). */
   endpoint: string;
   port: number;
+  /**
+   * A queue's counts, read from fauxqs's own store (what GetQueueAttributes answers, without a
+   * request): visible, received and not yet deleted, delayed. Undefined for an unknown queue.
+   */
+  queueCounts(queueUrl: string): { visible: number; inFlight: number; delayed: number } | undefined;
   stop(): Promise<void>;
 }
+
+interface SqsQueueInternals {
+  getAttribute(name: string): string | undefined;
+}
+interface Stores {
+  sqsStore: {
+    getQueue(url: string): SqsQueueInternals | undefined;
+    getQueueByName(name: string): SqsQueueInternals | undefined;
+  };
+  snsStore: unknown;
+  s3Store: unknown;
+}
+type StoreClass = new () => unknown;
 
 type BuildQueueUrl = (queueName: string, port: string, requestHost: string, region: string) => string;
 let queueUrlsPatched = false;
@@ -35,18 +53,52 @@ async function patchQueueUrls(): Promise<void> {
   queueUrlsPatched = true;
 }
 
+/** fauxqs's stores, made here so the stack can read its queues' counts without a request. */
+async function newStores(): Promise<Stores> {
+  const appUrl = import.meta.resolve('fauxqs');
+  const load = async (path: string, name: string): Promise<StoreClass> => {
+    const module = (await import(new URL(path, appUrl).href)) as Record<string, unknown>;
+    const store = module[name];
+    if (typeof store !== 'function')
+      throw new Error(`fauxqs internals changed: ${name} not found (pin fauxqs 1.x)`);
+    return store as StoreClass;
+  };
+  const [SqsStore, SnsStore, S3Store] = await Promise.all([
+    load('./sqs/sqsStore.js', 'SqsStore'),
+    load('./sns/snsStore.js', 'SnsStore'),
+    load('./s3/s3Store.js', 'S3Store'),
+  ]);
+  return { sqsStore: new SqsStore(), snsStore: new SnsStore(), s3Store: new S3Store() } as Stores;
+}
+
 /** fauxqs in library mode, listening on 127.0.0.1 only. */
 export async function startFauxqsLocal(options: {
   region: string;
   preferredPort?: number;
 }): Promise<FauxqsLocal> {
   await patchQueueUrls();
-  const app = buildApp({ logger: false, defaultRegion: options.region });
+  const stores = await newStores();
+  const app = buildApp({
+    logger: false,
+    defaultRegion: options.region,
+    stores: stores as unknown as NonNullable<Parameters<typeof buildApp>[0]>['stores'],
+  });
   const port = await preferredOrFreePort(options.preferredPort);
   await app.listen({ port, host: '127.0.0.1' });
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
+    queueCounts: (queueUrl) => {
+      const queue =
+        stores.sqsStore.getQueue(queueUrl) ?? stores.sqsStore.getQueueByName(queueUrl.split('/').pop() ?? '');
+      if (!queue) return undefined;
+      const count = (name: string) => Number(queue.getAttribute(name) ?? 0);
+      return {
+        visible: count('ApproximateNumberOfMessages'),
+        inFlight: count('ApproximateNumberOfMessagesNotVisible'),
+        delayed: count('ApproximateNumberOfMessagesDelayed'),
+      };
+    },
     stop: async () => {
       await app.close();
     },

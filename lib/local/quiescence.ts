@@ -1,4 +1,3 @@
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { FunctionSpec } from '../catalog-types.js';
 import type { QueueKey } from '../../functions/platform/resources.js';
 import type { QueuePoller } from './pollers.js';
@@ -13,14 +12,18 @@ import type { LocalService, LocalServiceActivity } from './services.js';
  * happened only once, or not at all.
  *
  * Served by the gateway at `GET /_local/quiescence` (stack.json `urls.quiescence`): local only, no
- * catalog function and no cloud route. The stack is quiescent when
+ * catalog function and no cloud route. The gateway's process asks the two background processes
+ * (lib/local/background.ts) for their part — the queues' counts from fauxqs's store, the pollers,
+ * scheduler and simulators from the work process — and adds its own requests in progress. The stack
+ * is quiescent when
  *   - every queue is empty: no visible, in-flight (received, not yet deleted) or delayed message
  *     (`ApproximateNumberOfMessages*` of GetQueueAttributes). A message that failed and waits out its
  *     visibility timeout is in flight, so a retry still to come keeps the stack busy; a message
  *     that reached a DLQ is done (nothing consumes DLQs): reported as `dead_letters`, not busy;
  *   - no queue poller has a batch in hand (received, handler running, not yet deleted);
  *   - no scheduled run is going on (the next tick is not waited for: schedules run forever);
- *   - the gateway is handling no request (its own /_local/ endpoints aside);
+ *   - the gateway is handling no request (its own /_local/ endpoints aside), nor the provider
+ *     webhooks' (the work process's gateway, which the simulators call back);
  *   - every local service that reports activity is idle: the telephony simulator has no call whose
  *     timeline still has callbacks to send, no hang-up still sending its end and no callback on its
  *     way. A call with nothing left to send (the `silent` scenario, up until it is hung up) does not
@@ -58,44 +61,32 @@ export interface QuiescenceReport {
   checked_at: string;
 }
 
-export interface QuiescenceSources {
-  sqs: SQSClient;
-  queues: Record<QueueKey, LocalQueue>;
+/** What the work process runs (lib/local/background.ts): its pollers, scheduler and services. */
+export interface WorkSources {
   functions: FunctionSpec[];
   pollers: QueuePoller[];
   scheduler?: Scheduler;
   services: LocalService[];
-  gatewayInFlight: () => number;
+  /** Requests the provider webhooks' gateway is handling (the simulators' callbacks). */
+  webhooksInFlight: () => number;
 }
 
-const COUNTS = [
-  'ApproximateNumberOfMessages',
-  'ApproximateNumberOfMessagesNotVisible',
-  'ApproximateNumberOfMessagesDelayed',
-] as const;
-
-async function queueCounts(sqs: SQSClient, url: string): Promise<Record<(typeof COUNTS)[number], number>> {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...COUNTS] }),
-  );
-  const count = (name: (typeof COUNTS)[number]) => Number(Attributes[name] ?? 0);
-  return {
-    ApproximateNumberOfMessages: count('ApproximateNumberOfMessages'),
-    ApproximateNumberOfMessagesNotVisible: count('ApproximateNumberOfMessagesNotVisible'),
-    ApproximateNumberOfMessagesDelayed: count('ApproximateNumberOfMessagesDelayed'),
-  };
-}
-
-interface InProcess {
+/** One look at the work process: pollers, scheduler, services, and what keeps them busy. */
+export interface WorkActivity {
   pollers: Record<string, PollerActivity>;
   running: string[];
-  gatewayInFlight: number;
   services: Record<string, LocalServiceActivity>;
+  webhooksInFlight: number;
   busy: string[];
 }
 
-/** What this process knows without asking fauxqs: pollers, scheduler, gateway, services. */
-function inProcess(sources: QuiescenceSources): InProcess {
+/** A queue's counts: visible, received and not deleted, delayed (fauxqs's own, as GetQueueAttributes). */
+export type QueueCounts = (
+  queueUrl: string,
+) => { visible: number; inFlight: number; delayed: number } | undefined;
+
+/** Read in the work process: pollers, scheduler, services. */
+export function workActivity(sources: WorkSources): WorkActivity {
   const busy: string[] = [];
   const pollers: Record<string, PollerActivity> = {};
   for (const poller of sources.pollers) {
@@ -106,8 +97,6 @@ function inProcess(sources: QuiescenceSources): InProcess {
   }
   const running = sources.scheduler?.running() ?? [];
   if (running.length > 0) busy.push(`scheduler: ${running.join(', ')} running`);
-  const gatewayInFlight = sources.gatewayInFlight();
-  if (gatewayInFlight > 0) busy.push(`gateway: ${gatewayInFlight} request(s) in flight`);
   const services: Record<string, LocalServiceActivity> = {};
   for (const service of sources.services) {
     const activity = service.activity?.();
@@ -115,35 +104,44 @@ function inProcess(sources: QuiescenceSources): InProcess {
     services[service.name] = activity;
     if (!activity.idle) busy.push(`${service.name}: busy`);
   }
-  return { pollers, running, gatewayInFlight, services, busy };
+  return { pollers, running, services, webhooksInFlight: sources.webhooksInFlight(), busy };
 }
 
-/** One snapshot of everything the stack runs (see above). */
-export async function readQuiescence(sources: QuiescenceSources): Promise<QuiescenceReport> {
-  // The queues are read between two looks at this process, and anything busy in either look counts:
-  // a batch received, handled and deleted while fauxqs answers shows up as a changed batch count.
-  const before = inProcess(sources);
-  const queues: Record<string, QueueActivity> = {};
-  await Promise.all(
-    (Object.entries(sources.queues) as [QueueKey, LocalQueue][]).map(async ([key, queue]) => {
-      const [main, dlq] = await Promise.all([
-        queueCounts(sources.sqs, queue.url),
-        queueCounts(sources.sqs, queue.dlqUrl),
-      ]);
-      queues[key] = {
-        visible: main.ApproximateNumberOfMessages,
-        in_flight: main.ApproximateNumberOfMessagesNotVisible,
-        delayed: main.ApproximateNumberOfMessagesDelayed,
-        dead_letters:
-          dlq.ApproximateNumberOfMessages +
-          dlq.ApproximateNumberOfMessagesNotVisible +
-          dlq.ApproximateNumberOfMessagesDelayed,
-      };
-    }),
-  );
-  const after = inProcess(sources);
+/** Read in the stand-ins' process: every queue's counts and its DLQ's depth. */
+export function queueActivity(
+  counts: QueueCounts,
+  queues: Record<QueueKey, LocalQueue>,
+): Record<string, QueueActivity> {
+  const out: Record<string, QueueActivity> = {};
+  for (const [key, queue] of Object.entries(queues) as [QueueKey, LocalQueue][]) {
+    const main = counts(queue.url) ?? { visible: 0, inFlight: 0, delayed: 0 };
+    const dlq = counts(queue.dlqUrl) ?? { visible: 0, inFlight: 0, delayed: 0 };
+    out[key] = {
+      visible: main.visible,
+      in_flight: main.inFlight,
+      delayed: main.delayed,
+      dead_letters: dlq.visible + dlq.inFlight + dlq.delayed,
+    };
+  }
+  return out;
+}
 
+/**
+ * The whole report, in the gateway's process. The queues are read between two looks at the work
+ * process and at the gateway, and anything busy in either look counts: a batch received, handled and
+ * deleted while the queues were read shows up as a changed batch count.
+ */
+export function quiescenceReport(input: {
+  before: WorkActivity;
+  queues: Record<string, QueueActivity>;
+  after: WorkActivity;
+  gateway: { before: number; after: number };
+}): QuiescenceReport {
+  const { before, queues, after, gateway } = input;
   const busy = [...new Set([...before.busy, ...after.busy])];
+  // The gateway: the API's and the provider webhooks' (the work process's) requests.
+  const inFlight = Math.max(gateway.before + before.webhooksInFlight, gateway.after + after.webhooksInFlight);
+  if (inFlight > 0) busy.push(`gateway: ${inFlight} request(s) in flight`);
   for (const [name, poller] of Object.entries(after.pollers)) {
     if (poller.batches !== before.pollers[name]?.batches)
       busy.push(`poller ${name}: received a batch while the queues were read`);
@@ -152,14 +150,13 @@ export async function readQuiescence(sources: QuiescenceSources): Promise<Quiesc
     if (q.visible + q.in_flight + q.delayed > 0)
       busy.push(`queue ${key}: ${q.visible} visible, ${q.in_flight} in flight, ${q.delayed} delayed`);
   }
-
   return {
     quiescent: busy.length === 0,
     busy,
     queues,
     pollers: after.pollers,
     scheduler: { running: after.running },
-    gateway: { in_flight: after.gatewayInFlight },
+    gateway: { in_flight: gateway.after + after.webhooksInFlight },
     services: after.services,
     checked_at: new Date().toISOString(),
   };

@@ -11,18 +11,26 @@
  *     async stop() { … },
  *   });
  *
- * Every module in lib/local/services/ is imported by the stack before it starts them, so dropping a
- * file there is enough; startLocalStack({ services }) also takes services directly.
- * Services start after the table, queues, bucket, identity provider and gateway exist (ctx.env holds
- * the whole environment, ctx.baseUrl the gateway), before pollers, scheduler and stack.json; the env
- * a service returns is added to process.env and to stack.json. They stop in reverse order, before
- * the gateway and the AWS stand-ins. A service that works on its own (a simulator playing calls)
- * reports it through activity(), which the stack's quiescence signal (lib/local/quiescence.ts) reads.
+ * Every module in lib/local/services/ is imported by the stack's work process
+ * (lib/local/background-process.ts) before it starts them, so dropping a file there is enough:
+ * services run in that process, beside the pollers and the scheduler, not in the gateway's
+ * (lib/local/background.ts). Services start after the table, queues, bucket, identity provider and
+ * gateway exist (ctx.env holds the whole environment, ctx.baseUrl the gateway, ctx.webhooksUrl where
+ * provider callbacks go), before pollers, scheduler and stack.json; the env a service returns is added
+ * to the stack's processes' environment and to stack.json. They stop in reverse order, before the
+ * gateway and the AWS stand-ins. A service that works on its own (a simulator playing calls) reports
+ * it through activity(), which the stack's quiescence signal (lib/local/quiescence.ts) reads.
  */
 
 export interface LocalServiceContext {
   /** The gateway, e.g. http://127.0.0.1:3000 (API under /api/v1, provider webhooks under /webhooks). */
   baseUrl: string;
+  /**
+   * Where a provider's callbacks go (`<webhooksUrl>/webhooks/…`): the provider webhooks' own gateway,
+   * in the services' process, so a simulator's callbacks never queue behind the API (the API's
+   * gateway serves /webhooks too).
+   */
+  webhooksUrl: string;
   /** The environment the handlers see (as written to stack.json). */
   env: Readonly<Record<string, string>>;
   stateDir: string;

@@ -1,22 +1,18 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { catalog as fullCatalog } from '../catalog.js';
 import type { FunctionSpec } from '../catalog-types.js';
+import { startBackground, type Background } from './background.js';
 import { checkJava, startDynamoDbLocal } from './dynamodb.js';
 import { applyEnvironment, stackEnvironment, type EnvironmentDefaults } from './environment.js';
 import { LocalStackError } from './errors.js';
-import { startFauxqsLocal } from './fauxqs.js';
 import { startGateway } from './gateway.js';
 import { LOCAL_CLIENT_ID, startIdentity } from './identity.js';
 import { bold, green, label, say, warn } from './log.js';
+import { installMetrics, processMetrics, stackMetrics, type StackMetrics } from './metrics.js';
 import { defaultStateDir, repoRoot } from './paths.js';
-import { startPollers } from './pollers.js';
-import { readQuiescence, type QuiescenceReport } from './quiescence.js';
-import { ensureResources, LOCAL_CREDENTIALS } from './resources-setup.js';
-import { startScheduler, type Scheduler } from './scheduler.js';
-import { registeredLocalServices, type LocalService } from './services.js';
+import { quiescenceReport, type QuiescenceReport } from './quiescence.js';
+import { ensureResources } from './resources-setup.js';
 import {
   readPreferredPorts,
   readStackState,
@@ -42,10 +38,8 @@ export interface LocalStackOptions {
   pollerConcurrency?: number;
   /** Defaults for variables the environment does not set (e.g. POWERTOOLS_LOG_LEVEL). */
   defaults?: Partial<EnvironmentDefaults>;
-  /** Functions to serve. Default: the whole catalog. */
+  /** Functions to serve (entries of lib/catalog.ts). Default: the whole catalog. */
   functions?: FunctionSpec[];
-  /** Extra services. Default: those registered with registerLocalService (and lib/local/services/*). */
-  services?: LocalService[];
   /** Start the scheduler. Default: true unless $LOCAL_SCHEDULER=off. */
   scheduler?: boolean;
   /** Print what starts. Default: true. */
@@ -60,11 +54,15 @@ export interface LocalStack {
   env: Record<string, string>;
   /** Whether everything has settled (lib/local/quiescence.ts); also GET /_local/quiescence. */
   quiescence(): Promise<QuiescenceReport>;
+  /** What the handlers asked of DynamoDB and SQS, and the CPU used (lib/local/metrics.ts); also GET /_local/metrics. */
+  metrics(): Promise<StackMetrics>;
   stop(): Promise<void>;
 }
 
 /** The gateway's local-only endpoint for the quiescence signal (stack.json `urls.quiescence`). */
 export const QUIESCENCE_PATH = '/_local/quiescence';
+/** The gateway's local-only endpoint for the cost counters (stack.json `urls.metrics`). */
+export const METRICS_PATH = '/_local/metrics';
 
 const truthy = (value: string | undefined) => value === '1' || value === 'true' || value === 'yes';
 const numberFrom = (value: string | undefined, fallback: number) => {
@@ -72,27 +70,22 @@ const numberFrom = (value: string | undefined, fallback: number) => {
   return Number.isFinite(parsed) ? parsed : fallback;
 };
 
-/** Imports every module in lib/local/services/ (each calls registerLocalService). */
-async function loadServiceModules(): Promise<void> {
-  const dir = resolve(repoRoot, 'lib', 'local', 'services');
-  if (!existsSync(dir)) return;
-  const files = readdirSync(dir)
-    .filter((f) => /\.(ts|js|mjs)$/.test(f) && !f.endsWith('.d.ts') && !/\.test\./.test(f))
-    .sort();
-  for (const file of files) await import(pathToFileURL(join(dir, file)).href);
-}
-
 /**
- * Starts everything `npm start` runs, in this process: DynamoDB Local (java child), fauxqs (SQS + S3),
- * the identity provider, the table/queues/bucket, the gateway, extra local services, queue pollers
- * and the scheduler; then writes `<stateDir>/stack.json`. `stop()` ends all of it.
+ * Starts everything `npm start` runs: DynamoDB Local (java child), fauxqs (SQS + S3), the identity
+ * provider, the table/queues/bucket, the gateway, extra local services, queue pollers and the
+ * scheduler; then writes `<stateDir>/stack.json`. `stop()` ends all of it. The gateway, the identity
+ * provider and DynamoDB Local run from this process; fauxqs from a process of its own, and the
+ * services, the pollers and the scheduler from a work process at a lower priority (both started
+ * here, lib/local/background.ts), so that the work behind the API never starves the API.
  *
  * Besides the API (/api/v1) and the provider webhooks (/webhooks), the gateway serves one local-only
  * endpoint, never part of the cloud stack: `GET /_local/quiescence` (stack.json `urls.quiescence`)
  * → `{ quiescent, busy, queues, pollers, scheduler, gateway, services }`, quiescent when every queue is
  * empty with nothing in flight or delayed, no poller has a batch in hand, no scheduled run or request
  * is going on and the simulators have nothing left to send (lib/local/quiescence.ts). Tests wait for
- * it instead of sleeping (test/helpers/wait.ts waitForQuiescence).
+ * it instead of sleeping (test/helpers/wait.ts waitForQuiescence). `GET /_local/metrics` (stack.json
+ * `urls.metrics`) → the handlers' DynamoDB requests by command, SQS messages sent and the CPU of both
+ * processes since they started (lib/local/metrics.ts; npm run bench reads it).
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const env = process.env;
@@ -132,26 +125,44 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
   };
 
+  let stopping: Promise<void> | undefined;
   try {
     const preferred = inMemory ? {} : readPreferredPorts(stateDir);
     print(`starting DynamoDB Local, fauxqs and the identity provider (${inMemory ? 'in memory' : stateDir})`);
+    const onUnexpectedExit = (role: string) => (how: string) => {
+      if (stopping) return;
+      warn(`the local stack's ${role} process ended (${how}): stopping the stack`);
+      void (stopping ??= stopAll()).finally(() => process.exit(1));
+    };
+    const standIns: Background = startBackground({
+      role: 'stand-ins',
+      onUnexpectedExit: onUnexpectedExit('stand-ins (fauxqs)'),
+    });
+    const work: Background = startBackground({
+      role: 'work',
+      onUnexpectedExit: onUnexpectedExit('work (services, pollers, scheduler)'),
+    });
     const dynamoDbPromise = startDynamoDbLocal({
       inMemory,
       dataDir: join(stateDir, 'dynamodb'),
       preferredPort: preferred.dynamodb,
       region,
     });
-    const fauxqsPromise = startFauxqsLocal({ region, preferredPort: preferred.fauxqs });
+    const fauxqsPromise = standIns.call('startFauxqs', { region, preferredPort: preferred.fauxqs });
     const identityPromise = startIdentity({
       clientId: env.JWT_CLIENT_ID || LOCAL_CLIENT_ID,
       keyFile: inMemory ? undefined : join(stateDir, 'identity-key.json'),
       preferredPort: preferred.identity,
     });
     const settled = await Promise.allSettled([dynamoDbPromise, fauxqsPromise, identityPromise]);
-    const names = ['DynamoDB Local', 'fauxqs', 'identity provider'];
-    settled.forEach((result, i) => {
-      if (result.status === 'fulfilled') stoppers.push({ name: names[i], stop: result.value.stop });
-    });
+    const [dynamoDbStarted, , identityStarted] = settled;
+    if (dynamoDbStarted.status === 'fulfilled')
+      stoppers.push({ name: 'DynamoDB Local', stop: dynamoDbStarted.value.stop });
+    if (identityStarted.status === 'fulfilled')
+      stoppers.push({ name: 'identity provider', stop: identityStarted.value.stop });
+    // Last to go but the two above: fauxqs; before it, the work process (what is left of it).
+    stoppers.push({ name: 'fauxqs', stop: () => standIns.stop() });
+    stoppers.push({ name: 'work process', stop: () => work.stop() });
     const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure) throw failure.reason;
     const [dynamoDb, fauxqs, identity] = await Promise.all([dynamoDbPromise, fauxqsPromise, identityPromise]);
@@ -184,14 +195,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       options.defaults?.POWERTOOLS_LOG_LEVEL ||
       'INFO'
     ).toUpperCase();
+    const accessLog = () =>
+      options.accessLog ?? (logLevel === 'INFO' || logLevel === 'DEBUG' || logLevel === 'TRACE');
     let gateway;
     try {
-      gateway = await startGateway({
-        port: gatewayPort,
-        functions,
-        region,
-        accessLog: options.accessLog ?? (logLevel === 'INFO' || logLevel === 'DEBUG' || logLevel === 'TRACE'),
-      });
+      gateway = await startGateway({ port: gatewayPort, functions, region, accessLog: accessLog() });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
         throw new LocalStackError(
@@ -214,7 +222,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       gatewayUrl: gateway.url,
       defaults: options.defaults,
     });
+    // The provider webhooks' own gateway, in the work process: where the simulators call back.
+    stoppers.push({ name: 'background work', stop: async () => void (await work.call('stopWork', {})) });
+    const webhooks = await work.call('startWebhooks', {
+      env: { ...stackEnv },
+      functionIds: functions.map((fn) => fn.id),
+      region,
+      accessLog: accessLog(),
+    });
+    stackEnv.WEBHOOKS_BASE_URL = webhooks.url;
     applyEnvironment(stackEnv);
+    installMetrics();
     gateway.setReady();
     for (const fn of functions) {
       if (!existsSync(resolve(repoRoot, fn.entry)))
@@ -227,63 +245,54 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       `${label('gateway')} ${bold(gateway.url)}  ` +
         `(${plural(httpCount, 'route')}, ${plural(urlCount, 'webhook URL')} under /webhooks)`,
     );
+    print(`${label('provider webhooks')} ${webhooks.url}/webhooks  (the simulators call back here)`);
 
-    // Extra services (demo webhook receiver, simulators…).
+    // Extra services (demo webhook receiver, simulators…), pollers and the scheduler: the work
+    // process's, stopped before the gateway.
     const ports: Record<string, number> = {
       gateway: gateway.port,
+      webhooks: webhooks.port,
       dynamodb: dynamoDb.port,
       fauxqs: fauxqs.port,
       identity: identity.port,
     };
+    const services = await work.call('startServices', {
+      baseUrl: gateway.url,
+      webhooksUrl: webhooks.url,
+      env: { ...stackEnv },
+      stateDir,
+      inMemory,
+      region,
+      verbose,
+    });
     const serviceInfo: StackState['services'] = [];
-    if (!options.services) await loadServiceModules();
-    const services = options.services ?? registeredLocalServices();
-    for (const service of services) {
-      const started = await service.start({
-        baseUrl: gateway.url,
-        env: { ...stackEnv },
-        stateDir,
-        inMemory,
-        region,
-        say: (message) => print(`${dimName(service.name)} ${message}`),
-      });
-      if (service.stop) stoppers.push({ name: service.name, stop: () => service.stop?.() });
-      if (started?.env) {
+    for (const started of services) {
+      if (started.env) {
         Object.assign(stackEnv, started.env);
         Object.assign(process.env, started.env);
       }
-      if (started?.port) ports[service.name] = started.port;
-      serviceInfo.push({ name: service.name, url: started?.url, description: started?.description });
+      if (started.port) ports[started.name] = started.port;
+      serviceInfo.push({ name: started.name, url: started.url, description: started.description });
       print(
-        `${label(service.name)} ${started?.url ?? 'started'}${started?.description ? `  (${started.description})` : ''}`,
+        `${label(started.name)} ${started.url ?? 'started'}${started.description ? `  (${started.description})` : ''}`,
       );
     }
 
-    const sqs = new SQSClient({ region, endpoint: fauxqs.endpoint, credentials: LOCAL_CREDENTIALS });
-    stoppers.push({ name: 'SQS client', stop: () => sqs.destroy() });
-    const pollers = startPollers({
-      functions,
+    const schedulerEnabled = options.scheduler ?? env.LOCAL_SCHEDULER !== 'off';
+    await work.call('startConsumers', {
+      functionIds: functions.map((fn) => fn.id),
+      env: { ...stackEnv },
       queues: resources.queues,
-      sqs,
       region,
+      sqsEndpoint: fauxqs.endpoint,
       visibilityTimeoutSeconds,
-      concurrency: pollerConcurrency,
-    });
-    stoppers.push({
-      name: 'pollers',
-      stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))),
+      pollerConcurrency,
+      scheduler: schedulerEnabled,
     });
     for (const fn of functions.filter((f) => f.queue)) {
       print(`${label('poller')} ${fn.queue!.name} → ${fn.id} (batch ${fn.queue!.batchSize})`);
     }
-
-    const schedulerEnabled = options.scheduler ?? env.LOCAL_SCHEDULER !== 'off';
     const scheduled = functions.filter((f) => f.schedule);
-    let scheduler: Scheduler | undefined;
-    if (schedulerEnabled) {
-      scheduler = startScheduler({ functions, region });
-      stoppers.push({ name: 'scheduler', stop: scheduler.stop });
-    }
     for (const fn of scheduled) {
       print(
         `${label('schedule')} ${fn.id} every ${fn.schedule!.localEverySeconds} s (cloud: ${fn.schedule!.expression})` +
@@ -291,17 +300,30 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       );
     }
 
-    const quiescence = () =>
-      readQuiescence({
-        sqs,
-        queues: resources.queues,
-        functions,
-        pollers,
-        scheduler,
-        services,
-        gatewayInFlight: gateway.inFlight,
+    const quiescence = async () => {
+      const gatewayBefore = gateway.inFlight();
+      const before = await work.call('activity', {});
+      const queues = await standIns.call('queueActivity', { queues: resources.queues });
+      const after = await work.call('activity', {});
+      return quiescenceReport({
+        before,
+        queues,
+        after,
+        gateway: { before: gatewayBefore, after: gateway.inFlight() },
       });
+    };
+    const metrics = async () => {
+      const [workMetrics, standInsMetrics] = await Promise.all([
+        work.call('metrics', {}),
+        standIns.call('metrics', {}),
+      ]);
+      return stackMetrics(
+        { gateway: processMetrics(), work: workMetrics, 'stand-ins': standInsMetrics },
+        dynamoDb.pid,
+      );
+    };
     gateway.setLocalRoute(QUIESCENCE_PATH, quiescence);
+    gateway.setLocalRoute(METRICS_PATH, metrics);
 
     const state: StackState = {
       base_url: gateway.url,
@@ -319,6 +341,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         identity_jwks: identity.jwksUri,
         identity_token: identity.tokenEndpoint,
         quiescence: `${gateway.url}${QUIESCENCE_PATH}`,
+        metrics: `${gateway.url}${METRICS_PATH}`,
       },
       env: stackEnv,
       services: serviceInfo,
@@ -333,21 +356,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push({ name: 'stack.json', stop: () => removeStackState(statePath) });
     print(`${label('state')} ${statePath}`);
 
-    let stopping: Promise<void> | undefined;
     return {
       state,
       statePath,
       env: stackEnv,
       quiescence,
+      metrics,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (error) {
-    await stopAll();
+    await (stopping ??= stopAll());
     throw error;
   }
 }
 
-const dimName = (name: string) => `${name}:`;
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The ready-to-paste lines printed once the stack is up. */

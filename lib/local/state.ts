@@ -25,6 +25,8 @@ export interface StackState {
     identity_token: string;
     /** GET: whether the stack has settled (lib/local/quiescence.ts); local only. */
     quiescence: string;
+    /** GET: the handlers' DynamoDB requests, SQS messages sent and CPU (lib/local/metrics.ts); local only. */
+    metrics: string;
   };
   /** Every variable the handlers run with: copy into process.env to reach the same services. */
   env: Record<string, string>;

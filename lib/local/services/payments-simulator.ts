@@ -14,7 +14,7 @@ registerLocalService({
   name: 'payments',
   async start(ctx) {
     simulator = await startPaymentsSimulator({
-      webhookUrl: `${ctx.baseUrl}/webhooks/billing`,
+      webhookUrl: `${ctx.webhooksUrl}/webhooks/billing`,
       stateFile: ctx.inMemory ? undefined : join(ctx.stateDir, 'payments-simulator.json'),
     });
     return {

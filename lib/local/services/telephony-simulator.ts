@@ -14,7 +14,7 @@ registerLocalService({
     const authToken =
       context.env.TELEPHONY_AUTH_TOKEN || process.env.TELEPHONY_AUTH_TOKEN || LOCAL_TELEPHONY_AUTH_TOKEN;
     const timeScale = Number(context.env.SIMULATOR_TIME_SCALE) || 20;
-    simulator = await startTelephonySimulator({ gatewayUrl: context.baseUrl, timeScale, authToken });
+    simulator = await startTelephonySimulator({ gatewayUrl: context.webhooksUrl, timeScale, authToken });
     return {
       url: simulator.url,
       port: simulator.port,

@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { currentGrants } from '../../functions/platform/grants.js';
+import { dynamoClient } from '../../functions/platform/table.js';
+import { sqsClient } from '../../functions/platform/queue.js';
+
+/**
+ * The local stack's cost counters (GET /_local/metrics): what the handlers of one process asked of
+ * DynamoDB and SQS, and the CPU the process used, since it started. Counted where the handlers' own
+ * clients send (functions/platform/table.ts dynamoClient(), queue.ts sqsClient()): the stack's own
+ * plumbing (creating resources, the pollers' receives and deletes, the quiescence reads) is not the
+ * service's work and is not counted, nor is what runs outside a function's invocation (the demo
+ * webhook receiver reading a workspace's signing secret, as a customer would). The gateway's process and the background process each keep
+ * theirs; the endpoint adds them up. Monotonic: a reader compares two reads (e.g. between two
+ * quiescent points, npm run bench's cost of a call).
+ */
+export interface ProcessMetrics {
+  /** User + system CPU of the process (all its threads), milliseconds. */
+  cpu_ms: number;
+  /** DynamoDB requests by command (GetItem, TransactWriteItems…). */
+  dynamodb: Record<string, number>;
+  /** Items those requests named: a transaction or batch counts each of its items, others 1. */
+  dynamodb_items: Record<string, number>;
+  /** Messages sent to SQS (a batch counts each entry), by queue name. */
+  queue_messages_sent: Record<string, number>;
+  /** DynamoDB requests by catalog function, then command: where they come from. */
+  dynamodb_by_function: Record<string, Record<string, number>>;
+}
+
+export interface StackMetrics extends ProcessMetrics {
+  /** Per process of the stack (`gateway`, `background`). */
+  processes: Record<string, ProcessMetrics>;
+  /** DynamoDB Local's java process, when readable (Linux /proc); not part of `cpu_ms`. */
+  dynamodb_local_cpu_ms?: number;
+  checked_at: string;
+}
+
+const counts = {
+  dynamodb: {} as Record<string, number>,
+  dynamodbItems: {} as Record<string, number>,
+  sent: {} as Record<string, number>,
+  byFunction: {} as Record<string, Record<string, number>>,
+};
+let installed = false;
+
+const bump = (record: Record<string, number>, key: string, by = 1) => {
+  record[key] = (record[key] ?? 0) + by;
+};
+
+function itemsOf(input: Record<string, unknown>): number {
+  if (Array.isArray(input.TransactItems)) return input.TransactItems.length;
+  const requests = input.RequestItems as Record<string, unknown[] | { Keys?: unknown[] }> | undefined;
+  if (requests && typeof requests === 'object') {
+    let n = 0;
+    for (const value of Object.values(requests))
+      n += Array.isArray(value) ? value.length : (value.Keys?.length ?? 0);
+    return n;
+  }
+  return 1;
+}
+
+/** Counts every DynamoDB request and SQS message the handlers of this process send. Idempotent. */
+export function installMetrics(): void {
+  if (installed) return;
+  installed = true;
+  dynamoClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const fnId = currentGrants()?.fnId;
+      if (!fnId) return next(args);
+      const command = ((context as { commandName?: string }).commandName ?? 'Unknown').replace(
+        /Command$/,
+        '',
+      );
+      bump(counts.dynamodb, command);
+      bump((counts.byFunction[fnId] ??= {}), command);
+      bump(counts.dynamodbItems, command, itemsOf(args.input as Record<string, unknown>));
+      return next(args);
+    },
+    { step: 'initialize', name: 'localMetrics' },
+  );
+  sqsClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = (context as { commandName?: string }).commandName ?? '';
+      if (!currentGrants()) return next(args);
+      const input = args.input as { QueueUrl?: string; Entries?: unknown[] };
+      const queue = (input.QueueUrl ?? '?').split('/').pop() ?? '?';
+      if (command === 'SendMessageCommand') bump(counts.sent, queue);
+      else if (command === 'SendMessageBatchCommand') bump(counts.sent, queue, input.Entries?.length ?? 0);
+      return next(args);
+    },
+    { step: 'initialize', name: 'localMetrics' },
+  );
+}
+
+/** This process's counters now. */
+export function processMetrics(): ProcessMetrics {
+  const { user, system } = process.cpuUsage();
+  return {
+    cpu_ms: (user + system) / 1000,
+    dynamodb: { ...counts.dynamodb },
+    dynamodb_items: { ...counts.dynamodbItems },
+    queue_messages_sent: { ...counts.sent },
+    dynamodb_by_function: Object.fromEntries(
+      Object.entries(counts.byFunction).map(([fnId, commands]) => [fnId, { ...commands }]),
+    ),
+  };
+}
+
+const addInto = (target: Record<string, number>, source: Record<string, number>) => {
+  for (const [key, value] of Object.entries(source)) bump(target, key, value);
+};
+
+/** The processes' counters added up. */
+export function stackMetrics(
+  processes: Record<string, ProcessMetrics>,
+  dynamoDbLocalPid?: number,
+): StackMetrics {
+  const total: ProcessMetrics = {
+    cpu_ms: 0,
+    dynamodb: {},
+    dynamodb_items: {},
+    queue_messages_sent: {},
+    dynamodb_by_function: {},
+  };
+  for (const metrics of Object.values(processes)) {
+    total.cpu_ms += metrics.cpu_ms;
+    addInto(total.dynamodb, metrics.dynamodb);
+    addInto(total.dynamodb_items, metrics.dynamodb_items);
+    addInto(total.queue_messages_sent, metrics.queue_messages_sent);
+    for (const [fnId, commands] of Object.entries(metrics.dynamodb_by_function))
+      addInto((total.dynamodb_by_function[fnId] ??= {}), commands);
+  }
+  const java = dynamoDbLocalPid === undefined ? undefined : processCpuMs(dynamoDbLocalPid);
+  return {
+    ...total,
+    processes,
+    ...(java === undefined ? {} : { dynamodb_local_cpu_ms: java }),
+    checked_at: new Date().toISOString(),
+  };
+}
+
+/** CPU of another process from /proc (Linux), milliseconds; undefined where there is no /proc. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
