@@ -1,4 +1,3 @@
-import type Stripe from 'stripe';
 import * as z from 'zod';
 import {
   PaymentsProviderError,
@@ -7,6 +6,7 @@ import {
   type ProviderPlan,
 } from './port.js';
 import { verifyStripeWebhook } from './stripe-events.js';
+import { stripeRequest, type StripeParams } from './stripe-rest.js';
 
 /**
  * The payments secret, put by the operator into Secrets Manager (ARN in SECRET_ARN_PAYMENTS) as JSON:
@@ -17,29 +17,30 @@ import { verifyStripeWebhook } from './stripe-events.js';
 export const StripeSecret = z.object({ secret_key: z.string().min(1), webhook_secret: z.string().min(1) });
 export type StripeSecret = z.infer<typeof StripeSecret>;
 
-/** The Stripe adapter (official `stripe` library): Checkout, subscriptions, the customer portal, invoice items. */
+/** The Stripe adapter (Stripe's REST API, `stripe-rest.ts`): Checkout, subscriptions, the customer portal, invoice items. */
 export class StripePayments implements PaymentsProvider {
   readonly name = 'stripe' as const;
-  private state: Promise<{ stripe: Stripe; secret: StripeSecret }> | undefined;
+  private state: Promise<StripeSecret> | undefined;
   private readonly prices = new Map<string, Promise<string>>();
 
   constructor(private readonly loadSecret: () => Promise<string>) {}
 
-  /** The library is loaded on first use: a function that only checks webhooks never evaluates it. */
-  private connect(): Promise<{ stripe: Stripe; secret: StripeSecret }> {
-    this.state ??= this.loadSecret().then(async (raw) => {
-      const secret = StripeSecret.parse(JSON.parse(raw));
-      const { default: StripeClient } = await import('stripe');
-      return { stripe: new StripeClient(secret.secret_key, { maxNetworkRetries: 2, timeout: 8000 }), secret };
-    });
+  private connect(): Promise<StripeSecret> {
+    this.state ??= this.loadSecret().then((raw) => StripeSecret.parse(JSON.parse(raw)));
     this.state.catch(() => (this.state = undefined));
     return this.state;
   }
 
-  private async call<T>(what: string, fn: (stripe: Stripe) => Promise<T>): Promise<T> {
-    const { stripe } = await this.connect();
+  private async call<T>(
+    what: string,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    params: StripeParams = {},
+    options: { idempotencyKey?: string } = {},
+  ): Promise<T> {
+    const secret = await this.connect();
     try {
-      return await fn(stripe);
+      return await stripeRequest<T>(secret.secret_key, method, path, params, options);
     } catch (error) {
       throw new PaymentsProviderError(
         `Stripe refused to ${what}: ${error instanceof Error ? error.message : String(error)}`,
@@ -52,10 +53,17 @@ export class StripePayments implements PaymentsProvider {
     const lookupKey = plan.priceLookupKey;
     let price = this.prices.get(lookupKey);
     if (!price) {
-      price = this.call('find the plan price', async (stripe) => {
-        const list = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
+      price = this.call<{ data: { id: string }[] }>('find the plan price', 'GET', '/v1/prices', {
+        lookup_keys: [lookupKey],
+        active: true,
+        limit: 1,
+      }).then((list) => {
         const found = list.data[0];
-        if (!found) throw new Error(`no active price with lookup key ${lookupKey}`);
+        if (!found) {
+          throw new PaymentsProviderError(
+            `Stripe refused to find the plan price: no active price with lookup key ${lookupKey}`,
+          );
+        }
         return found.id;
       });
       price.catch(() => this.prices.delete(lookupKey));
@@ -64,14 +72,15 @@ export class StripePayments implements PaymentsProvider {
     return price;
   }
 
-  createCustomer(input: { organisationId: string; name: string; email: string }) {
-    return this.call('create a customer', async (stripe) => {
-      const customer = await stripe.customers.create(
-        { email: input.email, name: input.name, metadata: { organisation_id: input.organisationId } },
-        { idempotencyKey: `customer:${input.organisationId}` },
-      );
-      return { customerId: customer.id };
-    });
+  async createCustomer(input: { organisationId: string; name: string; email: string }) {
+    const customer = await this.call<{ id: string }>(
+      'create a customer',
+      'POST',
+      '/v1/customers',
+      { email: input.email, name: input.name, metadata: { organisation_id: input.organisationId } },
+      { idempotencyKey: `customer:${input.organisationId}` },
+    );
+    return { customerId: customer.id };
   }
 
   async createSubscriptionCheckout(input: {
@@ -82,13 +91,16 @@ export class StripePayments implements PaymentsProvider {
     cycleAnchor: number;
   }) {
     const price = await this.price(input.plan);
-    return this.call('start a subscription checkout', async (stripe) => {
-      const metadata = {
-        organisation_id: input.organisationId,
-        plan: input.plan.id,
-        purpose: 'subscription',
-      };
-      const session = await stripe.checkout.sessions.create({
+    const metadata = {
+      organisation_id: input.organisationId,
+      plan: input.plan.id,
+      purpose: 'subscription',
+    };
+    const session = await this.call<{ id: string; url: string | null }>(
+      'start a subscription checkout',
+      'POST',
+      '/v1/checkout/sessions',
+      {
         mode: 'subscription',
         customer: input.customerId,
         client_reference_id: input.organisationId,
@@ -101,10 +113,14 @@ export class StripePayments implements PaymentsProvider {
         },
         success_url: input.returnUrl,
         cancel_url: input.returnUrl,
-      });
-      if (!session.url) throw new Error('checkout session without a URL');
-      return { checkoutId: session.id, url: session.url };
-    });
+      },
+    );
+    if (!session.url) {
+      throw new PaymentsProviderError(
+        'Stripe refused to start a subscription checkout: checkout session without a URL',
+      );
+    }
+    return { checkoutId: session.id, url: session.url };
   }
 
   async changeSubscriptionPlan(input: {
@@ -113,34 +129,45 @@ export class StripePayments implements PaymentsProvider {
     plan: ProviderPlan;
   }) {
     const price = await this.price(input.plan);
-    await this.call('change the subscription plan', async (stripe) => {
-      const subscription = await stripe.subscriptions.retrieve(input.subscriptionId);
-      const item = subscription.items.data[0];
-      if (!item) throw new Error(`subscription ${input.subscriptionId} has no item`);
-      // Setting the same price again changes nothing, so a retried request is harmless.
-      await stripe.subscriptions.update(input.subscriptionId, {
-        items: [{ id: item.id, price }],
-        proration_behavior: 'always_invoice',
-        metadata: { organisation_id: input.organisationId, plan: input.plan.id, purpose: 'subscription' },
-      });
+    const path = `/v1/subscriptions/${encodeURIComponent(input.subscriptionId)}`;
+    const subscription = await this.call<{ items: { data: { id: string }[] } }>(
+      'change the subscription plan',
+      'GET',
+      path,
+    );
+    const item = subscription.items.data[0];
+    if (!item) {
+      throw new PaymentsProviderError(
+        `Stripe refused to change the subscription plan: subscription ${input.subscriptionId} has no item`,
+      );
+    }
+    // Setting the same price again changes nothing, so a retried request is harmless.
+    await this.call('change the subscription plan', 'POST', path, {
+      items: [{ id: item.id, price }],
+      proration_behavior: 'always_invoice',
+      metadata: { organisation_id: input.organisationId, plan: input.plan.id, purpose: 'subscription' },
     });
   }
 
   async cancelSubscription(input: { subscriptionId: string }) {
-    await this.call('cancel the subscription', (stripe) => stripe.subscriptions.cancel(input.subscriptionId));
+    await this.call(
+      'cancel the subscription',
+      'DELETE',
+      `/v1/subscriptions/${encodeURIComponent(input.subscriptionId)}`,
+    );
   }
 
-  createPortalSession(input: { customerId: string; returnUrl: string }) {
-    return this.call('open the customer portal', async (stripe) => {
-      const session = await stripe.billingPortal.sessions.create({
-        customer: input.customerId,
-        return_url: input.returnUrl,
-      });
-      return { url: session.url };
-    });
+  async createPortalSession(input: { customerId: string; returnUrl: string }) {
+    const session = await this.call<{ url: string }>(
+      'open the customer portal',
+      'POST',
+      '/v1/billing_portal/sessions',
+      { customer: input.customerId, return_url: input.returnUrl },
+    );
+    return { url: session.url };
   }
 
-  createCreditsCheckout(input: {
+  async createCreditsCheckout(input: {
     customerId: string;
     organisationId: string;
     credits: number;
@@ -148,13 +175,16 @@ export class StripePayments implements PaymentsProvider {
     currency: string;
     returnUrl: string;
   }) {
-    return this.call('start a credits checkout', async (stripe) => {
-      const metadata = {
-        organisation_id: input.organisationId,
-        purpose: 'credits',
-        credits: String(input.credits),
-      };
-      const session = await stripe.checkout.sessions.create({
+    const metadata = {
+      organisation_id: input.organisationId,
+      purpose: 'credits',
+      credits: String(input.credits),
+    };
+    const session = await this.call<{ id: string; url: string | null }>(
+      'start a credits checkout',
+      'POST',
+      '/v1/checkout/sessions',
+      {
         mode: 'payment',
         customer: input.customerId,
         client_reference_id: input.organisationId,
@@ -172,13 +202,17 @@ export class StripePayments implements PaymentsProvider {
         payment_intent_data: { metadata },
         success_url: input.returnUrl,
         cancel_url: input.returnUrl,
-      });
-      if (!session.url) throw new Error('checkout session without a URL');
-      return { checkoutId: session.id, url: session.url };
-    });
+      },
+    );
+    if (!session.url) {
+      throw new PaymentsProviderError(
+        'Stripe refused to start a credits checkout: checkout session without a URL',
+      );
+    }
+    return { checkoutId: session.id, url: session.url };
   }
 
-  addInvoiceItem(input: {
+  async addInvoiceItem(input: {
     customerId: string;
     subscriptionId: string;
     amountCents: number;
@@ -186,24 +220,25 @@ export class StripePayments implements PaymentsProvider {
     description: string;
     idempotencyKey: string;
   }) {
-    return this.call('add an invoice item', async (stripe) => {
-      const item = await stripe.invoiceItems.create(
-        {
-          customer: input.customerId,
-          subscription: input.subscriptionId,
-          amount: input.amountCents,
-          currency: input.currency,
-          description: input.description,
-          metadata: { idempotency_key: input.idempotencyKey },
-        },
-        { idempotencyKey: input.idempotencyKey },
-      );
-      return { itemId: item.id };
-    });
+    const item = await this.call<{ id: string }>(
+      'add an invoice item',
+      'POST',
+      '/v1/invoiceitems',
+      {
+        customer: input.customerId,
+        subscription: input.subscriptionId,
+        amount: input.amountCents,
+        currency: input.currency,
+        description: input.description,
+        metadata: { idempotency_key: input.idempotencyKey },
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { itemId: item.id };
   }
 
   async parseWebhook(payload: string, signature: string | undefined): Promise<BillingEvent> {
-    const { secret } = await this.connect();
+    const secret = await this.connect();
     return verifyStripeWebhook(payload, signature, secret.webhook_secret);
   }
 }
