@@ -1,8 +1,14 @@
 /**
  * `npm run bench`: the budgets of DESIGN.md, measured on this machine against the real local stack
- * (started here in memory, stopped at the end):
- *  - start-call p99 through the local gateway vs 2x the sum of its own DynamoDB round trips, timed in
- *    the same run (3 on the API-key happy path; the in-process test holds it to at most 4),
+ * (`npm start`'s, started here as a child process in memory, stopped at the end):
+ *  - start-call at the database's speed: the floor — start-call's least work (3 GetItem, 1
+ *    TransactWriteItems, 1 SendMessage to a bench-only queue) done directly with the handlers' own SDK
+ *    clients against the same DynamoDB Local and fauxqs — and start-call through the local gateway with
+ *    an API key, both one at a time (p50, p99) and by 8 loops at once (throughput), in the same run;
+ *    budget: start-call p50 ≤ 1.5x the floor's, p99 ≤ 2x, throughput ≥ 0.6x (lib/bench/floor.ts),
+ *  - the cost of a call, start-call to the post-call webhook at the demo receiver: DynamoDB requests
+ *    by command, queue messages and the stack's CPU, per call over BENCH_CALLS calls, from the stack's
+ *    own counters between two quiescent points (GET /_local/metrics; lib/bench/call-cost.ts),
  *  - each function bundle's size and cold load (a fresh Node process importing it, median of 3), as
  *    ratios to a bare DynamoDB-reading handler bundled in the same run: budget 2x size, 1.5x cold load
  *    (lib/bench/bundles.ts; the project's bundle check, ../shared/checks/bundles, holds the same).
@@ -13,67 +19,304 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { catalog } from '../lib/catalog.js';
 import { bundlesTable, measureBundles } from '../lib/bench/bundles.js';
-import { measureStartCall, recordDynamoSpans } from '../lib/bench/start-call.js';
+import { measureCallCost, type CallCost } from '../lib/bench/call-cost.js';
+import { prepareFloor } from '../lib/bench/floor.js';
+import {
+  combine,
+  concurrent,
+  sequential,
+  type LatencySummary,
+  type Runs,
+  type Throughput,
+} from '../lib/bench/load.js';
+import { startBenchStack, type BenchStack } from '../lib/bench/stack-process.js';
+import { startCallClient } from '../lib/bench/start-call.js';
 import { ApiClient } from '../lib/cli/api-client.js';
-import { seed } from '../lib/cli/seed.js';
-import { startLocalStack } from '../lib/local/stack.js';
+import { seed, type SeedResult } from '../lib/cli/seed.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const WARMUP = 20;
+/**
+ * The floor and start-call take turns, in this many rounds of each measure, so that both see the
+ * same machine (other work on it comes and goes): the ratios compare like with like.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONCURRENCY = 8;
+const CONCURRENT_OPERATIONS = Number(process.env.BENCH_CONCURRENT_OPERATIONS ?? 400);
+const CALLS = Number(process.env.BENCH_CALLS ?? 20);
+/** As `npm start` runs: INFO logs and the gateway's access log (BENCH_LOG_LEVEL to change). */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'INFO';
+/** A number the simulator answers (the README's example). */
+const TO_PHONE = '+61491570156';
+/** Budgets: start-call over the floor. */
+const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
+/** Which parts to run (comma-separated): start-call, call-cost, bundles. Default: all. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles').split(','));
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-async function main(): Promise<void> {
-  const stateDir = join(ROOT, '.local', `bench-${process.pid}`);
-  const stack = await startLocalStack({
-    port: 0,
-    inMemory: true,
-    stateDir,
-    verbose: false,
-    accessLog: false,
-    scheduler: false,
-    // Calls play out slowly, so the simulator and the pipeline stay quiet while start-call is timed.
-    defaults: { POWERTOOLS_LOG_LEVEL: 'ERROR', SIMULATOR_TIME_SCALE: '1' },
-  });
-  try {
-    const demo = await seed(stack.state, { plan: 'growth' }, log);
-    const owner = new ApiClient(stack.state.base_url, demo.owner_token);
-    await owner.patch(`/api/v1/workspaces/${demo.workspace_id}`, { concurrent_call_limit: 1000 });
+async function demoOrganisation(stack: BenchStack): Promise<SeedResult> {
+  const demo = await seed(stack.state, { plan: 'growth' }, log);
+  const owner = new ApiClient(stack.state.base_url, demo.owner_token);
+  await owner.patch(`/api/v1/workspaces/${demo.workspace_id}`, { concurrent_call_limit: 1000 });
+  return demo;
+}
 
-    log(`measuring ${SAMPLES} start-calls and their DynamoDB round trips`);
-    const spans = recordDynamoSpans();
-    const startCall = await measureStartCall({
-      spans,
+/** CPU milliseconds per operation, one at a time: the bench's own process and each of the stack's. */
+type CpuPerOperation = Record<string, number>;
+
+interface StartCallReport {
+  floor: { sequential: LatencySummary; concurrent: Throughput; cpuMsPerOperation: CpuPerOperation };
+  startCall: {
+    sequential: LatencySummary;
+    concurrent: Throughput;
+    cpuMsPerOperation: CpuPerOperation;
+    statuses: Record<number, number>;
+  };
+  ratios: { p50: number; p99: number; throughput: number };
+  budget: typeof START_CALL_BUDGET;
+  withinBudget: { p50: boolean; p99: boolean; throughput: boolean };
+}
+
+/**
+ * Start-call and its floor against one stack, taking turns (ROUNDS). Calls play out at
+ * SIMULATOR_TIME_SCALE 1: they are dispatched and answered while start-call is timed, as they would
+ * be, but none ends (and starts the post-call pipeline) before the timing is over.
+ */
+async function measureStartCallAgainstFloor(): Promise<StartCallReport> {
+  const stack = await startBenchStack({
+    root: ROOT,
+    stateDir: join(ROOT, '.local', `bench-${process.pid}-start-call`),
+    logPath: join(ROOT, '.local', 'bench-stack-start-call.log'),
+    env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '1' },
+  });
+  const environment = { ...process.env };
+  try {
+    const demo = await demoOrganisation(stack);
+    const client = startCallClient({
       baseUrl: stack.state.base_url,
       workspaceId: demo.workspace_id,
       agentId: demo.agent_id,
       apiKey: demo.api_key,
-      samples: SAMPLES,
+      toPhone: TO_PHONE,
+      maxSockets: CONCURRENCY,
     });
-    const budgetMs = 2 * startCall.roundTrips.mean;
+    await client.op(0);
+    const callId = client.callIds[0];
+    if (!callId) throw new Error(`start-call answered ${JSON.stringify(client.statuses)}`);
 
-    log('bundling every function');
-    const bundles = await measureBundles(ROOT, catalog, join(ROOT, '.local', 'bench-bundles'));
+    // The floor's clients are the handlers' own, pointed at this stack's DynamoDB Local and fauxqs.
+    Object.assign(process.env, stack.state.env);
+    const floor = await prepareFloor({
+      workspaceId: demo.workspace_id,
+      agentId: demo.agent_id,
+      apiKey: demo.api_key,
+      callId,
+    });
+    log(`warming up: ${WARMUP} of each`);
+    let floorIndex = 0;
+    let startIndex = 1;
+    await sequential(floor.op, WARMUP, floorIndex);
+    await sequential(client.op, WARMUP, startIndex);
+    floorIndex += WARMUP;
+    startIndex += WARMUP;
 
-    const report = { date: new Date().toISOString(), startCall, budgetMs, bundles };
-    mkdirSync(join(ROOT, '.local'), { recursive: true });
-    writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const perRound = (n: number) => Math.max(1, Math.round(n / ROUNDS));
+    // CPU over the one-at-a-time runs: the bench's own (the floor's SDK calls, start-call's client)
+    // and each of the stack's processes (GET /_local/metrics).
+    const cpu = { floor: {} as CpuPerOperation, startCall: {} as CpuPerOperation };
+    const timedCpu = async (into: CpuPerOperation, run: () => Promise<Runs>): Promise<Runs> => {
+      const before = await stack.metrics();
+      const bench = process.cpuUsage();
+      const runs = await run();
+      const benchCpu = process.cpuUsage(bench);
+      const after = await stack.metrics();
+      into.bench = (into.bench ?? 0) + (benchCpu.user + benchCpu.system) / 1000;
+      for (const [name, metrics] of Object.entries(after.processes))
+        into[name] = (into[name] ?? 0) + metrics.cpu_ms - (before.processes[name]?.cpu_ms ?? 0);
+      return runs;
+    };
+    const runs = {
+      floorSequential: [] as Runs[],
+      startSequential: [] as Runs[],
+      floorConcurrent: [] as Runs[],
+      startConcurrent: [] as Runs[],
+    };
+    log(`one at a time: ${SAMPLES} of each in ${ROUNDS} rounds`);
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const [floorFrom, startFrom] = [floorIndex, startIndex];
+      runs.floorSequential.push(
+        await timedCpu(cpu.floor, () => sequential(floor.op, perRound(SAMPLES), floorFrom)),
+      );
+      floorIndex += perRound(SAMPLES);
+      runs.startSequential.push(
+        await timedCpu(cpu.startCall, () => sequential(client.op, perRound(SAMPLES), startFrom)),
+      );
+      startIndex += perRound(SAMPLES);
+    }
+    log(`${CONCURRENCY} at once: ${CONCURRENT_OPERATIONS} of each in ${ROUNDS} rounds`);
+    for (let round = 0; round < ROUNDS; round += 1) {
+      runs.floorConcurrent.push(
+        await concurrent(floor.op, CONCURRENCY, perRound(CONCURRENT_OPERATIONS), floorIndex),
+      );
+      floorIndex += perRound(CONCURRENT_OPERATIONS);
+      runs.startConcurrent.push(
+        await concurrent(client.op, CONCURRENCY, perRound(CONCURRENT_OPERATIONS), startIndex),
+      );
+      startIndex += perRound(CONCURRENT_OPERATIONS);
+    }
+    await floor.cleanup();
+    client.close();
+    const total = startIndex;
+    if ((client.statuses[201] ?? 0) !== total)
+      throw new Error(`start-call answered ${JSON.stringify(client.statuses)} (all ${total} should be 201)`);
+    const floorSequential = combine(runs.floorSequential, 1).latency;
+    const startSequential = combine(runs.startSequential, 1).latency;
+    const perOperation = (total: CpuPerOperation, n: number) =>
+      Object.fromEntries(Object.entries(total).map(([name, ms]) => [name, Math.round((ms / n) * 100) / 100]));
+    const floorConcurrent = combine(runs.floorConcurrent, CONCURRENCY);
+    const startConcurrent = combine(runs.startConcurrent, CONCURRENCY);
 
-    const f = (n: number) => n.toFixed(1);
-    const lines = [
-      '## start-call (local gateway, API key, sequential)',
-      `its DynamoDB round trips (GetItem key + TransactGet + TransactWrite): sum mean ${f(startCall.roundTrips.mean)} ms, p99 ${f(startCall.roundTrips.p99)} ms`,
-      `start-call: p50 ${f(startCall.latency.p50)} ms, p90 ${f(startCall.latency.p90)} ms, p99 ${f(startCall.latency.p99)} ms (statuses ${JSON.stringify(startCall.statuses)})`,
-      `budget: p99 within 2 x that sum = ${f(budgetMs)} ms → ${startCall.latency.p99 <= budgetMs ? 'within budget' : 'OVER BUDGET'}`,
-      '',
-      '## function bundles (esbuild as the CDK bundles them: minified ESM, node22) vs a bare handler',
-      ...bundlesTable(bundles),
-      '',
-      '10,000-contact campaign and 50,000-row import: not measured (campaigns and imports are not built yet).',
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    const ratios = {
+      p50: startSequential.p50 / floorSequential.p50,
+      p99: startSequential.p99 / floorSequential.p99,
+      throughput: startConcurrent.perSecond / floorConcurrent.perSecond,
+    };
+    return {
+      floor: {
+        sequential: floorSequential,
+        concurrent: floorConcurrent,
+        cpuMsPerOperation: perOperation(cpu.floor, floorSequential.count),
+      },
+      startCall: {
+        sequential: startSequential,
+        concurrent: startConcurrent,
+        cpuMsPerOperation: perOperation(cpu.startCall, startSequential.count),
+        statuses: client.statuses,
+      },
+      ratios,
+      budget: START_CALL_BUDGET,
+      withinBudget: {
+        p50: ratios.p50 <= START_CALL_BUDGET.p50,
+        p99: ratios.p99 <= START_CALL_BUDGET.p99,
+        throughput: ratios.throughput >= START_CALL_BUDGET.throughput,
+      },
+    };
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in environment)) delete process.env[key];
+    Object.assign(process.env, environment);
+    await stack.stop();
+  }
+}
+
+/** The cost of a call, on a stack of its own where calls play out at 60x (as in the tests). */
+async function measureCostOfACall(): Promise<CallCost> {
+  const stack = await startBenchStack({
+    root: ROOT,
+    stateDir: join(ROOT, '.local', `bench-${process.pid}-call-cost`),
+    logPath: join(ROOT, '.local', 'bench-stack-call-cost.log'),
+    env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '60' },
+  });
+  try {
+    const demo = await demoOrganisation(stack);
+    log(`cost of a call: ${CALLS} calls, start-call to the post-call webhook`);
+    return await measureCallCost({
+      stack,
+      workspaceId: demo.workspace_id,
+      agentId: demo.agent_id,
+      apiKey: demo.api_key,
+      toPhone: TO_PHONE,
+      calls: CALLS,
+      log,
+    });
   } finally {
     await stack.stop();
   }
+}
+
+const f = (n: number, digits = 1) => n.toFixed(digits);
+const mark = (ok: boolean) => (ok ? 'within' : '**OVER**');
+
+const cpuLine = (cpu: CpuPerOperation) =>
+  Object.entries(cpu)
+    .map(([name, ms]) => `${name} ${f(ms, 2)}`)
+    .join(', ') + ' ms';
+
+function startCallTable(r: StartCallReport): string[] {
+  const { floor, startCall, ratios, budget, withinBudget } = r;
+  return [
+    '| measure | floor (SDK only) | start-call (gateway, API key) | ratio | budget | |',
+    '|---|---:|---:|---:|---:|---|',
+    `| p50, one at a time | ${f(floor.sequential.p50)} ms | ${f(startCall.sequential.p50)} ms | ${f(ratios.p50, 2)}x | ≤ ${budget.p50}x | ${mark(withinBudget.p50)} |`,
+    `| p99, one at a time | ${f(floor.sequential.p99)} ms | ${f(startCall.sequential.p99)} ms | ${f(ratios.p99, 2)}x | ≤ ${budget.p99}x | ${mark(withinBudget.p99)} |`,
+    `| throughput, ${CONCURRENCY} at once | ${f(floor.concurrent.perSecond)}/s | ${f(startCall.concurrent.perSecond)}/s | ${f(ratios.throughput, 2)}x | ≥ ${budget.throughput}x | ${mark(withinBudget.throughput)} |`,
+    `| p50 / p99, ${CONCURRENCY} at once | ${f(floor.concurrent.latency.p50)} / ${f(floor.concurrent.latency.p99)} ms | ${f(startCall.concurrent.latency.p50)} / ${f(startCall.concurrent.latency.p99)} ms | | | |`,
+    `| CPU per operation, one at a time | ${cpuLine(floor.cpuMsPerOperation)} | ${cpuLine(startCall.cpuMsPerOperation)} | | | |`,
+  ];
+}
+
+function callCostTable(c: CallCost): string[] {
+  const commands = Object.entries(c.dynamodb)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([command, n]) => `${command} ${n}`)
+    .join(', ');
+  const queues = Object.entries(c.queue_messages_sent)
+    .map(([queue, n]) => `${queue} ${n}`)
+    .join(', ');
+  const processes = Object.entries(c.cpu_ms_by_process)
+    .map(([name, ms]) => `${name} ${f(ms)}`)
+    .join(', ');
+  return [
+    '| per completed call | |',
+    '|---|---|',
+    `| DynamoDB requests | ${f(c.dynamodb_reads + c.dynamodb_writes)}: ${f(c.dynamodb_reads)} reads, ${f(c.dynamodb_writes)} writes (${commands}) |`,
+    `| queue messages sent | ${f(c.queue_messages)} (${queues}) |`,
+    `| CPU of the stack's Node processes | ${f(c.cpu_ms)} ms (${processes} ms, before taking off ${f(c.idle_cpu_ms_per_second)} ms/s of idle polling) |`,
+    ...(c.dynamodb_local_cpu_ms !== undefined
+      ? [`| CPU of DynamoDB Local (java) | ${f(c.dynamodb_local_cpu_ms)} ms |`]
+      : []),
+  ];
+}
+
+async function main(): Promise<void> {
+  mkdirSync(join(ROOT, '.local'), { recursive: true });
+  const startCall = PARTS.has('start-call') ? await measureStartCallAgainstFloor() : undefined;
+  const callCost = PARTS.has('call-cost') ? await measureCostOfACall() : undefined;
+
+  let bundles;
+  if (PARTS.has('bundles')) {
+    log('bundling every function');
+    bundles = await measureBundles(ROOT, catalog, join(ROOT, '.local', 'bench-bundles'));
+  }
+
+  const report = { date: new Date().toISOString(), logLevel: LOG_LEVEL, startCall, callCost, bundles };
+  writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+
+  const lines = [
+    ...(startCall
+      ? [
+          `## start-call vs its floor (same DynamoDB Local and fauxqs, same run; log level ${LOG_LEVEL})`,
+          ...startCallTable(startCall),
+          '',
+        ]
+      : []),
+    ...(callCost
+      ? [
+          `## the cost of a call (start-call → completed → post-call webhook delivered; mean of ${callCost.calls})`,
+          ...callCostTable(callCost),
+          '',
+        ]
+      : []),
+    ...(bundles
+      ? [
+          '## function bundles (esbuild as the CDK bundles them: minified ESM, node22) vs a bare handler',
+          ...bundlesTable(bundles),
+          '',
+        ]
+      : []),
+    '10,000-contact campaign and 50,000-row import: not measured (campaigns and imports are not built yet).',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().then(
