@@ -3,12 +3,13 @@ import type { QueueKey } from './resources.js';
 import { config } from './config.js';
 import type { MessageQueue, QueueMessage } from './queue-messages.js';
 import { grantsMiddleware } from './grants.js';
+import { withoutUnusedMiddleware } from './sdk-clients.js';
 
 let sqs: SQSClient | undefined;
 
 export function sqsClient(): SQSClient {
   if (!sqs) {
-    sqs = new SQSClient({ region: config().AWS_REGION });
+    sqs = withoutUnusedMiddleware(new SQSClient({ region: config().AWS_REGION }));
     sqs.middlewareStack.add(grantsMiddleware('sqs'), { step: 'initialize', name: 'enforceGrants' });
   }
   return sqs;

@@ -4,6 +4,7 @@ import { Entity } from 'electrodb';
 import { config } from './config.js';
 import { grantsMiddleware } from './grants.js';
 import { TABLE } from './resources.js';
+import { withoutUnusedMiddleware } from './sdk-clients.js';
 
 /**
  * ElectroDB checks every model against its JSON schema (the `jsonschema` package) each time an entity
@@ -34,7 +35,14 @@ let documentClient: DynamoDBDocumentClient | undefined;
 
 export function dynamoClient(): DynamoDBClient {
   if (!dynamo) {
-    dynamo = new DynamoDBClient({ region: config().AWS_REGION });
+    const { AWS_REGION, STAGE } = config();
+    dynamo = withoutUnusedMiddleware(
+      // Locally the endpoint is explicit: no account-based endpoint to work out for each request.
+      new DynamoDBClient({
+        region: AWS_REGION,
+        ...(STAGE === 'local' ? { accountIdEndpointMode: 'disabled' } : {}),
+      }),
+    );
     dynamo.middlewareStack.add(
       (next) => async (args) => {
         roundTrips.count += 1;
