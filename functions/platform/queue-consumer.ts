@@ -48,13 +48,15 @@ export function queueConsumer<Q extends MessageQueue>(
     }
     const message = parsed.data as QueueMessage<Q>;
     let outcome: unknown;
+    // `message` is the log line's own key for Powertools (a key of that name is dropped, with a
+    // warning of its own on every line): the queue's message goes under `queueMessage`.
     try {
       outcome = await handleMessage(message);
     } catch (error) {
-      logger.warn('queue message failed', { ...about, message, error: String(error) });
+      logger.warn('queue message failed', { ...about, queueMessage: message, error: String(error) });
       throw error;
     }
-    logger.info('queue message handled', { ...about, message, outcome });
+    logger.info('queue message handled', { ...about, queueMessage: message, outcome });
   }
 
   // A processor per invocation: its state is the batch's (locally, batches may run concurrently).
