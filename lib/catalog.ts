@@ -71,6 +71,16 @@ export const catalog: FunctionSpec[] = [
   },
   // ── Contacts, their notes, the organisations' suppression lists (contacts/) ───────────────────
   domainApi('ContactsApi', 'contacts', 'functions/contacts/http.ts', 'contacts', { timeoutSeconds: 20 }),
+  {
+    // Contact imports: the plan and chunk steps (each chunk its own message; imports.ts).
+    id: 'ProcessContactImport',
+    group: 'contacts',
+    entry: 'functions/contacts/handlers/process-contact-import.ts',
+    queue: { name: 'imports', batchSize: 4 },
+    access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['imports'] },
+    timeoutSeconds: 150,
+    memoryMb: 1024,
+  },
   // ── Post-call pipeline (post-call/) and webhook deliveries to customers (webhook-deliveries/) ──
   {
     id: 'ProcessCallEnded',

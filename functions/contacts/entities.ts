@@ -237,6 +237,105 @@ export const SuppressionEntity = new Entity(
   cfg,
 );
 
+/**
+ * Contact imports (functions/contacts/imports.ts).
+ *
+ *   import job     pk WS#<ws>                  sk CONTACTIMPORT#<job>            get; the list, newest first
+ *   chunk done     pk WS#<ws>                  sk CONTACTIMPORTCHUNK#<job>#<n>   counted once; its first errors
+ *   row outcome    pk WS#<ws>#IMPORT#<job>     sk ROW#<row, 8 digits>            each row decided once (TTL 30 d)
+ *
+ * A row's outcome is written in the same transaction as the contact it creates or fills (or alone,
+ * when it changes nothing or is rejected), created with "does not exist"; a chunk's counts are summed
+ * from its rows' outcomes and added to the job in one transaction with the chunk's record, also
+ * created with "does not exist". So a redelivered or interrupted chunk never counts a row twice.
+ */
+export const CONTACT_IMPORT_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export type ContactImportStatus = (typeof CONTACT_IMPORT_STATUSES)[number];
+
+export const ContactImportEntity = new Entity(
+  {
+    model: { entity: 'contactImport', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      jobId: { type: 'string', required: true },
+      format: { type: ['csv', 'vcf'] as const, required: true },
+      fileName: { type: 'string' },
+      status: { type: CONTACT_IMPORT_STATUSES, required: true },
+      /** The uploaded file in the bucket. */
+      objectKey: { type: 'string', required: true },
+      /** The workspace's country when the job was made: national numbers are read in it. */
+      country: { type: 'string', required: true },
+      createdBy: { type: 'string', required: true },
+      /** Set once by the planning step: data rows and chunks. */
+      total: { type: 'number' },
+      chunks: { type: 'number' },
+      chunksDone: { type: 'number', required: true, default: 0 },
+      created: { type: 'number', required: true, default: 0 },
+      merged: { type: 'number', required: true, default: 0 },
+      rejected: { type: 'number', required: true, default: 0 },
+      failureReason: { type: 'string' },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string', required: true },
+      completedAt: { type: 'string' },
+    },
+    indexes: {
+      byId: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['jobId'], 'CONTACTIMPORT#${jobId}'),
+    },
+  },
+  cfg,
+);
+
+export const ContactImportChunkEntity = new Entity(
+  {
+    model: { entity: 'contactImportChunk', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      jobId: { type: 'string', required: true },
+      /** Zero-padded to 6 digits. */
+      chunk: { type: 'string', required: true },
+      created: { type: 'number', required: true },
+      merged: { type: 'number', required: true },
+      rejected: { type: 'number', required: true },
+      /** The chunk's first rejected rows: [{row, reason}]. */
+      errors: { type: 'any' },
+    },
+    indexes: {
+      byJob: primaryIndex(
+        ['workspaceId'],
+        'WS#${workspaceId}',
+        ['jobId', 'chunk'],
+        'CONTACTIMPORTCHUNK#${jobId}#${chunk}',
+      ),
+    },
+  },
+  cfg,
+);
+
+export const ContactImportRowEntity = new Entity(
+  {
+    model: { entity: 'contactImportRow', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      jobId: { type: 'string', required: true },
+      /** The data row (1 = the first after the header), zero-padded to 8 digits. */
+      row: { type: 'string', required: true },
+      outcome: { type: ['created', 'merged', 'rejected'] as const, required: true },
+      reason: { type: 'string' },
+      contactId: { type: 'string' },
+      expiresAt: { type: 'number', required: true, field: 'expires_at' },
+    },
+    indexes: {
+      byJob: primaryIndex(
+        ['workspaceId', 'jobId'],
+        'WS#${workspaceId}#IMPORT#${jobId}',
+        ['row'],
+        'ROW#${row}',
+      ),
+    },
+  },
+  cfg,
+);
+
 export const contactsService = new Service(
   {
     contact: ContactEntity,
@@ -245,6 +344,9 @@ export const contactsService = new Service(
     contactCall: ContactCallEntity,
     contactSearch: ContactSearchEntity,
     contactNote: ContactNoteEntity,
+    contactImport: ContactImportEntity,
+    contactImportChunk: ContactImportChunkEntity,
+    contactImportRow: ContactImportRowEntity,
   },
   cfg,
 );
@@ -255,3 +357,5 @@ export type Contact = NonNullable<Awaited<ReturnType<typeof readContact>>['data'
 export type ContactSearchEntry = EntityItem<typeof ContactSearchEntity>;
 export type ContactNote = EntityItem<typeof ContactNoteEntity>;
 export type Suppression = EntityItem<typeof SuppressionEntity>;
+export type ContactImport = EntityItem<typeof ContactImportEntity>;
+export type ContactImportRow = EntityItem<typeof ContactImportRowEntity>;

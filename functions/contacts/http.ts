@@ -9,6 +9,10 @@ import { handler as createContactNote } from './handlers/create-contact-note.js'
 import { handler as listContactNotes } from './handlers/list-contact-notes.js';
 import { handler as updateContactNote } from './handlers/update-contact-note.js';
 import { handler as deleteContactNote } from './handlers/delete-contact-note.js';
+import { handler as createContactImport } from './handlers/create-contact-import.js';
+import { handler as listContactImports } from './handlers/list-contact-imports.js';
+import { handler as getContactImport } from './handlers/get-contact-import.js';
+import { handler as startContactImport } from './handlers/start-contact-import.js';
 import { handler as listSuppressionList } from './handlers/list-suppression-list.js';
 import { handler as putSuppressionEntry } from './handlers/put-suppression-entry.js';
 import { handler as deleteSuppressionEntry } from './handlers/delete-suppression-entry.js';
@@ -24,6 +28,10 @@ export const handler = domainHandler(contactRoutes, {
   listContactNotes,
   updateContactNote,
   deleteContactNote,
+  createContactImport,
+  listContactImports,
+  getContactImport,
+  startContactImport,
   listSuppressionList,
   putSuppressionEntry,
   deleteSuppressionEntry,

@@ -5,6 +5,7 @@ import * as contacts from './schemas.js';
 const CONTACTS = '/api/v1/workspaces/{workspace_id}/contacts';
 const CONTACT = `${CONTACTS}/{contact_id}`;
 const NOTES = `${CONTACT}/notes`;
+const IMPORTS = `${CONTACTS}/imports`;
 const SUPPRESSION_LIST = '/api/v1/organisations/{organisation_id}/suppression-list';
 
 /**
@@ -107,6 +108,56 @@ export const contactRoutes = {
     scope: 'contacts:write',
     successStatus: 204,
     access: { table: 'readwrite' },
+  }),
+  createContactImport: defineRoute({
+    method: 'POST',
+    path: IMPORTS,
+    summary:
+      'Import contacts from a CSV or vCard (3.0/4.0) file (member). JSON {format, file_name?}: a pending job and ' +
+      'upload_url, a presigned PUT for a file up to 50 MB; PUT the file there, then POST …/imports/{job_id}/start. ' +
+      'Or send the file itself (at most 5 MB, else 413) as the body with Content-Type text/csv or text/vcard ' +
+      '(?file_name= optional): the job starts at once. Rows merge with existing contacts by phone, then email ' +
+      '(empty fields filled, nothing overwritten); see docs/data-model.md, contact imports',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    body: contacts.CreateImportBody,
+    rawBody: ['text/csv', 'text/vcard', 'text/x-vcard'],
+    response: contacts.CreatedImportResponse,
+    successStatus: 202,
+    access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['imports'] },
+  }),
+  listContactImports: defineRoute({
+    method: 'GET',
+    path: IMPORTS,
+    summary: 'The workspace’s contact imports, newest first (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:read',
+    query: contacts.ImportListQuery,
+    response: contacts.ImportList,
+    access: { table: 'readwrite' },
+  }),
+  getContactImport: defineRoute({
+    method: 'GET',
+    path: `${IMPORTS}/{job_id}`,
+    summary:
+      'An import: status (pending, processing, completed, failed), progress 0–1, counts {total, created, merged, ' +
+      'rejected} (created + merged + rejected = total when completed) and the first 100 rejected rows (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:read',
+    response: contacts.ImportResponse,
+    access: { table: 'readwrite' },
+  }),
+  startContactImport: defineRoute({
+    method: 'POST',
+    path: `${IMPORTS}/{job_id}/start`,
+    summary:
+      'Start a pending import once its file is uploaded to upload_url: 409 when it is not there yet, 413 (and the ' +
+      'job failed) over 50 MB; an import started already is answered as it is (member)',
+    auth: 'user_or_api_key',
+    scope: 'contacts:write',
+    response: contacts.ImportSummary,
+    successStatus: 202,
+    access: { table: 'readwrite', bucket: 'read', sendsTo: ['imports'] },
   }),
   listSuppressionList: defineRoute({
     method: 'GET',

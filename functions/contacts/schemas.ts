@@ -201,3 +201,50 @@ export const SuppressionResponse = z.object({
   created_at: z.string(),
 });
 export const SuppressionList = pageOf(SuppressionResponse);
+
+// ── Imports ─────────────────────────────────────────────────────────────────────────────────────────
+
+export const IMPORT_FORMATS = ['csv', 'vcf'] as const;
+
+/** `POST …/contacts/imports` as JSON: the job, and a URL to upload the file to. */
+export const CreateImportBody = z.strictObject({
+  format: z.enum(IMPORT_FORMATS),
+  file_name: z.string().trim().min(1).max(255).optional(),
+});
+
+export const ImportErrorItem = z.object({ row: z.number().int(), reason: z.string() });
+
+const importFields = {
+  id: z.string(),
+  job_id: z.string(),
+  workspace_id: z.string(),
+  format: z.enum(IMPORT_FORMATS),
+  file_name: z.string().nullable(),
+  /** `pending`: waiting for the upload and `…/start`. */
+  status: z.enum(['pending', 'processing', 'completed', 'failed']),
+  /** The share of rows counted, 0 to 1. */
+  progress: z.number(),
+  counts: z.object({
+    total: z.number().int(),
+    created: z.number().int(),
+    merged: z.number().int(),
+    rejected: z.number().int(),
+  }),
+  failure_reason: z.string().nullable(),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+};
+
+export const ImportSummary = z.object(importFields);
+export const ImportResponse = z.object({
+  ...importFields,
+  /** The first 100 rejected rows, by row number (data rows from 1, the header not counted). */
+  errors: z.array(ImportErrorItem),
+});
+export const CreatedImportResponse = z.object({
+  ...importFields,
+  /** A presigned PUT URL for the file (one hour); absent when the file was the request's body. */
+  upload_url: z.string().optional(),
+});
+export const ImportList = pageOf(ImportSummary);
+export const ImportListQuery = ListQuery;

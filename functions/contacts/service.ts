@@ -422,10 +422,12 @@ function newRecord(workspaceId: string, fields: NewContactFields, now: string): 
  */
 async function insertContact(
   record: ContactRecord,
+  extras?: Extras,
 ): Promise<{ created: Contact } | { taken: { field: 'phone' | 'email'; contactId: string } }> {
   for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
-    const outcome = await writeContact(undefined, record);
+    const outcome = await writeContact(undefined, record, extras);
     if (outcome.ok) return { created: outcome.record as Contact };
+    if (outcome.reason === 'refused' && outcome.kind === ALSO) throw new AlsoWriteRefused();
     if (outcome.reason === 'taken') {
       const owner = await ownerOf(record.workspaceId, outcome.field, record[outcome.field]!);
       if (owner) return { taken: { field: outcome.field, contactId: owner } };
@@ -452,6 +454,21 @@ export interface MergeOutcome {
   contact: Contact;
   /** Fields given that stayed as they were because another contact has the value. */
   skipped: ('phone' | 'email')[];
+  /** Whether `alsoWrite`'s items were written with the contact (not when the contact did not change). */
+  recorded: boolean;
+}
+
+/** The items a caller writes with the contact of a merge (an import's row outcome). */
+export type AlsoWrite = (tx: TxEntities, outcome: 'created' | 'merged', contactId: string) => TxItem[];
+
+const ALSO = 'also';
+
+/** An item of `alsoWrite` was refused by its condition (an import's row outcome written already). */
+export class AlsoWriteRefused extends Error {
+  override readonly name = 'AlsoWriteRefused';
+  constructor() {
+    super('an item written with the contact was refused by its condition');
+  }
 }
 
 /**
@@ -463,21 +480,43 @@ export interface MergeOutcome {
 export async function mergeContact(
   workspaceId: string,
   input: ContactInput,
-  options: { country: string },
+  options: {
+    country: string;
+    /**
+     * Items written in the same transaction as the contact, when it is created or changed; one
+     * refused by its condition throws AlsoWriteRefused.
+     */
+    alsoWrite?: AlsoWrite;
+  },
 ): Promise<MergeOutcome> {
   const fields = newContactFields(input, options.country);
+  const { alsoWrite } = options;
+  const extrasFor =
+    (outcome: 'created' | 'merged', contactId: string): Extras =>
+    (tx) =>
+      (alsoWrite?.(tx, outcome, contactId) ?? []).map((item) => ({ kind: ALSO, item }));
   for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
     const match =
       (fields.phone ? await findContactByPhone(workspaceId, fields.phone) : null) ??
       (fields.email ? await findContactByEmail(workspaceId, fields.email) : null);
     if (!match) {
-      const inserted = await insertContact(newRecord(workspaceId, fields, clock.now().toISOString()));
-      if ('created' in inserted) return { outcome: 'created', contact: inserted.created, skipped: [] };
+      const record = newRecord(workspaceId, fields, clock.now().toISOString());
+      const inserted = await insertContact(record, extrasFor('created', record.contactId));
+      if ('created' in inserted)
+        return { outcome: 'created', contact: inserted.created, skipped: [], recorded: true };
       continue; // created meanwhile by someone else: merge into theirs
     }
     const skipped: ('phone' | 'email')[] = [];
-    const contact = await fillEmptyFields(workspaceId, match.contactId, fields, skipped);
-    if (contact) return { outcome: 'merged', contact, skipped };
+    const written = { recorded: false };
+    const contact = await fillEmptyFields(
+      workspaceId,
+      match.contactId,
+      fields,
+      skipped,
+      extrasFor('merged', match.contactId),
+      written,
+    );
+    if (contact) return { outcome: 'merged', contact, skipped, recorded: written.recorded };
   }
   throw new Error('could not merge the contact (it kept changing); try again');
 }
@@ -487,50 +526,62 @@ async function fillEmptyFields(
   contactId: string,
   fields: NewContactFields,
   skipped: ('phone' | 'email')[],
+  extras?: Extras,
+  written: { recorded: boolean } = { recorded: false },
 ): Promise<Contact | undefined> {
   const skip = new Set<'phone' | 'email'>();
   try {
     for (;;) {
-      const result = await changeContact<'done' | 'again'>(workspaceId, contactId, (current) => {
-        const changes: Partial<ContactRecord> = {};
-        const hasName = current.firstName !== undefined || current.lastName !== undefined;
-        if (!hasName && (fields.firstName || fields.lastName)) {
-          changes.firstName = fields.firstName;
-          changes.lastName = fields.lastName;
-        }
-        if (!current.phone && fields.phone && !skip.has('phone')) changes.phone = fields.phone;
-        if (!current.email && fields.email && !skip.has('email')) changes.email = fields.email;
-        if (!current.timezone && fields.timezone) changes.timezone = fields.timezone;
-        if (!current.integrationName && fields.integrationName && current.source === 'Integration')
-          changes.integrationName = fields.integrationName;
-        const tags = [...(current.tags ?? [])];
-        const keys = new Set(tags.map((t) => t.toLowerCase()));
-        for (const tag of fields.tags ?? []) {
-          if (!keys.has(tag.toLowerCase())) {
-            tags.push(tag);
-            keys.add(tag.toLowerCase());
+      const result = await changeContact<'written' | 'unchanged' | 'again'>(
+        workspaceId,
+        contactId,
+        (current) => {
+          const changes: Partial<ContactRecord> = {};
+          const hasName = current.firstName !== undefined || current.lastName !== undefined;
+          if (!hasName && (fields.firstName || fields.lastName)) {
+            changes.firstName = fields.firstName;
+            changes.lastName = fields.lastName;
           }
-        }
-        if (tags.length !== (current.tags ?? []).length) {
-          changes.tags = tags.slice(0, MAX_TAGS);
-          changes.tagKeys = tagKeysOf(changes.tags);
-        }
-        const attributes = attributesOf(current.customAttributes);
-        const missing = Object.entries(fields.customAttributes ?? {}).filter(([key]) => !(key in attributes));
-        if (missing.length > 0) changes.customAttributes = { ...attributes, ...Object.fromEntries(missing) };
-        if (Object.keys(changes).length === 0) return { write: false, result: 'done' };
-        return {
-          write: true,
-          changes: { ...changes, updatedAt: clock.now().toISOString() },
-          result: 'done',
-          onRefused: ({ field }) => {
-            if (!field) return 'done';
-            skip.add(field);
-            return 'again';
-          },
-        };
-      });
-      if (result === 'done') break;
+          if (!current.phone && fields.phone && !skip.has('phone')) changes.phone = fields.phone;
+          if (!current.email && fields.email && !skip.has('email')) changes.email = fields.email;
+          if (!current.timezone && fields.timezone) changes.timezone = fields.timezone;
+          if (!current.integrationName && fields.integrationName && current.source === 'Integration')
+            changes.integrationName = fields.integrationName;
+          const tags = [...(current.tags ?? [])];
+          const keys = new Set(tags.map((t) => t.toLowerCase()));
+          for (const tag of fields.tags ?? []) {
+            if (!keys.has(tag.toLowerCase())) {
+              tags.push(tag);
+              keys.add(tag.toLowerCase());
+            }
+          }
+          if (tags.length !== (current.tags ?? []).length) {
+            changes.tags = tags.slice(0, MAX_TAGS);
+            changes.tagKeys = tagKeysOf(changes.tags);
+          }
+          const attributes = attributesOf(current.customAttributes);
+          const missing = Object.entries(fields.customAttributes ?? {}).filter(
+            ([key]) => !(key in attributes),
+          );
+          if (missing.length > 0)
+            changes.customAttributes = { ...attributes, ...Object.fromEntries(missing) };
+          if (Object.keys(changes).length === 0) return { write: false, result: 'unchanged' };
+          return {
+            write: true,
+            changes: { ...changes, updatedAt: clock.now().toISOString() },
+            extras,
+            result: 'written',
+            onRefused: ({ field, kind }) => {
+              if (kind === ALSO) throw new AlsoWriteRefused();
+              if (!field) return 'unchanged';
+              skip.add(field);
+              return 'again';
+            },
+          };
+        },
+      );
+      if (result === 'written') written.recorded = extras !== undefined;
+      if (result !== 'again') break;
     }
   } catch (error) {
     if (error instanceof ContactGone) return undefined; // deleted meanwhile: found or made again

@@ -68,7 +68,12 @@ function operation(name: string, route: Route<unknown, unknown>) {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+            content: {
+              'application/json': { schema: jsonSchema(route.body, 'input') },
+              ...Object.fromEntries(
+                (route.rawBody ?? []).map((type) => [type, { schema: { type: 'string' } }]),
+              ),
+            },
           },
         }
       : {}),

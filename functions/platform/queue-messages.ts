@@ -45,11 +45,31 @@ export const AttemptMessage = z.object({
 });
 export type AttemptMessage = z.infer<typeof AttemptMessage>;
 
+/**
+ * `imports`: a contact import's steps. `plan`: read the uploaded file, count its rows and cut it into
+ * chunks (then one `chunk` message each); `chunk`: import rows of one chunk. Both may arrive twice.
+ */
+export const ImportMessage = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('contacts.import.plan'),
+    workspace_id: z.string().min(1),
+    job_id: z.string().min(1),
+  }),
+  z.object({
+    type: z.literal('contacts.import.chunk'),
+    workspace_id: z.string().min(1),
+    job_id: z.string().min(1),
+    chunk: z.number().int().min(0),
+  }),
+]);
+export type ImportMessage = z.infer<typeof ImportMessage>;
+
 export const QUEUE_MESSAGES = {
   calls: DispatchMessage,
   postCall: CallEndedMessage,
   postCallActions: ActionMessage,
   webhookDelivery: AttemptMessage,
+  imports: ImportMessage,
 } as const satisfies Partial<Record<QueueKey, z.ZodType>>;
 
 /** The queues that have a message shape (and so producers and a consumer). */

@@ -87,3 +87,44 @@ export async function signedDownloadUrl(key: string, expiresInSeconds = 300): Pr
     expiresInSeconds,
   );
 }
+
+/** An object's bytes, or undefined when there is no such object. */
+export async function getObject(key: string): Promise<Uint8Array | undefined> {
+  const bucket = bucketName();
+  assertGranted('s3', 'GetObject', { Bucket: bucket, Key: key });
+  try {
+    const response = await awsFetch(s3Request('GET', bucket, key), { signal: AbortSignal.timeout(120_000) });
+    return new Uint8Array(await response.arrayBuffer());
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
+      return undefined;
+    throw error;
+  }
+}
+
+/** An object's size in bytes (S3 HeadObject), or undefined when there is no such object. */
+export async function objectSize(key: string): Promise<number | undefined> {
+  const bucket = bucketName();
+  assertGranted('s3', 'HeadObject', { Bucket: bucket, Key: key });
+  try {
+    const response = await awsFetch(s3Request('HEAD', bucket, key));
+    return Number(response.headers.get('content-length') ?? 0);
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
+      return undefined;
+    throw error;
+  }
+}
+
+/**
+ * A short-lived URL to upload one object with a plain HTTP PUT (imports: the client sends the file
+ * to the bucket, never through the API). Needs the bucket's write grant.
+ */
+export async function signedUploadUrl(key: string, expiresInSeconds = 3600): Promise<string> {
+  const bucket = bucketName();
+  assertGranted('s3', 'PutObject', { Bucket: bucket, Key: key });
+  return awsPresign(
+    s3Request('PUT', bucket, key, { headers: { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' } }),
+    expiresInSeconds,
+  );
+}

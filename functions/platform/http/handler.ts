@@ -4,7 +4,7 @@ import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
 import { jsonResponse, resultResponse } from './response.js';
-import type { HttpContext, HttpEvent, HttpResponse, HttpResult } from './types.js';
+import type { HttpContext, HttpEvent, HttpResponse, HttpResult, RawRequestBody } from './types.js';
 import type { Principal } from '../auth/principal.js';
 import { validate } from './validate.js';
 import { idempotency } from './idempotency.js';
@@ -14,6 +14,8 @@ export interface HttpRequest<B, Q, P extends Principal | undefined> {
   requestId: string;
   principal: P;
   body: B;
+  /** The body as sent, when its content type is one of the route's `rawBody` types (`body` is then undefined). */
+  raw?: RawRequestBody;
   query: Q;
   params: Record<string, string>;
   headers: Record<string, string | undefined>;
@@ -44,7 +46,7 @@ export function implement<B, Q, A extends RouteAuth>(
     requestContext(),
     errorHandler(),
     authenticate({ mode: route.auth, scope: route.scope }),
-    jsonBody(),
+    jsonBody(route.rawBody),
     validate({ body: route.body, query: route.query }),
     ...(route.idempotency === 'route' ? [] : [idempotency()]),
   ];
@@ -56,6 +58,7 @@ export function implement<B, Q, A extends RouteAuth>(
         requestId: state.requestId,
         principal: state.principal as PrincipalFor<A>,
         body: state.body as B,
+        raw: state.raw,
         query: state.query as Q,
         params: (event.pathParameters ?? {}) as Record<string, string>,
         headers: lowerCaseHeaders(event.headers),

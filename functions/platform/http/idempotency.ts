@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import { actorId, type Principal } from '../auth/principal.js';
 import {
@@ -45,7 +46,11 @@ export const idempotency = (): MiddlewareObj<HttpEvent, HttpResponse, Error, Htt
     const key = idempotencyKeyFrom(headers);
     if (!key) return undefined;
     const scope = idempotencyScope(event.pathParameters ?? {}, principal);
-    const hash = requestHash({ method, path: event.rawPath, body: context.state.body ?? null });
+    const { raw } = context.state;
+    const body = raw
+      ? { raw_sha256: createHash('sha256').update(raw.bytes).digest('hex') }
+      : (context.state.body ?? null);
+    const hash = requestHash({ method, path: event.rawPath, body });
     const claim = await claimIdempotencyKey(scope, key, hash);
     if (claim.kind === 'replay') {
       const first = claim.response as HttpResponse;

@@ -8,12 +8,27 @@ export const MAX_JSON_DEPTH = 32;
 
 /**
  * Parses a JSON body; a body that is not JSON, or nested deeper than MAX_JSON_DEPTH, is 422
- * `json_invalid`, never a 500.
+ * `json_invalid`, never a 500. A body of one of `rawTypes` (the route's `rawBody`) is kept as bytes
+ * in `state.raw` instead.
  */
-export const jsonBody = (): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext> => ({
+export const jsonBody = (
+  rawTypes: readonly string[] = [],
+): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext> => ({
   name: 'jsonBody',
   before: (request) => {
     const { event } = request;
+    if (rawTypes.length > 0) {
+      const header = Object.entries(event.headers ?? {}).find(
+        ([name]) => name.toLowerCase() === 'content-type',
+      )?.[1];
+      const contentType = header?.split(';')[0].trim().toLowerCase();
+      if (contentType && rawTypes.includes(contentType)) {
+        const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+        request.context.state.raw = { contentType, bytes };
+        request.context.state.body = undefined;
+        return;
+      }
+    }
     if (event.body === undefined || event.body === null || event.body === '') {
       request.context.state.body = undefined;
       return;

@@ -51,6 +51,12 @@ export interface Route<B = unknown, Q = unknown, A extends RouteAuth = RouteAuth
    * keeps its own (start-call completes its key in the transaction that creates the call).
    */
   idempotency?: 'kernel' | 'route';
+  /**
+   * Content types (lower case, without parameters) whose body the route takes as is instead of JSON:
+   * the handler reads `request.raw` (bytes and content type) and the body schema is not applied.
+   * Any other content type is parsed as JSON and validated as usual.
+   */
+  rawBody?: readonly string[];
   access: Access;
 }
 

@@ -7,6 +7,8 @@ export interface RequestState {
   requestId: string;
   principal?: Principal;
   body?: unknown;
+  /** A body the route takes as is (its `rawBody` content types): the bytes and the content type. */
+  raw?: RawRequestBody;
   query?: unknown;
   /** An Idempotency-Key this request holds (functions/platform/http/idempotency.ts). */
   idempotency?: { scope: string; key: string; token: string };
@@ -16,6 +18,13 @@ export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResponse = APIGatewayProxyStructuredResultV2;
 export type HttpContext = Context & { state: RequestState };
 export type HttpMiddyRequest = Request<HttpEvent, HttpResponse, Error, HttpContext>;
+
+/** A request body of one of the route's `rawBody` content types. */
+export interface RawRequestBody {
+  /** Lower case, without parameters (`text/csv`). */
+  contentType: string;
+  bytes: Buffer;
+}
 
 /** A body that is not JSON (an HTML page, a script), sent as is with its own content type. */
 export interface RawBody {

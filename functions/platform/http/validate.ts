@@ -12,7 +12,8 @@ export const validate = (schemas: {
   before: (request) => {
     const { state } = request.context;
     const parsed = parseRequestParts({
-      body: schemas.body ? { schema: schemas.body, value: state.body } : undefined,
+      // A raw body (the route's `rawBody` types) is the handler's to read.
+      body: schemas.body && !state.raw ? { schema: schemas.body, value: state.body } : undefined,
       query: schemas.query
         ? { schema: schemas.query, value: request.event.queryStringParameters ?? {} }
         : undefined,

@@ -1,0 +1,592 @@
+import { createConversions } from 'electrodb';
+import { clock } from '../platform/clock.js';
+import { HttpError, notFound, ValidationError } from '../platform/errors.js';
+import { isId, newId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { toE164InCountry } from '../platform/phone.js';
+import { sendMessage, sendMessages } from '../platform/queue.js';
+import { BUCKET } from '../platform/resources.js';
+import { getObject, objectSize, putObject, signedUploadUrl } from '../platform/storage.js';
+import {
+  ContactImportChunkEntity,
+  ContactImportEntity,
+  ContactImportRowEntity,
+  contactsService,
+  type ContactImport,
+  type ContactImportRow,
+} from './entities.js';
+import {
+  ImportFileError,
+  parseImportFile,
+  type ImportFormat,
+  type ParsedRow,
+  type RowFields,
+} from './import-parse.js';
+import { onePage, type Page } from './paging.js';
+import type { ContactInput } from './schemas.js';
+import { AlsoWriteRefused, mergeContact, normaliseEmail, validateContactInput } from './service.js';
+
+/**
+ * Contact imports: a CSV or vCard file becomes contacts, merged with those already there.
+ *
+ * The job: `POST …/contacts/imports` with `{format}` makes a `pending` job and a presigned PUT URL
+ * (`uploads/imports/<ws>/<job>`, one hour, files up to 50 MB); the client uploads the file there and
+ * calls `POST …/contacts/imports/{job_id}/start` (there are no S3 event notifications locally, and an
+ * explicit start never leaves a worker waiting for an upload that does not come). A `text/csv` or
+ * `text/vcard` body of at most 5 MB posted to `…/contacts/imports` is stored and started at once.
+ * Started, the job is `processing` until `completed` or `failed`.
+ *
+ * The work, on the `imports` queue, each step its own message and each safe to receive twice:
+ * - plan: reads the file (ImportFileError → the job `failed` with the reason, nothing counted), cuts
+ *   the rows into chunks of CHUNK_ROWS written to the bucket as JSON, sets `total` and `chunks` once
+ *   (conditioned on their absence), and sends one chunk message per chunk not done yet.
+ * - chunk: each row not decided yet is decided once: rejected (neither a valid phone number nor a valid
+ *   email address, or another field invalid: its reason), or merged into the contact with its phone
+ *   number (else email) or created (`mergeContact`: only empty fields filled). Its outcome record is
+ *   created with "does not exist" in the same transaction as the contact it writes, or alone when the
+ *   contact did not change. Then the chunk's counts are summed from its rows' outcome records and added
+ *   to the job in one transaction with the chunk's record (also "does not exist"). A redelivered chunk,
+ *   or one that crashed half-way, never counts a row twice: created + merged + rejected = total exactly.
+ * - the chunk that completes the last one sets the job `completed` (conditioned on every chunk counted).
+ *
+ * `progress` is the share of rows counted, 0 to 1 (chunks done / chunks). Failures: an empty file,
+ * a CSV without a phone or email column, an unreadable CSV or vCard, no data rows, a file over 50 MB:
+ * all are found by the plan, before anything is counted, so a failed job has no counts.
+ */
+
+const REPLACEMENT_CHARACTER = Buffer.from('\uFFFD', 'utf8');
+export const MAX_DIRECT_BYTES = 5 * 1024 * 1024;
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+export const UPLOAD_URL_SECONDS = 3600;
+/** Rows a chunk message imports. */
+export const CHUNK_ROWS = 250;
+/** Rows of a chunk imported at once. */
+const ROW_CONCURRENCY = 25;
+/** The job shows the first rejected rows. */
+export const MAX_ERRORS = 100;
+const ROW_RECORD_DAYS = 30;
+
+const SOURCE = { csv: 'csv', vcf: 'vcf' } as const;
+const IMPORT_NOT_FOUND = 'Import not found';
+
+const objectKeyOf = (workspaceId: string, jobId: string) =>
+  `${BUCKET.uploadsPrefix}imports/${workspaceId}/${jobId}`;
+const chunkKeyOf = (job: Pick<ContactImport, 'objectKey'>, chunk: number) =>
+  `${job.objectKey}.chunks/${pad(chunk, 6)}.json`;
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+// ── Jobs ─────────────────────────────────────────────────────────────────────────────────────────────
+
+export async function getImport(workspaceId: string, jobId: string): Promise<ContactImport | null> {
+  if (!isId('job', jobId)) return null;
+  const { data } = await ContactImportEntity.get({ workspaceId, jobId }).go({ consistent: true });
+  return data;
+}
+
+export async function requireImport(workspaceId: string, jobId: string): Promise<ContactImport> {
+  const job = await getImport(workspaceId, jobId);
+  if (!job) throw notFound(IMPORT_NOT_FOUND);
+  return job;
+}
+
+async function newJob(
+  workspaceId: string,
+  input: { format: ImportFormat; fileName?: string; country: string; createdBy: string },
+  status: 'pending' | 'processing',
+): Promise<ContactImport> {
+  const jobId = newId('job');
+  const now = clock.now().toISOString();
+  const { data } = await ContactImportEntity.create({
+    workspaceId,
+    jobId,
+    format: input.format,
+    fileName: input.fileName,
+    status,
+    objectKey: objectKeyOf(workspaceId, jobId),
+    country: input.country,
+    createdBy: input.createdBy,
+    createdAt: now,
+    updatedAt: now,
+  }).go();
+  return data as ContactImport;
+}
+
+/** A pending job and the URL to PUT its file to. */
+export async function createUploadImport(
+  workspaceId: string,
+  input: { format: ImportFormat; fileName?: string; country: string; createdBy: string },
+): Promise<{ job: ContactImport; uploadUrl: string }> {
+  const job = await newJob(workspaceId, input, 'pending');
+  return { job, uploadUrl: await signedUploadUrl(job.objectKey, UPLOAD_URL_SECONDS) };
+}
+
+/** A file sent as the request's body (at most 5 MB): stored, and the job started at once. */
+export async function createDirectImport(
+  workspaceId: string,
+  input: { format: ImportFormat; fileName?: string; country: string; createdBy: string; bytes: Buffer },
+): Promise<ContactImport> {
+  if (input.bytes.includes(REPLACEMENT_CHARACTER)) {
+    // API Gateway hands text/* bodies over decoded as UTF-8: invalid bytes arrive as U+FFFD.
+    throw new ValidationError([
+      {
+        type: 'value_error',
+        loc: ['body'],
+        msg:
+          'Value error, the file is not UTF-8 (Latin-1 or Windows-1252?): save it as UTF-8, or upload it to ' +
+          'upload_url (POST {format}), which reads Latin-1 files as they are',
+        input: null,
+      },
+    ]);
+  }
+  if (input.bytes.byteLength > MAX_DIRECT_BYTES) {
+    throw new HttpError(
+      413,
+      'A file sent as the body is at most 5 MB: upload larger files through upload_url',
+    );
+  }
+  const job = await newJob(workspaceId, input, 'processing');
+  await putObject(job.objectKey, input.bytes, input.format === 'csv' ? 'text/csv' : 'text/vcard');
+  await sendPlan(job);
+  return job;
+}
+
+const sendPlan = (job: ContactImport) =>
+  sendMessage('imports', {
+    type: 'contacts.import.plan',
+    workspace_id: job.workspaceId,
+    job_id: job.jobId,
+  });
+
+/**
+ * Starts a pending job whose file was uploaded: 409 when it is not there yet, 413 (and the job
+ * failed) when it is over 50 MB. A job started already is answered as it is (its plan sent again
+ * while it is not planned, in case the first send was lost).
+ */
+export async function startImport(workspaceId: string, jobId: string): Promise<ContactImport> {
+  const job = await requireImport(workspaceId, jobId);
+  if (job.status === 'processing' && job.chunks === undefined) await sendPlan(job);
+  if (job.status !== 'pending') return job;
+  const size = await objectSize(job.objectKey);
+  if (size === undefined)
+    throw new HttpError(409, 'The file has not been uploaded yet: PUT it to upload_url first');
+  if (size > MAX_UPLOAD_BYTES) {
+    await failJob(job, 'the file is larger than 50 MB', ['pending']);
+    throw new HttpError(413, 'The file is larger than 50 MB');
+  }
+  try {
+    await ContactImportEntity.patch({ workspaceId, jobId })
+      .set({ status: 'processing', updatedAt: clock.now().toISOString() })
+      .where((attr, op) => op.eq(attr.status, 'pending'))
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return requireImport(workspaceId, jobId); // started meanwhile
+  }
+  await sendPlan(job);
+  return requireImport(workspaceId, jobId);
+}
+
+async function failJob(
+  job: ContactImport,
+  reason: string,
+  from: ('pending' | 'processing')[] = ['processing'],
+): Promise<void> {
+  const now = clock.now().toISOString();
+  try {
+    await ContactImportEntity.patch({ workspaceId: job.workspaceId, jobId: job.jobId })
+      .set({ status: 'failed', failureReason: reason, updatedAt: now, completedAt: now })
+      .where((attr, op) =>
+        [
+          `(${from.map((status: ContactImport['status']) => op.eq(attr.status, status)).join(' OR ')})`,
+          op.notExists(attr.chunks),
+        ].join(' AND '),
+      )
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+function isConditionFailure(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
+    const { name, message, cause } = current as { name?: string; message?: string; cause?: unknown };
+    if (name === 'ConditionalCheckFailedException' || /conditional request failed/i.test(message ?? ''))
+      return true;
+    current = cause;
+  }
+  return false;
+}
+
+const importConversions = createConversions(ContactImportEntity);
+
+/** The workspace's imports, newest first. */
+export async function listImports(
+  workspaceId: string,
+  query: { limit: number; cursor?: string },
+): Promise<Page<ContactImport>> {
+  return onePage({
+    cursor: query.cursor,
+    limit: query.limit,
+    read: query.limit + 1,
+    order: 'desc',
+    run: (options) => ContactImportEntity.query.byId({ workspaceId }).go(options),
+    cursorAfter: (job) =>
+      importConversions.byAccessPattern.byId.fromComposite.toCursor({ workspaceId, jobId: job.jobId }),
+  });
+}
+
+/** The first MAX_ERRORS rejected rows of a job, by row number (from its chunks' records). */
+export async function importErrors(job: ContactImport): Promise<{ row: number; reason: string }[]> {
+  if (!job.rejected) return [];
+  const { data } = await ContactImportChunkEntity.query
+    .byJob({ workspaceId: job.workspaceId })
+    .begins({ jobId: job.jobId })
+    .go({ pages: 'all' });
+  return data
+    .flatMap((chunk) => (chunk.errors ?? []) as { row: number; reason: string }[])
+    .sort((a, b) => a.row - b.row)
+    .slice(0, MAX_ERRORS);
+}
+
+// ── The worker ───────────────────────────────────────────────────────────────────────────────────────
+
+/** A chunk: groups of rows that share a phone number or an email address, each in file order. */
+interface ChunkFile {
+  groups: ParsedRow[][];
+}
+
+/**
+ * The rows in groups: two rows that share a phone number (as read in `country`) or an email address
+ * are in one group (transitively), in file order. A group is imported one row after another, so
+ * duplicates within a file merge in file order (the first creates, the next fill its empty fields),
+ * whatever the chunks' timing; different groups run in parallel.
+ */
+function groupsOf(rows: ParsedRow[], country: string): ParsedRow[][] {
+  const parent = rows.map((_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+    return i;
+  };
+  const owner = new Map<string, number>();
+  rows.forEach(({ fields }, i) => {
+    const phone = fields.phone ? toE164InCountry(fields.phone, country) : undefined;
+    const email = normaliseEmail(fields.email);
+    for (const key of [phone && `p:${phone}`, email && `e:${email}`]) {
+      if (!key) continue;
+      const seen = owner.get(key);
+      if (seen === undefined) owner.set(key, i);
+      else parent[find(i)] = find(seen);
+    }
+  });
+  const groups = new Map<number, ParsedRow[]>();
+  rows.forEach((row, i) => {
+    const root = find(i);
+    const group = groups.get(root) ?? [];
+    group.push(row);
+    groups.set(root, group);
+  });
+  return [...groups.values()];
+}
+
+/** Groups packed into chunks of about CHUNK_ROWS rows (a group is never split). */
+function chunksOf(groups: ParsedRow[][]): ParsedRow[][][] {
+  const chunks: ParsedRow[][][] = [];
+  let current: ParsedRow[][] = [];
+  let size = 0;
+  for (const group of groups) {
+    if (size > 0 && size + group.length > CHUNK_ROWS) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(group);
+    size += group.length;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** The plan step (see above). Returns what it did, for the log. */
+export async function planImport(
+  workspaceId: string,
+  jobId: string,
+  options: { send?: boolean } = {},
+): Promise<string> {
+  const job = await getImport(workspaceId, jobId);
+  if (!job || job.status !== 'processing') return 'not processing';
+  if (job.chunks === undefined) {
+    const bytes = await getObject(job.objectKey);
+    if (!bytes) {
+      await failJob(job, 'the uploaded file is gone');
+      return 'failed: no file';
+    }
+    let rows: ParsedRow[];
+    try {
+      ({ rows } = await parseImportFile(bytes, job.format));
+      if (rows.length === 0) throw new ImportFileError('the file has no data rows');
+    } catch (error) {
+      if (!(error instanceof ImportFileError)) throw error;
+      await failJob(job, error.message);
+      return `failed: ${error.message}`;
+    }
+    const pieces = chunksOf(groupsOf(rows, job.country));
+    const chunks = pieces.length;
+    await inParallel(
+      pieces.map((groups, i) => ({ groups, i })),
+      8,
+      ({ groups, i }) =>
+        putObject(chunkKeyOf(job, i), JSON.stringify({ groups } satisfies ChunkFile), 'application/json'),
+    );
+    try {
+      await ContactImportEntity.patch({ workspaceId, jobId })
+        .set({ total: rows.length, chunks, updatedAt: clock.now().toISOString() })
+        .where((attr, op) => `${op.eq(attr.status, 'processing')} AND ${op.notExists(attr.chunks)}`)
+        .go();
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  const planned = await requireImport(workspaceId, jobId);
+  if (planned.status !== 'processing' || planned.chunks === undefined) return 'not processing';
+  const done = await doneChunks(planned);
+  const pending = Array.from({ length: planned.chunks }, (_, i) => i).filter((i) => !done.has(i));
+  if (options.send === false) return `planned ${planned.total} rows in ${planned.chunks} chunks (none sent)`;
+  await sendMessages(
+    'imports',
+    pending.map((chunk) => ({
+      type: 'contacts.import.chunk' as const,
+      workspace_id: workspaceId,
+      job_id: jobId,
+      chunk,
+    })),
+  );
+  return `planned ${planned.total} rows in ${planned.chunks} chunks (${pending.length} sent)`;
+}
+
+async function doneChunks(job: ContactImport): Promise<Set<number>> {
+  const { data } = await ContactImportChunkEntity.query
+    .byJob({ workspaceId: job.workspaceId })
+    .begins({ jobId: job.jobId })
+    .go({ pages: 'all', attributes: ['chunk'] });
+  return new Set(data.map((c) => Number(c.chunk)));
+}
+
+/** Test hooks: fail after this many rows of the chunk were imported (a crash half-way). */
+export interface ChunkHooks {
+  failAfterRows?: number;
+}
+
+/** The chunk step (see above). */
+export async function processChunk(
+  workspaceId: string,
+  jobId: string,
+  chunk: number,
+  hooks: ChunkHooks = {},
+): Promise<string> {
+  const job = await getImport(workspaceId, jobId);
+  if (!job || job.status !== 'processing' || job.chunks === undefined) return 'not processing';
+  const chunkKey = { workspaceId, jobId, chunk: pad(chunk, 6) };
+  const { data: counted } = await ContactImportChunkEntity.get(chunkKey).go({ consistent: true });
+  if (!counted) {
+    const file = await getObject(chunkKeyOf(job, chunk));
+    if (!file) throw new Error(`chunk ${chunk} of import ${jobId} is missing`);
+    const { groups } = JSON.parse(Buffer.from(file).toString('utf8')) as ChunkFile;
+    const rows = groups.flat();
+    const decided = new Set((await rowOutcomes(job, rows)).map((r) => Number(r.row)));
+    let imported = 0;
+    await inParallel(groups, ROW_CONCURRENCY, async (group) => {
+      for (const row of group) {
+        if (decided.has(row.row)) continue;
+        if (hooks.failAfterRows !== undefined && imported >= hooks.failAfterRows)
+          throw new Error('test hook: the chunk fails half-way');
+        await importRow(job, row);
+        imported += 1;
+      }
+    });
+    const outcomes = (await rowOutcomes(job, rows)).sort((a, b) => Number(a.row) - Number(b.row));
+    if (outcomes.length !== rows.length) {
+      throw new Error(`chunk ${chunk} of import ${jobId}: ${outcomes.length} of ${rows.length} rows decided`);
+    }
+    const count = (outcome: ContactImportRow['outcome']) =>
+      outcomes.filter((r) => r.outcome === outcome).length;
+    const errors = outcomes
+      .filter((r) => r.outcome === 'rejected')
+      .slice(0, MAX_ERRORS)
+      .map((r) => ({ row: Number(r.row), reason: r.reason ?? 'rejected' }));
+    const now = clock.now().toISOString();
+    const result = await contactsService.transaction
+      .write((tx) => [
+        tx.contactImportChunk
+          .create({
+            ...chunkKey,
+            created: count('created'),
+            merged: count('merged'),
+            rejected: count('rejected'),
+            errors,
+          })
+          .commit(),
+        tx.contactImport
+          .patch({ workspaceId, jobId })
+          .add({
+            created: count('created'),
+            merged: count('merged'),
+            rejected: count('rejected'),
+            chunksDone: 1,
+          })
+          .set({ updatedAt: now })
+          .where((attr, op) => op.eq(attr.status, 'processing'))
+          .commit(),
+      ])
+      .go();
+    if (result.canceled) logger.info('import chunk counted already', { jobId, chunk });
+  }
+  await completeIfDone(workspaceId, jobId);
+  return `chunk ${chunk} counted`;
+}
+
+async function completeIfDone(workspaceId: string, jobId: string): Promise<void> {
+  const job = await requireImport(workspaceId, jobId);
+  if (job.status !== 'processing' || job.chunks === undefined || job.chunksDone < job.chunks) return;
+  const now = clock.now().toISOString();
+  try {
+    await ContactImportEntity.patch({ workspaceId, jobId })
+      .set({ status: 'completed', updatedAt: now, completedAt: now })
+      .where((attr, op) => `${op.eq(attr.status, 'processing')} AND ${op.eq(attr.chunksDone, job.chunks!)}`)
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** The outcome records of these rows (those decided), read consistently. */
+async function rowOutcomes(job: ContactImport, rows: ParsedRow[]): Promise<ContactImportRow[]> {
+  const keys = rows.map((r) => ({ workspaceId: job.workspaceId, jobId: job.jobId, row: pad(r.row, 8) }));
+  const found: ContactImportRow[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    const { data, unprocessed } = await ContactImportRowEntity.get(keys.slice(i, i + 100)).go({
+      consistent: true,
+      concurrency: 1,
+    });
+    if (unprocessed.length > 0) throw new Error('the table is busy: the chunk is tried again');
+    found.push(...data);
+  }
+  return found;
+}
+
+/** Decides one row: rejected, or merged/created with its outcome record in the contact's transaction. */
+async function importRow(job: ContactImport, row: ParsedRow): Promise<void> {
+  const base = {
+    workspaceId: job.workspaceId,
+    jobId: job.jobId,
+    row: pad(row.row, 8),
+    expiresAt: Math.floor(clock.now().getTime() / 1000) + ROW_RECORD_DAYS * 86_400,
+  };
+  const decision = rowInput(row.fields, job.country, job.format);
+  if ('reason' in decision) {
+    await recordOutcome({ ...base, outcome: 'rejected', reason: decision.reason });
+    return;
+  }
+  try {
+    const merged = await mergeContact(job.workspaceId, decision.input, {
+      country: job.country,
+      alsoWrite: (tx, outcome, contactId) => [
+        tx.contactImportRow.create({ ...base, outcome, contactId }).commit(),
+      ],
+    });
+    if (!merged.recorded)
+      await recordOutcome({ ...base, outcome: merged.outcome, contactId: merged.contact.contactId });
+  } catch (error) {
+    if (error instanceof AlsoWriteRefused) return; // decided by another receive of this chunk
+    throw error;
+  }
+}
+
+async function recordOutcome(record: Parameters<typeof ContactImportRowEntity.create>[0]): Promise<void> {
+  try {
+    await ContactImportRowEntity.create(record).go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error; // decided already: the first decision stands
+  }
+}
+
+/**
+ * The contact a row makes, or why it is rejected. A phone number that is not valid in the job's
+ * country, or an email address that is not valid, is dropped when the other one is valid; a row with
+ * neither is rejected. Any other invalid field rejects the row with the validator's message.
+ */
+export function rowInput(
+  fields: RowFields,
+  country: string,
+  format: ImportFormat,
+): { input: ContactInput } | { reason: string } {
+  const phone = fields.phone && toE164InCountry(fields.phone, country) ? fields.phone : undefined;
+  const email = fields.email && normaliseEmail(fields.email) ? fields.email.trim() : undefined;
+  if (!phone && !email) {
+    const why = [
+      fields.phone ? `phone "${fields.phone.slice(0, 40)}" is not a valid phone number` : 'no phone number',
+      fields.email ? `email "${fields.email.slice(0, 60)}" is not a valid email address` : 'no email address',
+    ];
+    return { reason: `${why.join(' and ')}: a contact needs a phone number or an email address` };
+  }
+  const input = {
+    first_name: fields.first_name,
+    last_name: fields.last_name,
+    phone,
+    email,
+    tags: fields.tags,
+    attributes: fields.attributes,
+    source: SOURCE[format],
+  } as ContactInput;
+  const checked = validateContactInput(input, country);
+  if (!checked.ok) {
+    const issue = checked.issues[0];
+    const field = issue.loc.filter((part) => part !== 'body').join('.');
+    return { reason: `${field ? `${field}: ` : ''}${issue.msg}` };
+  }
+  return { input };
+}
+
+async function inParallel<T>(
+  items: T[],
+  concurrency: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next];
+      next += 1;
+      await work(item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+/** The job on the wire. `progress`: the share of rows counted, 0 to 1. */
+export function importView(job: ContactImport, errors?: { row: number; reason: string }[]) {
+  const progress =
+    job.status === 'completed' ? 1 : job.chunks ? Math.round((job.chunksDone / job.chunks) * 1000) / 1000 : 0;
+  const failed = job.status === 'failed';
+  return {
+    id: job.jobId,
+    job_id: job.jobId,
+    workspace_id: job.workspaceId,
+    format: job.format,
+    file_name: job.fileName ?? null,
+    status: job.status,
+    progress,
+    counts: {
+      total: failed ? 0 : (job.total ?? 0),
+      created: job.created,
+      merged: job.merged,
+      rejected: job.rejected,
+    },
+    ...(errors ? { errors } : {}),
+    failure_reason: job.failureReason ?? null,
+    created_at: job.createdAt,
+    completed_at: job.completedAt ?? null,
+  };
+}
