@@ -3,6 +3,8 @@
  *   seed [--json] [--plan free|starter|growth|scale]   a new demo organisation (default plan: growth)
  *   token --email E                                     an access token for that user (stdout only)
  *   call receive --from E164 --to E164 [--json]         the telephony simulator dials one of our numbers
+ *   import FILE --workspace WS (--email E | --token T) [--format csv|vcf] [--json]
+ *                                                       import contacts from a CSV or vCard file
  * Logs go to stderr, so stdout carries only the result.
  */
 import '../lib/local/node-version-warning.js';
@@ -11,6 +13,8 @@ import { readStackState } from '../lib/local/state.js';
 import { requestAccessToken } from '../lib/local/tokens.js';
 import { seed } from '../lib/cli/seed.js';
 import { describeInboundCall, receiveCall } from '../lib/cli/call.js';
+import { ApiClient } from '../lib/cli/api-client.js';
+import { describeImport, importContacts } from '../lib/cli/imports.js';
 
 const log = (line: string) => process.stderr.write(`[cli] ${line}\n`);
 
@@ -76,10 +80,43 @@ async function main(): Promise<number> {
       process.stdout.write(`${values.json ? JSON.stringify(call) : describeInboundCall(call, input)}\n`);
       return 0;
     }
+    case 'import': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: {
+          workspace: { type: 'string' },
+          email: { type: 'string' },
+          token: { type: 'string' },
+          format: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+      const [file] = positionals;
+      if (!file || !values.workspace || (!values.email && !values.token)) {
+        log(
+          'usage: npm run cli -- import FILE --workspace WS (--email OWNER_EMAIL | --token TOKEN) [--format csv|vcf]',
+        );
+        return 2;
+      }
+      const token = values.token ?? (await requestAccessToken(state, values.email!));
+      const job = await importContacts(
+        new ApiClient(state.base_url, token),
+        {
+          file,
+          workspaceId: values.workspace,
+          format: values.format,
+          showProgress: !values.json && process.stderr.isTTY,
+        },
+        log,
+      );
+      process.stdout.write(`${values.json ? JSON.stringify(job) : describeImport(job)}\n`);
+      return job.status === 'completed' ? 0 : 1;
+    }
     default:
       log(
         'commands: seed [--json] [--plan free|starter|growth|scale], token --email E, ' +
-          'call receive --from E164 --to E164 [--json]',
+          'call receive --from E164 --to E164 [--json], import FILE --workspace WS --email E',
       );
       return 2;
   }
