@@ -170,7 +170,10 @@ export const ProviderCallEntity = new Entity(
   cfg,
 );
 
-/** Everything start-call reads in one batch, and writes in one transaction. */
+/**
+ * Everything a call is read and written with in one batch or transaction (inbound calls, the
+ * lifecycle; start-call writes the same items plainly: start-call-items.ts, held to these).
+ */
 export const callingService = new Service(
   {
     workspace: WorkspaceEntity,

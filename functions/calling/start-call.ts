@@ -10,8 +10,9 @@ import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
 import type { DispatchMessage } from '../platform/queue-messages.js';
 import { idempotencyScope } from '../platform/http/idempotency.js';
-import { takeConcurrencySlot } from './concurrency.js';
-import { callingService, OPEN_CALL_SHARDS, type Call } from './entities.js';
+import { getStoredItems, writeStoredItems } from '../platform/table.js';
+import { OPEN_CALL_SHARDS, type Call } from './entities.js';
+import { asEntityItem, startCallKeys as keys, startCallTransaction } from './start-call-items.js';
 import {
   claimIdempotencyKey,
   IDEMPOTENCY_IN_FLIGHT,
@@ -31,7 +32,8 @@ import { deadlineFor } from './status.js';
  * The transaction writes the call, its first status event and its sweeper marker, takes a concurrency
  * slot (`activeCalls < concurrentCallLimit`) and completes the idempotency record. The call is then
  * handed to the dispatcher through the `calls` queue — never dialled inside the request; should that
- * send fail, the sweeper dispatches the call again.
+ * send fail, the sweeper dispatches the call again. The reads and the transaction are plain items
+ * (start-call-items.ts), without ElectroDB's work on each request: this is the hot path.
  */
 export const NUMBER_NOT_IN_WORKSPACE = 'Number not found in workspace';
 export const NUMBER_WITHOUT_AGENT = 'Number not associated with an agent';
@@ -124,46 +126,40 @@ async function readAndCheck(
 
   if (principal.kind === 'api_key') {
     // The key carries its organisation: one batched read covers everything.
-    const { data } = await callingService.transaction
-      .get(({ workspace, agent, phoneClaim, billingAccount }) => [
-        workspace.get({ workspaceId }).commit(),
-        billingAccount.get({ organisationId: principal.organisationId }).commit(),
-        ...(agentIdOk ? [agent.get({ workspaceId, agentId }).commit()] : []),
-        ...(fromPhone ? [phoneClaim.get({ phoneNumber: fromPhone }).commit()] : []),
-      ])
-      .go();
+    const read = await getStoredItems([
+      keys.workspace(workspaceId),
+      keys.billingAccount(principal.organisationId),
+      ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
+      ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
+    ]);
     let i = 2;
     records = {
-      workspace: data[0]?.item as CallPlanWorkspace,
-      billing: data[1]?.item as CallPlanBilling,
-      agent: agentIdOk ? (data[i++]?.item as Agent | null) : null,
-      claim: fromPhone ? (data[i++]?.item as CallPlanClaim) : null,
+      workspace: asEntityItem<NonNullable<CallPlanWorkspace>>(read[0]),
+      billing: asEntityItem<NonNullable<CallPlanBilling>>(read[1]),
+      agent: agentIdOk ? asEntityItem<Agent>(read[i++]) : null,
+      claim: fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null,
     };
   } else {
-    const { data } = await callingService.transaction
-      .get(({ workspace, workspaceMember, agent, phoneClaim }) => [
-        workspace.get({ workspaceId }).commit(),
-        workspaceMember.get({ workspaceId, userId: principal.userId }).commit(),
-        ...(agentIdOk ? [agent.get({ workspaceId, agentId }).commit()] : []),
-        ...(fromPhone ? [phoneClaim.get({ phoneNumber: fromPhone }).commit()] : []),
-      ])
-      .go();
-    const workspace = data[0]?.item as CallPlanWorkspace;
+    const read = await getStoredItems([
+      keys.workspace(workspaceId),
+      keys.workspaceMember(workspaceId, principal.userId),
+      ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
+      ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
+    ]);
+    const workspace = asEntityItem<NonNullable<CallPlanWorkspace>>(read[0]);
     if (!workspace || workspace.deletedAt) throw notFound(WORKSPACE_NOT_FOUND);
     let i = 2;
-    const agent = agentIdOk ? (data[i++]?.item as Agent | null) : null;
-    const claim = fromPhone ? (data[i++]?.item as CallPlanClaim) : null;
-    const { data: second } = await callingService.transaction
-      .get(({ orgMember, billingAccount }) => [
-        orgMember.get({ organisationId: workspace.organisationId, userId: principal.userId }).commit(),
-        billingAccount.get({ organisationId: workspace.organisationId }).commit(),
-      ])
-      .go();
+    const agent = agentIdOk ? asEntityItem<Agent>(read[i++]) : null;
+    const claim = fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null;
+    const [orgMember, billing] = await getStoredItems([
+      keys.orgMember(workspace.organisationId, principal.userId),
+      keys.billingAccount(workspace.organisationId),
+    ]);
     records = {
       workspace,
-      workspaceRole: (data[1]?.item as { role?: CallPlanRole } | null)?.role,
-      orgMember: second[0]?.item as CallPlanOrgMember,
-      billing: second[1]?.item as CallPlanBilling,
+      workspaceRole: asEntityItem<{ role?: CallPlanRole }>(read[1])?.role,
+      orgMember: asEntityItem<NonNullable<CallPlanOrgMember>>(orgMember),
+      billing: asEntityItem<NonNullable<CallPlanBilling>>(billing),
       agent,
       claim,
     };
@@ -244,42 +240,15 @@ async function createCall(
     deadlineAt: deadlineFor(createdAt, agent.settings.maxDurationSeconds),
     openShard: shardOf(callId),
   };
-  const result = await callingService.transaction
-    .write(({ call: calls, callStatusEvent, openCall, workspace, agent: agents, idempotencyKey }) => [
-      calls.create(call).commit(),
-      callStatusEvent
-        .create({
-          callId,
-          workspaceId,
-          rank: 0,
-          status: 'created',
-          at: createdAt,
-          source: 'api',
-          recordedAt: createdAt,
-        })
-        .commit(),
-      openCall.create({ shard: call.openShard, createdAt, callId, workspaceId }).commit(),
-      takeConcurrencySlot(workspace, workspaceId),
-      // The agent still has the number the call is placed from (it was not disconnected meanwhile).
-      agents
-        .check({ workspaceId, agentId: agent.agentId })
-        .where((attr, op) => op.eq(attr.phoneNumber, plan.fromPhone))
-        .commit(),
-      ...(idempotency
-        ? [
-            idempotencyKey
-              .patch({ scope: idempotency.scope, key: idempotency.key })
-              .set({ state: 'completed', callId, response: JSON.stringify(response) })
-              .where(
-                (attr, op) => `${op.eq(attr.token, idempotency.token)} AND ${op.eq(attr.state, 'in_flight')}`,
-              )
-              .commit(),
-          ]
-        : []),
-    ])
-    .go();
+  const result = await writeStoredItems(
+    startCallTransaction({
+      call,
+      idempotency: idempotency && { ...idempotency, response: JSON.stringify(response) },
+    }),
+  );
   if (result.canceled) {
-    const codes = result.data.map((d) => d.code);
+    // In the transaction's order: call, status event, marker, concurrency slot, agent's number, key.
+    const { codes } = result;
     if (codes[3] === 'ConditionalCheckFailed') {
       throw tooManyRequests(TOO_MANY_CONCURRENT_CALLS, CONCURRENCY_RETRY_AFTER_SECONDS);
     }

@@ -1,5 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { Entity } from 'electrodb';
 import { config } from './config.js';
 import { grantsMiddleware } from './grants.js';
@@ -80,6 +86,69 @@ export const entityConfig = () => ({
   table: config().TABLE_NAME ?? TABLE.name,
   client: docClient(),
 });
+
+/** An item's key on the table. */
+export interface TableKey {
+  pk: string;
+  sk: string;
+}
+
+/** An item as the table holds it: an entity's attributes with its keys and ElectroDB's identifiers. */
+export type StoredItem = Record<string, unknown>;
+
+type WriteRequest = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** One item of a transaction (Put, Update, Delete or ConditionCheck), without its table name. */
+export type TransactionItem =
+  | { Put: Omit<NonNullable<WriteRequest['Put']>, 'TableName'> }
+  | { Update: Omit<NonNullable<WriteRequest['Update']>, 'TableName'> }
+  | { Delete: Omit<NonNullable<WriteRequest['Delete']>, 'TableName'> }
+  | { ConditionCheck: Omit<NonNullable<WriteRequest['ConditionCheck']>, 'TableName'> };
+
+/**
+ * Plain reads and writes of items as ElectroDB stores them, for the hot paths (an API key's
+ * authentication, start-call): the DocumentClient alone, without ElectroDB's work on every request
+ * (building and checking the params, formatting the response, an error made for its stack trace).
+ * The callers build exactly the keys and items their entities would; test/unit/hot-path-items.test.ts
+ * holds them to the entities' own params. Everything else goes through the entities.
+ */
+export async function getStoredItem(key: TableKey): Promise<StoredItem | undefined> {
+  const { Item } = await docClient().send(new GetCommand({ TableName: tableName(), Key: key }));
+  return Item;
+}
+
+/** Several items in one consistent read (TransactGetItems); undefined where an item does not exist. */
+export async function getStoredItems(keys: TableKey[]): Promise<(StoredItem | undefined)[]> {
+  const table = tableName();
+  const { Responses = [] } = await docClient().send(
+    new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }),
+  );
+  return keys.map((_, i) => Responses[i]?.Item);
+}
+
+/**
+ * One transaction. A cancellation (a condition failed, a conflict) is an outcome, not an error: its
+ * reasons come back in the items' order (`None` for an item that was not the cause).
+ */
+export async function writeStoredItems(
+  items: TransactionItem[],
+): Promise<{ canceled: false } | { canceled: true; codes: string[] }> {
+  const table = tableName();
+  const TransactItems = items.map((item) => {
+    const [kind, request] = Object.entries(item)[0] as [string, object];
+    return { [kind]: { ...request, TableName: table } } as WriteRequest;
+  });
+  try {
+    await docClient().send(new TransactWriteCommand({ TransactItems }));
+    return { canceled: false };
+  } catch (error) {
+    const { name, CancellationReasons } = error as {
+      name?: string;
+      CancellationReasons?: { Code?: string }[];
+    };
+    if (name !== 'TransactionCanceledException') throw error;
+    return { canceled: true, codes: items.map((_, i) => CancellationReasons?.[i]?.Code ?? 'None') };
+  }
+}
 
 /** Keys keep the case they were written in: ids are case-sensitive (ElectroDB lowercases by default). */
 export const KEEP_CASE = 'none' as const;

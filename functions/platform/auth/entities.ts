@@ -1,4 +1,4 @@
-import { Entity, Service } from 'electrodb';
+import { Entity, Service, type EntityItem } from 'electrodb';
 import { entityConfig } from '../table.js';
 import { primaryIndex, gsi1 } from '../keys.js';
 
@@ -71,5 +71,13 @@ export const ApiKeyEntity = new Entity(
   },
   cfg,
 );
+
+export type ApiKey = EntityItem<typeof ApiKeyEntity>;
+
+/**
+ * An API key's item key, for the one read of every API-key request (authenticate-bearer.ts reads it
+ * plainly: platform/table.ts getStoredItem); test/unit/hot-path-items.test.ts holds it to the entity's.
+ */
+export const apiKeyItemKey = (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' });
 
 export const identityService = new Service({ userIdentity: UserIdentityEntity, user: UserEntity }, cfg);
