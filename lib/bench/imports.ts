@@ -1,0 +1,173 @@
+import { BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { join } from 'node:path';
+import { dynamoClient, tableName } from '../../functions/platform/table.js';
+import { ApiClient } from '../cli/api-client.js';
+import { seed } from '../cli/seed.js';
+import { startBenchStack } from './stack-process.js';
+
+/**
+ * The 50,000-row CSV import (spec: bulk ingestion), on a stack of its own: the bench writes a CSV with
+ * 2 % invalid rows (no phone or email) and 5 % duplicates (the phone number of an earlier row), PUTs
+ * it to the presigned URL, starts the job and waits for `completed`; rows per second from the start
+ * to the end, and the counts checked exactly. Its floor, measured in the same run against the same
+ * DynamoDB Local: as many items as the file has rows, each a contact-sized item, written straight
+ * with BatchWriteItem (25 a request, FLOOR_CONCURRENCY requests at once) with the handlers' own client.
+ */
+
+export interface ImportReport {
+  rows: number;
+  expected: { created: number; merged: number; rejected: number };
+  counts: { total: number; created: number; merged: number; rejected: number };
+  exact: boolean;
+  seconds: number;
+  rowsPerSecond: number;
+  floor: { items: number; seconds: number; itemsPerSecond: number };
+  ratio: number;
+  budget: number;
+  withinBudget: boolean;
+}
+
+const FLOOR_CONCURRENCY = 8;
+export const IMPORT_BUDGET = 0.5;
+
+export function importCsv(rows: number): { csv: string; expected: ImportReport['expected'] } {
+  const lines = ['first_name,last_name,phone,email,tags,company'];
+  let created = 0;
+  let merged = 0;
+  let rejected = 0;
+  for (let i = 1; i <= rows; i += 1) {
+    const phone = `+6141${String(i).padStart(7, '0')}`;
+    if (i % 50 === 0) {
+      lines.push(`Invalid,Row${i},,,x,Acme`); // 2 %: neither phone nor email
+      rejected += 1;
+    } else if (i % 20 === 1 && i > 20) {
+      const earlier = i - 12; // 5 %: an earlier created row's number (odd, never a duplicate)
+      lines.push(`Dup,Row${i},+6141${String(earlier).padStart(7, '0')},dup${i}@example.com,dup,`);
+      merged += 1;
+    } else {
+      lines.push(`First${i},Last${i},${phone},person${i}@example.com,"lead,bench",Company ${i % 97}`);
+      created += 1;
+    }
+  }
+  return { csv: `${lines.join('\n')}\n`, expected: { created, merged, rejected } };
+}
+
+async function floor(items: number): Promise<ImportReport['floor']> {
+  const run = Date.now().toString(36);
+  const requests: WriteRequest[][] = [];
+  for (let i = 0; i < items; i += 25) {
+    requests.push(
+      Array.from({ length: Math.min(25, items - i) }, (_, k) => ({
+        PutRequest: {
+          Item: {
+            pk: { S: `BENCHIMPORT#${run}` },
+            sk: { S: `ROW#${String(i + k).padStart(8, '0')}` },
+            firstName: { S: `First${i + k}` },
+            lastName: { S: `Last${i + k}` },
+            phone: { S: `+6141${String(i + k).padStart(7, '0')}` },
+            email: { S: `person${i + k}@example.com` },
+            tags: { L: [{ S: 'lead' }, { S: 'bench' }] },
+            customAttributes: { M: { company: { S: `Company ${(i + k) % 97}` } } },
+            source: { S: 'CSV' },
+            createdAt: { S: new Date().toISOString() },
+          },
+        },
+      })),
+    );
+  }
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: FLOOR_CONCURRENCY }, async () => {
+      while (next < requests.length) {
+        let pending = requests[next];
+        next += 1;
+        while (pending.length > 0) {
+          const result = await dynamoClient().send(
+            new BatchWriteItemCommand({ RequestItems: { [tableName()]: pending } }),
+          );
+          pending = result.UnprocessedItems?.[tableName()] ?? [];
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { items, seconds, itemsPerSecond: items / seconds };
+}
+
+export async function measureImport(options: {
+  root: string;
+  rows: number;
+  env: Record<string, string>;
+  log: (line: string) => void;
+}): Promise<ImportReport> {
+  const { log } = options;
+  const stack = await startBenchStack({
+    root: options.root,
+    stateDir: join(options.root, '.local', `bench-${process.pid}-import`),
+    logPath: join(options.root, '.local', 'bench-stack-import.log'),
+    env: options.env,
+  });
+  const environment = { ...process.env };
+  try {
+    const demo = await seed(stack.state, { plan: 'growth' }, log);
+    const owner = new ApiClient(stack.state.base_url, demo.owner_token);
+    const { csv, expected } = importCsv(options.rows);
+    const imports = `/api/v1/workspaces/${demo.workspace_id}/contacts/imports`;
+    const job = await owner.post<{ id: string; upload_url: string }>(imports, { format: 'csv' });
+    const put = await fetch(job.upload_url, { method: 'PUT', body: csv });
+    if (!put.ok) throw new Error(`upload: HTTP ${put.status}`);
+    log(`import: ${options.rows} rows (${(csv.length / 1e6).toFixed(1)} MB)`);
+    const started = performance.now();
+    await owner.post(`${imports}/${job.id}/start`);
+    let done: { status: string; counts: ImportReport['counts']; progress: number };
+    let shown = -1;
+    for (;;) {
+      done = await owner.get(`${imports}/${job.id}`);
+      if (done.status === 'completed' || done.status === 'failed') break;
+      const tenth = Math.floor(done.progress * 10);
+      if (tenth !== shown) log(`import: ${Math.round(done.progress * 100)} %`);
+      shown = tenth;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (done.status !== 'completed') throw new Error(`the import ended ${done.status}`);
+    await stack.settle();
+    Object.assign(process.env, stack.state.env);
+    log(`import floor: ${options.rows} items with BatchWriteItem`);
+    const measuredFloor = await floor(options.rows);
+    const rowsPerSecond = options.rows / seconds;
+    const ratio = rowsPerSecond / measuredFloor.itemsPerSecond;
+    const { counts } = done;
+    return {
+      rows: options.rows,
+      expected,
+      counts,
+      exact:
+        counts.total === options.rows &&
+        counts.created === expected.created &&
+        counts.merged === expected.merged &&
+        counts.rejected === expected.rejected,
+      seconds,
+      rowsPerSecond,
+      floor: measuredFloor,
+      ratio,
+      budget: IMPORT_BUDGET,
+      withinBudget: ratio >= IMPORT_BUDGET,
+    };
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in environment)) delete process.env[key];
+    Object.assign(process.env, environment);
+    await stack.stop();
+  }
+}
+
+export function importTable(r: ImportReport): string[] {
+  const f = (n: number, digits = 1) => n.toFixed(digits);
+  return [
+    '| measure | floor (BatchWriteItem, same DynamoDB Local) | import (presigned upload → completed) | ratio | budget | |',
+    '|---|---:|---:|---:|---:|---|',
+    `| ${r.rows} rows | ${f(r.floor.itemsPerSecond)} items/s (${f(r.floor.seconds)} s) | ${f(r.rowsPerSecond)} rows/s (${f(r.seconds)} s) | ${f(r.ratio, 2)}x | ≥ ${r.budget}x | ${r.withinBudget ? 'within' : '**OVER**'} |`,
+    `| counts | | total ${r.counts.total}, created ${r.counts.created}, merged ${r.counts.merged}, rejected ${r.counts.rejected} | | expected ${r.expected.created} / ${r.expected.merged} / ${r.expected.rejected} | ${r.exact ? 'exact' : '**WRONG**'} |`,
+  ];
+}
