@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the budgets of DESIGN.md, measured on this machine against the real local stack
+ * `npm run bench`: the budgets of docs/architecture.md, measured on this machine against the real local stack
  * (`npm start`'s, started here as a child process in memory, stopped at the end):
  *  - start-call at the database's speed: the floor — start-call's least work (3 GetItem, 1
  *    TransactWriteItems, 1 SendMessage to a bench-only queue) done directly with the handlers' own SDK

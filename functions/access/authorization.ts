@@ -1,5 +1,5 @@
 /**
- * Who may do what — the one place the role rules of spec section 2.3 live. Read it as a table:
+ * Who may do what — the one place the role rules of docs/api.md live. Read it as a table:
  * an action is allowed when the caller's organisation role is in `organisation`, or the caller's
  * effective workspace role is in `workspace`. Organisation owners and admins are admins of every
  * workspace (see effectiveWorkspaceRole). Tests walk every role × every action.
@@ -49,7 +49,7 @@ export const PERMISSIONS = {
   'knowledge:write': { workspace: EDITORS, write: true },
   'integrations:write': { workspace: EDITORS, write: true },
   'api_keys:manage': { workspace: EDITORS, write: true },
-  /** Listing keys is for those who may manage them (API.md: member); viewers are refused. */
+  /** Listing keys is for those who may manage them (docs/api.md: member); viewers are refused. */
   'api_keys:read': { workspace: EDITORS, write: false },
   'campaigns:write': { workspace: EDITORS, write: true },
   'uploads:write': { workspace: EDITORS, write: true },

@@ -19,7 +19,7 @@ import type { InvitationBody } from './schemas.js';
 import { WORKSPACE_NOT_FOUND, type OrganisationAccess } from './workspace-access.js';
 
 /**
- * Invitations are organisation-first (spec 2.3): a person is invited to the organisation as
+ * Invitations are organisation-first (docs/api.md): a person is invited to the organisation as
  * `regular` or `admin`, optionally with workspace roles, and stays pending until they accept. The
  * invitation record, one per (organisation, email address), is the pending member: inviting the same
  * pending address again resends it, and never creates a second record.

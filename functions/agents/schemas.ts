@@ -5,7 +5,7 @@ import { pageOf } from '../platform/pagination.js';
 import { AMBIENT_NOISE, EXPRESSIVENESS, POST_CALL_ACTION_TYPES, SPEECH_SPEEDS } from './entities.js';
 
 /**
- * Request and response shapes of the agent routes (API.md "Agent fields" and "PostCallAction").
+ * Request and response shapes of the agent routes (docs/api.md "Agent fields" and "PostCallAction").
  * Bodies are strict: unknown fields are 422 `extra_forbidden`, and nothing changes.
  */
 

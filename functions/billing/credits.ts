@@ -1,5 +1,5 @@
 /**
- * Credits are stored as integers of a sub-unit fine enough for every rule of spec section 8:
+ * Credits are stored as integers of a sub-unit fine enough for every rule of docs/billing.md:
  * one credit is 60 units, so 20 credits a minute is exactly 20 units a second and 5 credits a
  * minute for memories exactly 5 units a second. Money is integer cents of AUD.
  */
@@ -11,7 +11,7 @@ export const unitsToCredits = (units: number): number => units / UNITS_PER_CREDI
 /** Credits for display: units / 60 rounded to 2 decimals (the units stay exact in the ledger). */
 export const displayCredits = (units: number): number => Math.round((units / UNITS_PER_CREDIT) * 100) / 100;
 
-/** Every price is in AUD (spec section 8). */
+/** Every price is in AUD (docs/billing.md). */
 export const CURRENCY = 'aud';
 /** One extra credit costs 0.01 AUD. */
 export const EXTRA_CREDIT_PRICE_CENTS = 1;

@@ -3,7 +3,7 @@ import { UNITS_PER_CREDIT } from './credits.js';
 import type { UsageKind } from './model.js';
 
 /**
- * The metering rules of spec section 8, declared once: the meter (metering.ts) charges with them and
+ * The metering rules of docs/billing.md, declared once: the meter (metering.ts) charges with them and
  * the public pricing model (`GET /api/v1/payment/pricing-model`) is generated from them, so the two
  * cannot disagree. Every rule is pure arithmetic on integer units (1 credit = 60 units).
  */

@@ -5,8 +5,7 @@ export const startCallRoutes = {
   startCall: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call',
-    summary:
-      'Start an outbound call (spec 4.1): member, or API key with scope start_call; Idempotency-Key supported',
+    summary: 'Start an outbound call: member, or API key with scope start_call; Idempotency-Key supported',
     auth: 'user_or_api_key',
     scope: 'start_call',
     body: calling.StartCallBody,

@@ -4,7 +4,7 @@ import { isE164 } from '../platform/phone.js';
 import { CALL_STATUSES, END_REASONS } from './status.js';
 
 /**
- * Start-call exactly as spec sections 2.1 and 2.2 (plus `id`, `agent_id`, `workspace_id` in the
+ * Start-call exactly as docs/api.md (plus `id`, `agent_id`, `workspace_id` in the
  * response), and the call-log shapes. Bodies are strict: unknown fields are 422 `extra_forbidden`.
  */
 

@@ -23,7 +23,7 @@ import type { CallCreateResponse, StartCallBody } from './schemas.js';
 import { deadlineFor } from './status.js';
 
 /**
- * Start-call (spec 4.1), in API.md's order of checks: workspace (404) → agent (404) → number (404)
+ * Start-call, in docs/api.md's order of checks: workspace (404) → agent (404) → number (404)
  * → credits (402) → concurrency (429) → 201. The happy path is at most four DynamoDB round trips:
  *   API key: [key read, by the kernel] [idempotency claim] batched read of workspace + agent +
  *            from_phone's number + billing account; one transaction.

@@ -19,7 +19,7 @@ export const API_KEY_NOT_FOUND = 'API key not found';
 
 export type ApiKey = NonNullable<Awaited<ReturnType<ReturnType<typeof ApiKeyEntity.get>['go']>>['data']>;
 
-/** Whether the plan includes API keys (spec 5: "any workspace member can manage API keys if the plan allows"). */
+/** Whether the plan includes API keys (docs/api.md: "any workspace member can manage API keys if the plan allows"). */
 export const planAllowsApiKeys = (plan: Plan): boolean => plan.features.apiKeys;
 
 export async function requireApiKeysOnPlan(organisationId: string): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * Errors a handler or service may throw. The HTTP error middleware turns them into the documented
- * `{ "error": message }` bodies; anything else becomes a 500 with the spec's message.
+ * `{ "error": message }` bodies; anything else becomes a 500 with the documented message.
  */
 
 export interface ValidationIssue {
@@ -25,7 +25,7 @@ export class HttpError extends Error {
   }
 }
 
-/** 422 with the pydantic-style `detail` array of spec section 7. */
+/** 422 with the pydantic-style `detail` array of docs/api.md */
 export class ValidationError extends Error {
   readonly status = 422;
   constructor(readonly detail: ValidationIssue[]) {

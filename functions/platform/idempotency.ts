@@ -6,7 +6,7 @@ import { entityConfig, isConditionFailure } from './table.js';
 import { primaryIndex } from './keys.js';
 
 /**
- * `Idempotency-Key` on writes (API.md conventions): keys are per scope (the workspace, else the
+ * `Idempotency-Key` on writes (docs/api.md conventions): keys are per scope (the workspace, else the
  * organisation, else the caller) and kept 24 hours. The first request claims the key (a conditional
  * put) and completes it with its response; start-call completes it inside the transaction that
  * creates the call. A retry with the same request gets the first response; with another request, 409;

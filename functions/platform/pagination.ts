@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ValidationError } from './errors.js';
 
 /**
- * Pages of a list, the `?limit=&cursor=` → `{ items, next_cursor }` convention of API.md. Cursors are
+ * Pages of a list, the `?limit=&cursor=` → `{ items, next_cursor }` convention of docs/api.md. Cursors are
  * opaque; one that is not ours, or belongs to another list, is a 422 on `query.cursor`.
  */
 export interface Page<T> {

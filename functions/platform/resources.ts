@@ -50,7 +50,7 @@ export const queueUrlEnv = (queue: QueueKey): string =>
 
 export const BUCKET = {
   name: 'voice-agent-recordings',
-  /** Recordings are kept up to 6 months (spec section 8): the lifecycle rule is the retention. */
+  /** Recordings are kept up to 6 months (docs/billing.md): the lifecycle rule is the retention. */
   recordingsPrefix: 'recordings/',
   recordingRetentionDays: 183,
   uploadsPrefix: 'uploads/',

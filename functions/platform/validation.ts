@@ -19,7 +19,7 @@ interface ZodIssueLike {
   params?: Record<string, unknown>;
 }
 
-/** Messages and types in the style of pydantic v2, which the spec's 422 body follows. */
+/** Messages and types in the style of pydantic v2, which the documented 422 body follows. */
 const TYPE_ERRORS: Record<string, { type: string; msg: string }> = {
   string: { type: 'string_type', msg: 'Input should be a valid string' },
   boolean: { type: 'bool_type', msg: 'Input should be a valid boolean' },

@@ -22,7 +22,7 @@ export const ACTION_TYPES = [
   'profile_enrichment',
 ] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
-/** Actions that cost money: held back while a subscription payment has failed (spec section 8). */
+/** Actions that cost money: held back while a subscription payment has failed (docs/billing.md). */
 export const CHARGED_ACTIONS: readonly ActionType[] = ['sms_owner', 'sms_caller', 'email_summary'];
 
 export const RUN_STATES = ['queued', 'held', 'running', 'succeeded', 'failed'] as const;

@@ -1,5 +1,5 @@
 /**
- * The one exception to SSRF protection: `WEBHOOK_ALLOWED_HOSTS` (API.md), comma-separated
+ * The one exception to SSRF protection: `WEBHOOK_ALLOWED_HOSTS` (docs/api.md), comma-separated
  * `host:port` entries (`host:*` for any port) a customer webhook may reach although they are
  * loopback or private. The local stack sets it for its demo receiver; in the cloud it is empty.
  * Pure rules, no I/O.

@@ -1,7 +1,7 @@
 /**
  * When a webhook attempt is retried, and after how long. Pure rules, no I/O.
  *
- * The schedule is the `WEBHOOK_RETRY_SCHEDULE` setting (API.md): comma-separated seconds between
+ * The schedule is the `WEBHOOK_RETRY_SCHEDULE` setting (docs/api.md): comma-separated seconds between
  * attempts. The default waits 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h: eight attempts spread
  * over 27.6 hours. Each wait is stretched by a random 0–20 % (jitter), never shortened, so the
  * attempts of many deliveries spread out and the whole schedule always spans at least its nominal

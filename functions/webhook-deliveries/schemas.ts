@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 
-/** Shapes of the developer routes for webhooks (API.md "Developer tools"). */
+/** Shapes of the developer routes for webhooks (docs/api.md "Developer tools"). */
 
 export const WebhookSecretResponse = z.object({
   /** `whsec_…` (Standard Webhooks format). */

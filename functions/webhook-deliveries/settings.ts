@@ -3,7 +3,7 @@ import { parseAllowedHosts, type AllowedHost } from './allow-list.js';
 import { maxAttemptsFor, parseRetrySchedule } from './retry.js';
 
 /**
- * The webhook settings of API.md, parsed once per value. They are read from the environment at use
+ * The webhook settings of docs/api.md, parsed once per value. They are read from the environment at use
  * (not frozen at the first config() call) because the local stack adds its demo receiver to
  * WEBHOOK_ALLOWED_HOSTS when that service starts.
  */
@@ -24,5 +24,5 @@ export function retrySchedule(): number[] {
 
 export const maxAttempts = (): number => maxAttemptsFor(retrySchedule());
 
-/** Customer webhooks must be https in the cloud (API.md); locally http is fine. */
+/** Customer webhooks must be https in the cloud (docs/api.md); locally http is fine. */
 export const requireHttps = (): boolean => config().STAGE === 'cloud';

@@ -4,6 +4,7 @@
  * same source as `GET /api/v1/openapi.json`. `npm run docs:api -- --check` only says whether the file
  * is up to date (exit 1 when not); test/unit/api-reference.test.ts does the same.
  */
+import '../local/node-version-warning.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -66,7 +66,7 @@ export function stackEnvironment(options: {
     POWERTOOLS_LOG_LEVEL: source.POWERTOOLS_LOG_LEVEL || defaults.POWERTOOLS_LOG_LEVEL,
     CALL_RECONCILE_AFTER_SECONDS:
       source.CALL_RECONCILE_AFTER_SECONDS || defaults.CALL_RECONCILE_AFTER_SECONDS,
-    // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is known (DESIGN.md).
+    // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is known (docs/architecture.md).
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED:
       source.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED || 'true',
   };

@@ -2,7 +2,7 @@ import { describe, expect, it, beforeAll } from '@jest/globals';
 import { api, type Json } from '../helpers/http.js';
 import { addMember, newTenant, ws, type Tenant, type User } from './calling/fixtures.js';
 
-/** `Idempotency-Key` on write routes (API.md conventions), through the kernel, over HTTP. */
+/** `Idempotency-Key` on write routes (docs/api.md conventions), through the kernel, over HTTP. */
 let tenant: Tenant;
 let member: User;
 

@@ -116,7 +116,7 @@ function outcome(fn: () => void): string {
   }
 }
 
-describe('the authorisation table (spec 2.3), every organisation role × workspace row × action', () => {
+describe('the authorisation table (docs/api.md), every organisation role × workspace row × action', () => {
   it('has an expectation for every action, and no more', () => {
     expect([...ACTIONS].sort()).toEqual(Object.keys(EXPECTED).sort());
   });

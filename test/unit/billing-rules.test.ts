@@ -89,7 +89,7 @@ describe('SMS: 5 credits per segment, GSM-7 or UCS-2', () => {
     expect(credits(smsUnits(segmentation.segments))).toBe(5 * segments);
   });
 
-  test('a 2-segment message costs 10 credits, a 3-segment one 15 (spec section 8)', () => {
+  test('a 2-segment message costs 10 credits, a 3-segment one 15 (docs/billing.md)', () => {
     expect(credits(smsUnits(2))).toBe(10);
     expect(credits(smsUnits(3))).toBe(15);
   });

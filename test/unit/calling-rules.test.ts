@@ -127,7 +127,7 @@ describe('prompt templates', () => {
   });
 });
 
-describe('start-call body (spec 2.1)', () => {
+describe('start-call body (docs/api.md)', () => {
   const detail = (body: unknown) => {
     try {
       parseOrThrow(StartCallBody, body, 'body');

@@ -129,7 +129,7 @@ describe('TwiML', () => {
 });
 
 describe('simulator scenarios', () => {
-  it('are chosen by the called number as API.md says', () => {
+  it('are chosen by the called number as docs/api.md says', () => {
     expect(scenarioFor('+61491570156')).toBe('answered');
     expect(scenarioFor(SCENARIO_NUMBERS.busy)).toBe('busy');
     expect(scenarioFor('+61491570111')).toBe('no_answer');

@@ -4,7 +4,7 @@ import { idempotencyKeyFrom } from '../../platform/idempotency.js';
 import { startCall } from '../start-call.js';
 
 /**
- * POST /api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call — exactly spec 4.1: a workspace
+ * POST /api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call — exactly docs/api.md: a workspace
  * member, or an API key of the workspace with scope `start_call`. The kernel answers 401/403/422 in
  * the contract's order; the service the rest (404, 402, 429) and 201.
  */

@@ -18,7 +18,7 @@ export interface ApiKeyPrincipal {
 export type Principal = UserPrincipal | ApiKeyPrincipal;
 
 /**
- * Scopes an API key may carry. `start_call` is the spec's; the read scopes let a key read its
+ * Scopes an API key may carry. `start_call` is the documented; the read scopes let a key read its
  * workspace (`workspace:read`: the workspace's own settings, GET /workspaces/{workspace_id}).
  */
 export const API_KEY_SCOPES = [

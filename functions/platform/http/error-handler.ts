@@ -7,7 +7,7 @@ import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
 
 /**
  * Maps thrown errors to the documented bodies: HttpError → `{error}` (with its `details` beside it:
- * a 409's `contact_id`), ValidationError → 422 `{detail}`, anything else → 500 with the spec's
+ * a 409's `contact_id`), ValidationError → 422 `{detail}`, anything else → 500 with the documented
  * message and the cause in the log only.
  */
 export const errorHandler = (): MiddlewareObj<HttpEvent, HttpResponse, Error, HttpContext> => ({

@@ -28,7 +28,7 @@ export function idempotencyScope(
 }
 
 /**
- * `Idempotency-Key` on every write route (API.md conventions): the same key with the same request
+ * `Idempotency-Key` on every write route (docs/api.md conventions): the same key with the same request
  * within 24 h answers the first response again (header `idempotent-replayed: true`); with another
  * request, 409; while the first is running, 409. Keys belong to the caller within the workspace or
  * organisation of the path, so a replay never hands one caller's response to another. Responses of

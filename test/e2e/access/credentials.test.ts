@@ -6,7 +6,7 @@ import { organisation, uniqueEmail, workspace, type Org } from './fixtures.js';
 
 /**
  * The one authentication step, proven through HTTP: every bad JWT is 401, API keys are bound to a
- * workspace and to scopes (403 with the spec's messages), revoked and rotated-away keys are 401 at
+ * workspace and to scopes (403 with the documented messages), revoked and rotated-away keys are 401 at
  * once, and identity/organisation routes refuse API keys (403 Forbidden).
  */
 const UNAUTHORIZED = { error: 'Unauthorized' };

@@ -7,7 +7,7 @@ import { member, organisation, user, UNKNOWN, type Org, type User } from '../acc
 import { billingPath, fullLedger } from './fixtures.js';
 
 /**
- * Who may see and change billing (spec 2.3: only the owner manages it; every member views it), and
+ * Who may see and change billing (docs/api.md: only the owner manages it; every member views it), and
  * what bad input does (422, nothing changed), through the real gateway.
  */
 let org: Org;

@@ -20,7 +20,7 @@ beforeAll(async () => {
 const agentsPath = () => `${ws(tenant)}/agents`;
 
 describe('create and read', () => {
-  it("creates an agent with the runtime settings' defaults (spec 2.4) and reads it back", async () => {
+  it("creates an agent with the runtime settings' defaults (docs/api.md) and reads it back", async () => {
     const res = await api('POST', agentsPath(), {
       token: member.token,
       body: { name: '  Ava  ', prompt: 'Help {{name}} book an inspection.', greeting: 'Hi {{name}}!' },

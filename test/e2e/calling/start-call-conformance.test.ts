@@ -24,7 +24,7 @@ import {
 } from './fixtures.js';
 
 /**
- * Start-call conformance (spec 4.1 and section 7, API.md's order of checks), through the gateway of
+ * Start-call conformance (docs/api.md, docs/api.md's order of checks), through the gateway of
  * the local stack, with both credential kinds. Every refusal is checked to change nothing.
  */
 
@@ -107,7 +107,7 @@ beforeAll(async () => {
   viewer = await addMember(a, 'viewer');
 });
 
-describe("201: the spec's CallCreateResponse plus id, agent_id and workspace_id", () => {
+describe('201: the documented CallCreateResponse plus id, agent_id and workspace_id', () => {
   it.each([
     ["a member's JWT", () => member.token, () => member.userId, /^usr_/],
     ['an API key with start_call', () => keyA, () => keyAId, /^key_/],
@@ -241,7 +241,7 @@ describe('422 with the pydantic-style detail', () => {
   it.each([
     ['JWT', () => member.token],
     ['API key', () => keyA],
-  ])("absent to_phone (%s) is exactly the spec's entry", async (_label, token) => {
+  ])('absent to_phone (%s) is exactly the documented entry', async (_label, token) => {
     const body = { record: true };
     const res = await refused(() => api('POST', startPath(a, agentA.id), { token: token(), body }));
     expect(res.status).toBe(422);
@@ -429,7 +429,7 @@ describe('404, in order: workspace, agent, number', () => {
     }
   });
 
-  it('Number not found in workspace: from_phone omitted and the agent has no connected number (spec 4.1 rule 3)', async () => {
+  it('Number not found in workspace: from_phone omitted and the agent has no connected number (docs/api.md rule 3)', async () => {
     for (const token of [member.token, keyA]) {
       const res = await refused(() =>
         api('POST', startPath(a, agentA2.id), { token, body: { to_phone: TEST_NUMBERS.answered } }),

@@ -61,7 +61,7 @@ export async function connectNumber(tenant: Tenant, agentId: string): Promise<st
   return (await numberFor(tenant, agentId)).phone_number as string;
 }
 
-/** A completed call by default (the telephony simulator decides by the called number, API.md). */
+/** A completed call by default (the telephony simulator decides by the called number, docs/api.md). */
 export const TO = {
   answered: '+61491570156',
   noAnswer: '+61491570111',

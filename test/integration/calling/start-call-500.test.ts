@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import { newId } from '../../../functions/platform/ids.js';
 
 /**
- * Section 7's 500 row: when the table cannot be reached, start-call answers 500 with the spec's
+ * Section 7's 500 row: when the table cannot be reached, start-call answers 500 with the documented
  * message (the cause goes to the log only). The fault is real: this test file's modules are loaded
  * with a table name that does not exist, so every DynamoDB request of the handler fails.
  */

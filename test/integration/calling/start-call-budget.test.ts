@@ -13,7 +13,7 @@ import {
 } from '../../e2e/calling/fixtures.js';
 
 /**
- * The start-call budget of DESIGN.md: at most 4 DynamoDB round trips on the happy path, counted by the
+ * The start-call budget of docs/architecture.md: at most 4 DynamoDB round trips on the happy path, counted by the
  * table client's counting middleware, with the handler invoked in this process (an API Gateway v2
  * event, as Lambda would get it) after a warm-up request.
  */

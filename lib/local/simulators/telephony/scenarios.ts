@@ -1,5 +1,5 @@
 /**
- * How the simulator plays a call out, chosen by the called number (API.md, "Local stack contract").
+ * How the simulator plays a call out, chosen by the called number (docs/api.md, "Local stack contract").
  * Times are simulated seconds from the dial (outbound) or from the answer (inbound); the server scales
  * them to wall-clock time with SIMULATOR_TIME_SCALE.
  */
@@ -10,7 +10,7 @@ export const SCENARIO_NUMBERS = {
   failed: '+61491570112',
   long: '+61491570113',
   duplicated: '+61491570114',
-  /** Not in API.md's table (an addition for fault tests): answered, then the provider never reports the end. */
+  /** Not in docs/api.md's table (an addition for fault tests): answered, then the provider never reports the end. */
   silent: '+61491570115',
 } as const;
 
