@@ -62,15 +62,19 @@ const cancellationCodes = (data: { rejected?: boolean; code?: string }[]) =>
 /**
  * Applies a status to a call if it moves the call forward; otherwise changes nothing (a late
  * terminal callback may still bring the transcript the call lacks). Returns whether it moved.
+ * `read` is the call as the caller has just read it (consistently, as readCall does): the first
+ * attempt decides on it instead of reading it again — the transaction is conditioned on the status
+ * it saw, so a call that moved meanwhile is read afresh on the next attempt.
  */
 export async function applyTransition(
   workspaceId: string,
   callId: string,
   transition: Transition,
+  read?: Call,
 ): Promise<{ moved: boolean; call?: Call }> {
   let skipWorkspace = false;
   for (let attempt = 0; attempt < 8; attempt += 1) {
-    const call = await readCall(workspaceId, callId);
+    const call = attempt === 0 && read ? read : await readCall(workspaceId, callId);
     if (!call) return { moved: false };
     if (!canMove(call.status, transition.status)) {
       let current = call;

@@ -64,15 +64,21 @@ export async function handleVoiceWebhook(request: VoiceWebhookRequest): Promise<
   if (event.kind === 'recording') {
     await storeRecording(call, event.recordingUrl, event.durationSeconds);
   } else {
-    await applyTransition(call.workspaceId, call.callId, {
-      status: event.status,
-      at: event.at,
-      endReason: event.endReason,
-      providerSeconds: event.durationSeconds,
-      transcript: event.transcript,
-      quotedListings: event.quotedListings,
-      source: 'provider',
-    });
+    // The call was just read (consistently) to find it: the transition decides on that read.
+    await applyTransition(
+      call.workspaceId,
+      call.callId,
+      {
+        status: event.status,
+        at: event.at,
+        endReason: event.endReason,
+        providerSeconds: event.durationSeconds,
+        transcript: event.transcript,
+        quotedListings: event.quotedListings,
+        source: 'provider',
+      },
+      call,
+    );
   }
   return xml(emptyTwiml());
 }
