@@ -25,12 +25,12 @@ export const CALL_ALREADY_ENDED = 'Call has already ended';
 /** Signed recording URLs live this long. */
 export const RECORDING_URL_SECONDS = 300;
 
-/** A call as the post-call pipeline and the detail route see it: the record plus its status history. */
+/** A call as the detail route sees it: the record plus its status history. */
 export type CallView = Call & { statusHistory: CallStatusEvent[] };
 
 /**
- * The call with its transcript, recording key, parameters, agent, numbers and timestamps (the
- * post-call pipeline builds its payload from this); undefined when there is no such call.
+ * The call with its transcript, recording key, parameters, agent, numbers, timestamps and status
+ * history; undefined when there is no such call.
  */
 export async function getCall(workspaceId: string, callId: string): Promise<CallView | undefined> {
   if (!isId('call', callId)) return undefined;
@@ -43,6 +43,15 @@ export async function getCall(workspaceId: string, callId: string): Promise<Call
     .filter((e) => e.workspaceId === workspaceId)
     .sort((a, b) => a.rank - b.rank);
   return { ...call, statusHistory };
+}
+
+/**
+ * The call alone, without its status history (one read, consistent): what the post-call pipeline
+ * builds its payload from (the history is the call detail's, and cost it a query per call).
+ */
+export async function getCallFacts(workspaceId: string, callId: string): Promise<Call | undefined> {
+  if (!isId('call', callId)) return undefined;
+  return readCall(workspaceId, callId);
 }
 
 /** Stores the post-call pipeline's sentiment analysis on the call (shown in the call detail). */

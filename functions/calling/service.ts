@@ -2,7 +2,7 @@
  * The calling domain's entry points for other domains (the post-call pipeline, the CLI, campaigns):
  * start a call, read one with its transcript, recording key and status history, store its sentiment.
  */
-export { getCall, setCallSentiment, type CallView } from './call-log.js';
+export { getCall, getCallFacts, setCallSentiment, type CallView } from './call-log.js';
 export { startCall, type StartCallInput } from './start-call.js';
 export { recordingKey } from './lifecycle.js';
 export type { Call, CallStatusEvent } from './entities.js';

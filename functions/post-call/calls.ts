@@ -1,5 +1,5 @@
 import { findAgent } from '../agents/service.js';
-import { getCall, setCallSentiment } from '../calling/service.js';
+import { getCallFacts, setCallSentiment } from '../calling/service.js';
 import type { ActionType } from './entities.js';
 import type { CallFacts } from './payload.js';
 
@@ -27,7 +27,7 @@ export async function loadEndedCall(
   workspaceId: string,
   callId: string,
 ): Promise<{ facts: CallFacts } | { notEnded: true } | undefined> {
-  const call = await getCall(workspaceId, callId);
+  const call = await getCallFacts(workspaceId, callId);
   if (!call) return undefined;
   if (call.status !== 'completed' && call.status !== 'failed') return { notEnded: true };
   const transcript = (call.transcript ?? []) as {

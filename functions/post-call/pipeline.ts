@@ -104,18 +104,19 @@ async function createRuns(item: PostCallRecordItem, actions: ConfiguredAction[])
 }
 
 export async function processCallEnded(message: CallEndedMessage): Promise<CallEndedOutcome> {
-  let item = (await readPostCallRecord(message.workspace_id, message.call_id)).data;
-  if (item?.actionsEnqueuedAt) return 'duplicate';
+  // No read first: a first delivery (the normal case) builds the record with a conditional create;
+  // a redelivery, a duplicate or a retry after a failure finds it built (the create's condition
+  // fails and the stored record is read instead) and goes on from it, or stops once its actions are
+  // queued. Duplicates cost the call's reads again; every call saves one.
+  const item = await buildRecord(message);
   if (!item) {
-    item = (await buildRecord(message)) ?? null;
-    if (!item) {
-      logger.warn('call.ended for a call that does not exist; nothing to do', {
-        callId: message.call_id,
-        workspaceId: message.workspace_id,
-      });
-      return 'missing';
-    }
+    logger.warn('call.ended for a call that does not exist; nothing to do', {
+      callId: message.call_id,
+      workspaceId: message.workspace_id,
+    });
+    return 'missing';
   }
+  if (item.actionsEnqueuedAt) return 'duplicate';
   const record = JSON.parse(item.record) as CallRecordWire;
   await storeSentiment(item.workspaceId, item.callId, record.sentiment);
   const actions = JSON.parse(item.actions) as ConfiguredAction[];
