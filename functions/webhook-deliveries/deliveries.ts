@@ -125,6 +125,10 @@ async function enqueueAttempt(
     due_at: dueAt.toISOString(),
   };
   await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(dueAt, clock.now()) });
+  // Recorded so that a redelivered message of attempt n can tell whether attempt n + 1 was queued
+  // (`enqueued <= n` re-queues it). The first attempt needs no record: nothing before it reads one,
+  // and 1 decides as an absent record does, so a delivery's first attempt saves the write.
+  if (attempt === 1) return;
   await WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId })
     .set({ enqueuedAttempt: attempt })
     .go()
@@ -143,9 +147,13 @@ export async function startDelivery(input: NewDelivery & { deliveryId: string })
   return delivery;
 }
 
-/** Takes the right to make an attempt: nobody else holds a live claim (and, when scheduled, it is attempt n's turn). */
+/**
+ * Takes the right to make an attempt: nobody else holds a live claim (and, when scheduled, it is
+ * attempt n's turn of a pending delivery). Undefined when the condition fails (or there is no such
+ * delivery).
+ */
 async function claim(
-  delivery: WebhookDelivery,
+  delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>,
   scheduledAttempt?: number,
 ): Promise<{ token: string; delivery: WebhookDelivery } | undefined> {
   const token = randomUUID();
@@ -264,36 +272,38 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
     await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(dueAt, now) });
     return 'rescheduled';
   }
-  const delivery = await getDelivery(message.workspace_id, message.delivery_id);
-  if (!delivery) return 'noop';
-  if (delivery.state === 'dead' && delivery.deadLetterAttempt === message.attempt) {
-    throw new DeadLetter(delivery.deliveryId, delivery.deadReason ?? 'dead');
-  }
-  if (delivery.state !== 'pending') return 'noop';
-  if (delivery.scheduledAttempts >= message.attempt) {
-    // This attempt was made already; make sure the next one was queued (a crash may have lost it).
-    const enqueued = delivery.enqueuedAttempt ?? 0;
-    if (
-      delivery.scheduledAttempts === message.attempt &&
-      delivery.nextAttemptAt &&
-      enqueued <= message.attempt
-    ) {
-      await enqueueAttempt(delivery, message.attempt + 1, new Date(delivery.nextAttemptAt));
-    }
-    return 'noop';
-  }
-  if (delivery.scheduledAttempts < message.attempt - 1) return 'noop';
-
-  const claimed = await claim(delivery, message.attempt);
+  // The normal case — attempt n of a pending delivery that made n - 1 attempts, with nobody else
+  // holding it — is exactly the claim's condition: claim it straight away. Anything else fails the
+  // condition and is decided on a read of the delivery.
+  const claimed = await claim(
+    { workspaceId: message.workspace_id, deliveryId: message.delivery_id },
+    message.attempt,
+  );
   if (!claimed) {
-    // Someone holds a live claim on it (a duplicate message being handled): look again once it expires.
-    const fresh = await getDelivery(message.workspace_id, message.delivery_id);
-    if (fresh?.state === 'pending' && fresh.scheduledAttempts < message.attempt) {
-      const retryAt = new Date(Math.max(Date.parse(fresh.claimExpiresAt ?? '') || 0, now.getTime()) + 1000);
-      await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(retryAt, clock.now()) });
-      return 'busy';
+    const delivery = await getDelivery(message.workspace_id, message.delivery_id);
+    if (!delivery) return 'noop';
+    if (delivery.state === 'dead' && delivery.deadLetterAttempt === message.attempt) {
+      throw new DeadLetter(delivery.deliveryId, delivery.deadReason ?? 'dead');
     }
-    return 'noop';
+    if (delivery.state !== 'pending') return 'noop';
+    if (delivery.scheduledAttempts >= message.attempt) {
+      // This attempt was made already; make sure the next one was queued (a crash may have lost it).
+      const enqueued = delivery.enqueuedAttempt ?? 0;
+      if (
+        delivery.scheduledAttempts === message.attempt &&
+        delivery.nextAttemptAt &&
+        enqueued <= message.attempt
+      ) {
+        await enqueueAttempt(delivery, message.attempt + 1, new Date(delivery.nextAttemptAt));
+      }
+      return 'noop';
+    }
+    if (delivery.scheduledAttempts < message.attempt - 1) return 'noop';
+    // Its turn, but someone holds a live claim on it (a duplicate message being handled): look again
+    // once the claim expires.
+    const retryAt = new Date(Math.max(Date.parse(delivery.claimExpiresAt ?? '') || 0, now.getTime()) + 1000);
+    await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(retryAt, clock.now()) });
+    return 'busy';
   }
   const { token } = claimed;
   const current = claimed.delivery;
