@@ -23,7 +23,10 @@ export interface QueuePollerOptions {
   region: string;
   /** Lambda's batch size: records per invocation (more than 10 takes several receives). */
   batchSize: number;
-  /** Long-poll wait per receive (default 1 s, so stopping is quick). */
+  /**
+   * Long-poll wait per receive (default 1 s). A receive waiting when the poller stops is aborted, so
+   * a longer wait does not slow stopping; it only makes an idle poller ask less often.
+   */
   waitTimeSeconds?: number;
   /**
    * The queue's visibility timeout. When given, in-flight messages are kept invisible while the
@@ -227,6 +230,8 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   };
 }
 
+const STACK_WAIT_SECONDS = 10;
+
 /** One poller per catalog function with a queue trigger. */
 export function startPollers(options: {
   functions: FunctionSpec[];
@@ -251,6 +256,9 @@ export function startPollers(options: {
         batchSize: trigger.batchSize,
         visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
         concurrency: options.concurrency,
+        // A message ends the wait at once (fauxqs answers a waiting receive when one arrives, or when a
+        // failed one becomes visible again); an idle stack's pollers then ask once every 10 s, not 1 s.
+        waitTimeSeconds: STACK_WAIT_SECONDS,
         handle: async (event) => invokeFunction(fn, event, options.region),
       });
     });
