@@ -183,11 +183,12 @@ test('a call left open by a crash is reconciled after the restart: lost, its slo
   await crash(first);
   const second = await startStack();
 
-  // The sweeper finds it silent, the simulator does not know it any more: lost.
+  // The sweeper finds it silent, the simulator does not know it any more: lost. Ending it and
+  // charging it are two steps (the charge is written right after the status): wait for both.
   const ended = await waitFor(
     async () => {
       const now = await call(second, demo, callId);
-      return now.status === 'inprogress' ? undefined : now;
+      return now.status === 'inprogress' || now.credits === null ? undefined : now;
     },
     { what: `call ${callId} to be reconciled; stack output:\n${second.output()}`, timeoutMs: 120_000 },
   );
