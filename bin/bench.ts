@@ -46,6 +46,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = 8;
 const CONCURRENT_OPERATIONS = Number(process.env.BENCH_CONCURRENT_OPERATIONS ?? 400);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
+/** Calls made before the measured ones (BENCH_CALL_WARMUP): the cost of a call in a running stack. */
+const CALL_WARMUP = Number(process.env.BENCH_CALL_WARMUP ?? 20);
 /** As `npm start` runs: INFO logs and the gateway's access log (BENCH_LOG_LEVEL to change). */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'INFO';
 /** A number the simulator answers (the README's example). */
@@ -230,6 +232,7 @@ async function measureCostOfACall(): Promise<CallCost> {
       apiKey: demo.api_key,
       toPhone: TO_PHONE,
       calls: CALLS,
+      warmupCalls: CALL_WARMUP,
       log,
     });
   } finally {
@@ -274,9 +277,11 @@ function callCostTable(c: CallCost): string[] {
     '|---|---|',
     `| DynamoDB requests | ${f(c.dynamodb_reads + c.dynamodb_writes)}: ${f(c.dynamodb_reads)} reads, ${f(c.dynamodb_writes)} writes (${commands}) |`,
     `| queue messages sent | ${f(c.queue_messages)} (${queues}) |`,
-    `| CPU of the stack's Node processes | ${f(c.cpu_ms)} ms (${processes} ms, before taking off ${f(c.idle_cpu_ms_per_second)} ms/s of idle polling) |`,
+    `| CPU of the stack's Node processes | ${f(c.cpu_ms)} ms (${processes} ms, before taking off ${f(c.idle_cpu_ms_per_second)} ms/s of idle work) |`,
     ...(c.dynamodb_local_cpu_ms !== undefined
-      ? [`| CPU of DynamoDB Local (java) | ${f(c.dynamodb_local_cpu_ms)} ms |`]
+      ? [
+          `| CPU of DynamoDB Local (java) | ${f(c.dynamodb_local_cpu_ms)} ms (after taking off ${f(c.dynamodb_local_idle_cpu_ms_per_second ?? 0)} ms/s of its own idle work) |`,
+        ]
       : []),
   ];
 }

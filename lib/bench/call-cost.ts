@@ -5,11 +5,11 @@ import { startCallClient } from './start-call.js';
 /**
  * The cost of a call, end to end: start-call → dispatched → played by the telephony simulator →
  * completed (status callbacks, the recording) → the post-call pipeline → the post-call webhook
- * delivered to the demo receiver. `calls` calls are started one after another between two quiescent
- * points of the stack; the difference of its counters (GET /_local/metrics) over the calls is the
+ * delivered to the demo receiver. After `warmupCalls` calls that are not counted, `calls` calls are
+ * started one after another between two quiescent points of the stack; the difference of its counters (GET /_local/metrics) over the calls is the
  * cost of one: DynamoDB requests by command (and the items they named), queue messages sent, and the
  * CPU of the stack's Node processes — less what the stack spends idle over the same time (its pollers'
- * long polls, the quiescence reads), measured just before.
+ * long polls, the quiescence reads), measured just before — and DynamoDB Local's CPU, likewise.
  */
 export interface CallCost {
   calls: number;
@@ -27,8 +27,10 @@ export interface CallCost {
   dynamodb_by_function: Record<string, Record<string, number>>;
   /** The stack's own idle CPU, ms per second, taken off `cpu_ms`. */
   idle_cpu_ms_per_second: number;
-  /** Java's (DynamoDB Local's) CPU per call, where readable. */
+  /** Java's (DynamoDB Local's) CPU per call, where readable, less its own idle rate over the same time. */
   dynamodb_local_cpu_ms?: number;
+  /** DynamoDB Local's idle CPU, ms per second, taken off `dynamodb_local_cpu_ms`. */
+  dynamodb_local_idle_cpu_ms_per_second?: number;
   seconds: number;
 }
 
@@ -60,6 +62,29 @@ async function receivedCallEnded(receiverUrl: string, callIds: Set<string>): Pro
   ).size;
 }
 
+/** Starts `calls` calls one after another; resolves once each one's post-call webhook was delivered. */
+async function runCalls(
+  stack: BenchStack,
+  input: { workspaceId: string; agentId: string; apiKey: string; toPhone: string },
+  calls: number,
+  receiverUrl: string,
+): Promise<void> {
+  const client = startCallClient({ ...input, baseUrl: stack.state.base_url, maxSockets: 1 });
+  for (let i = 0; i < calls; i += 1) await client.op(i);
+  client.close();
+  if (client.callIds.length !== calls)
+    throw new Error(`start-call answered ${JSON.stringify(client.statuses)} (every call should be 201)`);
+  const ids = new Set(client.callIds);
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const delivered = await receivedCallEnded(receiverUrl, ids);
+    if (delivered >= calls) return;
+    if (Date.now() > deadline)
+      throw new Error(`only ${delivered} of ${calls} post-call webhooks reached the demo receiver`);
+    await pause(250);
+  }
+}
+
 export async function measureCallCost(input: {
   stack: BenchStack;
   workspaceId: string;
@@ -67,11 +92,14 @@ export async function measureCallCost(input: {
   apiKey: string;
   toPhone: string;
   calls: number;
+  /** Calls made first, not measured: a running stack's cost, not its first calls' (JIT, first imports). */
+  warmupCalls: number;
   log: (line: string) => void;
 }): Promise<CallCost> {
   const { stack } = input;
   const receiverUrl = stack.state.env.DEMO_WEBHOOK_RECEIVER_URL;
   if (!receiverUrl) throw new Error('the stack runs no demo webhook receiver');
+  if (input.warmupCalls > 0) await runCalls(stack, input, input.warmupCalls, receiverUrl);
 
   // The stack at rest, read the way the measurement below reads it.
   await stack.settle();
@@ -82,24 +110,17 @@ export async function measureCallCost(input: {
     await stack.quiescence();
   }
   const idleEnd = await stack.metrics();
-  const idleRate = (idleEnd.cpu_ms - idleStart.cpu_ms) / ((Date.now() - idleStarted) / 1000);
+  const idleSeconds = (Date.now() - idleStarted) / 1000;
+  const idleRate = (idleEnd.cpu_ms - idleStart.cpu_ms) / idleSeconds;
+  // DynamoDB Local works on its own too (the JVM's compiler and collector, its own housekeeping).
+  const javaIdleRate =
+    idleEnd.dynamodb_local_cpu_ms !== undefined && idleStart.dynamodb_local_cpu_ms !== undefined
+      ? (idleEnd.dynamodb_local_cpu_ms - idleStart.dynamodb_local_cpu_ms) / idleSeconds
+      : 0;
 
-  const client = startCallClient({ ...input, baseUrl: stack.state.base_url, maxSockets: 1 });
   const before = await stack.metrics();
   const started = Date.now();
-  for (let i = 0; i < input.calls; i += 1) await client.op(i);
-  client.close();
-  if (client.callIds.length !== input.calls)
-    throw new Error(`start-call answered ${JSON.stringify(client.statuses)} (every call should be 201)`);
-  const ids = new Set(client.callIds);
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const delivered = await receivedCallEnded(receiverUrl, ids);
-    if (delivered >= input.calls) break;
-    if (Date.now() > deadline)
-      throw new Error(`only ${delivered} of ${input.calls} post-call webhooks reached the demo receiver`);
-    await pause(250);
-  }
+  await runCalls(stack, input, input.calls, receiverUrl);
   await stack.settle();
   const after: StackMetrics = await stack.metrics();
   const seconds = (Date.now() - started) / 1000;
@@ -118,7 +139,7 @@ export async function measureCallCost(input: {
     cpuByProcess[name] = round((metrics.cpu_ms - (before.processes[name]?.cpu_ms ?? 0)) / n);
   const java =
     after.dynamodb_local_cpu_ms !== undefined && before.dynamodb_local_cpu_ms !== undefined
-      ? round((after.dynamodb_local_cpu_ms - before.dynamodb_local_cpu_ms) / n)
+      ? round((after.dynamodb_local_cpu_ms - before.dynamodb_local_cpu_ms - javaIdleRate * seconds) / n)
       : undefined;
   return {
     calls: n,
@@ -132,7 +153,9 @@ export async function measureCallCost(input: {
     cpu_ms_by_process: cpuByProcess,
     dynamodb_by_function: byFunction,
     idle_cpu_ms_per_second: round(idleRate),
-    ...(java === undefined ? {} : { dynamodb_local_cpu_ms: java }),
+    ...(java === undefined
+      ? {}
+      : { dynamodb_local_cpu_ms: java, dynamodb_local_idle_cpu_ms_per_second: round(javaIdleRate) }),
     seconds: round(seconds),
   };
 }
