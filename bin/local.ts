@@ -4,12 +4,16 @@
  * Environment: PORT (gateway, default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local),
  * LOCAL_IN_MEMORY=1 (DynamoDB in memory), LOCAL_VISIBILITY_TIMEOUT_SECONDS (default 5),
  * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_EXIT_WITH_PARENT=<pid> (stop when
- * that process is gone: the test harness), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
+ * that process is gone: the test harness), LOCAL_BACKGROUND_NICE (the work process's priority, default
+ * 10; 0: normal), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
  * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE, CALL_RECONCILE_AFTER_SECONDS
  * (15 s locally: a call without news that long is looked up at the provider by the sweeper)…).
  *
+ * It runs as three processes: this one, fauxqs's and the work process (lib/local/background.ts).
  * Local only: `GET /_local/quiescence` on the gateway tells whether everything has settled (queues
- * drained, no consumer or simulator at work; lib/local/quiescence.ts). Tests wait for it.
+ * drained, no consumer or simulator at work; lib/local/quiescence.ts) — tests wait for it — and
+ * `GET /_local/metrics` what the handlers asked of DynamoDB and SQS, and the CPU used
+ * (lib/local/metrics.ts).
  */
 import '../lib/local/node-version-warning.js';
 import { LocalStackError } from '../lib/local/errors.js';
