@@ -11,7 +11,7 @@
  *    own counters between two quiescent points (GET /_local/metrics; lib/bench/call-cost.ts),
  *  - each function bundle's size and cold load (a fresh Node process importing it, median of 3), as
  *    ratios to a bare DynamoDB-reading handler bundled in the same run: budget 2x size, 1.5x cold load
- *    (lib/bench/bundles.ts; the project's bundle check, ../shared/checks/bundles, holds the same).
+ *    (lib/bench/bundles.ts; the reviewers' bundle check holds the same).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';

@@ -10,7 +10,7 @@ export const BUNDLE_BUDGET = { size: 2, coldLoad: 1.5 } as const;
 
 /**
  * The reference: a handler that only reads DynamoDB. It is bundled as the project's bundle check
- * (`../shared/checks/bundles`) bundles it, with esbuild's own main fields for node (the AWS SDK's
+ * (the reviewers' bundle check) bundles it, with esbuild's own main fields for node (the AWS SDK's
  * CommonJS build); the functions are bundled exactly as the CDK bundles them (`module` first).
  */
 export const BARE_HANDLER = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -168,7 +168,7 @@ export function bundlesTable(report: BundlesReport): string[] {
   const { bare, budget } = report;
   return [
     `bare DynamoDB-reading handler: ${kb(bare.bytes)}, cold load ${loadMs(bare.coldLoadMs)} (median of its fresh imports, taken alternately with each function's; each ratio is to the bare imports beside it); budget: size <= ${budget.size}x, cold load <= ${budget.coldLoad}x`,
-    'cold load: the whole bundle imported with valid TABLE_NAME/BUCKET_NAME; the bundle check (../shared/checks/bundles) imports with `x`, which the configuration refuses at the first entity, so it times a partial load',
+    'cold load: the whole bundle imported with valid TABLE_NAME/BUCKET_NAME; the external bundle check imports with `x`, which the configuration refuses at the first entity, so it times a partial load',
     '',
     '| function | size | x bare | cold load | x bare | budget |',
     '|---|---:|---:|---:|---:|---|',
