@@ -121,9 +121,11 @@ export async function hangupCall(workspaceId: string, callId: string, endedBy: s
   const call = await requireCall(workspaceId, callId);
   if (isTerminal(call.status)) throw conflict(CALL_ALREADY_ENDED);
   let ended: HangupResult = {};
+  let hungUpAtProvider = false;
   if (call.providerCallId) {
     try {
       ended = await telephony().hangupCall(call.providerCallId);
+      hungUpAtProvider = true;
     } catch (error) {
       logger.warn('provider hangup failed; ending the call here', { callId, error: String(error) });
     }
@@ -139,8 +141,9 @@ export async function hangupCall(workspaceId: string, callId: string, endedBy: s
     endedBy,
   });
   const after = await requireCall(workspaceId, callId);
-  if (!moved && after.endedBy !== endedBy) {
-    // The provider's own terminal callback won the race: the call had ended already.
+  if (!moved && after.endedBy !== endedBy && !hungUpAtProvider) {
+    // The provider's own terminal callback won the race: the call had ended already. (When the
+    // provider accepted our hang-up, its terminal callback is the answer to it, not a prior end.)
     throw conflict(CALL_ALREADY_ENDED);
   }
   return after;
