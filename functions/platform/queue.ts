@@ -15,6 +15,12 @@ export function sqsClient(): SQSClient {
   return sqs;
 }
 
+/** Forgets the queue client (see table.ts resetTableClients: npm run bench, between local stacks). */
+export function resetQueueClient(): void {
+  sqs?.destroy();
+  sqs = undefined;
+}
+
 export function queueUrl(queue: QueueKey): string {
   const url = config().queueUrls[queue];
   if (!url) throw new Error(`Queue ${queue} is not configured for this function`);

@@ -70,6 +70,17 @@ export function docClient(): DynamoDBDocumentClient {
   return documentClient;
 }
 
+/**
+ * Forgets the table's clients: the next use makes new ones from the environment as it is then. Only
+ * for a process that moves to another table (npm run bench, between the local stacks it starts); a
+ * client reads its endpoint once.
+ */
+export function resetTableClients(): void {
+  dynamo?.destroy();
+  dynamo = undefined;
+  documentClient = undefined;
+}
+
 export function tableName(): string {
   const name = config().TABLE_NAME;
   if (!name) throw new Error('TABLE_NAME is not configured for this function');

@@ -5,8 +5,8 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { dynamoClient, tableName } from '../../functions/platform/table.js';
-import { sqsClient } from '../../functions/platform/queue.js';
+import { dynamoClient, resetTableClients, tableName } from '../../functions/platform/table.js';
+import { resetQueueClient, sqsClient } from '../../functions/platform/queue.js';
 
 /**
  * The floor under start-call: the least work any implementation of it must do, done directly with
@@ -17,7 +17,7 @@ import { sqsClient } from '../../functions/platform/queue.js';
  * check) and one SendMessage, one after another. The items are copies of a real call's (same
  * attributes and sizes) under bench-only keys, the slot is a bench-only counter, and the message goes
  * to a bench-only queue: nothing is dispatched and the workspace's calls are untouched. The process
- * must have the stack's environment (its endpoints and table).
+ * must have the stack's environment (its endpoints and table); cleanup() forgets the clients.
  */
 export interface Floor {
   op: (index: number) => Promise<void>;
@@ -138,6 +138,9 @@ export async function prepareFloor(input: {
     op,
     cleanup: async () => {
       await sqsClient().send(new DeleteQueueCommand({ QueueUrl }));
+      // The clients read this stack's endpoints once: a later part of the bench starts another stack.
+      resetTableClients();
+      resetQueueClient();
     },
   };
 }
