@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StackMetrics } from '../local/metrics.js';
 import type { QuiescenceReport } from '../local/quiescence.js';
@@ -9,7 +9,8 @@ import type { StackState } from '../local/state.js';
  * The local stack as `npm start` runs it (`node --import tsx bin/local.ts`: the gateway's process and
  * its background process), started by the bench as a child so that the bench's own load generator
  * never shares the stack's CPU accounting or event loops. In memory, any free port, no scheduler (a
- * periodic sweep is not the cost of a call); its output goes to `logPath`.
+ * periodic sweep is not the cost of a call); its output goes to `logPath`, and its state folder is
+ * removed when it stops.
  */
 export interface BenchStack {
   state: StackState;
@@ -105,11 +106,14 @@ export async function startBenchStack(options: {
       }
     },
     stop: async () => {
-      if (exit) return;
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
+      if (!exit) {
+        const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        child.kill('SIGTERM');
+        await exited;
+        clearTimeout(killer);
+      }
+      // In memory: nothing in its state folder outlives the run (its output is in logPath).
+      rmSync(options.stateDir, { recursive: true, force: true });
     },
   };
 }
