@@ -82,7 +82,7 @@ export function domainHandler<R extends RouteTable>(
   for (const name of Object.keys(routes)) {
     const implementation = implementations[name];
     if (!implementation || implementation.route !== routes[name]) {
-      throw new Error(`Route ${name} (${routeKey(routes[name])}) is not implemented by its own handler`);
+      throw new Error(`Route ${name} (${routeKey(routes[name])}) has no handler of its own`);
     }
     byKey.set(routeKey(routes[name]), implementation.handler);
   }
