@@ -30,7 +30,8 @@ export function isTimeZone(value: string): boolean {
   }
 }
 
-const timezone = z
+/** An IANA time zone name (workspaces, contacts). */
+export const TimeZoneName = z
   .string()
   .trim()
   .max(64)
@@ -90,14 +91,14 @@ export const UpdateOrganisationMemberBody = z.strictObject({ role: z.enum(ORGANI
 
 export const CreateWorkspaceBody = z.strictObject({
   name,
-  timezone: timezone.optional(),
+  timezone: TimeZoneName.optional(),
   /** Phone numbers typed in national form are read in this country; default `AU`. */
   country: country.optional(),
 });
 
 export const UpdateWorkspaceBody = z.strictObject({
   name: name.optional(),
-  timezone: timezone.optional(),
+  timezone: TimeZoneName.optional(),
   country: country.optional(),
   hot_reply_alert_recipients: z
     .array(alertRecipient)

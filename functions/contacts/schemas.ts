@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isTimeZone } from '../access/schemas.js';
+import { TimeZoneName } from '../access/schemas.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { NOTE_CHANNELS } from './model.js';
 import { CONTACTABILITY_CODES, INPUT_SOURCE_CODES, SOURCE_CODES } from './views.js';
@@ -27,11 +27,6 @@ const email = z
   .max(254)
   .pipe(z.email({ message: 'value is not a valid email address' }))
   .transform((value) => value.toLowerCase());
-const timezone = z
-  .string()
-  .trim()
-  .max(64)
-  .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' });
 
 /** Tags: trimmed, 1–50 characters, at most 50; repeats (ignoring case) are dropped, the first kept. */
 const tags = z
@@ -73,7 +68,7 @@ export const CreateContactBody = z
     source_label: z.string().trim().min(1).max(100).optional(),
     tags: tags.optional(),
     attributes: attributes.optional(),
-    timezone: timezone.nullable().optional(),
+    timezone: TimeZoneName.nullable().optional(),
   })
   .superRefine((body, ctx) => {
     if (!body.phone && !body.email) {
@@ -116,7 +111,7 @@ export const UpdateContactBody = z.strictObject({
   tags: tags.optional(),
   /** Merged into the attributes: null removes a key. */
   attributes: attributesPatch.optional(),
-  timezone: timezone.nullable().optional(),
+  timezone: TimeZoneName.nullable().optional(),
 });
 export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
 

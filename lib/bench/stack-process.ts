@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from
 import { join } from 'node:path';
 import type { StackMetrics } from '../local/metrics.js';
 import type { QuiescenceReport } from '../local/quiescence.js';
-import type { StackState } from '../local/state.js';
+import { isProcessAlive, type StackState } from '../local/state.js';
 
 /**
  * The local stack as `npm start` runs it (`node --import tsx bin/local.ts`: the gateway's process and
@@ -23,15 +23,6 @@ export interface BenchStack {
 }
 
 const START_TIMEOUT_MS = 120_000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export async function startBenchStack(options: {
   root: string;
@@ -76,7 +67,7 @@ export async function startBenchStack(options: {
     }
     if (existsSync(statePath)) {
       const read = JSON.parse(readFileSync(statePath, 'utf8')) as StackState;
-      if (alive(read.pid)) state = read;
+      if (isProcessAlive(read.pid)) state = read;
     }
     if (!state) await new Promise((r) => setTimeout(r, 200));
   }

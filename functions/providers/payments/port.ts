@@ -42,14 +42,7 @@ export interface PaymentsProvider {
     returnUrl: string;
   }): Promise<{ checkoutId: string; url: string }>;
   /** A charge added to the subscription's next invoice; the same key never adds it twice. */
-  addInvoiceItem(input: {
-    customerId: string;
-    subscriptionId: string;
-    amountCents: number;
-    currency: string;
-    description: string;
-    idempotencyKey: string;
-  }): Promise<{ itemId: string }>;
+  addInvoiceItem(input: InvoiceItemInput): Promise<{ itemId: string }>;
   /** Verifies a webhook's signature (and age) and reads the event; WebhookSignatureError when it fails. */
   parseWebhook(payload: string, signature: string | undefined): Promise<BillingEvent>;
 }
@@ -108,3 +101,22 @@ export class PaymentsProviderError extends Error {
     this.name = 'PaymentsProviderError';
   }
 }
+
+/** A charge to add to a subscription's next invoice. */
+export interface InvoiceItemInput {
+  customerId: string;
+  subscriptionId: string;
+  amountCents: number;
+  currency: string;
+  description: string;
+  idempotencyKey: string;
+}
+
+/** Stripe's invoice-item parameters (the simulator takes Stripe's shape too). */
+export const invoiceItemParams = (input: InvoiceItemInput) => ({
+  customer: input.customerId,
+  subscription: input.subscriptionId,
+  amount: input.amountCents,
+  currency: input.currency,
+  description: input.description,
+});

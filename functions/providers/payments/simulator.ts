@@ -3,6 +3,8 @@ import {
   type BillingEvent,
   type PaymentsProvider,
   type ProviderPlan,
+  invoiceItemParams,
+  type InvoiceItemInput,
 } from './port.js';
 import { verifyStripeWebhook } from './stripe-events.js';
 
@@ -109,24 +111,13 @@ export class SimulatorPayments implements PaymentsProvider {
     ).then((session) => ({ checkoutId: session.id, url: session.url }));
   }
 
-  addInvoiceItem(input: {
-    customerId: string;
-    subscriptionId: string;
-    amountCents: number;
-    currency: string;
-    description: string;
-    idempotencyKey: string;
-  }) {
+  addInvoiceItem(input: InvoiceItemInput) {
     return simulatorRequest<{ id: string }>(
       this.settings().url,
       'POST',
       '/v1/invoiceitems',
       {
-        customer: input.customerId,
-        subscription: input.subscriptionId,
-        amount: input.amountCents,
-        currency: input.currency,
-        description: input.description,
+        ...invoiceItemParams(input),
       },
       input.idempotencyKey,
     ).then((item) => ({ itemId: item.id }));

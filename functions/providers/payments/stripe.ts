@@ -4,6 +4,8 @@ import {
   type BillingEvent,
   type PaymentsProvider,
   type ProviderPlan,
+  invoiceItemParams,
+  type InvoiceItemInput,
 } from './port.js';
 import { verifyStripeWebhook } from './stripe-events.js';
 import { stripeRequest, type StripeParams } from './stripe-rest.js';
@@ -212,24 +214,13 @@ export class StripePayments implements PaymentsProvider {
     return { checkoutId: session.id, url: session.url };
   }
 
-  async addInvoiceItem(input: {
-    customerId: string;
-    subscriptionId: string;
-    amountCents: number;
-    currency: string;
-    description: string;
-    idempotencyKey: string;
-  }) {
+  async addInvoiceItem(input: InvoiceItemInput) {
     const item = await this.call<{ id: string }>(
       'add an invoice item',
       'POST',
       '/v1/invoiceitems',
       {
-        customer: input.customerId,
-        subscription: input.subscriptionId,
-        amount: input.amountCents,
-        currency: input.currency,
-        description: input.description,
+        ...invoiceItemParams(input),
         metadata: { idempotency_key: input.idempotencyKey },
       },
       { idempotencyKey: input.idempotencyKey },
