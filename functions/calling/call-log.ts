@@ -5,6 +5,7 @@ import { unitsToCredits } from '../billing/credits.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
+import { isConditionFailure } from '../platform/table.js';
 import { logger } from '../platform/logger.js';
 import { objectExists, signedDownloadUrl } from '../platform/storage.js';
 import { telephony, type HangupResult } from '../providers/telephony/index.js';
@@ -123,6 +124,7 @@ export async function hangupCall(workspaceId: string, callId: string, endedBy: s
   let ended: HangupResult = {};
   let hungUpAtProvider = false;
   if (call.providerCallId) {
+    await recordHangupRequest(call, endedBy);
     try {
       ended = await telephony().hangupCall(call.providerCallId);
       hungUpAtProvider = true;
@@ -147,6 +149,19 @@ export async function hangupCall(workspaceId: string, callId: string, endedBy: s
     throw conflict(CALL_ALREADY_ENDED);
   }
   return after;
+}
+
+/** Marks the hang-up as asked for before the provider hears of it, so its terminal callback counts as ours. */
+async function recordHangupRequest(call: Call, endedBy: string): Promise<void> {
+  try {
+    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+      .set({ hangupRequestedBy: endedBy })
+      .where((attr, op) => op.eq(attr.statusRank, call.statusRank))
+      .go({ response: 'none' });
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // The call moved meanwhile; the transition below decides on what it is now.
+  }
 }
 
 /** A short-lived signed URL of the recording; 404 when the call was not recorded or it is past retention. */

@@ -88,6 +88,8 @@ export const CallEntity = new Entity(
       chargedUnits: { type: 'number' },
       postCallSentAt: { type: 'string' },
       endedBy: { type: 'string' },
+      /** Who asked us to hang up, set before the provider is told: its terminal callback answers that request. */
+      hangupRequestedBy: { type: 'string' },
       sentiment: { type: 'any' },
       updatedAt: { type: 'string' },
     },

@@ -374,8 +374,12 @@ export async function startTelephonySimulator(
     return call;
   }
 
-  /** Ends a call early: the final callbacks carry the simulated time talked so far. */
-  function hangup(call: SimCall): { ended_at?: string; duration_seconds?: number } {
+  /**
+   * Ends a call early: the final callbacks carry the simulated time talked so far. Like Twilio at its
+   * quickest, the terminal status callback is delivered before the REST answer, so the service always
+   * meets the order where the provider's callback beats its own hang-up transition.
+   */
+  async function hangup(call: SimCall): Promise<{ ended_at?: string; duration_seconds?: number }> {
     if (call.finished || call.hungUp) return {};
     call.hungUp = true;
     const elapsed = ((Date.now() - call.startWall) * scale) / 1000;
@@ -390,8 +394,9 @@ export async function startTelephonySimulator(
     const endedAt = new Date(call.startWall + wallMs(endAt)).toISOString();
     call.outcome = { status: final.status!, duration: talked, endTime: endedAt };
     hangupsEnding += 1;
+    const finalDelivered = deliver(call, final, final);
     void (async () => {
-      await deliver(call, final, final);
+      await finalDelivered;
       if (answered && talked > 0) {
         const recording: Step = { at: endAt + 1, kind: 'recording' };
         await deliver(call, recording, recording);
@@ -399,6 +404,7 @@ export async function startTelephonySimulator(
       call.finished = true;
       sent.delete(final);
     })().finally(() => (hangupsEnding -= 1));
+    await finalDelivered;
     // The final callback's wall-clock time (not later than now); `talked` is in simulated seconds, like
     // every duration the simulator reports.
     return { ended_at: endedAt, duration_seconds: talked };
@@ -537,7 +543,7 @@ export async function startTelephonySimulator(
       const call = calls.get(parts[1]);
       if (!call) return send(res, 404, { error: 'call not found' });
       if (method === 'POST' && parts[2] === 'hangup' && parts.length === 3)
-        return send(res, 200, hangup(call));
+        return send(res, 200, await hangup(call));
       if (method === 'GET' && parts.length === 2) {
         return send(res, 200, {
           ...callResource(call),
