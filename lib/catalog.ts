@@ -120,6 +120,16 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', sendsTo: ['webhookDelivery'], email: true },
     timeoutSeconds: 30,
   },
+  {
+    // Workspace events (platform/workspace-events.ts): webhook endpoints' deliveries, then the
+    // subscribers of functions/event-subscribers.ts. A subscriber's resources are declared here.
+    id: 'RouteWorkspaceEvents',
+    group: 'webhook-deliveries',
+    entry: 'functions/webhook-deliveries/handlers/route-workspace-events.ts',
+    queue: { name: 'workspaceEvents', batchSize: 5 },
+    access: { table: 'readwrite', sendsTo: ['webhookDelivery'] },
+    timeoutSeconds: 60,
+  },
   // ── Provider webhooks (inbound-webhooks/): each on its own function URL, signature checked first ──
   {
     id: 'IdentityWebhook',

@@ -64,12 +64,40 @@ export const ImportMessage = z.discriminatedUnion('type', [
 ]);
 export type ImportMessage = z.infer<typeof ImportMessage>;
 
+/** The types of workspace events (functions/platform/workspace-events.ts re-exports them). */
+export const WORKSPACE_EVENT_TYPES = [
+  'call.ended',
+  'listing.sold',
+  'sms.received',
+  'contact.created',
+  'campaign.completed',
+  'workflow.completed',
+] as const;
+
+/**
+ * `workspaceEvents`: one workspace event (functions/platform/workspace-events.ts). Unlike the other
+ * messages it carries the event's data; its id is the publisher's deterministic event id.
+ */
+export const WorkspaceEventMessage = z.object({
+  type: z.literal('workspace.event'),
+  event: z.object({
+    id: z.string().min(1).max(200),
+    type: z.enum(WORKSPACE_EVENT_TYPES),
+    workspace_id: z.string().min(1),
+    organisation_id: z.string().min(1),
+    occurred_at: z.string().min(1),
+    data: z.record(z.string(), z.unknown()),
+  }),
+});
+export type WorkspaceEventMessage = z.infer<typeof WorkspaceEventMessage>;
+
 export const QUEUE_MESSAGES = {
   calls: DispatchMessage,
   postCall: CallEndedMessage,
   postCallActions: ActionMessage,
   webhookDelivery: AttemptMessage,
   imports: ImportMessage,
+  workspaceEvents: WorkspaceEventMessage,
 } as const satisfies Partial<Record<QueueKey, z.ZodType>>;
 
 /** The queues that have a message shape (and so producers and a consumer). */
