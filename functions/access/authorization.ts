@@ -46,6 +46,7 @@ export const PERMISSIONS = {
   'agents:write': { workspace: EDITORS, write: true },
   'calls:write': { workspace: EDITORS, write: true },
   'contacts:write': { workspace: EDITORS, write: true },
+  'sms:write': { workspace: EDITORS, write: true },
   'knowledge:write': { workspace: EDITORS, write: true },
   'integrations:write': { workspace: EDITORS, write: true },
   'api_keys:manage': { workspace: EDITORS, write: true },

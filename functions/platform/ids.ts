@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   message: 'msg',
   event: 'evt',
+  sms: 'sms',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -28,6 +28,8 @@ export const API_KEY_SCOPES = [
   'agents:write',
   'contacts:read',
   'contacts:write',
+  'sms:read',
+  'sms:write',
   'workspace:read',
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
