@@ -31,6 +31,8 @@ export const API_KEY_SCOPES = [
   'sms:read',
   'sms:write',
   'workspace:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
