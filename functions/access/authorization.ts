@@ -49,6 +49,7 @@ export const PERMISSIONS = {
   'sms:write': { workspace: EDITORS, write: true },
   'knowledge:write': { workspace: EDITORS, write: true },
   'integrations:write': { workspace: EDITORS, write: true },
+  'workflows:write': { workspace: EDITORS, write: true },
   'api_keys:manage': { workspace: EDITORS, write: true },
   /** Listing keys is for those who may manage them (docs/api.md: member); viewers are refused. */
   'api_keys:read': { workspace: EDITORS, write: false },

@@ -13,15 +13,18 @@ export const ID_PREFIXES = {
   contact: 'ct',
   note: 'note',
   campaign: 'cmp',
+  batchContact: 'bc',
   job: 'job',
   knowledgeBase: 'kb',
   integration: 'int',
   workflow: 'wf',
+  workflowRun: 'wfr',
   action: 'act',
   ledgerEntry: 'led',
   delivery: 'dlv',
   message: 'msg',
   event: 'evt',
+  webhookEndpoint: 'whe',
   sms: 'sms',
 } as const;
 

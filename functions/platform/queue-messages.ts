@@ -64,6 +64,33 @@ export const ImportMessage = z.discriminatedUnion('type', [
 ]);
 export type ImportMessage = z.infer<typeof ImportMessage>;
 
+/**
+ * `campaigns`: a campaign's work (functions/campaigns/). `upload.plan` / `upload.chunk`: an upload's
+ * steps (the contact imports' machinery); `dial`: one pass of the dialer over the campaign (the
+ * schedule sends one per running campaign each tick; a call's end sends one). Each may arrive twice.
+ */
+export const CampaignMessage = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('campaign.upload.plan'),
+    workspace_id: z.string().min(1),
+    campaign_id: z.string().min(1),
+    job_id: z.string().min(1),
+  }),
+  z.object({
+    type: z.literal('campaign.upload.chunk'),
+    workspace_id: z.string().min(1),
+    campaign_id: z.string().min(1),
+    job_id: z.string().min(1),
+    chunk: z.number().int().min(0),
+  }),
+  z.object({
+    type: z.literal('campaign.dial'),
+    workspace_id: z.string().min(1),
+    campaign_id: z.string().min(1),
+  }),
+]);
+export type CampaignMessage = z.infer<typeof CampaignMessage>;
+
 /** The types of workspace events (functions/platform/workspace-events.ts re-exports them). */
 export const WORKSPACE_EVENT_TYPES = [
   'call.ended',
@@ -91,13 +118,27 @@ export const WorkspaceEventMessage = z.object({
 });
 export type WorkspaceEventMessage = z.infer<typeof WorkspaceEventMessage>;
 
+/**
+ * `workflowRuns`: advance one workflow run as far as it goes alone (functions/workflows/runs.ts): sent
+ * when a run is triggered and when a stage is approved; may arrive twice.
+ */
+export const WorkflowRunMessage = z.object({
+  type: z.literal('workflow.run.advance'),
+  workspace_id: z.string().min(1),
+  workflow_id: z.string().min(1),
+  run_id: z.string().min(1),
+});
+export type WorkflowRunMessage = z.infer<typeof WorkflowRunMessage>;
+
 export const QUEUE_MESSAGES = {
   calls: DispatchMessage,
   postCall: CallEndedMessage,
   postCallActions: ActionMessage,
   webhookDelivery: AttemptMessage,
   imports: ImportMessage,
+  campaigns: CampaignMessage,
   workspaceEvents: WorkspaceEventMessage,
+  workflowRuns: WorkflowRunMessage,
 } as const satisfies Partial<Record<QueueKey, z.ZodType>>;
 
 /** The queues that have a message shape (and so producers and a consumer). */

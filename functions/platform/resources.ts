@@ -36,6 +36,7 @@ export const QUEUES = {
   campaigns: { name: 'campaigns', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   imports: { name: 'imports', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
   workspaceEvents: { name: 'workspace-events', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  workflowRuns: { name: 'workflow-runs', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueKey = keyof typeof QUEUES;

@@ -57,6 +57,7 @@ const EXPECTED: Record<Action, { allowed: Who[]; write: boolean; scope: 'organis
   'contacts:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'knowledge:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'integrations:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
+  'workflows:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'api_keys:manage': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'api_keys:read': { allowed: WS_EDITORS, write: false, scope: 'workspace' },
   'campaigns:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },

@@ -33,6 +33,8 @@ export const API_KEY_SCOPES = [
   'workspace:read',
   'webhooks:read',
   'webhooks:write',
+  /** POST /api/v1/triggers/{workflow_id}: start a run of one of the workspace's external workflows. */
+  'workflows:trigger',
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
