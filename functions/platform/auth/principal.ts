@@ -28,6 +28,8 @@ export const API_KEY_SCOPES = [
   'agents:write',
   'contacts:read',
   'contacts:write',
+  'campaigns:read',
+  'campaigns:write',
   'sms:read',
   'sms:write',
   'workspace:read',
