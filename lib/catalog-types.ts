@@ -16,6 +16,8 @@ export type StackGroup =
   | 'calling'
   | 'billing'
   | 'contacts'
+  | 'knowledge'
+  | 'integrations'
   | 'post-call'
   | 'webhook-deliveries'
   | 'provider-webhooks';

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   batchContact: 'bc',
   job: 'job',
   knowledgeBase: 'kb',
+  knowledgeItem: 'kbi',
   integration: 'int',
   workflow: 'wf',
   workflowRun: 'wfr',

@@ -130,6 +130,34 @@ export const WorkflowRunMessage = z.object({
 });
 export type WorkflowRunMessage = z.infer<typeof WorkflowRunMessage>;
 
+/**
+ * `knowledge`: a document's extraction (wait for its upload, read its text, cut it into passages) and
+ * a knowledge base's index build (functions/knowledge/); both may arrive twice.
+ */
+export const KnowledgeMessage = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('knowledge.document'),
+    workspace_id: z.string().min(1),
+    knowledge_base_id: z.string().min(1),
+    item_id: z.string().min(1),
+  }),
+  z.object({
+    type: z.literal('knowledge.index'),
+    workspace_id: z.string().min(1),
+    knowledge_base_id: z.string().min(1),
+  }),
+]);
+export type KnowledgeMessage = z.infer<typeof KnowledgeMessage>;
+
+/** `integrations`: the next page of an integration's sync job (functions/integrations/sync.ts); may arrive twice. */
+export const IntegrationSyncMessage = z.object({
+  type: z.literal('integrations.sync.page'),
+  workspace_id: z.string().min(1),
+  integration_id: z.string().min(1),
+  job_id: z.string().min(1),
+});
+export type IntegrationSyncMessage = z.infer<typeof IntegrationSyncMessage>;
+
 export const QUEUE_MESSAGES = {
   calls: DispatchMessage,
   postCall: CallEndedMessage,
@@ -137,6 +165,8 @@ export const QUEUE_MESSAGES = {
   webhookDelivery: AttemptMessage,
   imports: ImportMessage,
   campaigns: CampaignMessage,
+  knowledge: KnowledgeMessage,
+  integrations: IntegrationSyncMessage,
   workspaceEvents: WorkspaceEventMessage,
   workflowRuns: WorkflowRunMessage,
 } as const satisfies Partial<Record<QueueKey, z.ZodType>>;

@@ -35,6 +35,8 @@ export const QUEUES = {
   webhookDelivery: { name: 'webhook-delivery', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   campaigns: { name: 'campaigns', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   imports: { name: 'imports', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
+  knowledge: { name: 'knowledge', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
+  integrations: { name: 'integrations', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
   workspaceEvents: { name: 'workspace-events', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   workflowRuns: { name: 'workflow-runs', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueDefinition>;

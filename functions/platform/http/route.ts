@@ -8,7 +8,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'none' | 'user' | 'user_or_api_key';
 
 /** Secrets Manager secrets a function may read (cloud adapters' credentials). */
-export type SecretKey = 'telephony' | 'payments' | 'identity-webhook';
+export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm';
 
 /**
  * What code may touch: the table, the bucket, queues to send to, secrets, SES. A route declares what
