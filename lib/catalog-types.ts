@@ -19,6 +19,7 @@ export type StackGroup =
   | 'knowledge'
   | 'integrations'
   | 'post-call'
+  | 'sms'
   | 'webhook-deliveries'
   | 'provider-webhooks';
 

@@ -158,6 +158,30 @@ export const IntegrationSyncMessage = z.object({
 });
 export type IntegrationSyncMessage = z.infer<typeof IntegrationSyncMessage>;
 
+/**
+ * `sms`: SMS work in the background (functions/sms/). `send`: one outbound message held while billing
+ * was past due, sent now; `campaign.page`: turn one page of an SMS campaign's audience into recipients
+ * (then the next page); `campaign.chunk`: send the campaign's message to these recipients (contact
+ * ids). Each may arrive twice.
+ */
+export const SmsMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('sms.send'), workspace_id: z.string().min(1), message_id: z.string().min(1) }),
+  z.object({
+    type: z.literal('sms.campaign.page'),
+    workspace_id: z.string().min(1),
+    campaign_id: z.string().min(1),
+    page: z.number().int().min(0),
+    cursor: z.string().nullable(),
+  }),
+  z.object({
+    type: z.literal('sms.campaign.chunk'),
+    workspace_id: z.string().min(1),
+    campaign_id: z.string().min(1),
+    contact_ids: z.array(z.string().min(1)).min(1).max(100),
+  }),
+]);
+export type SmsMessage = z.infer<typeof SmsMessage>;
+
 export const QUEUE_MESSAGES = {
   calls: DispatchMessage,
   postCall: CallEndedMessage,
@@ -169,6 +193,7 @@ export const QUEUE_MESSAGES = {
   integrations: IntegrationSyncMessage,
   workspaceEvents: WorkspaceEventMessage,
   workflowRuns: WorkflowRunMessage,
+  sms: SmsMessage,
 } as const satisfies Partial<Record<QueueKey, z.ZodType>>;
 
 /** The queues that have a message shape (and so producers and a consumer). */
