@@ -1,12 +1,17 @@
 import { accessRoutes } from './access/routes.js';
 import { agentRoutes } from './agents/routes.js';
 import { billingRoutes } from './billing/routes.js';
+import { campaignRoutes } from './campaigns/routes.js';
 import { callRoutes, startCallRoutes } from './calling/routes.js';
 import { contactRoutes } from './contacts/routes.js';
 import { developerRoutes } from './developer/routes.js';
+import { integrationRoutes } from './integrations/routes.js';
+import { knowledgeRoutes } from './knowledge/routes.js';
 import { numberRoutes } from './numbers/routes.js';
 import { publicRoutes } from './public/routes.js';
+import { recordingRoutes } from './recordings/routes.js';
 import { webhookDeliveryRoutes } from './webhook-deliveries/routes.js';
+import { workflowRoutes } from './workflows/routes.js';
 
 /**
  * Every HTTP route of the API, by domain, in the order of the API reference. The catalog gives each
@@ -22,8 +27,13 @@ export const apiRoutes = {
   numbers: numberRoutes,
   calling: callRoutes,
   contacts: contactRoutes,
+  campaigns: campaignRoutes,
+  knowledge: knowledgeRoutes,
+  integrations: integrationRoutes,
   billing: billingRoutes,
   webhookDeliveries: webhookDeliveryRoutes,
+  workflows: workflowRoutes,
+  recordings: recordingRoutes,
 };
 
 export type ApiDomain = keyof typeof apiRoutes;

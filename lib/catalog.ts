@@ -28,6 +28,8 @@ export const catalog: FunctionSpec[] = [
   // ── Public: health, OpenAPI, API reference ───────────────────────────────────────────────────
   // The API reference's viewer script (redoc) is copied into this function's asset only.
   domainApi('PublicApi', 'public', 'functions/public/http.ts', 'public', { bundleFiles: [VIEWER] }),
+  // The public recording page and its JSON (recordings/): no auth, the short code is the secret.
+  domainApi('RecordingsApi', 'recordings', 'functions/recordings/http.ts', 'public'),
   // ── Identity, organisations, workspaces, members (access/); API keys (developer/) ─────────────
   domainApi('AccessApi', 'access', 'functions/access/http.ts', 'access', { timeoutSeconds: 20 }),
   domainApi('DeveloperApi', 'developer', 'functions/developer/http.ts', 'access'),
@@ -41,14 +43,18 @@ export const catalog: FunctionSpec[] = [
     group: 'calling',
     entry: 'functions/calling/handlers/dispatch-calls.ts',
     queue: { name: 'calls', batchSize: 10 },
-    access: { table: 'readwrite', sendsTo: ['postCall'], secrets: ['telephony'] },
+    access: { table: 'readwrite', sendsTo: ['postCall', 'workspaceEvents'], secrets: ['telephony'] },
   },
   {
     id: 'SweepCalls',
     group: 'calling',
     entry: 'functions/calling/handlers/sweep-calls.ts',
     schedule: { expression: 'rate(1 minute)', localEverySeconds: 5 },
-    access: { table: 'readwrite', sendsTo: ['calls', 'postCall'], secrets: ['telephony'] },
+    access: {
+      table: 'readwrite',
+      sendsTo: ['calls', 'postCall', 'workspaceEvents'],
+      secrets: ['telephony'],
+    },
     timeoutSeconds: 60,
   },
   // ── Billing (billing/) ────────────────────────────────────────────────────────────────────────
@@ -80,6 +86,63 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['imports'] },
     timeoutSeconds: 150,
     memoryMb: 1024,
+  },
+  // ── Knowledge bases (knowledge/): routes, document extraction and index builds ─────────────────
+  domainApi('KnowledgeApi', 'knowledge', 'functions/knowledge/http.ts', 'knowledge', { timeoutSeconds: 30 }),
+  {
+    // A document's extraction (PDF, DOCX, text) and a base's search-index build (documents.ts, search-index.ts).
+    id: 'ProcessKnowledge',
+    group: 'knowledge',
+    entry: 'functions/knowledge/handlers/process-knowledge.ts',
+    queue: { name: 'knowledge', batchSize: 2 },
+    access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['knowledge'] },
+    timeoutSeconds: 150,
+    memoryMb: 1536,
+  },
+  // ── CRM integrations (integrations/): routes, sync jobs page by page, the schedule ──────────────
+  domainApi('IntegrationsApi', 'integrations', 'functions/integrations/http.ts', 'integrations', {
+    timeoutSeconds: 20,
+  }),
+  {
+    id: 'SyncIntegrationPage',
+    group: 'integrations',
+    entry: 'functions/integrations/handlers/sync-integration-page.ts',
+    queue: { name: 'integrations', batchSize: 2 },
+    access: {
+      table: 'readwrite',
+      sendsTo: ['integrations', 'knowledge', 'workspaceEvents'],
+      secrets: ['crm'],
+    },
+    timeoutSeconds: 150,
+  },
+  {
+    id: 'ScheduleIntegrationSyncs',
+    group: 'integrations',
+    entry: 'functions/integrations/handlers/schedule-integration-syncs.ts',
+    schedule: { expression: 'rate(15 minutes)', localEverySeconds: 60 },
+    access: { table: 'readwrite', sendsTo: ['integrations'] },
+    timeoutSeconds: 60,
+  },
+  // ── Batch outbound campaigns (campaigns/): routes, uploads and dialer passes, the dialer's tick ──
+  domainApi('CampaignsApi', 'campaigns', 'functions/campaigns/http.ts', 'campaigns', { timeoutSeconds: 30 }),
+  {
+    // Dialer passes (start-call inside: the calls queue) and uploads' plan/chunk steps (imports.ts).
+    id: 'ProcessCampaignMessages',
+    group: 'campaigns',
+    entry: 'functions/campaigns/handlers/process-campaign-messages.ts',
+    queue: { name: 'campaigns', batchSize: 4 },
+    access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['campaigns', 'calls', 'workspaceEvents'] },
+    timeoutSeconds: 60,
+    memoryMb: 1024,
+  },
+  {
+    // One dialer pass per campaign with work, each tick.
+    id: 'TickCampaigns',
+    group: 'campaigns',
+    entry: 'functions/campaigns/handlers/tick-campaigns.ts',
+    schedule: { expression: 'rate(1 minute)', localEverySeconds: 1 },
+    access: { table: 'readwrite', sendsTo: ['campaigns'] },
+    timeoutSeconds: 30,
   },
   // ── Post-call pipeline (post-call/) and webhook deliveries to customers (webhook-deliveries/) ──
   {
@@ -127,7 +190,8 @@ export const catalog: FunctionSpec[] = [
     group: 'webhook-deliveries',
     entry: 'functions/webhook-deliveries/handlers/route-workspace-events.ts',
     queue: { name: 'workspaceEvents', batchSize: 5 },
-    access: { table: 'readwrite', sendsTo: ['webhookDelivery'] },
+    // campaigns: the campaigns subscriber nudges the dialer when a campaign's call ended.
+    access: { table: 'readwrite', sendsTo: ['webhookDelivery', 'campaigns'] },
     timeoutSeconds: 60,
   },
   // ── Provider webhooks (inbound-webhooks/): each on its own function URL, signature checked first ──
@@ -143,7 +207,12 @@ export const catalog: FunctionSpec[] = [
     group: 'provider-webhooks',
     entry: 'functions/inbound-webhooks/telephony-voice.ts',
     functionUrl: { path: '/webhooks/telephony/voice' },
-    access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['postCall'], secrets: ['telephony'] },
+    access: {
+      table: 'readwrite',
+      bucket: 'readwrite',
+      sendsTo: ['postCall', 'workspaceEvents'],
+      secrets: ['telephony'],
+    },
     timeoutSeconds: 30,
   },
   {

@@ -11,6 +11,7 @@ import { objectExists, signedDownloadUrl } from '../platform/storage.js';
 import { telephony, type HangupResult } from '../providers/telephony/index.js';
 import { CallEntity, CallStatusEventEntity, type Call, type CallStatusEvent } from './entities.js';
 import { applyTransition, readCall } from './lifecycle.js';
+import { shortUrl } from './short-codes.js';
 import {
   boundMillis,
   type CallDetailResponse,
@@ -73,6 +74,8 @@ const callIdAt = (ms: number, edge: 'min' | 'max') =>
 /** The call log, newest first; filters narrow the key range (dates) or filter the page (the rest). */
 export async function listCalls(workspaceId: string, query: ListCallsQuery): Promise<Page<Call>> {
   if (query.agent_id !== undefined && !isId('agent', query.agent_id)) return { items: [], nextCursor: null };
+  if (query.campaign_id !== undefined && !isId('campaign', query.campaign_id))
+    return { items: [], nextCursor: null };
   const low = query.from !== undefined ? callIdAt(boundMillis(query.from, 'start'), 'min') : undefined;
   const high = query.to !== undefined ? callIdAt(boundMillis(query.to, 'end'), 'max') : undefined;
   if (low && high && low > high) return { items: [], nextCursor: null };
@@ -92,11 +95,12 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
             ? base.lte({ callId: high })
             : base;
     const filtered =
-      statuses || query.direction
+      statuses || query.direction || query.campaign_id
         ? ranged.where((attr, op) =>
             [
               statuses ? `(${statuses.map((s) => op.eq(attr.status, s)).join(' OR ')})` : '',
               query.direction ? op.eq(attr.direction, query.direction) : '',
+              query.campaign_id ? op.eq(attr.campaignId, query.campaign_id) : '',
             ]
               .filter(Boolean)
               .join(' AND '),
@@ -181,6 +185,7 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     workspace_id: call.workspaceId,
     agent_id: call.agentId,
     agent_name: call.agentName,
+    campaign_id: call.campaignId ?? null,
     direction: call.direction,
     to_phone: call.toPhone,
     from_phone: call.fromPhone,
@@ -226,5 +231,6 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
         }
       : null,
     sentiment: call.sentiment ?? null,
+    short_url: call.shortCode ? shortUrl(call.shortCode) : null,
   };
 }

@@ -20,6 +20,7 @@ import { INTERNAL_STATUSES } from './status.js';
  *                                                                                  handed to the post-call pipeline)
  *   provider call          pk PROVIDERCALL#<provider>#<provider call id>  sk CALL  (callbacks without our call id —
  *                                                                                  inbound calls — find the call here)
+ *   recording link         pk SHORTCODE#<code>           sk RECORDING              (the public page's short code → the call)
  *   idempotency key        functions/platform/idempotency.ts, scope = the workspace and the caller
  *                          (platform/http/idempotency.ts idempotencyScope; start-call retries; TTL 24 h)
  */
@@ -53,6 +54,8 @@ export const CallEntity = new Entity(
       callId: { type: 'string', required: true },
       organisationId: { type: 'string', required: true },
       agentId: { type: 'string', required: true },
+      /** The batch outbound campaign that placed the call (functions/campaigns/), absent for single calls. */
+      campaignId: { type: 'string' },
       direction: { type: ['outbound', 'inbound'] as const, required: true },
       toPhone: { type: 'string', required: true },
       fromPhone: { type: 'string', required: true },
@@ -84,6 +87,8 @@ export const CallEntity = new Entity(
       quotedListings: { type: 'list', items: quotedListing },
       recordingKey: { type: 'string' },
       recordingDurationSeconds: { type: 'number' },
+      /** The recording's public short code (short-codes.ts), made with the recording. */
+      shortCode: { type: 'string' },
       /** Units charged for the call (1 credit = 60 units). */
       chargedUnits: { type: 'number' },
       postCallSentAt: { type: 'string' },
@@ -172,6 +177,23 @@ export const ProviderCallEntity = new Entity(
   cfg,
 );
 
+/** A recording's short code → its call (the public recording page). Created once, with the recording. */
+export const RecordingLinkEntity = new Entity(
+  {
+    model: { entity: 'recordingLink', version: '1', service: 'va' },
+    attributes: {
+      shortCode: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      callId: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byCode: primaryIndex(['shortCode'], 'SHORTCODE#${shortCode}', [], 'RECORDING'),
+    },
+  },
+  cfg,
+);
+
 /**
  * Everything a call is read and written with in one batch or transaction (inbound calls, the
  * lifecycle; start-call writes the same items plainly: start-call-items.ts, held to these).
@@ -188,6 +210,7 @@ export const callingService = new Service(
     callStatusEvent: CallStatusEventEntity,
     openCall: OpenCallEntity,
     providerCall: ProviderCallEntity,
+    recordingLink: RecordingLinkEntity,
     idempotencyKey: IdempotencyEntity,
   },
   cfg,

@@ -4,10 +4,12 @@ import { chargeCallUsage } from '../billing/metering.js';
 import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
+import { publishWorkspaceEvent, type NewWorkspaceEvent } from '../platform/workspace-events.js';
 import { putObject } from '../platform/storage.js';
 import { telephony } from '../providers/telephony/index.js';
 import type { EndReason, QuotedListing, TranscriptTurn } from '../providers/telephony/twilio-format.js';
 import { releaseConcurrencySlot } from './concurrency.js';
+import { newShortCode } from './short-codes.js';
 import { CallEntity, callingService, type Call } from './entities.js';
 import {
   callDurationSeconds,
@@ -17,6 +19,7 @@ import {
   RANK,
   readyForPostCall,
   STATUS_TIME,
+  wireStatus,
   type InternalStatus,
 } from './status.js';
 
@@ -199,6 +202,7 @@ export async function finishCall(call: Call): Promise<void> {
     workspace_id: call.workspaceId,
     organisation_id: call.organisationId,
   });
+  await publishWorkspaceEvent(callEndedEvent(call));
   await callingService.transaction
     .write(({ call: calls, openCall }) => [
       calls
@@ -208,6 +212,35 @@ export async function finishCall(call: Call): Promise<void> {
       openCall.delete({ shard: call.openShard, createdAt: call.createdAt, callId: call.callId }).commit(),
     ])
     .go();
+}
+
+/**
+ * The workspace event `call.ended` (functions/platform/workspace-events.ts), published with the
+ * post-call message; its id is the call's, so a second publish after a crash is the same event.
+ */
+function callEndedEvent(call: Call): NewWorkspaceEvent {
+  // Read safely: a call placed by a campaign carries the campaign's id.
+  const campaignId = (call as { campaignId?: unknown }).campaignId;
+  return {
+    id: `evt_call_ended_${call.callId}`,
+    type: 'call.ended',
+    workspaceId: call.workspaceId,
+    organisationId: call.organisationId,
+    occurredAt: call.endedAt ?? clock.now().toISOString(),
+    data: {
+      call_id: call.callId,
+      agent_id: call.agentId,
+      campaign_id: typeof campaignId === 'string' ? campaignId : null,
+      direction: call.direction,
+      status: wireStatus(call.status),
+      end_reason: call.endReason ?? null,
+      duration_seconds: call.durationSeconds ?? 0,
+      from_phone: call.fromPhone,
+      to_phone: call.toPhone,
+      created_at: call.createdAt,
+      ended_at: call.endedAt ?? null,
+    },
+  };
 }
 
 function isReady(call: Call): boolean {
@@ -247,19 +280,31 @@ export async function storeRecording(
   const bytes = await telephony().fetchRecording(recordingUrl);
   const key = recordingKey(call.workspaceId, call.callId);
   await putObject(key, bytes, 'audio/wav');
-  let updated: Call;
-  try {
-    const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
-      .set({
-        recordingKey: key,
-        ...(durationSeconds !== undefined ? { recordingDurationSeconds: durationSeconds } : {}),
-      })
-      .where((attr, op) => op.notExists(attr.recordingKey))
-      .go({ response: 'all_new' });
-    updated = data as Call;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    updated = (await readCall(call.workspaceId, call.callId)) ?? call;
-  }
+  // The recording and its public short code are stored together (the link resolves once the call has it).
+  const shortCode = newShortCode();
+  await callingService.transaction
+    .write(({ call: calls, recordingLink }) => [
+      calls
+        .patch({ workspaceId: call.workspaceId, callId: call.callId })
+        .set({
+          recordingKey: key,
+          shortCode,
+          ...(durationSeconds !== undefined ? { recordingDurationSeconds: durationSeconds } : {}),
+        })
+        .where((attr, op) => op.notExists(attr.recordingKey))
+        .commit(),
+      recordingLink
+        .create({
+          shortCode,
+          workspaceId: call.workspaceId,
+          callId: call.callId,
+          createdAt: clock.now().toISOString(),
+        })
+        .commit(),
+    ])
+    .go();
+  // Stored now, or by a concurrent callback: either way the call is read afresh.
+  const updated = (await readCall(call.workspaceId, call.callId)) ?? call;
+  if (!updated.recordingKey) throw new Error(`call ${call.callId}: recording not stored (a conflict); retry`);
   if (isTerminal(updated.status)) await finishCall(updated);
 }

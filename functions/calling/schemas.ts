@@ -61,6 +61,8 @@ export const ListCallsQuery = ListQuery.extend({
   status: z.enum(CALL_STATUSES).optional(),
   agent_id: z.string().max(64).optional(),
   direction: z.enum(['outbound', 'inbound']).optional(),
+  /** Only the calls a batch outbound campaign placed. */
+  campaign_id: z.string().max(64).optional(),
   /** Calls created at or after this date (a date means its start, UTC). */
   from: DateBound.optional(),
   /** Calls created at or before this date (a date means its end, UTC). */
@@ -89,6 +91,8 @@ export const CallSummaryResponse = z.object({
   workspace_id: z.string(),
   agent_id: z.string(),
   agent_name: z.string(),
+  /** The batch outbound campaign that placed the call; null for single calls. */
+  campaign_id: z.string().nullable(),
   direction: z.enum(['outbound', 'inbound']),
   to_phone: z.string(),
   from_phone: z.string(),
@@ -121,6 +125,8 @@ export const CallDetailResponse = CallSummaryResponse.extend({
   quoted_listings: z.array(QuotedListingResponse),
   recording: z.object({ url: z.string(), duration_seconds: z.number().nullable() }).nullable(),
   sentiment: z.unknown().nullable(),
+  /** The public recording page (`/r/{short_code}`), once the call has a recording. */
+  short_url: z.string().nullable(),
 });
 
 export const CallList = pageOf(CallSummaryResponse);

@@ -6,3 +6,5 @@ export { getCall, getCallFacts, setCallSentiment, type CallView } from './call-l
 export { startCall, type StartCallInput } from './start-call.js';
 export { recordingKey } from './lifecycle.js';
 export type { Call, CallStatusEvent } from './entities.js';
+export { publicRecording, pastRetention, type PublicRecording } from './recording-links.js';
+export { isShortCode, shortUrl } from './short-codes.js';

@@ -60,6 +60,7 @@ export async function loadEndedCall(
     })),
     recordingKey: call.recordingKey,
     recordingDurationSeconds: call.recordingDurationSeconds,
+    shortCode: call.shortCode,
     quotedListings: listings.map((l) => ({ listingId: l.listingId, address: l.address, price: l.price })),
   };
   return { facts };

@@ -27,6 +27,8 @@ export interface CallFacts {
   transcript: TranscriptTurn[];
   recordingKey?: string;
   recordingDurationSeconds?: number;
+  /** The recording's public short code (calling's short-codes.ts), once it has one. */
+  shortCode?: string;
   quotedListings: QuotedProperty[];
   /** The contact the call was made for, when the calling core knows it (campaign calls). */
   contactId?: string;
@@ -102,6 +104,7 @@ export function buildCallRecord(
           url: `${base}${recordingApiPath(call.workspaceId, call.callId)}`,
           content_type: 'audio/wav',
           duration_seconds: call.recordingDurationSeconds ?? null,
+          short_url: call.shortCode ? `${base}/r/${call.shortCode}` : null,
         }
       : null,
     contact: options.contact

@@ -65,6 +65,8 @@ export const RecordingWire = z.object({
   url: z.string(),
   content_type: z.string(),
   duration_seconds: z.number().nullable(),
+  /** The public recording page (`/r/{short_code}`, no sign-in): the link post-call SMS carry. */
+  short_url: z.string().nullable(),
 });
 
 /** The call's record: the `data` of the post-call webhook. */

@@ -36,8 +36,14 @@ const LAYERS = [
   'numbers', // phone numbers and their link to agents
   'calling', // start-call, dispatch, the call lifecycle, the call log
   'contacts', // contacts and their profiles (a family that grows: lists, imports, campaigns' audiences)
+  'knowledge', // knowledge bases of listings and documents, their search index (post-call reads listing addresses)
   'post-call', // the post-call pipeline and its actions
+  'integrations', // CRM integrations: connect, sync (listings into knowledge, contacts merged), listing.sold
+  'campaigns', // batch outbound campaigns: uploads, the dialer (calling window, DNC, retries, caps)
   // later families go here, above the core: campaigns, sms, knowledge, integrations, workflows, analytics
+  'analytics', // call analytics from the counters calling keeps on write
+  'evaluations', // agent evaluations: scripted simulated calls, judged, charged at start
+  'recordings', // the public recording page (short codes, SMS replies): above calling and sms
   'public', // health, OpenAPI document, API reference
   'inbound-webhooks', // provider webhooks (identity, payments, telephony voice): entry points only
 ] as const;

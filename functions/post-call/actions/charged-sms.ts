@@ -15,6 +15,8 @@ function templateValues(record: CallRecordWire): Record<string, string | undefin
     caller: otherPartyOf(record),
     duration: formatDuration(record.duration_seconds),
     sentiment: record.sentiment.label,
+    /** The public recording page (empty when the call has no recording). */
+    recording_url: record.recording?.short_url ?? undefined,
   };
 }
 

@@ -4,10 +4,13 @@ import { sendChargedSms } from './charged-sms.js';
 
 const DEFAULT_CALLER_SMS =
   'Thanks for speaking with {{agent_name}}. Reply to this message if there is anything else we can help with.';
+/** The default when the call has a recording: its public page's link ({{recording_url}}) comes with it. */
+const DEFAULT_CALLER_SMS_WITH_LINK = `${DEFAULT_CALLER_SMS} Listen to the call: {{recording_url}}`;
 
 /** `sms_caller` (charged): an SMS to the other party of the call, from the agent's number. */
 export const smsCaller: PostCallAction<'sms_caller'> = async ({ run, record, config, lastTry }) => {
   const to = normalisePhone(otherPartyOf(record));
   if (!to) throw new PermanentActionError('the caller has no phone number an SMS can go to');
-  return sendChargedSms(run, record, to, config.message ?? DEFAULT_CALLER_SMS, lastTry);
+  const fallback = record.recording?.short_url ? DEFAULT_CALLER_SMS_WITH_LINK : DEFAULT_CALLER_SMS;
+  return sendChargedSms(run, record, to, config.message ?? fallback, lastTry);
 };
