@@ -1,4 +1,5 @@
 import type { EventSubscriber } from './platform/workspace-events.js';
+import { workflowEventSubscriber } from './workflows/subscriber.js';
 
 export type { EventSubscriber } from './platform/workspace-events.js';
 
@@ -8,4 +9,4 @@ export type { EventSubscriber } from './platform/workspace-events.js';
  * `campaignEventSubscriber,` exported from its own module. Each `handle` is idempotent on `event.id`.
  * Their resources are declared in the `RouteWorkspaceEvents` entry of lib/catalog.ts.
  */
-export const eventSubscribers: EventSubscriber[] = [];
+export const eventSubscribers: EventSubscriber[] = [workflowEventSubscriber];

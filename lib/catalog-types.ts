@@ -21,6 +21,7 @@ export type StackGroup =
   | 'post-call'
   | 'sms'
   | 'webhook-deliveries'
+  | 'workflows'
   | 'provider-webhooks';
 
 export interface FunctionSpec {

@@ -144,6 +144,17 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', sendsTo: ['campaigns'] },
     timeoutSeconds: 30,
   },
+  // ── Workflows (workflows/): routes and the external trigger, runs advanced on their queue ───────
+  domainApi('WorkflowsApi', 'workflows', 'functions/workflows/http.ts', 'workflows', { timeoutSeconds: 20 }),
+  {
+    // Advances a run stage by stage; a task goes through start-call (the calls queue), email, contacts.
+    id: 'AdvanceWorkflowRuns',
+    group: 'workflows',
+    entry: 'functions/workflows/handlers/advance-workflow-runs.ts',
+    queue: { name: 'workflowRuns', batchSize: 5 },
+    access: { table: 'readwrite', sendsTo: ['calls', 'workspaceEvents'], email: true },
+    timeoutSeconds: 30,
+  },
   // ── Post-call pipeline (post-call/) and webhook deliveries to customers (webhook-deliveries/) ──
   {
     id: 'ProcessCallEnded',
@@ -191,7 +202,8 @@ export const catalog: FunctionSpec[] = [
     entry: 'functions/webhook-deliveries/handlers/route-workspace-events.ts',
     queue: { name: 'workspaceEvents', batchSize: 5 },
     // campaigns: the campaigns subscriber nudges the dialer when a campaign's call ended.
-    access: { table: 'readwrite', sendsTo: ['webhookDelivery', 'campaigns'] },
+    // workflowRuns: the workflows subscriber starts a run per matching workflow and event.
+    access: { table: 'readwrite', sendsTo: ['webhookDelivery', 'campaigns', 'workflowRuns'] },
     timeoutSeconds: 60,
   },
   // ── Provider webhooks (inbound-webhooks/): each on its own function URL, signature checked first ──

@@ -44,6 +44,7 @@ const LAYERS = [
   'analytics', // call analytics from the counters calling keeps on write
   'evaluations', // agent evaluations: scripted simulated calls, judged, charged at start
   'recordings', // the public recording page (short codes, SMS replies): above calling and sms
+  'workflows', // workflows and their runs: above every family whose services a task uses (calling, sms, contacts)
   'public', // health, OpenAPI document, API reference
   'inbound-webhooks', // provider webhooks (identity, payments, telephony voice): entry points only
 ] as const;

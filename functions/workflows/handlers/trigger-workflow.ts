@@ -1,0 +1,24 @@
+import { implement } from '../../platform/http/index.js';
+import { API_KEY_WRONG_WORKSPACE } from '../../platform/http/authenticate.js';
+import { idempotencyKeyFrom } from '../../platform/idempotency.js';
+import { forbidden } from '../../platform/errors.js';
+import { workflowRoutes } from '../routes.js';
+import { triggerExternal } from '../trigger.js';
+
+/**
+ * POST /api/v1/triggers/{workflow_id} — an API key of the workflow's workspace with scope
+ * workflows:trigger (the kernel checks the scope; a user's token is 403 here).
+ */
+export const handler = implement(workflowRoutes.triggerWorkflow, async (req) => {
+  if (req.principal.kind !== 'api_key') throw forbidden();
+  const runId = await triggerExternal({
+    principal: req.principal,
+    workflowId: req.params.workflow_id,
+    payload: req.body,
+    rawBody: req.event.body ?? '',
+    rawIsBase64: req.event.isBase64Encoded === true,
+    idempotencyKey: idempotencyKeyFrom(req.headers),
+    wrongWorkspace: () => forbidden(API_KEY_WRONG_WORKSPACE),
+  });
+  return { status: 202, body: { id: runId, run_id: runId } };
+});
