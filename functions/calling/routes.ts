@@ -43,7 +43,7 @@ export const callRoutes = {
     scope: 'start_call',
     response: calling.CallDetailResponse,
     successStatus: 200,
-    access: { table: 'readwrite', sendsTo: ['postCall'], secrets: ['telephony'] },
+    access: { table: 'readwrite', sendsTo: ['postCall', 'workspaceEvents'], secrets: ['telephony'] },
   }),
   getCallRecording: defineRoute({
     method: 'GET',

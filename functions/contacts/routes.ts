@@ -25,7 +25,8 @@ export const contactRoutes = {
     scope: 'contacts:write',
     body: contacts.CreateContactBody,
     response: contacts.ContactResponse,
-    access: { table: 'readwrite' },
+    // workspaceEvents: contact.created (functions/platform/workspace-events.ts).
+    access: { table: 'readwrite', sendsTo: ['workspaceEvents'] },
   }),
   listContacts: defineRoute({
     method: 'GET',

@@ -1,9 +1,11 @@
 import { createConversions } from 'electrodb';
+import { WorkspaceEntity } from '../access/entities.js';
 import { clock } from '../platform/clock.js';
 import { HttpError, notFound, ValidationError, type ValidationIssue } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { toE164, toE164InCountry } from '../platform/phone.js';
 import { parseOrThrow } from '../platform/validation.js';
+import { publishWorkspaceEvent } from '../platform/workspace-events.js';
 import {
   ContactCallEntity,
   ContactEmailEntity,
@@ -26,7 +28,14 @@ import {
   type ContactListQuery,
 } from './schemas.js';
 import { normaliseQuery, searchTokens, withPrefixLengths } from './search.js';
-import { attributesOf, contactabilityLabel, namesOf, sourceLabel, type ListedContact } from './views.js';
+import {
+  attributesOf,
+  contactabilityLabel,
+  contactView,
+  namesOf,
+  sourceLabel,
+  type ListedContact,
+} from './views.js';
 
 /**
  * Contacts: the one service of the contacts family (the API, the post-call pipeline, and the imports
@@ -446,7 +455,38 @@ export async function createContact(
   const fields = newContactFields(input, options.country);
   const inserted = await insertContact(newRecord(workspaceId, fields, clock.now().toISOString()));
   if ('taken' in inserted) throw new DuplicateContactError(inserted.taken.contactId, inserted.taken.field);
+  await publishContactCreated(inserted.created);
   return inserted.created;
+}
+
+/**
+ * `contact.created` (functions/platform/workspace-events.ts) for a contact created one at a time:
+ * `createContact` always (POST …/contacts), `ensureContact` and `mergeContact` when their caller
+ * asks (`publishCreated: true`; its function must declare `sendsTo: ['workspaceEvents']`). Bulk
+ * loads — contact imports, integration syncs — publish none: a 50,000-row import would otherwise be
+ * 50,000 webhook deliveries and workflow runs. The event id is the contact's, so a retry after a
+ * crash republishes the same event.
+ */
+async function publishContactCreated(contact: Contact): Promise<void> {
+  await publishWorkspaceEvent({
+    id: `evt_contact_created_${contact.contactId}`,
+    type: 'contact.created',
+    workspaceId: contact.workspaceId,
+    organisationId: await organisationOf(contact.workspaceId),
+    occurredAt: contact.createdAt,
+    data: { contact_id: contact.contactId, ...contactView(contact) },
+  });
+}
+
+/** A workspace's organisation never changes: read once per workspace and process. */
+const organisations = new Map<string, string>();
+async function organisationOf(workspaceId: string): Promise<string> {
+  const known = organisations.get(workspaceId);
+  if (known) return known;
+  const { data } = await WorkspaceEntity.get({ workspaceId }).go();
+  if (!data) throw new Error(`workspace ${workspaceId} not found`);
+  organisations.set(workspaceId, data.organisationId);
+  return data.organisationId;
 }
 
 export interface MergeOutcome {
@@ -487,6 +527,8 @@ export async function mergeContact(
      * refused by its condition throws AlsoWriteRefused.
      */
     alsoWrite?: AlsoWrite;
+    /** Publish `contact.created` when a contact is created (not for bulk loads: imports, syncs). */
+    publishCreated?: boolean;
   },
 ): Promise<MergeOutcome> {
   const fields = newContactFields(input, options.country);
@@ -502,8 +544,10 @@ export async function mergeContact(
     if (!match) {
       const record = newRecord(workspaceId, fields, clock.now().toISOString());
       const inserted = await insertContact(record, extrasFor('created', record.contactId));
-      if ('created' in inserted)
+      if ('created' in inserted) {
+        if (options.publishCreated) await publishContactCreated(inserted.created);
         return { outcome: 'created', contact: inserted.created, skipped: [], recorded: true };
+      }
       continue; // created meanwhile by someone else: merge into theirs
     }
     const skipped: ('phone' | 'email')[] = [];
@@ -836,6 +880,8 @@ export async function reindexContacts(workspaceId: string): Promise<number> {
 export async function ensureContact(
   workspaceId: string,
   input: { phone?: string; email?: string; name?: string; source: ContactSource },
+  /** `publishCreated`: publish `contact.created` when the contact is created (see publishContactCreated). */
+  options: { publishCreated?: boolean } = {},
 ): Promise<{ contact: Contact; created: boolean }> {
   const phone = normalisePhone(input.phone);
   const email = normaliseEmail(input.email);
@@ -869,7 +915,10 @@ export async function ensureContact(
         now,
       ),
     );
-    if ('created' in inserted) return { contact: inserted.created, created: true };
+    if ('created' in inserted) {
+      if (options.publishCreated) await publishContactCreated(inserted.created);
+      return { contact: inserted.created, created: true };
+    }
     // Another writer took the number or the address first: look again and use theirs.
   }
   throw new Error('could not find or create the contact (keys kept changing)');

@@ -12,6 +12,7 @@ import {
   WebhookEndpointEntity,
   readDelivery,
   type DeliveryAttempt,
+  type DeliveryKind,
   type WebhookDelivery,
 } from './entities.js';
 import { postWebhook, type HttpAttempt } from './http-attempt.js';
@@ -67,9 +68,11 @@ export interface NewDelivery {
   callId?: string;
   agentId?: string;
   actionId?: string;
+  endpointId?: string;
+  eventId?: string;
   url: string;
   payload: string;
-  kind: 'post_call' | 'test';
+  kind: DeliveryKind;
 }
 
 const urlHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
@@ -92,6 +95,8 @@ export async function createDelivery(input: NewDelivery): Promise<WebhookDeliver
       callId: input.callId ?? NO_CALL,
       agentId: input.agentId,
       actionId: input.actionId,
+      endpointId: input.endpointId,
+      eventId: input.eventId,
       url: input.url,
       payload: input.payload,
       kind: input.kind,
@@ -136,7 +141,7 @@ async function enqueueAttempt(
 }
 
 /**
- * Creates a post-call delivery and queues its first attempt (now). Safe to repeat with the same
+ * Creates a post-call (or event) delivery and queues its first attempt (now). Safe to repeat with the same
  * delivery id: the delivery is created once, and a first attempt already made is not queued again.
  */
 export async function startDelivery(input: NewDelivery & { deliveryId: string }): Promise<WebhookDelivery> {
@@ -247,7 +252,8 @@ async function disableEndpoint(delivery: WebhookDelivery): Promise<void> {
   });
 }
 
-async function enableEndpoint(workspaceId: string, url: string): Promise<void> {
+/** Clears a 410's disabling of the URL for this workspace (a resend that succeeded, or the customer re-enabling it). */
+export async function enableEndpoint(workspaceId: string, url: string): Promise<void> {
   await WebhookEndpointEntity.patch({ workspaceId, urlHash: urlHash(url) })
     .set({ state: 'enabled', updatedAt: clock.now().toISOString() })
     .remove(['disabledAt', 'disabledReason', 'disabledBy'])
@@ -468,6 +474,8 @@ export function deliveryToWire(delivery: WebhookDelivery) {
     call_id: delivery.callId === NO_CALL ? null : delivery.callId,
     agent_id: delivery.agentId ?? null,
     action_id: delivery.actionId ?? null,
+    endpoint_id: delivery.endpointId ?? null,
+    event_id: delivery.eventId ?? null,
     url: delivery.url,
     kind: delivery.kind,
     state: delivery.state,

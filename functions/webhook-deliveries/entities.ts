@@ -9,6 +9,8 @@ import { primaryIndex, gsi1 } from '../platform/keys.js';
  *                                                                   every attempt; list newest first)
  *                      gsi1 WS#<ws>#CALL#<call>#WHDELIVERIES / <dlv> (deliveries of one call)
  *   endpoint state     pk WS#<ws>   sk WHENDPOINT#<sha256(url)>      (an endpoint disabled by a 410)
+ *   event endpoint     pk WS#<ws>   sk WHEVENTENDPOINT#<whe>         (a URL subscribed to workspace
+ *                                                                   event types; all read per event)
  *
  * A delivery's scheduled attempts are claimed with a conditional write (state pending, attempt
  * n-1 recorded, no live claim), so a redelivered or duplicated queue message never sends twice.
@@ -17,6 +19,8 @@ const cfg = entityConfig();
 
 export const DELIVERY_STATES = ['pending', 'succeeded', 'dead'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
+export const DELIVERY_KINDS = ['post_call', 'event', 'test'] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
 export const WebhookSecretEntity = new Entity(
   {
@@ -52,11 +56,17 @@ export const WebhookDeliveryEntity = new Entity(
       callId: { type: 'string', required: true },
       agentId: { type: 'string' },
       actionId: { type: 'string' },
+      /** `event` deliveries: the webhook endpoint (whe_…) and the workspace event (evt_…) delivered. */
+      endpointId: { type: 'string' },
+      eventId: { type: 'string' },
       url: { type: 'string', required: true },
       /** The exact JSON body sent on every attempt. */
       payload: { type: 'string', required: true },
-      /** `post_call`: retried on the schedule; `test`: one attempt, never retried. */
-      kind: { type: ['post_call', 'test'] as const, required: true },
+      /**
+       * `post_call`: a post-call webhook action's; `event`: a workspace event to a webhook endpoint
+       * (both retried on the schedule); `test`: one attempt, never retried.
+       */
+      kind: { type: DELIVERY_KINDS, required: true },
       state: { type: DELIVERY_STATES, required: true },
       /** Scheduled attempts made so far (manual resends are not counted here). */
       scheduledAttempts: { type: 'number', required: true, default: 0 },
@@ -131,11 +141,45 @@ export const WebhookEndpointEntity = new Entity(
   cfg,
 );
 
+/**
+ * A workspace's webhook endpoint (docs/api.md "Workspace webhook endpoints"): a URL that receives the
+ * workspace events of its `eventTypes`, while `enabled`. A workspace has a few (MAX_EVENT_ENDPOINTS),
+ * so the consumer reads them all for each event with one Query.
+ */
+export const EventEndpointEntity = new Entity(
+  {
+    model: { entity: 'eventEndpoint', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      endpointId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      url: { type: 'string', required: true },
+      eventTypes: { type: 'list', items: { type: 'string' }, required: true },
+      enabled: { type: 'boolean', required: true },
+      createdAt: { type: 'string', required: true },
+      updatedAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byWorkspace: primaryIndex(
+        ['workspaceId'],
+        'WS#${workspaceId}',
+        ['endpointId'],
+        'WHEVENTENDPOINT#${endpointId}',
+      ),
+    },
+  },
+  cfg,
+);
+
 /** Typed reads (ElectroDB's generic `go` does not survive `ReturnType<…['go']>`: it becomes any). */
 export const readDelivery = (workspaceId: string, deliveryId: string) =>
   WebhookDeliveryEntity.get({ workspaceId, deliveryId }).go({ consistent: true });
 export const readSecret = (workspaceId: string) =>
   WebhookSecretEntity.get({ workspaceId }).go({ consistent: true });
+
+export const readEventEndpoint = (workspaceId: string, endpointId: string) =>
+  EventEndpointEntity.get({ workspaceId, endpointId }).go({ consistent: true });
+export type EventEndpoint = NonNullable<Awaited<ReturnType<typeof readEventEndpoint>>['data']>;
 
 export type WebhookDelivery = NonNullable<Awaited<ReturnType<typeof readDelivery>>['data']>;
 export type DeliveryAttempt = WebhookDelivery['attempts'][number];

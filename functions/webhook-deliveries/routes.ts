@@ -1,6 +1,9 @@
 import { defineRoute } from '../platform/http/route.js';
 import * as webhooks from './schemas.js';
 
+const ENDPOINTS = '/api/v1/workspaces/{workspace_id}/webhook-endpoints';
+const ENDPOINT = `${ENDPOINTS}/{endpoint_id}`;
+
 export const webhookDeliveryRoutes = {
   testPostCallAction: defineRoute({
     method: 'POST',
@@ -49,5 +52,47 @@ export const webhookDeliveryRoutes = {
     auth: 'user',
     response: webhooks.DeliveryResponse,
     access: { table: 'readwrite', email: true },
+  }),
+  createWebhookEndpoint: defineRoute({
+    method: 'POST',
+    path: ENDPOINTS,
+    summary:
+      'Subscribe a URL to workspace events: {url, event_types, enabled}; signed with the workspace webhook ' +
+      'secret and delivered like the post-call webhook (member; API key: webhooks:write)',
+    auth: 'user_or_api_key',
+    scope: 'webhooks:write',
+    body: webhooks.CreateEndpointBody,
+    response: webhooks.EndpointResponse,
+    access: { table: 'readwrite' },
+  }),
+  listWebhookEndpoints: defineRoute({
+    method: 'GET',
+    path: ENDPOINTS,
+    summary: "The workspace's webhook endpoints, oldest first (viewer; API key: webhooks:read)",
+    auth: 'user_or_api_key',
+    scope: 'webhooks:read',
+    response: webhooks.EndpointList,
+    access: { table: 'readwrite' },
+  }),
+  updateWebhookEndpoint: defineRoute({
+    method: 'PATCH',
+    path: ENDPOINT,
+    summary:
+      'Change a webhook endpoint: url, event_types (replaced), enabled; enabling it again clears a 410 ' +
+      'that disabled the URL (member; API key: webhooks:write)',
+    auth: 'user_or_api_key',
+    scope: 'webhooks:write',
+    body: webhooks.UpdateEndpointBody,
+    response: webhooks.EndpointResponse,
+    access: { table: 'readwrite' },
+  }),
+  deleteWebhookEndpoint: defineRoute({
+    method: 'DELETE',
+    path: ENDPOINT,
+    summary: 'Delete a webhook endpoint; its deliveries stay in the log (member; API key: webhooks:write)',
+    auth: 'user_or_api_key',
+    scope: 'webhooks:write',
+    successStatus: 204,
+    access: { table: 'readwrite' },
   }),
 };

@@ -1,5 +1,8 @@
 import * as z from 'zod';
 import { ListQuery, pageOf } from '../platform/pagination.js';
+import { WORKSPACE_EVENT_TYPES } from '../platform/workspace-events.js';
+import { endpointUrlProblem } from './endpoints.js';
+import { DELIVERY_KINDS } from './entities.js';
 
 /** Shapes of the developer routes for webhooks (docs/api.md "Developer tools"). */
 
@@ -28,8 +31,11 @@ export const DeliveryResponse = z.object({
   call_id: z.string().nullable(),
   agent_id: z.string().nullable(),
   action_id: z.string().nullable(),
+  /** The webhook endpoint (`whe_…`) and workspace event (`evt_…`) of an `event` delivery; else null. */
+  endpoint_id: z.string().nullable(),
+  event_id: z.string().nullable(),
   url: z.string(),
-  kind: z.enum(['post_call', 'test']),
+  kind: z.enum(DELIVERY_KINDS),
   state: z.enum(['pending', 'succeeded', 'dead']),
   next_attempt_at: z.string().nullable(),
   dead_reason: z.string().nullable(),
@@ -52,3 +58,43 @@ export const TestActionResponse = z.object({
   /** The attempt just made. */
   attempt: DeliveryAttemptResponse,
 });
+
+// ── Webhook endpoints: workspace events to a customer's URL (docs/api.md "Workspace webhook endpoints") ──
+
+const EndpointUrl = z.string().superRefine((url, ctx) => {
+  const problem = endpointUrlProblem(url);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem, input: url });
+});
+
+/** One or more event types, each once (a repeated type is kept once). */
+const EventTypes = z
+  .array(z.enum(WORKSPACE_EVENT_TYPES))
+  .min(1)
+  .max(WORKSPACE_EVENT_TYPES.length * 2)
+  .transform((types) => [...new Set(types)]);
+
+export const CreateEndpointBody = z.strictObject({
+  url: EndpointUrl,
+  event_types: EventTypes,
+  enabled: z.boolean().default(true),
+});
+export type CreateEndpointBody = z.infer<typeof CreateEndpointBody>;
+
+export const UpdateEndpointBody = z.strictObject({
+  url: EndpointUrl.optional(),
+  event_types: EventTypes.optional(),
+  enabled: z.boolean().optional(),
+});
+export type UpdateEndpointBody = z.infer<typeof UpdateEndpointBody>;
+
+export const EndpointResponse = z.object({
+  id: z.string(),
+  url: z.string(),
+  event_types: z.array(z.enum(WORKSPACE_EVENT_TYPES)),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** Every endpoint of the workspace (at most 20, one page: `next_cursor` is always null). */
+export const EndpointList = pageOf(EndpointResponse);
