@@ -1,3 +1,4 @@
+import { campaignEventSubscriber } from './campaigns/events.js';
 import type { EventSubscriber } from './platform/workspace-events.js';
 import { workflowEventSubscriber } from './workflows/subscriber.js';
 
@@ -9,4 +10,4 @@ export type { EventSubscriber } from './platform/workspace-events.js';
  * `campaignEventSubscriber,` exported from its own module. Each `handle` is idempotent on `event.id`.
  * Their resources are declared in the `RouteWorkspaceEvents` entry of lib/catalog.ts.
  */
-export const eventSubscribers: EventSubscriber[] = [workflowEventSubscriber];
+export const eventSubscribers: EventSubscriber[] = [workflowEventSubscriber, campaignEventSubscriber];

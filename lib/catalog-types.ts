@@ -16,6 +16,7 @@ export type StackGroup =
   | 'calling'
   | 'billing'
   | 'contacts'
+  | 'campaigns'
   | 'knowledge'
   | 'integrations'
   | 'post-call'

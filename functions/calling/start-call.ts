@@ -46,13 +46,15 @@ export interface StartCallInput {
   agentId: string;
   body: StartCallBody;
   idempotencyKey?: string;
+  /** Set by a campaign's dialer: the call carries it (call log `campaign_id`). */
+  campaignId?: string;
 }
 
 export const shardOf = (callId: string): number =>
   [...callId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % OPEN_CALL_SHARDS;
 
 export async function startCall(input: StartCallInput): Promise<CallCreateResponse> {
-  const { principal, workspaceId, agentId, body, idempotencyKey } = input;
+  const { principal, workspaceId, agentId, body, idempotencyKey, campaignId } = input;
   // The caller's key within the workspace: the kernel's rule for every write route.
   const scope = idempotencyScope({ workspace_id: workspaceId }, principal);
   let token: string | undefined;
@@ -66,7 +68,7 @@ export async function startCall(input: StartCallInput): Promise<CallCreateRespon
     token = claim.token;
   }
   try {
-    const plan = await readAndCheck(principal, workspaceId, agentId, body);
+    const plan = { ...(await readAndCheck(principal, workspaceId, agentId, body)), campaignId };
     const response = await createCall(
       plan,
       idempotencyKey && token ? { scope, key: idempotencyKey, token } : undefined,
@@ -103,6 +105,7 @@ interface CallPlan {
   agent: Agent;
   fromPhone: string;
   body: StartCallBody;
+  campaignId?: string;
 }
 
 async function readAndCheck(
@@ -224,6 +227,7 @@ async function createCall(
     callId,
     organisationId: plan.organisationId,
     agentId: agent.agentId,
+    ...(plan.campaignId ? { campaignId: plan.campaignId } : {}),
     direction: 'outbound',
     toPhone: body.to_phone,
     fromPhone: plan.fromPhone,

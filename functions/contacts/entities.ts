@@ -266,6 +266,8 @@ export const ContactImportEntity = new Entity(
       /** The workspace's country when the job was made: national numbers are read in it. */
       country: { type: 'string', required: true },
       createdBy: { type: 'string', required: true },
+      /** A campaign's upload (functions/campaigns/uploads.ts): its rows became batch contacts. */
+      campaignId: { type: 'string' },
       /** Set once by the planning step: data rows and chunks. */
       total: { type: 'number' },
       chunks: { type: 'number' },

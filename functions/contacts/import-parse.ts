@@ -29,6 +29,17 @@ export interface RowFields {
   email?: string;
   tags?: string[];
   attributes?: Record<string, string>;
+  /** A `contact_id` column (only with `ParseOptions.contactIdColumn`: a campaign's upload). */
+  contact_id?: string;
+}
+
+/** How a file is read for a pipeline other than contact imports. */
+export interface ParseOptions {
+  /**
+   * A `contact_id` column names an existing contact (a campaign's upload: `phone` or `contact_id`);
+   * without it, such a column is an attribute like any other.
+   */
+  contactIdColumn?: boolean;
 }
 
 export interface ParsedRow {
@@ -57,7 +68,8 @@ export function decodeImportFile(bytes: Uint8Array): { text: string; encoding: I
   }
 }
 
-type Field = 'first_name' | 'last_name' | 'name' | 'phone' | 'email' | 'tags';
+type Field = 'first_name' | 'last_name' | 'name' | 'phone' | 'email' | 'tags' | 'contact_id';
+const CONTACT_ID_HEADERS = new Set(['contact_id', 'contactid']);
 
 /** Header names (normalised: lower case, words joined by `_`) and the field each fills. */
 export const HEADER_ALIASES: Record<string, Field> = {
@@ -121,19 +133,24 @@ async function* csvRecords(text: string): AsyncGenerator<string[]> {
 }
 
 /** The rows of a CSV file; ImportFileError when it has no header or no phone or email column. */
-export async function parseCsv(text: string): Promise<ParsedRow[]> {
+export async function parseCsv(text: string, options: ParseOptions = {}): Promise<ParsedRow[]> {
   let columns: { field?: Field; attribute?: string }[] | undefined;
   const rows: ParsedRow[] = [];
   let number = 0;
+  const keyColumns: Field[] = options.contactIdColumn ? ['phone', 'contact_id'] : ['phone', 'email'];
   for await (const record of csvRecords(text)) {
     if (!columns) {
       columns = record.map((header) => {
-        const field = HEADER_ALIASES[normaliseHeader(header)];
+        const normalised = normaliseHeader(header);
+        const field: Field | undefined =
+          options.contactIdColumn && CONTACT_ID_HEADERS.has(normalised)
+            ? 'contact_id'
+            : HEADER_ALIASES[normalised];
         return field ? { field } : header.trim() ? { attribute: header.trim().slice(0, 64) } : {};
       });
-      if (!columns.some((c) => c.field === 'phone' || c.field === 'email')) {
+      if (!columns.some((c) => c.field !== undefined && keyColumns.includes(c.field))) {
         throw new ImportFileError(
-          `the header has no phone or email column (found: ${record.map((h) => h.trim()).join(', ')})`,
+          `the header has no ${keyColumns.join(' or ')} column (found: ${record.map((h) => h.trim()).join(', ')})`,
         );
       }
       continue;
@@ -225,8 +242,9 @@ export type ImportFormat = 'csv' | 'vcf';
 export async function parseImportFile(
   bytes: Uint8Array,
   format: ImportFormat,
+  options: ParseOptions = {},
 ): Promise<{ rows: ParsedRow[]; encoding: ImportEncoding }> {
   const { text, encoding } = decodeImportFile(bytes);
-  const rows = format === 'csv' ? await parseCsv(text) : parseVcard(text);
+  const rows = format === 'csv' ? await parseCsv(text, options) : parseVcard(text);
   return { rows, encoding };
 }

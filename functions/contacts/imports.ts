@@ -19,6 +19,7 @@ import {
   ImportFileError,
   parseImportFile,
   type ImportFormat,
+  type ParseOptions,
   type ParsedRow,
   type RowFields,
 } from './import-parse.js';
@@ -75,16 +76,73 @@ const chunkKeyOf = (job: Pick<ContactImport, 'objectKey'>, chunk: number) =>
   `${job.objectKey}.chunks/${pad(chunk, 6)}.json`;
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
+// ── Pipelines ────────────────────────────────────────────────────────────────────────────────────────
+
+/** What a row's outcome record is written with (the key of the row and its expiry). */
+export interface RowRecordBase {
+  workspaceId: string;
+  jobId: string;
+  row: string;
+  expiresAt: number;
+}
+
+/**
+ * What the job machinery (jobs, plan, chunks, counts, progress) does with an import's rows and where
+ * its steps travel. Contact imports are the default; a campaign's uploads (functions/campaigns/) are
+ * the same jobs (`campaignId` set) on the `campaigns` queue, each row becoming a batch contact.
+ * `decideRow` must write the row's outcome record (`created`, `merged` or `rejected`) exactly once,
+ * created with "does not exist" in the same transaction as what the row writes (`recordRowOutcome`
+ * for a row that writes nothing else).
+ */
+export interface ImportPipeline {
+  /** The campaign whose upload jobs these are (undefined: contact imports). */
+  campaignId?: string;
+  sendPlan(job: ContactImport): Promise<void>;
+  sendChunks(job: ContactImport, chunks: number[]): Promise<void>;
+  decideRow(job: ContactImport, row: ParsedRow, record: RowRecordBase): Promise<void>;
+  parse?: ParseOptions;
+}
+
+export const contactImportPipeline: ImportPipeline = {
+  sendPlan: (job) =>
+    sendMessage('imports', {
+      type: 'contacts.import.plan',
+      workspace_id: job.workspaceId,
+      job_id: job.jobId,
+    }),
+  sendChunks: (job, chunks) =>
+    sendMessages(
+      'imports',
+      chunks.map((chunk) => ({
+        type: 'contacts.import.chunk' as const,
+        workspace_id: job.workspaceId,
+        job_id: job.jobId,
+        chunk,
+      })),
+    ),
+  decideRow: (job, row, record) => importRow(job, row, record),
+};
+
 // ── Jobs ─────────────────────────────────────────────────────────────────────────────────────────────
 
-export async function getImport(workspaceId: string, jobId: string): Promise<ContactImport | null> {
+/** The job, when it belongs to the pipeline (a contact import, or one campaign's upload). */
+export async function getImport(
+  workspaceId: string,
+  jobId: string,
+  pipeline: Pick<ImportPipeline, 'campaignId'> = contactImportPipeline,
+): Promise<ContactImport | null> {
   if (!isId('job', jobId)) return null;
   const { data } = await ContactImportEntity.get({ workspaceId, jobId }).go({ consistent: true });
+  if (!data || data.campaignId !== pipeline.campaignId) return null;
   return data;
 }
 
-export async function requireImport(workspaceId: string, jobId: string): Promise<ContactImport> {
-  const job = await getImport(workspaceId, jobId);
+export async function requireImport(
+  workspaceId: string,
+  jobId: string,
+  pipeline: Pick<ImportPipeline, 'campaignId'> = contactImportPipeline,
+): Promise<ContactImport> {
+  const job = await getImport(workspaceId, jobId, pipeline);
   if (!job) throw notFound(IMPORT_NOT_FOUND);
   return job;
 }
@@ -93,6 +151,7 @@ async function newJob(
   workspaceId: string,
   input: { format: ImportFormat; fileName?: string; country: string; createdBy: string },
   status: 'pending' | 'processing',
+  pipeline: ImportPipeline,
 ): Promise<ContactImport> {
   const jobId = newId('job');
   const now = clock.now().toISOString();
@@ -105,6 +164,7 @@ async function newJob(
     objectKey: objectKeyOf(workspaceId, jobId),
     country: input.country,
     createdBy: input.createdBy,
+    campaignId: pipeline.campaignId,
     createdAt: now,
     updatedAt: now,
   }).go();
@@ -115,8 +175,9 @@ async function newJob(
 export async function createUploadImport(
   workspaceId: string,
   input: { format: ImportFormat; fileName?: string; country: string; createdBy: string },
+  pipeline: ImportPipeline = contactImportPipeline,
 ): Promise<{ job: ContactImport; uploadUrl: string }> {
-  const job = await newJob(workspaceId, input, 'pending');
+  const job = await newJob(workspaceId, input, 'pending', pipeline);
   return { job, uploadUrl: await signedUploadUrl(job.objectKey, UPLOAD_URL_SECONDS) };
 }
 
@@ -124,6 +185,7 @@ export async function createUploadImport(
 export async function createDirectImport(
   workspaceId: string,
   input: { format: ImportFormat; fileName?: string; country: string; createdBy: string; bytes: Buffer },
+  pipeline: ImportPipeline = contactImportPipeline,
 ): Promise<ContactImport> {
   if (input.bytes.includes(REPLACEMENT_CHARACTER)) {
     // API Gateway hands text/* bodies over decoded as UTF-8: invalid bytes arrive as U+FFFD.
@@ -144,27 +206,24 @@ export async function createDirectImport(
       'A file sent as the body is at most 5 MB: upload larger files through upload_url',
     );
   }
-  const job = await newJob(workspaceId, input, 'processing');
+  const job = await newJob(workspaceId, input, 'processing', pipeline);
   await putObject(job.objectKey, input.bytes, input.format === 'csv' ? 'text/csv' : 'text/vcard');
-  await sendPlan(job);
+  await pipeline.sendPlan(job);
   return job;
 }
-
-const sendPlan = (job: ContactImport) =>
-  sendMessage('imports', {
-    type: 'contacts.import.plan',
-    workspace_id: job.workspaceId,
-    job_id: job.jobId,
-  });
 
 /**
  * Starts a pending job whose file was uploaded: 409 when it is not there yet, 413 (and the job
  * failed) when it is over 50 MB. A job started already is answered as it is (its plan sent again
  * while it is not planned, in case the first send was lost).
  */
-export async function startImport(workspaceId: string, jobId: string): Promise<ContactImport> {
-  const job = await requireImport(workspaceId, jobId);
-  if (job.status === 'processing' && job.chunks === undefined) await sendPlan(job);
+export async function startImport(
+  workspaceId: string,
+  jobId: string,
+  pipeline: ImportPipeline = contactImportPipeline,
+): Promise<ContactImport> {
+  const job = await requireImport(workspaceId, jobId, pipeline);
+  if (job.status === 'processing' && job.chunks === undefined) await pipeline.sendPlan(job);
   if (job.status !== 'pending') return job;
   const size = await objectSize(job.objectKey);
   if (size === undefined)
@@ -180,10 +239,10 @@ export async function startImport(workspaceId: string, jobId: string): Promise<C
       .go();
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    return requireImport(workspaceId, jobId); // started meanwhile
+    return requireImport(workspaceId, jobId, pipeline); // started meanwhile
   }
-  await sendPlan(job);
-  return requireImport(workspaceId, jobId);
+  await pipeline.sendPlan(job);
+  return requireImport(workspaceId, jobId, pipeline);
 }
 
 async function failJob(
@@ -219,17 +278,25 @@ function isConditionFailure(error: unknown): boolean {
 
 const importConversions = createConversions(ContactImportEntity);
 
-/** The workspace's imports, newest first. */
+/** The workspace's imports (a campaign's uploads: that campaign's), newest first. */
 export async function listImports(
   workspaceId: string,
   query: { limit: number; cursor?: string },
+  pipeline: Pick<ImportPipeline, 'campaignId'> = contactImportPipeline,
 ): Promise<Page<ContactImport>> {
+  const { campaignId } = pipeline;
   return onePage({
     cursor: query.cursor,
     limit: query.limit,
     read: query.limit + 1,
     order: 'desc',
-    run: (options) => ContactImportEntity.query.byId({ workspaceId }).go(options),
+    run: (options) =>
+      ContactImportEntity.query
+        .byId({ workspaceId })
+        .where((attr, op) =>
+          campaignId === undefined ? op.notExists(attr.campaignId) : op.eq(attr.campaignId, campaignId),
+        )
+        .go(options),
     cursorAfter: (job) =>
       importConversions.byAccessPattern.byId.fromComposite.toCursor({ workspaceId, jobId: job.jobId }),
   });
@@ -314,8 +381,9 @@ export async function planImport(
   workspaceId: string,
   jobId: string,
   options: { send?: boolean } = {},
+  pipeline: ImportPipeline = contactImportPipeline,
 ): Promise<string> {
-  const job = await getImport(workspaceId, jobId);
+  const job = await getImport(workspaceId, jobId, pipeline);
   if (!job || job.status !== 'processing') return 'not processing';
   if (job.chunks === undefined) {
     const bytes = await getObject(job.objectKey);
@@ -325,7 +393,7 @@ export async function planImport(
     }
     let rows: ParsedRow[];
     try {
-      ({ rows } = await parseImportFile(bytes, job.format));
+      ({ rows } = await parseImportFile(bytes, job.format, pipeline.parse));
       if (rows.length === 0) throw new ImportFileError('the file has no data rows');
     } catch (error) {
       if (!(error instanceof ImportFileError)) throw error;
@@ -349,20 +417,12 @@ export async function planImport(
       if (!isConditionFailure(error)) throw error;
     }
   }
-  const planned = await requireImport(workspaceId, jobId);
+  const planned = await requireImport(workspaceId, jobId, pipeline);
   if (planned.status !== 'processing' || planned.chunks === undefined) return 'not processing';
   const done = await doneChunks(planned);
   const pending = Array.from({ length: planned.chunks }, (_, i) => i).filter((i) => !done.has(i));
   if (options.send === false) return `planned ${planned.total} rows in ${planned.chunks} chunks (none sent)`;
-  await sendMessages(
-    'imports',
-    pending.map((chunk) => ({
-      type: 'contacts.import.chunk' as const,
-      workspace_id: workspaceId,
-      job_id: jobId,
-      chunk,
-    })),
-  );
+  await pipeline.sendChunks(planned, pending);
   return `planned ${planned.total} rows in ${planned.chunks} chunks (${pending.length} sent)`;
 }
 
@@ -385,8 +445,9 @@ export async function processChunk(
   jobId: string,
   chunk: number,
   hooks: ChunkHooks = {},
+  pipeline: ImportPipeline = contactImportPipeline,
 ): Promise<string> {
-  const job = await getImport(workspaceId, jobId);
+  const job = await getImport(workspaceId, jobId, pipeline);
   if (!job || job.status !== 'processing' || job.chunks === undefined) return 'not processing';
   const chunkKey = { workspaceId, jobId, chunk: pad(chunk, 6) };
   const { data: counted } = await ContactImportChunkEntity.get(chunkKey).go({ consistent: true });
@@ -402,7 +463,7 @@ export async function processChunk(
         if (decided.has(row.row)) continue;
         if (hooks.failAfterRows !== undefined && imported >= hooks.failAfterRows)
           throw new Error('test hook: the chunk fails half-way');
-        await importRow(job, row);
+        await pipeline.decideRow(job, row, rowRecordBase(job, row));
         imported += 1;
       }
     });
@@ -443,12 +504,12 @@ export async function processChunk(
       .go();
     if (result.canceled) logger.info('import chunk counted already', { jobId, chunk });
   }
-  await completeIfDone(workspaceId, jobId);
+  await completeIfDone(workspaceId, jobId, pipeline);
   return `chunk ${chunk} counted`;
 }
 
-async function completeIfDone(workspaceId: string, jobId: string): Promise<void> {
-  const job = await requireImport(workspaceId, jobId);
+async function completeIfDone(workspaceId: string, jobId: string, pipeline: ImportPipeline): Promise<void> {
+  const job = await requireImport(workspaceId, jobId, pipeline);
   if (job.status !== 'processing' || job.chunks === undefined || job.chunksDone < job.chunks) return;
   const now = clock.now().toISOString();
   try {
@@ -476,17 +537,18 @@ async function rowOutcomes(job: ContactImport, rows: ParsedRow[]): Promise<Conta
   return found;
 }
 
+const rowRecordBase = (job: ContactImport, row: ParsedRow): RowRecordBase => ({
+  workspaceId: job.workspaceId,
+  jobId: job.jobId,
+  row: pad(row.row, 8),
+  expiresAt: Math.floor(clock.now().getTime() / 1000) + ROW_RECORD_DAYS * 86_400,
+});
+
 /** Decides one row: rejected, or merged/created with its outcome record in the contact's transaction. */
-async function importRow(job: ContactImport, row: ParsedRow): Promise<void> {
-  const base = {
-    workspaceId: job.workspaceId,
-    jobId: job.jobId,
-    row: pad(row.row, 8),
-    expiresAt: Math.floor(clock.now().getTime() / 1000) + ROW_RECORD_DAYS * 86_400,
-  };
+async function importRow(job: ContactImport, row: ParsedRow, base: RowRecordBase): Promise<void> {
   const decision = rowInput(row.fields, job.country, job.format);
   if ('reason' in decision) {
-    await recordOutcome({ ...base, outcome: 'rejected', reason: decision.reason });
+    await recordRowOutcome({ ...base, outcome: 'rejected', reason: decision.reason });
     return;
   }
   try {
@@ -497,14 +559,17 @@ async function importRow(job: ContactImport, row: ParsedRow): Promise<void> {
       ],
     });
     if (!merged.recorded)
-      await recordOutcome({ ...base, outcome: merged.outcome, contactId: merged.contact.contactId });
+      await recordRowOutcome({ ...base, outcome: merged.outcome, contactId: merged.contact.contactId });
   } catch (error) {
     if (error instanceof AlsoWriteRefused) return; // decided by another receive of this chunk
     throw error;
   }
 }
 
-async function recordOutcome(record: Parameters<typeof ContactImportRowEntity.create>[0]): Promise<void> {
+/** A row's outcome alone (a row that writes nothing else); a row decided already keeps its first outcome. */
+export async function recordRowOutcome(
+  record: Parameters<typeof ContactImportRowEntity.create>[0],
+): Promise<void> {
   try {
     await ContactImportRowEntity.create(record).go();
   } catch (error) {

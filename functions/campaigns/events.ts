@@ -1,0 +1,22 @@
+import type { EventSubscriber } from '../platform/workspace-events.js';
+import { recordCallEnded } from './dialer.js';
+import { nudgeDialer } from './service.js';
+
+/**
+ * `call.ended` of a campaign's call (its data carries `campaign_id`): the batch contact gets its
+ * outcome at once and the dialer is nudged to fill the freed slot. Idempotent on the event: the
+ * outcome is conditioned on the contact still `calling` with this call, so a redelivered event (or
+ * the dialer's own reconciliation from the call record, which also covers a lost event) changes
+ * nothing twice.
+ */
+export const campaignEventSubscriber: EventSubscriber = {
+  name: 'campaigns',
+  types: ['call.ended'],
+  async handle(event) {
+    const campaignId = event.data.campaign_id;
+    const callId = event.data.call_id;
+    if (typeof campaignId !== 'string' || typeof callId !== 'string' || !campaignId) return;
+    const recorded = await recordCallEnded(event.workspaceId, campaignId, callId);
+    if (recorded) await nudgeDialer({ workspaceId: event.workspaceId, campaignId });
+  },
+};

@@ -1,0 +1,14 @@
+import { requireWorkspace } from '../../access/workspace-access.js';
+import { implement } from '../../platform/http/index.js';
+import { campaignRoutes } from '../routes.js';
+import { campaignView, readProgress, requireCampaign } from '../service.js';
+
+/** GET /api/v1/workspaces/{workspace_id}/campaigns/{campaign_id} — any workspace role (API key: campaigns:read). */
+export const handler = implement(campaignRoutes.getCampaign, async (req) => {
+  const access = await requireWorkspace(req.principal, req.params.workspace_id, 'workspace:read');
+  const campaign = await requireCampaign(access.workspace.workspaceId, req.params.campaign_id);
+  return {
+    status: 200,
+    body: campaignView(campaign, await readProgress(campaign.workspaceId, campaign.campaignId)),
+  };
+});

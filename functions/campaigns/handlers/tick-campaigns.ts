@@ -1,0 +1,4 @@
+import { tickCampaigns } from '../dialer.js';
+
+/** The dialer's schedule: one `campaign.dial` message per campaign with work (functions/campaigns/dialer.ts). */
+export const handler = async () => tickCampaigns();

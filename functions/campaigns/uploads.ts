@@ -1,0 +1,236 @@
+import { AgentEntity } from '../agents/entities.js';
+import type { Contact, ContactImport } from '../contacts/entities.js';
+import {
+  importErrors,
+  importView,
+  recordRowOutcome,
+  type ImportPipeline,
+  type RowRecordBase,
+} from '../contacts/imports.js';
+import type { ParsedRow } from '../contacts/import-parse.js';
+import { ensureContact, findContactByPhone, getContact } from '../contacts/service.js';
+import { isSuppressed } from '../contacts/suppression.js';
+import { clock } from '../platform/clock.js';
+import { conflict } from '../platform/errors.js';
+import { isId, newId } from '../platform/ids.js';
+import { toE164InCountry } from '../platform/phone.js';
+import { sendMessage, sendMessages } from '../platform/queue.js';
+import { COUNTER_SHARDS, DUE_NOW, type Campaign } from './entities.js';
+import { doNotCall } from './dialer.js';
+import { agentParameters, getCampaign, transact, type Progress } from './service.js';
+
+/**
+ * A campaign's uploads: the contact imports' jobs (functions/contacts/imports.ts — the same job
+ * statuses, progress, counts, chunks and exactly-once rows), carried on the `campaigns` queue, each
+ * row becoming one batch contact:
+ * - the row's `phone` (read in the workspace's country) or `contact_id` (a contact of the workspace,
+ *   with a phone number); otherwise the row is rejected with its reason;
+ * - its parameters are its other columns (as headed), filled from its contact (first_name, last_name,
+ *   email, attributes) where a column is missing; a `{{name}}` of the agent's prompt or greeting that
+ *   neither gives rejects the row, naming it — so a missing parameter is reported before any dial;
+ * - a number already in the campaign is dropped and counted `merged`;
+ * - the contact with that number is linked, or one is created (source CSV);
+ * - a contact that is do-not-contact or unsubscribed, or a number on the organisation's suppression
+ *   list, becomes a batch contact in `skipped_dnc` (counted `created`, never dialled).
+ * The row's outcome record, the campaign's phone key, the batch contact and its counter shard are one
+ * transaction, created with "does not exist": a redelivered chunk adds nothing twice.
+ */
+
+interface Context {
+  campaign: Campaign;
+  parameters: string[];
+}
+
+const shardOf = (id: string): number => [...id].reduce((sum, c) => sum + c.charCodeAt(0), 0) % COUNTER_SHARDS;
+
+export function campaignPipeline(workspaceId: string, campaignId: string): ImportPipeline {
+  let context: Promise<Context | undefined> | undefined;
+  const load = async (): Promise<Context | undefined> => {
+    const campaign = await getCampaign(workspaceId, campaignId);
+    if (!campaign) return undefined;
+    const { data: agent } = await AgentEntity.get({ workspaceId, agentId: campaign.agentId }).go();
+    return { campaign, parameters: agent ? agentParameters(agent) : [] };
+  };
+  return {
+    campaignId,
+    parse: { contactIdColumn: true },
+    sendPlan: (job) =>
+      sendMessage('campaigns', {
+        type: 'campaign.upload.plan',
+        workspace_id: job.workspaceId,
+        campaign_id: campaignId,
+        job_id: job.jobId,
+      }),
+    sendChunks: (job, chunks) =>
+      sendMessages(
+        'campaigns',
+        chunks.map((chunk) => ({
+          type: 'campaign.upload.chunk' as const,
+          workspace_id: job.workspaceId,
+          campaign_id: campaignId,
+          job_id: job.jobId,
+          chunk,
+        })),
+      ),
+    decideRow: async (job, row, record) => {
+      context ??= load();
+      const ctx = await context;
+      if (!ctx) throw new Error(`campaign ${campaignId} is gone; its upload stops here`);
+      await decideRow(ctx, job, row, record);
+    },
+  };
+}
+
+/** Uploads go to a campaign that is not over (409 otherwise). */
+export function requireOpenForUploads(campaign: Campaign): void {
+  if (campaign.status === 'completed' || campaign.status === 'cancelled')
+    throw conflict(`The campaign is ${campaign.status}: it takes no more contacts`);
+}
+
+const clip = (value: string, length: number) =>
+  value.length > length ? `${value.slice(0, length)}…` : value;
+
+/** The row's parameters: its columns, then what its contact knows. */
+function parametersOf(row: ParsedRow, contact: Contact | null): Record<string, string> {
+  const f = row.fields;
+  const fromContact: Record<string, string | undefined> = {
+    first_name: contact?.firstName,
+    last_name: contact?.lastName,
+    email: contact?.email,
+    ...((contact?.customAttributes ?? {}) as Record<string, string>),
+  };
+  const fromRow: Record<string, string | undefined> = {
+    first_name: f.first_name,
+    last_name: f.last_name,
+    email: f.email,
+    ...(f.attributes ?? {}),
+  };
+  // A `name` column is read as first and last name (import-parse.ts): `{{name}}` is the full name.
+  const full = (first?: string, last?: string) => [first, last].filter(Boolean).join(' ') || undefined;
+  fromContact.name = full(contact?.firstName, contact?.lastName) ?? contact?.name;
+  fromRow.name = full(f.first_name, f.last_name) ?? f.attributes?.name;
+  const parameters: Record<string, string> = {};
+  for (const source of [fromContact, fromRow])
+    for (const [key, value] of Object.entries(source))
+      if (typeof value === 'string' && value.trim()) parameters[key] = value.slice(0, 1000);
+  return Object.fromEntries(Object.entries(parameters).slice(0, 50));
+}
+
+async function decideRow(
+  ctx: Context,
+  job: ContactImport,
+  row: ParsedRow,
+  record: RowRecordBase,
+): Promise<void> {
+  const reject = (reason: string) => recordRowOutcome({ ...record, outcome: 'rejected', reason });
+  const { campaign } = ctx;
+  const workspaceId = job.workspaceId;
+  const f = row.fields;
+  let contact: Contact | null = null;
+  let phone: string | undefined;
+  if (f.contact_id) {
+    contact = isId('contact', f.contact_id) ? await getContact(workspaceId, f.contact_id) : null;
+    if (!contact) return reject(`contact_id "${clip(f.contact_id, 40)}" is not a contact of this workspace`);
+    phone = contact.phone;
+    if (!phone) return reject(`contact ${f.contact_id} has no phone number`);
+  } else if (f.phone) {
+    phone = toE164InCountry(f.phone, job.country);
+    if (!phone) return reject(`phone "${clip(f.phone, 40)}" is not a valid phone number`);
+    contact = await findContactByPhone(workspaceId, phone);
+  } else {
+    return reject('no phone number or contact_id');
+  }
+  const parameters = parametersOf(row, contact);
+  const missing = ctx.parameters.filter((name) => !parameters[name]);
+  if (missing.length > 0)
+    return reject(`missing parameters the agent's prompt uses: ${missing.map((n) => `{{${n}}}`).join(', ')}`);
+  if (!contact) {
+    const name = [f.first_name, f.last_name].filter(Boolean).join(' ') || undefined;
+    ({ contact } = await ensureContact(workspaceId, { phone, name, source: 'CSV' }));
+  }
+  const dnc = doNotCall(contact, await isSuppressed(campaign.organisationId, phone));
+  const state = campaign.status === 'cancelled' ? 'cancelled' : dnc ? 'skipped_dnc' : 'pending';
+  const batchContactId = newId('batchContact');
+  const shard = shardOf(batchContactId);
+  const now = clock.now().toISOString();
+  const counter: keyof Progress =
+    state === 'pending' ? 'pending' : state === 'cancelled' ? 'cancelled' : 'skipped';
+  const { canceled, codes } = await transact((tx) => [
+    tx.contactImportRow.create({ ...record, outcome: 'created', contactId: contact.contactId }).commit(),
+    tx.campaignPhone.create({ workspaceId, campaignId: campaign.campaignId, phone, batchContactId }).commit(),
+    tx.batchContact
+      .create({
+        workspaceId,
+        campaignId: campaign.campaignId,
+        batchContactId,
+        contactId: contact.contactId,
+        phone,
+        parameters,
+        state,
+        dueAt: DUE_NOW,
+        attempt: 0,
+        attempts: [],
+        reason: state === 'skipped_dnc' ? dnc : undefined,
+        shard,
+        jobId: job.jobId,
+        row: row.row,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .commit(),
+    tx.campaignCounters
+      .update({ workspaceId, campaignId: campaign.campaignId, shard })
+      .add({ total: 1, [counter]: 1 })
+      .commit(),
+  ]);
+  if (!canceled) return;
+  if (codes[0] === 'ConditionalCheckFailed') return; // decided by an earlier receive of this chunk
+  if (codes[1] === 'ConditionalCheckFailed') {
+    await recordRowOutcome({ ...record, outcome: 'merged', contactId: contact.contactId });
+    return;
+  }
+  throw new Error(`upload row ${row.row}: transaction cancelled (${codes.join(', ')})`);
+}
+
+/** An upload job on the wire (the contact import's view, with its campaign and kind). */
+export async function uploadJobView(job: ContactImport, withErrors: boolean) {
+  const view = importView(job, withErrors ? await importErrors(job) : undefined);
+  return {
+    id: view.id,
+    job_id: view.job_id,
+    campaign_id: job.campaignId ?? '',
+    kind: 'upload' as const,
+    file_name: view.file_name,
+    status: view.status,
+    progress: view.progress,
+    counts: view.counts,
+    ...(view.errors ? { errors: view.errors } : {}),
+    failure_reason: view.failure_reason,
+    created_at: view.created_at,
+    completed_at: view.completed_at,
+  };
+}
+
+/** The run job: the campaign's calls from its start (`processing` while running or paused). */
+export function runJobView(campaign: Campaign, progress: Progress) {
+  const total = progress.total;
+  const left = progress.pending + progress.calling + progress.retryScheduled;
+  return {
+    id: campaign.runJobId!,
+    job_id: campaign.runJobId!,
+    campaign_id: campaign.campaignId,
+    kind: 'run' as const,
+    file_name: null,
+    status:
+      campaign.status === 'completed'
+        ? ('completed' as const)
+        : campaign.status === 'cancelled'
+          ? ('failed' as const)
+          : ('processing' as const),
+    progress: total === 0 ? 1 : Math.round(((total - left) / total) * 1000) / 1000,
+    counts: { total, created: progress.completed, merged: progress.skipped, rejected: progress.failed },
+    failure_reason: campaign.status === 'cancelled' ? 'cancelled' : null,
+    created_at: campaign.startedAt ?? campaign.createdAt,
+    completed_at: campaign.completedAt ?? null,
+  };
+}
