@@ -1,0 +1,133 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { baseUrl } from '../helpers/http.js';
+import { ageRecording, recordedCall } from '../e2e/public-page/fixtures.js';
+import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
+
+/**
+ * The public recording page in a real browser: the system Chromium, driven by playwright-core, loads
+ * the page from the local stack. Playable (the audio element loads and plays: its duration is known,
+ * its error null, no CSP violation), unavailable (a message, no player; also when the signed URL
+ * fails in the page), and not found.
+ */
+const executablePath = chromiumPath();
+if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
+if (!executablePath) console.warn(`SKIPPED test/browser: ${MISSING_CHROMIUM}`);
+const describeWithBrowser = executablePath ? describe : describe.skip;
+
+describeWithBrowser('public recording page in Chromium', () => {
+  let browser: Browser;
+  const violations: string[] = [];
+
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function open(path: string): Promise<{ page: Page; status: number; csp: string }> {
+    const page = await browser.newPage();
+    page.on('console', (message) => {
+      if (/Content.Security.Policy|Refused to/i.test(message.text())) violations.push(message.text());
+    });
+    const response = await page.goto(`${baseUrl()}${path}`, { waitUntil: 'load' });
+    if (!response) throw new Error(`no response for ${path}`);
+    return { page, status: response.status(), csp: (await response.allHeaders())['content-security-policy'] };
+  }
+
+  it('plays a recording: the audio element loads, its duration is known and its error is null', async () => {
+    const { code, call } = await recordedCall();
+    const { page, status, csp } = await open(`/r/${code}`);
+    expect(status).toBe(200);
+    expect(csp).toContain("default-src 'none'");
+    await expect(page.title()).resolves.toBe('Call recording: Riley');
+    const audio = page.locator('audio#recording');
+    await expect(audio.count()).resolves.toBe(1);
+    await expect(audio.getAttribute('controls')).resolves.not.toBeNull();
+    await expect(audio.getAttribute('aria-label')).resolves.toBe('Call recording');
+    const state = await page.evaluate(async () => {
+      // The page's own globals (this function runs in the browser; the project has no DOM typings).
+      interface AudioElement {
+        readyState: number;
+        duration: number;
+        currentTime: number;
+        error: unknown;
+        play(): Promise<void>;
+        pause(): void;
+        addEventListener(type: string, listener: () => void, options?: { once: boolean }): void;
+      }
+      const doc = (globalThis as unknown as { document: { getElementById(id: string): AudioElement } })
+        .document;
+      const element = doc.getElementById('recording');
+      if (element.readyState < 1)
+        await new Promise<void>((resolve, reject) => {
+          element.addEventListener('loadedmetadata', resolve, { once: true });
+          element.addEventListener('error', () => reject(new Error('audio error')), { once: true });
+        });
+      await element.play();
+      await new Promise<void>((resolve) => {
+        if (element.currentTime > 0) resolve();
+        else element.addEventListener('timeupdate', resolve, { once: true });
+      });
+      element.pause();
+      return { duration: element.duration, error: element.error, currentTime: element.currentTime };
+    });
+    expect(state.error).toBeNull();
+    expect(Number.isFinite(state.duration)).toBe(true);
+    expect(state.duration).toBeGreaterThan(0);
+    expect(state.currentTime).toBeGreaterThan(0);
+    expect(call.recording.duration_seconds).toBeGreaterThan(0);
+    await expect(page.locator('#unavailable').isHidden()).resolves.toBe(true);
+    await expect(page.locator('#no-replies').textContent()).resolves.toBe('No replies yet.');
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('a signed URL that fails in the page shows "unavailable", never a broken player', async () => {
+    const { code } = await recordedCall();
+    const page = await browser.newPage();
+    // The recording's URL answers as an expired S3 presigned URL does.
+    await page.route(
+      (url) => url.searchParams.has('X-Amz-Signature'),
+      (route) =>
+        route.fulfill({
+          status: 403,
+          contentType: 'application/xml',
+          body: '<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>',
+        }),
+    );
+    await page.goto(`${baseUrl()}/r/${code}`);
+    await page.locator('#unavailable').waitFor({ state: 'visible' });
+    await expect(page.locator('#player').isHidden()).resolves.toBe(true);
+    await expect(page.locator('#unavailable').textContent()).resolves.toContain('no longer available');
+    await page.close();
+  });
+
+  it('a recording past its retention is shown unavailable, without a player', async () => {
+    const { tenant, call, code } = await recordedCall();
+    await ageRecording(tenant, call.id);
+    const { page, status } = await open(`/r/${code}`);
+    expect(status).toBe(200);
+    await expect(page.locator('audio').count()).resolves.toBe(0);
+    await expect(page.locator('#unavailable').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('status').textContent()).resolves.toContain('no longer available');
+    await page.close();
+  });
+
+  it('an unknown or malformed code is the not-found page (404)', async () => {
+    for (const code of ['AAAAAAAAAAAA', 'short', '%3Cscript%3Ealert(1)%3C%2Fscript%3E']) {
+      const { page, status, csp } = await open(`/r/${code}`);
+      expect(status).toBe(404);
+      expect(csp).toContain("default-src 'none'");
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+        'Recording not found',
+      );
+      await expect(page.locator('audio').count()).resolves.toBe(0);
+      await page.close();
+    }
+  });
+});
