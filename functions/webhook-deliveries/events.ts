@@ -4,6 +4,7 @@ import type { WorkspaceEventMessage } from '../platform/queue-messages.js';
 import { fromEventMessage, type EventSubscriber, type WorkspaceEvent } from '../platform/workspace-events.js';
 import { startDelivery } from './deliveries.js';
 import { listEventEndpoints } from './endpoints.js';
+import type { EventEndpoint } from './entities.js';
 
 /**
  * Routes one workspace event (functions/platform/workspace-events.ts): first one webhook delivery
@@ -19,9 +20,13 @@ import { listEventEndpoints } from './endpoints.js';
 export async function routeWorkspaceEvent(
   message: WorkspaceEventMessage,
   subscribers: readonly EventSubscriber[],
+  /** The workspace's endpoints (a unit test passes its own). */
+  deps: { listEndpoints: (workspaceId: string) => Promise<EventEndpoint[]> } = {
+    listEndpoints: listEventEndpoints,
+  },
 ): Promise<{ event_id: string; deliveries: string[]; subscribers: string[] }> {
   const event = fromEventMessage(message);
-  const deliveries = await deliverToEndpoints(event);
+  const deliveries = await deliverToEndpoints(event, await deps.listEndpoints(event.workspaceId));
   const interested = subscribers.filter((s) => s.types.includes(event.type));
   const failures: string[] = [];
   await Promise.all(
@@ -50,10 +55,8 @@ export function eventPayload(event: WorkspaceEvent): string {
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: event.data });
 }
 
-async function deliverToEndpoints(event: WorkspaceEvent): Promise<string[]> {
-  const endpoints = (await listEventEndpoints(event.workspaceId)).filter(
-    (endpoint) => endpoint.enabled && endpoint.eventTypes.includes(event.type),
-  );
+async function deliverToEndpoints(event: WorkspaceEvent, all: EventEndpoint[]): Promise<string[]> {
+  const endpoints = all.filter((endpoint) => endpoint.enabled && endpoint.eventTypes.includes(event.type));
   if (endpoints.length === 0) return [];
   const payload = eventPayload(event);
   const callId = typeof event.data.call_id === 'string' ? event.data.call_id : undefined;
