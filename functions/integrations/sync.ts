@@ -1,0 +1,327 @@
+import { createHash } from 'node:crypto';
+import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
+import type { ContactInput } from '../contacts/schemas.js';
+import { mergeContact, normaliseEmail, validateContactInput } from '../contacts/service.js';
+import { listingByExternalId, listingItemId, touchBase, upsertListing } from '../knowledge/service.js';
+import { fullAddress } from '../knowledge/views.js';
+import { clock } from '../platform/clock.js';
+import { logger } from '../platform/logger.js';
+import { toE164InCountry } from '../platform/phone.js';
+import { isConditionFailure } from '../platform/table.js';
+import { publishWorkspaceEvent } from '../platform/workspace-events.js';
+import { crmProvider, type CrmContact, type CrmListing, type CrmRecord } from '../providers/crm/index.js';
+import {
+  IntegrationEntity,
+  SyncJobEntity,
+  integrationsService,
+  type Integration,
+  type SyncJob,
+} from './entities.js';
+import { getIntegration, getJob, sendPage } from './service.js';
+import { lastSyncOf } from './views.js';
+
+/**
+ * A sync job, page by page on the `integrations` queue (one message per page, each safe to receive
+ * twice or after a crash):
+ *
+ * 1. The job stops (failed, with the reason) when its integration was disconnected or deleted.
+ * 2. It reads one page of the CRM's change feed from the job's cursor. A read that fails (a timeout,
+ *    a 500) is tried again at once twice more; then the page's message is sent again with a growing
+ *    delay (2 s, 4 s … 60 s; `retries` counts these); after MAX_ATTEMPTS reads in a row the job fails
+ *    (the next sync starts from the last committed cursor, nothing lost).
+ * 3. It applies the page's records in feed order, each idempotent on its own: a listing is written
+ *    to the integration's listings base by its external id (the same item every time); a contact is
+ *    merged into the workspace's contacts by phone number, then email (source `integration`, label
+ *    the integration's name; only empty fields are filled). A listing that is `sold` with a sale the
+ *    item has not recorded (`soldKey`: the CRM's sold_at) publishes ONE `listing.sold` event, whose id
+ *    is derived from the listing and the sale (`evt_listing_sold_<item>_<sale>`), BEFORE the item
+ *    records the sale: a crash in between publishes the same event again, which receivers drop. The
+ *    initial sync of a first-time connect records sales without publishing.
+ * 4. It commits the page: the job's cursor, page and counts and the integration's cursor, in one
+ *    transaction conditioned on the job's cursor being still the one the page was read from (a page
+ *    received twice is counted once; its effects were idempotent).
+ * 5. The next page's message, or, after the last page, the job completes: the integration records it
+ *    as `last_sync` (an initial sync marks the initial sync done), the running job is cleared and the
+ *    listings base is re-indexed.
+ *
+ * A cursor that goes backwards (the CRM hands back a position behind the one asked from: restored,
+ * or replaying) is followed: the changes read again are applied again, harmlessly (the same items,
+ * merged contacts, no second event for a recorded sale), and counted in `cursor_resets`; a CRM that
+ * keeps going backwards (more than MAX_CURSOR_RESETS times in one job) fails the job.
+ */
+
+export const PAGE_SIZE = 100;
+const MAX_ATTEMPTS = 6;
+const MAX_CURSOR_RESETS = 5;
+const INLINE_TRIES = 3;
+
+export interface SyncHooks {
+  /** Test hook: throw after this many records of the page were applied (a crash half-way). */
+  failAfterRecords?: number;
+}
+
+const now = () => clock.now().toISOString();
+
+async function failJob(job: SyncJob, reason: string): Promise<string> {
+  const at = now();
+  const { workspaceId, integrationId, jobId } = job;
+  const result = await integrationsService.transaction
+    .write(({ syncJob }) => [
+      syncJob
+        .patch({ workspaceId, integrationId, jobId })
+        .set({ status: 'failed', failureReason: reason, updatedAt: at, completedAt: at })
+        .where((attr, op) => op.eq(attr.status, 'processing'))
+        .commit(),
+    ])
+    .go();
+  if (result.canceled) return 'job ended already';
+  const failed = await getJob(job.workspaceId, job.integrationId, job.jobId);
+  if (failed) await finishRelease(failed);
+  return `failed: ${reason}`;
+}
+
+/** The integration forgets its running job and records how it ended. */
+async function releaseIntegration(job: SyncJob, extra: { initialSyncDone?: boolean } = {}): Promise<void> {
+  try {
+    await IntegrationEntity.patch({ workspaceId: job.workspaceId, integrationId: job.integrationId })
+      .set({ lastSync: lastSyncOf(job), updatedAt: now(), ...extra })
+      .remove(['activeJobId'])
+      .where((attr, op) => op.eq(attr.activeJobId, job.jobId))
+      .go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+const saleKeyOf = (listing: CrmListing): string | undefined =>
+  listing.status === 'sold' ? (listing.sold_at ?? 'sold') : undefined;
+
+export const listingSoldEventId = (itemId: string, saleKey: string): string =>
+  `evt_listing_sold_${itemId}_${createHash('sha256').update(saleKey).digest('hex').slice(0, 16)}`;
+
+interface PageCounts {
+  listings: number;
+  listingsCreated: number;
+  contacts: number;
+  contactsCreated: number;
+  contactsMerged: number;
+  rejected: number;
+  listingSold: number;
+}
+
+async function applyListing(
+  integration: Integration,
+  job: SyncJob,
+  listing: CrmListing,
+  counts: PageCounts,
+): Promise<void> {
+  const kb = { workspaceId: integration.workspaceId, knowledgeBaseId: integration.knowledgeBaseId! };
+  if (!listing.external_id || !listing.address) {
+    counts.rejected += 1;
+    return;
+  }
+  const existing = await listingByExternalId(kb, listing.external_id);
+  const saleKey = saleKeyOf(listing);
+  const fields = {
+    externalId: listing.external_id,
+    address: listing.address.slice(0, 300),
+    suburb: listing.suburb,
+    state: listing.state,
+    postcode: listing.postcode,
+    priceText: listing.price_text,
+    listingStatus: listing.status,
+    bedrooms: listing.bedrooms,
+    bathrooms: listing.bathrooms,
+    description: listing.description,
+    integrationId: integration.integrationId,
+  };
+  if (saleKey && existing?.soldKey !== saleKey) {
+    const itemId = existing?.itemId ?? listingItemId(kb.knowledgeBaseId, listing.external_id);
+    if (job.kind === 'incremental') {
+      await publishWorkspaceEvent({
+        id: listingSoldEventId(itemId, saleKey),
+        type: 'listing.sold',
+        workspaceId: integration.workspaceId,
+        organisationId: integration.organisationId,
+        occurredAt: listing.sold_at,
+        data: {
+          listing_id: itemId,
+          knowledge_base_id: kb.knowledgeBaseId,
+          integration_id: integration.integrationId,
+          integration_name: integration.name,
+          external_id: listing.external_id,
+          address: fields.address,
+          full_address: fullAddress(fields),
+          suburb: listing.suburb ?? null,
+          state: listing.state ?? null,
+          postcode: listing.postcode ?? null,
+          price_text: listing.price_text ?? null,
+          sold_at: listing.sold_at ?? null,
+        },
+      });
+      counts.listingSold += 1;
+    }
+  }
+  const { created } = await upsertListing(kb, { ...fields, soldKey: saleKey ?? existing?.soldKey });
+  counts.listings += 1;
+  if (created) counts.listingsCreated += 1;
+}
+
+async function applyContact(
+  integration: Integration,
+  country: string,
+  contact: CrmContact,
+  counts: PageCounts,
+): Promise<void> {
+  const phone = contact.phone && toE164InCountry(contact.phone, country) ? contact.phone : undefined;
+  const email = contact.email && normaliseEmail(contact.email) ? contact.email.trim() : undefined;
+  if (!phone && !email) {
+    counts.rejected += 1;
+    return;
+  }
+  const input = {
+    first_name: contact.first_name?.slice(0, 100),
+    last_name: contact.last_name?.slice(0, 100),
+    phone,
+    email,
+    source: 'integration',
+    source_label: integration.name,
+  } as ContactInput;
+  if (!validateContactInput(input, country).ok) {
+    counts.rejected += 1;
+    return;
+  }
+  const merged = await mergeContact(integration.workspaceId, input, { country });
+  counts.contacts += 1;
+  if (merged.outcome === 'created') counts.contactsCreated += 1;
+  else counts.contactsMerged += 1;
+}
+
+/** One page of a job (see above). Returns what it did, for the log. */
+export async function syncPage(
+  workspaceId: string,
+  integrationId: string,
+  jobId: string,
+  hooks: SyncHooks = {},
+): Promise<string> {
+  const job = await getJob(workspaceId, integrationId, jobId);
+  if (!job) return 'no such job';
+  const integration = await getIntegration(workspaceId, integrationId);
+  if (job.status !== 'processing') {
+    // Ended, but the integration may not have heard (a crash right after): tell it again.
+    if (integration?.activeJobId === jobId) await finishRelease(job);
+    return 'not processing';
+  }
+  if (!integration) return failJob(job, 'the integration was deleted');
+  if (integration.status !== 'connected') return failJob(job, 'the integration was disconnected');
+  if (integration.activeJobId !== jobId) return failJob(job, 'another sync of the integration took over');
+  if (!integration.knowledgeBaseId) return failJob(job, 'the integration has no listings knowledge base');
+
+  const provider = crmProvider(integration.provider, integration.config as Record<string, unknown>);
+  let page: Awaited<ReturnType<typeof provider.readChanges>> | undefined;
+  let lastError = '';
+  for (let i = 0; i < INLINE_TRIES && !page; i += 1) {
+    try {
+      page = await provider.readChanges({ cursor: job.cursor ?? null, limit: PAGE_SIZE });
+    } catch (error) {
+      lastError = String((error as Error).message ?? error).slice(0, 300);
+      logger.warn('CRM read failed', { integrationId, jobId, error: lastError });
+      if (i < INLINE_TRIES - 1) await new Promise((resolve) => setTimeout(resolve, 250 * (i + 1)));
+    }
+  }
+  if (!page) {
+    const attempts = job.attempts + 1;
+    if (attempts >= MAX_ATTEMPTS)
+      return failJob(job, `the CRM did not answer after ${attempts} tries: ${lastError}`);
+    await SyncJobEntity.patch({ workspaceId, integrationId, jobId })
+      .set({ attempts, lastError, updatedAt: now() })
+      .add({ retries: 1 })
+      .go();
+    await sendPage(job, Math.min(60, 2 ** attempts));
+    return `CRM read failed (${attempts} of ${MAX_ATTEMPTS}); tried again later`;
+  }
+
+  const { data: workspace } = await WorkspaceEntity.get({ workspaceId }).go();
+  const country = workspace ? workspaceCountry(workspace) : 'AU';
+  const counts: PageCounts = {
+    listings: 0,
+    listingsCreated: 0,
+    contacts: 0,
+    contactsCreated: 0,
+    contactsMerged: 0,
+    rejected: 0,
+    listingSold: 0,
+  };
+  let applied = 0;
+  for (const record of page.records as CrmRecord[]) {
+    if (hooks.failAfterRecords !== undefined && applied >= hooks.failAfterRecords)
+      throw new Error('test hook: the sync page fails half-way');
+    if (record.kind === 'listing') await applyListing(integration, job, record.listing, counts);
+    else await applyContact(integration, country, record.contact, counts);
+    applied += 1;
+  }
+
+  const backwards = job.cursor !== undefined && provider.compareCursors(page.cursor, job.cursor) < 0;
+  if (backwards && job.cursorResets + 1 > MAX_CURSOR_RESETS)
+    return failJob(job, `the CRM's cursor went backwards ${job.cursorResets + 1} times`);
+  const at = now();
+  const result = await integrationsService.transaction
+    .write(({ syncJob, integration: tx }) => [
+      syncJob
+        .patch({ workspaceId, integrationId, jobId })
+        .set({ cursor: page.cursor, attempts: 0, remaining: page.remaining ?? 0, updatedAt: at })
+        .add({
+          pages: 1,
+          records: page.records.length,
+          ...counts,
+          cursorResets: backwards ? 1 : 0,
+        })
+        .where((attr, op) =>
+          [
+            op.eq(attr.status, 'processing'),
+            job.cursor === undefined ? op.notExists(attr.cursor) : op.eq(attr.cursor, job.cursor),
+            op.eq(attr.pages, job.pages),
+          ].join(' AND '),
+        )
+        .commit(),
+      tx
+        .patch({ workspaceId, integrationId })
+        .set({ cursor: page.cursor, updatedAt: at })
+        .where((attr, op) => op.eq(attr.activeJobId, jobId))
+        .commit(),
+    ])
+    .go();
+  if (result.canceled) return 'page committed already (a redelivery)';
+  if (page.more && page.records.length > 0) {
+    await sendPage(job);
+    return `page ${job.pages + 1}: ${page.records.length} changes; more to read`;
+  }
+  return completeJob(job);
+}
+
+async function completeJob(job: SyncJob): Promise<string> {
+  const { workspaceId, integrationId, jobId } = job;
+  const at = now();
+  let completed: SyncJob;
+  try {
+    const { data } = await SyncJobEntity.patch({ workspaceId, integrationId, jobId })
+      .set({ status: 'completed', completedAt: at, updatedAt: at, remaining: 0 })
+      .where((attr, op) => op.eq(attr.status, 'processing'))
+      .go({ response: 'all_new' });
+    completed = data as SyncJob;
+  } catch (error) {
+    if (isConditionFailure(error)) return 'job ended already';
+    throw error;
+  }
+  await finishRelease(completed);
+  return `completed: ${completed.records} changes in ${completed.pages} pages`;
+}
+
+/** After a job ended: the integration records it (an initial sync that completed marks the initial sync done). */
+async function finishRelease(job: SyncJob): Promise<void> {
+  const initialDone = job.status === 'completed' && job.kind === 'initial';
+  await releaseIntegration(job, initialDone ? { initialSyncDone: true } : {});
+  if (job.status !== 'completed') return;
+  const integration = await getIntegration(job.workspaceId, job.integrationId);
+  if (integration?.knowledgeBaseId) await touchBase(job.workspaceId, integration.knowledgeBaseId);
+}
