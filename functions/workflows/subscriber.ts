@@ -1,3 +1,5 @@
+import { getCallFacts } from '../calling/call-log.js';
+import { isId } from '../platform/ids.js';
 import type { EventSubscriber } from '../platform/workspace-events.js';
 import { startRun } from './runs.js';
 import { WORKFLOW_TRIGGER_EVENTS } from './schemas.js';
@@ -6,7 +8,8 @@ import { planIncludesWorkflows, workflowsTriggeredBy } from './service.js';
 /**
  * Workflows react to workspace events: each enabled workflow of the event's workspace triggered by
  * its type gets one run per event id (startRun's conditional put: a redelivered event makes no second
- * run). Nothing runs while the organisation's plan lacks workflows.
+ * run). Nothing runs while the organisation's plan lacks workflows. A call placed by a workflow's task
+ * triggers no workflow when it ends: a call.ended workflow that calls would otherwise call forever.
  */
 export const workflowEventSubscriber: EventSubscriber = {
   name: 'workflows',
@@ -15,6 +18,8 @@ export const workflowEventSubscriber: EventSubscriber = {
     const workflows = await workflowsTriggeredBy(event.workspaceId, event.type);
     if (workflows.length === 0) return;
     if (!(await planIncludesWorkflows(event.organisationId))) return;
+    if (event.type === 'call.ended' && (await placedByWorkflow(event.workspaceId, event.data.call_id)))
+      return;
     for (const workflow of workflows) {
       await startRun(workflow, {
         id: event.id,
@@ -25,3 +30,9 @@ export const workflowEventSubscriber: EventSubscriber = {
     }
   },
 };
+
+async function placedByWorkflow(workspaceId: string, callId: unknown): Promise<boolean> {
+  if (typeof callId !== 'string') return false;
+  const call = await getCallFacts(workspaceId, callId);
+  return call !== undefined && isId('workflow', call.createdBy);
+}
