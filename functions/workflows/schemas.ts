@@ -62,9 +62,14 @@ const Parameters = z
   .record(z.string().min(1).max(64), z.string().max(1000))
   .refine((value) => Object.keys(value).length <= 50, { message: 'at most 50 parameters' });
 
+/** A recipient given in the action: a phone number or address, or a `{{placeholder}}` naming one. */
+const Recipient = z.string().trim().min(1).max(254);
+
 /**
  * The Task stage's one action. Text fields may name event or contact fields as `{{path}}`
- * (`{{contact.first_name}}`, `{{listing.suburb}}`), filled in when the task runs.
+ * (`{{contact.first_name}}`, `{{suburb}}`), filled in when the task runs. A call, SMS or email goes to
+ * the run's contact unless the action names its recipient (`to_phone`, `to`): a `listing.sold` event,
+ * for one, has no contact.
  */
 export const Action = z.discriminatedUnion('type', [
   z.strictObject({
@@ -72,12 +77,21 @@ export const Action = z.discriminatedUnion('type', [
     agent_id: z.string().min(1).max(64),
     /** The call's dynamic variables, as start-call's `parameters`. */
     parameters: Parameters.optional(),
+    /** Whom to call (E.164, or a placeholder); default: the run's contact. */
+    to_phone: Recipient.optional(),
   }),
-  z.strictObject({ type: z.literal('sms'), body: z.string().trim().min(1).max(1600) }),
+  z.strictObject({
+    type: z.literal('sms'),
+    body: z.string().trim().min(1).max(1600),
+    /** Whom to text (E.164, or a placeholder); default: the run's contact. */
+    to_phone: Recipient.optional(),
+  }),
   z.strictObject({
     type: z.literal('email'),
     subject: z.string().trim().min(1).max(200),
     body: z.string().trim().min(1).max(10_000),
+    /** Whom to write to (an address, or a placeholder); default: the run's contact. */
+    to: Recipient.optional(),
   }),
   z.strictObject({ type: z.literal('update_contact'), fields: UpdateContactBody }),
   z.strictObject({ type: z.literal('add_note'), text: z.string().trim().min(1).max(500) }),

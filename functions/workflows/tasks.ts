@@ -148,18 +148,27 @@ function prepareInput(action: Action, facts: RunFacts): Record<string, unknown> 
   const fill = (template: string) => render(template, facts.signal);
   switch (action.type) {
     case 'call': {
-      if (!facts.phone || !isE164(facts.phone)) throw new TaskFailed('No phone number to call');
+      const phone = action.to_phone ? fill(action.to_phone).trim() : facts.phone;
+      if (!phone || !isE164(phone)) throw new TaskFailed('No phone number to call');
       const parameters = Object.fromEntries(
         Object.entries(action.parameters ?? {}).map(([key, value]) => [key, fill(value)]),
       );
-      return { agent_id: action.agent_id, to_phone: facts.phone, parameters };
+      return { agent_id: action.agent_id, to_phone: phone, parameters };
     }
-    case 'sms':
-      if (!facts.phone || !isE164(facts.phone)) throw new TaskFailed('No phone number to text');
-      return { to_phone: facts.phone, body: fill(action.body) };
-    case 'email':
-      if (!facts.email) throw new TaskFailed('No email address to write to');
-      return { to: facts.email, subject: fill(action.subject), body: fill(action.body) };
+    case 'sms': {
+      const phone = action.to_phone ? fill(action.to_phone).trim() : facts.phone;
+      if (!phone || !isE164(phone)) throw new TaskFailed('No phone number to text');
+      return {
+        to_phone: phone,
+        ...(action.to_phone || !facts.contactId ? {} : { contact_id: facts.contactId }),
+        body: fill(action.body),
+      };
+    }
+    case 'email': {
+      const to = action.to ? fill(action.to).trim() : facts.email;
+      if (!to || !/^[^@\s]+@[^@\s]+$/.test(to)) throw new TaskFailed('No email address to write to');
+      return { to, subject: fill(action.subject), body: fill(action.body) };
+    }
     case 'update_contact':
       if (!facts.contactId) throw new TaskFailed('No contact to update');
       return { contact_id: facts.contactId, fields: action.fields };
