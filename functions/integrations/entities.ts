@@ -103,6 +103,46 @@ export const SyncJobEntity = new Entity(
   cfg,
 );
 
+/**
+ * What one record of a page did, written once it is applied (created with "does not exist"): a page
+ * read again after a crash skips the records marked, and the page's counts are summed from its marks,
+ * so a record is counted once.
+ */
+export const SyncRecordEntity = new Entity(
+  {
+    model: { entity: 'integrationSyncRecord', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      jobId: { type: 'string', required: true },
+      /** `<page, 6 digits>#<index in the page, 4 digits>` */
+      record: { type: 'string', required: true },
+      outcome: {
+        type: [
+          'listing_created',
+          'listing_updated',
+          'contact_created',
+          'contact_merged',
+          'rejected',
+        ] as const,
+        required: true,
+      },
+      /** This record published listing.sold. */
+      sold: { type: 'boolean' },
+      expiresAt: { type: 'number', required: true, field: 'expires_at' },
+    },
+    indexes: {
+      byJob: primaryIndex(
+        ['workspaceId', 'jobId'],
+        'WS#${workspaceId}#INTJOB#${jobId}',
+        ['record'],
+        'REC#${record}',
+      ),
+    },
+  },
+  cfg,
+);
+export type SyncRecord = EntityItem<typeof SyncRecordEntity>;
+
 export const integrationsService = new Service(
   { integration: IntegrationEntity, syncJob: SyncJobEntity },
   cfg,

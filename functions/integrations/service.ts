@@ -261,7 +261,11 @@ export async function connectIntegration(workspaceId: string, integrationId: str
  * Sync: an incremental sync from the stored cursor (202); the running job when one runs. 409 when
  * the integration is not connected.
  */
-export async function startSync(integration: Integration, trigger: SyncTrigger): Promise<SyncJob> {
+export async function startSync(
+  integration: Integration,
+  trigger: SyncTrigger,
+  options: { send?: boolean } = {},
+): Promise<SyncJob> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const current =
       attempt === 0
@@ -293,7 +297,7 @@ export async function startSync(integration: Integration, trigger: SyncTrigger):
       ])
       .go();
     if (result.canceled) continue;
-    await sendPage(job);
+    if (options.send !== false) await sendPage(job);
     return job;
   }
   throw conflict('The integration is changing: try again');

@@ -13,9 +13,11 @@ import { crmProvider, type CrmContact, type CrmListing, type CrmRecord } from '.
 import {
   IntegrationEntity,
   SyncJobEntity,
+  SyncRecordEntity,
   integrationsService,
   type Integration,
   type SyncJob,
+  type SyncRecord,
 } from './entities.js';
 import { getIntegration, getJob, sendPage } from './service.js';
 import { lastSyncOf } from './views.js';
@@ -27,9 +29,10 @@ import { lastSyncOf } from './views.js';
  * 1. The job stops (failed, with the reason) when its integration was disconnected or deleted.
  * 2. It reads one page of the CRM's change feed from the job's cursor. A read that fails (a timeout,
  *    a 500) is tried again at once twice more; then the page's message is sent again with a growing
- *    delay (2 s, 4 s … 60 s; `retries` counts these); after MAX_ATTEMPTS reads in a row the job fails
+ *    delay (2 s, 4 s … 60 s; `retries` counts every failed read); after MAX_ATTEMPTS such rounds the job fails
  *    (the next sync starts from the last committed cursor, nothing lost).
- * 3. It applies the page's records in feed order, each idempotent on its own: a listing is written
+ * 3. It applies the page's records in feed order, each idempotent on its own, and marks each one
+ *    applied with its outcome (a page read again after a crash skips the marked ones): a listing is written
  *    to the integration's listings base by its external id (the same item every time); a contact is
  *    merged into the workspace's contacts by phone number, then email (source `integration`, label
  *    the integration's name; only empty fields are filled). A listing that is `sold` with a sale the
@@ -37,9 +40,10 @@ import { lastSyncOf } from './views.js';
  *    is derived from the listing and the sale (`evt_listing_sold_<item>_<sale>`), BEFORE the item
  *    records the sale: a crash in between publishes the same event again, which receivers drop. The
  *    initial sync of a first-time connect records sales without publishing.
- * 4. It commits the page: the job's cursor, page and counts and the integration's cursor, in one
- *    transaction conditioned on the job's cursor being still the one the page was read from (a page
- *    received twice is counted once; its effects were idempotent).
+ * 4. It commits the page: the job's cursor, page and counts (summed from the page's marks) and the
+ *    integration's cursor, in one transaction conditioned on the job's cursor and page count being
+ *    still those the page was read at (a page received twice is counted once). A crash between a
+ *    record's effect and its mark applies that record again (idempotent) and counts it as an update.
  * 5. The next page's message, or, after the last page, the job completes: the integration records it
  *    as `last_sync` (an initial sync marks the initial sync done), the running job is cleared and the
  *    listings base is re-indexed.
@@ -99,27 +103,12 @@ const saleKeyOf = (listing: CrmListing): string | undefined =>
 export const listingSoldEventId = (itemId: string, saleKey: string): string =>
   `evt_listing_sold_${itemId}_${createHash('sha256').update(saleKey).digest('hex').slice(0, 16)}`;
 
-interface PageCounts {
-  listings: number;
-  listingsCreated: number;
-  contacts: number;
-  contactsCreated: number;
-  contactsMerged: number;
-  rejected: number;
-  listingSold: number;
-}
+type Outcome = { outcome: SyncRecord['outcome']; sold?: boolean };
 
-async function applyListing(
-  integration: Integration,
-  job: SyncJob,
-  listing: CrmListing,
-  counts: PageCounts,
-): Promise<void> {
+async function applyListing(integration: Integration, job: SyncJob, listing: CrmListing): Promise<Outcome> {
   const kb = { workspaceId: integration.workspaceId, knowledgeBaseId: integration.knowledgeBaseId! };
-  if (!listing.external_id || !listing.address) {
-    counts.rejected += 1;
-    return;
-  }
+  if (!listing.external_id || !listing.address) return { outcome: 'rejected' };
+  let sold = false;
   const existing = await listingByExternalId(kb, listing.external_id);
   const saleKey = saleKeyOf(listing);
   const fields = {
@@ -159,26 +148,21 @@ async function applyListing(
           sold_at: listing.sold_at ?? null,
         },
       });
-      counts.listingSold += 1;
+      sold = true;
     }
   }
   const { created } = await upsertListing(kb, { ...fields, soldKey: saleKey ?? existing?.soldKey });
-  counts.listings += 1;
-  if (created) counts.listingsCreated += 1;
+  return { outcome: created ? 'listing_created' : 'listing_updated', sold };
 }
 
 async function applyContact(
   integration: Integration,
   country: string,
   contact: CrmContact,
-  counts: PageCounts,
-): Promise<void> {
+): Promise<Outcome> {
   const phone = contact.phone && toE164InCountry(contact.phone, country) ? contact.phone : undefined;
   const email = contact.email && normaliseEmail(contact.email) ? contact.email.trim() : undefined;
-  if (!phone && !email) {
-    counts.rejected += 1;
-    return;
-  }
+  if (!phone && !email) return { outcome: 'rejected' };
   const input = {
     first_name: contact.first_name?.slice(0, 100),
     last_name: contact.last_name?.slice(0, 100),
@@ -187,14 +171,50 @@ async function applyContact(
     source: 'integration',
     source_label: integration.name,
   } as ContactInput;
-  if (!validateContactInput(input, country).ok) {
-    counts.rejected += 1;
-    return;
-  }
+  if (!validateContactInput(input, country).ok) return { outcome: 'rejected' };
   const merged = await mergeContact(integration.workspaceId, input, { country });
-  counts.contacts += 1;
-  if (merged.outcome === 'created') counts.contactsCreated += 1;
-  else counts.contactsMerged += 1;
+  return { outcome: merged.outcome === 'created' ? 'contact_created' : 'contact_merged' };
+}
+
+const RECORD_DAYS = 30;
+const pagePrefix = (page: number) => `${String(page).padStart(6, '0')}#`;
+const recordKey = (page: number, index: number) => `${pagePrefix(page)}${String(index).padStart(4, '0')}`;
+
+/** The marks of a page's records (those applied), read consistently. */
+async function pageMarks(job: SyncJob, page: number): Promise<SyncRecord[]> {
+  const { data } = await SyncRecordEntity.query
+    .byJob({ workspaceId: job.workspaceId, jobId: job.jobId })
+    .begins({ record: pagePrefix(page) })
+    .go({ pages: 'all', consistent: true });
+  return data;
+}
+
+async function mark(job: SyncJob, page: number, index: number, outcome: Outcome): Promise<void> {
+  try {
+    await SyncRecordEntity.create({
+      workspaceId: job.workspaceId,
+      jobId: job.jobId,
+      record: recordKey(page, index),
+      outcome: outcome.outcome,
+      ...(outcome.sold ? { sold: true } : {}),
+      expiresAt: Math.floor(clock.now().getTime() / 1000) + RECORD_DAYS * 86_400,
+    }).go();
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error; // marked by another receive: the first mark stands
+  }
+}
+
+function countMarks(marks: SyncRecord[]) {
+  const n = (outcome: SyncRecord['outcome']) => marks.filter((m) => m.outcome === outcome).length;
+  return {
+    listings: n('listing_created') + n('listing_updated'),
+    listingsCreated: n('listing_created'),
+    contacts: n('contact_created') + n('contact_merged'),
+    contactsCreated: n('contact_created'),
+    contactsMerged: n('contact_merged'),
+    rejected: n('rejected'),
+    listingSold: marks.filter((m) => m.sold).length,
+  };
 }
 
 /** One page of a job (see above). Returns what it did, for the log. */
@@ -220,10 +240,12 @@ export async function syncPage(
   const provider = crmProvider(integration.provider, integration.config as Record<string, unknown>);
   let page: Awaited<ReturnType<typeof provider.readChanges>> | undefined;
   let lastError = '';
+  let failedReads = 0;
   for (let i = 0; i < INLINE_TRIES && !page; i += 1) {
     try {
       page = await provider.readChanges({ cursor: job.cursor ?? null, limit: PAGE_SIZE });
     } catch (error) {
+      failedReads += 1;
       lastError = String((error as Error).message ?? error).slice(0, 300);
       logger.warn('CRM read failed', { integrationId, jobId, error: lastError });
       if (i < INLINE_TRIES - 1) await new Promise((resolve) => setTimeout(resolve, 250 * (i + 1)));
@@ -235,7 +257,7 @@ export async function syncPage(
       return failJob(job, `the CRM did not answer after ${attempts} tries: ${lastError}`);
     await SyncJobEntity.patch({ workspaceId, integrationId, jobId })
       .set({ attempts, lastError, updatedAt: now() })
-      .add({ retries: 1 })
+      .add({ retries: failedReads })
       .go();
     await sendPage(job, Math.min(60, 2 ** attempts));
     return `CRM read failed (${attempts} of ${MAX_ATTEMPTS}); tried again later`;
@@ -243,23 +265,28 @@ export async function syncPage(
 
   const { data: workspace } = await WorkspaceEntity.get({ workspaceId }).go();
   const country = workspace ? workspaceCountry(workspace) : 'AU';
-  const counts: PageCounts = {
-    listings: 0,
-    listingsCreated: 0,
-    contacts: 0,
-    contactsCreated: 0,
-    contactsMerged: 0,
-    rejected: 0,
-    listingSold: 0,
-  };
+  const pageNo = job.pages;
+  const marked = new Set((await pageMarks(job, pageNo)).map((m) => m.record));
   let applied = 0;
-  for (const record of page.records as CrmRecord[]) {
+  for (const [index, record] of (page.records as CrmRecord[]).entries()) {
+    if (marked.has(recordKey(pageNo, index))) continue; // applied before a crash
     if (hooks.failAfterRecords !== undefined && applied >= hooks.failAfterRecords)
       throw new Error('test hook: the sync page fails half-way');
-    if (record.kind === 'listing') await applyListing(integration, job, record.listing, counts);
-    else await applyContact(integration, country, record.contact, counts);
+    const outcome =
+      record.kind === 'listing'
+        ? await applyListing(integration, job, record.listing)
+        : await applyContact(integration, country, record.contact);
+    await mark(job, pageNo, index, outcome);
     applied += 1;
   }
+  const marks = (await pageMarks(job, pageNo)).filter(
+    (m) => Number(m.record.slice(pagePrefix(pageNo).length)) < page.records.length,
+  );
+  if (marks.length !== page.records.length)
+    throw new Error(
+      `page ${pageNo} of job ${jobId}: ${marks.length} of ${page.records.length} records marked`,
+    );
+  const counts = countMarks(marks);
 
   const backwards = job.cursor !== undefined && provider.compareCursors(page.cursor, job.cursor) < 0;
   if (backwards && job.cursorResets + 1 > MAX_CURSOR_RESETS)
@@ -269,8 +296,15 @@ export async function syncPage(
     .write(({ syncJob, integration: tx }) => [
       syncJob
         .patch({ workspaceId, integrationId, jobId })
-        .set({ cursor: page.cursor, attempts: 0, remaining: page.remaining ?? 0, updatedAt: at })
+        .set({
+          cursor: page.cursor,
+          attempts: 0,
+          remaining: page.remaining ?? 0,
+          updatedAt: at,
+          ...(lastError ? { lastError } : {}),
+        })
         .add({
+          retries: failedReads,
           pages: 1,
           records: page.records.length,
           ...counts,
@@ -292,7 +326,7 @@ export async function syncPage(
     ])
     .go();
   if (result.canceled) return 'page committed already (a redelivery)';
-  if (page.more && page.records.length > 0) {
+  if (page.more && (page.records.length > 0 || page.cursor !== job.cursor)) {
     await sendPage(job);
     return `page ${job.pages + 1}: ${page.records.length} changes; more to read`;
   }

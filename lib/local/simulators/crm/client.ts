@@ -32,10 +32,13 @@ export const crmSimulator = (baseUrl: string, account = 'demo') => ({
     call<{ listing: CrmListing; seq: number }>(baseUrl, 'POST', `/control${acct(account)}/listings`, listing),
   addContact: (contact: Partial<CrmContact>) =>
     call<{ contact: CrmContact; seq: number }>(baseUrl, 'POST', `/control${acct(account)}/contacts`, contact),
-  /** The next `count` reads of the feed fail: `error` (500) or `timeout` (no answer in time). */
-  fail: (mode: 'error' | 'timeout', count: number) =>
-    call(baseUrl, 'POST', `/control${acct(account)}/faults`, { mode, count }),
-  /** The next read of the feed starts at `to` whatever it asked for: the cursor goes backwards. */
+  /**
+   * `count` reads of the feed fail, after the next `after` succeed: `error` (500) or `timeout` (no
+   * answer in the adapter's time).
+   */
+  fail: (mode: 'error' | 'timeout', count: number, after = 0) =>
+    call(baseUrl, 'POST', `/control${acct(account)}/faults`, { mode, count, after }),
+  /** The next read of the feed answers with no changes and the cursor `to`: the cursor goes backwards. */
   rewind: (to: number) => call(baseUrl, 'POST', `/control${acct(account)}/rewind`, { to }),
   stats: () => call<{ reads: number; seq: number }>(baseUrl, 'GET', `/control${acct(account)}/stats`),
 });

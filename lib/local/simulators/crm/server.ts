@@ -22,7 +22,7 @@ interface Account {
   contacts: Record<string, CrmContact>;
   feed: { seq: number; record: CrmRecord }[];
   seq: number;
-  faults: { mode: 'error' | 'timeout'; count: number } | null;
+  faults: { mode: 'error' | 'timeout'; count: number; after: number } | null;
   rewindTo: number | null;
   reads: number;
 }
@@ -202,7 +202,10 @@ export async function startCrmSimulator(options: CrmSimulatorOptions = {}): Prom
     if (method === 'GET' && parts[0] === 'v1' && parts[1] === 'accounts' && parts[3] === 'changes') {
       const acct = account(parts[2]);
       acct.reads += 1;
-      if (acct.faults && acct.faults.count > 0) {
+      if (acct.faults && acct.faults.after > 0) {
+        acct.faults.after -= 1;
+        save();
+      } else if (acct.faults && acct.faults.count > 0) {
         acct.faults.count -= 1;
         const mode = acct.faults.mode;
         if (acct.faults.count === 0) acct.faults = null;
@@ -216,9 +219,11 @@ export async function startCrmSimulator(options: CrmSimulatorOptions = {}): Prom
       let after = Number(url.searchParams.get('after') ?? '0');
       if (!Number.isInteger(after) || after < 0) throw new SimError(400, 'after must be a whole number');
       if (acct.rewindTo !== null) {
-        after = Math.min(after, acct.rewindTo);
+        // The CRM lost the caller's place (restored from a backup): it hands back an older cursor.
+        const to = acct.rewindTo;
         acct.rewindTo = null;
         save();
+        if (to < after) return { changes: [], cursor: String(to), more: true, remaining: acct.seq - to };
       }
       const limit = Math.min(500, Math.max(1, Number(url.searchParams.get('limit') ?? '100') || 100));
       const rest = acct.feed.filter((c) => c.seq > after);
@@ -276,14 +281,15 @@ export async function startCrmSimulator(options: CrmSimulatorOptions = {}): Prom
         };
         return done({ contact, seq: change(acct, { kind: 'contact', contact }) });
       }
-      // POST /control/accounts/{a}/faults {mode: error|timeout, count}
+      // POST /control/accounts/{a}/faults {mode: error|timeout, count, after?}: reads after the next `after` fail
       if (parts[3] === 'faults') {
         const mode = body.mode === 'timeout' ? 'timeout' : 'error';
         const count = Number(body.count ?? 1);
-        acct.faults = count > 0 ? { mode, count } : null;
+        const after = Math.max(0, Number(body.after ?? 0));
+        acct.faults = count > 0 ? { mode, count, after } : null;
         return done({ faults: acct.faults });
       }
-      // POST /control/accounts/{a}/rewind {to}: the next read starts from `to` (an older cursor)
+      // POST /control/accounts/{a}/rewind {to}: the next read hands back the cursor `to` (older) and no changes
       if (parts[3] === 'rewind') {
         acct.rewindTo = Math.max(0, Number(body.to ?? 0));
         return done({ rewind_to: acct.rewindTo });
