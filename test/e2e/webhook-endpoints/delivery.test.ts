@@ -208,4 +208,40 @@ describe('workspace events to webhook endpoints', () => {
     expect(gone.requests).toHaveLength(0);
     expect(await deliveries(tenant)).toEqual([]);
   });
+
+  it('an endpoint answering 410 is disabled like a post-call URL; enabling it again delivers the next event', async () => {
+    const hook = await receiver((n) => (n === 0 ? { status: 410 } : { status: 204 }));
+    const tenant = await newTenant();
+    const endpoint = await subscribe(tenant, hook.url, ['contact.created']);
+    const contact = async (phone: string) => {
+      const before = await readQuiescence();
+      const res = await api('POST', `${ws(tenant)}/contacts`, {
+        token: tenant.owner.token,
+        body: { first_name: 'Jo', phone },
+      });
+      expect(res.status).toBe(201);
+      await waitForConsumed(before, { RouteWorkspaceEvents: 1 });
+      return res.body.id as string;
+    };
+    const mine = async () =>
+      (await deliveries(tenant)).filter((d: Json) => d.endpoint_id === endpoint.id).reverse();
+
+    await contact('+61491570181');
+    await contact('+61491570182');
+    expect(hook.requests).toHaveLength(1);
+    expect((await mine()).map((d: Json) => [d.state, d.dead_reason])).toEqual([
+      ['dead', 'gone'],
+      ['dead', 'endpoint_disabled'],
+    ]);
+
+    const on = await api('PATCH', `${ws(tenant)}/webhook-endpoints/${endpoint.id}`, {
+      token: tenant.owner.token,
+      body: { enabled: true },
+    });
+    expect(on.status).toBe(200);
+    const third = await contact('+61491570183');
+    expect(hook.requests).toHaveLength(2);
+    expect(hook.requests[1]?.headers['webhook-id']).toBe(`evt_contact_created_${third}`);
+    expect((await mine()).map((d: Json) => d.state)).toEqual(['dead', 'dead', 'succeeded']);
+  });
 });
