@@ -12,6 +12,10 @@
  *  - each function bundle's size and cold load (a fresh Node process importing it, median of 3), as
  *    ratios to a bare DynamoDB-reading handler bundled in the same run: budget 2x size, 1.5x cold load
  *    (lib/bench/bundles.ts; the reviewers' bundle check holds the same).
+ *  - a batch campaign of BENCH_CAMPAIGN_CONTACTS (10,000) contacts under a cap of BENCH_CAMPAIGN_CAP (20),
+ *    calls at SIMULATOR_TIME_SCALE BENCH_CAMPAIGN_TIME_SCALE (120): every contact dialled exactly once
+ *    (0 duplicates, 0 lost, from the call records), the live calls sampled never above the cap, and
+ *    dials per second against the cap's theoretical rate (lib/bench/campaign.ts).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';
@@ -33,6 +37,7 @@ import { startBenchStack, type BenchStack } from '../lib/bench/stack-process.js'
 import { startCallClient } from '../lib/bench/start-call.js';
 import { ApiClient } from '../lib/cli/api-client.js';
 import { importTable, measureImport } from '../lib/bench/imports.js';
+import { campaignTable, measureCampaign } from '../lib/bench/campaign.js';
 import { seed, type SeedResult } from '../lib/cli/seed.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -55,7 +60,11 @@ const TO_PHONE = '+61491570156';
 /** Budgets: start-call over the floor. */
 const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 /** Which parts to run (comma-separated): start-call, call-cost, bundles. Default: all. */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign').split(','));
+/** The batch campaign (lib/bench/campaign.ts, part `campaign`): contacts, cap, simulator time scale. */
+const CAMPAIGN_CONTACTS = Number(process.env.BENCH_CAMPAIGN_CONTACTS ?? 10_000);
+const CAMPAIGN_CAP = Number(process.env.BENCH_CAMPAIGN_CAP ?? 20);
+const CAMPAIGN_TIME_SCALE = Number(process.env.BENCH_CAMPAIGN_TIME_SCALE ?? 120);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 /** Contact import (lib/bench/imports.ts): rows of the generated CSV (part `import`). */
 const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 50_000);
@@ -295,6 +304,18 @@ async function main(): Promise<void> {
     ? await measureImport({ root: ROOT, rows: IMPORT_ROWS, env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL }, log })
     : undefined;
 
+  // ── Batch campaign: every contact dialled once, the cap held, dials/s vs the cap's rate ──
+  const campaign = PARTS.has('campaign')
+    ? await measureCampaign({
+        root: ROOT,
+        contacts: CAMPAIGN_CONTACTS,
+        cap: CAMPAIGN_CAP,
+        timeScale: CAMPAIGN_TIME_SCALE,
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
+        log,
+      })
+    : undefined;
+
   let bundles;
   if (PARTS.has('bundles')) {
     log('bundling every function');
@@ -308,6 +329,7 @@ async function main(): Promise<void> {
     callCost,
     bundles,
     contactImport,
+    campaign,
   };
   writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -340,7 +362,13 @@ async function main(): Promise<void> {
           '',
         ]
       : []),
-    '10,000-contact campaign: not measured (campaigns are not built yet).',
+    ...(campaign
+      ? [
+          `## batch campaign: ${campaign.contacts} contacts, cap ${campaign.cap} (simulator time scale ${campaign.timeScale})`,
+          ...campaignTable(campaign),
+          '',
+        ]
+      : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -5,6 +5,8 @@
  *   call receive --from E164 --to E164 [--json]         the telephony simulator dials one of our numbers
  *   import FILE --workspace WS (--email E | --token T) [--format csv|vcf] [--json]
  *                                                       import contacts from a CSV or vCard file
+ *   campaign watch ID --workspace WS (--email E | --token T) [--until-paused] [--json]
+ *                                                       a campaign's progress bar until it ends
  * Logs go to stderr, so stdout carries only the result.
  */
 import '../lib/local/node-version-warning.js';
@@ -15,6 +17,7 @@ import { seed } from '../lib/cli/seed.js';
 import { describeInboundCall, receiveCall } from '../lib/cli/call.js';
 import { ApiClient } from '../lib/cli/api-client.js';
 import { describeImport, importContacts } from '../lib/cli/imports.js';
+import { describeCampaign, watchCampaign } from '../lib/cli/campaign.js';
 
 const log = (line: string) => process.stderr.write(`[cli] ${line}\n`);
 
@@ -113,10 +116,45 @@ async function main(): Promise<number> {
       process.stdout.write(`${values.json ? JSON.stringify(job) : describeImport(job)}\n`);
       return job.status === 'completed' ? 0 : 1;
     }
+    case 'campaign': {
+      const [subcommand, ...args] = rest;
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          workspace: { type: 'string' },
+          email: { type: 'string' },
+          token: { type: 'string' },
+          'until-paused': { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+        },
+      });
+      const [campaignId] = positionals;
+      if (subcommand !== 'watch' || !campaignId || !values.workspace || (!values.email && !values.token)) {
+        log(
+          'usage: npm run cli -- campaign watch CAMPAIGN_ID --workspace WS (--email E | --token TOKEN) [--until-paused] [--json]',
+        );
+        return 2;
+      }
+      const token = values.token ?? (await requestAccessToken(state, values.email!));
+      const result = await watchCampaign(
+        new ApiClient(state.base_url, token),
+        {
+          workspaceId: values.workspace,
+          campaignId,
+          showProgress: !values.json && process.stderr.isTTY,
+          untilPaused: values['until-paused'],
+        },
+        log,
+      );
+      process.stdout.write(`${values.json ? JSON.stringify(result) : describeCampaign(result)}\n`);
+      return result.campaign.status === 'completed' ? 0 : 1;
+    }
     default:
       log(
         'commands: seed [--json] [--plan free|starter|growth|scale], token --email E, ' +
-          'call receive --from E164 --to E164 [--json], import FILE --workspace WS --email E',
+          'call receive --from E164 --to E164 [--json], import FILE --workspace WS --email E, ' +
+          'campaign watch ID --workspace WS --email E',
       );
       return 2;
   }

@@ -72,7 +72,7 @@ export async function uploadAndWait(tenant: Tenant, campaignId: string, csv: str
       });
       return job.body.status === 'completed' || job.body.status === 'failed' ? job.body : undefined;
     },
-    { what: 'the upload to finish', timeoutMs: 60_000 },
+    { what: 'the upload to finish', timeoutMs: 180_000 },
   );
 }
 
@@ -122,7 +122,7 @@ export async function waitForStatus(
   tenant: Tenant,
   campaignId: string,
   status = 'completed',
-  timeoutMs = 60_000,
+  timeoutMs = 180_000,
 ): Promise<Json> {
   let last: Json | undefined;
   return waitFor(

@@ -1,9 +1,9 @@
+import { jest } from '@jest/globals';
 import { api } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/wait.js';
 import {
   batchContacts,
   campaignCalls,
-  campaignPath,
   createCampaign,
   csvOf,
   patchCampaign,
@@ -22,6 +22,8 @@ import {
  * parameter), the dialer placing each contact's call once with campaign_id, busy numbers retried
  * until max_attempts, outcomes as campaign notes, credits in the progress, and the call log filter.
  */
+
+jest.setTimeout(240_000);
 
 let tenant: Tenant;
 let agentId: string;
@@ -71,13 +73,13 @@ test('a campaign runs to completed: each contact called once per attempt, busy r
   // The busy number is retried after 5 minutes: the first pass leaves it retry_scheduled.
   const busy = await waitFor(async () => (await batchContacts(tenant, created.id, 'retry_scheduled'))[0], {
     what: 'the busy contact to be scheduled again',
-    timeoutMs: 60_000,
+    timeoutMs: 180_000,
   });
   expect(busy.attempts).toEqual([{ call_id: expect.any(String), at: expect.any(String), outcome: 'busy' }]);
   expect(Date.parse(busy.next_attempt_at)).toBeGreaterThan(Date.now() + 4 * 60_000);
   await waitFor(async () => (await progress(tenant, created.id)).completed === 4, {
     what: 'the answered contacts to be completed',
-    timeoutMs: 60_000,
+    timeoutMs: 180_000,
   });
 
   const calls = await campaignCalls(tenant, created.id);
