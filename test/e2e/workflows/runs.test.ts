@@ -4,7 +4,7 @@ import { WorkflowRunEntity } from '../../../functions/workflows/entities.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { readyToCall, waitForCall } from '../calling/fixtures.js';
-import { emailsTo } from '../post-call/fixtures.js';
+import { emailsTo, startReceiver } from '../post-call/fixtures.js';
 import {
   addMember,
   callsOf,
@@ -285,6 +285,66 @@ describe('tasks', () => {
     expect(run.contact_id).toBe(contact.id);
     const got = await api('GET', `${ws(tenant)}/contacts/${contact.id}`, { token: tenant.owner.token });
     expect(got.body).toMatchObject({ tags: ['new'], attributes: { welcomed: 'yes' } });
+  });
+});
+
+describe('workflow.completed', () => {
+  it('reaches the workspace’s webhook endpoints once per completed run; emit_event: false sends none', async () => {
+    const tenant = await newTenant({ paid: true });
+    const key = (await apiKey(tenant, ['workflows:trigger'])).key;
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await api('POST', `${ws(tenant)}/webhook-endpoints`, {
+        token: tenant.owner.token,
+        body: { url: receiver.url, event_types: ['workflow.completed'] },
+      });
+      expect(endpoint.status).toBe(201);
+      const contact = await createContact(tenant, { first_name: 'Wes', phone: '+61491570404' });
+      const loud = await createWorkflow(
+        tenant,
+        workflowBody({
+          name: 'Loud',
+          auto_mode: true,
+          yolo: true,
+          action: { type: 'add_note', text: 'loud' },
+        }),
+      );
+      const quiet = await createWorkflow(
+        tenant,
+        workflowBody({
+          name: 'Quiet',
+          auto_mode: true,
+          stages: {
+            signal: { yolo: true },
+            task: { yolo: true, action: { type: 'add_note', text: 'quiet' } },
+            outcome: { yolo: true, emit_event: false },
+          },
+        }),
+      );
+      const loudRun = (await trigger(loud.id, key, { contact_id: contact.id })).body.run_id as string;
+      const quietRun = (await trigger(quiet.id, key, { contact_id: contact.id })).body.run_id as string;
+      await waitForRun(tenant, loud.id, loudRun, completed);
+      await waitForRun(tenant, quiet.id, quietRun, completed);
+      await waitFor(() => receiver.requests.length > 0, { what: 'the workflow.completed delivery' });
+      await waitForQuiescence();
+      expect(receiver.requests).toHaveLength(1);
+      const [request] = receiver.requests;
+      expect(request.headers['webhook-id']).toBe(`evt_workflow_completed_${loudRun}`);
+      expect(JSON.parse(request.body)).toMatchObject({
+        type: 'workflow.completed',
+        data: {
+          workflow_id: loud.id,
+          workflow_name: 'Loud',
+          run_id: loudRun,
+          event_type: 'external',
+          contact_id: contact.id,
+          task: { action: 'add_note', result: { note_id: expect.stringMatching(/^note_/) } },
+          outcome: { note_id: expect.stringMatching(/^note_/) },
+        },
+      });
+    } finally {
+      await receiver.stop();
+    }
   });
 });
 
