@@ -1,4 +1,5 @@
 import { api, type Json } from '../../helpers/http.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   addMember,
   apiKey,
@@ -158,6 +159,36 @@ describe('workflows', () => {
     expect((await api('GET', workflowPath(tenant, 'nope'), { token: member.token })).status).toBe(404);
     const key = (await apiKey(tenant, ['workflows:trigger'])).key;
     expect((await api('GET', workflowsPath(tenant), { token: key })).status).toBe(403);
+    // A run waiting for review: the other tenant can neither see nor approve it.
+    const triggered = await api('POST', `/api/v1/triggers/${workflow.id}`, { token: key, body: {} });
+    expect(triggered.status).toBe(202);
+    const runId = triggered.body.run_id as string;
+    const run = await waitFor(async () => {
+      const res = await api('GET', `${workflowPath(tenant, workflow.id)}/runs/${runId}`, {
+        token: member.token,
+      });
+      return res.body.status === 'waiting_review' ? res.body : undefined;
+    });
+    for (const path of [`${otherPath}/runs/${runId}`, `${workflowPath(tenant, workflow.id)}/runs/${runId}`]) {
+      expect((await api('GET', path, { token: other.owner.token })).status).toBe(404);
+      expect((await api('POST', `${path}/stages/signal/approve`, { token: other.owner.token })).status).toBe(
+        404,
+      );
+      expect((await api('POST', `${path}/stages/signal/reject`, { token: other.owner.token })).status).toBe(
+        404,
+      );
+    }
+    expect(
+      (
+        await api('GET', `${workflowPath(tenant, workflow.id)}/runs/wfr_01J00000000000000000000000`, {
+          token: member.token,
+        })
+      ).status,
+    ).toBe(404);
+    const unchanged = await api('GET', `${workflowPath(tenant, workflow.id)}/runs/${runId}`, {
+      token: viewer.token,
+    });
+    expect(unchanged.body).toEqual(run);
     // Still there, unchanged.
     const got = await api('GET', workflowPath(tenant, workflow.id), { token: member.token });
     expect(got.body).toEqual(workflow);
