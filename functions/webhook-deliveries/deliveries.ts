@@ -11,6 +11,7 @@ import {
   WebhookDeliveryEntity,
   WebhookEndpointEntity,
   readDelivery,
+  readEventEndpoint,
   type DeliveryAttempt,
   type DeliveryKind,
   type WebhookDelivery,
@@ -224,6 +225,18 @@ async function isEndpointDisabled(workspaceId: string, url: string): Promise<boo
   return data?.state === 'disabled';
 }
 
+/**
+ * An event delivery whose webhook endpoint was deleted (`endpoint_deleted`) or disabled
+ * (`endpoint_disabled`) since it was queued makes no more attempts: what the customer turned off
+ * stops at once, retries included.
+ */
+async function eventEndpointGone(delivery: WebhookDelivery): Promise<string | undefined> {
+  if (delivery.kind !== 'event' || !delivery.endpointId) return undefined;
+  const { data } = await readEventEndpoint(delivery.workspaceId, delivery.endpointId);
+  if (!data) return 'endpoint_deleted';
+  return data.enabled ? undefined : 'endpoint_disabled';
+}
+
 /** A 410: the endpoint is disabled for this workspace and its admins are told (once per disabling). */
 async function disableEndpoint(delivery: WebhookDelivery): Promise<void> {
   const now = clock.now().toISOString();
@@ -314,16 +327,19 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
   const { token } = claimed;
   const current = claimed.delivery;
 
-  if (await isEndpointDisabled(current.workspaceId, current.url)) {
+  const inactive = (await isEndpointDisabled(current.workspaceId, current.url))
+    ? 'endpoint_disabled'
+    : await eventEndpointGone(current);
+  if (inactive) {
     await finishScheduled(
       current,
       token,
       message.attempt,
       undefined,
       { kind: 'dead', reason: 'exhausted' },
-      'endpoint_disabled',
+      inactive,
     );
-    throw new DeadLetter(current.deliveryId, 'endpoint_disabled');
+    throw new DeadLetter(current.deliveryId, inactive);
   }
 
   const { http, at } = await send(current);

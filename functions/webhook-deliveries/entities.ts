@@ -95,7 +95,10 @@ export const WebhookDeliveryEntity = new Entity(
       /** Who is making an attempt now (token) and until when the claim holds. */
       claimToken: { type: 'string' },
       claimExpiresAt: { type: 'string' },
-      /** Why the delivery is dead (`exhausted`, `rejected`, `gone`, `refused`, `endpoint_disabled`). */
+      /**
+       * Why the delivery is dead (`exhausted`, `rejected`, `gone`, `refused`, `endpoint_disabled`;
+       * `endpoint_deleted`: an event delivery's webhook endpoint was deleted meanwhile).
+       */
       deadReason: { type: 'string' },
       /** The scheduled attempt whose queue message goes to the DLQ (the one that made it dead). */
       deadLetterAttempt: { type: 'number' },

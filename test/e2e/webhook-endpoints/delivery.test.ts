@@ -244,4 +244,38 @@ describe('workspace events to webhook endpoints', () => {
     expect(hook.requests[1]?.headers['webhook-id']).toBe(`evt_contact_created_${third}`);
     expect((await mine()).map((d: Json) => d.state)).toEqual(['dead', 'dead', 'succeeded']);
   });
+
+  it('a retry to an endpoint deleted meanwhile is not made: the delivery is dead as endpoint_deleted', async () => {
+    // The first answer asks for the retry 10 s later (Retry-After), leaving the delete ample time to land.
+    const hook = await receiver((n) =>
+      n === 0 ? { status: 503, headers: { 'retry-after': '10' } } : { status: 204 },
+    );
+    const tenant = await newTenant();
+    const endpoint = await subscribe(tenant, hook.url, ['contact.created']);
+    const res = await api('POST', `${ws(tenant)}/contacts`, {
+      token: tenant.owner.token,
+      body: { first_name: 'Lee', phone: '+61491570184' },
+    });
+    expect(res.status).toBe(201);
+    await waitFor(() => hook.requests[0], { what: 'the first attempt' });
+    const removed = await api('DELETE', `${ws(tenant)}/webhook-endpoints/${endpoint.id}`, {
+      token: tenant.owner.token,
+    });
+    expect(removed.status).toBe(204);
+    const [delivery] = await waitFor(
+      async () => {
+        const log = await deliveries(tenant);
+        return log[0]?.state === 'dead' ? log : undefined;
+      },
+      { what: 'the delivery to end' },
+    );
+    await waitForQuiescence();
+    expect(hook.requests).toHaveLength(1);
+    expect(delivery).toMatchObject({
+      endpoint_id: endpoint.id,
+      state: 'dead',
+      dead_reason: 'endpoint_deleted',
+      attempts: [{ status_code: 503 }],
+    });
+  });
 });
