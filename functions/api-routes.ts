@@ -1,5 +1,6 @@
 import { accessRoutes } from './access/routes.js';
 import { agentRoutes } from './agents/routes.js';
+import { analyticsRoutes } from './analytics/routes.js';
 import { billingRoutes } from './billing/routes.js';
 import { campaignRoutes } from './campaigns/routes.js';
 import { callRoutes, startCallRoutes } from './calling/routes.js';
@@ -10,6 +11,7 @@ import { knowledgeRoutes } from './knowledge/routes.js';
 import { numberRoutes } from './numbers/routes.js';
 import { publicRoutes } from './public/routes.js';
 import { recordingRoutes } from './recordings/routes.js';
+import { smsRoutes } from './sms/routes.js';
 import { webhookDeliveryRoutes } from './webhook-deliveries/routes.js';
 import { workflowRoutes } from './workflows/routes.js';
 
@@ -28,11 +30,13 @@ export const apiRoutes = {
   calling: callRoutes,
   contacts: contactRoutes,
   campaigns: campaignRoutes,
+  sms: smsRoutes,
   knowledge: knowledgeRoutes,
   integrations: integrationRoutes,
   billing: billingRoutes,
   webhookDeliveries: webhookDeliveryRoutes,
   workflows: workflowRoutes,
+  analytics: analyticsRoutes,
   recordings: recordingRoutes,
 };
 

@@ -38,6 +38,8 @@ export const catalog: FunctionSpec[] = [
   domainApi('StartCall', 'startCall', 'functions/calling/handlers/start-call.ts', 'calling'),
   domainApi('NumbersApi', 'numbers', 'functions/numbers/http.ts', 'numbers', { timeoutSeconds: 20 }),
   domainApi('CallingApi', 'calling', 'functions/calling/http.ts', 'calling', { timeoutSeconds: 20 }),
+  // Call analytics (analytics/): read from the counters calling keeps on write.
+  domainApi('AnalyticsApi', 'analytics', 'functions/analytics/http.ts', 'calling'),
   {
     id: 'DispatchCalls',
     group: 'calling',
@@ -144,6 +146,17 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', sendsTo: ['campaigns'] },
     timeoutSeconds: 30,
   },
+  // ── SMS (sms/): direct messages, campaigns, the inbox; campaign sends and held sends on their queue ─
+  domainApi('SmsApi', 'sms', 'functions/sms/http.ts', 'sms', { timeoutSeconds: 30 }),
+  {
+    // Campaign audience pages and send chunks; messages held while billing was past due.
+    id: 'ProcessSms',
+    group: 'sms',
+    entry: 'functions/sms/handlers/process-sms.ts',
+    queue: { name: 'sms', batchSize: 4 },
+    access: { table: 'readwrite', sendsTo: ['sms'], secrets: ['telephony'] },
+    timeoutSeconds: 150,
+  },
   // ── Workflows (workflows/): routes and the external trigger, runs advanced on their queue ───────
   domainApi('WorkflowsApi', 'workflows', 'functions/workflows/http.ts', 'workflows', { timeoutSeconds: 20 }),
   {
@@ -228,12 +241,21 @@ export const catalog: FunctionSpec[] = [
     timeoutSeconds: 30,
   },
   {
+    // Inbound SMS and delivery status callbacks; hot replies are emailed, sms.received published.
+    id: 'TelephonySmsWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-sms.ts',
+    functionUrl: { path: '/webhooks/telephony/sms' },
+    access: { table: 'readwrite', sendsTo: ['workspaceEvents'], secrets: ['telephony'], email: true },
+    timeoutSeconds: 30,
+  },
+  {
     id: 'BillingWebhook',
     group: 'provider-webhooks',
     entry: 'functions/inbound-webhooks/payments.ts',
     functionUrl: { path: '/webhooks/billing' },
-    // Back in good standing: the held post-call actions go back on their queue.
-    access: { table: 'readwrite', secrets: ['payments'], sendsTo: ['postCallActions'] },
+    // Back in good standing: the held post-call actions and SMS sends go back on their queues.
+    access: { table: 'readwrite', secrets: ['payments'], sendsTo: ['postCallActions', 'sms'] },
   },
 ];
 

@@ -40,6 +40,7 @@ const LAYERS = [
   'post-call', // the post-call pipeline and its actions
   'integrations', // CRM integrations: connect, sync (listings into knowledge, contacts merged), listing.sold
   'campaigns', // batch outbound campaigns: uploads, the dialer (calling window, DNC, retries, caps)
+  'sms', // SMS: direct messages, campaigns, the inbox, opt-out, hot-reply alerts (above contacts and post-call)
   // later families go here, above the core: campaigns, sms, knowledge, integrations, workflows, analytics
   'analytics', // call analytics from the counters calling keeps on write
   'evaluations', // agent evaluations: scripted simulated calls, judged, charged at start

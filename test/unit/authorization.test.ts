@@ -55,6 +55,7 @@ const EXPECTED: Record<Action, { allowed: Who[]; write: boolean; scope: 'organis
   'agents:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'calls:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'contacts:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
+  'sms:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'knowledge:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'integrations:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'workflows:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },

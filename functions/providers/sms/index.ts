@@ -3,14 +3,24 @@ import { logger } from '../../platform/logger.js';
 import { secretString } from '../../platform/secrets.js';
 import { LocalOutboxSmsSender } from './local-outbox.js';
 import { SmsSendError, type SmsMessage, type SmsReceipt, type SmsSender } from './port.js';
+import { LOCAL_TELEPHONY_AUTH_TOKEN } from '../telephony/index.js';
+import { SimulatorSmsSender } from './simulator.js';
 import { TwilioSmsSender, type TwilioCredentials } from './twilio.js';
 
 export { SmsSendError, type SmsMessage, type SmsReceipt, type SmsSender } from './port.js';
 
 const SmsConfig = z.object({
   STAGE: z.enum(['local', 'cloud']).default('local'),
-  /** `local`: the outbox file; `twilio`: Twilio Messages. Default: Twilio in the cloud, the outbox elsewhere. */
-  SMS_PROVIDER: z.enum(['local', 'twilio']).optional(),
+  /**
+   * `local`: the outbox file; `simulator`: the local SMS simulator (SMS_SIMULATOR_URL); `twilio`:
+   * Twilio Messages. Default: Twilio in the cloud, else the simulator when the local stack runs one,
+   * else the outbox file.
+   */
+  SMS_PROVIDER: z.enum(['local', 'simulator', 'twilio']).optional(),
+  /** Set by the local stack's SMS simulator service. */
+  SMS_SIMULATOR_URL: z.string().optional(),
+  /** The simulator's REST token and signing key (the telephony simulator's). */
+  TELEPHONY_AUTH_TOKEN: z.string().optional(),
 });
 
 /**
@@ -35,8 +45,17 @@ let sender: SmsSender | undefined;
 export function smsSender(): SmsSender {
   if (!sender) {
     const env = SmsConfig.parse(process.env);
-    const provider = env.SMS_PROVIDER ?? (env.STAGE === 'cloud' ? 'twilio' : 'local');
-    sender = provider === 'twilio' ? new TwilioSmsSender(telephonyCredentials) : new LocalOutboxSmsSender();
+    const provider =
+      env.SMS_PROVIDER ?? (env.STAGE === 'cloud' ? 'twilio' : env.SMS_SIMULATOR_URL ? 'simulator' : 'local');
+    sender =
+      provider === 'twilio'
+        ? new TwilioSmsSender(telephonyCredentials)
+        : provider === 'simulator' && env.SMS_SIMULATOR_URL
+          ? new SimulatorSmsSender({
+              baseUrl: env.SMS_SIMULATOR_URL,
+              authToken: env.TELEPHONY_AUTH_TOKEN ?? LOCAL_TELEPHONY_AUTH_TOKEN,
+            })
+          : new LocalOutboxSmsSender();
   }
   return sender;
 }

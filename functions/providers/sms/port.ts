@@ -1,7 +1,10 @@
 /**
  * The SMS port: what the service needs from an SMS provider. Adapters: the local outbox
- * (`local-outbox.ts`, the default everywhere but the cloud) and Twilio Messages (`twilio.ts`), which
- * uses the telephony provider's credentials.
+ * (`local-outbox.ts`), the local SMS simulator (`simulator.ts`, an HTTP service the local stack runs,
+ * with a readable outbox and signed delivery callbacks; the local default when it runs) and Twilio
+ * Messages (`twilio.ts`, the cloud default), which uses the telephony provider's credentials. Inbound
+ * messages and status callbacks arrive in Twilio's dialect at `POST /webhooks/telephony/sms`, signed
+ * like the voice callbacks (the telephony port's `verifySignature`).
  */
 export interface SmsMessage {
   /** E.164. */
@@ -14,6 +17,11 @@ export interface SmsMessage {
    * local outbox does; Twilio has no such key, so callers record each send before retrying).
    */
   idempotencyKey: string;
+  /**
+   * Where the provider reports the message's delivery status (Twilio's `StatusCallback`: signed,
+   * form-encoded `MessageSid`, `MessageStatus`, `ErrorCode`). None: no status reports.
+   */
+  statusCallbackUrl?: string;
 }
 
 export interface SmsReceipt {

@@ -49,6 +49,7 @@ export class TwilioSmsSender implements SmsSender {
           To: message.to,
           Body: message.text,
           ...(from.startsWith('MG') ? { MessagingServiceSid: from } : { From: from }),
+          ...(message.statusCallbackUrl ? { StatusCallback: message.statusCallbackUrl } : {}),
         },
         { timeoutMs: SEND_TIMEOUT_MS },
       );

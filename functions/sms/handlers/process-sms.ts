@@ -1,0 +1,18 @@
+import { queueConsumer } from '../../platform/queue-consumer.js';
+import { planPage, processChunk } from '../campaigns.js';
+import { sendQueued } from '../messages.js';
+
+/**
+ * The `sms` queue: held messages sent once billing recovers, and SMS campaigns' audience pages and
+ * send chunks (functions/sms/campaigns.ts), each safe to receive twice.
+ */
+export const handler = queueConsumer('sms', (message) => {
+  switch (message.type) {
+    case 'sms.send':
+      return sendQueued(message.workspace_id, message.message_id);
+    case 'sms.campaign.page':
+      return planPage(message.workspace_id, message.campaign_id, message.page, message.cursor);
+    case 'sms.campaign.chunk':
+      return processChunk(message.workspace_id, message.campaign_id, message.contact_ids);
+  }
+});
