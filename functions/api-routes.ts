@@ -1,6 +1,5 @@
 import { accessRoutes } from './access/routes.js';
 import { agentRoutes } from './agents/routes.js';
-import { analyticsRoutes } from './analytics/routes.js';
 import { billingRoutes } from './billing/routes.js';
 import { campaignRoutes } from './campaigns/routes.js';
 import { callRoutes, startCallRoutes } from './calling/routes.js';
@@ -36,7 +35,6 @@ export const apiRoutes = {
   billing: billingRoutes,
   webhookDeliveries: webhookDeliveryRoutes,
   workflows: workflowRoutes,
-  analytics: analyticsRoutes,
   recordings: recordingRoutes,
 };
 

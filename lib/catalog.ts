@@ -38,8 +38,6 @@ export const catalog: FunctionSpec[] = [
   domainApi('StartCall', 'startCall', 'functions/calling/handlers/start-call.ts', 'calling'),
   domainApi('NumbersApi', 'numbers', 'functions/numbers/http.ts', 'numbers', { timeoutSeconds: 20 }),
   domainApi('CallingApi', 'calling', 'functions/calling/http.ts', 'calling', { timeoutSeconds: 20 }),
-  // Call analytics (analytics/): read from the counters calling keeps on write.
-  domainApi('AnalyticsApi', 'analytics', 'functions/analytics/http.ts', 'calling'),
   {
     id: 'DispatchCalls',
     group: 'calling',
