@@ -89,7 +89,8 @@ export const webhookDeliveryRoutes = {
   deleteWebhookEndpoint: defineRoute({
     method: 'DELETE',
     path: ENDPOINT,
-    summary: 'Delete a webhook endpoint; its deliveries stay in the log (member; API key: webhooks:write)',
+    summary:
+      'Delete a webhook endpoint; its deliveries stay in the log, retries not yet made are not (member; API key: webhooks:write)',
     auth: 'user_or_api_key',
     scope: 'webhooks:write',
     successStatus: 204,
