@@ -51,6 +51,8 @@ export const AgentEntity = new Entity(
           maxDurationSeconds: { type: 'number', required: true },
         },
       },
+      /** The knowledge bases the agent searches (`kb_…` of its workspace). */
+      knowledgeBaseIds: { type: 'list', items: { type: 'string' } },
       postCallActions: {
         type: 'list',
         required: true,

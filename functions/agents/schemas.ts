@@ -97,6 +97,12 @@ const PostCallActions = z
 
 const name = z.string().trim().min(1).max(100);
 const prompt = z.string().max(20_000);
+/** The knowledge bases the agent searches (ids of the workspace's bases; the handler checks they exist). */
+export const MAX_KNOWLEDGE_BASES = 20;
+const knowledgeBaseIds = z
+  .array(z.string().trim().min(1).max(64))
+  .max(MAX_KNOWLEDGE_BASES)
+  .refine((ids) => new Set(ids).size === ids.length, { message: 'each knowledge base may appear once' });
 const greeting = z.string().max(1_000);
 
 export const CreateAgentBody = z.strictObject({
@@ -106,6 +112,7 @@ export const CreateAgentBody = z.strictObject({
   answering_calls: z.boolean().default(true),
   settings: SettingsInput.optional(),
   post_call_actions: PostCallActions.optional(),
+  knowledge_base_ids: knowledgeBaseIds.optional(),
 });
 export type CreateAgentBody = z.input<typeof CreateAgentBody>;
 
@@ -118,6 +125,8 @@ export const UpdateAgentBody = z.strictObject({
   settings: SettingsInput.optional(),
   /** Replaces the whole list (actions keep their ids when sent back with them). */
   post_call_actions: PostCallActions.optional(),
+  /** Replaces the whole list. */
+  knowledge_base_ids: knowledgeBaseIds.optional(),
 });
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
 
@@ -153,6 +162,7 @@ export const AgentResponse = z.object({
     max_duration_seconds: z.number().int(),
   }),
   post_call_actions: z.array(PostCallActionResponse),
+  knowledge_base_ids: z.array(z.string()),
   created_by: z.string(),
   created_at: z.string(),
   updated_at: z.string().nullable(),

@@ -96,6 +96,7 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
       enabled: a.enabled,
       config: (a.config ?? {}) as Record<string, unknown>,
     })),
+    knowledge_base_ids: agent.knowledgeBaseIds ?? [],
     created_by: agent.createdBy,
     created_at: agent.createdAt,
     updated_at: agent.updatedAt ?? null,
@@ -130,6 +131,7 @@ export async function createAgent(
     answeringCalls: body.answering_calls,
     settings: mergeSettings(defaultSettings(timezone), body.settings),
     postCallActions: actionsFrom(body.post_call_actions ?? []),
+    ...(body.knowledge_base_ids?.length ? { knowledgeBaseIds: body.knowledge_base_ids } : {}),
     createdBy: options.createdBy ?? 'system',
     createdAt: clock.now().toISOString(),
   }).go();
@@ -168,12 +170,15 @@ export async function updateAgent(
 ): Promise<Agent> {
   const changes = parseOrThrow(UpdateAgentBody, input, 'body');
   if (!isId('agent', agentId)) throw notFound(AGENT_NOT_FOUND);
-  const set: Partial<Pick<Agent, 'name' | 'prompt' | 'greeting' | 'answeringCalls' | 'postCallActions'>> = {};
+  const set: Partial<
+    Pick<Agent, 'name' | 'prompt' | 'greeting' | 'answeringCalls' | 'postCallActions' | 'knowledgeBaseIds'>
+  > = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.prompt !== undefined) set.prompt = changes.prompt;
   if (changes.greeting !== undefined) set.greeting = changes.greeting;
   if (changes.answering_calls !== undefined) set.answeringCalls = changes.answering_calls;
   if (changes.post_call_actions !== undefined) set.postCallActions = actionsFrom(changes.post_call_actions);
+  if (changes.knowledge_base_ids !== undefined) set.knowledgeBaseIds = changes.knowledge_base_ids;
   const settings = changes.settings ?? {};
   try {
     const { data } = await AgentEntity.patch({ workspaceId, agentId })

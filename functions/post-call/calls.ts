@@ -1,5 +1,6 @@
 import { findAgent } from '../agents/service.js';
 import { getCallFacts, setCallSentiment } from '../calling/service.js';
+import { listingAddress } from '../knowledge/service.js';
 import type { ActionType } from './entities.js';
 import type { CallFacts } from './payload.js';
 
@@ -61,9 +62,28 @@ export async function loadEndedCall(
     recordingKey: call.recordingKey,
     recordingDurationSeconds: call.recordingDurationSeconds,
     shortCode: call.shortCode,
-    quotedListings: listings.map((l) => ({ listingId: l.listingId, address: l.address, price: l.price })),
+    quotedListings: await withFullAddresses(
+      call.workspaceId,
+      listings.map((l) => ({ listingId: l.listingId, address: l.address, price: l.price })),
+    ),
   };
   return { facts };
+}
+
+/**
+ * A quoted listing's address is its full address from the workspace's listings knowledge base (by
+ * item id or external id) when a base holds it; otherwise what the agent said.
+ */
+async function withFullAddresses(
+  workspaceId: string,
+  listings: { listingId: string; address: string; price: string }[],
+): Promise<{ listingId: string; address: string; price: string }[]> {
+  return Promise.all(
+    listings.map(async (listing) => ({
+      ...listing,
+      address: (await listingAddress(workspaceId, listing.listingId)) ?? listing.address,
+    })),
+  );
 }
 
 /** Stores the call's sentiment analysis on the call, for the call detail of the calls API. */

@@ -216,7 +216,7 @@ export async function startCrmSimulator(options: CrmSimulatorOptions = {}): Prom
         hanging.delete(res);
         throw new SimError(504, 'simulated CRM timeout');
       }
-      let after = Number(url.searchParams.get('after') ?? '0');
+      const after = Number(url.searchParams.get('after') ?? '0');
       if (!Number.isInteger(after) || after < 0) throw new SimError(400, 'after must be a whole number');
       if (acct.rewindTo !== null) {
         // The CRM lost the caller's place (restored from a backup): it hands back an older cursor.
