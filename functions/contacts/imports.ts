@@ -25,7 +25,14 @@ import {
 } from './import-parse.js';
 import { onePage, type Page } from './paging.js';
 import type { ContactInput } from './schemas.js';
-import { AlsoWriteRefused, mergeContact, normaliseEmail, validateContactInput } from './service.js';
+import {
+  AlsoWriteRefused,
+  createContactsTogether,
+  mergeContact,
+  newAmong,
+  normaliseEmail,
+  validateContactInput,
+} from './service.js';
 
 /**
  * Contact imports: a CSV or vCard file becomes contacts, merged with those already there.
@@ -50,7 +57,7 @@ import { AlsoWriteRefused, mergeContact, normaliseEmail, validateContactInput } 
  *   or one that crashed half-way, never counts a row twice: created + merged + rejected = total exactly.
  * - the chunk that completes the last one sets the job `completed` (conditioned on every chunk counted).
  *
- * `progress` is the share of rows counted, 0 to 1 (chunks done / chunks). Failures: an empty file,
+ * `progress` is `{done, total}`: the rows counted (chunk by chunk) of the file's rows. Failures: an empty file,
  * a CSV without a phone or email column, an unreadable CSV or vCard, no data rows, a file over 50 MB:
  * all are found by the plan, before anything is counted, so a failed job has no counts.
  */
@@ -100,6 +107,12 @@ export interface ImportPipeline {
   sendPlan(job: ContactImport): Promise<void>;
   sendChunks(job: ContactImport, chunks: number[]): Promise<void>;
   decideRow(job: ContactImport, row: ParsedRow, record: RowRecordBase): Promise<void>;
+  /**
+   * Decides, in bulk, rows that share no phone number or email address with another row of the file
+   * (calling `step` with each batch's size once it is written), and returns those left to `decideRow`.
+   * Without it every row goes through `decideRow`.
+   */
+  decideInBulk?(job: ContactImport, rows: ParsedRow[], step: (rows: number) => void): Promise<ParsedRow[]>;
   parse?: ParseOptions;
 }
 
@@ -121,6 +134,7 @@ export const contactImportPipeline: ImportPipeline = {
       })),
     ),
   decideRow: (job, row, record) => importRow(job, row, record),
+  decideInBulk: (job, rows, step) => importInBulk(job, rows, step),
 };
 
 // ── Jobs ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -458,13 +472,23 @@ export async function processChunk(
     const rows = groups.flat();
     const decided = new Set((await rowOutcomes(job, rows)).map((r) => Number(r.row)));
     let imported = 0;
-    await inParallel(groups, ROW_CONCURRENCY, async (group) => {
+    const step = (count: number) => {
+      imported += count;
+      if (hooks.failAfterRows !== undefined && imported >= hooks.failAfterRows)
+        throw new Error('test hook: the chunk fails half-way');
+    };
+    let oneByOne = groups;
+    if (pipeline.decideInBulk) {
+      const [alone, together] = partition(groups, (group) => group.length === 1);
+      const open = alone.flat().filter((row) => !decided.has(row.row));
+      const leftOver = await pipeline.decideInBulk(job, open, step);
+      oneByOne = [...together, ...leftOver.map((row) => [row])];
+    }
+    await inParallel(oneByOne, ROW_CONCURRENCY, async (group) => {
       for (const row of group) {
         if (decided.has(row.row)) continue;
-        if (hooks.failAfterRows !== undefined && imported >= hooks.failAfterRows)
-          throw new Error('test hook: the chunk fails half-way');
         await pipeline.decideRow(job, row, rowRecordBase(job, row));
-        imported += 1;
+        step(1);
       }
     });
     const outcomes = (await rowOutcomes(job, rows)).sort((a, b) => Number(a.row) - Number(b.row));
@@ -543,6 +567,72 @@ const rowRecordBase = (job: ContactImport, row: ParsedRow): RowRecordBase => ({
   row: pad(row.row, 8),
   expiresAt: Math.floor(clock.now().getTime() / 1000) + ROW_RECORD_DAYS * 86_400,
 });
+
+/** Bulk transactions written at once. */
+const BULK_TRANSACTIONS_AT_ONCE = 4;
+/** Rows of a bulk transaction (createContactsTogether splits one that exceeds DynamoDB's 100 items). */
+const BULK_PACK_ROWS = 10;
+
+/**
+ * Contact imports' bulk path: the rejected rows' outcome records in batch writes; the rows that no
+ * contact matches (one batch read of their keys) created several to a transaction, each with its
+ * outcome record. Returns the rows left to import one at a time: those that match a contact (a
+ * merge), and those of a transaction that a condition refused (a key taken meanwhile, a row decided
+ * by another receive of the chunk).
+ */
+async function importInBulk(
+  job: ContactImport,
+  rows: ParsedRow[],
+  step: (rows: number) => void,
+): Promise<ParsedRow[]> {
+  const rejected: Parameters<typeof ContactImportRowEntity.put>[0] = [];
+  const valid: { row: ParsedRow; input: ContactInput }[] = [];
+  for (const row of rows) {
+    const decision = rowInput(row.fields, job.country, job.format);
+    if ('reason' in decision)
+      rejected.push({ ...rowRecordBase(job, row), outcome: 'rejected', reason: decision.reason });
+    else valid.push({ row, input: decision.input });
+  }
+  if (rejected.length > 0) {
+    // A rejection depends on the row alone: writing its record again writes the same decision.
+    const { unprocessed } = await ContactImportRowEntity.put(rejected).go({ concurrency: 2 });
+    if (unprocessed.length > 0) throw new Error('the table is busy: the chunk is tried again');
+    step(rejected.length);
+  }
+  const fresh = await newAmong(
+    job.workspaceId,
+    valid.map((v) => v.input),
+    job.country,
+  );
+  const leftOver = valid.filter((_, i) => !fresh[i]).map((v) => v.row);
+  const creatable = valid.filter((_, i) => fresh[i]);
+  const packs: (typeof creatable)[] = [];
+  for (let i = 0; i < creatable.length; i += BULK_PACK_ROWS)
+    packs.push(creatable.slice(i, i + BULK_PACK_ROWS));
+  await inParallel(packs, BULK_TRANSACTIONS_AT_ONCE, async (pack) => {
+    const refused = await createContactsTogether(
+      job.workspaceId,
+      pack.map(({ row, input }) => ({
+        input,
+        alsoWrite: (tx, contactId) => [
+          tx.contactImportRow.create({ ...rowRecordBase(job, row), outcome: 'created', contactId }).commit(),
+        ],
+      })),
+      { country: job.country },
+    );
+    const again = new Set(refused.map((draft) => draft.input));
+    leftOver.push(...pack.filter((entry) => again.has(entry.input)).map((entry) => entry.row));
+    step(pack.length - refused.length);
+  });
+  return leftOver;
+}
+
+function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const item of items) (test(item) ? yes : no).push(item);
+  return [yes, no];
+}
 
 /** Decides one row: rejected, or merged/created with its outcome record in the contact's transaction. */
 async function importRow(job: ContactImport, row: ParsedRow, base: RowRecordBase): Promise<void> {
@@ -630,11 +720,11 @@ async function inParallel<T>(
   await Promise.all(workers);
 }
 
-/** The job on the wire. `progress`: the share of rows counted, 0 to 1. */
+/** The job on the wire. `progress`: rows counted (`done`) of the file's rows (`total`, 0 until planned). */
 export function importView(job: ContactImport, errors?: { row: number; reason: string }[]) {
-  const progress =
-    job.status === 'completed' ? 1 : job.chunks ? Math.round((job.chunksDone / job.chunks) * 1000) / 1000 : 0;
   const failed = job.status === 'failed';
+  const total = failed ? 0 : (job.total ?? 0);
+  const progress = { done: Math.min(job.created + job.merged + job.rejected, total), total };
   return {
     id: job.jobId,
     job_id: job.jobId,
@@ -644,7 +734,7 @@ export function importView(job: ContactImport, errors?: { row: number; reason: s
     status: job.status,
     progress,
     counts: {
-      total: failed ? 0 : (job.total ?? 0),
+      total,
       created: job.created,
       merged: job.merged,
       rejected: job.rejected,

@@ -141,7 +141,7 @@ export const contactRoutes = {
     method: 'GET',
     path: `${IMPORTS}/{job_id}`,
     summary:
-      'An import: status (pending, processing, completed, failed), progress 0–1, counts {total, created, merged, ' +
+      'An import: status (pending, processing, completed, failed), progress {done, total} (rows), counts {total, created, merged, ' +
       'rejected} (created + merged + rejected = total when completed) and the first 100 rejected rows (viewer)',
     auth: 'user_or_api_key',
     scope: 'contacts:read',

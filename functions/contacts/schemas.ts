@@ -217,8 +217,8 @@ const importFields = {
   file_name: z.string().nullable(),
   /** `pending`: waiting for the upload and `…/start`. */
   status: z.enum(['pending', 'processing', 'completed', 'failed']),
-  /** The share of rows counted, 0 to 1. */
-  progress: z.number(),
+  /** Rows counted (`done`) of the file's rows (`total`; 0 until the file is read). */
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
   counts: z.object({
     total: z.number().int(),
     created: z.number().int(),

@@ -164,6 +164,80 @@ function listedFields(record: ContactRecord) {
   });
 }
 
+/** The record to write over `previous` (absent: a new contact): its version and search tokens set. */
+function finalRecord(previous: Contact | undefined, draft: ContactRecord): ContactRecord {
+  return stripUndefined({
+    ...draft,
+    version: (previous?.version ?? 0) + 1,
+    searchTokens: searchTokens(draft),
+  });
+}
+
+/**
+ * The items of writing `record` over `previous` (absent: a new contact): the contact (conditioned on
+ * the version read), the phone/email keys that change, and the search entries, each with its kind.
+ */
+function addContactItems(
+  tx: TxEntities,
+  previous: Contact | undefined,
+  record: ContactRecord,
+  add: (kind: string, item: TxItem) => void,
+): void {
+  const { workspaceId, contactId } = record;
+  if (!previous) {
+    add('contact', tx.contact.create(record).commit());
+  } else {
+    const version = previous.version;
+    add(
+      'contact',
+      tx.contact
+        .put(record)
+        .where((attr, op) =>
+          version === undefined
+            ? `${op.exists(attr.createdAt)} AND ${op.notExists(attr.version)}`
+            : op.eq(attr.version, version),
+        )
+        .commit(),
+    );
+  }
+  if (record.phone !== previous?.phone) {
+    if (previous?.phone) {
+      add(
+        'contact',
+        tx.contactPhone
+          .delete({ workspaceId, phone: previous.phone })
+          .where((attr, op) => op.eq(attr.contactId, contactId))
+          .commit(),
+      );
+    }
+    if (record.phone) {
+      add('phone', tx.contactPhone.create({ workspaceId, phone: record.phone, contactId }).commit());
+    }
+  }
+  if (record.email !== previous?.email) {
+    if (previous?.email) {
+      add(
+        'contact',
+        tx.contactEmail
+          .delete({ workspaceId, email: previous.email })
+          .where((attr, op) => op.eq(attr.contactId, contactId))
+          .commit(),
+      );
+    }
+    if (record.email) {
+      add('email', tx.contactEmail.create({ workspaceId, email: record.email, contactId }).commit());
+    }
+  }
+  const kept = new Set(record.searchTokens);
+  for (const token of previous?.searchTokens ?? []) {
+    if (!kept.has(token)) add('search', tx.contactSearch.delete({ workspaceId, token, contactId }).commit());
+  }
+  const listed = listedFields(record);
+  for (const { token, lcpPrev } of withPrefixLengths(record.searchTokens ?? [])) {
+    add('search', tx.contactSearch.put({ workspaceId, contactId, token, lcpPrev, ...listed }).commit());
+  }
+}
+
 /**
  * Writes `next` over `previous` (absent: a new contact) in one transaction: the contact (conditioned
  * on the version read), the phone/email keys that change, the search entries, and `extras`.
@@ -173,13 +247,7 @@ async function writeContact(
   draft: ContactRecord,
   extras: Extras = () => [],
 ): Promise<WriteResult & { record?: ContactRecord }> {
-  const { workspaceId, contactId } = draft;
-  const tokens = withPrefixLengths(searchTokens(draft));
-  const record: ContactRecord = stripUndefined({
-    ...draft,
-    version: (previous?.version ?? 0) + 1,
-    searchTokens: tokens.map((t) => t.token),
-  });
+  const record = finalRecord(previous, draft);
   const kinds: string[] = [];
   const result = await contactsService.transaction
     .write((tx) => {
@@ -189,59 +257,7 @@ async function writeContact(
         kinds.push(kind);
         items.push(item);
       };
-      if (!previous) {
-        add('contact', tx.contact.create(record).commit());
-      } else {
-        const version = previous.version;
-        add(
-          'contact',
-          tx.contact
-            .put(record)
-            .where((attr, op) =>
-              version === undefined
-                ? `${op.exists(attr.createdAt)} AND ${op.notExists(attr.version)}`
-                : op.eq(attr.version, version),
-            )
-            .commit(),
-        );
-      }
-      if (record.phone !== previous?.phone) {
-        if (previous?.phone) {
-          add(
-            'contact',
-            tx.contactPhone
-              .delete({ workspaceId, phone: previous.phone })
-              .where((attr, op) => op.eq(attr.contactId, contactId))
-              .commit(),
-          );
-        }
-        if (record.phone) {
-          add('phone', tx.contactPhone.create({ workspaceId, phone: record.phone, contactId }).commit());
-        }
-      }
-      if (record.email !== previous?.email) {
-        if (previous?.email) {
-          add(
-            'contact',
-            tx.contactEmail
-              .delete({ workspaceId, email: previous.email })
-              .where((attr, op) => op.eq(attr.contactId, contactId))
-              .commit(),
-          );
-        }
-        if (record.email) {
-          add('email', tx.contactEmail.create({ workspaceId, email: record.email, contactId }).commit());
-        }
-      }
-      const kept = new Set(record.searchTokens);
-      for (const token of previous?.searchTokens ?? []) {
-        if (!kept.has(token))
-          add('search', tx.contactSearch.delete({ workspaceId, token, contactId }).commit());
-      }
-      const listed = listedFields(record);
-      for (const { token, lcpPrev } of tokens) {
-        add('search', tx.contactSearch.put({ workspaceId, contactId, token, lcpPrev, ...listed }).commit());
-      }
+      addContactItems(tx, previous, record, add);
       for (const extra of extras(tx)) add(extra.kind, extra.item);
       return items;
     })
@@ -444,6 +460,108 @@ async function insertContact(
     await backOff(attempt);
   }
   throw new Error('could not create the contact (its keys kept changing); try again');
+}
+
+// ── Bulk creation, for imports ──────────────────────────────────────────────────────────────────────
+
+/** A contact to create in bulk, with the items its caller writes in the same transaction (an import's row outcome). */
+export interface NewContactDraft {
+  input: ContactInput;
+  alsoWrite: (tx: TxEntities, contactId: string) => TxItem[];
+}
+
+/** DynamoDB's limit of items in one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * For imports: whether each contact is new — no contact has its phone number or email address —
+ * from one consistent batch read of their keys (a guess that the write's conditions confirm).
+ */
+export async function newAmong(
+  workspaceId: string,
+  inputs: ContactInput[],
+  country: string,
+): Promise<boolean[]> {
+  const fields = inputs.map((input) => newContactFields(input, country));
+  const phones = [...new Set(fields.flatMap((f) => (f.phone ? [f.phone] : [])))];
+  const emails = [...new Set(fields.flatMap((f) => (f.email ? [f.email] : [])))];
+  const taken = new Set<string>();
+  const read = async <K>(
+    keys: K[],
+    get: (batch: K[]) => Promise<{ data: object[]; unprocessed: unknown[] }>,
+  ) => {
+    for (let i = 0; i < keys.length; i += 100) {
+      const { data, unprocessed } = await get(keys.slice(i, i + 100));
+      if (unprocessed.length > 0) throw new Error('the table is busy: try again');
+      for (const item of data) {
+        const key = item as { phone?: string; email?: string };
+        if (key.phone) taken.add(`p:${key.phone}`);
+        if (key.email) taken.add(`e:${key.email}`);
+      }
+    }
+  };
+  await read(phones, (batch) =>
+    ContactPhoneEntity.get(batch.map((phone) => ({ workspaceId, phone }))).go({
+      consistent: true,
+      concurrency: 1,
+    }),
+  );
+  await read(emails, (batch) =>
+    ContactEmailEntity.get(batch.map((email) => ({ workspaceId, email }))).go({
+      consistent: true,
+      concurrency: 1,
+    }),
+  );
+  return fields.map(
+    (f) => !(f.phone && taken.has(`p:${f.phone}`)) && !(f.email && taken.has(`e:${f.email}`)),
+  );
+}
+
+/**
+ * For imports: creates new contacts (free of charge), as many as fit in each transaction with their
+ * callers' items. A transaction that a condition refuses (a key taken meanwhile, an item of the caller
+ * written already) writes nothing: its drafts are returned, for the caller to create one at a time.
+ */
+export async function createContactsTogether(
+  workspaceId: string,
+  drafts: NewContactDraft[],
+  options: { country: string },
+): Promise<NewContactDraft[]> {
+  const now = clock.now().toISOString();
+  const packs: { draft: NewContactDraft; record: ContactRecord; items: number }[][] = [];
+  let pack: (typeof packs)[number] = [];
+  let size = 0;
+  for (const draft of drafts) {
+    const record = finalRecord(
+      undefined,
+      newRecord(workspaceId, newContactFields(draft.input, options.country), now),
+    );
+    const items =
+      1 + (record.phone ? 1 : 0) + (record.email ? 1 : 0) + (record.searchTokens?.length ?? 0) + 1;
+    if (size + items > MAX_TRANSACTION_ITEMS && pack.length > 0) {
+      packs.push(pack);
+      pack = [];
+      size = 0;
+    }
+    pack.push({ draft, record, items });
+    size += items;
+  }
+  if (pack.length > 0) packs.push(pack);
+  const refused: NewContactDraft[] = [];
+  for (const entries of packs) {
+    const result = await contactsService.transaction
+      .write((tx) => {
+        const items: TxItem[] = [];
+        for (const { draft, record } of entries) {
+          addContactItems(tx, undefined, record, (_kind, item) => items.push(item));
+          items.push(...draft.alsoWrite(tx, record.contactId));
+        }
+        return items;
+      })
+      .go();
+    if (result.canceled) refused.push(...entries.map((e) => e.draft));
+  }
+  return refused;
 }
 
 /** Creates a contact (free of charge); 409 `DuplicateContactError` with the id of the one that has the number or address. */

@@ -120,13 +120,14 @@ export async function measureImport(options: {
     log(`import: ${options.rows} rows (${(csv.length / 1e6).toFixed(1)} MB)`);
     const started = performance.now();
     await owner.post(`${imports}/${job.id}/start`);
-    let done: { status: string; counts: ImportReport['counts']; progress: number };
+    let done: { status: string; counts: ImportReport['counts']; progress: { done: number; total: number } };
     let shown = -1;
     for (;;) {
       done = await owner.get(`${imports}/${job.id}`);
       if (done.status === 'completed' || done.status === 'failed') break;
-      const tenth = Math.floor(done.progress * 10);
-      if (tenth !== shown) log(`import: ${Math.round(done.progress * 100)} %`);
+      const share = done.progress.total > 0 ? done.progress.done / done.progress.total : 0;
+      const tenth = Math.floor(share * 10);
+      if (tenth !== shown) log(`import: ${Math.round(share * 100)} %`);
       shown = tenth;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }

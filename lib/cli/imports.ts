@@ -12,7 +12,7 @@ import { ApiClient } from './api-client.js';
 interface ImportJob {
   id: string;
   status: 'pending' | 'processing' | 'completed' | 'failed';
-  progress: number;
+  progress: { done: number; total: number };
   counts: { total: number; created: number; merged: number; rejected: number };
   errors?: { row: number; reason: string }[];
   failure_reason: string | null;
@@ -52,7 +52,7 @@ export async function importContacts(
     if (bar && job.counts.total > 0) {
       if (!started) bar.start(total, 0);
       started = true;
-      bar.update(Math.round(job.progress * job.counts.total));
+      bar.update(job.progress.done);
     }
     if (job.status === 'completed' || job.status === 'failed') {
       bar?.stop();

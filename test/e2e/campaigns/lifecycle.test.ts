@@ -58,7 +58,7 @@ test('a campaign runs to completed: each contact called once per attempt, busy r
   expect(job).toMatchObject({
     kind: 'upload',
     status: 'completed',
-    progress: 1,
+    progress: { done: 8, total: 8 },
     counts: { total: 8, created: 5, merged: 1, rejected: 2 },
   });
   expect(job.errors).toEqual([

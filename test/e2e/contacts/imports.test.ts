@@ -2,6 +2,7 @@ import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
 import { planImport, processChunk } from '../../../functions/contacts/imports.js';
+import { createContactsTogether, newAmong } from '../../../functions/contacts/service.js';
 import { ContactImportEntity, ContactImportRowEntity } from '../../../functions/contacts/entities.js';
 import {
   addMember,
@@ -79,7 +80,7 @@ describe('CSV sent as the body', () => {
     const job = await importFile(t, csv);
     expect(job).toMatchObject({
       status: 'completed',
-      progress: 1,
+      progress: { done: 3, total: 3 },
       format: 'csv',
       counts: { total: 3, created: 3, merged: 0, rejected: 0 },
       errors: [],
@@ -432,5 +433,40 @@ describe('who may import', () => {
     const res = await postFile(tenant, `phone\n${uniqueMobile()}\n`, 'text/csv', writer.key);
     expect(res.status).toBe(202);
     expect((await finished(tenant, res.body.id)).status).toBe('completed');
+  });
+});
+
+describe('the bulk path', () => {
+  test('a transaction refused by one taken number writes none of its contacts; each is then created or merged on its own', async () => {
+    const t = await newTenant();
+    const taken = uniqueMobile();
+    const fresh = uniqueMobile();
+    const existing = await api('POST', contactsPath(t), {
+      token: t.owner.token,
+      body: { first_name: 'Already', phone: taken },
+    });
+    expect(existing.status).toBe(201);
+    const drafts = [
+      { input: { first_name: 'Fresh', phone: fresh }, alsoWrite: () => [] },
+      { input: { first_name: 'Clash', phone: taken }, alsoWrite: () => [] },
+    ];
+    expect(
+      await newAmong(
+        t.workspaceId,
+        drafts.map((d) => d.input),
+        'AU',
+      ),
+    ).toEqual([true, false]);
+    const refused = await createContactsTogether(t.workspaceId, drafts, { country: 'AU' });
+    expect(refused).toEqual(drafts);
+    const listed = async (phone: string) =>
+      (await api('GET', `${contactsPath(t)}?q=${encodeURIComponent(phone)}`, { token: t.owner.token })).body
+        .items as Json[];
+    expect(await listed(fresh)).toEqual([]);
+
+    const job = await importFile(t, `first_name,phone\nFresh,${fresh}\nClash,${taken}\n`);
+    expect(job.counts).toEqual({ total: 2, created: 1, merged: 1, rejected: 0 });
+    expect((await listed(fresh)).map((c) => c.first_name)).toEqual(['Fresh']);
+    expect((await listed(taken)).map((c) => c.id)).toEqual([existing.body.id]);
   });
 });
