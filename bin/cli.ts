@@ -7,6 +7,8 @@
  *                                                       import contacts from a CSV or vCard file
  *   campaign watch ID --workspace WS (--email E | --token T) [--until-paused] [--json]
  *                                                       a campaign's progress bar until it ends
+ *   crm listings | crm sell --listing EXTERNAL_ID | crm add-contact --phone E164 [--email E] [--account A]
+ *                                                       change the demo CRM (lib/cli/crm.ts)
  * Logs go to stderr, so stdout carries only the result.
  */
 import '../lib/local/node-version-warning.js';
@@ -18,6 +20,7 @@ import { describeInboundCall, receiveCall } from '../lib/cli/call.js';
 import { ApiClient } from '../lib/cli/api-client.js';
 import { describeImport, importContacts } from '../lib/cli/imports.js';
 import { describeCampaign, watchCampaign } from '../lib/cli/campaign.js';
+import { crmCommand } from '../lib/cli/crm.js';
 
 const log = (line: string) => process.stderr.write(`[cli] ${line}\n`);
 
@@ -150,11 +153,13 @@ async function main(): Promise<number> {
       process.stdout.write(`${values.json ? JSON.stringify(result) : describeCampaign(result)}\n`);
       return result.campaign.status === 'completed' ? 0 : 1;
     }
+    case 'crm':
+      return crmCommand(state, rest, (line) => process.stdout.write(`${line}\n`), log);
     default:
       log(
         'commands: seed [--json] [--plan free|starter|growth|scale], token --email E, ' +
           'call receive --from E164 --to E164 [--json], import FILE --workspace WS --email E, ' +
-          'campaign watch ID --workspace WS --email E',
+          'campaign watch ID --workspace WS --email E, crm listings | sell --listing ID | add-contact --phone E164',
       );
       return 2;
   }
