@@ -158,12 +158,18 @@ export const catalog: FunctionSpec[] = [
   // ── Workflows (workflows/): routes and the external trigger, runs advanced on their queue ───────
   domainApi('WorkflowsApi', 'workflows', 'functions/workflows/http.ts', 'workflows', { timeoutSeconds: 20 }),
   {
-    // Advances a run stage by stage; a task goes through start-call (the calls queue), email, contacts.
+    // Advances a run stage by stage; a task goes through start-call (the calls queue), the SMS service
+    // (the telephony provider; held sends on the sms queue), email, contacts.
     id: 'AdvanceWorkflowRuns',
     group: 'workflows',
     entry: 'functions/workflows/handlers/advance-workflow-runs.ts',
     queue: { name: 'workflowRuns', batchSize: 5 },
-    access: { table: 'readwrite', sendsTo: ['calls', 'workspaceEvents'], email: true },
+    access: {
+      table: 'readwrite',
+      sendsTo: ['calls', 'sms', 'workspaceEvents'],
+      secrets: ['telephony'],
+      email: true,
+    },
     timeoutSeconds: 30,
   },
   // ── Post-call pipeline (post-call/) and webhook deliveries to customers (webhook-deliveries/) ──

@@ -7,16 +7,20 @@ import { contactView } from '../contacts/views.js';
 import type { ApiKeyPrincipal } from '../platform/auth/principal.js';
 import { HttpError, ValidationError } from '../platform/errors.js';
 import { IDEMPOTENCY_IN_FLIGHT } from '../platform/idempotency.js';
+import { clock } from '../platform/clock.js';
 import { isE164 } from '../platform/phone.js';
 import { EmailSendError, sendEmail } from '../providers/email/index.js';
+import { SmsMessageEntity, type SmsMessage } from '../sms/entities.js';
+import { deliver, sendSms } from '../sms/messages.js';
 import { render, type SignalFacts } from './conditions.js';
 import type { WorkflowRun } from './entities.js';
 import type { Action, ActionType } from './schemas.js';
 
 /**
  * The Task stage's actions, each through the service that owns it and charged as it is: a call
- * through start-call (its checks, credits and concurrency included), an email through the email
- * port, a contact change or a note through the contacts service. A refusal or a provider failure is
+ * through start-call (its checks, credits and concurrency included), an SMS through the SMS service
+ * (5 credits a segment, opt-outs respected), an email through the email port, a contact change or a
+ * note through the contacts service. A refusal or a provider failure is
  * a TaskFailed (recorded on the run); anything else is thrown and the run's message is received again.
  */
 export class TaskFailed extends Error {
@@ -119,12 +123,13 @@ export async function runTask(
   },
 ): Promise<TaskResult> {
   let input = recorded.prepared;
+  const retry = input !== undefined;
   if (!input) {
     input = prepareInput(action, facts);
     await recorded.prepare(input);
   }
   try {
-    return await perform(run, action.type, input, facts);
+    return await perform(run, action.type, input, facts, retry);
   } catch (error) {
     if (error instanceof TaskFailed) throw error;
     if (error instanceof HttpError) {
@@ -162,6 +167,7 @@ function prepareInput(action: Action, facts: RunFacts): Record<string, unknown> 
         to_phone: phone,
         ...(action.to_phone || !facts.contactId ? {} : { contact_id: facts.contactId }),
         body: fill(action.body),
+        prepared_at: clock.now().toISOString(),
       };
     }
     case 'email': {
@@ -178,11 +184,46 @@ function prepareInput(action: Action, facts: RunFacts): Record<string, unknown> 
   }
 }
 
+/**
+ * The SMS an earlier attempt of this run's task sent, if any: the message the SMS service recorded for
+ * the recipient's thread since the task's input was recorded, created by this run. Found still
+ * `queued` (that attempt stopped before the provider), it is delivered now — once: the charge and the
+ * provider's send are keyed by the message id.
+ */
+async function runSms(run: WorkflowRun, input: Record<string, unknown>): Promise<SmsMessage | undefined> {
+  const contactId =
+    (input.contact_id as string | undefined) ??
+    (await findContactByPhone(run.workspaceId, String(input.to_phone)))?.contactId;
+  if (!contactId) return undefined;
+  const { data } = await SmsMessageEntity.query
+    .byThread({ workspaceId: run.workspaceId, contactId })
+    .gte({ createdAt: String(input.prepared_at) })
+    .where((attr, op) => `${op.eq(attr.createdBy, run.runId)} AND ${op.eq(attr.direction, 'outbound')}`)
+    .go({ pages: 'all' });
+  const message = data[0];
+  if (!message || message.status !== 'queued' || message.held) return message;
+  return (await deliver(message, { insufficient: 'fail' })).message;
+}
+
+function sendRunSms(run: WorkflowRun, input: Record<string, unknown>): Promise<SmsMessage> {
+  const contactId = input.contact_id as string | undefined;
+  return sendSms({
+    workspaceId: run.workspaceId,
+    organisationId: run.organisationId,
+    ...(contactId ? { contactId } : { to: String(input.to_phone) }),
+    body: String(input.body),
+    kind: 'workflow',
+    // The run that sent it: how a retry of the run finds this message instead of sending another.
+    createdBy: run.runId,
+  });
+}
+
 async function perform(
   run: WorkflowRun,
   type: ActionType,
   input: Record<string, unknown>,
   facts: RunFacts,
+  retry: boolean,
 ): Promise<TaskResult> {
   const text = (key: string) => String(input[key] ?? '');
   switch (type) {
@@ -208,8 +249,18 @@ async function perform(
       });
       return { action: 'call', call_id: call.id, to_phone: call.to_phone };
     }
-    case 'sms':
-      throw new TaskFailed('SMS tasks are not available');
+    case 'sms': {
+      const message = (retry ? await runSms(run, input) : undefined) ?? (await sendRunSms(run, input));
+      if (message.status === 'failed')
+        throw new TaskFailed(`sms not sent: ${message.failureReason ?? 'failed'}`);
+      return {
+        action: 'sms',
+        sms_id: message.messageId,
+        to_phone: message.toPhone,
+        status: message.status,
+        ...(message.held ? { held: true } : {}),
+      };
+    }
     case 'email': {
       const receipt = await sendEmail({
         to: text('to'),

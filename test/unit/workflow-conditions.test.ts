@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { evaluate, evaluateAll, lookup, render } from '../../functions/workflows/conditions.js';
+import type { Condition } from '../../functions/workflows/schemas.js';
 
 /** The Signal stage's conditions and the task's {{placeholders}} (functions/workflows/conditions.ts). */
 const facts = {
@@ -29,7 +30,7 @@ describe('workflow conditions', () => {
     expect(lookup({ event: {} }, 'contact.first_name')).toBeUndefined();
   });
 
-  it.each([
+  it.each<[string, Condition['op'], Condition['value'], boolean]>([
     ['sentiment', 'eq', 'positive', true],
     ['sentiment', 'neq', 'positive', false],
     ['sentiment', 'neq', 'negative', true],
@@ -44,7 +45,7 @@ describe('workflow conditions', () => {
     ['contact.tags', 'contains', 'vip', true],
     ['contact.tags', 'contains', 'seller', false],
     ['contact.first_name', 'contains', 'x', false],
-  ] as const)('%s %s %p → %p', (field, op, value, passed) => {
+  ])('%s %s %p → %p', (field, op, value, passed) => {
     expect(evaluate({ field, op, value }, facts).passed).toBe(passed);
   });
 
