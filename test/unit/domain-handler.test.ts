@@ -56,6 +56,25 @@ describe('domainHandler', () => {
     expect(() => domainHandler(routes, { ping, pong: ping })).toThrow(/pong .*has no handler of its own/);
   });
 
+  test('a route module is imported on its first request and must implement its own route', async () => {
+    let imports = 0;
+    const handler = domainHandler(routes, {
+      ping: async () => {
+        imports += 1;
+        return { handler: ping };
+      },
+      pong: async () => ({ handler: ping }),
+    });
+    expect(imports).toBe(0);
+    expect((await handler(event('GET /api/v1/ping'), context)).statusCode).toBe(200);
+    expect((await handler(event('GET /api/v1/ping'), context)).statusCode).toBe(200);
+    expect(imports).toBe(1);
+    await expect(handler(event('POST /api/v1/pong'), context)).rejects.toThrow(
+      /pong .*has no handler of its own/,
+    );
+    await expect(handler.loadAll()).rejects.toThrow(/pong .*has no handler of its own/);
+  });
+
   test('an implementation without a declared route fails when the module loads', () => {
     const extra = { ping, pong, stray: ping } as unknown as { ping: typeof ping; pong: typeof pong };
     expect(() => domainHandler(routes, extra)).toThrow(/without a declared route: stray/);
@@ -69,10 +88,14 @@ describe('every HTTP function of the catalog', () => {
     '%s loads (each declared route has its own implementation) and answers 404 off its routes',
     async (_id, spec) => {
       const module = (await import(pathToFileURL(path.resolve(spec.entry)).href)) as {
-        handler: (event: HttpEvent, context: HttpContext) => Promise<{ statusCode?: number }>;
+        handler: ((event: HttpEvent, context: HttpContext) => Promise<{ statusCode?: number }>) & {
+          loadAll?: () => Promise<void>;
+        };
       };
       const response = await module.handler(event('GET /api/v1/not-a-route'), context);
       expect(response.statusCode).toBe(404);
+      // Route modules are imported on their first request: each must implement its own route.
+      if (module.handler.loadAll) await module.handler.loadAll();
     },
   );
 });

@@ -69,31 +69,61 @@ export function implement<B, Q, A extends RouteAuth>(
   return { route: route as Route<unknown, unknown>, handler: handler as LambdaHttpHandler };
 }
 
+/** A domain's HTTP function; `loadAll` imports every route's module and checks it (for tests). */
+export type DomainHandler = LambdaHttpHandler & { loadAll(): Promise<void> };
+
+/** A route's module, imported on the route's first request (`() => import('./handlers/x.js')`). */
+export type RouteModule = () => Promise<{ handler: RouteHandler }>;
+
 /**
  * The one Lambda handler of a domain: dispatches on the event's `routeKey`, which API Gateway (or the
- * local gateway) has already matched against the declared routes. Every declared route must have
- * exactly its own implementation; a mismatch fails when the module loads, not on a request.
+ * local gateway) has already matched against the declared routes. Each route's implementation is given
+ * as its module, imported on the route's first request, so a cold start builds only what the route
+ * needs (its entities, services and clients), not the whole domain's. Every declared route must have
+ * a module and every module a declared route (checked when the module loads); a module must implement
+ * its own route (checked when it is imported; test/unit/domain-handler.test.ts imports every domain's).
  */
 export function domainHandler<R extends RouteTable>(
   routes: R,
-  implementations: { [K in keyof R]: RouteHandler },
-): LambdaHttpHandler {
-  const byKey = new Map<string, LambdaHttpHandler>();
+  modules: { [K in keyof R]: RouteModule | RouteHandler },
+): DomainHandler {
+  const byKey = new Map<string, () => Promise<LambdaHttpHandler>>();
   for (const name of Object.keys(routes)) {
-    const implementation = implementations[name];
-    if (!implementation || implementation.route !== routes[name]) {
-      throw new Error(`Route ${name} (${routeKey(routes[name])}) has no handler of its own`);
+    const given = modules[name];
+    const route = routes[name];
+    if (!given) throw new Error(`Route ${name} (${routeKey(route)}) has no handler of its own`);
+    let loaded: Promise<LambdaHttpHandler> | undefined;
+    const load = async (): Promise<LambdaHttpHandler> => {
+      const implementation = typeof given === 'function' ? (await given()).handler : given;
+      if (implementation.route !== route) {
+        throw new Error(`Route ${name} (${routeKey(route)}) has no handler of its own`);
+      }
+      return implementation.handler;
+    };
+    if (typeof given !== 'function' && given.route !== route) {
+      throw new Error(`Route ${name} (${routeKey(route)}) has no handler of its own`);
     }
-    byKey.set(routeKey(routes[name]), implementation.handler);
+    byKey.set(routeKey(route), () => {
+      loaded ??= load().catch((error: unknown) => {
+        loaded = undefined;
+        throw error;
+      });
+      return loaded;
+    });
   }
-  const extra = Object.keys(implementations).filter((name) => !(name in routes));
+  const extra = Object.keys(modules).filter((name) => !(name in routes));
   if (extra.length > 0) throw new Error(`Handlers without a declared route: ${extra.join(', ')}`);
 
-  return async (event, context) => {
+  const serve: LambdaHttpHandler = async (event, context) => {
     const handler = byKey.get(event.routeKey);
     if (!handler) return jsonResponse(404, { error: 'Not found' }, event.requestContext?.requestId ?? '');
-    return handler(event, context);
+    return (await handler())(event, context);
   };
+  return Object.assign(serve, {
+    loadAll: async () => {
+      for (const load of byKey.values()) await load();
+    },
+  });
 }
 
 function lowerCaseHeaders(headers: HttpEvent['headers']): Record<string, string | undefined> {
