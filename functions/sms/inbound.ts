@@ -4,7 +4,6 @@ import { ensureContact, getContact, normalisePhone, updateContact } from '../con
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { clock } from '../platform/clock.js';
 import { isId, newId } from '../platform/ids.js';
-import { logger } from '../platform/logger.js';
 import { publishWorkspaceEvent } from '../platform/workspace-events.js';
 import { sendEmail } from '../providers/email/index.js';
 import {
