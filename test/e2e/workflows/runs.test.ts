@@ -4,7 +4,7 @@ import { WorkflowRunEntity } from '../../../functions/workflows/entities.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { readyToCall, waitForCall } from '../calling/fixtures.js';
-import { emailsTo, startReceiver } from '../post-call/fixtures.js';
+import { emailsTo, smsTo, startReceiver } from '../post-call/fixtures.js';
 import {
   addMember,
   callsOf,
@@ -407,6 +407,62 @@ describe('a call task', () => {
     expect((await callsOf(tenant)).map((c) => c.id)).toEqual([callId]);
     // The call a workflow placed triggers no call.ended workflow (no loops).
     expect(await listRuns(tenant, onEnded.id)).toEqual([]);
+  });
+
+  it('an SMS task sends one SMS, even when the run is retried after it went out', async () => {
+    const { tenant } = await readyToCall();
+    const key = (await apiKey(tenant, ['workflows:trigger'])).key;
+    const phone = '+61491570405';
+    const contact = await createContact(tenant, { first_name: 'Tex', phone });
+    const workflow = await createWorkflow(
+      tenant,
+      workflowBody({
+        name: 'Text back',
+        auto_mode: true,
+        yolo: true,
+        action: { type: 'sms', body: 'Hi {{contact.first_name}}, about {{topic}}' },
+      }),
+    );
+    const res = await trigger(workflow.id, key, { contact_id: contact.id, topic: 'your offer' });
+    const run = await waitForRun(tenant, workflow.id, res.body.run_id, completed);
+    const smsId = run.stages.task.result.sms_id as string;
+    expect(run.stages.task.result).toMatchObject({
+      action: 'sms',
+      sms_id: expect.stringMatching(/^sms_/),
+      to_phone: phone,
+    });
+
+    // The task back to its state before the send (its input recorded), the message delivered again.
+    const stored = (
+      await WorkflowRunEntity.get({ workflowId: workflow.id, runId: run.id }).go({ consistent: true })
+    ).data!;
+    const states = stored.stageStates as Record<string, Record<string, unknown>>;
+    await WorkflowRunEntity.patch({ workflowId: workflow.id, runId: run.id })
+      .set({
+        status: 'running',
+        version: stored.version + 1,
+        stageStates: {
+          ...states,
+          task: { state: 'pending', prepared: states.task.prepared, updated_at: null },
+          outcome: { state: 'pending', updated_at: null },
+        },
+      })
+      .go();
+    await sendMessage('workflowRuns', {
+      type: 'workflow.run.advance',
+      workspace_id: tenant.workspaceId,
+      workflow_id: workflow.id,
+      run_id: run.id,
+    });
+    const again = await waitForRun(
+      tenant,
+      workflow.id,
+      run.id,
+      (r) => completed(r) && r.updated_at > stored.updatedAt,
+    );
+    expect(again.stages.task.result.sms_id).toBe(smsId);
+    await waitForQuiescence();
+    expect(smsTo(phone).map((sms) => sms.text)).toEqual(['Hi Tex, about your offer']);
   });
 
   it('a refused call (agent without a number is 404 at start-call) fails the task', async () => {
