@@ -3,6 +3,8 @@
  *   seed [--json] [--plan free|starter|growth|scale]   a new demo organisation (default plan: growth)
  *   token --email E                                     an access token for that user (stdout only)
  *   call receive --from E164 --to E164 [--json]         the telephony simulator dials one of our numbers
+ *   sms receive --from E164 --to E164 --body TEXT [--sid SM…] [--json]
+ *                                                       the SMS simulator sends one of our numbers an SMS
  *   import FILE --workspace WS (--email E | --token T) [--format csv|vcf] [--json]
  *                                                       import contacts from a CSV or vCard file
  *   campaign watch ID --workspace WS (--email E | --token T) [--until-paused] [--json]
@@ -17,6 +19,7 @@ import { readStackState } from '../lib/local/state.js';
 import { requestAccessToken } from '../lib/local/tokens.js';
 import { seed } from '../lib/cli/seed.js';
 import { describeInboundCall, receiveCall } from '../lib/cli/call.js';
+import { describeInboundSms, receiveSms } from '../lib/cli/sms.js';
 import { ApiClient } from '../lib/cli/api-client.js';
 import { describeImport, importContacts } from '../lib/cli/imports.js';
 import { describeCampaign, watchCampaign } from '../lib/cli/campaign.js';
@@ -85,6 +88,29 @@ async function main(): Promise<number> {
       const call = await receiveCall(state, input);
       process.stdout.write(`${values.json ? JSON.stringify(call) : describeInboundCall(call, input)}\n`);
       return 0;
+    }
+    case 'sms': {
+      const [subcommand, ...args] = rest;
+      const { values } = parseArgs({
+        args,
+        options: {
+          from: { type: 'string' },
+          to: { type: 'string' },
+          body: { type: 'string' },
+          sid: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+      if (subcommand !== 'receive' || !values.from || !values.to || values.body === undefined) {
+        log(
+          'usage: npm run cli -- sms receive --from +61491570199 --to +61255501234 --body "Yes please" [--sid SM…] [--json]',
+        );
+        return 2;
+      }
+      const input = { from: values.from, to: values.to, body: values.body, sid: values.sid };
+      const sms = await receiveSms(state, input);
+      process.stdout.write(`${values.json ? JSON.stringify(sms) : describeInboundSms(sms, input)}\n`);
+      return sms.http_status === 200 ? 0 : 1;
     }
     case 'import': {
       const { values, positionals } = parseArgs({
