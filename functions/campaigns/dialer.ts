@@ -207,14 +207,12 @@ async function move(
   }
   if (options.creditsUnits) counts.creditsUnits = options.creditsUnits;
   const { canceled } = await transact((tx) => {
-    let patch = tx.batchContact
-      .patch(bcKey(bc))
-      .set({
-        state: to,
-        dueAt: options.set?.dueAt ?? (to === bc.state ? bc.dueAt : DUE_NOW),
-        updatedAt: now,
-        ...options.set,
-      });
+    let patch = tx.batchContact.patch(bcKey(bc)).set({
+      state: to,
+      dueAt: options.set?.dueAt ?? (to === bc.state ? bc.dueAt : DUE_NOW),
+      updatedAt: now,
+      ...options.set,
+    });
     if (options.remove?.length) patch = patch.remove(options.remove);
     return [
       patch
@@ -400,10 +398,11 @@ async function reconcileCalling(campaign: Campaign): Promise<number> {
     workspaceId,
     withCall.map((bc) => bc.callId!),
   );
-  for (const bc of withCall) {
+  const outcomes = await inParallel(withCall, DIAL_CONCURRENCY, async (bc) => {
     const call = calls.get(bc.callId!);
-    if (call && (await recordOutcome(campaign, bc, call))) done += 1;
-  }
+    return call ? recordOutcome(campaign, bc, call) : false;
+  });
+  done += outcomes.filter(Boolean).length;
   const staleBefore = clock.now().getTime() - CLAIM_STALE_SECONDS * 1000;
   const stale = fresh.filter(
     (bc) => bc.state === 'calling' && !bc.callId && Date.parse(bc.claimedAt ?? bc.updatedAt) < staleBefore,

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isTimeZone } from '../access/schemas.js';
+import { ImportSummary } from '../contacts/schemas.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { isE164 } from '../platform/phone.js';
 import {
@@ -163,7 +164,8 @@ export const CampaignJobResponse = z.object({
   kind: z.enum(['upload', 'run']),
   file_name: z.string().nullable(),
   status: z.enum(['pending', 'processing', 'completed', 'failed']),
-  progress: z.number(),
+  /** As a contact import's (a run job's: contacts done of the total). */
+  progress: ImportSummary.shape.progress,
   counts: JobCounts,
   errors: z.array(z.object({ row: z.number().int(), reason: z.string() })).optional(),
   failure_reason: z.string().nullable(),

@@ -382,4 +382,3 @@ export function batchContactView(bc: BatchContact, now = clock.now()): z.infer<t
     reason: bc.reason ?? null,
   };
 }
-

@@ -227,7 +227,7 @@ export function runJobView(campaign: Campaign, progress: Progress) {
         : campaign.status === 'cancelled'
           ? ('failed' as const)
           : ('processing' as const),
-    progress: total === 0 ? 1 : Math.round(((total - left) / total) * 1000) / 1000,
+    progress: { done: total - left, total },
     counts: { total, created: progress.completed, merged: progress.skipped, rejected: progress.failed },
     failure_reason: campaign.status === 'cancelled' ? 'cancelled' : null,
     created_at: campaign.startedAt ?? campaign.createdAt,
