@@ -43,7 +43,15 @@ export interface Movement {
   requireFunds?: boolean;
   /** For charges: the metering rule and its quantity, added to the period's usage counters. */
   usage?: { kind: UsageKind; quantity: number };
+  /** Other domains' items written in the same transaction (LedgerWrite's `alsoWrite`). */
+  alsoWrite?: TransactionCommit[];
 }
+
+/**
+ * An item of another entity on the table, committed for a transaction (`Entity.create(…).commit()`):
+ * written with the ledger's movement or not at all (an evaluation run with its charge).
+ */
+export type TransactionCommit = object;
 
 export interface MovementResult {
   applied: boolean;
@@ -53,7 +61,7 @@ export interface MovementResult {
 }
 
 /** One ledger entry of a write (the organisation is the write's). */
-export type EntryDraft = Omit<Movement, 'organisationId' | 'requireFunds'>;
+export type EntryDraft = Omit<Movement, 'organisationId' | 'requireFunds' | 'alsoWrite'>;
 
 type Counter =
   | 'balanceUnits'
@@ -115,6 +123,8 @@ export interface LedgerWrite {
   /** Keep the "subscribed accounts" registry in step with a subscription change. */
   subscribed?:
     { put: { shard: string; subscriptionId: string; customerId: string } } | { remove: { shard: string } };
+  /** Other domains' items, last in the transaction: they are written with the movement or not at all. */
+  alsoWrite?: TransactionCommit[];
 }
 
 export type LedgerWriteOutcome =
@@ -222,6 +232,7 @@ export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcom
         } else if (subscribed) {
           items.push(subscribedAccount.delete({ shard: subscribed.remove.shard, organisationId }).commit());
         }
+        items.push(...((write.alsoWrite ?? []) as typeof items));
         return items;
       })
       .go();
@@ -245,8 +256,8 @@ export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcom
  * the Free plan's credits ran out or came back.
  */
 export async function recordMovement(movement: Movement): Promise<MovementResult> {
-  const { organisationId, requireFunds, ...entry } = movement;
-  const outcome = await writeLedger({ organisationId, entries: [entry], requireFunds });
+  const { organisationId, requireFunds, alsoWrite, ...entry } = movement;
+  const outcome = await writeLedger({ organisationId, entries: [entry], requireFunds, alsoWrite });
   if (outcome.status === 'duplicate') return { applied: false, duplicate: true };
   if (outcome.status === 'rejected') {
     if (requireFunds && movement.amountUnits < 0) {

@@ -1,5 +1,11 @@
 import { displayCredits } from './credits.js';
-import { recordMovement, writeLedger, type EntryDraft, type MovementResult } from './ledger.js';
+import {
+  recordMovement,
+  writeLedger,
+  type EntryDraft,
+  type MovementResult,
+  type TransactionCommit,
+} from './ledger.js';
 import {
   billedSeconds,
   callUnits,
@@ -109,6 +115,8 @@ export async function chargeSms(input: {
 export async function chargeEvaluationRun(input: {
   organisationId: string;
   evaluationId: string;
+  /** The run's own items, created in the same transaction as its charge (no charge, no run). */
+  alsoWrite?: TransactionCommit[];
 }): Promise<MovementResult & { units: number }> {
   const units = evaluationUnits();
   const result = await recordMovement({
@@ -116,9 +124,11 @@ export async function chargeEvaluationRun(input: {
     kind: 'charge',
     amountUnits: -units,
     reason: `Evaluation run ${input.evaluationId}`,
-    sourceKey: `evaluation:${input.evaluationId}`,
+    // The run's id (`evl_…`) is the cause: charged once per run, never refunded.
+    sourceKey: input.evaluationId,
     requireFunds: true,
     usage: { kind: 'evaluation', quantity: 1 },
+    alsoWrite: input.alsoWrite,
   });
   return { ...result, units };
 }

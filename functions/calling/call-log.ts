@@ -12,6 +12,7 @@ import { telephony, type HangupResult } from '../providers/telephony/index.js';
 import { CallEntity, CallStatusEventEntity, type Call, type CallStatusEvent } from './entities.js';
 import { applyTransition, readCall } from './lifecycle.js';
 import { shortUrl } from './short-codes.js';
+import { storeCallSentiment } from './call-stats.js';
 import {
   boundMillis,
   type CallDetailResponse,
@@ -56,13 +57,16 @@ export async function getCallFacts(workspaceId: string, callId: string): Promise
   return readCall(workspaceId, callId);
 }
 
-/** Stores the post-call pipeline's sentiment analysis on the call (shown in the call detail). */
+/**
+ * Stores the post-call pipeline's sentiment analysis on the call (shown in the call detail) and
+ * counts it for analytics, once (call-stats.ts).
+ */
 export async function setCallSentiment(
   workspaceId: string,
   callId: string,
   sentiment: unknown,
 ): Promise<void> {
-  await CallEntity.patch({ workspaceId, callId }).set({ sentiment }).go({ response: 'none' });
+  await storeCallSentiment(workspaceId, callId, sentiment);
 }
 
 const ULID_RANDOM_MIN = '0'.repeat(16);

@@ -21,6 +21,7 @@ import { INTERNAL_STATUSES } from './status.js';
  *   provider call          pk PROVIDERCALL#<provider>#<provider call id>  sk CALL  (callbacks without our call id —
  *                                                                                  inbound calls — find the call here)
  *   recording link         pk SHORTCODE#<code>           sk RECORDING              (the public page's short code → the call)
+ *   call counters          pk WS#<ws>#CALLSTATS          sk DAY#<day>[#AGENT#<ag>] (analytics, kept on write: call-stats.ts)
  *   idempotency key        functions/platform/idempotency.ts, scope = the workspace and the caller
  *                          (platform/http/idempotency.ts idempotencyScope; start-call retries; TTL 24 h)
  */
@@ -96,6 +97,10 @@ export const CallEntity = new Entity(
       /** Who asked us to hang up, set before the provider is told: its terminal callback answers that request. */
       hangupRequestedBy: { type: 'string' },
       sentiment: { type: 'any' },
+      /** The runtime got the contact's earlier calls' summaries (conversation memories): billed on top. */
+      memoriesUsed: { type: 'boolean' },
+      /** The day (workspace time zone) the call is counted in by the analytics counters; set once, when counted. */
+      statsDay: { type: 'string' },
       updatedAt: { type: 'string' },
     },
     indexes: {
@@ -194,6 +199,56 @@ export const RecordingLinkEntity = new Entity(
   cfg,
 );
 
+/** The counters of calls per status, kept on write (call-stats.ts); one set per status. */
+export const STATS_STATUSES = ['completed', 'failed'] as const;
+export type StatsStatus = (typeof STATS_STATUSES)[number];
+export const STATS_MEASURES = [
+  'Calls',
+  'Answered',
+  'Seconds',
+  'Units',
+  'Positive',
+  'Neutral',
+  'Negative',
+] as const;
+export type StatsMeasure = (typeof STATS_MEASURES)[number];
+export type StatsCounter = `${StatsStatus}${StatsMeasure}`;
+const counter = { type: 'number' } as const;
+
+/**
+ * Call analytics counters, kept on write (call-stats.ts): per workspace and day (`DAY#<day>`) and per
+ * workspace, day and agent (`DAY#<day>#AGENT#<agent>`), so any range of days is one Query.
+ */
+export const CallStatsEntity = new Entity(
+  {
+    model: { entity: 'callStats', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      statKey: { type: 'string', required: true },
+      day: { type: 'string' },
+      agentId: { type: 'string' },
+      completedCalls: counter,
+      completedAnswered: counter,
+      completedSeconds: counter,
+      completedUnits: counter,
+      completedPositive: counter,
+      completedNeutral: counter,
+      completedNegative: counter,
+      failedCalls: counter,
+      failedAnswered: counter,
+      failedSeconds: counter,
+      failedUnits: counter,
+      failedPositive: counter,
+      failedNeutral: counter,
+      failedNegative: counter,
+    },
+    indexes: {
+      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}#CALLSTATS', ['statKey'], '${statKey}'),
+    },
+  },
+  cfg,
+);
+
 /**
  * Everything a call is read and written with in one batch or transaction (inbound calls, the
  * lifecycle; start-call writes the same items plainly: start-call-items.ts, held to these).
@@ -211,6 +266,7 @@ export const callingService = new Service(
     openCall: OpenCallEntity,
     providerCall: ProviderCallEntity,
     recordingLink: RecordingLinkEntity,
+    callStats: CallStatsEntity,
     idempotencyKey: IdempotencyEntity,
   },
   cfg,

@@ -10,6 +10,7 @@ import { telephony } from '../providers/telephony/index.js';
 import type { EndReason, QuotedListing, TranscriptTurn } from '../providers/telephony/twilio-format.js';
 import { releaseConcurrencySlot } from './concurrency.js';
 import { newShortCode } from './short-codes.js';
+import { countFinishedCall, writeRetryingConflicts } from './call-stats.js';
 import { CallEntity, callingService, type Call } from './entities.js';
 import {
   callDurationSeconds,
@@ -171,23 +172,27 @@ async function fillTranscript(call: Call, transition: Transition): Promise<Call>
 
 /**
  * The steps after a call ended, each safe to run again: charge its duration (once per call, by the
- * ledger's cause key), then — once its recording and transcript are in, or overdue — send
+ * ledger's cause key) and its conversation memories when it used them, count it for analytics (once:
+ * call-stats.ts), then — once its recording and transcript are in, or overdue — send
  * `call.ended` to the post-call queue and take the call off the sweeper's list.
  */
 export async function finishCall(call: Call): Promise<void> {
   // A missed call is written ended, charged nothing, and is never reported (a late callback of the
   // provider for it changes nothing).
   if (!isTerminal(call.status) || isMissedCall(call)) return;
-  if (call.chargedUnits === undefined) {
-    const { units } = await chargeCallUsage({
-      organisationId: call.organisationId,
-      callId: call.callId,
-      billableSeconds: call.durationSeconds ?? 0,
-    });
-    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
-      .set({ chargedUnits: units })
-      .go({ response: 'none' });
-    call = { ...call, chargedUnits: units };
+  if (call.statsDay === undefined) {
+    // Charged once (the ledger's cause keys), then recorded and counted for analytics once (call-stats.ts).
+    const units =
+      call.chargedUnits ??
+      (
+        await chargeCallUsage({
+          organisationId: call.organisationId,
+          callId: call.callId,
+          billableSeconds: call.durationSeconds ?? 0,
+          memoriesUsed: call.memoriesUsed === true,
+        })
+      ).units;
+    call = await countFinishedCall(call, units);
   }
   if (call.postCallSentAt) return;
   if (!isReady(call)) {
@@ -282,27 +287,29 @@ export async function storeRecording(
   await putObject(key, bytes, 'audio/wav');
   // The recording and its public short code are stored together (the link resolves once the call has it).
   const shortCode = newShortCode();
-  await callingService.transaction
-    .write(({ call: calls, recordingLink }) => [
-      calls
-        .patch({ workspaceId: call.workspaceId, callId: call.callId })
-        .set({
-          recordingKey: key,
-          shortCode,
-          ...(durationSeconds !== undefined ? { recordingDurationSeconds: durationSeconds } : {}),
-        })
-        .where((attr, op) => op.notExists(attr.recordingKey))
-        .commit(),
-      recordingLink
-        .create({
-          shortCode,
-          workspaceId: call.workspaceId,
-          callId: call.callId,
-          createdAt: clock.now().toISOString(),
-        })
-        .commit(),
-    ])
-    .go();
+  await writeRetryingConflicts(() =>
+    callingService.transaction
+      .write(({ call: calls, recordingLink }) => [
+        calls
+          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .set({
+            recordingKey: key,
+            shortCode,
+            ...(durationSeconds !== undefined ? { recordingDurationSeconds: durationSeconds } : {}),
+          })
+          .where((attr, op) => op.notExists(attr.recordingKey))
+          .commit(),
+        recordingLink
+          .create({
+            shortCode,
+            workspaceId: call.workspaceId,
+            callId: call.callId,
+            createdAt: clock.now().toISOString(),
+          })
+          .commit(),
+      ])
+      .go(),
+  );
   // Stored now, or by a concurrent callback: either way the call is read afresh.
   const updated = (await readCall(call.workspaceId, call.callId)) ?? call;
   if (!updated.recordingKey) throw new Error(`call ${call.callId}: recording not stored (a conflict); retry`);

@@ -8,3 +8,5 @@ export { recordingKey } from './lifecycle.js';
 export type { Call, CallStatusEvent } from './entities.js';
 export { publicRecording, pastRetention, type PublicRecording } from './recording-links.js';
 export { isShortCode, shortUrl } from './short-codes.js';
+export { dayKey, localDay, readCallStats, type CallStats } from './call-stats.js';
+export { STATS_STATUSES, type StatsStatus } from './entities.js';

@@ -11,6 +11,7 @@ import { emptyTwiml, parseVoiceCallback, rejectTwiml } from '../providers/teleph
 import { takeConcurrencySlot } from './concurrency.js';
 import { callingService, ProviderCallEntity, type Call } from './entities.js';
 import { applyTransition, readCall, storeRecording } from './lifecycle.js';
+import { callAdds, counterUpdates, localDay } from './call-stats.js';
 import { shardOf } from './start-call.js';
 import { deadlineFor, RANK } from './status.js';
 
@@ -126,12 +127,20 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
     ])
     .go();
   const agent = data[0]?.item as Agent | null;
-  const workspace = data[1]?.item as { deletedAt?: string } | null;
+  const workspace = data[1]?.item as { deletedAt?: string; timezone?: string } | null;
   const billing = data[2]?.item as { balanceUnits: number; agentsSuspended?: boolean } | null;
   if (!agent || !workspace || workspace.deletedAt || !billing) return rejectTwiml();
   const from = (params.From ?? 'unknown').slice(0, 32);
   if (!isAnswering(agent, billing.agentsSuspended === true) || billing.balanceUnits <= 0) {
-    return logMissedCall({ providerCallId, provider: port.name, organisationId, agent, from, to });
+    return logMissedCall({
+      providerCallId,
+      provider: port.name,
+      organisationId,
+      agent,
+      from,
+      to,
+      timezone: workspace.timezone ?? 'UTC',
+    });
   }
 
   const callId = newId('call');
@@ -231,6 +240,8 @@ async function logMissedCall(input: {
   agent: Agent;
   from: string;
   to: string;
+  /** The workspace's: the day the call is counted in (call-stats.ts). */
+  timezone: string;
 }): Promise<string> {
   const { providerCallId, provider, organisationId, agent, from, to } = input;
   const { workspaceId } = agent;
@@ -255,6 +266,7 @@ async function logMissedCall(input: {
     endedAt: now,
     durationSeconds: 0,
     chargedUnits: 0,
+    statsDay: localDay(now, input.timezone),
     agentName: agent.name,
     greeting: agent.greeting,
     prompt: agent.prompt,
@@ -268,13 +280,19 @@ async function logMissedCall(input: {
   };
   const event = { callId, workspaceId, at: now, source: 'provider', recordedAt: now } as const;
   const result = await callingService.transaction
-    .write(({ call: calls, callStatusEvent, providerCall }) => [
-      providerCall.create({ provider, providerCallId, callId, workspaceId, twiml }).commit(),
-      calls.create(call).commit(),
-      callStatusEvent.create({ ...event, rank: RANK.created, status: 'created' }).commit(),
-      callStatusEvent
+    .write((entities) => [
+      entities.providerCall.create({ provider, providerCallId, callId, workspaceId, twiml }).commit(),
+      entities.call.create(call).commit(),
+      entities.callStatusEvent.create({ ...event, rank: RANK.created, status: 'created' }).commit(),
+      entities.callStatusEvent
         .create({ ...event, rank: RANK.failed, status: 'failed', endReason: 'not_answering' })
         .commit(),
+      // Counted for analytics with it (the provider link's condition makes both happen once).
+      ...counterUpdates(
+        entities,
+        { workspaceId, agentId: agent.agentId, day: call.statsDay as string },
+        callAdds(call, 0),
+      ),
     ])
     .go();
   if (result.canceled && result.data[0]?.code !== 'ConditionalCheckFailed') {

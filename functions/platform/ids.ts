@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   message: 'msg',
   event: 'evt',
+  evaluation: 'evl',
   webhookEndpoint: 'whe',
   sms: 'sms',
 } as const;

@@ -182,6 +182,19 @@ export const SmsMessage = z.discriminatedUnion('type', [
 ]);
 export type SmsMessage = z.infer<typeof SmsMessage>;
 
+/**
+ * `evaluations`: one scenario of an agent evaluation run to play as a scripted call and judge
+ * (functions/evaluations/): each scenario its own message, so a cancel stops the ones not yet played.
+ */
+export const EvaluationMessage = z.object({
+  type: z.literal('evaluation.scenario'),
+  workspace_id: z.string().min(1),
+  agent_id: z.string().min(1),
+  evaluation_id: z.string().min(1),
+  index: z.number().int().min(0).max(99),
+});
+export type EvaluationMessage = z.infer<typeof EvaluationMessage>;
+
 export const QUEUE_MESSAGES = {
   calls: DispatchMessage,
   postCall: CallEndedMessage,
@@ -194,6 +207,7 @@ export const QUEUE_MESSAGES = {
   workspaceEvents: WorkspaceEventMessage,
   workflowRuns: WorkflowRunMessage,
   sms: SmsMessage,
+  evaluations: EvaluationMessage,
 } as const satisfies Partial<Record<QueueKey, z.ZodType>>;
 
 /** The queues that have a message shape (and so producers and a consumer). */

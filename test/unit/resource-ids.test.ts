@@ -27,6 +27,7 @@ const NOT_RESOURCES: Record<string, string> = {
   rotateWebhookSecret: 'the workspace’s signing secret, one per workspace',
   listSuppressionList: 'numbers of the organisation’s do-not-call list, each named by its phone (E.164)',
   putSuppressionEntry: 'a number of the organisation’s do-not-call list, named by its phone (E.164)',
+  callAnalytics: 'counts of calls over a range of days, computed, not a resource',
 };
 
 /** Envelopes around a resource: the property that holds it. */

@@ -4,7 +4,7 @@
  * (`twilio-adapter.ts`, credentials from Secrets Manager). Both speak Twilio's webhook dialect back to
  * us: form-encoded callbacks signed with `X-Twilio-Signature` (see `twilio-format.ts`).
  */
-import type { EndReason, ProviderStatus } from './twilio-format.js';
+import type { EndReason, ProviderStatus, TranscriptTurn } from './twilio-format.js';
 
 export interface ProvisionRequest {
   /** ISO 3166 alpha-2; only AU is offered. */
@@ -76,6 +76,24 @@ export interface ProviderCallState {
   endedAt?: string;
 }
 
+/**
+ * A scripted call (agent evaluations): a caller that says these lines, one after another, to the
+ * agent's voice runtime, which answers each; no phone number, no callbacks.
+ */
+export interface ScriptedCallRequest {
+  greeting: string;
+  /** The agent prompt with `{{parameter}}` references filled in. */
+  prompt: string;
+  callerScript: string[];
+  maxDurationSeconds: number;
+}
+
+export interface ScriptedCallResult {
+  providerCallId: string;
+  transcript: TranscriptTurn[];
+  durationSeconds: number;
+}
+
 export interface TelephonyPort {
   readonly name: 'simulator' | 'twilio';
   /** Whether the provider's voice runtime reports a transcript with the final status callback. */
@@ -97,6 +115,12 @@ export interface TelephonyPort {
   ): Promise<boolean>;
   /** Downloads a finished recording (WAV) the provider announced in a recording callback. */
   fetchRecording(recordingUrl: string): Promise<Uint8Array>;
+  /**
+   * Plays a scripted caller against the agent's voice runtime and returns the conversation (agent
+   * evaluations). The simulator's voice runtime does; a provider without a scripted mode throws a
+   * definitive TelephonyError.
+   */
+  runScriptedCall(request: ScriptedCallRequest): Promise<ScriptedCallResult>;
 }
 
 /** The provider refused or failed a request. `definitive`: it certainly did not act (e.g. a 4xx). */

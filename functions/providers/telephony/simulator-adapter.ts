@@ -6,9 +6,11 @@ import {
   type ProviderCallState,
   type ProvisionedNumber,
   type ProvisionRequest,
+  type ScriptedCallRequest,
+  type ScriptedCallResult,
   type TelephonyPort,
 } from './port.js';
-import { callState, callTwiml, validTwilioSignature } from './twilio-format.js';
+import { callState, callTwiml, validTwilioSignature, type TranscriptTurn } from './twilio-format.js';
 
 /** The voice-runtime URL the simulator's TwiML names (the simulator is its own voice runtime). */
 export const SIMULATOR_RUNTIME_URL = 'wss://voice-runtime.simulator.invalid/stream';
@@ -135,6 +137,24 @@ export class SimulatorTelephony implements TelephonyPort {
     signature: string | undefined,
   ): Promise<boolean> {
     return validTwilioSignature(this.options.authToken ?? '', url, params, signature);
+  }
+
+  async runScriptedCall(request: ScriptedCallRequest): Promise<ScriptedCallResult> {
+    const result = await this.request<{
+      sid: string;
+      transcript: TranscriptTurn[];
+      duration_seconds: number;
+    }>('POST', '/scripted-calls', {
+      greeting: request.greeting,
+      prompt: request.prompt,
+      caller_script: request.callerScript,
+      time_limit: request.maxDurationSeconds,
+    });
+    return {
+      providerCallId: result.sid,
+      transcript: result.transcript,
+      durationSeconds: result.duration_seconds,
+    };
   }
 
   async fetchRecording(recordingUrl: string): Promise<Uint8Array> {

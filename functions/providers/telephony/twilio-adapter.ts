@@ -9,6 +9,7 @@ import {
   type ProvisionedNumber,
   type ProvisionRequest,
   type TelephonyPort,
+  type ScriptedCallResult,
 } from './port.js';
 import { callState, callTwiml, validTwilioSignature } from './twilio-format.js';
 import { twilioBasicAuth, twilioRequest, type TwilioAccount } from './twilio-rest.js';
@@ -188,6 +189,14 @@ export class TwilioTelephony implements TelephonyPort {
   ): Promise<boolean> {
     const { secret } = await this.connect();
     return validTwilioSignature(secret.auth_token, url, params, signature);
+  }
+
+  /** Twilio has no scripted caller: agent evaluations run on the voice runtime simulator. */
+  async runScriptedCall(): Promise<ScriptedCallResult> {
+    throw new TelephonyError(
+      'Scripted evaluation calls need the voice runtime simulator (TELEPHONY_PROVIDER=simulator)',
+      true,
+    );
   }
 
   async fetchRecording(recordingUrl: string): Promise<Uint8Array> {

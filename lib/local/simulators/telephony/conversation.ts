@@ -100,3 +100,73 @@ export function truncateConversation(
   const quoted = transcript.some((turn) => /listed at/.test(turn.text)) ? conversation.quotedListings : [];
   return { transcript, quotedListings: quoted };
 }
+
+// ── Scripted conversations (agent evaluations) ───────────────────────────────────────────────────────
+
+export interface ScriptedConversationInput {
+  greeting: string;
+  prompt: string;
+  callerScript: string[];
+  /** Seconds the conversation may last (the turns are spread over it, at most 10 s a turn). */
+  timeLimit: number;
+}
+
+const STOP_WORDS = new Set(
+  'a an and are as at be but by can could do does for from have how i if in into is it its me my of on or our please so that the their them then there these they this to us was we what when where which who why will with would you your'.split(
+    ' ',
+  ),
+);
+
+const words = (text: string): Set<string> =>
+  new Set(
+    text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((w) => w.length > 1 && !STOP_WORDS.has(w)),
+  );
+
+/** The prompt's sentences, each a thing the agent knows. */
+function knowledge(prompt: string): string[] {
+  return prompt
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && !/^you are\b/i.test(s));
+}
+
+export const NO_ANSWER_REPLY =
+  "I'm sorry, I don't have that information, but I can have someone follow up with you.";
+
+/**
+ * The simulator's voice runtime answering a scripted caller: it greets, then answers each line the
+ * caller says with the sentence of its prompt that shares the most words with it (no shared word: it
+ * says it does not know), and says goodbye. Deterministic, so an evaluation judges the agent's prompt.
+ */
+export function buildScriptedConversation(input: ScriptedConversationInput): {
+  transcript: TranscriptTurn[];
+  durationSeconds: number;
+} {
+  const facts = knowledge(input.prompt);
+  const lines: { role: TranscriptTurn['role']; text: string }[] = [
+    { role: 'agent', text: input.greeting.trim() || 'Hello, thanks for calling. How can I help?' },
+  ];
+  for (const said of input.callerScript) {
+    lines.push({ role: 'user', text: said });
+    const asked = words(said);
+    let best: { text: string; score: number } | undefined;
+    for (const fact of facts) {
+      const score = [...words(fact)].filter((w) => asked.has(w)).length;
+      if (score > 0 && (!best || score > best.score)) best = { text: fact, score };
+    }
+    lines.push({ role: 'agent', text: best ? best.text : NO_ANSWER_REPLY });
+  }
+  lines.push({ role: 'agent', text: 'Thank you for your time. Goodbye!' });
+  const seconds = Math.max(1, Math.min(input.timeLimit, lines.length * 10));
+  return {
+    transcript: lines.map((line, i) => ({
+      ...line,
+      offset_seconds: Math.floor((i * seconds) / lines.length),
+    })),
+    durationSeconds: seconds,
+  };
+}

@@ -6,7 +6,12 @@ import {
   signTwilioRequest,
   SIGNATURE_HEADER,
 } from '../../../../functions/providers/telephony/twilio-format.js';
-import { buildConversation, truncateConversation, type Conversation } from './conversation.js';
+import {
+  buildConversation,
+  buildScriptedConversation,
+  truncateConversation,
+  type Conversation,
+} from './conversation.js';
 import { inboundTimeline, outboundTimeline, scenarioFor, type Step, type Timeline } from './scenarios.js';
 import { wavRecording } from './wav.js';
 
@@ -557,6 +562,27 @@ export async function startTelephonySimulator(
           callbacks: call.callbacks,
         });
       }
+    }
+    if (method === 'POST' && url.pathname === '/scripted-calls') {
+      // A scripted caller talks to the agent (evaluations): no number, no callbacks, the transcript back.
+      const body = await readJson(req);
+      const script = Array.isArray(body.caller_script)
+        ? body.caller_script.filter((line): line is string => typeof line === 'string')
+        : [];
+      if (script.length === 0) throw new RequestError(400, 'caller_script must list what the caller says');
+      const timeLimit =
+        typeof body.time_limit === 'number' && body.time_limit > 0 ? body.time_limit : 4 * 3600;
+      const conversation = buildScriptedConversation({
+        greeting: typeof body.greeting === 'string' ? body.greeting : '',
+        prompt: typeof body.prompt === 'string' ? body.prompt : '',
+        callerScript: script,
+        timeLimit,
+      });
+      return send(res, 201, {
+        sid: sid('CA'),
+        transcript: conversation.transcript,
+        duration_seconds: conversation.durationSeconds,
+      });
     }
     if (method === 'POST' && url.pathname === '/inbound') {
       const body = await readJson(req);

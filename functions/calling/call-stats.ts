@@ -1,0 +1,199 @@
+import { WorkspaceEntity } from '../access/entities.js';
+import { logger } from '../platform/logger.js';
+import type { EntityItem } from 'electrodb';
+import {
+  CallEntity,
+  CallStatsEntity,
+  callingService,
+  type Call,
+  type StatsCounter,
+  type StatsStatus,
+} from './entities.js';
+
+/**
+ * The analytics counters of calls, kept on write and exactly once per call (the analytics domain
+ * reads them; a range of days is one Query, never a scan of the call log):
+ *
+ * - a call is counted when it is charged (lifecycle's finishCall) — or, a missed call, when it is
+ *   logged — in the same transaction that marks it counted (`statsDay`, conditional: not yet set), so a
+ *   repeated callback, a sweeper pass or a redelivered message never counts it twice;
+ * - its sentiment is counted when the post-call pipeline stores it, in the same transaction that
+ *   stores it on the call (conditional: no sentiment yet).
+ *
+ * A call counts on the day it was created in the workspace's time zone (the time zone when it is
+ * counted: changing the time zone later does not move calls already counted), and under its final
+ * status, `completed` or `failed` (the call log's `created_at` and `status`).
+ */
+
+export const dayKey = (day: string): string => `DAY#${day}`;
+export const agentDayKey = (day: string, agentId: string): string => `DAY#${day}#AGENT#${agentId}`;
+
+/** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
+export function localDay(at: string | Date, timezone: string): string {
+  const instant = typeof at === 'string' ? new Date(at) : at;
+  try {
+    return new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(instant);
+  } catch {
+    return instant.toISOString().slice(0, 10);
+  }
+}
+
+export async function workspaceTimezone(workspaceId: string): Promise<string> {
+  const { data } = await WorkspaceEntity.get({ workspaceId }).go();
+  return data?.timezone ?? 'UTC';
+}
+
+const MAX_CONFLICT_RETRIES = 8;
+
+/**
+ * Runs a transaction, again while it is cancelled only by conflicts (concurrent calls of a workspace
+ * add to the same day's counters: DynamoDB refuses a transaction on an item another one is writing).
+ * Returns whether it applied; false when a condition failed.
+ */
+export async function writeRetryingConflicts(
+  write: () => Promise<{ canceled: boolean; data: { code?: string }[] }>,
+): Promise<boolean> {
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await write();
+    if (!result.canceled) return true;
+    const codes = result.data.map((d) => d.code ?? 'None');
+    if (codes.includes('ConditionalCheckFailed')) return false;
+    if (!codes.includes('TransactionConflict') || attempt >= MAX_CONFLICT_RETRIES) {
+      throw new Error(`transaction cancelled: ${JSON.stringify(codes)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20 * 2 ** Math.min(attempt, 4)));
+  }
+}
+
+async function readCall(workspaceId: string, callId: string): Promise<Call | undefined> {
+  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  return data ?? undefined;
+}
+
+const statsStatus = (call: Pick<Call, 'status'>): StatsStatus =>
+  call.status === 'completed' ? 'completed' : 'failed';
+
+/** What one call adds to its day's and its agent's counters. */
+export function callAdds(
+  call: Pick<Call, 'status' | 'connectedAt' | 'inprogressAt' | 'durationSeconds'>,
+  units: number,
+): Partial<Record<StatsCounter, number>> {
+  const s = statsStatus(call);
+  const answered = call.connectedAt !== undefined || call.inprogressAt !== undefined;
+  return {
+    [`${s}Calls`]: 1,
+    [`${s}Answered`]: answered ? 1 : 0,
+    [`${s}Seconds`]: Math.max(0, Math.floor(call.durationSeconds ?? 0)),
+    [`${s}Units`]: units,
+  };
+}
+
+type CountingWrites = Parameters<Parameters<typeof callingService.transaction.write>[0]>[0];
+
+/** The two counter updates of a call (its day, its agent's day) for a transaction. */
+export function counterUpdates(
+  entities: CountingWrites,
+  input: { workspaceId: string; agentId: string; day: string },
+  adds: Partial<Record<StatsCounter, number>>,
+) {
+  const { callStats } = entities;
+  return [
+    callStats
+      .update({ workspaceId: input.workspaceId, statKey: dayKey(input.day) })
+      .add(adds)
+      .set({ day: input.day })
+      .commit(),
+    callStats
+      .update({ workspaceId: input.workspaceId, statKey: agentDayKey(input.day, input.agentId) })
+      .add(adds)
+      .set({ day: input.day, agentId: input.agentId })
+      .commit(),
+  ];
+}
+
+/**
+ * Records a finished call's charge (`chargedUnits`) and counts it, once: the call's `statsDay` is
+ * set under the condition that it was not. Returns the call as it stands after.
+ */
+export async function countFinishedCall(call: Call, units: number): Promise<Call> {
+  const day = localDay(call.createdAt, await workspaceTimezone(call.workspaceId));
+  const applied = await writeRetryingConflicts(() =>
+    callingService.transaction
+      .write((entities) => [
+        entities.call
+          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .set({ chargedUnits: units, statsDay: day })
+          .where((attr, op) => op.notExists(attr.statsDay))
+          .commit(),
+        ...counterUpdates(entities, { ...call, day }, callAdds(call, units)),
+      ])
+      .go(),
+  );
+  if (applied) return { ...call, chargedUnits: units, statsDay: day };
+  // Counted already: another run got there first.
+  return (await readCall(call.workspaceId, call.callId)) ?? call;
+}
+
+const sentimentLabel = (sentiment: unknown): 'Positive' | 'Neutral' | 'Negative' | undefined => {
+  const label = (sentiment as { label?: unknown } | null)?.label;
+  if (label === 'positive') return 'Positive';
+  if (label === 'neutral') return 'Neutral';
+  if (label === 'negative') return 'Negative';
+  return undefined;
+};
+
+/**
+ * Stores the post-call pipeline's sentiment on the call and counts its label, once (conditional on
+ * the call having none yet). A call not counted (made before the counters) only stores it.
+ */
+export async function storeCallSentiment(
+  workspaceId: string,
+  callId: string,
+  sentiment: unknown,
+): Promise<void> {
+  const call = await readCall(workspaceId, callId);
+  if (!call) return;
+  if (call.sentiment !== undefined) return;
+  const label = sentimentLabel(sentiment);
+  if (!call.statsDay || !label) {
+    await CallEntity.patch({ workspaceId, callId }).set({ sentiment }).go({ response: 'none' });
+    return;
+  }
+  const day = call.statsDay;
+  const applied = await writeRetryingConflicts(() =>
+    callingService.transaction
+      .write((entities) => [
+        entities.call
+          .patch({ workspaceId, callId })
+          .set({ sentiment })
+          .where((attr, op) => op.notExists(attr.sentiment))
+          .commit(),
+        ...counterUpdates(
+          entities,
+          { workspaceId, agentId: call.agentId, day },
+          { [`${statsStatus(call)}${label}`]: 1 },
+        ),
+      ])
+      .go(),
+  );
+  if (!applied) logger.info('sentiment already stored and counted', { callId });
+}
+
+export type CallStats = EntityItem<typeof CallStatsEntity>;
+
+/**
+ * The counter items of a range of days (inclusive): the days' totals and each agent's days, in one
+ * Query (pages followed; a page holds ~3,000 items, a 90-day range with 30 agents).
+ */
+export async function readCallStats(workspaceId: string, from: string, to: string): Promise<CallStats[]> {
+  const { data } = await CallStatsEntity.query
+    .byWorkspace({ workspaceId })
+    .between({ statKey: dayKey(from) }, { statKey: `${dayKey(to)}#~` })
+    .go({ pages: 'all' });
+  return data;
+}

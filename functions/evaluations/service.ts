@@ -1,0 +1,295 @@
+import type { z } from 'zod';
+import { findAgent } from '../agents/service.js';
+import { renderTemplate } from '../agents/template.js';
+import { displayCredits } from '../billing/credits.js';
+import { chargeEvaluationRun, evaluationUnits } from '../billing/metering.js';
+import { clock } from '../platform/clock.js';
+import { conflict, notFound } from '../platform/errors.js';
+import { isId, newId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
+import { sendMessages } from '../platform/queue.js';
+import type { EvaluationMessage } from '../platform/queue-messages.js';
+import { entityConfig, isConditionFailure } from '../platform/table.js';
+import { telephony, TelephonyError } from '../providers/telephony/index.js';
+import { Service } from 'electrodb';
+import {
+  EvaluationEntity,
+  EvaluationResultEntity,
+  type Evaluation,
+  type EvaluationResult,
+} from './entities.js';
+import type { CreateEvaluationBody, EvaluationResponse, ScenarioInput } from './schemas.js';
+
+/**
+ * Agent evaluations. Starting a run charges 20 credits in the same ledger transaction that creates
+ * the run (billing's `alsoWrite`: no credits, no run — 402), then sends one message per scenario to
+ * the `evaluations` queue. Each scenario is played as a scripted call through the telephony port (the
+ * simulator's voice runtime answers a scripted caller) and judged:
+ *
+ *   A scenario passes when every phrase of its `expect` appears in what the agent said (its turns
+ *   joined, compared case-insensitively with runs of white space made one space).
+ *
+ * Its result is created with a condition in the same transaction that counts it done on the running
+ * run, so a redelivered message judges nothing twice and a cancelled run records nothing more. The run
+ * completes when every scenario is judged; cancel stops it (the charge stays: no refund); a provider
+ * that cannot play scripted calls fails it.
+ */
+export const EVALUATION_NOT_FOUND = 'Evaluation not found';
+export const EVALUATION_ENDED = 'Evaluation has already ended';
+
+const evaluationService = new Service(
+  { evaluation: EvaluationEntity, evaluationResult: EvaluationResultEntity },
+  entityConfig(),
+);
+
+type View = z.infer<typeof EvaluationResponse>;
+
+const normalise = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** The judging rule: the expected phrases the agent never said (none: the scenario passed). */
+export function missingPhrases(
+  expect: readonly string[],
+  transcript: readonly { role: 'agent' | 'user'; text: string }[],
+): string[] {
+  const said = normalise(
+    transcript
+      .filter((turn) => turn.role === 'agent')
+      .map((turn) => turn.text)
+      .join('\n'),
+  );
+  return expect.filter((phrase) => !said.includes(normalise(phrase)));
+}
+
+export async function startEvaluation(input: {
+  workspaceId: string;
+  organisationId: string;
+  agentId: string;
+  createdBy: string;
+  body: CreateEvaluationBody;
+}): Promise<View> {
+  const agent = await findAgent(input.workspaceId, input.agentId);
+  if (!agent) throw notFound('Agent not found');
+  const evaluationId = newId('evaluation');
+  const now = clock.now().toISOString();
+  const item: Evaluation = {
+    workspaceId: input.workspaceId,
+    agentId: input.agentId,
+    evaluationId,
+    organisationId: input.organisationId,
+    status: 'running',
+    scenarios: JSON.stringify(input.body.scenarios),
+    total: input.body.scenarios.length,
+    done: 0,
+    createdBy: input.createdBy,
+    createdAt: now,
+  };
+  // 402 Insufficient credits when short: then neither the charge nor the run exists.
+  await chargeEvaluationRun({
+    organisationId: input.organisationId,
+    evaluationId,
+    alsoWrite: evaluationService.transaction
+      .write(({ evaluation }) => [evaluation.create(item).commit()])
+      .params().TransactItems,
+  });
+  const messages: EvaluationMessage[] = input.body.scenarios.map((_, index) => ({
+    type: 'evaluation.scenario',
+    workspace_id: input.workspaceId,
+    agent_id: input.agentId,
+    evaluation_id: evaluationId,
+    index,
+  }));
+  await sendMessages('evaluations', messages);
+  return toView(item, []);
+}
+
+async function readEvaluation(
+  workspaceId: string,
+  agentId: string,
+  evaluationId: string,
+): Promise<Evaluation | undefined> {
+  if (!isId('agent', agentId) || !isId('evaluation', evaluationId)) return undefined;
+  const { data } = await EvaluationEntity.get({ workspaceId, agentId, evaluationId }).go({
+    consistent: true,
+  });
+  return data ?? undefined;
+}
+
+async function readResults(evaluationId: string): Promise<EvaluationResult[]> {
+  const { data } = await EvaluationResultEntity.query.byEvaluation({ evaluationId }).go({ pages: 'all' });
+  return [...data].sort((a, b) => a.index - b.index);
+}
+
+export async function getEvaluation(
+  workspaceId: string,
+  agentId: string,
+  evaluationId: string,
+): Promise<View> {
+  const evaluation = await readEvaluation(workspaceId, agentId, evaluationId);
+  if (!evaluation) throw notFound(EVALUATION_NOT_FOUND);
+  return toView(evaluation, await readResults(evaluationId));
+}
+
+export async function listEvaluations(
+  workspaceId: string,
+  agentId: string,
+  query: ListQuery,
+): Promise<Page<View>> {
+  if (!(await findAgent(workspaceId, agentId))) throw notFound('Agent not found');
+  const page = await queryPage(query.cursor, (cursor) =>
+    EvaluationEntity.query
+      .byAgent({ workspaceId, agentId })
+      .go({ order: 'desc', count: query.limit, cursor }),
+  );
+  const items = await Promise.all(
+    (page.items as Evaluation[]).map(async (e) => toView(e, await readResults(e.evaluationId))),
+  );
+  return { items, nextCursor: page.nextCursor };
+}
+
+/** Stops a running evaluation: scenarios not yet judged are never played. No refund. */
+export async function cancelEvaluation(
+  workspaceId: string,
+  agentId: string,
+  evaluationId: string,
+): Promise<View> {
+  const evaluation = await readEvaluation(workspaceId, agentId, evaluationId);
+  if (!evaluation) throw notFound(EVALUATION_NOT_FOUND);
+  const now = clock.now().toISOString();
+  try {
+    await EvaluationEntity.patch({ workspaceId, agentId, evaluationId })
+      .set({ status: 'cancelled', endedAt: now, updatedAt: now })
+      .where((attr, op) => op.eq(attr.status, 'running'))
+      .go({ response: 'none' });
+  } catch (error) {
+    if (isConditionFailure(error)) throw conflict(EVALUATION_ENDED);
+    throw error;
+  }
+  return getEvaluation(workspaceId, agentId, evaluationId);
+}
+
+/** Ends a running run (completed or failed); nothing when it is no longer running. */
+async function endRun(
+  evaluation: Pick<Evaluation, 'workspaceId' | 'agentId' | 'evaluationId' | 'total'>,
+  status: 'completed' | 'failed',
+  failureReason?: string,
+): Promise<void> {
+  const now = clock.now().toISOString();
+  const { workspaceId, agentId, evaluationId } = evaluation;
+  try {
+    await EvaluationEntity.patch({ workspaceId, agentId, evaluationId })
+      .set({ status, endedAt: now, updatedAt: now, ...(failureReason ? { failureReason } : {}) })
+      .where((attr, op) =>
+        status === 'completed'
+          ? `${op.eq(attr.status, 'running')} AND ${op.gte(attr.done, evaluation.total)}`
+          : op.eq(attr.status, 'running'),
+      )
+      .go({ response: 'none' });
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * The `evaluations` queue: plays one scenario as a scripted call and judges it. A run that is no
+ * longer running (cancelled, failed) plays nothing more; a scenario already judged is not played again.
+ */
+export async function runScenario(message: EvaluationMessage): Promise<'judged' | 'skipped' | 'failed'> {
+  const { workspace_id: workspaceId, agent_id: agentId, evaluation_id: evaluationId, index } = message;
+  const evaluation = await readEvaluation(workspaceId, agentId, evaluationId);
+  if (!evaluation || evaluation.status !== 'running') return 'skipped';
+  const { data: judged } = await EvaluationResultEntity.get({ evaluationId, index }).go({ consistent: true });
+  if (judged) {
+    await completeIfDone(evaluation);
+    return 'skipped';
+  }
+  const scenario = (JSON.parse(evaluation.scenarios) as ScenarioInput[])[index];
+  if (!scenario) return 'skipped';
+  const agent = await findAgent(workspaceId, agentId);
+  if (!agent) {
+    await endRun(evaluation, 'failed', 'The agent was deleted');
+    return 'failed';
+  }
+  let call;
+  try {
+    call = await telephony().runScriptedCall({
+      greeting: renderTemplate(agent.greeting, {}),
+      prompt: renderTemplate(agent.prompt, {}),
+      callerScript: scenario.caller_script,
+      maxDurationSeconds: agent.settings.maxDurationSeconds,
+    });
+  } catch (error) {
+    if (error instanceof TelephonyError && error.definitive) {
+      logger.warn('evaluation failed: the provider cannot play the scenario', {
+        evaluationId,
+        error: error.message,
+      });
+      await endRun(evaluation, 'failed', error.message.slice(0, 300));
+      return 'failed';
+    }
+    throw error; // retried by the queue
+  }
+  const missing = missingPhrases(scenario.expect, call.transcript);
+  const now = clock.now().toISOString();
+  const result = await evaluationService.transaction
+    .write(({ evaluation: runs, evaluationResult }) => [
+      evaluationResult
+        .create({
+          evaluationId,
+          index,
+          workspaceId,
+          scenario: scenario.name,
+          passed: missing.length === 0,
+          missing,
+          transcript: call.transcript.map((t) => ({
+            role: t.role,
+            text: t.text,
+            offsetSeconds: t.offset_seconds,
+          })),
+          providerCallId: call.providerCallId,
+          durationSeconds: call.durationSeconds,
+          createdAt: now,
+        })
+        .commit(),
+      runs
+        .patch({ workspaceId, agentId, evaluationId })
+        .add({ done: 1 })
+        .set({ updatedAt: now })
+        .where((attr, op) => op.eq(attr.status, 'running'))
+        .commit(),
+    ])
+    .go();
+  if (result.canceled) {
+    const codes = result.data.map((d) => d.code ?? 'None');
+    if (codes.includes('TransactionConflict')) throw new Error(`evaluation ${evaluationId}: conflict; retry`);
+    return 'skipped'; // judged by a duplicate, or the run stopped meanwhile
+  }
+  await completeIfDone(evaluation);
+  return 'judged';
+}
+
+async function completeIfDone(evaluation: Evaluation): Promise<void> {
+  const fresh = await readEvaluation(evaluation.workspaceId, evaluation.agentId, evaluation.evaluationId);
+  if (fresh && fresh.status === 'running' && fresh.done >= fresh.total) await endRun(fresh, 'completed');
+}
+
+export function toView(evaluation: Evaluation, results: EvaluationResult[]): View {
+  return {
+    id: evaluation.evaluationId,
+    agent_id: evaluation.agentId,
+    status: evaluation.status,
+    total: evaluation.total,
+    done: evaluation.done,
+    credits: displayCredits(evaluationUnits()),
+    failure_reason: evaluation.failureReason ?? null,
+    results: results.map((r) => ({
+      scenario: r.scenario,
+      passed: r.passed,
+      missing: r.missing,
+      transcript: r.transcript.map((t) => ({ role: t.role, text: t.text, offset_seconds: t.offsetSeconds })),
+    })),
+    created_by: evaluation.createdBy,
+    created_at: evaluation.createdAt,
+    ended_at: evaluation.endedAt ?? null,
+  };
+}
