@@ -12,6 +12,7 @@ import { knowledgeRoutes } from './knowledge/routes.js';
 import { numberRoutes } from './numbers/routes.js';
 import { publicRoutes } from './public/routes.js';
 import { recordingRoutes } from './recordings/routes.js';
+import { smsRoutes } from './sms/routes.js';
 import { webhookDeliveryRoutes } from './webhook-deliveries/routes.js';
 import { workflowRoutes } from './workflows/routes.js';
 
@@ -30,6 +31,7 @@ export const apiRoutes = {
   calling: callRoutes,
   contacts: contactRoutes,
   campaigns: campaignRoutes,
+  sms: smsRoutes,
   knowledge: knowledgeRoutes,
   integrations: integrationRoutes,
   billing: billingRoutes,

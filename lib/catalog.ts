@@ -156,15 +156,32 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', sendsTo: ['campaigns'] },
     timeoutSeconds: 30,
   },
+  // ── SMS (sms/): direct messages, campaigns, the inbox; campaign sends and held sends on their queue ─
+  domainApi('SmsApi', 'sms', 'functions/sms/http.ts', 'sms', { timeoutSeconds: 30 }),
+  {
+    // Campaign audience pages and send chunks; messages held while billing was past due.
+    id: 'ProcessSms',
+    group: 'sms',
+    entry: 'functions/sms/handlers/process-sms.ts',
+    queue: { name: 'sms', batchSize: 4 },
+    access: { table: 'readwrite', sendsTo: ['sms'], secrets: ['telephony'] },
+    timeoutSeconds: 150,
+  },
   // ── Workflows (workflows/): routes and the external trigger, runs advanced on their queue ───────
   domainApi('WorkflowsApi', 'workflows', 'functions/workflows/http.ts', 'workflows', { timeoutSeconds: 20 }),
   {
-    // Advances a run stage by stage; a task goes through start-call (the calls queue), email, contacts.
+    // Advances a run stage by stage; a task goes through start-call (the calls queue), the SMS service
+    // (the telephony provider; held sends on the sms queue), email, contacts.
     id: 'AdvanceWorkflowRuns',
     group: 'workflows',
     entry: 'functions/workflows/handlers/advance-workflow-runs.ts',
     queue: { name: 'workflowRuns', batchSize: 5 },
-    access: { table: 'readwrite', sendsTo: ['calls', 'workspaceEvents'], email: true },
+    access: {
+      table: 'readwrite',
+      sendsTo: ['calls', 'sms', 'workspaceEvents'],
+      secrets: ['telephony'],
+      email: true,
+    },
     timeoutSeconds: 30,
   },
   // ── Post-call pipeline (post-call/) and webhook deliveries to customers (webhook-deliveries/) ──
@@ -240,12 +257,21 @@ export const catalog: FunctionSpec[] = [
     timeoutSeconds: 30,
   },
   {
+    // Inbound SMS and delivery status callbacks; hot replies are emailed, sms.received published.
+    id: 'TelephonySmsWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-sms.ts',
+    functionUrl: { path: '/webhooks/telephony/sms' },
+    access: { table: 'readwrite', sendsTo: ['workspaceEvents'], secrets: ['telephony'], email: true },
+    timeoutSeconds: 30,
+  },
+  {
     id: 'BillingWebhook',
     group: 'provider-webhooks',
     entry: 'functions/inbound-webhooks/payments.ts',
     functionUrl: { path: '/webhooks/billing' },
-    // Back in good standing: the held post-call actions go back on their queue.
-    access: { table: 'readwrite', secrets: ['payments'], sendsTo: ['postCallActions'] },
+    // Back in good standing: the held post-call actions and SMS sends go back on their queues.
+    access: { table: 'readwrite', secrets: ['payments'], sendsTo: ['postCallActions', 'sms'] },
   },
 ];
 
