@@ -12,10 +12,15 @@
  *  - each function bundle's size and cold load (a fresh Node process importing it, median of 3), as
  *    ratios to a bare DynamoDB-reading handler bundled in the same run: budget 2x size, 1.5x cold load
  *    (lib/bench/bundles.ts; the reviewers' bundle check holds the same).
+ *  - knowledge-base search over BENCH_KB_ITEMS (10,000) listings through the gateway, p50 and p99 against
+ *    a GET of the same base (same gateway, token and GetItem) in the same run (lib/bench/knowledge-search.ts).
  *  - a batch campaign of BENCH_CAMPAIGN_CONTACTS (10,000) contacts under a cap of BENCH_CAMPAIGN_CAP (20),
  *    calls at SIMULATOR_TIME_SCALE BENCH_CAMPAIGN_TIME_SCALE (120): every contact dialled exactly once
  *    (0 duplicates, 0 lost, from the call records), the live calls sampled never above the cap, and
  *    dials per second against the cap's theoretical rate (lib/bench/campaign.ts).
+ *  - an SMS campaign of BENCH_SMS_MESSAGES (5,000) messages: messages per second from PATCH sending to
+ *    `sent` (and to every delivery callback applied), counts and charges exact, against BatchWriteItem
+ *    of as many items in the same run (lib/bench/sms-campaign.ts).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';
@@ -37,7 +42,9 @@ import { startBenchStack, type BenchStack } from '../lib/bench/stack-process.js'
 import { startCallClient } from '../lib/bench/start-call.js';
 import { ApiClient } from '../lib/cli/api-client.js';
 import { importTable, measureImport } from '../lib/bench/imports.js';
+import { measureSearch, searchTable } from '../lib/bench/knowledge-search.js';
 import { campaignTable, measureCampaign } from '../lib/bench/campaign.js';
+import { measureSmsCampaign, smsCampaignTable } from '../lib/bench/sms-campaign.js';
 import { seed, type SeedResult } from '../lib/cli/seed.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -60,7 +67,11 @@ const TO_PHONE = '+61491570156';
 /** Budgets: start-call over the floor. */
 const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 /** Which parts to run (comma-separated): start-call, call-cost, bundles. Default: all. */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign').split(','));
+const PARTS = new Set(
+  (process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign,knowledge,sms').split(','),
+);
+/** Knowledge-base search (lib/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
+const KB_ITEMS = Number(process.env.BENCH_KB_ITEMS ?? 10_000);
 /** The batch campaign (lib/bench/campaign.ts, part `campaign`): contacts, cap, simulator time scale. */
 const CAMPAIGN_CONTACTS = Number(process.env.BENCH_CAMPAIGN_CONTACTS ?? 10_000);
 const CAMPAIGN_CAP = Number(process.env.BENCH_CAMPAIGN_CAP ?? 20);
@@ -316,6 +327,28 @@ async function main(): Promise<void> {
       })
     : undefined;
 
+  // ── Knowledge-base search: 10,000 listings, search vs GET of the base through the gateway ──
+  const knowledgeSearch = PARTS.has('knowledge')
+    ? await measureSearch({
+        root: ROOT,
+        items: KB_ITEMS,
+        samples: SAMPLES,
+        rounds: ROUNDS,
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
+        log,
+      })
+    : undefined;
+
+  // ── SMS campaign: 5,000 messages, messages/s vs BatchWriteItem of as many items (lib/bench/sms-campaign.ts) ──
+  const smsCampaign = PARTS.has('sms')
+    ? await measureSmsCampaign({
+        root: ROOT,
+        messages: Number(process.env.BENCH_SMS_MESSAGES ?? 5_000),
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
+        log,
+      })
+    : undefined;
+
   let bundles;
   if (PARTS.has('bundles')) {
     log('bundling every function');
@@ -330,6 +363,8 @@ async function main(): Promise<void> {
     bundles,
     contactImport,
     campaign,
+    knowledgeSearch,
+    smsCampaign,
   };
   writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -366,6 +401,20 @@ async function main(): Promise<void> {
       ? [
           `## batch campaign: ${campaign.contacts} contacts, cap ${campaign.cap} (simulator time scale ${campaign.timeScale})`,
           ...campaignTable(campaign),
+          '',
+        ]
+      : []),
+    ...(smsCampaign
+      ? [
+          `## SMS campaign: ${smsCampaign.messages} messages vs its floor, same run`,
+          ...smsCampaignTable(smsCampaign),
+          '',
+        ]
+      : []),
+    ...(knowledgeSearch
+      ? [
+          `## knowledge-base search: ${knowledgeSearch.items} listings, one request at a time, vs its floor in the same run`,
+          ...searchTable(knowledgeSearch),
           '',
         ]
       : []),

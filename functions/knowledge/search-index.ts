@@ -42,11 +42,34 @@ interface ListingSummary {
   bathrooms: number | null;
 }
 
-/** The same options build and load an index (MiniSearch requires it). */
+/**
+ * English words too common to tell items apart: not indexed, not searched (every listing "has" and
+ * "is close to"; matching them would only make every search score most of the base).
+ */
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be but by for from has have in into is it its of on or our so than that the their ' +
+    'then there these this to was were will with you your'
+  ).split(' '),
+);
+
+/**
+ * The same options build and load an index (MiniSearch requires it). A term matches words it begins
+ * (from 3 characters) and words one edit away (from 5 characters: shorter ones would match too much).
+ */
 export const INDEX_OPTIONS: Options<IndexEntry> = {
   fields: ['title', 'text', 'place'],
   storeFields: ['itemId', 'type', 'title', 'text', 'listing'],
-  searchOptions: { boost: { title: 2, place: 1.5 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
+  processTerm: (term) => {
+    const lower = term.toLowerCase();
+    return STOP_WORDS.has(lower) ? null : lower;
+  },
+  searchOptions: {
+    boost: { title: 2, place: 1.5 },
+    prefix: (term) => term.length >= 3,
+    fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+    combineWith: 'OR',
+  },
 };
 
 export const indexKeyOf = (workspaceId: string, knowledgeBaseId: string, version: number) =>

@@ -7,8 +7,8 @@ import {
 } from './port.js';
 
 /**
- * HubSpot, through its official client (`@hubspot/api-client`, imported when first used so it stays
- * out of every bundle that does not sync). Credentials: a private app's access token from Secrets
+ * HubSpot, through its official client (`@hubspot/api-client`: its CRM-objects search API, imported
+ * when first used). Credentials: a private app's access token from Secrets
  * Manager (the `crm` secret, JSON `{"hubspot": {"<account>": "<token>"}}`; `account` is the
  * integration's config). Contacts are HubSpot contacts; listings are the custom object named by
  * `listingObjectType` (e.g. `p_listings`) with properties named as our listing fields.
@@ -46,9 +46,15 @@ export class HubSpotCrm implements CrmProvider {
     },
   ) {}
 
-  private async client() {
-    const { Client } = await import('@hubspot/api-client');
-    return new Client({ accessToken: await this.settings.accessToken(), numberOfApiCallRetries: 2 });
+  /**
+   * The client's CRM-objects search API (its generated module for `crm/v3/objects`, which serves
+   * contacts and custom objects alike) rather than the whole client: a fraction of the bundle.
+   */
+  private async search() {
+    const { createConfiguration, SearchApi } =
+      await import('@hubspot/api-client/lib/codegen/crm/objects/index.js');
+    const accessToken = await this.settings.accessToken();
+    return new SearchApi(createConfiguration({ authMethods: { oauth2: { accessToken } } }));
   }
 
   static decode(cursor: string | null): Cursor {
@@ -62,7 +68,7 @@ export class HubSpotCrm implements CrmProvider {
 
   async readChanges(input: { cursor: string | null; limit: number }): Promise<CrmChangePage> {
     const cursor = HubSpotCrm.decode(input.cursor);
-    const client = await this.client();
+    const search = await this.search();
     const since = (ms: number) => ({
       filterGroups: [
         { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GT' as never, value: String(ms) }] },
@@ -72,7 +78,7 @@ export class HubSpotCrm implements CrmProvider {
       after: '0',
     });
     try {
-      const contacts = await client.crm.contacts.searchApi.doSearch({
+      const contacts = await search.doSearch('contacts', {
         ...since(cursor.contacts),
         properties: ['firstname', 'lastname', 'phone', 'mobilephone', 'email', 'hs_lastmodifieddate'],
       } as never);
@@ -91,7 +97,7 @@ export class HubSpotCrm implements CrmProvider {
       if (last) next.contacts = Date.parse(last.properties.hs_lastmodifieddate ?? '') || next.contacts;
       let listingsMore = false;
       if (this.settings.listingObjectType && records.length < input.limit) {
-        const listings = await client.crm.objects.searchApi.doSearch(this.settings.listingObjectType, {
+        const listings = await search.doSearch(this.settings.listingObjectType, {
           ...since(cursor.listings),
           properties: LISTING_PROPERTIES,
         } as never);
