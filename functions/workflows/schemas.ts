@@ -184,7 +184,15 @@ export const RunResponse = z.object({
 });
 export const RunList = pageOf(RunResponse);
 
-export const RunListQuery = ListQuery.extend({ status: z.enum(RUN_STATUSES).optional() });
+/**
+ * At most 50 runs a page (default 50): a run carries its event, up to 64 KB from an external trigger,
+ * and a page must stay well under Lambda's 6 MB response.
+ */
+export const RUN_PAGE_SIZE = 50;
+export const RunListQuery = ListQuery.extend({
+  limit: z.coerce.number().int().min(1).max(RUN_PAGE_SIZE).default(RUN_PAGE_SIZE),
+  status: z.enum(RUN_STATUSES).optional(),
+});
 export type RunListQuery = z.infer<typeof RunListQuery>;
 
 /** The external trigger's body: any JSON object (its size is checked on the raw body: 413). */

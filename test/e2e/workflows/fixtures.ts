@@ -77,10 +77,21 @@ export async function trigger(
   return api('POST', triggerPath(workflowId), { token: key, body, headers });
 }
 
-export async function listRuns(tenant: Tenant, workflowId: string): Promise<Json[]> {
-  const res = await api('GET', `${runsPath(tenant, workflowId)}?limit=100`, { token: tenant.owner.token });
-  if (res.status !== 200) throw new Error(`list runs: ${res.status} ${res.text}`);
-  return res.body.items as Json[];
+/** Every run of the workflow, newest first (following next_cursor). */
+export async function listRuns(tenant: Tenant, workflowId: string, query = ''): Promise<Json[]> {
+  const items: Json[] = [];
+  let cursor: string | null = null;
+  do {
+    const params = new URLSearchParams(query);
+    if (cursor) params.set('cursor', cursor);
+    const res = await api('GET', `${runsPath(tenant, workflowId)}?${params.toString()}`, {
+      token: tenant.owner.token,
+    });
+    if (res.status !== 200) throw new Error(`list runs: ${res.status} ${res.text}`);
+    items.push(...(res.body.items as Json[]));
+    cursor = res.body.next_cursor as string | null;
+  } while (cursor);
+  return items;
 }
 
 export async function getRun(tenant: Tenant, workflowId: string, runId: string): Promise<Json> {

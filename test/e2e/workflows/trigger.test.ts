@@ -188,7 +188,15 @@ describe('external trigger', () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(accepted).toBeGreaterThanOrEqual(60);
     expect(accepted).toBeLessThanOrEqual(120);
-    expect((await listRuns(tenant, limited.id)).length).toBe(accepted);
+    const runs = await listRuns(tenant, limited.id, 'limit=50');
+    expect(runs.length).toBe(accepted);
+    expect(new Set(runs.map((r) => r.id)).size).toBe(accepted);
+    // Newest first, across pages.
+    expect(runs.map((r) => r.event.data.n)).toEqual([...Array(accepted).keys()].reverse());
+    const page = await api('GET', `${workflowPath(tenant, limited.id)}/runs?limit=51`, {
+      token: tenant.owner.token,
+    });
+    expect(page.status).toBe(422);
     // Another workflow has its own counter.
     expect((await trigger(workflow.id, key, { contact_id: contact.id, budget: 1 })).status).toBe(202);
     await waitForQuiescence();
