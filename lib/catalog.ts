@@ -144,7 +144,8 @@ export const catalog: FunctionSpec[] = [
     entry: 'functions/campaigns/handlers/process-campaign-messages.ts',
     queue: { name: 'campaigns', batchSize: 4 },
     access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['campaigns', 'calls', 'workspaceEvents'] },
-    timeoutSeconds: 60,
+    // An upload chunk (250 rows, each a contact and a batch contact) takes as long as a contact import's.
+    timeoutSeconds: 150,
     memoryMb: 1024,
   },
   {

@@ -33,7 +33,7 @@ export const QUEUES = {
   postCall: { name: 'post-call', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   postCallActions: { name: 'post-call-actions', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   webhookDelivery: { name: 'webhook-delivery', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
-  campaigns: { name: 'campaigns', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  campaigns: { name: 'campaigns', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
   imports: { name: 'imports', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
   knowledge: { name: 'knowledge', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
   integrations: { name: 'integrations', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
