@@ -321,11 +321,22 @@ export async function disconnectIntegration(
   }
 }
 
-/** The schedule: an incremental sync of every connected integration that runs none. */
+/**
+ * How long after a sync ended the schedule leaves an integration alone (INTEGRATION_SYNC_EVERY_SECONDS,
+ * default 600): a sync someone just ran (connect, POST …/sync) is not repeated at once, and a
+ * schedule that fires often (locally every minute) syncs each integration at most this often.
+ */
+const syncEverySeconds = () => Number(process.env.INTEGRATION_SYNC_EVERY_SECONDS ?? 600) || 600;
+
+/** The schedule: an incremental sync of every connected integration that runs none and was not synced lately. */
 export async function syncConnectedIntegrations(): Promise<string> {
   let started = 0;
+  const since = clock.now().getTime() - syncEverySeconds() * 1000;
   for (const integration of await allIntegrations()) {
     if (integration.status !== 'connected') continue;
+    const last = integration.lastSync as { completed_at?: string | null } | undefined;
+    const lastAt = Date.parse(last?.completed_at ?? integration.connectedAt ?? '');
+    if (lastAt > since) continue;
     if (await runningJob(integration)) continue;
     try {
       await startSync(integration, 'schedule');

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { IntegrationEntity } from '../../../functions/integrations/entities.js';
-import { requireIntegration, startSync } from '../../../functions/integrations/service.js';
+import {
+  requireIntegration,
+  startSync,
+  syncConnectedIntegrations,
+} from '../../../functions/integrations/service.js';
 import { syncPage } from '../../../functions/integrations/sync.js';
 import { crmSimulator } from '../../../lib/local/simulators/crm/client.js';
 import { api, type Json } from '../../helpers/http.js';
@@ -293,6 +297,35 @@ describe('listing.sold', () => {
       token: tenant.owner.token,
     });
     expect(again.body).toMatchObject({ status: 'connected', knowledge_base_id: off.body.knowledge_base_id });
+  });
+});
+
+describe('the schedule', () => {
+  test('syncs connected integrations not synced lately; the sale it finds is announced once', async () => {
+    const { tenant, account, integration, receiver } = await setup();
+    await run(tenant, integration.id, 'connect');
+    await crm(account).sell('L-1002');
+    // Just synced: the schedule leaves it alone.
+    await syncConnectedIntegrations();
+    const jobs = async () =>
+      (await api('GET', `${integrationsPath(tenant)}/${integration.id}/jobs`, { token: tenant.owner.token }))
+        .body.items as Json[];
+    expect((await jobs()).map((j) => j.trigger)).toEqual(['connect']);
+    const before = process.env.INTEGRATION_SYNC_EVERY_SECONDS;
+    process.env.INTEGRATION_SYNC_EVERY_SECONDS = '0.001';
+    try {
+      expect(await syncConnectedIntegrations()).toMatch(/started [1-9]/);
+    } finally {
+      if (before === undefined) delete process.env.INTEGRATION_SYNC_EVERY_SECONDS;
+      else process.env.INTEGRATION_SYNC_EVERY_SECONDS = before;
+    }
+    const scheduled = (await jobs()).find((j) => j.trigger === 'schedule');
+    expect(scheduled).toBeDefined();
+    expect(await jobDone(tenant, integration.id, scheduled.id)).toMatchObject({
+      status: 'completed',
+      counts: { listing_sold_events: 1 },
+    });
+    await waitFor(() => soldRequests(receiver).length === 1, { what: 'the scheduled sale' });
   });
 });
 
