@@ -1,6 +1,6 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { baseUrl } from '../helpers/http.js';
-import { ageRecording, recordedCall } from '../e2e/public-page/fixtures.js';
+import { ageRecording, recordedCall, recordedCallWithReply } from '../e2e/public-page/fixtures.js';
 import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
 
 /**
@@ -83,6 +83,20 @@ describeWithBrowser('public recording page in Chromium', () => {
     expect(call.recording.duration_seconds).toBeGreaterThan(0);
     await expect(page.locator('#unavailable').isHidden()).resolves.toBe(true);
     await expect(page.locator('#no-replies').textContent()).resolves.toBe('No replies yet.');
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the SMS replies tied to the code as text: markup in a reply is never rendered', async () => {
+    const reply =
+      '<img src=x onerror="document.title=1"><script>document.title="pwned"</script> Thanks & bye';
+    const { code } = await recordedCallWithReply(reply);
+    const { page } = await open(`/r/${code}`);
+    await expect(page.locator('#replies li').count()).resolves.toBe(1);
+    await expect(page.locator('#replies .reply-body').textContent()).resolves.toBe(reply);
+    await expect(page.locator('#replies img, #replies script').count()).resolves.toBe(0);
+    await expect(page.title()).resolves.toBe('Call recording: Riley');
+    await expect(page.locator('audio#recording').count()).resolves.toBe(1);
     expect(violations).toEqual([]);
     await page.close();
   });

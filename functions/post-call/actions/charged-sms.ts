@@ -1,4 +1,5 @@
 import { recordMovement } from '../../billing/ledger.js';
+import { clock } from '../../platform/clock.js';
 import { chargeSms } from '../../billing/metering.js';
 import { sendSms, SmsSendError } from '../../providers/sms/index.js';
 import { formatDuration, renderTemplate } from '../analysis.js';
@@ -19,6 +20,34 @@ function templateValues(record: CallRecordWire): Record<string, string | undefin
     recording_url: record.recording?.short_url ?? undefined,
   };
 }
+
+/** A post-call SMS that went out: what the SMS domain remembers so a reply is tied to it. */
+export interface SentPostCallSms {
+  workspaceId: string;
+  organisationId: string;
+  smsId: string;
+  to: string;
+  from: string;
+  text: string;
+  /** The recording's short code the SMS carried a link to, if the call has one. */
+  shortCode?: string;
+  sentAt: string;
+}
+export type SentPostCallSmsListener = (sent: SentPostCallSms) => Promise<void>;
+
+let sentListener: SentPostCallSmsListener | undefined;
+
+/**
+ * Told of each post-call SMS once it is sent (the actions' queue consumer, a composition point, hands
+ * in the SMS domain's memory of outbound messages: a reply to this SMS is then tied to the call's
+ * recording short code and shows on its public page).
+ */
+export function onPostCallSmsSent(listener: SentPostCallSmsListener | undefined): void {
+  sentListener = listener;
+}
+
+const shortCodeOf = (record: CallRecordWire): string | undefined =>
+  record.recording?.short_url ? record.recording.short_url.split('/').pop() : undefined;
 
 /**
  * The owner's and the caller's SMS: charged first (prepaid: no credits, no SMS — 402, failed), once per
@@ -69,6 +98,17 @@ export async function sendChargedSms(
     }
     throw error;
   }
+  // Remembered for replies (a failure here retries the run; the SMS is not sent again: it is marked sent).
+  await sentListener?.({
+    workspaceId: run.workspaceId,
+    organisationId: run.organisationId,
+    smsId: run.smsId,
+    to,
+    from: agentNumberOf(record),
+    text,
+    shortCode: shortCodeOf(record),
+    sentAt: clock.now().toISOString(),
+  });
   return {
     sms_id: run.smsId,
     to,

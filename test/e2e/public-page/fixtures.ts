@@ -1,5 +1,9 @@
 import { CallEntity } from '../../../functions/calling/entities.js';
+import { receiveSms } from '../../../lib/cli/sms.js';
+import type { StackState } from '../../../lib/local/state.js';
 import { api, type Json } from '../../helpers/http.js';
+import { stackState } from '../../helpers/stack-state.js';
+import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { readyToCall, TEST_NUMBERS, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
 
 /** A recorded, finished call with its short link: what the public recording page opens. */
@@ -28,4 +32,26 @@ export async function loseRecording(tenant: Tenant, callId: string): Promise<voi
   await CallEntity.patch({ workspaceId: tenant.workspaceId, callId })
     .set({ recordingKey: `recordings/${tenant.workspaceId}/gone-${callId}.wav` })
     .go();
+}
+
+/**
+ * A recorded call whose agent texts the caller afterwards (the default caller SMS, with the page's
+ * link), then the caller's reply, delivered by the SMS simulator to our SMS webhook as the provider
+ * would: the reply is tied to the call's short code.
+ */
+export async function recordedCallWithReply(
+  body: string,
+): Promise<{ tenant: Tenant; call: Json; code: string }> {
+  const setup = await readyToCall({ name: 'Riley', post_call_actions: [{ type: 'sms_caller' }] });
+  const { tenant, call, code } = await recordedCall(setup);
+  await waitForQuiescence({ timeoutMs: 60_000 });
+  await receiveSms(stackState() as unknown as StackState, { from: call.to_phone, to: call.from_phone, body });
+  await waitFor(
+    async () => {
+      const res = await api('GET', `/api/v1/public/recordings/${code}/replies`);
+      return res.status === 200 && res.body.items.length > 0 ? res.body.items : undefined;
+    },
+    { what: `the reply to ${code}`, timeoutMs: 30_000 },
+  );
+  return { tenant, call, code };
 }

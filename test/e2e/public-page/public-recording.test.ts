@@ -1,6 +1,6 @@
 import { api, baseUrl } from '../../helpers/http.js';
 import { ws } from '../calling/fixtures.js';
-import { ageRecording, loseRecording, recordedCall } from './fixtures.js';
+import { ageRecording, loseRecording, recordedCall, recordedCallWithReply } from './fixtures.js';
 
 /** The public recording page's JSON and HTML over the local stack: playable, unavailable, not found. */
 
@@ -42,6 +42,27 @@ describe('public recording page', () => {
     expect(page.text).toContain('<audio id="recording" controls');
     expect(page.text).toContain('No replies yet.');
     expect(page.text).toContain('Call recording: Riley');
+  });
+
+  it('the caller’s SMS reply to the post-call SMS (which carried the link) is tied to the code, escaped on the page', async () => {
+    const reply = '<script>alert("x")</script> Thanks & <b>see you</b>';
+    const { call, code } = await recordedCallWithReply(reply);
+    const json = await api('GET', `/api/v1/public/recordings/${code}`);
+    expect(json.body.recording.available).toBe(true);
+    expect(json.body.replies).toEqual([{ body: reply, received_at: expect.any(String) }]);
+    const replies = await api('GET', `/api/v1/public/recordings/${code}/replies`);
+    expect(replies.body).toEqual({ id: code, items: json.body.replies });
+    const page = await api('GET', `/r/${code}`);
+    expect(page.text).toContain(
+      '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Thanks &amp; &lt;b&gt;see you&lt;/b&gt;',
+    );
+    expect(page.text).not.toContain('<script>alert');
+    expect(page.text).not.toContain('<b>see you');
+    // The SMS carried the link.
+    expect(call.short_url).toContain(`/r/${code}`);
+    // Replies are the code's own: another recorded call shows none.
+    const other = await recordedCall();
+    expect((await api('GET', `/api/v1/public/recordings/${other.code}/replies`)).body.items).toEqual([]);
   });
 
   it('a recording past its retention, or whose source is gone, is unavailable (replies still answered)', async () => {
