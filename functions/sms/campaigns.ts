@@ -407,6 +407,9 @@ export async function processChunk(
       }
     }),
   );
+  const unfinished = outcomes.filter((o) => o === 'pending' || o === 'sending').length;
+  if (unfinished > 0)
+    throw new Error(`${unfinished} recipients of the chunk are not finished; it is retried`);
   await SmsHeldEntity.delete(heldKey).go();
   await completeIfDone(workspaceId, campaignId);
   const counts = outcomes.reduce<Record<string, number>>(
@@ -433,24 +436,45 @@ async function finishRecipient(
   reason?: string,
 ): Promise<boolean> {
   const { workspaceId, campaignId, contactId } = recipient;
-  const result = await smsService.transaction
-    .write(({ smsRecipient, smsCampaign }) => [
-      smsRecipient
-        .patch({ workspaceId, campaignId, contactId })
-        .set({
-          state: to,
-          updatedAt: clock.now().toISOString(),
-          ...(reason ? { reason: reason.slice(0, 300) } : {}),
-        })
-        .where((attr, op) => op.eq(attr.state, from as SmsRecipient['state']))
-        .commit(),
-      smsCampaign
-        .patch({ workspaceId, campaignId })
-        .add({ ...counts, processed: 1 })
-        .commit(),
-    ])
-    .go();
-  return !result.canceled;
+  for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
+    const result = await smsService.transaction
+      .write(({ smsRecipient, smsCampaign }) => [
+        smsRecipient
+          .patch({ workspaceId, campaignId, contactId })
+          .set({
+            state: to,
+            updatedAt: clock.now().toISOString(),
+            ...(reason ? { reason: reason.slice(0, 300) } : {}),
+          })
+          .where((attr, op) => op.eq(attr.state, from as SmsRecipient['state']))
+          .commit(),
+        smsCampaign
+          .patch({ workspaceId, campaignId })
+          .add({ ...counts, processed: 1 })
+          .commit(),
+      ])
+      .go();
+    if (!result.canceled) return true;
+    // Refused: by its condition (finished already, the normal case of a redelivery), or by a conflict
+    // with another transaction on the campaign's counters (then it is tried again).
+    if ((await recipientState(recipient)) !== from) return false;
+    await backOff(attempt);
+  }
+  throw new Error(
+    `recipient ${contactId} of ${campaignId}: its counts kept conflicting; the chunk is retried`,
+  );
+}
+
+const MAX_TRIES = 8;
+const backOff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random())));
+
+async function recipientState(recipient: SmsRecipient): Promise<SmsRecipient['state'] | undefined> {
+  const { workspaceId, campaignId, contactId } = recipient;
+  const { data } = await SmsRecipientEntity.get({ workspaceId, campaignId, contactId }).go({
+    consistent: true,
+  });
+  return data?.state;
 }
 
 async function sendToRecipient(
@@ -479,31 +503,39 @@ async function sendToRecipient(
       kind: 'campaign',
       campaignId,
     });
-    const now = clock.now().toISOString();
-    const result = await smsService.transaction
-      .write(({ smsMessage, smsThread, smsRecipient }) => [
-        smsMessage.create(record).commit(),
-        smsThread
-          .update({ workspaceId, contactId })
-          .set({
-            inboxOf: workspaceId,
-            phone: record.toPhone,
-            lastMessage: record.body.slice(0, 200),
-            lastMessageId: record.messageId,
-            lastMessageAt: record.createdAt,
-          })
-          .add({ unread: 0 })
-          .commit(),
-        smsRecipient
-          .patch({ workspaceId, campaignId, contactId })
-          .set({ state: 'sending', messageId: record.messageId, updatedAt: now })
-          .where((attr, op) => op.eq(attr.state, 'pending'))
-          .commit(),
-      ])
-      .go();
-    current = (await SmsRecipientEntity.get({ workspaceId, campaignId, contactId }).go({ consistent: true }))
-      .data;
-    if (!result.canceled && current) current = { ...current, state: 'sending', messageId: record.messageId };
+    for (let attempt = 0; current?.state === 'pending' && attempt < MAX_TRIES; attempt += 1) {
+      const now = clock.now().toISOString();
+      const result = await smsService.transaction
+        .write(({ smsMessage, smsThread, smsRecipient }) => [
+          smsMessage.create(record).commit(),
+          smsThread
+            .update({ workspaceId, contactId })
+            .set({
+              inboxOf: workspaceId,
+              phone: record.toPhone,
+              lastMessage: record.body.slice(0, 200),
+              lastMessageId: record.messageId,
+              lastMessageAt: record.createdAt,
+            })
+            .add({ unread: 0 })
+            .commit(),
+          smsRecipient
+            .patch({ workspaceId, campaignId, contactId })
+            .set({ state: 'sending', messageId: record.messageId, updatedAt: now })
+            .where((attr, op) => op.eq(attr.state, 'pending'))
+            .commit(),
+        ])
+        .go();
+      if (!result.canceled) {
+        current = { ...current, state: 'sending', messageId: record.messageId };
+        break;
+      }
+      // Refused: another delivery of this chunk took the recipient, or a conflict (tried again).
+      current = (
+        await SmsRecipientEntity.get({ workspaceId, campaignId, contactId }).go({ consistent: true })
+      ).data;
+      if (current?.state === 'pending') await backOff(attempt);
+    }
   }
   if (!current) return 'gone';
   if (current.state !== 'sending' || !current.messageId) return current.state;

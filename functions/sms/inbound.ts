@@ -209,7 +209,12 @@ export async function receiveSms(sms: InboundSms): Promise<string> {
     .go();
   if (result.canceled) {
     // Taken by a concurrent delivery of the same message (the claim exists): that one does the rest.
-    return 'duplicate: taken concurrently';
+    // Otherwise a conflict on the thread or the campaign's counters: the provider retries (5xx).
+    const { data: claim } = await SmsInboundClaimEntity.get({ providerMessageId: sms.providerMessageId }).go({
+      consistent: true,
+    });
+    if (claim) return 'duplicate: taken concurrently';
+    throw new Error(`inbound ${sms.providerMessageId}: its write conflicted; the provider retries`);
   }
   return followUps(workspaceId, messageId, confirmationId);
 }

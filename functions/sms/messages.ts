@@ -143,8 +143,20 @@ export function outboundRecord(input: NewOutbound): SmsMessage {
   };
 }
 
-/** The message and its thread's last-message line, in one transaction; false when it existed already. */
+/**
+ * The message and its thread's last-message line, in one transaction; false when it existed already.
+ * A transaction refused by a conflict (another write to the thread at the same moment) is tried again.
+ */
 export async function createOutbound(record: SmsMessage): Promise<boolean> {
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    if (await writeOutbound(record)) return true;
+    if (await getMessage(record.workspaceId, record.messageId)) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * (0.5 + Math.random())));
+  }
+  throw new Error(`could not record message ${record.messageId} (conflicts); try again`);
+}
+
+async function writeOutbound(record: SmsMessage): Promise<boolean> {
   const result = await smsService.transaction
     .write(({ smsMessage, smsThread }) => [
       smsMessage.create(record).commit(),
