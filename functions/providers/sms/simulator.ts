@@ -34,7 +34,7 @@ export class SimulatorSmsSender implements SmsSender {
           idempotency_key: message.idempotencyKey,
           status_callback: message.statusCallbackUrl ?? null,
         }),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
     } catch (error) {
       throw new SmsSendError(`SMS simulator unreachable: ${(error as Error).message}`, { cause: error });
