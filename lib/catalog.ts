@@ -166,7 +166,8 @@ export const catalog: FunctionSpec[] = [
     entry: 'functions/sms/handlers/process-sms.ts',
     queue: { name: 'sms', batchSize: 4 },
     access: { table: 'readwrite', sendsTo: ['sms'], secrets: ['telephony'] },
-    timeoutSeconds: 150,
+    // A chunk is 50 sends; one cut short is received again and resumes where each recipient stood.
+    timeoutSeconds: 60,
   },
   // ── Workflows (workflows/): routes and the external trigger, runs advanced on their queue ───────
   domainApi('WorkflowsApi', 'workflows', 'functions/workflows/http.ts', 'workflows', { timeoutSeconds: 20 }),
