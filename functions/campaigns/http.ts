@@ -1,28 +1,17 @@
 import { domainHandler } from '../platform/http/index.js';
 import { campaignRoutes } from './routes.js';
-import { handler as createCampaign } from './handlers/create-campaign.js';
-import { handler as listCampaigns } from './handlers/list-campaigns.js';
-import { handler as getCampaign } from './handlers/get-campaign.js';
-import { handler as updateCampaign } from './handlers/update-campaign.js';
-import { handler as deleteCampaign } from './handlers/delete-campaign.js';
-import { handler as createCampaignUpload } from './handlers/create-campaign-upload.js';
-import { handler as startCampaignUpload } from './handlers/start-campaign-upload.js';
-import { handler as listCampaignContacts } from './handlers/list-campaign-contacts.js';
-import { handler as listCampaignJobs } from './handlers/list-campaign-jobs.js';
-import { handler as getCampaignJob } from './handlers/get-campaign-job.js';
-import { handler as getCampaignProgress } from './handlers/get-campaign-progress.js';
 
 /** The campaigns domain's one HTTP function: every route of ./routes.ts. */
 export const handler = domainHandler(campaignRoutes, {
-  createCampaign,
-  listCampaigns,
-  getCampaign,
-  updateCampaign,
-  deleteCampaign,
-  createCampaignUpload,
-  startCampaignUpload,
-  listCampaignContacts,
-  listCampaignJobs,
-  getCampaignJob,
-  getCampaignProgress,
+  createCampaign: () => import('./handlers/create-campaign.js'),
+  listCampaigns: () => import('./handlers/list-campaigns.js'),
+  getCampaign: () => import('./handlers/get-campaign.js'),
+  updateCampaign: () => import('./handlers/update-campaign.js'),
+  deleteCampaign: () => import('./handlers/delete-campaign.js'),
+  createCampaignUpload: () => import('./handlers/create-campaign-upload.js'),
+  startCampaignUpload: () => import('./handlers/start-campaign-upload.js'),
+  listCampaignContacts: () => import('./handlers/list-campaign-contacts.js'),
+  listCampaignJobs: () => import('./handlers/list-campaign-jobs.js'),
+  getCampaignJob: () => import('./handlers/get-campaign-job.js'),
+  getCampaignProgress: () => import('./handlers/get-campaign-progress.js'),
 });

@@ -52,7 +52,10 @@ describe('the catalog', () => {
       .flatMap((s) => {
         const dir = path.dirname(s.entry);
         const source = readFileSync(path.join(REPO_ROOT, s.entry), 'utf8');
-        return [...source.matchAll(/from '\.\/(handlers\/[^']+)\.js'/g)].map((m) => `${dir}/${m[1]}.ts`);
+        // Eager (`from './handlers/x.js'`) or imported on first request (`import('./handlers/x.js')`).
+        return [...source.matchAll(/(?:from |import\()'\.\/(handlers\/[^']+)\.js'/g)].map(
+          (m) => `${dir}/${m[1]}.ts`,
+        );
       });
     const unnamed = files.filter((f) => !entries.includes(f) && !served.includes(f));
     expect(unnamed).toEqual([]);

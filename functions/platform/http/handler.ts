@@ -72,7 +72,7 @@ export function implement<B, Q, A extends RouteAuth>(
 /** A domain's HTTP function; `loadAll` imports every route's module and checks it (for tests). */
 export type DomainHandler = LambdaHttpHandler & { loadAll(): Promise<void> };
 
-/** A route's module, imported on the route's first request (`() => import('./handlers/x.js')`). */
+/** A route's module, imported on the route's first request (a function returning a dynamic import of a handlers/ file). */
 export type RouteModule = () => Promise<{ handler: RouteHandler }>;
 
 /**
