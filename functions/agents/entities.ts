@@ -46,6 +46,8 @@ export const AgentEntity = new Entity(
           callRecording: { type: 'boolean', required: true },
           interruptible: { type: 'boolean', required: true },
           callerGrowthLoop: { type: 'boolean', required: true },
+          /** Absent on agents made before it existed: off. */
+          conversationMemories: { type: 'boolean' },
           timezone: { type: 'string', required: true },
           specialisedTerms: { type: 'list', items: { type: 'string' }, required: true },
           maxDurationSeconds: { type: 'number', required: true },

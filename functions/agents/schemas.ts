@@ -22,6 +22,8 @@ export const SettingsInput = z.strictObject({
   call_recording: z.boolean().optional(),
   interruptible: z.boolean().optional(),
   caller_growth_loop: z.boolean().optional(),
+  /** Give the runtime the summaries of the contact's earlier calls (+5 credits per call minute when used). */
+  conversation_memories: z.boolean().optional(),
   timezone: z
     .string()
     .max(64)
@@ -157,6 +159,7 @@ export const AgentResponse = z.object({
     call_recording: z.boolean(),
     interruptible: z.boolean(),
     caller_growth_loop: z.boolean(),
+    conversation_memories: z.boolean(),
     timezone: z.string(),
     specialised_terms: z.array(z.string()),
     max_duration_seconds: z.number().int(),

@@ -27,6 +27,7 @@ export function defaultSettings(timezone: string): AgentSettings {
     callRecording: true,
     interruptible: true,
     callerGrowthLoop: false,
+    conversationMemories: false,
     timezone,
     specialisedTerms: [],
     maxDurationSeconds: DEFAULT_MAX_DURATION_SECONDS,
@@ -43,6 +44,7 @@ export function mergeSettings(base: AgentSettings, input: SettingsInput | undefi
     callRecording: input.call_recording ?? base.callRecording,
     interruptible: input.interruptible ?? base.interruptible,
     callerGrowthLoop: input.caller_growth_loop ?? base.callerGrowthLoop,
+    conversationMemories: input.conversation_memories ?? base.conversationMemories ?? false,
     timezone: input.timezone ?? base.timezone,
     specialisedTerms: input.specialised_terms ?? base.specialisedTerms,
     maxDurationSeconds: input.max_duration_seconds ?? base.maxDurationSeconds,
@@ -86,6 +88,7 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
       call_recording: s.callRecording,
       interruptible: s.interruptible,
       caller_growth_loop: s.callerGrowthLoop,
+      conversation_memories: s.conversationMemories ?? false,
       timezone: s.timezone,
       specialised_terms: s.specialisedTerms,
       max_duration_seconds: s.maxDurationSeconds,
@@ -194,6 +197,8 @@ export async function updateAgent(
         if (settings.interruptible !== undefined) op.set(attr.settings.interruptible, settings.interruptible);
         if (settings.caller_growth_loop !== undefined)
           op.set(attr.settings.callerGrowthLoop, settings.caller_growth_loop);
+        if (settings.conversation_memories !== undefined)
+          op.set(attr.settings.conversationMemories, settings.conversation_memories);
         if (settings.timezone !== undefined) op.set(attr.settings.timezone, settings.timezone);
         if (settings.specialised_terms !== undefined)
           op.set(attr.settings.specialisedTerms, settings.specialised_terms);

@@ -22,7 +22,22 @@ export function statusCallbackUrl(workspaceId: string, callId: string): string {
   return `${providerWebhookUrl(VOICE_WEBHOOK_PATH)}?${query.toString()}`;
 }
 
-export async function dispatchCall(workspaceId: string, callId: string): Promise<DispatchOutcome> {
+/**
+ * The summaries of the other party's earlier calls when the call's agent uses conversation memories
+ * (handed in by the consumer: the post-call pipeline keeps them); empty: none used.
+ */
+export type MemoriesSource = (call: {
+  workspaceId: string;
+  agentId: string;
+  callId: string;
+  phone: string;
+}) => Promise<string[]>;
+
+export async function dispatchCall(
+  workspaceId: string,
+  callId: string,
+  options: { memories?: MemoriesSource } = {},
+): Promise<DispatchOutcome> {
   let call: Call;
   try {
     const { data } = await CallEntity.patch({ workspaceId, callId })
@@ -37,6 +52,13 @@ export async function dispatchCall(workspaceId: string, callId: string): Promise
 
   const port = telephony();
   const parameters = (call.parameters ?? {}) as Record<string, string>;
+  const memories = options.memories
+    ? await options.memories({ workspaceId, agentId: call.agentId, callId, phone: call.toPhone })
+    : [];
+  if (memories.length > 0) {
+    // Recorded before the dial: the call is billed for its memories (lifecycle's finishCall).
+    await CallEntity.patch({ workspaceId, callId }).set({ memoriesUsed: true }).go({ response: 'none' });
+  }
   const callbackUrl = statusCallbackUrl(workspaceId, callId);
   let providerCallId: string;
   try {
@@ -53,6 +75,7 @@ export async function dispatchCall(workspaceId: string, callId: string): Promise
         parameters,
         record: call.record,
         recordingCallbackUrl: callbackUrl,
+        ...(memories.length > 0 ? { memories } : {}),
       },
     }));
   } catch (error) {

@@ -12,6 +12,7 @@ import {
   readPostCallRecord,
   type PostCallRecordItem,
 } from './entities.js';
+import { rememberCall } from './memories.js';
 import { buildCallRecord, otherParty, type CallFacts, type ContactFacts } from './payload.js';
 import type { ActionMessage, CallEndedMessage, CallRecordWire } from './schemas.js';
 
@@ -119,6 +120,7 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
   if (item.actionsEnqueuedAt) return 'duplicate';
   const record = JSON.parse(item.record) as CallRecordWire;
   await storeSentiment(item.workspaceId, item.callId, record.sentiment);
+  await rememberCall(record);
   const actions = JSON.parse(item.actions) as ConfiguredAction[];
   await createRuns(item, actions);
   const messages: ActionMessage[] = actions.map((action) => ({

@@ -36,6 +36,8 @@ export interface CallScript {
   /** Record the call; recording callbacks go to `recordingCallbackUrl`. */
   record: boolean;
   recordingCallbackUrl: string;
+  /** Conversation memories: summaries of the other party's earlier calls, newest first. */
+  memories?: string[];
 }
 
 export interface PlaceCallRequest {

@@ -207,6 +207,9 @@ export function callTwiml(script: CallScript, voiceRuntimeUrl: string): string {
     ['workspace_id', script.workspaceId],
     ['prompt', script.prompt],
     ['parameters', JSON.stringify(script.parameters)],
+    ...(script.memories && script.memories.length > 0
+      ? ([['memories', JSON.stringify(script.memories)]] as [string, string][])
+      : []),
   ];
   parts.push(
     `<Connect><Stream url="${escapeXml(voiceRuntimeUrl)}">` +

@@ -16,7 +16,12 @@ export interface ConversationInput {
   direction: 'outbound' | 'inbound';
   /** Seconds from answer to end; the turns are spread over them. */
   talkSeconds: number;
+  /** Conversation memories (summaries of earlier calls, newest first): the agent recalls the latest. */
+  memories?: string[];
 }
+
+/** What the agent says when it recalls the last call (conversation memories). */
+export const RECALL_PREFIX = 'Good to speak with you again. Last time:';
 
 export interface Conversation {
   transcript: TranscriptTurn[];
@@ -49,6 +54,8 @@ export function buildConversation(input: ConversationInput): Conversation {
       ? 'Hello, thanks for calling. How can I help?'
       : 'Hello, this is your assistant calling.');
   lines.push({ role: 'agent', text: greeting });
+  const recalled = input.memories?.[0]?.replace(/\s+/g, ' ').trim();
+  if (recalled) lines.push({ role: 'agent', text: `${RECALL_PREFIX} ${recalled.slice(0, 300)}` });
   lines.push({
     role: 'user',
     text:

@@ -352,10 +352,18 @@ export async function startTelephonySimulator(
     } catch {
       parameters = {};
     }
+    let memories: string[] = [];
+    try {
+      const parsed = JSON.parse(script.streamParameters.memories ?? '[]') as unknown;
+      if (Array.isArray(parsed)) memories = parsed.filter((m): m is string => typeof m === 'string');
+    } catch {
+      memories = [];
+    }
     const conversation = buildConversation({
       greeting: script.say.join(' '),
       prompt: script.streamParameters.prompt ?? '',
       parameters,
+      memories,
       direction: input.direction === 'inbound' ? 'inbound' : 'outbound',
       talkSeconds: timeline.talkSeconds,
     });
