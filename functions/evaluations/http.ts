@@ -1,14 +1,10 @@
 import { domainHandler } from '../platform/http/index.js';
 import { evaluationRoutes } from './routes.js';
-import { handler as createEvaluation } from './handlers/create-evaluation.js';
-import { handler as listEvaluations } from './handlers/list-evaluations.js';
-import { handler as getEvaluation } from './handlers/get-evaluation.js';
-import { handler as cancelEvaluation } from './handlers/cancel-evaluation.js';
 
 /** The evaluations domain's one HTTP function. */
 export const handler = domainHandler(evaluationRoutes, {
-  createEvaluation,
-  listEvaluations,
-  getEvaluation,
-  cancelEvaluation,
+  createEvaluation: () => import('./handlers/create-evaluation.js'),
+  listEvaluations: () => import('./handlers/list-evaluations.js'),
+  getEvaluation: () => import('./handlers/get-evaluation.js'),
+  cancelEvaluation: () => import('./handlers/cancel-evaluation.js'),
 });
