@@ -1,28 +1,17 @@
 import { domainHandler } from '../platform/http/index.js';
 import { smsRoutes } from './routes.js';
-import { handler as sendSms } from './handlers/send-sms.js';
-import { handler as getSms } from './handlers/get-sms.js';
-import { handler as createSmsCampaign } from './handlers/create-sms-campaign.js';
-import { handler as listSmsCampaigns } from './handlers/list-sms-campaigns.js';
-import { handler as compareSmsCampaigns } from './handlers/compare-sms-campaigns.js';
-import { handler as getSmsCampaign } from './handlers/get-sms-campaign.js';
-import { handler as updateSmsCampaign } from './handlers/update-sms-campaign.js';
-import { handler as deleteSmsCampaign } from './handlers/delete-sms-campaign.js';
-import { handler as listSmsInbox } from './handlers/list-sms-inbox.js';
-import { handler as getSmsThread } from './handlers/get-sms-thread.js';
-import { handler as replySmsThread } from './handlers/reply-sms-thread.js';
 
 /** The SMS domain's one HTTP function: every route of ./routes.ts, dispatched on API Gateway's routeKey. */
 export const handler = domainHandler(smsRoutes, {
-  sendSms,
-  getSms,
-  createSmsCampaign,
-  listSmsCampaigns,
-  compareSmsCampaigns,
-  getSmsCampaign,
-  updateSmsCampaign,
-  deleteSmsCampaign,
-  listSmsInbox,
-  getSmsThread,
-  replySmsThread,
+  sendSms: () => import('./handlers/send-sms.js'),
+  getSms: () => import('./handlers/get-sms.js'),
+  createSmsCampaign: () => import('./handlers/create-sms-campaign.js'),
+  listSmsCampaigns: () => import('./handlers/list-sms-campaigns.js'),
+  compareSmsCampaigns: () => import('./handlers/compare-sms-campaigns.js'),
+  getSmsCampaign: () => import('./handlers/get-sms-campaign.js'),
+  updateSmsCampaign: () => import('./handlers/update-sms-campaign.js'),
+  deleteSmsCampaign: () => import('./handlers/delete-sms-campaign.js'),
+  listSmsInbox: () => import('./handlers/list-sms-inbox.js'),
+  getSmsThread: () => import('./handlers/get-sms-thread.js'),
+  replySmsThread: () => import('./handlers/reply-sms-thread.js'),
 });
