@@ -12,6 +12,6 @@ export const analyticsRoutes = {
     scope: 'calls:read',
     query: analytics.CallAnalyticsQuery,
     response: analytics.CallAnalyticsResponse,
-    access: { table: 'read' },
+    access: { table: 'readwrite' },
   }),
 };

@@ -3,6 +3,7 @@ import { WorkspaceEntity } from '../access/entities.js';
 import { clock } from '../platform/clock.js';
 import { HttpError, notFound, ValidationError, type ValidationIssue } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
 import { toE164, toE164InCountry } from '../platform/phone.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { publishWorkspaceEvent } from '../platform/workspace-events.js';
@@ -586,11 +587,19 @@ export async function createContact(
  * crash republishes the same event.
  */
 async function publishContactCreated(contact: Contact): Promise<void> {
+  const organisationId = await organisationOf(contact.workspaceId);
+  if (!organisationId) {
+    // No workspace record (gone, or a contact written outside any workspace): nobody to tell.
+    logger.warn('contact.created not published: the workspace is unknown', {
+      workspaceId: contact.workspaceId,
+    });
+    return;
+  }
   await publishWorkspaceEvent({
     id: `evt_contact_created_${contact.contactId}`,
     type: 'contact.created',
     workspaceId: contact.workspaceId,
-    organisationId: await organisationOf(contact.workspaceId),
+    organisationId,
     occurredAt: contact.createdAt,
     data: { contact_id: contact.contactId, ...contactView(contact) },
   });
@@ -598,11 +607,11 @@ async function publishContactCreated(contact: Contact): Promise<void> {
 
 /** A workspace's organisation never changes: read once per workspace and process. */
 const organisations = new Map<string, string>();
-async function organisationOf(workspaceId: string): Promise<string> {
+async function organisationOf(workspaceId: string): Promise<string | undefined> {
   const known = organisations.get(workspaceId);
   if (known) return known;
   const { data } = await WorkspaceEntity.get({ workspaceId }).go();
-  if (!data) throw new Error(`workspace ${workspaceId} not found`);
+  if (!data) return undefined;
   organisations.set(workspaceId, data.organisationId);
   return data.organisationId;
 }

@@ -32,7 +32,7 @@ export const evaluationRoutes = {
     scope: 'agents:read',
     query: ListQuery,
     response: evaluations.EvaluationList,
-    access: { table: 'read' },
+    access: { table: 'readwrite' },
   }),
   getEvaluation: defineRoute({
     method: 'GET',
@@ -41,7 +41,7 @@ export const evaluationRoutes = {
     auth: 'user_or_api_key',
     scope: 'agents:read',
     response: evaluations.EvaluationResponse,
-    access: { table: 'read' },
+    access: { table: 'readwrite' },
   }),
   cancelEvaluation: defineRoute({
     method: 'POST',

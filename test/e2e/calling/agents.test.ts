@@ -91,6 +91,7 @@ describe('create and read', () => {
       timezone: 'Australia/Sydney',
       specialised_terms: ['strata', 'auction'],
       max_duration_seconds: 600,
+      conversation_memories: false,
     });
     expect(res.body.answering_calls).toBe(false);
     expect(res.body.post_call_actions).toHaveLength(10);
