@@ -1,8 +1,8 @@
-import { BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
-import { dynamoClient, tableName } from '../../functions/platform/table.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
+import { batchWriteFloor } from './batch-write-floor.js';
 import { startBenchStack } from './stack-process.js';
 
 /**
@@ -27,7 +27,6 @@ export interface ImportReport {
   withinBudget: boolean;
 }
 
-const FLOOR_CONCURRENCY = 8;
 export const IMPORT_BUDGET = 0.5;
 
 export function importCsv(rows: number): { csv: string; expected: ImportReport['expected'] } {
@@ -75,24 +74,7 @@ async function floor(items: number): Promise<ImportReport['floor']> {
       })),
     );
   }
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: FLOOR_CONCURRENCY }, async () => {
-      while (next < requests.length) {
-        let pending = requests[next];
-        next += 1;
-        while (pending.length > 0) {
-          const result = await dynamoClient().send(
-            new BatchWriteItemCommand({ RequestItems: { [tableName()]: pending } }),
-          );
-          pending = result.UnprocessedItems?.[tableName()] ?? [];
-        }
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  return { items, seconds, itemsPerSecond: items / seconds };
+  return batchWriteFloor(requests);
 }
 
 export async function measureImport(options: {

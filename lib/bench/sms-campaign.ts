@@ -1,12 +1,12 @@
-import { BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
 import { BillingAccountEntity } from '../../functions/billing/entities.js';
 import { createContact } from '../../functions/contacts/service.js';
-import { dynamoClient, tableName } from '../../functions/platform/table.js';
 import { readSmsOutbox } from '../../functions/providers/sms/local-outbox.js';
 import { SmsMessageEntity } from '../../functions/sms/entities.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
+import { batchWriteFloor } from './batch-write-floor.js';
 import { startBenchStack } from './stack-process.js';
 
 /**
@@ -42,7 +42,6 @@ export interface SmsCampaignReport {
 }
 
 const CREATE_CONCURRENCY = 16;
-const FLOOR_CONCURRENCY = 8;
 
 async function floor(items: number): Promise<SmsCampaignReport['floor']> {
   const run = Date.now().toString(36);
@@ -65,24 +64,7 @@ async function floor(items: number): Promise<SmsCampaignReport['floor']> {
       })),
     );
   }
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: FLOOR_CONCURRENCY }, async () => {
-      while (next < requests.length) {
-        let pending = requests[next];
-        next += 1;
-        while (pending.length > 0) {
-          const result = await dynamoClient().send(
-            new BatchWriteItemCommand({ RequestItems: { [tableName()]: pending } }),
-          );
-          pending = result.UnprocessedItems?.[tableName()] ?? [];
-        }
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  return { items, seconds, itemsPerSecond: items / seconds };
+  return batchWriteFloor(requests);
 }
 
 interface CampaignState {
