@@ -561,7 +561,7 @@ async function rowOutcomes(job: ContactImport, rows: ParsedRow[]): Promise<Conta
   return found;
 }
 
-const rowRecordBase = (job: ContactImport, row: ParsedRow): RowRecordBase => ({
+export const rowRecordBase = (job: ContactImport, row: ParsedRow): RowRecordBase => ({
   workspaceId: job.workspaceId,
   jobId: job.jobId,
   row: pad(row.row, 8),
