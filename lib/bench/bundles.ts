@@ -1,9 +1,16 @@
 import { build, type BuildOptions } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FunctionSpec } from '../catalog-types.js';
-import { BUNDLE_ALIASES, BUNDLE_DEFINE, ESM_REQUIRE_BANNER } from '../constructs/service-function.js';
+import {
+  BUNDLE_DEFINE,
+  BUNDLE_ENTRY_FILE,
+  ESM_REQUIRE_BANNER,
+  bundleFiles,
+  bundleFunction,
+  initFiles,
+} from '../constructs/bundle.js';
 
 /** The budget: each bundle at most this many times the bare handler's size and cold load. */
 export const BUNDLE_BUDGET = { size: 2, coldLoad: 1.5 } as const;
@@ -20,6 +27,7 @@ export const handler = async () => (await c.send(new GetCommand({ TableName: 't'
 `;
 
 export interface BundleMeasure {
+  /** What a Lambda init loads: the entry and the chunks it imports statically. */
   bytes: number;
   /** Median of the fresh imports; NaN when the bundle does not load. */
   coldLoadMs: number;
@@ -27,6 +35,10 @@ export interface BundleMeasure {
 
 export interface BundleReport extends BundleMeasure {
   id: string;
+  /** Every file of the bundle: the entry and the chunks it loads on demand. */
+  allBytes: number;
+  /** A fresh import of the entry and then of every chunk: a container that has served every route. */
+  allLoadedMs: number;
   /** Bytes and cold load over the bare handler's. */
   sizeRatio: number;
   coldLoadRatio: number;
@@ -41,18 +53,14 @@ export interface BundlesReport {
   over: string[];
 }
 
-/**
- * The CDK's settings (lib/constructs/service-function.ts): ESM, minified, node22, module first, the
- * require banner, its constants and its package stand-ins.
- */
-const CDK_SETTINGS: BuildOptions = {
+/** The bare handler's settings: the bundle check's esbuild command (esbuild's own main fields for node). */
+const BARE_SETTINGS: BuildOptions = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node22',
   minify: true,
   sourcemap: true,
-  mainFields: ['module', 'main'],
   banner: { js: ESM_REQUIRE_BANNER },
   define: BUNDLE_DEFINE,
   logLevel: 'silent',
@@ -70,10 +78,10 @@ const LOAD_ENV = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-/** Milliseconds for a fresh Node process to import `file`; NaN if the import throws. */
-function importOnce(file: string): number {
-  const url = JSON.stringify(`file://${file}`);
-  const script = `const t=performance.now();import(${url}).then(()=>console.log((performance.now()-t).toFixed(1)),(e)=>{console.error(e);process.exit(1)})`;
+/** Milliseconds for a fresh Node process to import `files` in order; NaN if an import throws. */
+function importOnce(...files: string[]): number {
+  const urls = JSON.stringify(files.map((file) => `file://${file}`));
+  const script = `const t=performance.now();(async()=>{for(const u of ${urls})await import(u)})().then(()=>console.log((performance.now()-t).toFixed(1)),(e)=>{console.error(e);process.exit(1)})`;
   try {
     const out = execFileSync(process.execPath, ['-e', script], {
       env: { ...process.env, NODE_OPTIONS: '', ...LOAD_ENV },
@@ -93,10 +101,10 @@ const median = (values: number[]): number => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
-async function bundle(outDir: string, options: BuildOptions): Promise<string> {
+async function bundleBare(outDir: string, entry: string): Promise<string> {
   const outfile = join(outDir, 'index.mjs');
   mkdirSync(outDir, { recursive: true });
-  await build({ ...options, outfile });
+  await build({ ...BARE_SETTINGS, entryPoints: [entry], outfile });
   writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
   return outfile;
 }
@@ -119,19 +127,19 @@ export async function measureBundles(
   // Inside the project, so the AWS SDK resolves from its node_modules.
   const bareEntry = join(bareDir, 'entry.mjs');
   writeFileSync(bareEntry, BARE_HANDLER);
-  const { mainFields: _cdkMainFields, ...bareSettings } = CDK_SETTINGS;
-  const bareFile = await bundle(bareDir, { ...bareSettings, entryPoints: [bareEntry] });
+  const bareFile = await bundleBare(bareDir, bareEntry);
   const bareTimes: number[] = [];
 
   const reports: BundleReport[] = [];
   for (const spec of functions) {
-    const file = await bundle(join(outDir, spec.id), {
-      ...CDK_SETTINGS,
-      alias: Object.fromEntries(
-        Object.entries(BUNDLE_ALIASES).map(([name, stub]) => [name, resolve(root, stub)]),
-      ),
-      entryPoints: [resolve(root, spec.entry)],
-    });
+    const dir = join(outDir, spec.id);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const metafile = bundleFunction(root, spec, dir);
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    const file = join(dir, BUNDLE_ENTRY_FILE);
+    const files = bundleFiles(dir);
+    const chunks = files.map((f) => f.file).filter((f) => f !== file);
     const times: number[] = [];
     const alongside: number[] = [];
     for (let i = 0; i < runs; i += 1) {
@@ -139,14 +147,17 @@ export async function measureBundles(
       times.push(importOnce(file));
     }
     bareTimes.push(...alongside);
-    const bytes = statSync(file).size;
+    const bytes = initFiles(metafile, root, dir).reduce((sum, f) => sum + statSync(f).size, 0);
     const coldLoadMs = median(times);
+    const allLoadedMs = median([0, 1, 2].slice(0, runs).map(() => importOnce(file, ...chunks)));
     const sizeRatio = bytes / statSync(bareFile).size;
     const coldLoadRatio = coldLoadMs / median(alongside);
     reports.push({
       id: spec.id,
       bytes,
       coldLoadMs,
+      allBytes: files.reduce((sum, f) => sum + f.bytes, 0),
+      allLoadedMs,
       sizeRatio,
       coldLoadRatio,
       withinBudget: {
@@ -168,13 +179,13 @@ export function bundlesTable(report: BundlesReport): string[] {
   const { bare, budget } = report;
   return [
     `bare DynamoDB-reading handler: ${kb(bare.bytes)}, cold load ${loadMs(bare.coldLoadMs)} (median of its fresh imports, taken alternately with each function's; each ratio is to the bare imports beside it); budget: size <= ${budget.size}x, cold load <= ${budget.coldLoad}x`,
-    'cold load: the whole bundle imported with valid TABLE_NAME/BUCKET_NAME; the external bundle check imports with `x`, which the configuration refuses at the first entity, so it times a partial load',
+    'size and cold load: what Lambda loads at init, the entry (`index.mjs`) and the chunks it imports statically, imported with valid TABLE_NAME/BUCKET_NAME (the external bundle check imports with `x`, which the configuration refuses at the first entity, so it times a partial load); every `import()` is a chunk loaded by the first request that needs it. "all": the entry and every chunk, size and one fresh import of them all (a container that has served every route)',
     '',
-    '| function | size | x bare | cold load | x bare | budget |',
-    '|---|---:|---:|---:|---:|---|',
+    '| function | size | x bare | cold load | x bare | budget | all: size | all: load |',
+    '|---|---:|---:|---:|---:|---|---:|---:|',
     ...report.functions.map(
       (r) =>
-        `| ${r.id} | ${kb(r.bytes)} | ${r.sizeRatio.toFixed(2)} ${mark(r.withinBudget.size)} | ${loadMs(r.coldLoadMs)} | ${r.coldLoadRatio.toFixed(2)} ${mark(r.withinBudget.coldLoad)} | ${r.withinBudget.size && r.withinBudget.coldLoad ? 'within' : '**OVER**'} |`,
+        `| ${r.id} | ${kb(r.bytes)} | ${r.sizeRatio.toFixed(2)} ${mark(r.withinBudget.size)} | ${loadMs(r.coldLoadMs)} | ${r.coldLoadRatio.toFixed(2)} ${mark(r.withinBudget.coldLoad)} | ${r.withinBudget.size && r.withinBudget.coldLoad ? 'within' : '**OVER**'} | ${kb(r.allBytes)} | ${loadMs(r.allLoadedMs)} |`,
     ),
     '',
     report.over.length ? `over budget: ${report.over.join(', ')}` : `every function within budget`,

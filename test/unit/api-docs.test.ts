@@ -3,7 +3,9 @@
  * own route (never a CDN), with a Content-Security-Policy that allows no inline script; and the kernel's
  * raw (non-JSON) result that serves them.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -15,7 +17,7 @@ import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
 import { apiRoutes } from '../../functions/api-routes.js';
 import { defineRoute, implement, type HttpEvent } from '../../functions/platform/http/index.js';
 import { catalog } from '../../lib/catalog.js';
-import { copyBundleFiles } from '../../lib/constructs/service-function.js';
+import { copyBundleFiles } from '../../lib/constructs/bundle.js';
 
 interface Response {
   statusCode: number;
@@ -132,17 +134,18 @@ describe('the viewer in the Lambda asset', () => {
     expect(withFiles[0].bundleFiles).toEqual([VIEWER]);
   });
 
-  it('by a command hook that copies the package file beside the bundled handler', () => {
+  it('copied from the package beside the bundled entry', () => {
     const repoRoot = realpathSync(fileURLToPath(new URL('../..', import.meta.url)));
-    const hooks = copyBundleFiles(repoRoot, [VIEWER]);
-    // Resolved from the repository at synth time; locally the bundling input directory is the repository.
-    const commands = hooks.afterBundling(repoRoot, '/out');
-    expect(commands).toHaveLength(1);
-    const [, from, to] = /^cp "([^"]+)" "([^"]+)"$/.exec(commands[0]) ?? [];
-    expect(to).toBe(`/out/${VIEWER.assetFile}`);
-    expect(from.endsWith(`node_modules/${VIEWER.packageFile}`)).toBe(true);
-    expect(realpathSync(from)).toBe(realpathSync(packageFile));
-    expect(hooks.beforeBundling(repoRoot, '/out')).toEqual([]);
+    const out = mkdtempSync(join(tmpdir(), 'asset-'));
+    try {
+      copyBundleFiles(repoRoot, [VIEWER], out);
+      expect(readFileSync(join(out, VIEWER.assetFile))).toEqual(readFileSync(packageFile));
+      expect(() => copyBundleFiles(repoRoot, [{ ...VIEWER, assetFile: '../x.js' }], out)).toThrow(
+        /not a plain file name/,
+      );
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 

@@ -3,8 +3,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
-import { BUNDLE_ALIASES, BUNDLE_DEFINE, ESM_REQUIRE_BANNER } from '../../lib/constructs/service-function.js';
+import { build } from 'esbuild';
+import {
+  BUNDLE_ENTRY_FILE,
+  bundleFiles,
+  bundleFunction,
+  bundleOptions,
+  initFiles,
+} from '../../lib/constructs/bundle.js';
 import { UserEntity, UserIdentityEntity, identityService } from '../../functions/platform/auth/entities.js';
 
 /**
@@ -21,19 +27,12 @@ const sources = (dir: string): string[] =>
     return entry.name.endsWith('.ts') ? [full] : [];
   });
 
-const bundleSettings = (): BuildOptions => ({
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  minify: true,
-  mainFields: ['module', 'main'],
-  banner: { js: ESM_REQUIRE_BANNER },
-  define: BUNDLE_DEFINE,
-  alias: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([name, stub]) => [name, join(ROOT, stub)])),
-  metafile: true,
-  logLevel: 'silent',
-});
+/** Bundles `entry` as the stack bundles a function, into `outdir`; the entry file's path. */
+async function bundleAsTheStack(entry: string, outdir: string) {
+  const result = await build({ ...bundleOptions(ROOT, entry, outdir), sourcemap: false, metafile: true });
+  writeFileSync(join(outdir, 'package.json'), '{"type":"module"}');
+  return { file: join(outdir, BUNDLE_ENTRY_FILE), metafile: result.metafile };
+}
 
 const importIn = (file: string, then: string): string =>
   execFileSync(process.execPath, ['-e', `import(${JSON.stringify(`file://${file}`)}).then(${then})`], {
@@ -63,30 +62,12 @@ describe('entities in a Lambda bundle', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('load without the model check and build the same requests', async () => {
-    const outfile = join(dir, 'entities.mjs');
-    const result = await build({
-      entryPoints: [join(ROOT, 'functions/platform/auth/entities.ts')],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
-      mainFields: ['module', 'main'],
-      banner: { js: ESM_REQUIRE_BANNER },
-      define: BUNDLE_DEFINE,
-      alias: Object.fromEntries(
-        Object.entries(BUNDLE_ALIASES).map(([name, stub]) => [name, join(ROOT, stub)]),
-      ),
-      metafile: true,
-      logLevel: 'silent',
-    });
+    const result = await bundleAsTheStack('functions/platform/auth/entities.ts', join(dir, 'entities'));
     // Neither the JSON-schema package nor the check's work is in the bundle.
     expect(
       Object.keys(result.metafile.inputs).filter((input) => input.includes('node_modules/jsonschema')),
     ).toEqual([]);
-    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-    const out = importIn(outfile, `(m) => console.log(JSON.stringify((${probe.toString()})(m)))`);
+    const out = importIn(result.file, `(m) => console.log(JSON.stringify((${probe.toString()})(m)))`);
     const bundled = JSON.parse(out) as ReturnType<typeof probe>;
     const source = probe({ UserEntity, UserIdentityEntity, identityService });
     // The table name is the environment's, so compare everything else.
@@ -109,10 +90,42 @@ describe('entities in a Lambda bundle', () => {
       entry,
       modules.map((file, i) => `export * as m${i} from ${JSON.stringify(file)};`).join('\n'),
     );
-    const outfile = join(dir, 'all-entities.mjs');
-    await build({ ...bundleSettings(), entryPoints: [entry], outfile });
-    expect(importIn(outfile, `(m) => console.log(Object.keys(m).length)`).trim()).toBe(
-      String(modules.length),
+    const { file } = await bundleAsTheStack(entry, join(dir, 'all-entities'));
+    expect(importIn(file, `(m) => console.log(Object.keys(m).length)`).trim()).toBe(String(modules.length));
+  });
+});
+
+describe('a domain function bundled as the stack bundles it', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(ROOT, '.local', 'split-bundle-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('loads at init without its routes, and a request loads its route from a chunk', () => {
+    const metafile = bundleFunction(ROOT, { entry: 'functions/public/http.ts' }, dir);
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    const init = initFiles(metafile, ROOT, dir);
+    const chunks = bundleFiles(dir).map((f) => f.file);
+    // The OpenAPI document's builder (every route's schema) is only in a chunk the init does not load.
+    const lazy = chunks.filter((file) => !init.includes(file));
+    expect(lazy.length).toBeGreaterThanOrEqual(4);
+    const event = {
+      version: '2.0',
+      routeKey: 'GET /api/v1/openapi.json',
+      rawPath: '/api/v1/openapi.json',
+      rawQueryString: '',
+      headers: {},
+      requestContext: { requestId: 'r1', http: { method: 'GET', path: '/api/v1/openapi.json' } },
+      isBase64Encoded: false,
+    };
+    const out = importIn(
+      join(dir, BUNDLE_ENTRY_FILE),
+      `(m) => m.handler(${JSON.stringify(event)}, { awsRequestId: 'r1', getRemainingTimeInMillis: () => 9000 })` +
+        `.then((r) => console.log(JSON.stringify({ status: r.statusCode, paths: Object.keys(JSON.parse(r.body).paths).length })))`,
     );
+    const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { status: number; paths: number };
+    expect(result.status).toBe(200);
+    expect(result.paths).toBeGreaterThan(50);
   });
 });
