@@ -2,7 +2,9 @@
  * `npm run cli -- <command>` against the running local stack (`npm start`):
  *   seed [--json] [--plan free|starter|growth|scale]   a new demo organisation (default plan: growth)
  *   token --email E                                     an access token for that user (stdout only)
- *   call receive --from E164 --to E164 [--json]         the telephony simulator dials one of our numbers
+ *   call receive --from E164 --to E164 [--say TEXT]… [--json]
+ *                                                       the telephony simulator dials one of our numbers
+ *                                                       (--say: what the caller asks the agent)
  *   sms receive --from E164 --to E164 --body TEXT [--sid SM…] [--json]
  *                                                       the SMS simulator sends one of our numbers an SMS
  *   import FILE --workspace WS (--email E | --token T) [--format csv|vcf] [--json]
@@ -77,14 +79,17 @@ async function main(): Promise<number> {
         options: {
           from: { type: 'string' },
           to: { type: 'string' },
+          say: { type: 'string', multiple: true },
           json: { type: 'boolean', default: false },
         },
       });
       if (subcommand !== 'receive' || !values.from || !values.to) {
-        log('usage: npm run cli -- call receive --from +61491570199 --to +61255501234 [--json]');
+        log(
+          'usage: npm run cli -- call receive --from +61491570199 --to +61255501234 [--say "Tell me about the house on Harbour Street"] [--json]',
+        );
         return 2;
       }
-      const input = { from: values.from, to: values.to };
+      const input = { from: values.from, to: values.to, says: values.say ?? [] };
       const call = await receiveCall(state, input);
       process.stdout.write(`${values.json ? JSON.stringify(call) : describeInboundCall(call, input)}\n`);
       return 0;

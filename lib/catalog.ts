@@ -268,6 +268,15 @@ export const catalog: FunctionSpec[] = [
     timeoutSeconds: 30,
   },
   {
+    // The voice runtime's knowledge tool: the call's agent's knowledge bases searched (knowledge/voice-tool.ts).
+    id: 'TelephonyKnowledgeWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-knowledge.ts',
+    functionUrl: { path: '/webhooks/telephony/knowledge' },
+    access: { table: 'read', bucket: 'read', secrets: ['telephony'] },
+    timeoutSeconds: 20,
+  },
+  {
     id: 'BillingWebhook',
     group: 'provider-webhooks',
     entry: 'functions/inbound-webhooks/payments.ts',

@@ -1,7 +1,8 @@
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import { clock } from '../platform/clock.js';
 import { BUCKET } from '../platform/resources.js';
-import { getObject, putObject } from '../platform/storage.js';
+import { logger } from '../platform/logger.js';
+import { deleteObject, getObject, putObject } from '../platform/storage.js';
 import { isConditionFailure } from '../platform/table.js';
 import {
   KnowledgeBaseEntity,
@@ -152,17 +153,39 @@ export async function buildIndex(workspaceId: string, knowledgeBaseId: string): 
   const index = newIndex(await entriesOf(items));
   const key = indexKeyOf(workspaceId, knowledgeBaseId, version);
   await putObject(key, JSON.stringify(index), 'application/json');
+  let previousKey: string | undefined;
   try {
-    await KnowledgeBaseEntity.patch({ workspaceId, knowledgeBaseId })
+    const { data: before } = await KnowledgeBaseEntity.patch({ workspaceId, knowledgeBaseId })
       .set({ indexedVersion: version, indexKey: key, itemCount: items.length })
       .where((attr, op) => `${op.notExists(attr.indexedVersion)} OR ${op.lt(attr.indexedVersion, version)}`)
-      .go();
+      .go({ response: 'all_old' });
+    previousKey = (before as Partial<KnowledgeBase> | null)?.indexKey;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
+    // Never recorded, so never searched: this build's object goes (unless a build of the same version won).
+    const current = await getKnowledgeBase(workspaceId, knowledgeBaseId);
+    if (current?.indexKey !== key) await deleteObject(key);
     return `a newer index was recorded meanwhile (v${version} not used)`;
   }
+  // The superseded index goes once the new one is live (see retireIndex).
+  if (previousKey && previousKey !== key) await retireIndex(previousKey);
   await markReady(kb, items);
   return `indexed v${version}: ${items.length} items, ${index.documentCount} entries`;
+}
+
+/**
+ * Deletes an index object no base points at any more (superseded by a newer build, or its base
+ * deleted). Safe for searches in flight: a container that loaded it keeps it in memory until its
+ * base names another key, and one that reads the old key after the delete finds no object, reads the
+ * base again and loads the key it names now (`loadIndex`).
+ */
+export async function retireIndex(key: string): Promise<void> {
+  try {
+    await deleteObject(key);
+  } catch (error) {
+    // A leftover object costs a little storage; the build that made the new index stands.
+    logger.warn('superseded knowledge index not deleted', { key, error: String(error) });
+  }
 }
 
 /** Documents whose text is in the index now: processing → ready. */
@@ -191,15 +214,26 @@ async function markReady(kb: KnowledgeBase, items: KnowledgeItem[]): Promise<voi
 const loaded = new Map<string, { key: string; index: Promise<MiniSearch<IndexEntry>> }>();
 const MAX_LOADED = 50;
 
+/** Test hook: this container forgets the indexes it loaded (as a new container would start). */
+export function forgetLoadedIndexes(): void {
+  loaded.clear();
+}
+
+/** Thrown inside a load when the base's index object is gone (a newer build retired it meanwhile). */
+class IndexRetired extends Error {}
+
 function loadIndex(kb: KnowledgeBase): Promise<MiniSearch<IndexEntry>> | undefined {
   const key = kb.indexKey;
   if (!key) return undefined;
   const cached = loaded.get(kb.knowledgeBaseId);
   if (cached?.key === key) return cached.index;
-  const index = getObject(key).then((bytes) =>
-    bytes ? MiniSearch.loadJSON<IndexEntry>(Buffer.from(bytes).toString('utf8'), INDEX_OPTIONS) : newIndex(),
-  );
-  index.catch(() => loaded.delete(kb.knowledgeBaseId));
+  const index = getObject(key).then((bytes) => {
+    if (!bytes) throw new IndexRetired(key);
+    return MiniSearch.loadJSON<IndexEntry>(Buffer.from(bytes).toString('utf8'), INDEX_OPTIONS);
+  });
+  index.catch(() => {
+    if (loaded.get(kb.knowledgeBaseId)?.index === index) loaded.delete(kb.knowledgeBaseId);
+  });
   if (loaded.size >= MAX_LOADED) loaded.delete(loaded.keys().next().value!);
   loaded.set(kb.knowledgeBaseId, { key, index });
   return index;
@@ -252,7 +286,19 @@ function passageOf(text: string, terms: string[]): string {
 
 /** A search of a base (read by the caller): its index as of its last build. */
 export async function searchBase(kb: KnowledgeBase, q: string, limit: number): Promise<SearchHit[]> {
-  const index = loadIndex(kb);
-  if (!index) return [];
-  return rank(await index, q, limit);
+  let base = kb;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const index = loadIndex(base);
+    if (!index) return [];
+    try {
+      return rank(await index, q, limit);
+    } catch (error) {
+      if (!(error instanceof IndexRetired)) throw error;
+      // Retired after the base was read: the base names the index that replaced it.
+      const fresh = await getKnowledgeBase(kb.workspaceId, kb.knowledgeBaseId);
+      if (!fresh?.indexKey || fresh.indexKey === base.indexKey) return [];
+      base = fresh;
+    }
+  }
+  return [];
 }

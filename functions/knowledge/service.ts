@@ -4,6 +4,7 @@ import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { sendMessage } from '../platform/queue.js';
+import { deleteObject } from '../platform/storage.js';
 import { isConditionFailure } from '../platform/table.js';
 import { onePage, type Page } from '../contacts/paging.js';
 import {
@@ -134,6 +135,8 @@ export async function deleteKnowledgeBase(
   const items = await allItems(workspaceId, knowledgeBaseId);
   for (const item of items) await deleteItemRecords(item);
   await KnowledgeBaseEntity.delete({ workspaceId, knowledgeBaseId }).go();
+  // Its search index goes with it (a build that was running records nothing: the base is gone).
+  if (kb.indexKey) await deleteObject(kb.indexKey);
 }
 
 /**
@@ -418,6 +421,21 @@ export async function upsertListing(
     }
   }
   throw new Error(`could not write listing ${fields.externalId}`);
+}
+
+/**
+ * Removes the listing with this external id from a base (a listing deleted in the CRM), with its
+ * references. Safe to repeat: a listing that is not there is removed already. The base is NOT
+ * touched (the sync touches it once when its job ends). Returns whether it was there.
+ */
+export async function removeListing(
+  kb: Pick<KnowledgeBase, 'workspaceId' | 'knowledgeBaseId'>,
+  externalId: string,
+): Promise<boolean> {
+  const item = await listingByExternalId(kb, externalId);
+  if (!item) return false;
+  await deleteItemRecords(item);
+  return true;
 }
 
 /** A listing of a base by its external id (the sync reads what it holds before it writes). */

@@ -102,6 +102,18 @@ export async function getObject(key: string): Promise<Uint8Array | undefined> {
   }
 }
 
+/** Deletes an object (S3 DeleteObject); deleting one that is not there is not an error (S3 answers 204). */
+export async function deleteObject(key: string): Promise<void> {
+  const bucket = bucketName();
+  assertGranted('s3', 'DeleteObject', { Bucket: bucket, Key: key });
+  try {
+    await awsFetch(s3Request('DELETE', bucket, key));
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return;
+    throw error;
+  }
+}
+
 /** An object's size in bytes (S3 HeadObject), or undefined when there is no such object. */
 export async function objectSize(key: string): Promise<number | undefined> {
   const bucket = bucketName();

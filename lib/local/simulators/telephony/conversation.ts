@@ -18,6 +18,78 @@ export interface ConversationInput {
   talkSeconds: number;
   /** Conversation memories (summaries of earlier calls, newest first): the agent recalls the latest. */
   memories?: string[];
+  /**
+   * What the caller said and how the agent answered (looked up in its knowledge bases through the
+   * knowledge tool): replaces the default small talk of the middle of the call.
+   */
+  exchanges?: Exchange[];
+}
+
+/** One thing the caller said and the agent's answer; `listing` when the answer quoted one. */
+export interface Exchange {
+  said: string;
+  reply: string;
+  listing?: QuotedListing;
+}
+
+/** A hit of the knowledge tool (functions/knowledge/voice-tool.ts), as much as the agent speaks of it. */
+export interface KnowledgeHit {
+  item_id: string;
+  type: 'listing' | 'document';
+  title: string;
+  passage: string;
+  listing?: {
+    external_id: string | null;
+    full_address: string;
+    price_text: string | null;
+    status: string;
+    bedrooms: number | null;
+    bathrooms: number | null;
+  };
+}
+
+/** What the agent says when its knowledge bases had nothing on what the caller asked. */
+export const NOTHING_FOUND_REPLY =
+  "I'm sorry, I couldn't find anything on that, but I can have someone follow up with you.";
+
+/**
+ * Whether a caller's line asks about a property (the simulated agent then searches its knowledge
+ * bases with it): a word about property or a street, or a number followed by a name (an address).
+ */
+export function asksAboutListing(line: string): boolean {
+  return (
+    /\b(listings?|propert(y|ies)|house|home|apartment|unit|townhouse|flat|bedrooms?|for sale|price|street|st|road|rd|avenue|ave|grove|lane|drive|place|parade|crescent)\b/i.test(
+      line,
+    ) || /\b\d+[a-z]?\s+[A-Z][a-z]+/.test(line)
+  );
+}
+
+/** The agent's answer from the top hit of the knowledge tool (none: it says it found nothing). */
+export function replyFromKnowledge(said: string, hit: KnowledgeHit | undefined): Exchange {
+  if (!hit) return { said, reply: NOTHING_FOUND_REPLY };
+  const listing = hit.listing;
+  if (hit.type === 'listing' && listing) {
+    const status =
+      listing.status === 'sold'
+        ? 'has been sold'
+        : listing.status === 'under_offer'
+          ? 'is under offer'
+          : 'is available';
+    const rooms = [
+      listing.bedrooms !== null ? `${listing.bedrooms} bedrooms` : undefined,
+      listing.bathrooms !== null ? `${listing.bathrooms} bathrooms` : undefined,
+    ].filter(Boolean);
+    const price = listing.price_text ? `, listed at ${listing.price_text}` : '';
+    const facts = rooms.length > 0 ? ` It has ${rooms.join(' and ')}.` : '';
+    return {
+      said,
+      reply: `That's ${listing.full_address}: it ${status}${price}.${facts}`,
+      ...(listing.price_text
+        ? { listing: { listing_id: hit.item_id, address: listing.full_address, price: listing.price_text } }
+        : {}),
+    };
+  }
+  return { said, reply: `From "${hit.title}": ${hit.passage}` };
 }
 
 /** What the agent says when it recalls the last call (conversation memories). */
@@ -56,6 +128,17 @@ export function buildConversation(input: ConversationInput): Conversation {
   lines.push({ role: 'agent', text: greeting });
   const recalled = input.memories?.[0]?.replace(/\s+/g, ' ').trim();
   if (recalled) lines.push({ role: 'agent', text: `${RECALL_PREFIX} ${recalled.slice(0, 300)}` });
+  if (input.exchanges && input.exchanges.length > 0) {
+    const quotedListings: QuotedListing[] = [];
+    for (const exchange of input.exchanges) {
+      lines.push({ role: 'user', text: exchange.said });
+      lines.push({ role: 'agent', text: exchange.reply });
+      if (exchange.listing) quotedListings.push(exchange.listing);
+    }
+    lines.push({ role: 'user', text: "Thanks, that's all I needed." });
+    lines.push({ role: 'agent', text: 'Thank you for your time. Goodbye!' });
+    return { transcript: spread(lines, input.talkSeconds), quotedListings };
+  }
   lines.push({
     role: 'user',
     text:
@@ -88,12 +171,16 @@ export function buildConversation(input: ConversationInput): Conversation {
   lines.push({ role: 'user', text: "Thanks, that's all I needed." });
   lines.push({ role: 'agent', text: 'Thank you for your time. Goodbye!' });
 
-  const seconds = Math.max(1, input.talkSeconds);
-  const transcript = lines.map((line, i) => ({
-    ...line,
-    offset_seconds: Math.floor((i * seconds) / lines.length),
-  }));
-  return { transcript, quotedListings };
+  return { transcript: spread(lines, input.talkSeconds), quotedListings };
+}
+
+/** The turns spread evenly over the talk time. */
+function spread(
+  lines: { role: TranscriptTurn['role']; text: string }[],
+  talkSeconds: number,
+): TranscriptTurn[] {
+  const seconds = Math.max(1, talkSeconds);
+  return lines.map((line, i) => ({ ...line, offset_seconds: Math.floor((i * seconds) / lines.length) }));
 }
 
 /** The part of a conversation that happened within `elapsedSeconds` (a call hung up early). */

@@ -7,10 +7,15 @@ import {
   SIGNATURE_HEADER,
 } from '../../../../functions/providers/telephony/twilio-format.js';
 import {
+  asksAboutListing,
   buildConversation,
   buildScriptedConversation,
+  replyFromKnowledge,
   truncateConversation,
   type Conversation,
+  type ConversationInput,
+  type Exchange,
+  type KnowledgeHit,
 } from './conversation.js';
 import { inboundTimeline, outboundTimeline, scenarioFor, type Step, type Timeline } from './scenarios.js';
 import { wavRecording } from './wav.js';
@@ -39,8 +44,16 @@ import { wavRecording } from './wav.js';
  *                                   sent so far (tests, debugging); 404 for a call it does not know
  *                                   (it keeps calls in memory: after a restart it knows none)
  *   GET    /calls?call_id=…      → the calls placed for one of our calls (a test counts the dials)
- *   POST   /inbound              {from, to} → someone dials one of our numbers → {sid, accepted,
- *                                   call_id (ours, when the service answered)} (`npm run cli -- call receive`)
+ *   POST   /inbound              {from, to, says?} → someone dials one of our numbers → {sid, accepted,
+ *                                   call_id (ours, when the service answered)} (`npm run cli -- call receive`).
+ *                                   `says` (a line or a list): what the caller says; a line about a property
+ *                                   makes the agent look it up with the knowledge tool (below)
+ *
+ * The voice runtime's knowledge tool: when a caller asks about a property, the simulated agent asks
+ * the service (`POST <gateway>/webhooks/telephony/knowledge`, form-encoded and signed like every
+ * callback, naming the call by its TwiML stream parameters) what the agent's knowledge bases say, and
+ * speaks the top result — a listing's full address, status and price, quoted as a listing next to the
+ * transcript (QuotedListings) — or says it found nothing.
  *   GET    /recordings/{sid}     → audio/wav (no auth, like a provider's media URL)
  */
 
@@ -75,6 +88,8 @@ interface SimCall {
   startWall: number;
   timeline: Timeline;
   conversation: Conversation;
+  /** Settles once the conversation is known (a caller's question looked up in the knowledge bases). */
+  prepared: Promise<void>;
   sequence: number;
   hungUp: boolean;
   finished: boolean;
@@ -262,6 +277,7 @@ export async function startTelephonySimulator(
   async function deliver(call: SimCall, step: Step, original: Step): Promise<void> {
     const entry: SimulatedCallback = { kind: step.kind, status: step.status, duplicate: !!step.duplicate };
     call.callbacks.push(entry);
+    await call.prepared;
     let params = sent.get(original);
     let url = call.statusCallback;
     if (step.kind === 'recording') {
@@ -338,6 +354,8 @@ export async function startTelephonySimulator(
     twiml: string;
     timeLimit: number;
     sid?: string;
+    /** What the caller says (inbound calls). */
+    says?: string[];
   }): SimCall {
     const script = parseTwiml(input.twiml);
     const record = script.recordingCallbackUrl !== undefined;
@@ -359,14 +377,15 @@ export async function startTelephonySimulator(
     } catch {
       memories = [];
     }
-    const conversation = buildConversation({
+    const conversationInput: ConversationInput = {
       greeting: script.say.join(' '),
       prompt: script.streamParameters.prompt ?? '',
       parameters,
       memories,
       direction: input.direction === 'inbound' ? 'inbound' : 'outbound',
       talkSeconds: timeline.talkSeconds,
-    });
+    };
+    const conversation = buildConversation(conversationInput);
     const call: SimCall = {
       sid: input.sid ?? sid('CA'),
       callId: script.streamParameters.call_id,
@@ -378,13 +397,59 @@ export async function startTelephonySimulator(
       startWall: Date.now(),
       timeline,
       conversation,
+      prepared: Promise.resolve(),
       sequence: 0,
       hungUp: false,
       finished: false,
       callbacks: [],
     };
+    if (input.says && input.says.length > 0) {
+      const says = input.says;
+      call.prepared = answerCaller(call, script.streamParameters, says).then(
+        (exchanges) => {
+          call.conversation = buildConversation({ ...conversationInput, exchanges });
+        },
+        (error: unknown) => {
+          // The tool failed (the service was down): the agent says it found nothing.
+          console.warn(`[telephony simulator] knowledge tool failed for ${call.sid}: ${String(error)}`);
+          const exchanges = says.map((said) => replyFromKnowledge(said, undefined));
+          call.conversation = buildConversation({ ...conversationInput, exchanges });
+        },
+      );
+    }
     calls.set(call.sid, call);
     return call;
+  }
+
+  /**
+   * The agent's answers to what the caller said: a line about a property is looked up with the
+   * service's knowledge tool (signed like a callback) and answered from the top hit.
+   */
+  async function answerCaller(
+    call: SimCall,
+    stream: Record<string, string>,
+    says: string[],
+  ): Promise<Exchange[]> {
+    const exchanges: Exchange[] = [];
+    for (const said of says) {
+      if (!asksAboutListing(said) || !stream.call_id || !stream.workspace_id) {
+        exchanges.push({ said, reply: 'Of course. I can follow up with everything in writing as well.' });
+        continue;
+      }
+      const response = await postSigned(`${options.gatewayUrl}/webhooks/telephony/knowledge`, {
+        AccountSid: ACCOUNT_SID,
+        CallSid: call.sid,
+        call_id: stream.call_id,
+        workspace_id: stream.workspace_id,
+        query: said.slice(0, 1000),
+        limit: '1',
+      });
+      if (response.status !== 200)
+        throw new Error(`knowledge tool answered ${response.status}: ${response.text.slice(0, 200)}`);
+      const { results } = JSON.parse(response.text) as { results: KnowledgeHit[] };
+      exchanges.push(replyFromKnowledge(said, results[0]));
+    }
+    return exchanges;
   }
 
   /**
@@ -395,6 +460,7 @@ export async function startTelephonySimulator(
   async function hangup(call: SimCall): Promise<{ ended_at?: string; duration_seconds?: number }> {
     if (call.finished || call.hungUp) return {};
     call.hungUp = true;
+    await call.prepared;
     const elapsed = ((Date.now() - call.startWall) * scale) / 1000;
     const { answerAt } = call.timeline;
     const answered = answerAt !== undefined && elapsed >= answerAt;
@@ -442,6 +508,7 @@ export async function startTelephonySimulator(
   async function inbound(
     from: string,
     to: string,
+    says: string[] = [],
   ): Promise<{ sid: string; accepted: boolean; call_id?: string }> {
     const known = [...numbers.values()].find((n) => n.phoneNumber === to);
     const voiceUrl = known?.voiceUrl ?? `${options.gatewayUrl}/webhooks/telephony/voice?event=incoming`;
@@ -471,6 +538,7 @@ export async function startTelephonySimulator(
       twiml: response.text,
       timeLimit: 4 * 3600,
       sid: callSid,
+      says,
     });
     startPlaying(call);
     return { sid: call.sid, accepted: true, call_id: call.callId };
@@ -594,7 +662,10 @@ export async function startTelephonySimulator(
     }
     if (method === 'POST' && url.pathname === '/inbound') {
       const body = await readJson(req);
-      return send(res, 201, await inbound(str(body.from, 'from'), str(body.to, 'to')));
+      const says = (Array.isArray(body.says) ? body.says : [body.says]).filter(
+        (line): line is string => typeof line === 'string' && line.trim() !== '',
+      );
+      return send(res, 201, await inbound(str(body.from, 'from'), str(body.to, 'to'), says));
     }
     return send(res, 404, { error: 'not found' });
   }
