@@ -81,6 +81,10 @@ export const SyncJobEntity = new Entity(
       contactsMerged: { type: 'number', required: true, default: 0 },
       rejected: { type: 'number', required: true, default: 0 },
       listingSold: { type: 'number', required: true, default: 0 },
+      /** Listings deleted in the CRM, removed from the listings base. */
+      listingsDeleted: { type: 'number', default: 0 },
+      /** Contacts deleted in the CRM: counted, and the workspace's contacts kept (see sync.ts). */
+      contactsDeleted: { type: 'number', default: 0 },
       cursorResets: { type: 'number', required: true, default: 0 },
       /** Failed reads of the CRM in a row (reset by a committed page). */
       attempts: { type: 'number', required: true, default: 0 },
@@ -122,12 +126,18 @@ export const SyncRecordEntity = new Entity(
           'listing_updated',
           'contact_created',
           'contact_merged',
+          'listing_deleted',
+          'contact_deleted',
           'rejected',
         ] as const,
         required: true,
       },
       /** This record published listing.sold. */
       sold: { type: 'boolean' },
+      /** The contact it created or merged into. */
+      contactId: { type: 'string' },
+      /** The page announces `contact.created` for `contactId` (the sync created it). */
+      announce: { type: 'boolean' },
       expiresAt: { type: 'number', required: true, field: 'expires_at' },
     },
     indexes: {

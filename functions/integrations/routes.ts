@@ -78,7 +78,8 @@ export const integrationRoutes = {
     summary:
       'Connect (202, the sync job): the first connect makes a listings knowledge base and runs a full sync of ' +
       'listings (into it) and contacts (merged by phone or email; source integration, labelled with the ' +
-      'integration’s name), publishing no listing.sold; a reconnect catches up from the last cursor like a sync (member)',
+      'integration’s name; contact.created for each one created), publishing no listing.sold; a reconnect catches ' +
+      'up from the last cursor like a sync (member)',
     auth: 'user_or_api_key',
     scope: 'integrations:write',
     response: s.SyncJobResponse,
@@ -90,7 +91,9 @@ export const integrationRoutes = {
     path: `${INTEGRATION}/sync`,
     summary:
       'Sync now (202, the sync job): the changes since the last cursor; a listing newly sold publishes one ' +
-      'listing.sold. The running job when one runs; 409 when not connected. Also runs on a schedule (member)',
+      'listing.sold; a contact the sync creates (not merged) one contact.created; a listing deleted in the CRM ' +
+      'leaves the listings base; a contact deleted in the CRM is counted (contacts_deleted) and kept. The running ' +
+      'job when one runs; 409 when not connected. Also runs on a schedule (member)',
     auth: 'user_or_api_key',
     scope: 'integrations:write',
     response: s.SyncJobResponse,

@@ -26,6 +26,13 @@ export const SyncCounts = z.object({
   /** Contacts with neither a valid phone number nor a valid email address. */
   rejected: z.number(),
   listing_sold_events: z.number(),
+  /** Listings deleted in the CRM: removed from the listings knowledge base. */
+  listings_deleted: z.number(),
+  /**
+   * Contacts deleted in the CRM: counted only. The workspace's contact stays (it may have calls,
+   * notes, campaigns and consent of its own; a CRM's delete is not the workspace's).
+   */
+  contacts_deleted: z.number(),
 });
 
 export const LastSync = z

@@ -186,6 +186,8 @@ function newJob(integration: Integration, trigger: SyncTrigger): SyncJob {
     contactsMerged: 0,
     rejected: 0,
     listingSold: 0,
+    listingsDeleted: 0,
+    contactsDeleted: 0,
     cursorResets: 0,
     attempts: 0,
     retries: 0,

@@ -1,14 +1,26 @@
 import { createHash } from 'node:crypto';
 import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
+import { ContactEntity, type Contact } from '../contacts/entities.js';
 import type { ContactInput } from '../contacts/schemas.js';
 import { mergeContact, normaliseEmail, validateContactInput } from '../contacts/service.js';
-import { listingByExternalId, listingItemId, touchBase, upsertListing } from '../knowledge/service.js';
+import { contactView, sourceLabel } from '../contacts/views.js';
+import {
+  listingByExternalId,
+  listingItemId,
+  removeListing,
+  touchBase,
+  upsertListing,
+} from '../knowledge/service.js';
 import { fullAddress } from '../knowledge/views.js';
 import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
 import { toE164InCountry } from '../platform/phone.js';
 import { isConditionFailure } from '../platform/table.js';
-import { publishWorkspaceEvent } from '../platform/workspace-events.js';
+import {
+  publishWorkspaceEvent,
+  publishWorkspaceEvents,
+  type NewWorkspaceEvent,
+} from '../platform/workspace-events.js';
 import { crmProvider, type CrmContact, type CrmListing, type CrmRecord } from '../providers/crm/index.js';
 import {
   IntegrationEntity,
@@ -39,7 +51,20 @@ import { lastSyncOf } from './views.js';
  *    item has not recorded (`soldKey`: the CRM's sold_at) publishes ONE `listing.sold` event, whose id
  *    is derived from the listing and the sale (`evt_listing_sold_<item>_<sale>`), BEFORE the item
  *    records the sale: a crash in between publishes the same event again, which receivers drop. The
- *    initial sync of a first-time connect records sales without publishing.
+ *    initial sync of a first-time connect records sales without publishing. A listing deleted in the
+ *    CRM is removed from the listings base (with its references; a second removal finds nothing). A
+ *    contact deleted in the CRM is counted (`contacts_deleted`) and nothing else: the workspace's
+ *    contact stays — it may hold calls, notes, campaign history and consent of its own, it may have
+ *    been merged with one the workspace made itself, and a CRM clean-up is not the workspace's
+ *    decision (a user deletes it through the API when they mean to).
+ * 3b. Contacts the sync CREATED (not merged) are announced with `contact.created`, as a contact made
+ *    through the API is (workflows and webhook endpoints listen to it): each such record's mark
+ *    carries the contact id, and before the page commits, the page's marked contacts are published
+ *    in batches (`publishWorkspaceEvents`) with the id the contacts domain uses
+ *    (`evt_contact_created_<contact>`). A page received again after a crash publishes them again
+ *    with the same ids, which receivers drop; a crash between a contact's create and its mark leaves
+ *    the record to be merged on the next receive into the contact it created, which is recognised
+ *    (source `integration`, this integration's label, created since the job started) and announced.
  * 4. It commits the page: the job's cursor, page and counts (summed from the page's marks) and the
  *    integration's cursor, in one transaction conditioned on the job's cursor and page count being
  *    still those the page was read at (a page received twice is counted once). A crash between a
@@ -62,6 +87,8 @@ const INLINE_TRIES = 3;
 export interface SyncHooks {
   /** Test hook: throw after this many records of the page were applied (a crash half-way). */
   failAfterRecords?: number;
+  /** Test hook: throw after applying this record of the page (its index), before marking it. */
+  failBeforeMark?: number;
 }
 
 const now = () => clock.now().toISOString();
@@ -103,7 +130,13 @@ const saleKeyOf = (listing: CrmListing): string | undefined =>
 export const listingSoldEventId = (itemId: string, saleKey: string): string =>
   `evt_listing_sold_${itemId}_${createHash('sha256').update(saleKey).digest('hex').slice(0, 16)}`;
 
-type Outcome = { outcome: SyncRecord['outcome']; sold?: boolean };
+type Outcome = {
+  outcome: SyncRecord['outcome'];
+  sold?: boolean;
+  contactId?: string;
+  /** Announce `contact.created` for contactId. */
+  announce?: boolean;
+};
 
 async function applyListing(integration: Integration, job: SyncJob, listing: CrmListing): Promise<Outcome> {
   const kb = { workspaceId: integration.workspaceId, knowledgeBaseId: integration.knowledgeBaseId! };
@@ -157,6 +190,7 @@ async function applyListing(integration: Integration, job: SyncJob, listing: Crm
 
 async function applyContact(
   integration: Integration,
+  job: SyncJob,
   country: string,
   contact: CrmContact,
 ): Promise<Outcome> {
@@ -173,7 +207,61 @@ async function applyContact(
   } as ContactInput;
   if (!validateContactInput(input, country).ok) return { outcome: 'rejected' };
   const merged = await mergeContact(integration.workspaceId, input, { country });
-  return { outcome: merged.outcome === 'created' ? 'contact_created' : 'contact_merged' };
+  const { contactId } = merged.contact;
+  if (merged.outcome === 'created') return { outcome: 'contact_created', contactId, announce: true };
+  // A contact this job created, its mark lost to a crash (or the same person again in the feed):
+  // announced again under the same event id, which receivers drop when they had it.
+  const ours =
+    merged.contact.source === sourceLabel('integration') &&
+    merged.contact.integrationName === integration.name &&
+    merged.contact.createdAt >= job.createdAt;
+  return { outcome: 'contact_merged', contactId, ...(ours ? { announce: true } : {}) };
+}
+
+async function applyRecord(
+  integration: Integration,
+  job: SyncJob,
+  country: string,
+  record: CrmRecord,
+): Promise<Outcome> {
+  switch (record.kind) {
+    case 'listing':
+      return applyListing(integration, job, record.listing);
+    case 'contact':
+      return applyContact(integration, job, country, record.contact);
+    case 'listing_deleted': {
+      if (!record.external_id) return { outcome: 'rejected' };
+      const kb = { workspaceId: integration.workspaceId, knowledgeBaseId: integration.knowledgeBaseId! };
+      await removeListing(kb, record.external_id);
+      return { outcome: 'listing_deleted' };
+    }
+    case 'contact_deleted':
+      return { outcome: 'contact_deleted' };
+  }
+}
+
+/** `contact.created` for the contacts a page created (its marks say which), ten to a request. */
+async function announceCreatedContacts(integration: Integration, marks: SyncRecord[]): Promise<void> {
+  const ids = [...new Set(marks.flatMap((m) => (m.announce && m.contactId ? [m.contactId] : [])))];
+  if (ids.length === 0) return;
+  const contacts: Contact[] = [];
+  for (let i = 0; i < ids.length; i += 100) {
+    const { data, unprocessed } = await ContactEntity.get(
+      ids.slice(i, i + 100).map((contactId) => ({ workspaceId: integration.workspaceId, contactId })),
+    ).go({ consistent: true });
+    if (unprocessed.length > 0)
+      throw new Error(`${unprocessed.length} contacts not read: try the page again`);
+    contacts.push(...(data as Contact[]));
+  }
+  const events: NewWorkspaceEvent[] = contacts.map((contact) => ({
+    id: `evt_contact_created_${contact.contactId}`,
+    type: 'contact.created',
+    workspaceId: contact.workspaceId,
+    organisationId: integration.organisationId,
+    occurredAt: contact.createdAt,
+    data: { contact_id: contact.contactId, ...contactView(contact) },
+  }));
+  await publishWorkspaceEvents(events);
 }
 
 const RECORD_DAYS = 30;
@@ -197,6 +285,8 @@ async function mark(job: SyncJob, page: number, index: number, outcome: Outcome)
       record: recordKey(page, index),
       outcome: outcome.outcome,
       ...(outcome.sold ? { sold: true } : {}),
+      ...(outcome.contactId ? { contactId: outcome.contactId } : {}),
+      ...(outcome.announce ? { announce: true } : {}),
       expiresAt: Math.floor(clock.now().getTime() / 1000) + RECORD_DAYS * 86_400,
     }).go();
   } catch (error) {
@@ -214,6 +304,8 @@ function countMarks(marks: SyncRecord[]) {
     contactsMerged: n('contact_merged'),
     rejected: n('rejected'),
     listingSold: marks.filter((m) => m.sold).length,
+    listingsDeleted: n('listing_deleted'),
+    contactsDeleted: n('contact_deleted'),
   };
 }
 
@@ -272,10 +364,8 @@ export async function syncPage(
     if (marked.has(recordKey(pageNo, index))) continue; // applied before a crash
     if (hooks.failAfterRecords !== undefined && applied >= hooks.failAfterRecords)
       throw new Error('test hook: the sync page fails half-way');
-    const outcome =
-      record.kind === 'listing'
-        ? await applyListing(integration, job, record.listing)
-        : await applyContact(integration, country, record.contact);
+    const outcome = await applyRecord(integration, job, country, record);
+    if (hooks.failBeforeMark === index) throw new Error('test hook: the sync page fails before a mark');
     await mark(job, pageNo, index, outcome);
     applied += 1;
   }
@@ -287,6 +377,7 @@ export async function syncPage(
       `page ${pageNo} of job ${jobId}: ${marks.length} of ${page.records.length} records marked`,
     );
   const counts = countMarks(marks);
+  await announceCreatedContacts(integration, marks);
 
   const backwards = job.cursor !== undefined && provider.compareCursors(page.cursor, job.cursor) < 0;
   if (backwards && job.cursorResets + 1 > MAX_CURSOR_RESETS)

@@ -12,6 +12,8 @@ export function countsOf(job: SyncJob) {
     contacts_merged: job.contactsMerged,
     rejected: job.rejected,
     listing_sold_events: job.listingSold,
+    listings_deleted: job.listingsDeleted ?? 0,
+    contacts_deleted: job.contactsDeleted ?? 0,
   };
 }
 

@@ -8,11 +8,16 @@ import { crmSimulator } from '../local/simulators/crm/client.js';
  *   crm listings [--account A] [--json]
  *   crm sell --listing EXTERNAL_ID [--account A] [--twice]
  *   crm add-contact --phone E164 [--email E] [--first-name F] [--last-name L] [--account A]
+ *   crm contacts [--account A] [--json]
+ *   crm delete-listing --listing EXTERNAL_ID [--account A]   (the next sync removes it from the listings base)
+ *   crm delete-contact --contact EXTERNAL_ID [--account A]   (the next sync keeps our contact: see README)
  */
 export const CRM_USAGE =
   'usage: npm run cli -- crm listings [--account A] [--json] | ' +
   'crm sell --listing EXTERNAL_ID [--account A] [--twice] | ' +
-  'crm add-contact --phone E164 [--email E] [--first-name F] [--last-name L] [--account A]';
+  'crm add-contact --phone E164 [--email E] [--first-name F] [--last-name L] [--account A] | ' +
+  'crm contacts [--account A] [--json] | ' +
+  'crm delete-listing --listing EXTERNAL_ID [--account A] | crm delete-contact --contact EXTERNAL_ID [--account A]';
 
 export async function crmCommand(
   state: StackState,
@@ -26,6 +31,7 @@ export async function crmCommand(
     options: {
       account: { type: 'string', default: 'demo' },
       listing: { type: 'string' },
+      contact: { type: 'string' },
       twice: { type: 'boolean', default: false },
       phone: { type: 'string' },
       email: { type: 'string' },
@@ -67,6 +73,41 @@ export async function crmCommand(
           ? JSON.stringify(listing)
           : `${listing.external_id} (${listing.address}) is sold at ${listing.sold_at}: the next sync of a ` +
               'connected integration sends listing.sold',
+      );
+      return 0;
+    }
+    case 'contacts': {
+      const contacts = await crm.contacts();
+      if (values.json) out(JSON.stringify(contacts));
+      else
+        for (const c of contacts)
+          out(
+            [
+              c.external_id.padEnd(8),
+              [c.first_name, c.last_name].filter(Boolean).join(' ').padEnd(24),
+              c.phone ?? '',
+              c.email ?? '',
+            ]
+              .join(' ')
+              .trimEnd(),
+          );
+      return 0;
+    }
+    case 'delete-listing': {
+      if (!values.listing) break;
+      await crm.deleteListing(values.listing);
+      out(
+        `${values.listing} is deleted in account ${values.account}: the next sync of a connected integration ` +
+          'removes it from its listings knowledge base',
+      );
+      return 0;
+    }
+    case 'delete-contact': {
+      if (!values.contact) break;
+      await crm.deleteContact(values.contact);
+      out(
+        `${values.contact} is deleted in account ${values.account}: the next sync counts the deletion ` +
+          '(contacts_deleted) and keeps the workspace’s contact',
       );
       return 0;
     }

@@ -35,7 +35,15 @@ export interface CrmContact {
   email?: string;
 }
 
-export type CrmRecord = { kind: 'listing'; listing: CrmListing } | { kind: 'contact'; contact: CrmContact };
+/**
+ * One change of the feed: a listing or contact as it now is, or one deleted in the CRM (by its
+ * external id; a CRM that cannot report deletions never sends these).
+ */
+export type CrmRecord =
+  | { kind: 'listing'; listing: CrmListing }
+  | { kind: 'contact'; contact: CrmContact }
+  | { kind: 'listing_deleted'; external_id: string }
+  | { kind: 'contact_deleted'; external_id: string };
 
 export interface CrmChangePage {
   records: CrmRecord[];

@@ -12,7 +12,7 @@ const run = promisify(execFile);
 const cli = (...args: string[]) =>
   run('npx', ['tsx', 'bin/cli.ts', 'crm', ...args], { env: { ...process.env }, timeout: 60_000 });
 
-test('crm listings, crm sell --listing, crm add-contact --phone --email', async () => {
+test('crm listings, crm sell --listing, crm add-contact --phone --email, crm contacts, crm delete-listing, crm delete-contact', async () => {
   const account = `cli-${randomUUID().slice(0, 8)}`;
   const listed = JSON.parse((await cli('listings', '--account', account, '--json')).stdout) as {
     external_id: string;
@@ -34,4 +34,25 @@ test('crm listings, crm sell --listing, crm add-contact --phone --email', async 
     stderr: expect.stringMatching(/no listing L-9999/),
   });
   await expect(cli('sell')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/usage/) });
+
+  // crm contacts, crm delete-listing, crm delete-contact: the deletions are in the feed.
+  const people = JSON.parse((await cli('contacts', '--account', account, '--json')).stdout) as {
+    external_id: string;
+  }[];
+  expect(people.map((c) => c.external_id)).toContain('C-2002');
+  expect((await cli('delete-listing', '--listing', 'L-1002', '--account', account)).stdout).toMatch(
+    /^L-1002 is deleted .*removes it from its listings knowledge base/,
+  );
+  expect((await cli('delete-contact', '--contact', 'C-2002', '--account', account)).stdout).toMatch(
+    /^C-2002 is deleted .*keeps the workspace/,
+  );
+  expect((await crm.listings()).map((l) => l.external_id)).not.toContain('L-1002');
+  expect((await crm.contacts()).map((c) => c.external_id)).not.toContain('C-2002');
+  await expect(cli('delete-listing', '--listing', 'L-1002', '--account', account)).rejects.toMatchObject({
+    stderr: expect.stringMatching(/no listing L-1002/),
+  });
+  await expect(cli('delete-contact')).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/usage/),
+  });
 }, 240_000);

@@ -482,3 +482,153 @@ describe('access', () => {
     expect((await api('GET', one, { token: paid.owner.token })).status).toBe(404);
   });
 });
+
+describe('deletions in the CRM', () => {
+  test('a deleted listing leaves the listings base and its search; a deleted contact is counted and kept', async () => {
+    const { tenant, account, integration } = await setup('Deleting Realty');
+    await run(tenant, integration.id, 'connect');
+    const kbId = (
+      await api('GET', `${integrationsPath(tenant)}/${integration.id}`, { token: tenant.owner.token })
+    ).body.knowledge_base_id as string;
+    const bondi = (await listings(tenant, kbId)).find((i) => i.external_id === 'L-1002');
+    await waitFor(
+      async () => {
+        const res = await api('GET', `${ws(tenant)}/knowledge-bases/${kbId}/search?q=bondi`, {
+          token: tenant.owner.token,
+        });
+        return res.body.items[0]?.item_id === bondi.id ? true : undefined;
+      },
+      { what: 'L-1002 to be searchable' },
+    );
+    await crm(account).deleteListing('L-1002');
+    await crm(account).deleteContact('C-2002'); // Jack
+    await expect(crm(account).deleteListing('L-1002')).rejects.toThrow(/404/);
+    expect((await crm(account).listings()).map((l) => l.external_id)).not.toContain('L-1002');
+
+    const job = await run(tenant, integration.id, 'sync');
+    expect(job).toMatchObject({
+      status: 'completed',
+      counts: { total: 2, listings: 0, contacts: 0, listings_deleted: 1, contacts_deleted: 1, rejected: 0 },
+    });
+    expect((await listings(tenant, kbId)).map((i) => i.external_id).sort()).toEqual([
+      'L-1001',
+      'L-1003',
+      'L-1004',
+      'L-1005',
+    ]);
+    const gone = await api('GET', `${ws(tenant)}/knowledge-bases/${kbId}/items/${bondi.id}`, {
+      token: tenant.owner.token,
+    });
+    expect(gone.status).toBe(404);
+    await waitFor(
+      async () => {
+        const res = await api('GET', `${ws(tenant)}/knowledge-bases/${kbId}/search?q=bondi`, {
+          token: tenant.owner.token,
+        });
+        return res.body.items.some((hit: Json) => hit.item_id === bondi.id) ? undefined : true;
+      },
+      { what: 'L-1002 to leave the search index' },
+    );
+    // The contact the CRM deleted stays the workspace's.
+    expect((await contacts(tenant)).find((c) => c.phone === '+61491570002')).toMatchObject({
+      first_name: 'Jack',
+      source_label: 'Deleting Realty',
+    });
+    // Nothing more to do on the next sync; the same listing added again in the CRM comes back.
+    expect((await run(tenant, integration.id, 'sync')).counts).toMatchObject({ total: 0 });
+    await crm(account).putListing({ external_id: 'L-1002', address: '4/88 Ocean Road', suburb: 'Bondi' });
+    expect((await run(tenant, integration.id, 'sync')).counts).toMatchObject({ listings_created: 1 });
+    expect((await listings(tenant, kbId)).find((i) => i.external_id === 'L-1002')?.id).toBe(bondi.id);
+  });
+});
+
+describe('contact.created', () => {
+  /** A receiver subscribed to contact.created, and the distinct events it was sent. */
+  async function contactEvents(tenant: Tenant) {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const endpoint = await api('POST', `${ws(tenant)}/webhook-endpoints`, {
+      token: tenant.owner.token,
+      body: { url: receiver.url, event_types: ['contact.created'] },
+    });
+    expect(endpoint.status).toBe(201);
+    const secret = await webhookSecret(tenant);
+    return {
+      receiver,
+      /** contact id → how many requests carried its event. */
+      counts: () => {
+        const byContact = new Map<string, number>();
+        for (const r of receiver.requests) {
+          const payload = new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as Json;
+          expect(payload.type).toBe('contact.created');
+          expect(r.headers['webhook-id']).toBe(`evt_contact_created_${payload.data.contact_id}`);
+          byContact.set(payload.data.contact_id, (byContact.get(payload.data.contact_id) ?? 0) + 1);
+        }
+        return byContact;
+      },
+    };
+  }
+
+  test('the contacts a sync creates are announced once each; merged ones are not', async () => {
+    const { tenant, account, integration } = await setup('Announcing Realty');
+    // Olivia exists already: the sync merges her (no event for her from the sync).
+    const existing = await api('POST', `${ws(tenant)}/contacts`, {
+      token: tenant.owner.token,
+      body: { phone: '+61491570001', first_name: 'Liv' },
+    });
+    expect(existing.status).toBe(201);
+    const events = await contactEvents(tenant);
+    await settle();
+    const before = events.receiver.requests.length; // Liv's own contact.created, if it came after the subscription
+
+    const job = await run(tenant, integration.id, 'connect');
+    expect(job.counts).toMatchObject({ contacts_created: 2, contacts_merged: 1 });
+    const created = (await contacts(tenant)).filter((c) => c.source === 'integration');
+    expect(created).toHaveLength(2);
+    await waitFor(() => events.receiver.requests.length >= before + 2, { what: 'two contact.created' });
+    await crm(account).addContact({ phone: '+61491570066', first_name: 'Una' });
+    await crm(account).addContact({ phone: '+61491570002', email: 'jack@example.com' }); // Jack again: merged
+    expect((await run(tenant, integration.id, 'sync')).counts).toMatchObject({
+      contacts_created: 1,
+      contacts_merged: 1,
+    });
+    await settle();
+    const counts = events.counts();
+    const una = (await contacts(tenant)).find((c) => c.phone === '+61491570066');
+    for (const contact of [...created, una]) expect(counts.get(contact.id)).toBe(1);
+    expect(counts.get(existing.body.id) ?? 0).toBeLessThanOrEqual(1); // its own create only, never the sync's
+    expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(before + 3);
+  });
+
+  test('a page received again after crashes (before a mark, half-way): each created contact announced once', async () => {
+    const { tenant, account, integration } = await setup('Crashing Realty');
+    await run(tenant, integration.id, 'connect');
+    const events = await contactEvents(tenant);
+    await crm(account).addContact({ phone: '+61491570041', first_name: 'Ada' });
+    await crm(account).addContact({ phone: '+61491570042', first_name: 'Ben' });
+    await crm(account).addContact({ phone: '+61491570043', first_name: 'Cy' });
+    const stored = await requireIntegration(tenant.workspaceId, integration.id);
+    const job = await startSync(stored, 'sync', { send: false });
+    // Ada is created and the page crashes before her mark; then Ben's record half-way; then it completes.
+    await expect(
+      syncPage(tenant.workspaceId, integration.id, job.jobId, { failBeforeMark: 0 }),
+    ).rejects.toThrow(/before a mark/);
+    await expect(
+      syncPage(tenant.workspaceId, integration.id, job.jobId, { failAfterRecords: 1 }),
+    ).rejects.toThrow(/half-way/);
+    expect(await syncPage(tenant.workspaceId, integration.id, job.jobId)).toMatch(/completed/);
+    expect(await syncPage(tenant.workspaceId, integration.id, job.jobId)).toBe('not processing');
+    const done = await jobDone(tenant, integration.id, job.jobId);
+    // Ada's create was applied again as a merge into the contact it made (counted as an update).
+    expect(done.counts).toMatchObject({ total: 3, contacts: 3, contacts_created: 2, contacts_merged: 1 });
+    await waitFor(() => events.receiver.requests.length >= 3, { what: 'three contact.created' });
+    await settle();
+    const counts = events.counts();
+    const people = await contacts(tenant);
+    for (const phone of ['+61491570041', '+61491570042', '+61491570043']) {
+      const contact = people.find((c) => c.phone === phone);
+      expect(counts.get(contact.id)).toBe(1);
+    }
+    expect(events.receiver.requests).toHaveLength(3);
+  });
+});

@@ -30,6 +30,19 @@ export const crmSimulator = (baseUrl: string, account = 'demo') => ({
     ),
   putListing: (listing: Partial<CrmListing> & { address: string }) =>
     call<{ listing: CrmListing; seq: number }>(baseUrl, 'POST', `/control${acct(account)}/listings`, listing),
+  /** Deletes a listing or a contact in the CRM: the feed carries the deletion. */
+  deleteListing: (externalId: string) =>
+    call<{ deleted: string; seq: number }>(
+      baseUrl,
+      'POST',
+      `/control${acct(account)}/listings/${encodeURIComponent(externalId)}/delete`,
+    ),
+  deleteContact: (externalId: string) =>
+    call<{ deleted: string; seq: number }>(
+      baseUrl,
+      'POST',
+      `/control${acct(account)}/contacts/${encodeURIComponent(externalId)}/delete`,
+    ),
   addContact: (contact: Partial<CrmContact>) =>
     call<{ contact: CrmContact; seq: number }>(baseUrl, 'POST', `/control${acct(account)}/contacts`, contact),
   /**

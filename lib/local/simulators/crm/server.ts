@@ -12,7 +12,8 @@ import type { CrmContact, CrmListing, CrmRecord } from '../../../../functions/pr
  * (the adapter, functions/providers/crm/demo-crm.ts, reads it as the HubSpot adapter reads HubSpot).
  *
  * Controls (`/control/…`, used by `npm run cli -- crm …`, the tests and the demo): add or change a
- * listing, sell one (optionally twice in the feed), add a contact, and faults: the next N reads of
+ * listing, sell one (optionally twice in the feed), add a contact, delete a listing or a contact (the
+ * feed carries the deletion: `{kind: 'listing_deleted' | 'contact_deleted', external_id}`), and faults: the next N reads of
  * the feed fail (500) or hang past the adapter's timeout, or the next read goes back in the feed and
  * hands back an older cursor.
  */
@@ -145,7 +146,9 @@ function seedAccount(): Account {
 function change(account: Account, record: CrmRecord): number {
   account.seq += 1;
   if (record.kind === 'listing') account.listings[record.listing.external_id] = record.listing;
-  else account.contacts[record.contact.external_id] = record.contact;
+  else if (record.kind === 'contact') account.contacts[record.contact.external_id] = record.contact;
+  else if (record.kind === 'listing_deleted') delete account.listings[record.external_id];
+  else delete account.contacts[record.external_id];
   account.feed.push({ seq: account.seq, record: JSON.parse(JSON.stringify(record)) as CrmRecord });
   return account.seq;
 }
@@ -255,6 +258,21 @@ export async function startCrmSimulator(options: CrmSimulatorOptions = {}): Prom
         const seqs = [change(acct, { kind: 'listing', listing: sold })];
         if (body.twice === true) seqs.push(change(acct, { kind: 'listing', listing: sold }));
         return done({ listing: sold, seqs });
+      }
+      // POST /control/accounts/{a}/listings/{id}/delete, /control/accounts/{a}/contacts/{id}/delete
+      if (
+        (parts[3] === 'listings' || parts[3] === 'contacts') &&
+        parts[5] === 'delete' &&
+        parts.length === 6
+      ) {
+        const listing = parts[3] === 'listings';
+        const held = listing ? acct.listings[parts[4]] : acct.contacts[parts[4]];
+        if (!held)
+          throw new SimError(404, `no ${listing ? 'listing' : 'contact'} ${parts[4]} in account ${parts[2]}`);
+        const record: CrmRecord = listing
+          ? { kind: 'listing_deleted', external_id: parts[4] }
+          : { kind: 'contact_deleted', external_id: parts[4] };
+        return done({ deleted: parts[4], seq: change(acct, record) });
       }
       // POST /control/accounts/{a}/listings {external_id, address, …}
       if (parts[3] === 'listings' && parts.length === 4) {
