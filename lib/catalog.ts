@@ -51,6 +51,15 @@ export const catalog: FunctionSpec[] = [
     timeoutSeconds: 60,
   },
   {
+    // Sends the scenario messages of runs whose start stopped between the charge and the send.
+    id: 'SweepEvaluations',
+    group: 'agents',
+    entry: 'functions/evaluations/handlers/sweep-evaluations.ts',
+    schedule: { expression: 'rate(1 minute)', localEverySeconds: 5 },
+    access: { table: 'readwrite', sendsTo: ['evaluations'] },
+    timeoutSeconds: 60,
+  },
+  {
     id: 'DispatchCalls',
     group: 'calling',
     entry: 'functions/calling/handlers/dispatch-calls.ts',
@@ -185,6 +194,15 @@ export const catalog: FunctionSpec[] = [
       email: true,
     },
     timeoutSeconds: 30,
+  },
+  {
+    // Puts running runs whose advance message was lost or dead-lettered back on their queue.
+    id: 'SweepWorkflowRuns',
+    group: 'workflows',
+    entry: 'functions/workflows/handlers/sweep-workflow-runs.ts',
+    schedule: { expression: 'rate(1 minute)', localEverySeconds: 5 },
+    access: { table: 'readwrite', sendsTo: ['workflowRuns'] },
+    timeoutSeconds: 60,
   },
   // ── Post-call pipeline (post-call/) and webhook deliveries to customers (webhook-deliveries/) ──
   {

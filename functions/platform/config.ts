@@ -28,6 +28,16 @@ const ConfigSchema = z.object({
    * earlier check): callbacks can be lost (Twilio retries one at most). Locally a few seconds.
    */
   CALL_RECONCILE_AFTER_SECONDS: z.coerce.number().positive().default(300),
+  /**
+   * The workflow sweeper puts a `running` run back on its queue after this long without a write (its
+   * advance message was lost or dead-lettered). Locally a few seconds.
+   */
+  WORKFLOW_RUN_STALL_SECONDS: z.coerce.number().positive().default(300),
+  /**
+   * The evaluation sweeper sends the scenario messages of a run charged this long ago whose messages
+   * were never recorded as sent (the request stopped between the charge and the send). Locally a few seconds.
+   */
+  EVALUATION_DISPATCH_STALL_SECONDS: z.coerce.number().positive().default(60),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & { queueUrls: Partial<Record<QueueKey, string>> };

@@ -1,5 +1,5 @@
 import { Entity, Service, type EntityItem } from 'electrodb';
-import { gsi1, primaryIndex } from '../platform/keys.js';
+import { gsi1, gsi2, primaryIndex } from '../platform/keys.js';
 import { entityConfig } from '../platform/table.js';
 import { RUN_STATUSES } from './schemas.js';
 
@@ -10,6 +10,9 @@ import { RUN_STATUSES } from './schemas.js';
  *   workflow       pk WF#<wf>   sk WF                   get by id (the external trigger knows only the id)
  *                  gsi1 WS#<ws>#WORKFLOWS / <wf>       a workspace's workflows (list; the event subscriber)
  *   run            pk WF#<wf>   sk RUN#<run>            a workflow's runs, newest first; get by id
+ *   running run    gsi2 OPENRUNS#<shard> / <updated at>#<run>   the sweeper's work list: only runs in
+ *                                                       `running` are in it (a sparse index: the keys are
+ *                                                       removed by the write that ends or parks the run)
  *   run event key  pk WF#<wf>   sk RUNEVENT#<event id>  one run per (workflow, event): created with "does
  *                                                       not exist" in the run's transaction
  *   trigger window pk WF#<wf>   sk TRIGGERS#<window>    external triggers counted per minute (rate limit;
@@ -62,6 +65,10 @@ export const WorkflowRunEntity = new Entity(
       /** The triggering event: {id, type, occurred_at, data}. */
       event: { type: 'any', required: true },
       contactId: { type: 'string' },
+      /** The run's shard of the sweeper's list (runShard: from the run id, fixed). */
+      openShard: { type: 'number' },
+      /** How often the sweeper put the run back on its queue (it gives the run up after MAX_SWEEPS). */
+      sweeps: { type: 'number' },
       /** The workflow's auto_mode and stages when the run was triggered. */
       autoMode: { type: 'boolean', required: true },
       stagesConfig: { type: 'any', required: true },
@@ -77,11 +84,29 @@ export const WorkflowRunEntity = new Entity(
     },
     indexes: {
       byWorkflow: primaryIndex(['workflowId'], 'WF#${workflowId}', ['runId'], 'RUN#${runId}'),
+      /**
+       * Sparse: a write that sets the composites (every run write sets status, updatedAt and openShard
+       * together: runs.ts writeRun) keeps the run here while it is `running` and takes it out otherwise.
+       */
+      running: {
+        ...gsi2(['openShard'], 'OPENRUNS#${openShard}', ['updatedAt', 'runId'], '${updatedAt}#${runId}'),
+        condition: (attr: Record<string, unknown>) => attr.status === 'running',
+      },
     },
   },
   cfg,
 );
 export type WorkflowRun = EntityItem<typeof WorkflowRunEntity>;
+
+/** Shards of the sweeper's list of running runs. */
+export const RUN_SHARDS = 4;
+
+/** A run's shard: from its id, so every write of the run names the same one. */
+export function runShard(runId: string): number {
+  let hash = 0;
+  for (const char of runId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % RUN_SHARDS;
+}
 
 export const WorkflowRunEventEntity = new Entity(
   {

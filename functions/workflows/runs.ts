@@ -10,6 +10,7 @@ import { isConditionFailure } from '../platform/table.js';
 import { publishWorkspaceEvent } from '../platform/workspace-events.js';
 import { evaluateAll } from './conditions.js';
 import {
+  runShard,
   WorkflowRunEntity,
   WorkflowRunEventEntity,
   workflowsService,
@@ -75,7 +76,7 @@ const initialStages = (): StageRecords => ({
   outcome: { state: 'pending', updated_at: null },
 });
 
-const advanceMessage = (
+export const advanceMessage = (
   run: Pick<WorkflowRun, 'workspaceId' | 'workflowId' | 'runId'>,
 ): WorkflowRunMessage => ({
   type: 'workflow.run.advance',
@@ -101,9 +102,10 @@ export async function startRun(
   event: RunEvent,
 ): Promise<{ runId: string; created: boolean }> {
   const now = clock.now().toISOString();
+  const runId = newId('workflowRun');
   const run: WorkflowRun = {
     workflowId: workflow.workflowId,
-    runId: newId('workflowRun'),
+    runId,
     workspaceId: workflow.workspaceId,
     organisationId: workflow.organisationId,
     workflowName: workflow.name,
@@ -112,6 +114,7 @@ export async function startRun(
     stagesConfig: workflow.stages,
     stageStates: initialStages(),
     status: 'running',
+    openShard: runShard(runId),
     version: 0,
     createdAt: now,
     updatedAt: now,
@@ -172,24 +175,35 @@ export async function listRuns(
 
 // ── Writes of a run: conditioned on the version read (and on the lease, while it is held) ───────────
 
-interface RunChanges {
+export interface RunChanges {
   stageStates?: StageRecords;
   status?: RunStatus;
   contactId?: string;
   completedAt?: string;
   lockToken?: string;
   lockedUntil?: number;
+  sweeps?: number;
 }
 
-/** Writes `changes` if the run is still at `run.version` (and, with `token`, still leased to it). */
-async function writeRun(
+/**
+ * Writes `changes` if the run is still at `run.version` (and, with `token`, still leased to it). Every
+ * write sets the status, updatedAt and the shard together: the sweeper's sparse index (entities.ts,
+ * `running`) is kept by the write itself — in it while `running`, out of it otherwise.
+ */
+export async function writeRun(
   run: WorkflowRun,
   changes: RunChanges,
   options: { token?: string; release?: boolean } = {},
 ): Promise<WorkflowRun | undefined> {
   const updatedAt = clock.now().toISOString();
   const version = run.version + 1;
-  const set = { ...changes, version, updatedAt };
+  const set = {
+    ...changes,
+    status: changes.status ?? run.status,
+    openShard: run.openShard ?? runShard(run.runId),
+    version,
+    updatedAt,
+  };
   let write = WorkflowRunEntity.patch({ workflowId: run.workflowId, runId: run.runId }).set(set);
   if (options.release) write = write.remove(['lockToken', 'lockedUntil']);
   try {
@@ -213,7 +227,7 @@ async function writeRun(
 }
 
 /** Raised when a leased write finds the run changed under it: the message is received again. */
-class RunMoved extends Error {
+export class RunMoved extends Error {
   override readonly name = 'RunMoved';
 }
 
@@ -403,7 +417,7 @@ async function must(written: Promise<WorkflowRun | undefined>): Promise<Workflow
   return run;
 }
 
-function withStages(
+export function withStages(
   states: StageRecords,
   changes: Partial<Record<StageName, Partial<StageRecord>>>,
 ): StageRecords {
@@ -472,13 +486,26 @@ async function recordOutcome(
   config: Stages,
   facts: Awaited<ReturnType<typeof loadFacts>>,
 ): Promise<WorkflowRun> {
-  const states = run.stageStates as StageRecords;
-  const task = (states.task.result ?? {}) as TaskResult;
-  const summary = `Workflow "${run.workflowName}": ${describeResult(config.task.action.type, task)}`.slice(
-    0,
-    500,
-  );
-  const noteId = await facts.addNote(summary);
+  let states = run.stageStates as StageRecords;
+  let prepared = states.outcome.prepared as { summary: string; note_id: string } | undefined;
+  if (!prepared) {
+    // The note's id and text are recorded before the note is written: a retry after a crash between
+    // the note and the write below finds that note (created with "does not exist") instead of adding one.
+    const task = (states.task.result ?? {}) as TaskResult;
+    prepared = {
+      summary: `Workflow "${run.workflowName}": ${describeResult(config.task.action.type, task)}`.slice(
+        0,
+        500,
+      ),
+      note_id: newId('note'),
+    };
+    run = await must(
+      writeRun(run, { stageStates: withStages(states, { outcome: { prepared } }) }, { token }),
+    );
+    states = run.stageStates as StageRecords;
+  }
+  const { summary } = prepared;
+  const noteId = await facts.addNote(summary, prepared.note_id);
   const now = clock.now().toISOString();
   return must(
     writeRun(

@@ -1,11 +1,11 @@
 import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
 import { startCall } from '../calling/start-call.js';
-import { addNote } from '../contacts/notes.js';
 import { findContactByEmail, findContactByPhone, getContact, updateContact } from '../contacts/service.js';
 import type { Contact } from '../contacts/entities.js';
 import { contactView } from '../contacts/views.js';
 import type { ApiKeyPrincipal } from '../platform/auth/principal.js';
 import { HttpError, ValidationError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
 import { IDEMPOTENCY_IN_FLIGHT } from '../platform/idempotency.js';
 import { clock } from '../platform/clock.js';
 import { isE164 } from '../platform/phone.js';
@@ -14,6 +14,7 @@ import { SmsMessageEntity, type SmsMessage } from '../sms/entities.js';
 import { deliver, sendSms } from '../sms/messages.js';
 import { render, type SignalFacts } from './conditions.js';
 import type { WorkflowRun } from './entities.js';
+import { addRunNote } from './notes.js';
 import type { Action, ActionType } from './schemas.js';
 
 /**
@@ -36,8 +37,11 @@ export interface RunFacts {
   /** The phone number a call or an SMS goes to: the contact's, else the event's. */
   phone?: string;
   email?: string;
-  /** Adds a note to the run's contact; undefined when there is no contact (or it was deleted). */
-  addNote(text: string): Promise<string | undefined>;
+  /**
+   * Adds the note `noteId` to the run's contact, once (a repeat with the same id finds it there);
+   * undefined when there is no contact (or it was deleted).
+   */
+  addNote(text: string, noteId: string): Promise<string | undefined>;
 }
 
 const str = (value: unknown): string | undefined =>
@@ -93,15 +97,9 @@ export async function loadFacts(run: WorkflowRun): Promise<RunFacts> {
     signal: { event: data, contact: contactFacts },
     phone: found?.phone ?? phone,
     email: found?.email ?? email,
-    async addNote(text) {
+    async addNote(text, noteId) {
       if (!found) return undefined;
-      try {
-        const note = await addNote(workspaceId, found.contactId, { text, channel: 'direct' }, run.workflowId);
-        return note.noteId;
-      } catch (error) {
-        if (error instanceof HttpError && error.status === 404) return undefined;
-        throw error;
-      }
+      return addRunNote({ workspaceId, contactId: found.contactId, noteId, text, authorId: run.workflowId });
     },
   };
 }
@@ -180,7 +178,12 @@ function prepareInput(action: Action, facts: RunFacts): Record<string, unknown> 
       return { contact_id: facts.contactId, fields: action.fields };
     case 'add_note':
       if (!facts.contactId) throw new TaskFailed('No contact to add a note to');
-      return { contact_id: facts.contactId, text: fill(action.text).slice(0, 500) || action.text };
+      // The note's id is fixed with the input: a retry finds the note instead of adding another.
+      return {
+        contact_id: facts.contactId,
+        text: fill(action.text).slice(0, 500) || action.text,
+        note_id: newId('note'),
+      };
   }
 }
 
@@ -279,7 +282,8 @@ async function perform(
       return { action: 'update_contact', contact_id: contactId };
     }
     case 'add_note': {
-      const note = await facts.addNote(text('text'));
+      // An input recorded before note ids were fixed with it gets one now.
+      const note = await facts.addNote(text('text'), text('note_id') || newId('note'));
       if (!note) throw new TaskFailed('The contact no longer exists');
       return { action: 'add_note', note_id: note, contact_id: text('contact_id') };
     }

@@ -12,6 +12,10 @@ export interface EnvironmentDefaults {
   WEBHOOK_ALLOWED_HOSTS: string;
   /** The sweeper asks the provider about a call silent this long (cloud default 300 s). */
   CALL_RECONCILE_AFTER_SECONDS: string;
+  /** The workflow sweeper re-sends a run silent this long (cloud default 300 s). */
+  WORKFLOW_RUN_STALL_SECONDS: string;
+  /** The evaluation sweeper sends the scenarios of a run charged this long ago, if never sent (cloud 60 s). */
+  EVALUATION_DISPATCH_STALL_SECONDS: string;
 }
 
 export const DEFAULTS: EnvironmentDefaults = {
@@ -19,6 +23,8 @@ export const DEFAULTS: EnvironmentDefaults = {
   SIMULATOR_TIME_SCALE: '20',
   WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*,localhost:*',
   CALL_RECONCILE_AFTER_SECONDS: '15',
+  WORKFLOW_RUN_STALL_SECONDS: '10',
+  EVALUATION_DISPATCH_STALL_SECONDS: '5',
 };
 
 /** Passed through to the handlers (and to stack.json) when set in the stack's environment. */
@@ -66,6 +72,9 @@ export function stackEnvironment(options: {
     POWERTOOLS_LOG_LEVEL: source.POWERTOOLS_LOG_LEVEL || defaults.POWERTOOLS_LOG_LEVEL,
     CALL_RECONCILE_AFTER_SECONDS:
       source.CALL_RECONCILE_AFTER_SECONDS || defaults.CALL_RECONCILE_AFTER_SECONDS,
+    WORKFLOW_RUN_STALL_SECONDS: source.WORKFLOW_RUN_STALL_SECONDS || defaults.WORKFLOW_RUN_STALL_SECONDS,
+    EVALUATION_DISPATCH_STALL_SECONDS:
+      source.EVALUATION_DISPATCH_STALL_SECONDS || defaults.EVALUATION_DISPATCH_STALL_SECONDS,
     // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is known (docs/architecture.md).
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED:
       source.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED || 'true',
