@@ -12,6 +12,7 @@ import { takeConcurrencySlot } from './concurrency.js';
 import { callingService, ProviderCallEntity, type Call } from './entities.js';
 import { applyTransition, readCall, storeRecording } from './lifecycle.js';
 import { callAdds, counterUpdates, localDay } from './call-stats.js';
+import type { MemoriesSource } from './dispatch.js';
 import { shardOf } from './start-call.js';
 import { deadlineFor, RANK } from './status.js';
 
@@ -37,13 +38,21 @@ export interface VoiceWebhookResponse {
 
 const xml = (body: string): VoiceWebhookResponse => ({ status: 200, contentType: 'text/xml', body });
 
-export async function handleVoiceWebhook(request: VoiceWebhookRequest): Promise<VoiceWebhookResponse> {
+/**
+ * `memories`: handed in by the webhook's entry point (the post-call pipeline keeps them); an inbound
+ * call of an agent with conversation memories gets the caller's earlier calls' summaries, as an
+ * outbound call does at dispatch.
+ */
+export async function handleVoiceWebhook(
+  request: VoiceWebhookRequest,
+  options: { memories?: MemoriesSource } = {},
+): Promise<VoiceWebhookResponse> {
   const port = telephony();
   if (!(await port.verifySignature(request.url, request.params, request.signature))) {
     return { status: 401, contentType: 'application/json', body: JSON.stringify({ error: 'Unauthorized' }) };
   }
   if (request.query.event === 'incoming')
-    return xml(await answerIncoming(request.params, request.url.split('?')[0]));
+    return xml(await answerIncoming(request.params, request.url.split('?')[0], options.memories));
 
   const event = parseVoiceCallback(request.params);
   if (event.kind === 'ignored') {
@@ -106,7 +115,11 @@ async function findCall(
  * no credits left), the refused call is logged as a missed call (see `logMissedCall`). A repeated
  * webhook for the same provider call gets the same answer.
  */
-async function answerIncoming(params: Record<string, string>, webhookUrl: string): Promise<string> {
+async function answerIncoming(
+  params: Record<string, string>,
+  webhookUrl: string,
+  memoriesSource?: MemoriesSource,
+): Promise<string> {
   const port = telephony();
   const providerCallId = params.CallSid;
   const to = toE164(params.To ?? '');
@@ -144,6 +157,9 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
   }
 
   const callId = newId('call');
+  // The caller's earlier calls, when the agent uses conversation memories: in the runtime context, and
+  // recorded on the call, which is then billed for them (lifecycle's finishCall).
+  const memories = memoriesSource ? await memoriesSource({ workspaceId, agentId, callId, phone: from }) : [];
   const now = clock.now().toISOString();
   const record = agent.settings.callRecording;
   // This function's own URL (in the cloud a function cannot be told its own function URL).
@@ -156,6 +172,7 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
     parameters: {},
     record,
     recordingCallbackUrl: callbackUrl,
+    ...(memories.length > 0 ? { memories } : {}),
   });
   const call: Call = {
     workspaceId,
@@ -181,6 +198,7 @@ async function answerIncoming(params: Record<string, string>, webhookUrl: string
     provider: port.name,
     providerCallId,
     transcriptExpected: port.sendsTranscripts,
+    ...(memories.length > 0 ? { memoriesUsed: true } : {}),
   };
   const result = await callingService.transaction
     .write(({ call: calls, callStatusEvent, openCall, providerCall, workspace: workspaces }) => [

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { repoRoot } from '../../../lib/local/paths.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitForQuiescence } from '../../helpers/wait.js';
 import { readyToCall, TEST_NUMBERS, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
@@ -7,9 +10,46 @@ import { readyToCall, TEST_NUMBERS, waitForCall, ws, type Tenant } from '../call
  * call to someone the workspace has called before gets the summary of that call in its runtime context
  * (the simulator's agent recalls it), and is billed +5 credits per call minute on top of call
  * handling, as its own ledger entry; without earlier calls, or with the setting off, nothing extra.
+ * Inbound calls too (`npm run cli -- call receive`): the caller's earlier calls in their context and
+ * billed the same, and an inbound call's summary remembered for the next call to that person.
  */
 let tenant: Tenant;
 let agent: Json;
+let number: Json;
+
+const run = promisify(execFile);
+
+/** Someone dials the agent's number, as `npm run cli -- call receive` has the simulator do. */
+async function receiveAndWait(from: string): Promise<Json> {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bin/cli.ts',
+      'call',
+      'receive',
+      '--from',
+      from,
+      '--to',
+      number.phone_number,
+      '--json',
+    ],
+    { cwd: repoRoot, env: process.env },
+  );
+  const received = JSON.parse(stdout.trim()) as Json;
+  expect(received).toMatchObject({ accepted: true, call_id: expect.stringMatching(/^call_/) });
+  const call = await waitForCall(
+    tenant,
+    received.call_id,
+    (c) => c.status === 'completed' && c.sentiment !== null,
+    90_000,
+  );
+  await waitForQuiescence({ timeoutMs: 60_000 });
+  return call;
+}
+
+const recalls = (call: Json): boolean => call.transcript.some((t: Json) => /Last time:/.test(t.text));
 
 async function callAndWait(to: string): Promise<Json> {
   const res = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, {
@@ -35,7 +75,7 @@ const ledgerFor = async (callId: string): Promise<Json[]> =>
   ).body.items.filter((e: Json) => e.source.startsWith(callId));
 
 beforeAll(async () => {
-  ({ tenant, agent } = await readyToCall({ settings: { conversation_memories: true } }));
+  ({ tenant, agent, number } = await readyToCall({ settings: { conversation_memories: true } }));
 }, 60_000);
 
 describe('conversation memories', () => {
@@ -74,6 +114,36 @@ describe('conversation memories', () => {
     // The call's credits are call handling plus memories.
     expect(second.credits).toBeCloseTo(((20 + 5) * second.duration_seconds) / 60, 2);
   });
+
+  it('an inbound call from someone called before gets their earlier calls and is billed +5 credits a minute', async () => {
+    const inbound = await receiveAndWait(TEST_NUMBERS.answered);
+    expect(inbound).toMatchObject({ direction: 'inbound', from_phone: TEST_NUMBERS.answered });
+    const recall = inbound.transcript.find((t: Json) => /Last time:/.test(t.text));
+    expect(recall).toMatchObject({ role: 'agent' });
+    const entries = await ledgerFor(inbound.id);
+    expect(entries.map((e: Json) => e.source).sort()).toEqual([
+      `${inbound.id}:call`,
+      `${inbound.id}:memories`,
+    ]);
+    expect(entries.find((e: Json) => e.source.endsWith(':memories'))).toMatchObject({
+      usage_kind: 'memories',
+      quantity: inbound.duration_seconds,
+    });
+  }, 180_000);
+
+  it('a first inbound call is not billed for memories; its summary is recalled on the next call to that person', async () => {
+    const caller = '+61491570177';
+    const inbound = await receiveAndWait(caller);
+    expect(recalls(inbound)).toBe(false);
+    expect((await ledgerFor(inbound.id)).map((e: Json) => e.source)).toEqual([`${inbound.id}:call`]);
+
+    const next = await callAndWait(caller);
+    expect(recalls(next)).toBe(true);
+    expect((await ledgerFor(next.id)).map((e: Json) => e.source).sort()).toEqual([
+      `${next.id}:call`,
+      `${next.id}:memories`,
+    ]);
+  }, 180_000);
 
   it('with the setting off, an earlier call is not recalled and nothing extra is billed', async () => {
     await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, {
