@@ -9,6 +9,10 @@ import { entityConfig } from '../platform/table.js';
  *   scenario result    pk EVAL#<evl>            sk SCENARIO#<nn>           (one per scenario, created once with a
  *                                                                         condition: a redelivered message judges
  *                                                                         nothing twice)
+ *   dispatch marker    pk EVALDISPATCH          sk <created at>#<evl>      (written with the charge, deleted once the
+ *                                                                         scenario messages are sent: the sweeper's
+ *                                                                         list of runs whose messages may never
+ *                                                                         have gone out)
  */
 const cfg = entityConfig();
 
@@ -81,3 +85,25 @@ export const EvaluationResultEntity = new Entity(
 
 export type Evaluation = EntityItem<typeof EvaluationEntity>;
 export type EvaluationResult = EntityItem<typeof EvaluationResultEntity>;
+
+export const EvaluationDispatchEntity = new Entity(
+  {
+    model: { entity: 'evaluationDispatch', version: '1', service: 'va' },
+    attributes: {
+      createdAt: { type: 'string', required: true },
+      evaluationId: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      agentId: { type: 'string', required: true },
+    },
+    indexes: {
+      byCreation: primaryIndex(
+        [],
+        'EVALDISPATCH',
+        ['createdAt', 'evaluationId'],
+        '${createdAt}#${evaluationId}',
+      ),
+    },
+  },
+  cfg,
+);
+export type EvaluationDispatch = EntityItem<typeof EvaluationDispatchEntity>;

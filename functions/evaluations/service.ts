@@ -4,6 +4,7 @@ import { renderTemplate } from '../agents/template.js';
 import { displayCredits } from '../billing/credits.js';
 import { chargeEvaluationRun, evaluationUnits } from '../billing/metering.js';
 import { clock } from '../platform/clock.js';
+import { config } from '../platform/config.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
@@ -14,9 +15,11 @@ import { entityConfig, isConditionFailure } from '../platform/table.js';
 import { telephony, TelephonyError } from '../providers/telephony/index.js';
 import { Service } from 'electrodb';
 import {
+  EvaluationDispatchEntity,
   EvaluationEntity,
   EvaluationResultEntity,
   type Evaluation,
+  type EvaluationDispatch,
   type EvaluationResult,
 } from './entities.js';
 import type { CreateEvaluationBody, EvaluationResponse, ScenarioInput } from './schemas.js';
@@ -24,7 +27,10 @@ import type { CreateEvaluationBody, EvaluationResponse, ScenarioInput } from './
 /**
  * Agent evaluations. Starting a run charges 20 credits in the same ledger transaction that creates
  * the run (billing's `alsoWrite`: no credits, no run — 402), then sends one message per scenario to
- * the `evaluations` queue. Each scenario is played as a scripted call through the telephony port (the
+ * the `evaluations` queue. The transaction also writes a dispatch marker, deleted once the messages
+ * are sent: should the request stop between the charge and the send, the scheduled sweeper
+ * (sweepEvaluationDispatches) sends the messages of the scenarios not yet judged and deletes the
+ * marker — the run is charged once (the ledger's cause is its id) and finishes as if nothing happened. Each scenario is played as a scripted call through the telephony port (the
  * simulator's voice runtime answers a scripted caller) and judged:
  *
  *   A scenario passes when every phrase of its `expect` appears in what the agent said (its turns
@@ -39,7 +45,11 @@ export const EVALUATION_NOT_FOUND = 'Evaluation not found';
 export const EVALUATION_ENDED = 'Evaluation has already ended';
 
 const evaluationService = new Service(
-  { evaluation: EvaluationEntity, evaluationResult: EvaluationResultEntity },
+  {
+    evaluation: EvaluationEntity,
+    evaluationResult: EvaluationResultEntity,
+    evaluationDispatch: EvaluationDispatchEntity,
+  },
   entityConfig(),
 );
 
@@ -84,23 +94,87 @@ export async function startEvaluation(input: {
     createdBy: input.createdBy,
     createdAt: now,
   };
+  const marker: EvaluationDispatch = {
+    createdAt: now,
+    evaluationId,
+    workspaceId: input.workspaceId,
+    agentId: input.agentId,
+  };
   // 402 Insufficient credits when short: then neither the charge nor the run exists.
   await chargeEvaluationRun({
     organisationId: input.organisationId,
     evaluationId,
     alsoWrite: evaluationService.transaction
-      .write(({ evaluation }) => [evaluation.create(item).commit()])
+      .write(({ evaluation, evaluationDispatch }) => [
+        evaluation.create(item).commit(),
+        evaluationDispatch.create(marker).commit(),
+      ])
       .params().TransactItems,
   });
-  const messages: EvaluationMessage[] = input.body.scenarios.map((_, index) => ({
-    type: 'evaluation.scenario',
-    workspace_id: input.workspaceId,
-    agent_id: input.agentId,
-    evaluation_id: evaluationId,
-    index,
-  }));
-  await sendMessages('evaluations', messages);
+  await dispatchScenarios(item, marker, []);
   return toView(item, []);
+}
+
+/** Sends the messages of the run's scenarios not judged yet, then deletes its dispatch marker. */
+async function dispatchScenarios(
+  evaluation: Pick<Evaluation, 'workspaceId' | 'agentId' | 'evaluationId' | 'total'>,
+  marker: EvaluationDispatch,
+  judged: readonly number[],
+): Promise<number> {
+  const messages: EvaluationMessage[] = [];
+  for (let index = 0; index < evaluation.total; index += 1) {
+    if (judged.includes(index)) continue;
+    messages.push({
+      type: 'evaluation.scenario',
+      workspace_id: evaluation.workspaceId,
+      agent_id: evaluation.agentId,
+      evaluation_id: evaluation.evaluationId,
+      index,
+    });
+  }
+  if (messages.length > 0) await sendMessages('evaluations', messages);
+  await EvaluationDispatchEntity.delete(marker).go({ response: 'none' });
+  return messages.length;
+}
+
+/**
+ * Scheduled: the runs charged more than EVALUATION_DISPATCH_STALL_SECONDS ago whose scenario messages
+ * were never recorded as sent (the request stopped after the charge). Each still running gets the
+ * messages of its scenarios not judged yet (a duplicate of a message that did go out judges nothing
+ * twice: the result's condition); the marker of a run that ended, or is gone, is dropped.
+ */
+export async function sweepEvaluationDispatches(): Promise<{ examined: number; dispatched: number }> {
+  const cutoff = new Date(
+    clock.now().getTime() - config().EVALUATION_DISPATCH_STALL_SECONDS * 1000,
+  ).toISOString();
+  const { data: markers } = await EvaluationDispatchEntity.query
+    .byCreation({})
+    .lt({ createdAt: cutoff })
+    .go({ pages: 'all' });
+  const report = { examined: 0, dispatched: 0 };
+  for (const marker of markers) {
+    report.examined += 1;
+    try {
+      const evaluation = await readEvaluation(marker.workspaceId, marker.agentId, marker.evaluationId);
+      if (!evaluation || evaluation.status !== 'running') {
+        await EvaluationDispatchEntity.delete(marker).go({ response: 'none' });
+        continue;
+      }
+      const judged = (await readResults(evaluation.evaluationId)).map((result) => result.index);
+      const sent = await dispatchScenarios(evaluation, marker, judged);
+      report.dispatched += 1;
+      logger.warn('evaluation scenarios sent by the sweeper (the start stopped after the charge)', {
+        evaluationId: evaluation.evaluationId,
+        messages: sent,
+      });
+    } catch (error) {
+      logger.error('sweeping an evaluation failed; the next sweep tries again', {
+        evaluationId: marker.evaluationId,
+        error: String(error),
+      });
+    }
+  }
+  return report;
 }
 
 async function readEvaluation(

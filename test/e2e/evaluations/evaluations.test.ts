@@ -1,4 +1,7 @@
-import { sendMessage } from '../../../functions/platform/queue.js';
+import { EvaluationDispatchEntity } from '../../../functions/evaluations/entities.js';
+import { CreateEvaluationBody } from '../../../functions/evaluations/schemas.js';
+import { startEvaluation } from '../../../functions/evaluations/service.js';
+import { queueUrl, sendMessage, sqsClient } from '../../../functions/platform/queue.js';
 import { api, type Json } from '../../helpers/http.js';
 import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
 import { addMember, createAgent, newTenant, setBalance, ws, type Tenant } from '../calling/fixtures.js';
@@ -113,6 +116,55 @@ describe('agent evaluations', () => {
     expect(cancel.status).toBe(409);
     expect(cancel.body).toEqual({ error: 'Evaluation has already ended' });
   });
+
+  it('a start that stopped between the charge and the scenario messages: the sweeper sends them; charged once', async () => {
+    const before = await balance();
+    // The start itself (the route's code), as if its process died on sending the scenario messages.
+    const client = sqsClient();
+    const target = queueUrl('evaluations');
+    const name = 'testStopsBeforeEvaluationMessages';
+    client.middlewareStack.add(
+      <I extends object, O>(next: (args: { input: I }) => Promise<O>) =>
+        async (args: { input: I }): Promise<O> => {
+          if ((args.input as { QueueUrl?: string }).QueueUrl === target)
+            throw new Error('the process stopped');
+          return next(args);
+        },
+      { step: 'initialize', name },
+    );
+    try {
+      await expect(
+        startEvaluation({
+          workspaceId: tenant.workspaceId,
+          organisationId: tenant.organisationId,
+          agentId: agent.id,
+          createdBy: tenant.owner.userId,
+          body: CreateEvaluationBody.parse({ scenarios: SCENARIOS }),
+        }),
+      ).rejects.toThrow('the process stopped');
+    } finally {
+      client.middlewareStack.remove(name);
+    }
+    // Charged and running, with no scenario on its way.
+    const [run] = (await api('GET', evaluations(tenant, agent.id), { token: tenant.owner.token })).body.items;
+    expect(run).toMatchObject({ status: 'running', done: 0, total: 2 });
+    expect(await balance()).toBe(before - 20 * 60);
+
+    // The sweeper (SweepEvaluations) finds its dispatch marker and sends the scenarios.
+    const done = await finished(run.id);
+    expect(done).toMatchObject({ status: 'completed', done: 2 });
+    expect(done.results.map((r: Json) => [r.scenario, r.passed])).toEqual([
+      ['Opening hours and parking', true],
+      ['Boats', false],
+    ]);
+    await waitForQuiescence({ timeoutMs: 60_000 });
+    expect(await balance()).toBe(before - 20 * 60);
+    expect((await ledger()).filter((e) => e.source.startsWith(run.id)).map((e) => e.kind)).toEqual([
+      'charge',
+    ]);
+    const { data: markers } = await EvaluationDispatchEntity.query.byCreation({}).go({ pages: 'all' });
+    expect(markers.filter((m) => m.evaluationId === run.id)).toEqual([]);
+  }, 180_000);
 
   it('cancel stops a running evaluation and refunds nothing', async () => {
     const before = await balance();
