@@ -16,9 +16,43 @@ import {
  * The change feed is HubSpot's search API sorted by `hs_lastmodifieddate`: the cursor is the last
  * modification time read for each object type (`{"contacts": ms, "listings": ms}`, base64url JSON);
  * a page reads the contacts changed after their time, then the listings changed after theirs.
+ *
+ * Deletions: the search API never returns archived (deleted) objects, so once the changes are read
+ * the feed goes through the archived ones (the objects API with `archived=true`, which pages by id,
+ * not by time): first contacts, then listings, a page per read, each object archived after the
+ * time the previous pass reached becoming a `contact_deleted` / `listing_deleted` record. The pass's
+ * place is in the cursor (`scan`: the type, HubSpot's `after` and the latest archive time seen); when
+ * a type's pass ends, its time (`deleted`) moves on to the latest seen. Every sync passes over the
+ * archived objects (HubSpot keeps them 90 days) at one read per 100.
  * Never run locally (the demo CRM stands in for it).
  */
-type Cursor = { contacts: number; listings: number };
+type ObjectType = 'contacts' | 'listings';
+type Cursor = {
+  contacts: number;
+  listings: number;
+  /** Archive time each type's last completed pass over the archived objects reached. */
+  deleted?: { contacts: number; listings: number };
+  /** The pass under way. */
+  scan?: { type: ObjectType; after?: string; max: number };
+};
+
+type HubSpotObject = {
+  id: string;
+  properties: Record<string, string | null | undefined>;
+  archivedAt?: Date | string;
+};
+type HubSpotPage = { results: HubSpotObject[]; paging?: { next?: { after?: string } } };
+
+/** The two calls of HubSpot's CRM-objects API the adapter makes (a test hands its own). */
+export interface HubSpotObjects {
+  search(objectType: string, request: Record<string, unknown>): Promise<HubSpotPage>;
+  archived(
+    objectType: string,
+    limit: number,
+    after: string | undefined,
+    properties: string[],
+  ): Promise<HubSpotPage>;
+}
 
 const LISTING_PROPERTIES = [
   'external_id',
@@ -43,18 +77,28 @@ export class HubSpotCrm implements CrmProvider {
       accessToken: () => Promise<string>;
       listingObjectType?: string;
       timeoutMs: number;
+      /** The objects API (default: the official client's). */
+      objects?: () => Promise<HubSpotObjects>;
     },
   ) {}
 
   /**
-   * The client's CRM-objects search API (its generated module for `crm/v3/objects`, which serves
-   * contacts and custom objects alike) rather than the whole client: a fraction of the bundle.
+   * The client's CRM-objects search and basic APIs (its generated module for `crm/v3/objects`, which
+   * serves contacts and custom objects alike) rather than the whole client: a fraction of the bundle.
    */
-  private async search() {
-    const { createConfiguration, SearchApi } =
+  private async objects(): Promise<HubSpotObjects> {
+    if (this.settings.objects) return this.settings.objects();
+    const { createConfiguration, SearchApi, BasicApi } =
       await import('@hubspot/api-client/lib/codegen/crm/objects/index.js');
     const accessToken = await this.settings.accessToken();
-    return new SearchApi(createConfiguration({ authMethods: { oauth2: { accessToken } } }));
+    const configuration = createConfiguration({ authMethods: { oauth2: { accessToken } } });
+    const search = new SearchApi(configuration);
+    const basic = new BasicApi(configuration);
+    return {
+      search: (objectType, request) => search.doSearch(objectType, request as never),
+      archived: (objectType, limit, after, properties) =>
+        basic.getPage(objectType, limit, after, properties, undefined, undefined, true),
+    };
   }
 
   static decode(cursor: string | null): Cursor {
@@ -68,7 +112,7 @@ export class HubSpotCrm implements CrmProvider {
 
   async readChanges(input: { cursor: string | null; limit: number }): Promise<CrmChangePage> {
     const cursor = HubSpotCrm.decode(input.cursor);
-    const search = await this.search();
+    const api = await this.objects();
     const since = (ms: number) => ({
       filterGroups: [
         { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GT' as never, value: String(ms) }] },
@@ -78,10 +122,10 @@ export class HubSpotCrm implements CrmProvider {
       after: '0',
     });
     try {
-      const contacts = await search.doSearch('contacts', {
+      const contacts = await api.search('contacts', {
         ...since(cursor.contacts),
         properties: ['firstname', 'lastname', 'phone', 'mobilephone', 'email', 'hs_lastmodifieddate'],
-      } as never);
+      });
       const records: CrmChangePage['records'] = contacts.results.map((c) => ({
         kind: 'contact' as const,
         contact: {
@@ -97,10 +141,10 @@ export class HubSpotCrm implements CrmProvider {
       if (last) next.contacts = Date.parse(last.properties.hs_lastmodifieddate ?? '') || next.contacts;
       let listingsMore = false;
       if (this.settings.listingObjectType && records.length < input.limit) {
-        const listings = await search.doSearch(this.settings.listingObjectType, {
+        const listings = await api.search(this.settings.listingObjectType, {
           ...since(cursor.listings),
           properties: LISTING_PROPERTIES,
-        } as never);
+        });
         for (const l of listings.results) {
           const p = l.properties;
           const status =
@@ -127,19 +171,71 @@ export class HubSpotCrm implements CrmProvider {
           next.listings = Date.parse(lastListing.properties.hs_lastmodifieddate ?? '') || next.listings;
         listingsMore = Boolean(listings.paging?.next);
       }
-      return {
-        records,
-        cursor: HubSpotCrm.encode(next),
-        more: Boolean(contacts.paging?.next) || listingsMore,
-      };
+      const more = Boolean(contacts.paging?.next) || listingsMore;
+      if (more || records.length > 0) return { records, cursor: HubSpotCrm.encode(next), more: true };
+      // Changes all read: a page of the pass over the archived objects.
+      return await this.readDeletions(api, next, input.limit);
     } catch (error) {
       throw new CrmProviderError(`HubSpot refused the read: ${(error as Error).message}`, { cause: error });
     }
   }
 
+  /** One page of the pass over the archived objects (see above). */
+  private async readDeletions(api: HubSpotObjects, cursor: Cursor, limit: number): Promise<CrmChangePage> {
+    const deleted = cursor.deleted ?? { contacts: 0, listings: 0 };
+    const scan = cursor.scan ?? { type: 'contacts' as const, max: deleted.contacts };
+    const objectType = scan.type === 'contacts' ? 'contacts' : this.settings.listingObjectType;
+    const done = (next: Cursor): CrmChangePage => ({
+      records: [],
+      cursor: HubSpotCrm.encode(next),
+      more: false,
+    });
+    if (!objectType) return done({ ...cursor, deleted, scan: undefined });
+    const page = await api.archived(
+      objectType,
+      Math.min(100, limit),
+      scan.after,
+      scan.type === 'listings' ? ['external_id'] : [],
+    );
+    const records: CrmChangePage['records'] = [];
+    let max = scan.max;
+    for (const object of page.results) {
+      const at = object.archivedAt ? new Date(object.archivedAt).getTime() : 0;
+      if (!(at > deleted[scan.type])) continue; // announced by an earlier pass
+      max = Math.max(max, at);
+      records.push(
+        scan.type === 'contacts'
+          ? { kind: 'contact_deleted', external_id: object.id }
+          : { kind: 'listing_deleted', external_id: object.properties.external_id || object.id },
+      );
+    }
+    const after = page.paging?.next?.after;
+    if (after)
+      return {
+        records,
+        cursor: HubSpotCrm.encode({ ...cursor, deleted, scan: { ...scan, after, max } }),
+        more: true,
+      };
+    const finished = { ...deleted, [scan.type]: max };
+    const nextScan =
+      scan.type === 'contacts' && this.settings.listingObjectType
+        ? { type: 'listings' as const, max: finished.listings }
+        : undefined;
+    return {
+      records,
+      cursor: HubSpotCrm.encode({ ...cursor, deleted: finished, scan: nextScan }),
+      more: nextScan !== undefined,
+    };
+  }
+
   compareCursors(a: string, b: string): number {
     const x = HubSpotCrm.decode(a);
     const y = HubSpotCrm.decode(b);
-    return Math.sign(x.contacts - y.contacts) || Math.sign(x.listings - y.listings);
+    return (
+      Math.sign(x.contacts - y.contacts) ||
+      Math.sign(x.listings - y.listings) ||
+      Math.sign((x.deleted?.contacts ?? 0) - (y.deleted?.contacts ?? 0)) ||
+      Math.sign((x.deleted?.listings ?? 0) - (y.deleted?.listings ?? 0))
+    );
   }
 }
