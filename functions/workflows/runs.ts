@@ -47,7 +47,9 @@ import { describeResult, loadFacts, runTask, TaskFailed, type TaskResult } from 
  * the run, so two receives of one message never run a stage together. A task's input is recorded
  * before it runs and its result id (call, SMS, email, note) in the write that marks it done; the call,
  * the SMS and the email carry an idempotency key of the run, so a retry after a crash between the
- * action and that write gets the same call or message back instead of a second one.
+ * action and that write gets the same call or message back instead of a second one. A note (add_note,
+ * the Outcome's) has its id recorded the same way and is created once (notes.ts). A run whose message
+ * was lost or dead-lettered is put back on the queue by the scheduled sweeper (sweeper.ts).
  */
 export const RUN_NOT_FOUND = 'Run not found';
 const LEASE_MS = 60_000;
