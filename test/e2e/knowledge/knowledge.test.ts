@@ -1,6 +1,7 @@
 import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  PutObjectCommand,
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -325,7 +326,7 @@ describe('documents', () => {
 
   // A 0-byte file fails as 'the file is empty (0 bytes)' (test/unit/knowledge.test.ts: the local S3
   // stand-in refuses an empty PUT, which S3 accepts).
-  test('bad files fail with a reason: corrupt PDF, password PDF, over 50 MB, binary text, wrong type', async () => {
+  test('bad files fail with a reason: corrupt PDF, password PDF, 0 bytes, over 50 MB, binary text, wrong type', async () => {
     const kb = await createBase(tenant, 'documents');
     const cases: [string, string, Uint8Array, RegExp][] = [
       ['corrupt.pdf', 'application/pdf', corruptPdf(), /PDF is corrupt/],
@@ -357,6 +358,25 @@ describe('documents', () => {
     expect(await settled(tenant, kb.id, huge.id)).toMatchObject({
       status: 'failed',
       failure_reason: 'the file is larger than 50 MB (60.0 MB)',
+    });
+
+    // 0 bytes: the local stand-in answers a presigned PUT without a body with a 500, so the test
+    // writes the empty object at the key upload_url names.
+    const empty = (
+      await api('POST', itemsPath(tenant, kb.id), {
+        token: tenant.owner.token,
+        body: { title: 'Empty', file_name: 'empty.md', content_type: 'text/markdown' },
+      })
+    ).body;
+    const [, emptyBucket, ...emptyKey] = new URL(empty.upload_url).pathname
+      .split('/')
+      .map(decodeURIComponent);
+    await new S3Client({ region: process.env.AWS_REGION, forcePathStyle: true }).send(
+      new PutObjectCommand({ Bucket: emptyBucket, Key: emptyKey.join('/'), Body: new Uint8Array(0) }),
+    );
+    expect(await settled(tenant, kb.id, empty.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'the file is empty (0 bytes)',
     });
 
     // An unsupported type is refused at once.
