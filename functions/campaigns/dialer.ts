@@ -12,11 +12,13 @@ import { HttpError } from '../platform/errors.js';
 import { IdempotencyEntity } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
-import { sendMessages } from '../platform/queue.js';
+import { sendMessage, sendMessages } from '../platform/queue.js';
+import { isConditionFailure } from '../platform/table.js';
 import { publishWorkspaceEvent } from '../platform/workspace-events.js';
 import {
   ActiveCampaignEntity,
   BatchContactEntity,
+  campaignsService,
   DUE_NOW,
   type BatchContact,
   type Campaign,
@@ -46,10 +48,12 @@ import { nextOpening, recipientZones } from './window.js';
  *    `concurrent_call_limit` − the workspace's calls). Due contacts (pending or retry_scheduled, due
  *    now), in due order: each is checked just before its claim — do-not-contact / unsubscribed /
  *    suppressed → `skipped_dnc`; outside the calling window in its local time → `next_attempt_at` =
- *    the window's next opening — then claimed: ONE transaction moves it to `calling` with attempt + 1
- *    on condition of the state and attempt read, and takes a campaign slot on condition that the
- *    campaign is running and below its cap. So overlapping passes, a redelivered message or a second
- *    tick never claim one attempt twice, nor exceed the cap.
+ *    the window's next opening — then claimed: a transaction moves up to CLAIMS_PER_TRANSACTION of
+ *    them to `calling` with attempt + 1, each on condition of the state and attempt read, and takes as
+ *    many campaign slots on condition that the campaign is running and has that many below its cap
+ *    (refused: one claim per transaction, until the campaign is full). So overlapping passes, a
+ *    redelivered message or a second tick never claim one attempt twice, nor exceed the cap. Outcomes
+ *    (step 1) and skips are written several to a transaction the same way.
  * 4. Each claim is dialled through start-call with the idempotency key `campaign:<bc>:<attempt>` and
  *    `campaign_id`: credits are checked (402 → the contact released and the campaign paused with the
  *    reason), the workspace's concurrency slot taken (429 → released; the single calls' share holds).
@@ -57,11 +61,21 @@ import { nextOpening, recipientZones } from './window.js';
  *    `campaign.completed` is published (event id `evt_campaign_completed_<cmp>`) before the active
  *    marker goes: a crash between them publishes it again, which receivers recognise.
  *
+ * 6. Follow-ups: a pass that leaves calls out (or more due contacts than it looked at) schedules the
+ *    campaign's next pass FOLLOW_UP_SECONDS later (`followUp`: a delayed `campaign.dial`, one chain
+ *    per campaign). An ended call's slot is thus refilled within about a second, without waiting for
+ *    the schedule's tick (a minute in the cloud) or for `call.ended`, which is published only once
+ *    the call's recording and transcript are in. The tick remains the safety net that starts a chain.
+ *
  * A cancelled campaign's passes move its waiting contacts to `cancelled` (calls under way end as
  * they do); a paused one's only reconcile. The marker goes when nothing is left to do.
  */
 export const CLAIM_STALE_SECONDS = Number(process.env.CAMPAIGN_CLAIM_STALE_SECONDS ?? 20);
-const DIAL_CONCURRENCY = 8;
+/** A campaign with calls out is passed over again this soon (its ended calls free their slots). */
+const FOLLOW_UP_SECONDS = Number(process.env.CAMPAIGN_FOLLOW_UP_SECONDS ?? 1);
+/** …and this soon when only the workspace's other calls hold the slots it waits for. */
+const SLOT_WAIT_SECONDS = 5;
+const DIAL_CONCURRENCY = 16;
 const CANCEL_BATCH = 500;
 const COUNTER: Record<BatchContactState, keyof Progress> = {
   pending: 'pending',
@@ -103,18 +117,21 @@ export async function dialPass(
     return 'no such campaign';
   }
   const reconciled = await reconcileCalling(first);
-  const campaign = await getCampaign(workspaceId, campaignId);
+  const campaign = reconciled > 0 ? await getCampaign(workspaceId, campaignId) : first;
   if (!campaign) return 'no such campaign';
   const done = `${reconciled} reconciled`;
   switch (campaign.status) {
     case 'cancelled': {
       const cancelled = await cancelWaiting(campaign);
       if (cancelled === 0) await retire(campaign);
+      if (cancelled > 0 || campaign.activeCalls > 0) await followUp(campaign, FOLLOW_UP_SECONDS);
       return `${done}, ${cancelled} cancelled`;
     }
     case 'draft':
     case 'paused':
       await retire(campaign);
+      // Calls still under way: their outcomes free the campaign's slots (then it retires).
+      if (campaign.activeCalls > 0) await followUp(campaign, FOLLOW_UP_SECONDS);
       return `${done}, ${campaign.status}`;
     case 'completed':
       await publishCompleted(campaign);
@@ -133,23 +150,30 @@ export async function dialPass(
     campaign.maxConcurrency - campaign.activeCalls,
     workspace.concurrentCallLimit - workspace.activeCalls,
   );
-  if (free <= 0) return `${done}, no free slot`;
+  if (free <= 0) {
+    // Its own calls end soon (their outcomes free slots); single calls may hold the workspace longer.
+    const waiting = progress.pending + progress.retryScheduled > 0;
+    if (campaign.activeCalls > 0 || waiting)
+      await followUp(campaign, campaign.activeCalls > 0 ? FOLLOW_UP_SECONDS : SLOT_WAIT_SECONDS);
+    return `${done}, no free slot`;
+  }
   const now = clock.now();
-  const candidates = await dueContacts(campaign, now, free * 2 + 10);
+  const limit = free * 2 + 10;
+  const candidates = await dueContacts(campaign, now, limit);
   const contacts = await readContacts(workspaceId, candidates);
   const suppressed = await suppressedAmong(
     campaign.organisationId,
     candidates.map((bc) => bc.phone),
   );
-  const claimed: BatchContact[] = [];
-  let skipped = 0;
-  let deferred = 0;
+  const skips: Move[] = [];
+  const defers: Move[] = [];
+  const toClaim: BatchContact[] = [];
   for (const bc of candidates) {
-    if (claimed.length >= free) break;
+    if (toClaim.length >= free) break;
     const contact = bc.contactId ? contacts.get(bc.contactId) : undefined;
     const dnc = doNotCall(contact, suppressed.has(bc.phone));
     if (dnc) {
-      if (await move(campaign, bc, 'skipped_dnc', { set: { reason: dnc } })) skipped += 1;
+      skips.push({ bc, to: 'skipped_dnc', options: { set: { reason: dnc } } });
       continue;
     }
     const zones = recipientZones({
@@ -160,16 +184,54 @@ export async function dialPass(
     });
     const opening = nextOpening(campaign.callingWindow as CallingWindow, zones, now);
     if (opening) {
-      if (await move(campaign, bc, bc.state, { set: { dueAt: opening.toISOString() } })) deferred += 1;
+      defers.push({ bc, to: bc.state, options: { set: { dueAt: opening.toISOString() } } });
       continue;
     }
-    const claim = await claimContact(campaign, bc);
-    if (claim === 'full') break;
-    if (claim) claimed.push(claim);
+    toClaim.push(bc);
   }
+  const skipped = await moveMany(campaign, skips);
+  const deferred = await moveMany(campaign, defers);
+  const claimed = await claimMany(campaign, toClaim);
   if (hooks.crashAfterClaims) throw new Error('test hook: the pass crashed after its claims');
   const placed = await inParallel(claimed, DIAL_CONCURRENCY, (bc) => placeCall(campaign, bc));
+  // Calls out, or more due contacts than this pass looked at: the next pass follows shortly.
+  if (campaign.activeCalls + claimed.length > 0 || candidates.length >= limit)
+    await followUp(campaign, FOLLOW_UP_SECONDS);
   return `${done}, ${claimed.length} claimed, ${placed.filter(Boolean).length} dialled, ${skipped} skipped, ${deferred} deferred`;
+}
+
+/**
+ * Schedules the campaign's next pass in `seconds` (a delayed `campaign.dial`), unless one is
+ * scheduled already: the active marker's `nextPassAt` is taken on condition that it is not set or
+ * has passed, so however many passes run (ticks, nudges, redeliveries, follow-ups), one chain of
+ * follow-ups goes on per campaign. Should the send fail after the marker is taken, the chain stops
+ * until `nextPassAt` has passed; the schedule's tick (or a call's end) starts it again. A retired
+ * campaign (no marker) gets no follow-up.
+ */
+async function followUp(
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+  seconds: number,
+): Promise<boolean> {
+  const { workspaceId, campaignId } = campaign;
+  const now = clock.now();
+  const at = new Date(now.getTime() + seconds * 1000).toISOString();
+  try {
+    await ActiveCampaignEntity.patch({ workspaceId, campaignId })
+      .set({ nextPassAt: at })
+      .where(
+        (attr, op) => `(${op.notExists(attr.nextPassAt)} OR ${op.lte(attr.nextPassAt, now.toISOString())})`,
+      )
+      .go({ response: 'none' });
+  } catch (error) {
+    if (isConditionFailure(error)) return false; // a follow-up is scheduled already, or retired
+    throw error;
+  }
+  await sendMessage(
+    'campaigns',
+    { type: 'campaign.dial', workspace_id: workspaceId, campaign_id: campaignId },
+    { delaySeconds: seconds },
+  );
+  return true;
 }
 
 // ── Claims and transitions ─────────────────────────────────────────────────────────────────────────────
@@ -180,96 +242,216 @@ const bcKey = (bc: BatchContact) => ({
   batchContactId: bc.batchContactId,
 });
 
+interface MoveOptions {
+  set?: Partial<BatchContact>;
+  remove?: ('callId' | 'claimedFrom' | 'claimedAt')[];
+  releaseSlot?: boolean;
+  creditsUnits?: number;
+  note?: ContactNote;
+  callId?: string;
+  noCall?: boolean;
+}
+
 /**
- * Moves a batch contact from the state (and attempt) it was read in, with its counters; optionally
- * the campaign's active calls, credits, a note and a condition on its call. False when it had moved.
+ * One batch contact's move from the state (and attempt) it was read in, with its counters;
+ * optionally the campaign's slot back, credits, a note and a condition on its call.
  */
-async function move(
+interface Move {
+  bc: BatchContact;
+  to: BatchContactState;
+  options?: MoveOptions;
+}
+
+type Tx = Parameters<Parameters<typeof campaignsService.transaction.write>[0]>[0];
+type Counts = Partial<Record<keyof Progress, number>>;
+
+/** Moves applied together per transaction (2 items each at most, with ≤ 8 counter shards and the campaign). */
+const MOVES_PER_TRANSACTION = 20;
+/** Claims taken together per transaction (one item each, with ≤ 8 counter shards and the campaign). */
+const CLAIMS_PER_TRANSACTION = 25;
+
+const addCounts = (counts: Map<number, Counts>, shard: number, add: Counts) => {
+  const into = counts.get(shard) ?? {};
+  for (const [key, value] of Object.entries(add) as [keyof Progress, number][])
+    into[key] = (into[key] ?? 0) + value;
+  counts.set(shard, into);
+};
+
+/** The counter shards' updates (zero changes left out). */
+function counterUpdates(
+  tx: Tx,
   campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
-  bc: BatchContact,
-  to: BatchContactState,
-  options: {
-    set?: Partial<BatchContact>;
-    remove?: ('callId' | 'claimedFrom' | 'claimedAt')[];
-    releaseSlot?: boolean;
-    creditsUnits?: number;
-    note?: ContactNote;
-    callId?: string;
-    noCall?: boolean;
-  } = {},
+  counts: Map<number, Counts>,
+) {
+  const { workspaceId, campaignId } = campaign;
+  return [...counts].flatMap(([shard, add]) => {
+    const nonZero = Object.fromEntries(Object.entries(add).filter(([, value]) => value !== 0));
+    return Object.keys(nonZero).length > 0
+      ? [tx.campaignCounters.update({ workspaceId, campaignId, shard }).add(nonZero).commit()]
+      : [];
+  });
+}
+
+/**
+ * Moves together, in one transaction: each contact on condition of the state and attempt it was read
+ * in (and its call), their counter shards summed, the slots they give back taken off the campaign's
+ * `activeCalls` at once. False when any condition failed (nothing was written).
+ */
+async function moveTogether(
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+  moves: Move[],
 ): Promise<boolean> {
   const { workspaceId, campaignId } = campaign;
   const now = clock.now().toISOString();
-  const counts: Partial<Record<keyof Progress, number>> = {};
-  if (to !== bc.state) {
-    counts[COUNTER[bc.state]] = -1;
-    counts[COUNTER[to]] = 1;
+  const counts = new Map<number, Counts>();
+  let slots = 0;
+  for (const { bc, to, options = {} } of moves) {
+    if (to !== bc.state) addCounts(counts, bc.shard, { [COUNTER[bc.state]]: -1, [COUNTER[to]]: 1 });
+    if (options.creditsUnits) addCounts(counts, bc.shard, { creditsUnits: options.creditsUnits });
+    if (options.releaseSlot) slots += 1;
   }
-  if (options.creditsUnits) counts.creditsUnits = options.creditsUnits;
-  const { canceled } = await transact((tx) => {
-    let patch = tx.batchContact.patch(bcKey(bc)).set({
-      state: to,
-      dueAt: options.set?.dueAt ?? (to === bc.state ? bc.dueAt : DUE_NOW),
-      updatedAt: now,
-      ...options.set,
-    });
-    if (options.remove?.length) patch = patch.remove(options.remove);
-    return [
-      patch
-        .where((attr, op) =>
-          [
-            op.eq(attr.state, bc.state),
-            op.eq(attr.attempt, bc.attempt),
-            options.callId ? op.eq(attr.callId, options.callId) : '',
-            options.noCall ? op.notExists(attr.callId) : '',
-          ]
-            .filter(Boolean)
-            .join(' AND '),
-        )
-        .commit(),
-      ...(Object.keys(counts).length > 0
-        ? [tx.campaignCounters.update({ workspaceId, campaignId, shard: bc.shard }).add(counts).commit()]
-        : []),
-      ...(options.releaseSlot
-        ? [tx.campaign.patch({ workspaceId, campaignId }).add({ activeCalls: -1 }).commit()]
-        : []),
-      ...(options.note ? [tx.contactNote.create(options.note).commit()] : []),
-    ];
-  });
+  const { canceled } = await transact((tx) => [
+    ...moves.flatMap(({ bc, to, options = {} }) => {
+      let patch = tx.batchContact.patch(bcKey(bc)).set({
+        state: to,
+        dueAt: options.set?.dueAt ?? (to === bc.state ? bc.dueAt : DUE_NOW),
+        updatedAt: now,
+        ...options.set,
+      });
+      if (options.remove?.length) patch = patch.remove(options.remove);
+      return [
+        patch
+          .where((attr, op) =>
+            [
+              op.eq(attr.state, bc.state),
+              op.eq(attr.attempt, bc.attempt),
+              options.callId ? op.eq(attr.callId, options.callId) : '',
+              options.noCall ? op.notExists(attr.callId) : '',
+            ]
+              .filter(Boolean)
+              .join(' AND '),
+          )
+          .commit(),
+        ...(options.note ? [tx.contactNote.create(options.note).commit()] : []),
+      ];
+    }),
+    ...counterUpdates(tx, campaign, counts),
+    ...(slots > 0
+      ? [tx.campaign.patch({ workspaceId, campaignId }).add({ activeCalls: -slots }).commit()]
+      : []),
+  ]);
   return !canceled;
 }
 
-/** The claim (see the top): the contact as claimed, 'full' when the campaign has no slot or stopped. */
+/** One move (see moveTogether). False when the contact had moved. */
+const move = (
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+  bc: BatchContact,
+  to: BatchContactState,
+  options: MoveOptions = {},
+): Promise<boolean> => moveTogether(campaign, [{ bc, to, options }]);
+
+/**
+ * Many moves, MOVES_PER_TRANSACTION to a transaction; a transaction refused (one contact had moved
+ * meanwhile) is done again one move at a time, so each of the others still happens once. The number
+ * of contacts moved.
+ */
+async function moveMany(
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+  moves: Move[],
+): Promise<number> {
+  let moved = 0;
+  for (let i = 0; i < moves.length; i += MOVES_PER_TRANSACTION) {
+    const pack = moves.slice(i, i + MOVES_PER_TRANSACTION);
+    if (await moveTogether(campaign, pack)) moved += pack.length;
+    else if (pack.length > 1) for (const m of pack) if (await moveTogether(campaign, [m])) moved += 1;
+  }
+  return moved;
+}
+
+/** A contact as its claim leaves it: `calling`, the next attempt, claimed from its state now. */
+const asClaimed = (bc: BatchContact, now: string): BatchContact => ({
+  ...bc,
+  state: 'calling',
+  dueAt: DUE_NOW,
+  attempt: bc.attempt + 1,
+  claimedFrom: bc.state,
+  claimedAt: now,
+  callId: undefined,
+  updatedAt: now,
+});
+
+const claimPatch = (tx: Tx, bc: BatchContact, now: string) =>
+  tx.batchContact
+    .patch(bcKey(bc))
+    .set({
+      state: 'calling',
+      dueAt: DUE_NOW,
+      attempt: bc.attempt + 1,
+      claimedFrom: bc.state,
+      claimedAt: now,
+      updatedAt: now,
+    })
+    .remove(['callId'])
+    .where((attr, op) => `${op.eq(attr.state, bc.state)} AND ${op.eq(attr.attempt, bc.attempt)}`)
+    .commit();
+
+/**
+ * Claims (see the top), CLAIMS_PER_TRANSACTION to a transaction: every contact on condition of its
+ * state and attempt, and the campaign's `activeCalls` + n on condition that it is running, its cap is
+ * the one read and `activeCalls` ≤ cap − n. A transaction refused (a contact claimed by another pass,
+ * or fewer slots than it takes) is done again one claim at a time, until the campaign is full.
+ */
+async function claimMany(campaign: Campaign, bcs: BatchContact[]): Promise<BatchContact[]> {
+  const claimed: BatchContact[] = [];
+  for (let i = 0; i < bcs.length; i += CLAIMS_PER_TRANSACTION) {
+    const pack = bcs.slice(i, i + CLAIMS_PER_TRANSACTION);
+    if (pack.length > 1) {
+      const together = await claimTogether(campaign, pack);
+      if (together) {
+        claimed.push(...together);
+        continue;
+      }
+    }
+    for (const bc of pack) {
+      const claim = await claimContact(campaign, bc);
+      if (claim === 'full') return claimed;
+      if (claim) claimed.push(claim);
+    }
+  }
+  return claimed;
+}
+
+async function claimTogether(campaign: Campaign, pack: BatchContact[]): Promise<BatchContact[] | undefined> {
+  const { workspaceId, campaignId, maxConcurrency } = campaign;
+  const now = clock.now().toISOString();
+  const counts = new Map<number, Counts>();
+  for (const bc of pack) addCounts(counts, bc.shard, { [COUNTER[bc.state]]: -1, calling: 1 });
+  const { canceled } = await transact((tx) => [
+    ...pack.map((bc) => claimPatch(tx, bc, now)),
+    ...counterUpdates(tx, campaign, counts),
+    tx.campaign
+      .patch({ workspaceId, campaignId })
+      .add({ activeCalls: pack.length })
+      .where(
+        (attr, op) =>
+          `${op.eq(attr.status, 'running')} AND ${op.eq(attr.maxConcurrency, maxConcurrency)} AND ` +
+          op.lte(attr.activeCalls, maxConcurrency - pack.length),
+      )
+      .commit(),
+  ]);
+  return canceled ? undefined : pack.map((bc) => asClaimed(bc, now));
+}
+
+/** One claim: the contact as claimed, 'full' when the campaign has no slot or stopped. */
 async function claimContact(
   campaign: Campaign,
   bc: BatchContact,
 ): Promise<BatchContact | 'full' | undefined> {
   const { workspaceId, campaignId } = campaign;
   const now = clock.now().toISOString();
-  const claimed: BatchContact = {
-    ...bc,
-    state: 'calling',
-    dueAt: DUE_NOW,
-    attempt: bc.attempt + 1,
-    claimedFrom: bc.state,
-    claimedAt: now,
-    callId: undefined,
-    updatedAt: now,
-  };
   const { canceled, codes } = await transact((tx) => [
-    tx.batchContact
-      .patch(bcKey(bc))
-      .set({
-        state: 'calling',
-        dueAt: DUE_NOW,
-        attempt: claimed.attempt,
-        claimedFrom: bc.state,
-        claimedAt: now,
-        updatedAt: now,
-      })
-      .remove(['callId'])
-      .where((attr, op) => `${op.eq(attr.state, bc.state)} AND ${op.eq(attr.attempt, bc.attempt)}`)
-      .commit(),
+    claimPatch(tx, bc, now),
     tx.campaignCounters
       .update({ workspaceId, campaignId, shard: bc.shard })
       .add({ [COUNTER[bc.state]]: -1, calling: 1 })
@@ -283,7 +465,7 @@ async function claimContact(
       )
       .commit(),
   ]);
-  if (!canceled) return claimed;
+  if (!canceled) return asClaimed(bc, now);
   if (codes[2] === 'ConditionalCheckFailed') return 'full';
   return undefined; // claimed by another pass, or changed meanwhile
 }
@@ -398,11 +580,13 @@ async function reconcileCalling(campaign: Campaign): Promise<number> {
     workspaceId,
     withCall.map((bc) => bc.callId!),
   );
-  const outcomes = await inParallel(withCall, DIAL_CONCURRENCY, async (bc) => {
+  // The calls that ended: their outcomes together (a few transactions, not one per call).
+  const outcomes = withCall.flatMap((bc) => {
     const call = calls.get(bc.callId!);
-    return call ? recordOutcome(campaign, bc, call) : false;
+    const outcome = call ? outcomeMove(campaign, bc, call) : undefined;
+    return outcome ? [outcome] : [];
   });
-  done += outcomes.filter(Boolean).length;
+  done += await moveMany(campaign, outcomes);
   const staleBefore = clock.now().getTime() - CLAIM_STALE_SECONDS * 1000;
   const stale = fresh.filter(
     (bc) => bc.state === 'calling' && !bc.callId && Date.parse(bc.claimedAt ?? bc.updatedAt) < staleBefore,
@@ -451,8 +635,14 @@ const OUTCOME_TEXT: Record<AttemptOutcome, string> = {
  * or not yet charged, or when the contact had moved on (another pass or the event got there first).
  */
 export async function recordOutcome(campaign: Campaign, bc: BatchContact, call: Call): Promise<boolean> {
-  if (!isTerminal(call.status)) return false;
-  if (call.chargedUnits === undefined && !isMissedCall(call)) return false;
+  const outcome = outcomeMove(campaign, bc, call);
+  return outcome ? moveTogether(campaign, [outcome]) : false;
+}
+
+/** The move a call's end gives its `calling` contact; undefined while it is under way or not charged. */
+function outcomeMove(campaign: Campaign, bc: BatchContact, call: Call): Move | undefined {
+  if (!isTerminal(call.status)) return undefined;
+  if (call.chargedUnits === undefined && !isMissedCall(call)) return undefined;
   const retry = campaign.retry as RetryPolicy;
   const outcome = outcomeOf(call);
   const now = clock.now();
@@ -484,14 +674,18 @@ export async function recordOutcome(campaign: Campaign, bc: BatchContact, call: 
         updatedAt: now.toISOString(),
       }
     : undefined;
-  return move(campaign, bc, to, {
-    set: { attempts, dueAt },
-    remove: ['claimedFrom', 'claimedAt'],
-    releaseSlot: true,
-    creditsUnits: call.chargedUnits ?? 0,
-    note,
-    callId: call.callId,
-  });
+  return {
+    bc,
+    to,
+    options: {
+      set: { attempts, dueAt },
+      remove: ['claimedFrom', 'claimedAt'],
+      releaseSlot: true,
+      creditsUnits: call.chargedUnits ?? 0,
+      note,
+      callId: call.callId,
+    },
+  };
 }
 
 /** The `call.ended` event's path (events.ts): the contact of this campaign call, when still `calling`. */
@@ -522,8 +716,10 @@ async function cancelWaiting(campaign: Campaign): Promise<number> {
       .byState({ workspaceId, campaignId, state })
       .go({ count: CANCEL_BATCH });
     const fresh = (await readBatchContacts(data)).filter((bc) => bc.state === state);
-    const results = await inParallel(fresh, DIAL_CONCURRENCY, (bc) => move(campaign, bc, 'cancelled'));
-    moved += results.filter(Boolean).length;
+    moved += await moveMany(
+      campaign,
+      fresh.map((bc) => ({ bc, to: 'cancelled' })),
+    );
   }
   if (moved > 0) return moved;
   // Nothing waiting by the index: the counters decide (the index may lag behind).

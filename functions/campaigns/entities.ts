@@ -185,6 +185,8 @@ export const ActiveCampaignEntity = new Entity(
       workspaceId: { type: 'string', required: true },
       campaignId: { type: 'string', required: true },
       since: { type: 'string', required: true },
+      /** The dialer's next follow-up pass (dialer.ts `followUp`): one chain of them per campaign. */
+      nextPassAt: { type: 'string' },
     },
     indexes: {
       all: primaryIndex(

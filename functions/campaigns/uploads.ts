@@ -1,15 +1,24 @@
 import { AgentEntity } from '../agents/entities.js';
-import type { Contact, ContactImport } from '../contacts/entities.js';
+import { ContactImportRowEntity, type Contact, type ContactImport } from '../contacts/entities.js';
 import {
   importErrors,
   importView,
   recordRowOutcome,
+  rowRecordBase,
   type ImportPipeline,
   type RowRecordBase,
 } from '../contacts/imports.js';
 import type { ParsedRow } from '../contacts/import-parse.js';
-import { ensureContact, findContactByPhone, getContact } from '../contacts/service.js';
-import { isSuppressed } from '../contacts/suppression.js';
+import type { ContactInput } from '../contacts/schemas.js';
+import {
+  createContactsTogether,
+  ensureContact,
+  findContactByPhone,
+  getContact,
+  newAmong,
+  validateContactInput,
+} from '../contacts/service.js';
+import { isSuppressed, suppressedAmong } from '../contacts/suppression.js';
 import { clock } from '../platform/clock.js';
 import { conflict } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
@@ -77,6 +86,12 @@ export function campaignPipeline(workspaceId: string, campaignId: string): Impor
       const ctx = await context;
       if (!ctx) throw new Error(`campaign ${campaignId} is gone; its upload stops here`);
       await decideRow(ctx, job, row, record);
+    },
+    decideInBulk: async (job, rows, step) => {
+      context ??= load();
+      const ctx = await context;
+      if (!ctx) throw new Error(`campaign ${campaignId} is gone; its upload stops here`);
+      return decideInBulk(ctx, job, rows, step);
     },
   };
 }
@@ -149,12 +164,11 @@ async function decideRow(
     ({ contact } = await ensureContact(workspaceId, { phone, name, source: 'CSV' }));
   }
   const dnc = doNotCall(contact, await isSuppressed(campaign.organisationId, phone));
-  const state = campaign.status === 'cancelled' ? 'cancelled' : dnc ? 'skipped_dnc' : 'pending';
+  const state = stateFor(campaign, dnc);
   const batchContactId = newId('batchContact');
   const shard = shardOf(batchContactId);
   const now = clock.now().toISOString();
-  const counter: keyof Progress =
-    state === 'pending' ? 'pending' : state === 'cancelled' ? 'cancelled' : 'skipped';
+  const counter = counterFor(state);
   const { canceled, codes } = await transact((tx) => [
     tx.contactImportRow.create({ ...record, outcome: 'created', contactId: contact.contactId }).commit(),
     tx.campaignPhone.create({ workspaceId, campaignId: campaign.campaignId, phone, batchContactId }).commit(),
@@ -190,6 +204,219 @@ async function decideRow(
     return;
   }
   throw new Error(`upload row ${row.row}: transaction cancelled (${codes.join(', ')})`);
+}
+
+/** Rows of a bulk transaction: 3 items each (row outcome, phone key, batch contact) and ≤ 8 counter shards. */
+const BULK_PACK_ROWS = 25;
+/** Bulk transactions written at once. */
+const BULK_TRANSACTIONS_AT_ONCE = 4;
+
+/**
+ * The bulk path (ImportPipeline.decideInBulk: rows that share no number with another row of the
+ * file), for the common case of numbers new to the workspace:
+ * 1. rows without a valid phone, or missing a `{{parameter}}` the row alone cannot give, are rejected
+ *    (their outcome records in batch writes: a rejection depends on the row alone);
+ * 2. numbers no contact has (one batch read of their keys) get their contacts created several to a
+ *    transaction (source CSV; a refused transaction's rows go one at a time);
+ * 3. each row's outcome record, phone key and batch contact (`skipped_dnc` for a suppressed number:
+ *    one batch read of the suppression list), with their counter shards summed, are written
+ *    BULK_PACK_ROWS to a transaction on "does not exist" conditions.
+ * Everything else goes one at a time through decideRow, which decides each case: a `contact_id`
+ * row, a number some contact has (a link), a number already in the campaign (merged), a row decided
+ * by another receive of the chunk, a transaction refused. A crash between 2 and 3 leaves contacts
+ * without their rows decided: the chunk's next receive finds them and links them (decideRow).
+ */
+async function decideInBulk(
+  ctx: Context,
+  job: ContactImport,
+  rows: ParsedRow[],
+  step: (rows: number) => void,
+): Promise<ParsedRow[]> {
+  const { campaign } = ctx;
+  const workspaceId = job.workspaceId;
+  const leftOver: ParsedRow[] = [];
+  const rejected: Parameters<typeof ContactImportRowEntity.put>[0] = [];
+  const valid: { row: ParsedRow; phone: string; parameters: Record<string, string>; input: ContactInput }[] =
+    [];
+  for (const row of rows) {
+    const f = row.fields;
+    if (f.contact_id || !f.phone) {
+      leftOver.push(row);
+      continue;
+    }
+    const phone = toE164InCountry(f.phone, job.country);
+    const base = rowRecordBase(job, row);
+    if (!phone) {
+      rejected.push({
+        ...base,
+        outcome: 'rejected',
+        reason: `phone "${clip(f.phone, 40)}" is not a valid phone number`,
+      });
+      continue;
+    }
+    const input: ContactInput = { phone, first_name: f.first_name, last_name: f.last_name, source: 'csv' };
+    if (!validateContactInput(input, job.country).ok) {
+      leftOver.push(row);
+      continue;
+    }
+    // Without a contact yet, the row alone gives the parameters; one that a contact would complete
+    // is decided once its contact is known (decideRow).
+    valid.push({ row, phone, parameters: parametersOf(row, null), input });
+  }
+  if (rejected.length > 0) {
+    const { unprocessed } = await ContactImportRowEntity.put(rejected).go({ concurrency: 2 });
+    if (unprocessed.length > 0) throw new Error('the table is busy: the chunk is tried again');
+    step(rejected.length);
+  }
+  const fresh = await newAmong(
+    workspaceId,
+    valid.map((v) => v.input),
+    job.country,
+  );
+  const creatable: (typeof valid)[number][] = [];
+  valid.forEach((v, i) => {
+    const missing = ctx.parameters.filter((name) => !v.parameters[name]);
+    if (!fresh[i] || missing.length > 0) leftOver.push(v.row);
+    else creatable.push(v);
+  });
+  const suppressed = await suppressedAmong(
+    campaign.organisationId,
+    creatable.map((v) => v.phone),
+  );
+  const packs: (typeof creatable)[] = [];
+  for (let i = 0; i < creatable.length; i += BULK_PACK_ROWS)
+    packs.push(creatable.slice(i, i + BULK_PACK_ROWS));
+  // Each pack counts its rows on one counter shard (its batch contacts carry it), a different one
+  // for packs written at once, so that their transactions do not conflict on the counters.
+  const firstShard = Math.floor(Math.random() * COUNTER_SHARDS);
+  await inParallel(packs, BULK_TRANSACTIONS_AT_ONCE, async (pack, index) => {
+    const contactIds = new Map<ParsedRow, string>();
+    const refused = new Set(
+      (
+        await createContactsTogether(
+          workspaceId,
+          pack.map((v) => ({
+            input: v.input,
+            alsoWrite: (_tx, contactId) => {
+              contactIds.set(v.row, contactId);
+              return [];
+            },
+          })),
+          { country: job.country },
+        )
+      ).map((draft) => draft.input),
+    );
+    const created = pack.filter((v) => !refused.has(v.input));
+    leftOver.push(...pack.filter((v) => refused.has(v.input)).map((v) => v.row));
+    if (created.length === 0) return;
+    const written = await addBatchContacts(
+      ctx,
+      job,
+      (firstShard + index) % COUNTER_SHARDS,
+      created.map((v) => ({
+        row: v.row,
+        phone: v.phone,
+        contactId: contactIds.get(v.row)!,
+        parameters: v.parameters,
+        dnc: suppressed.has(v.phone) ? 'suppressed' : undefined,
+      })),
+    );
+    if (written) step(created.length);
+    else leftOver.push(...created.map((v) => v.row));
+  });
+  return leftOver;
+}
+
+interface NewBatchContact {
+  row: ParsedRow;
+  phone: string;
+  contactId: string;
+  parameters: Record<string, string>;
+  dnc?: string;
+}
+
+/** Rows' outcome records, phone keys and batch contacts in one transaction; false when a condition refused it. */
+async function addBatchContacts(
+  ctx: Context,
+  job: ContactImport,
+  shard: number,
+  entries: NewBatchContact[],
+): Promise<boolean> {
+  const { campaign } = ctx;
+  const workspaceId = job.workspaceId;
+  const now = clock.now().toISOString();
+  const counts = new Map<number, Partial<Record<keyof Progress, number>>>();
+  const items = entries.map((entry) => {
+    const batchContactId = newId('batchContact');
+    const state = stateFor(campaign, entry.dnc);
+    const counter = counterFor(state);
+    const add = counts.get(shard) ?? {};
+    add.total = (add.total ?? 0) + 1;
+    add[counter] = (add[counter] ?? 0) + 1;
+    counts.set(shard, add);
+    return { entry, batchContactId, state };
+  });
+  const { canceled } = await transact((tx) => [
+    ...items.flatMap(({ entry, batchContactId, state }) => [
+      tx.contactImportRow
+        .create({ ...rowRecordBase(job, entry.row), outcome: 'created', contactId: entry.contactId })
+        .commit(),
+      tx.campaignPhone
+        .create({ workspaceId, campaignId: campaign.campaignId, phone: entry.phone, batchContactId })
+        .commit(),
+      tx.batchContact
+        .create({
+          workspaceId,
+          campaignId: campaign.campaignId,
+          batchContactId,
+          contactId: entry.contactId,
+          phone: entry.phone,
+          parameters: entry.parameters,
+          state,
+          dueAt: DUE_NOW,
+          attempt: 0,
+          attempts: [],
+          reason: state === 'skipped_dnc' ? entry.dnc : undefined,
+          shard,
+          jobId: job.jobId,
+          row: entry.row.row,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .commit(),
+    ]),
+    ...[...counts].map(([shard, add]) =>
+      tx.campaignCounters.update({ workspaceId, campaignId: campaign.campaignId, shard }).add(add).commit(),
+    ),
+  ]);
+  return !canceled;
+}
+
+const stateFor = (campaign: Campaign, dnc: string | undefined) =>
+  campaign.status === 'cancelled'
+    ? ('cancelled' as const)
+    : dnc
+      ? ('skipped_dnc' as const)
+      : ('pending' as const);
+
+const counterFor = (state: 'pending' | 'cancelled' | 'skipped_dnc'): keyof Progress =>
+  state === 'pending' ? 'pending' : state === 'cancelled' ? 'cancelled' : 'skipped';
+
+async function inParallel<T>(
+  items: T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next;
+        next += 1;
+        await work(items[index], index);
+      }
+    }),
+  );
 }
 
 /** An upload job on the wire (the contact import's view, with its campaign and kind). */

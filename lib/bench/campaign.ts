@@ -30,6 +30,8 @@ export interface CampaignBenchReport {
   calls: number;
   duplicates: number;
   lost: number;
+  /** Contacts whose one call failed (dialled once; e.g. the simulator did not answer in time). */
+  failed: number;
   samples: number;
   maxLiveCalls: number;
   maxCampaignCalling: number;
@@ -37,6 +39,12 @@ export interface CampaignBenchReport {
   meanCallSeconds: number;
   theoreticalDialsPerSecond: number;
   ratio: number;
+  /** DynamoDB requests of the dialer's function (passes: reconcile, claims, start-call) per call. */
+  dialerRequestsPerCall: number;
+  /** DynamoDB requests of the whole stack per call (the call's own life, post-call, the dialer). */
+  requestsPerCall: number;
+  /** Dialer passes sent while it ran (ticks are off: follow-ups and `call.ended` nudges). */
+  passes: number;
   exact: boolean;
   capHeld: boolean;
 }
@@ -72,6 +80,9 @@ export async function measureCampaign(options: {
       name: `Bench ${contacts}`,
       agent_id: demo.agent_id,
       max_concurrency: cap,
+      // One attempt each: a call that fails (say, a simulator too slow to answer on a loaded machine)
+      // is not tried again minutes later, so every number is dialled exactly once.
+      retry: { max_attempts: 1 },
       calling_window: {
         timezone: 'UTC',
         days: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
@@ -102,6 +113,7 @@ export async function measureCampaign(options: {
     const uploadSeconds = (performance.now() - uploadStarted) / 1000;
     log(`campaign: ${contacts} contacts uploaded in ${uploadSeconds.toFixed(1)} s; running with cap ${cap}`);
 
+    const before = await stack.metrics();
     const started = performance.now();
     await owner.patch(path, { status: 'running' });
     let samples = 0;
@@ -125,6 +137,16 @@ export async function measureCampaign(options: {
       await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
     }
     const seconds = (performance.now() - started) / 1000;
+    const after = await stack.metrics();
+    const requestsOf = (metrics: typeof after, fn?: string) =>
+      Object.values(fn ? (metrics.dynamodb_by_function[fn] ?? {}) : metrics.dynamodb).reduce(
+        (a, b) => a + b,
+        0,
+      );
+    const campaignsQueue = (metrics: typeof after) =>
+      Object.entries(metrics.queue_messages_sent)
+        .filter(([queue]) => /campaigns$/.test(queue))
+        .reduce((sum, [, n]) => sum + n, 0);
 
     const { data: calls } = await CallEntity.query
       .byWorkspace({ workspaceId: demo.workspace_id })
@@ -139,6 +161,7 @@ export async function measureCampaign(options: {
     const lost =
       batch.filter((bc) => bc.state !== 'completed' && bc.state !== 'failed').length +
       batch.filter((bc) => !perNumber.has(bc.phone)).length;
+    const failed = batch.filter((bc) => bc.state === 'failed').length;
     const lifetimes = calls
       .filter((c) => c.endedAt)
       .map((c) => (Date.parse(c.endedAt!) - Date.parse(c.createdAt)) / 1000);
@@ -154,6 +177,7 @@ export async function measureCampaign(options: {
       calls: calls.length,
       duplicates,
       lost,
+      failed,
       samples,
       maxLiveCalls,
       maxCampaignCalling,
@@ -161,6 +185,11 @@ export async function measureCampaign(options: {
       meanCallSeconds,
       theoreticalDialsPerSecond,
       ratio: dialsPerSecond / theoreticalDialsPerSecond,
+      dialerRequestsPerCall:
+        (requestsOf(after, 'ProcessCampaignMessages') - requestsOf(before, 'ProcessCampaignMessages')) /
+        Math.max(calls.length, 1),
+      requestsPerCall: (requestsOf(after) - requestsOf(before)) / Math.max(calls.length, 1),
+      passes: campaignsQueue(after) - campaignsQueue(before),
       exact: duplicates === 0 && lost === 0 && calls.length === contacts,
       capHeld: maxLiveCalls <= cap && maxCampaignCalling <= cap,
     };
@@ -176,9 +205,10 @@ export function campaignTable(r: CampaignBenchReport): string[] {
   return [
     '| measure | result | |',
     '|---|---|---|',
-    `| dialled exactly once | ${r.calls} calls for ${r.contacts} contacts: ${r.duplicates} duplicates, ${r.lost} lost | ${r.exact ? 'exact' : '**WRONG**'} |`,
+    `| dialled exactly once | ${r.calls} calls for ${r.contacts} contacts: ${r.duplicates} duplicates, ${r.lost} lost (${r.failed} calls failed) | ${r.exact ? 'exact' : '**WRONG**'} |`,
     `| cap ${r.cap} (sampled ${r.samples} times) | max live calls ${r.maxLiveCalls}, max campaign calling ${r.maxCampaignCalling} | ${r.capHeld ? 'held' : '**EXCEEDED**'} |`,
     `| dials/s vs the cap's rate | ${f(r.dialsPerSecond, 2)} dials/s in ${f(r.seconds)} s vs ${f(r.theoreticalDialsPerSecond, 2)} (cap ${r.cap} ÷ ${f(r.meanCallSeconds, 2)} s mean call at time scale ${r.timeScale}) | ${f(r.ratio, 2)}x |`,
+    `| what a call costs | ${f(r.dialerRequestsPerCall)} DynamoDB requests in the dialer's function per call, ${f(r.requestsPerCall)} in the whole stack; ${r.passes} dialer passes | |`,
     `| upload | ${r.contacts} rows in ${f(r.uploadSeconds)} s (${f(r.contacts / r.uploadSeconds)} rows/s) | |`,
   ];
 }

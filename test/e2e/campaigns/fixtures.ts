@@ -1,4 +1,5 @@
 import { api, type ApiResponse, type Json } from '../../helpers/http.js';
+import { allPages } from '../../helpers/pages.js';
 import { waitFor } from '../../helpers/wait.js';
 import { ws, type Tenant } from '../calling/fixtures.js';
 
@@ -98,24 +99,8 @@ export async function campaign(tenant: Tenant, campaignId: string): Promise<Json
 }
 
 /** Every batch contact (all pages), optionally in one state. */
-export async function batchContacts(tenant: Tenant, campaignId: string, state?: string): Promise<Json[]> {
-  const items: Json[] = [];
-  let cursor: string | null = null;
-  do {
-    const params = new URLSearchParams({
-      limit: '100',
-      ...(state ? { state } : {}),
-      ...(cursor ? { cursor } : {}),
-    });
-    const res = await api('GET', `${campaignPath(tenant, campaignId)}/contacts?${params.toString()}`, {
-      token: tenant.owner.token,
-    });
-    if (res.status !== 200) throw new Error(`contacts: ${res.status} ${res.text}`);
-    items.push(...(res.body.items as Json[]));
-    cursor = res.body.next_cursor as string | null;
-  } while (cursor);
-  return items;
-}
+export const batchContacts = (tenant: Tenant, campaignId: string, state?: string): Promise<Json[]> =>
+  allPages(`${campaignPath(tenant, campaignId)}/contacts`, tenant.owner.token, state ? { state } : {});
 
 /** Waits for the campaign to reach a status (default completed). */
 export async function waitForStatus(
@@ -139,21 +124,7 @@ export async function waitForStatus(
 }
 
 /** The workspace's calls of a campaign (call log filter campaign_id), all pages. */
-export async function campaignCalls(tenant: Tenant, campaignId: string): Promise<Json[]> {
-  const items: Json[] = [];
-  let cursor: string | null = null;
-  do {
-    const params = new URLSearchParams({
-      campaign_id: campaignId,
-      limit: '100',
-      ...(cursor ? { cursor } : {}),
-    });
-    const res = await api('GET', `${ws(tenant)}/calls?${params.toString()}`, { token: tenant.owner.token });
-    if (res.status !== 200) throw new Error(`calls: ${res.status} ${res.text}`);
-    items.push(...(res.body.items as Json[]));
-    cursor = res.body.next_cursor as string | null;
-  } while (cursor);
-  return items;
-}
+export const campaignCalls = (tenant: Tenant, campaignId: string): Promise<Json[]> =>
+  allPages(`${ws(tenant)}/calls`, tenant.owner.token, { campaign_id: campaignId });
 
 export const csvOf = (rows: string[][]) => rows.map((r) => r.join(',')).join('\n') + '\n';
