@@ -9,10 +9,10 @@ import { entityConfig } from '../platform/table.js';
  *   scenario result    pk EVAL#<evl>            sk SCENARIO#<nn>           (one per scenario, created once with a
  *                                                                         condition: a redelivered message judges
  *                                                                         nothing twice)
- *   dispatch marker    pk EVALDISPATCH          sk <created at>#<evl>      (written with the charge, deleted once the
- *                                                                         scenario messages are sent: the sweeper's
- *                                                                         list of runs whose messages may never
- *                                                                         have gone out)
+ *   dispatch marker    pk EVALDISPATCH          sk <created at>#<evl>      (written with the charge, marked when the
+ *                                                                         scenario messages went out, dropped by the
+ *                                                                         sweeper once the run ended: its list of
+ *                                                                         runs whose messages may not have arrived)
  */
 const cfg = entityConfig();
 
@@ -94,6 +94,10 @@ export const EvaluationDispatchEntity = new Entity(
       evaluationId: { type: 'string', required: true },
       workspaceId: { type: 'string', required: true },
       agentId: { type: 'string', required: true },
+      /** When the scenario messages last went out (absent: never, the start stopped after the charge). */
+      sentAt: { type: 'string' },
+      /** How often the sweeper sent them again. */
+      resends: { type: 'number' },
     },
     indexes: {
       byCreation: primaryIndex(

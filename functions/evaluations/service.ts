@@ -27,10 +27,11 @@ import type { CreateEvaluationBody, EvaluationResponse, ScenarioInput } from './
 /**
  * Agent evaluations. Starting a run charges 20 credits in the same ledger transaction that creates
  * the run (billing's `alsoWrite`: no credits, no run — 402), then sends one message per scenario to
- * the `evaluations` queue. The transaction also writes a dispatch marker, deleted once the messages
- * are sent: should the request stop between the charge and the send, the scheduled sweeper
- * (sweepEvaluationDispatches) sends the messages of the scenarios not yet judged and deletes the
- * marker — the run is charged once (the ledger's cause is its id) and finishes as if nothing happened. Each scenario is played as a scripted call through the telephony port (the
+ * the `evaluations` queue. The transaction also writes a dispatch marker, kept while the run runs and
+ * marked when the messages went out: should the request stop between the charge and the send, the
+ * scheduled sweeper (sweepEvaluationDispatches) sends the messages of the scenarios not yet judged —
+ * the run is charged once (the ledger's cause is its id) and finishes as if nothing happened; should
+ * the messages be lost or dead-lettered, it sends them again after a while without progress. Each scenario is played as a scripted call through the telephony port (the
  * simulator's voice runtime answers a scripted caller) and judged:
  *
  *   A scenario passes when every phrase of its `expect` appears in what the agent said (its turns
@@ -115,7 +116,10 @@ export async function startEvaluation(input: {
   return toView(item, []);
 }
 
-/** Sends the messages of the run's scenarios not judged yet, then deletes its dispatch marker. */
+/**
+ * Sends the messages of the run's scenarios not judged yet, then records on its marker when (and how
+ * often, `resends`) they went out. The marker stays while the run is running: the sweeper's list.
+ */
 async function dispatchScenarios(
   evaluation: Pick<Evaluation, 'workspaceId' | 'agentId' | 'evaluationId' | 'total'>,
   marker: EvaluationDispatch,
@@ -133,25 +137,42 @@ async function dispatchScenarios(
     });
   }
   if (messages.length > 0) await sendMessages('evaluations', messages);
-  await EvaluationDispatchEntity.delete(marker).go({ response: 'none' });
+  await EvaluationDispatchEntity.patch({ createdAt: marker.createdAt, evaluationId: marker.evaluationId })
+    .set({ sentAt: clock.now().toISOString(), resends: marker.sentAt ? (marker.resends ?? 0) + 1 : 0 })
+    .go({ response: 'none' })
+    .catch((error: unknown) => {
+      // Gone: the sweeper dropped it (the run ended meanwhile).
+      if (!isConditionFailure(error)) throw error;
+    });
   return messages.length;
 }
 
+/** Scenario messages sent again at most this often without the run ending; then the run fails. */
+export const MAX_RESENDS = 3;
+export const SCENARIOS_LOST = 'The scenarios could not be played (their messages were lost); no refund';
+
 /**
- * Scheduled: the runs charged more than EVALUATION_DISPATCH_STALL_SECONDS ago whose scenario messages
- * were never recorded as sent (the request stopped after the charge). Each still running gets the
- * messages of its scenarios not judged yet (a duplicate of a message that did go out judges nothing
- * twice: the result's condition); the marker of a run that ended, or is gone, is dropped.
+ * Scheduled: each run's dispatch marker older than EVALUATION_DISPATCH_STALL_SECONDS —
+ *   - the run ended (completed, cancelled, failed) or is gone → the marker is dropped;
+ *   - its scenario messages never recorded as sent (the start stopped after the charge) → the messages
+ *     of the scenarios not judged yet are sent;
+ *   - sent, but no scenario judged for EVALUATION_STALL_SECONDS (the messages lost or dead-lettered) →
+ *     sent again, at most MAX_RESENDS times; then the run fails (the charge stays: no refund).
+ * A duplicate of a message that did arrive judges nothing twice (the result is created once).
  */
-export async function sweepEvaluationDispatches(): Promise<{ examined: number; dispatched: number }> {
-  const cutoff = new Date(
-    clock.now().getTime() - config().EVALUATION_DISPATCH_STALL_SECONDS * 1000,
-  ).toISOString();
+export async function sweepEvaluationDispatches(): Promise<{
+  examined: number;
+  dispatched: number;
+  failed: number;
+}> {
+  const now = clock.now().getTime();
+  const cutoff = new Date(now - config().EVALUATION_DISPATCH_STALL_SECONDS * 1000).toISOString();
+  const stalledBefore = now - config().EVALUATION_STALL_SECONDS * 1000;
   const { data: markers } = await EvaluationDispatchEntity.query
     .byCreation({})
     .lt({ createdAt: cutoff })
     .go({ pages: 'all' });
-  const report = { examined: 0, dispatched: 0 };
+  const report = { examined: 0, dispatched: 0, failed: 0 };
   for (const marker of markers) {
     report.examined += 1;
     try {
@@ -160,12 +181,28 @@ export async function sweepEvaluationDispatches(): Promise<{ examined: number; d
         await EvaluationDispatchEntity.delete(marker).go({ response: 'none' });
         continue;
       }
+      if (marker.sentAt) {
+        const lastProgress = Math.max(
+          Date.parse(marker.sentAt),
+          Date.parse(evaluation.updatedAt ?? evaluation.createdAt),
+        );
+        if (lastProgress > stalledBefore) continue;
+        if ((marker.resends ?? 0) >= MAX_RESENDS) {
+          await endRun(evaluation, 'failed', SCENARIOS_LOST);
+          report.failed += 1;
+          logger.error('evaluation failed: its scenarios were never played', {
+            evaluationId: evaluation.evaluationId,
+          });
+          continue;
+        }
+      }
       const judged = (await readResults(evaluation.evaluationId)).map((result) => result.index);
       const sent = await dispatchScenarios(evaluation, marker, judged);
       report.dispatched += 1;
-      logger.warn('evaluation scenarios sent by the sweeper (the start stopped after the charge)', {
+      logger.warn('evaluation scenarios sent by the sweeper', {
         evaluationId: evaluation.evaluationId,
         messages: sent,
+        again: marker.sentAt !== undefined,
       });
     } catch (error) {
       logger.error('sweeping an evaluation failed; the next sweep tries again', {

@@ -38,6 +38,11 @@ const ConfigSchema = z.object({
    * were never recorded as sent (the request stopped between the charge and the send). Locally a few seconds.
    */
   EVALUATION_DISPATCH_STALL_SECONDS: z.coerce.number().positive().default(60),
+  /**
+   * The evaluation sweeper sends a running run's scenario messages again after this long without a
+   * scenario judged (lost or dead-lettered messages). Locally half a minute.
+   */
+  EVALUATION_STALL_SECONDS: z.coerce.number().positive().default(900),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & { queueUrls: Partial<Record<QueueKey, string>> };

@@ -16,6 +16,8 @@ export interface EnvironmentDefaults {
   WORKFLOW_RUN_STALL_SECONDS: string;
   /** The evaluation sweeper sends the scenarios of a run charged this long ago, if never sent (cloud 60 s). */
   EVALUATION_DISPATCH_STALL_SECONDS: string;
+  /** … and sends them again when no scenario was judged this long after (cloud 900 s). */
+  EVALUATION_STALL_SECONDS: string;
 }
 
 export const DEFAULTS: EnvironmentDefaults = {
@@ -25,6 +27,7 @@ export const DEFAULTS: EnvironmentDefaults = {
   CALL_RECONCILE_AFTER_SECONDS: '15',
   WORKFLOW_RUN_STALL_SECONDS: '10',
   EVALUATION_DISPATCH_STALL_SECONDS: '5',
+  EVALUATION_STALL_SECONDS: '30',
 };
 
 /** Passed through to the handlers (and to stack.json) when set in the stack's environment. */
@@ -75,6 +78,7 @@ export function stackEnvironment(options: {
     WORKFLOW_RUN_STALL_SECONDS: source.WORKFLOW_RUN_STALL_SECONDS || defaults.WORKFLOW_RUN_STALL_SECONDS,
     EVALUATION_DISPATCH_STALL_SECONDS:
       source.EVALUATION_DISPATCH_STALL_SECONDS || defaults.EVALUATION_DISPATCH_STALL_SECONDS,
+    EVALUATION_STALL_SECONDS: source.EVALUATION_STALL_SECONDS || defaults.EVALUATION_STALL_SECONDS,
     // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is known (docs/architecture.md).
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED:
       source.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED || 'true',

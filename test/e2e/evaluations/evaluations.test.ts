@@ -1,6 +1,6 @@
 import { EvaluationDispatchEntity } from '../../../functions/evaluations/entities.js';
 import { CreateEvaluationBody } from '../../../functions/evaluations/schemas.js';
-import { startEvaluation } from '../../../functions/evaluations/service.js';
+import { MAX_RESENDS, SCENARIOS_LOST, startEvaluation } from '../../../functions/evaluations/service.js';
 import { queueUrl, sendMessage, sqsClient } from '../../../functions/platform/queue.js';
 import { api, type Json } from '../../helpers/http.js';
 import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
@@ -41,6 +41,32 @@ const SCENARIOS = [
   },
   { name: 'Boats', caller_script: ['Do you sell boats?'], expect: ['we sell boats'] },
 ];
+
+const markerOf = async (evaluationId: string) =>
+  (await EvaluationDispatchEntity.query.byCreation({}).go({ pages: 'all' })).data.find(
+    (m) => m.evaluationId === evaluationId,
+  );
+
+/** Drops what this process sends to the evaluations queue (the send "succeeds"; nothing arrives). */
+function loseEvaluationMessages(): { count: () => number; restore: () => void } {
+  let count = 0;
+  const client = sqsClient();
+  const target = queueUrl('evaluations');
+  const name = 'testLosesEvaluationMessages';
+  client.middlewareStack.add(
+    <I extends object, O>(next: (args: { input: I }) => Promise<O>) =>
+      async (args: { input: I }): Promise<O> => {
+        const input = args.input as { QueueUrl?: string; Entries?: unknown[] };
+        if (input.QueueUrl === target) {
+          count += input.Entries?.length ?? 1;
+          return { output: { $metadata: {}, Successful: [], Failed: [] }, response: {} } as O;
+        }
+        return next(args);
+      },
+    { step: 'initialize', name },
+  );
+  return { count: () => count, restore: () => client.middlewareStack.remove(name) };
+}
 
 async function finished(id: string): Promise<Json> {
   return waitFor(
@@ -162,9 +188,63 @@ describe('agent evaluations', () => {
     expect((await ledger()).filter((e) => e.source.startsWith(run.id)).map((e) => e.kind)).toEqual([
       'charge',
     ]);
-    const { data: markers } = await EvaluationDispatchEntity.query.byCreation({}).go({ pages: 'all' });
-    expect(markers.filter((m) => m.evaluationId === run.id)).toEqual([]);
+    // Its marker is dropped by the sweeper once the run ended.
+    await waitFor(async () => (await markerOf(run.id)) === undefined, { what: 'the marker to be dropped' });
   }, 180_000);
+
+  it('scenario messages lost after they went out: the sweeper sends them again; given up after 3 times', async () => {
+    const before = await balance();
+    const lost = loseEvaluationMessages();
+    let started: Json;
+    try {
+      started = await startEvaluation({
+        workspaceId: tenant.workspaceId,
+        organisationId: tenant.organisationId,
+        agentId: agent.id,
+        createdBy: tenant.owner.userId,
+        body: CreateEvaluationBody.parse({ scenarios: SCENARIOS }),
+      });
+    } finally {
+      lost.restore();
+    }
+    expect(lost.count()).toBe(2);
+    expect((await markerOf(started.id))?.sentAt).toEqual(expect.any(String));
+    // No scenario judged for EVALUATION_STALL_SECONDS (30 s locally): sent again, and the run completes.
+    const done = await waitFor(
+      async () => {
+        const res = await get(started.id);
+        return res.body.status !== 'running' ? res.body : undefined;
+      },
+      { what: `evaluation ${started.id} to end`, timeoutMs: 120_000 },
+    );
+    expect(done).toMatchObject({ status: 'completed', done: 2 });
+    expect(await balance()).toBe(before - 20 * 60);
+
+    // Lost every time: after MAX_RESENDS the run fails (no refund).
+    const lostAgain = loseEvaluationMessages();
+    let stuck: Json;
+    try {
+      stuck = await startEvaluation({
+        workspaceId: tenant.workspaceId,
+        organisationId: tenant.organisationId,
+        agentId: agent.id,
+        createdBy: tenant.owner.userId,
+        body: CreateEvaluationBody.parse({ scenarios: SCENARIOS }),
+      });
+    } finally {
+      lostAgain.restore();
+    }
+    const marker = (await markerOf(stuck.id))!;
+    await EvaluationDispatchEntity.patch({ createdAt: marker.createdAt, evaluationId: marker.evaluationId })
+      .set({ resends: MAX_RESENDS, sentAt: new Date(Date.now() - 3_600_000).toISOString() })
+      .go();
+    const failed = await finished(stuck.id);
+    expect(failed).toMatchObject({ status: 'failed', done: 0, failure_reason: SCENARIOS_LOST });
+    expect(await balance()).toBe(before - 2 * 20 * 60);
+    expect((await ledger()).filter((e) => e.source.startsWith(stuck.id)).map((e) => e.kind)).toEqual([
+      'charge',
+    ]);
+  }, 240_000);
 
   it('cancel stops a running evaluation and refunds nothing', async () => {
     const before = await balance();
