@@ -17,6 +17,9 @@ import { searchBase, type SearchHit } from './search-index.js';
  *
  *   CallSid, call_id, workspace_id, query (1–1,000 characters), limit? (1–5, default 3)
  *
+ * or, for a scripted call (agent evaluations: no call record), the agent: `agent_id` and
+ * `workspace_id` instead of `call_id`.
+ *
  * → 200 `{results: [{item_id, knowledge_base_id, type, title, passage, score, listing?}]}`: the hits
  * of every knowledge base of the call's agent (`knowledge_base_ids`), best first (none: an agent
  * without bases, or nothing matched). 401 for a bad signature; 404 for a call the workspace does not
@@ -57,12 +60,19 @@ export async function answerKnowledgeTool(request: KnowledgeToolRequest): Promis
     return refuse(422, `limit must be a whole number from 1 to ${MAX_LIMIT}`);
   const workspaceId = params.workspace_id ?? '';
   const callId = params.call_id ?? '';
-  const call = isId('call', callId) && workspaceId ? await readCall(workspaceId, callId) : undefined;
-  // A provider call id recorded for the call must be the one asking (a call's tool is its own).
-  if (!call || (call.providerCallId && params.CallSid && call.providerCallId !== params.CallSid))
-    return refuse(404, 'Call not found');
-  if (isTerminal(call.status)) return refuse(409, 'The call has ended');
-  const agent = await findAgent(workspaceId, call.agentId);
+  let agentId: string;
+  if (!callId && params.agent_id) {
+    agentId = params.agent_id;
+    if (!workspaceId || !(await findAgent(workspaceId, agentId))) return refuse(404, 'Agent not found');
+  } else {
+    const call = isId('call', callId) && workspaceId ? await readCall(workspaceId, callId) : undefined;
+    // A provider call id recorded for the call must be the one asking (a call's tool is its own).
+    if (!call || (call.providerCallId && params.CallSid && call.providerCallId !== params.CallSid))
+      return refuse(404, 'Call not found');
+    if (isTerminal(call.status)) return refuse(409, 'The call has ended');
+    agentId = call.agentId;
+  }
+  const agent = await findAgent(workspaceId, agentId);
   const results: KnowledgeToolHit[] = [];
   for (const knowledgeBaseId of agent?.knowledgeBaseIds ?? []) {
     const kb = await getKnowledgeBase(workspaceId, knowledgeBaseId);
@@ -73,6 +83,6 @@ export async function answerKnowledgeTool(request: KnowledgeToolRequest): Promis
     }
   }
   results.sort((a, b) => b.score - a.score);
-  logger.info('knowledge tool answered', { callId, hits: results.length });
+  logger.info('knowledge tool answered', { callId, agentId, hits: results.length });
   return { status: 200, body: { results: results.slice(0, limit) } };
 }

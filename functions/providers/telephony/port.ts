@@ -88,6 +88,11 @@ export interface ScriptedCallRequest {
   prompt: string;
   callerScript: string[];
   maxDurationSeconds: number;
+  /**
+   * Whose knowledge bases the runtime may search (the knowledge tool, POST
+   * /webhooks/telephony/knowledge, by agent): a caller's line about a property is answered from them.
+   */
+  knowledge?: { workspaceId: string; agentId: string };
 }
 
 export interface ScriptedCallResult {

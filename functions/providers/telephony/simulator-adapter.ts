@@ -149,6 +149,14 @@ export class SimulatorTelephony implements TelephonyPort {
       prompt: request.prompt,
       caller_script: request.callerScript,
       time_limit: request.maxDurationSeconds,
+      ...(request.knowledge
+        ? {
+            knowledge: {
+              workspace_id: request.knowledge.workspaceId,
+              agent_id: request.knowledge.agentId,
+            },
+          }
+        : {}),
     });
     return {
       providerCallId: result.sid,

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { CallEntity } from '../../../functions/calling/entities.js';
 import { KNOWLEDGE_TOOL_PATH } from '../../../functions/knowledge/voice-tool.js';
+import { telephony } from '../../../functions/providers/telephony/index.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 import { NOTHING_FOUND_REPLY } from '../../../lib/local/simulators/telephony/conversation.js';
 import { repoRoot } from '../../../lib/local/paths.js';
@@ -227,4 +228,37 @@ test('the knowledge tool: signed requests, the live call of the workspace, its a
   await waitForCall(tenant, callId, (c) => ['completed', 'failed'].includes(c.status), 30_000);
   const ended = await askTool(params);
   expect(ended.status).toBe(409);
+}, 120_000);
+
+test('a scripted call (evaluations) searches the agent’s knowledge bases through the port too', async () => {
+  const tenant = await newTenant({ paid: true });
+  const other = await newTenant({ paid: true });
+  const { kb } = await listingsBase(tenant);
+  const agent = await createAgent(tenant, {
+    knowledge_base_ids: [kb.id],
+    prompt: 'You are a friendly agent. Open homes are on Saturdays at 10am.',
+  });
+  const call = await telephony().runScriptedCall({
+    greeting: 'Hello!',
+    prompt: 'You are a friendly agent. Open homes are on Saturdays at 10am.',
+    callerScript: ['Is the house on Harbour Street in Manly still available?', 'When are open homes?'],
+    maxDurationSeconds: 300,
+    knowledge: { workspaceId: tenant.workspaceId, agentId: agent.id },
+  });
+  expect(call.transcript.map((t) => `${t.role}: ${t.text}`)).toEqual([
+    'agent: Hello!',
+    'user: Is the house on Harbour Street in Manly still available?',
+    "agent: That's 12 Harbour Street, Manly NSW 2095: it is available, listed at $1,250,000. It has 3 bedrooms and 2 bathrooms.",
+    'user: When are open homes?',
+    'agent: Open homes are on Saturdays at 10am.',
+    'agent: Thank you for your time. Goodbye!',
+  ]);
+  // The tool by agent: its own workspace only.
+  const byAgent = { workspace_id: tenant.workspaceId, agent_id: agent.id, query: 'Manly' };
+  expect((await askTool(byAgent)).body.results[0].listing.full_address).toBe(
+    '12 Harbour Street, Manly NSW 2095',
+  );
+  expect((await askTool({ ...byAgent, workspace_id: other.workspaceId })).status).toBe(404);
+  expect((await askTool({ ...byAgent, agent_id: 'ag_01ARZ3NDEKTSV4RRFFQ69G5FAV' })).status).toBe(404);
+  expect((await askTool(byAgent, false)).status).toBe(401);
 }, 120_000);

@@ -203,6 +203,8 @@ export interface ScriptedConversationInput {
   callerScript: string[];
   /** Seconds the conversation may last (the turns are spread over it, at most 10 s a turn). */
   timeLimit: number;
+  /** Answers from the knowledge bases, by caller line (the knowledge tool's), taking precedence. */
+  knowledgeReplies?: (string | undefined)[];
 }
 
 const STOP_WORDS = new Set(
@@ -244,8 +246,13 @@ export function buildScriptedConversation(input: ScriptedConversationInput): {
   const lines: { role: TranscriptTurn['role']; text: string }[] = [
     { role: 'agent', text: input.greeting.trim() || 'Hello, thanks for calling. How can I help?' },
   ];
-  for (const said of input.callerScript) {
+  for (const [i, said] of input.callerScript.entries()) {
     lines.push({ role: 'user', text: said });
+    const known = input.knowledgeReplies?.[i];
+    if (known) {
+      lines.push({ role: 'agent', text: known });
+      continue;
+    }
     const asked = words(said);
     let best: { text: string; score: number } | undefined;
     for (const fact of facts) {

@@ -436,20 +436,30 @@ export async function startTelephonySimulator(
         exchanges.push({ said, reply: 'Of course. I can follow up with everything in writing as well.' });
         continue;
       }
-      const response = await postSigned(`${options.gatewayUrl}/webhooks/telephony/knowledge`, {
-        AccountSid: ACCOUNT_SID,
+      const hit = await askKnowledgeTool(said, {
         CallSid: call.sid,
         call_id: stream.call_id,
         workspace_id: stream.workspace_id,
-        query: said.slice(0, 1000),
-        limit: '1',
       });
-      if (response.status !== 200)
-        throw new Error(`knowledge tool answered ${response.status}: ${response.text.slice(0, 200)}`);
-      const { results } = JSON.parse(response.text) as { results: KnowledgeHit[] };
-      exchanges.push(replyFromKnowledge(said, results[0]));
+      exchanges.push(replyFromKnowledge(said, hit));
     }
     return exchanges;
+  }
+
+  /** The service's knowledge tool (signed like a callback): the top hit for what the caller said. */
+  async function askKnowledgeTool(
+    said: string,
+    who: Record<string, string>,
+  ): Promise<KnowledgeHit | undefined> {
+    const response = await postSigned(`${options.gatewayUrl}/webhooks/telephony/knowledge`, {
+      AccountSid: ACCOUNT_SID,
+      ...who,
+      query: said.slice(0, 1000),
+      limit: '1',
+    });
+    if (response.status !== 200)
+      throw new Error(`knowledge tool answered ${response.status}: ${response.text.slice(0, 200)}`);
+    return (JSON.parse(response.text) as { results: KnowledgeHit[] }).results[0];
   }
 
   /**
@@ -648,11 +658,29 @@ export async function startTelephonySimulator(
       if (script.length === 0) throw new RequestError(400, 'caller_script must list what the caller says');
       const timeLimit =
         typeof body.time_limit === 'number' && body.time_limit > 0 ? body.time_limit : 4 * 3600;
+      // With `knowledge: {workspace_id, agent_id}`, a line about a property is answered from the
+      // agent's knowledge bases (the knowledge tool, by agent: a scripted call has no call record).
+      const knowledge = body.knowledge as { workspace_id?: unknown; agent_id?: unknown } | undefined;
+      const knowledgeReplies: (string | undefined)[] = [];
+      if (typeof knowledge?.workspace_id === 'string' && typeof knowledge.agent_id === 'string') {
+        for (const said of script) {
+          if (!asksAboutListing(said)) {
+            knowledgeReplies.push(undefined);
+            continue;
+          }
+          const hit = await askKnowledgeTool(said, {
+            workspace_id: knowledge.workspace_id,
+            agent_id: knowledge.agent_id,
+          });
+          knowledgeReplies.push(hit ? replyFromKnowledge(said, hit).reply : undefined);
+        }
+      }
       const conversation = buildScriptedConversation({
         greeting: typeof body.greeting === 'string' ? body.greeting : '',
         prompt: typeof body.prompt === 'string' ? body.prompt : '',
         callerScript: script,
         timeLimit,
+        knowledgeReplies,
       });
       return send(res, 201, {
         sid: sid('CA'),
