@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { createConversions } from 'electrodb';
 import { clock } from '../platform/clock.js';
 import { HttpError, notFound, ValidationError } from '../platform/errors.js';
-import { isId, newId } from '../platform/ids.js';
+import { ID_PREFIXES, isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { toE164InCountry } from '../platform/phone.js';
 import { sendMessage, sendMessages } from '../platform/queue.js';
@@ -25,13 +26,13 @@ import {
 } from './import-parse.js';
 import { onePage, type Page } from './paging.js';
 import type { ContactInput } from './schemas.js';
+import { inParallel } from './parallel.js';
 import {
-  AlsoWriteRefused,
-  createContactsTogether,
+  checkContactInput,
+  createImportedContacts,
   mergeContact,
-  newAmong,
   normaliseEmail,
-  validateContactInput,
+  type NewContactFields,
 } from './service.js';
 
 /**
@@ -106,14 +107,29 @@ export interface ImportPipeline {
   campaignId?: string;
   sendPlan(job: ContactImport): Promise<void>;
   sendChunks(job: ContactImport, chunks: number[]): Promise<void>;
-  decideRow(job: ContactImport, row: ParsedRow, record: RowRecordBase): Promise<void>;
+  decideRow?(job: ContactImport, row: ParsedRow, record: RowRecordBase): Promise<void>;
   /**
    * Decides, in bulk, rows that share no phone number or email address with another row of the file
    * (calling `step` with each batch's size once it is written), and returns those left to `decideRow`.
    * Without it every row goes through `decideRow`.
    */
   decideInBulk?(job: ContactImport, rows: ParsedRow[], step: (rows: number) => void): Promise<ParsedRow[]>;
+  /**
+   * Decides every row of a chunk and counts them, with no record per row: its outcomes must follow
+   * from what is stored, so that a receive after a crash, or a second receive, counts each row as
+   * the first would have (see importContactRows). When given, `decideRow` and `decideInBulk` are
+   * not used and the chunk writes no row outcome records.
+   */
+  importRows?(job: ContactImport, groups: ParsedRow[][], step: (rows: number) => void): Promise<ChunkTally>;
   parse?: ParseOptions;
+}
+
+/** A chunk's counts, and its rejected rows (the first MAX_ERRORS, by row number). */
+export interface ChunkTally {
+  created: number;
+  merged: number;
+  rejected: number;
+  errors: { row: number; reason: string }[];
 }
 
 export const contactImportPipeline: ImportPipeline = {
@@ -133,8 +149,7 @@ export const contactImportPipeline: ImportPipeline = {
         chunk,
       })),
     ),
-  decideRow: (job, row, record) => importRow(job, row, record),
-  decideInBulk: (job, rows, step) => importInBulk(job, rows, step),
+  importRows: (job, groups, step) => importContactRows(job, groups, step),
 };
 
 // ── Jobs ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -469,58 +484,30 @@ export async function processChunk(
     const file = await getObject(chunkKeyOf(job, chunk));
     if (!file) throw new Error(`chunk ${chunk} of import ${jobId} is missing`);
     const { groups } = JSON.parse(Buffer.from(file).toString('utf8')) as ChunkFile;
-    const rows = groups.flat();
-    const decided = new Set((await rowOutcomes(job, rows)).map((r) => Number(r.row)));
     let imported = 0;
     const step = (count: number) => {
       imported += count;
       if (hooks.failAfterRows !== undefined && imported >= hooks.failAfterRows)
         throw new Error('test hook: the chunk fails half-way');
     };
-    let oneByOne = groups;
-    if (pipeline.decideInBulk) {
-      const [alone, together] = partition(groups, (group) => group.length === 1);
-      const open = alone.flat().filter((row) => !decided.has(row.row));
-      const leftOver = await pipeline.decideInBulk(job, open, step);
-      oneByOne = [...together, ...leftOver.map((row) => [row])];
-    }
-    await inParallel(oneByOne, ROW_CONCURRENCY, async (group) => {
-      for (const row of group) {
-        if (decided.has(row.row)) continue;
-        await pipeline.decideRow(job, row, rowRecordBase(job, row));
-        step(1);
-      }
-    });
-    const outcomes = (await rowOutcomes(job, rows)).sort((a, b) => Number(a.row) - Number(b.row));
-    if (outcomes.length !== rows.length) {
-      throw new Error(`chunk ${chunk} of import ${jobId}: ${outcomes.length} of ${rows.length} rows decided`);
-    }
-    const count = (outcome: ContactImportRow['outcome']) =>
-      outcomes.filter((r) => r.outcome === outcome).length;
-    const errors = outcomes
-      .filter((r) => r.outcome === 'rejected')
-      .slice(0, MAX_ERRORS)
-      .map((r) => ({ row: Number(r.row), reason: r.reason ?? 'rejected' }));
+    const tally = pipeline.importRows
+      ? await pipeline.importRows(job, groups, step)
+      : await decideRowByRow(job, chunk, groups, step, pipeline);
     const now = clock.now().toISOString();
     const result = await contactsService.transaction
       .write((tx) => [
         tx.contactImportChunk
           .create({
             ...chunkKey,
-            created: count('created'),
-            merged: count('merged'),
-            rejected: count('rejected'),
-            errors,
+            created: tally.created,
+            merged: tally.merged,
+            rejected: tally.rejected,
+            errors: tally.errors,
           })
           .commit(),
         tx.contactImport
           .patch({ workspaceId, jobId })
-          .add({
-            created: count('created'),
-            merged: count('merged'),
-            rejected: count('rejected'),
-            chunksDone: 1,
-          })
+          .add({ created: tally.created, merged: tally.merged, rejected: tally.rejected, chunksDone: 1 })
           .set({ updatedAt: now })
           .where((attr, op) => op.eq(attr.status, 'processing'))
           .commit(),
@@ -530,6 +517,49 @@ export async function processChunk(
   }
   await completeIfDone(workspaceId, jobId, pipeline);
   return `chunk ${chunk} counted`;
+}
+
+/**
+ * A chunk decided row by row (`decideRow`, and `decideInBulk` for the rows alone in their group),
+ * each row's outcome a record created once; the counts summed from those records.
+ */
+async function decideRowByRow(
+  job: ContactImport,
+  chunk: number,
+  groups: ParsedRow[][],
+  step: (rows: number) => void,
+  pipeline: ImportPipeline,
+): Promise<ChunkTally> {
+  const rows = groups.flat();
+  const decided = new Set((await rowOutcomes(job, rows)).map((r) => Number(r.row)));
+  let oneByOne = groups;
+  if (pipeline.decideInBulk) {
+    const [alone, together] = partition(groups, (group) => group.length === 1);
+    const open = alone.flat().filter((row) => !decided.has(row.row));
+    const leftOver = await pipeline.decideInBulk(job, open, step);
+    oneByOne = [...together, ...leftOver.map((row) => [row])];
+  }
+  await inParallel(oneByOne, ROW_CONCURRENCY, async (group) => {
+    for (const row of group) {
+      if (decided.has(row.row)) continue;
+      if (!pipeline.decideRow) throw new Error('the import pipeline decides no rows');
+      await pipeline.decideRow(job, row, rowRecordBase(job, row));
+      step(1);
+    }
+  });
+  const outcomes = (await rowOutcomes(job, rows)).sort((a, b) => Number(a.row) - Number(b.row));
+  if (outcomes.length !== rows.length) {
+    throw new Error(
+      `chunk ${chunk} of import ${job.jobId}: ${outcomes.length} of ${rows.length} rows decided`,
+    );
+  }
+  const count = (outcome: ContactImportRow['outcome']) =>
+    outcomes.filter((r) => r.outcome === outcome).length;
+  const errors = outcomes
+    .filter((r) => r.outcome === 'rejected')
+    .slice(0, MAX_ERRORS)
+    .map((r) => ({ row: Number(r.row), reason: r.reason ?? 'rejected' }));
+  return { created: count('created'), merged: count('merged'), rejected: count('rejected'), errors };
 }
 
 async function completeIfDone(workspaceId: string, jobId: string, pipeline: ImportPipeline): Promise<void> {
@@ -568,63 +598,95 @@ export const rowRecordBase = (job: ContactImport, row: ParsedRow): RowRecordBase
   expiresAt: Math.floor(clock.now().getTime() / 1000) + ROW_RECORD_DAYS * 86_400,
 });
 
-/** Bulk transactions written at once. */
-const BULK_TRANSACTIONS_AT_ONCE = 4;
-/** Rows of a bulk transaction (createContactsTogether splits one that exceeds DynamoDB's 100 items). */
-const BULK_PACK_ROWS = 10;
+/** Rows of a chunk merged one at a time, at once. */
+const ROWS_AT_ONCE = 25;
 
 /**
- * Contact imports' bulk path: the rejected rows' outcome records in batch writes; the rows that no
- * contact matches (one batch read of their keys) created several to a transaction, each with its
- * outcome record. Returns the rows left to import one at a time: those that match a contact (a
- * merge), and those of a transaction that a condition refused (a key taken meanwhile, a row decided
- * by another receive of the chunk).
+ * A contact import's chunk, with no record per row (ImportPipeline.importRows). Each row's outcome
+ * follows from the row and what is stored, so any receive counts it the same:
+ * - rejected: decided by the row alone (its reason kept in the chunk's record, not per row);
+ * - created: the row's contact has the id importedContactId(job, row) — the same on every receive —
+ *   so a contact with that id, or a key that points at it, means this row created it (now or before);
+ * - merged: its phone number (else email address) is another contact's, which gets the row's fields
+ *   where it has none (doing so again changes nothing).
+ * The first row of each group (rows that share a number or address are one group, in file order)
+ * goes in bulk: one batch read of the keys, then the new contacts many to a transaction
+ * (service.ts: createImportedContacts). The rest — the group's next rows (merged into the first's
+ * contact), rows that match a contact, rows of a refused transaction — one at a time with
+ * mergeContact, in file order within a group, ROWS_AT_ONCE groups at once.
  */
-async function importInBulk(
+async function importContactRows(
   job: ContactImport,
-  rows: ParsedRow[],
+  groups: ParsedRow[][],
   step: (rows: number) => void,
-): Promise<ParsedRow[]> {
-  const rejected: Parameters<typeof ContactImportRowEntity.put>[0] = [];
-  const valid: { row: ParsedRow; input: ContactInput }[] = [];
-  for (const row of rows) {
-    const decision = rowInput(row.fields, job.country, job.format);
-    if ('reason' in decision)
-      rejected.push({ ...rowRecordBase(job, row), outcome: 'rejected', reason: decision.reason });
-    else valid.push({ row, input: decision.input });
+): Promise<ChunkTally> {
+  const tally: ChunkTally = { created: 0, merged: 0, rejected: 0, errors: [] };
+  type Valid = { row: ParsedRow; input: ContactInput; fields: NewContactFields };
+  // Each group's first valid row, created in bulk when nobody has its keys; the group's other rows
+  // (which share a number or address with it) merge into it afterwards, in file order.
+  const firsts: Valid[] = [];
+  const rests: Valid[][] = [];
+  const oneByOne: Valid[][] = [];
+  for (const group of groups) {
+    const valid: Valid[] = [];
+    for (const row of group) {
+      const decision = rowInput(row.fields, job.country, job.format);
+      if ('reason' in decision) {
+        tally.rejected += 1;
+        tally.errors.push({ row: row.row, reason: decision.reason });
+      } else valid.push({ row, ...decision });
+    }
+    if (valid.length > 0) {
+      firsts.push(valid[0]);
+      rests.push(valid.slice(1));
+    }
   }
-  if (rejected.length > 0) {
-    // A rejection depends on the row alone: writing its record again writes the same decision.
-    const { unprocessed } = await ContactImportRowEntity.put(rejected).go({ concurrency: 2 });
-    if (unprocessed.length > 0) throw new Error('the table is busy: the chunk is tried again');
-    step(rejected.length);
-  }
-  const fresh = await newAmong(
+  step(tally.rejected);
+  const outcomes = await createImportedContacts(
     job.workspaceId,
-    valid.map((v) => v.input),
-    job.country,
+    firsts.map(({ row, fields }) => ({ contactId: importedContactId(job.jobId, row.row), fields })),
+    { onWritten: step },
   );
-  const leftOver = valid.filter((_, i) => !fresh[i]).map((v) => v.row);
-  const creatable = valid.filter((_, i) => fresh[i]);
-  const packs: (typeof creatable)[] = [];
-  for (let i = 0; i < creatable.length; i += BULK_PACK_ROWS)
-    packs.push(creatable.slice(i, i + BULK_PACK_ROWS));
-  await inParallel(packs, BULK_TRANSACTIONS_AT_ONCE, async (pack) => {
-    const refused = await createContactsTogether(
-      job.workspaceId,
-      pack.map(({ row, input }) => ({
-        input,
-        alsoWrite: (tx, contactId) => [
-          tx.contactImportRow.create({ ...rowRecordBase(job, row), outcome: 'created', contactId }).commit(),
-        ],
-      })),
-      { country: job.country },
-    );
-    const again = new Set(refused.map((draft) => draft.input));
-    leftOver.push(...pack.filter((entry) => again.has(entry.input)).map((entry) => entry.row));
-    step(pack.length - refused.length);
+  firsts.forEach((first, i) => {
+    if (outcomes[i] === 'created') {
+      tally.created += 1;
+      if (rests[i].length > 0) oneByOne.push(rests[i]);
+    } else oneByOne.push([first, ...rests[i]]);
   });
-  return leftOver;
+  await inParallel(oneByOne, ROWS_AT_ONCE, async (group) => {
+    for (const { row, input } of group) {
+      const { outcome } = await mergeContact(job.workspaceId, input, {
+        country: job.country,
+        contactId: importedContactId(job.jobId, row.row),
+      });
+      tally[outcome] += 1;
+      step(1);
+    }
+  });
+  tally.errors = tally.errors.sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
+  return tally;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const base32 = (value: bigint, length: number) => {
+  let out = '';
+  let rest = value;
+  for (let i = 0; i < length; i += 1) {
+    out = CROCKFORD[Number(rest & 31n)] + out;
+    rest >>= 5n;
+  }
+  return out;
+};
+
+/**
+ * The id of the contact an import's row creates: `ct_` and a ULID made of the job's time (the first
+ * 10 characters of its ULID), 40 bits of a hash of the job id and the row number (40 bits). The same
+ * on every receive of the row, different for every row of every job; sorted by row within a job.
+ */
+export function importedContactId(jobId: string, row: number): string {
+  const time = jobId.slice(jobId.indexOf('_') + 1).slice(0, 10);
+  const hash = BigInt(`0x${createHash('sha256').update(jobId).digest('hex').slice(0, 10)}`);
+  return `${ID_PREFIXES.contact}_${time}${base32(hash, 8)}${base32(BigInt(row), 8)}`;
 }
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
@@ -632,28 +694,6 @@ function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
   const no: T[] = [];
   for (const item of items) (test(item) ? yes : no).push(item);
   return [yes, no];
-}
-
-/** Decides one row: rejected, or merged/created with its outcome record in the contact's transaction. */
-async function importRow(job: ContactImport, row: ParsedRow, base: RowRecordBase): Promise<void> {
-  const decision = rowInput(row.fields, job.country, job.format);
-  if ('reason' in decision) {
-    await recordRowOutcome({ ...base, outcome: 'rejected', reason: decision.reason });
-    return;
-  }
-  try {
-    const merged = await mergeContact(job.workspaceId, decision.input, {
-      country: job.country,
-      alsoWrite: (tx, outcome, contactId) => [
-        tx.contactImportRow.create({ ...base, outcome, contactId }).commit(),
-      ],
-    });
-    if (!merged.recorded)
-      await recordRowOutcome({ ...base, outcome: merged.outcome, contactId: merged.contact.contactId });
-  } catch (error) {
-    if (error instanceof AlsoWriteRefused) return; // decided by another receive of this chunk
-    throw error;
-  }
 }
 
 /** A row's outcome alone (a row that writes nothing else); a row decided already keeps its first outcome. */
@@ -676,7 +716,7 @@ export function rowInput(
   fields: RowFields,
   country: string,
   format: ImportFormat,
-): { input: ContactInput } | { reason: string } {
+): { input: ContactInput; fields: NewContactFields } | { reason: string } {
   const phone = fields.phone && toE164InCountry(fields.phone, country) ? fields.phone : undefined;
   const email = fields.email && normaliseEmail(fields.email) ? fields.email.trim() : undefined;
   if (!phone && !email) {
@@ -695,29 +735,13 @@ export function rowInput(
     attributes: fields.attributes,
     source: SOURCE[format],
   } as ContactInput;
-  const checked = validateContactInput(input, country);
+  const checked = checkContactInput(input, country);
   if (!checked.ok) {
     const issue = checked.issues[0];
     const field = issue.loc.filter((part) => part !== 'body').join('.');
     return { reason: `${field ? `${field}: ` : ''}${issue.msg}` };
   }
-  return { input };
-}
-
-async function inParallel<T>(
-  items: T[],
-  concurrency: number,
-  work: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      await work(item);
-    }
-  });
-  await Promise.all(workers);
+  return { input, fields: checked.fields };
 }
 
 /** The job on the wire. `progress`: rows counted (`done`) of the file's rows (`total`, 0 until planned). */

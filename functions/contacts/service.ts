@@ -17,9 +17,11 @@ import {
   contactsService,
   readContact,
   type Contact,
+  type ContactSearchEntry,
   type ContactSource,
 } from './entities.js';
 import { onePage, type Page } from './paging.js';
+import { inParallel } from './parallel.js';
 import {
   CreateContactBody,
   MAX_ATTRIBUTES,
@@ -183,6 +185,7 @@ function addContactItems(
   previous: Contact | undefined,
   record: ContactRecord,
   add: (kind: string, item: TxItem) => void,
+  options: { searchEntries?: boolean } = {},
 ): void {
   const { workspaceId, contactId } = record;
   if (!previous) {
@@ -229,14 +232,25 @@ function addContactItems(
       add('email', tx.contactEmail.create({ workspaceId, email: record.email, contactId }).commit());
     }
   }
+  if (options.searchEntries === false) return;
   const kept = new Set(record.searchTokens);
   for (const token of previous?.searchTokens ?? []) {
     if (!kept.has(token)) add('search', tx.contactSearch.delete({ workspaceId, token, contactId }).commit());
   }
+  for (const entry of searchEntries(record)) add('search', tx.contactSearch.put(entry).commit());
+}
+
+/** The search entries of a contact as written (its tokens, each with a copy of what a list shows). */
+function searchEntries(record: ContactRecord): ContactSearchEntry[] {
   const listed = listedFields(record);
-  for (const { token, lcpPrev } of withPrefixLengths(record.searchTokens ?? [])) {
-    add('search', tx.contactSearch.put({ workspaceId, contactId, token, lcpPrev, ...listed }).commit());
-  }
+  const { workspaceId, contactId } = record;
+  return withPrefixLengths(record.searchTokens ?? []).map(({ token, lcpPrev }) => ({
+    workspaceId,
+    contactId,
+    token,
+    lcpPrev,
+    ...listed,
+  }));
 }
 
 /**
@@ -360,7 +374,7 @@ async function changeContact<R>(
 // ── Input ───────────────────────────────────────────────────────────────────────────────────────────
 
 /** The fields of a new contact from a validated body (the phone read in `country`). */
-interface NewContactFields {
+export interface NewContactFields {
   firstName?: string;
   lastName?: string;
   phone?: string;
@@ -412,9 +426,17 @@ export function validateContactInput(
   input: ContactInput,
   country: string,
 ): { ok: true } | { ok: false; issues: ValidationIssue[] } {
+  const checked = checkContactInput(input, country);
+  return checked.ok ? { ok: true } : checked;
+}
+
+/** As validateContactInput, with the contact's fields when it is valid (for `createImportedContacts`). */
+export function checkContactInput(
+  input: ContactInput,
+  country: string,
+): { ok: true; fields: NewContactFields } | { ok: false; issues: ValidationIssue[] } {
   try {
-    newContactFields(input, country);
-    return { ok: true };
+    return { ok: true, fields: newContactFields(input, country) };
   } catch (error) {
     if (error instanceof ValidationError) return { ok: false, issues: error.detail };
     throw error;
@@ -424,10 +446,15 @@ export function validateContactInput(
 const tagKeysOf = (tags: string[] | undefined) =>
   tags && tags.length > 0 ? tags.map((t) => t.toLowerCase()) : undefined;
 
-function newRecord(workspaceId: string, fields: NewContactFields, now: string): ContactRecord {
+function newRecord(
+  workspaceId: string,
+  fields: NewContactFields,
+  now: string,
+  contactId: string = newId('contact'),
+): ContactRecord {
   return stripUndefined({
     workspaceId,
-    contactId: newId('contact'),
+    contactId,
     ...fields,
     name: fullName(fields.firstName, fields.lastName),
     tags: fields.tags && fields.tags.length > 0 ? fields.tags : undefined,
@@ -565,6 +592,208 @@ export async function createContactsTogether(
   return refused;
 }
 
+/** An import's transactions written at once (DynamoDB Local applies transactions one after another:
+ * more at once only overlaps building and sending one with the writing of another). */
+const IMPORT_TRANSACTIONS_AT_ONCE = 3;
+/** An import's search entries: BatchWriteItem requests (25 entries each) sent at once. */
+const IMPORT_BATCHES_AT_ONCE = 4;
+
+/**
+ * What became of a contact an import asked to create: `created` (now, or by an earlier receive of the
+ * same chunk: one of its keys is already its own), `taken` (another contact has its phone number or
+ * email address: merge into it) or `refused` (its transaction was refused by a condition, a key taken
+ * meanwhile or its id used already: decide it alone, with `mergeContact`).
+ */
+export type ImportedOutcome = 'created' | 'taken' | 'refused';
+
+/**
+ * For imports: creates, free of charge, the contacts whose phone number and email address nobody
+ * has. Each contact's id is given by the caller and is the same each time the same row is imported
+ * (functions/contacts/imports.ts: importedContactId), so a key that points at it tells that an
+ * earlier receive created it.
+ *
+ * 1. One consistent batch read of the keys.
+ * 2. The new contacts with their phone and email keys, created with "does not exist", as many as fit
+ *    in a transaction of at most 100 items (a lost race refuses the whole transaction, and its
+ *    contacts come back `refused`), IMPORT_TRANSACTIONS_AT_ONCE transactions at once.
+ * 3. Their search entries (derived data: the same items whenever they are derived from the same
+ *    contact) in batch writes: an entry costs DynamoDB a third of what an item of a transaction does.
+ *    Also those of contacts an earlier receive created and that are still as created (`version` 1):
+ *    that receive may have stopped before writing them.
+ * 4. The contacts read again: one changed meanwhile (a write between its creation and its entries'
+ *    batch write, whose own entries the batch may have overwritten) has its entries rewritten from
+ *    the contact as it is now (repairSearchEntries). A write after the batch needs nothing: its own
+ *    transaction replaces the entries.
+ * `onWritten` is told each transaction's contacts.
+ */
+export async function createImportedContacts(
+  workspaceId: string,
+  drafts: { contactId: string; fields: NewContactFields }[],
+  options: { onWritten?: (contacts: number) => void } = {},
+): Promise<ImportedOutcome[]> {
+  const owners = await keyOwners(
+    workspaceId,
+    drafts.map((d) => d.fields),
+  );
+  const fresh: number[] = [];
+  const createdBefore: string[] = [];
+  const outcomes = drafts.map(({ contactId, fields }, i): ImportedOutcome => {
+    const found = [
+      fields.phone ? owners.get(`p:${fields.phone}`) : undefined,
+      fields.email ? owners.get(`e:${fields.email}`) : undefined,
+    ].filter((owner) => owner !== undefined);
+    if (found.includes(contactId)) {
+      createdBefore.push(contactId);
+      return 'created';
+    }
+    if (found.length > 0) return 'taken';
+    fresh.push(i);
+    return 'refused'; // until written
+  });
+  const now = clock.now().toISOString();
+  const packs: ContactRecord[][] = [];
+  const indexOf = new Map<string, number>();
+  let pack: ContactRecord[] = [];
+  let size = 0;
+  for (const index of fresh) {
+    const { contactId, fields } = drafts[index];
+    const record = finalRecord(undefined, newRecord(workspaceId, fields, now, contactId));
+    indexOf.set(contactId, index);
+    const items = 1 + (record.phone ? 1 : 0) + (record.email ? 1 : 0);
+    if (size + items > MAX_TRANSACTION_ITEMS && pack.length > 0) {
+      packs.push(pack);
+      pack = [];
+      size = 0;
+    }
+    pack.push(record);
+    size += items;
+  }
+  if (pack.length > 0) packs.push(pack);
+  const written: ContactRecord[] = [];
+  await inParallel(packs, IMPORT_TRANSACTIONS_AT_ONCE, async (records) => {
+    const result = await contactsService.transaction
+      .write((tx) => {
+        const items: TxItem[] = [];
+        for (const record of records)
+          addContactItems(tx, undefined, record, (_kind, item) => items.push(item), { searchEntries: false });
+        return items;
+      })
+      .go();
+    if (result.canceled) return;
+    for (const record of records) outcomes[indexOf.get(record.contactId)!] = 'created';
+    written.push(...records);
+    options.onWritten?.(records.length);
+  });
+  const unindexed = (await readContacts(workspaceId, createdBefore)).filter((c) => c.version === 1);
+  const indexed = [...written, ...unindexed];
+  await putAll(
+    (entries) => ContactSearchEntity.put(entries).go({ concurrency: IMPORT_BATCHES_AT_ONCE }),
+    indexed.flatMap(searchEntries),
+  );
+  const now2 = await readContacts(
+    workspaceId,
+    indexed.map((c) => c.contactId),
+  );
+  const unchanged = new Set(now2.filter((c) => c.version === 1).map((c) => c.contactId));
+  for (const contact of indexed) {
+    if (!unchanged.has(contact.contactId))
+      await repairSearchEntries(workspaceId, contact.contactId, contact.searchTokens ?? []);
+  }
+  return outcomes;
+}
+
+/** These contacts (those that exist), read consistently in batches of 100. */
+async function readContacts(workspaceId: string, contactIds: string[]): Promise<Contact[]> {
+  const batches: string[][] = [];
+  for (let i = 0; i < contactIds.length; i += 100) batches.push(contactIds.slice(i, i + 100));
+  const found: Contact[] = [];
+  await inParallel(batches, 4, async (batch) => {
+    const { data, unprocessed } = await ContactEntity.get(
+      batch.map((contactId) => ({ workspaceId, contactId })),
+    ).go({ consistent: true });
+    if (unprocessed.length > 0) throw new Error('the table is busy: try again');
+    found.push(...data);
+  });
+  return found;
+}
+
+/** Writes items in batches; when DynamoDB leaves some unprocessed, all of them again (the puts are idempotent). */
+async function putAll<T>(
+  put: (items: T[]) => Promise<{ unprocessed: unknown[] }>,
+  items: T[],
+): Promise<void> {
+  for (let attempt = 0; items.length > 0 && attempt < MAX_TRIES; attempt += 1) {
+    const { unprocessed } = await put(items);
+    if (unprocessed.length === 0) return;
+    await backOff(attempt);
+  }
+  if (items.length > 0) throw new Error(`could not write ${items.length} items; try again`);
+}
+
+/**
+ * A contact's search entries rewritten from the contact as it is now, after a batch wrote entries
+ * of an older copy (`written`: their tokens): the tokens it no longer has deleted, then the contact
+ * rewritten unchanged (its transaction puts every entry it has).
+ */
+async function repairSearchEntries(workspaceId: string, contactId: string, written: string[]): Promise<void> {
+  try {
+    await changeContact(workspaceId, contactId, (current) => {
+      const kept = new Set(current.searchTokens);
+      const stale = written.filter((token) => !kept.has(token));
+      return {
+        write: true,
+        changes: {},
+        result: undefined,
+        extras: (tx) =>
+          stale.map((token) => ({
+            kind: 'search',
+            item: tx.contactSearch.delete({ workspaceId, token, contactId }).commit(),
+          })),
+      };
+    });
+  } catch (error) {
+    if (!(error instanceof ContactGone)) throw error;
+    // Deleted meanwhile: its delete removed the entries it knew of, maybe before the batch wrote them.
+    await deleteAll(
+      (keys) => ContactSearchEntity.delete(keys).go(),
+      written.map((token) => ({ workspaceId, token, contactId })),
+    );
+  }
+}
+
+/** The owners of these contacts' phone and email keys (`p:<e164>` / `e:<email>` → contact id), read consistently. */
+async function keyOwners(
+  workspaceId: string,
+  fields: Pick<NewContactFields, 'phone' | 'email'>[],
+): Promise<Map<string, string>> {
+  const phones = [...new Set(fields.flatMap((f) => (f.phone ? [f.phone] : [])))];
+  const emails = [...new Set(fields.flatMap((f) => (f.email ? [f.email] : [])))];
+  const owners = new Map<string, string>();
+  const batches: (() => Promise<{ data: object[]; unprocessed: unknown[] }>)[] = [];
+  for (let i = 0; i < phones.length; i += 100) {
+    const batch = phones.slice(i, i + 100);
+    batches.push(() =>
+      ContactPhoneEntity.get(batch.map((phone) => ({ workspaceId, phone }))).go({ consistent: true }),
+    );
+  }
+  for (let i = 0; i < emails.length; i += 100) {
+    const batch = emails.slice(i, i + 100);
+    batches.push(() =>
+      ContactEmailEntity.get(batch.map((email) => ({ workspaceId, email }))).go({ consistent: true }),
+    );
+  }
+  await inParallel(batches, 4, async (read) => {
+    const { data, unprocessed } = await read();
+    if (unprocessed.length > 0) throw new Error('the table is busy: try again');
+    for (const item of data) {
+      const key = item as { phone?: string; email?: string; contactId: string };
+      if (key.phone) owners.set(`p:${key.phone}`, key.contactId);
+      if (key.email) owners.set(`e:${key.email}`, key.contactId);
+    }
+  });
+  return owners;
+}
+
 /** Creates a contact (free of charge); 409 `DuplicateContactError` with the id of the one that has the number or address. */
 export async function createContact(
   workspaceId: string,
@@ -656,6 +885,11 @@ export async function mergeContact(
     alsoWrite?: AlsoWrite;
     /** Publish `contact.created` when a contact is created (not for bulk loads: imports, syncs). */
     publishCreated?: boolean;
+    /**
+     * The id of the contact it creates (an import row's, the same on every receive). A match with
+     * this id, or this contact existing already, is `created`: an earlier receive created it.
+     */
+    contactId?: string;
   },
 ): Promise<MergeOutcome> {
   const fields = newContactFields(input, options.country);
@@ -668,8 +902,14 @@ export async function mergeContact(
     const match =
       (fields.phone ? await findContactByPhone(workspaceId, fields.phone) : null) ??
       (fields.email ? await findContactByEmail(workspaceId, fields.email) : null);
+    if (match && match.contactId === options.contactId)
+      return { outcome: 'created', contact: match, skipped: [], recorded: false };
     if (!match) {
-      const record = newRecord(workspaceId, fields, clock.now().toISOString());
+      if (options.contactId) {
+        const own = await getContact(workspaceId, options.contactId);
+        if (own) return { outcome: 'created', contact: own, skipped: [], recorded: false };
+      }
+      const record = newRecord(workspaceId, fields, clock.now().toISOString(), options.contactId);
       const inserted = await insertContact(record, extrasFor('created', record.contactId));
       if ('created' in inserted) {
         if (options.publishCreated) await publishContactCreated(inserted.created);

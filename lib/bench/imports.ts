@@ -21,7 +21,13 @@ export interface ImportReport {
   exact: boolean;
   seconds: number;
   rowsPerSecond: number;
-  floor: { items: number; seconds: number; itemsPerSecond: number };
+  floor: { items: number; seconds: number; itemsPerSecond: number; dynamodbLocalCpuMsPerItem?: number };
+  /** Where the import's time went: per row, DynamoDB Local's CPU and the stack's (Node) CPU, and the items written by command. */
+  cost: {
+    dynamodbLocalCpuMsPerRow?: number;
+    stackCpuMsPerRow: number;
+    itemsPerRow: Record<string, number>;
+  };
   ratio: number;
   budget: number;
   withinBudget: boolean;
@@ -100,6 +106,7 @@ export async function measureImport(options: {
     const put = await fetch(job.upload_url, { method: 'PUT', body: csv });
     if (!put.ok) throw new Error(`upload: HTTP ${put.status}`);
     log(`import: ${options.rows} rows (${(csv.length / 1e6).toFixed(1)} MB)`);
+    const before = await stack.metrics();
     const started = performance.now();
     await owner.post(`${imports}/${job.id}/start`);
     let done: { status: string; counts: ImportReport['counts']; progress: { done: number; total: number } };
@@ -114,11 +121,21 @@ export async function measureImport(options: {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const seconds = (performance.now() - started) / 1000;
+    const after = await stack.metrics();
     if (done.status !== 'completed') throw new Error(`the import ended ${done.status}`);
     await stack.settle();
     Object.assign(process.env, stack.state.env);
     log(`import floor: ${options.rows} items with BatchWriteItem`);
+    const javaBefore = (await stack.metrics()).dynamodb_local_cpu_ms;
     const measuredFloor = await floor(options.rows);
+    const javaAfter = (await stack.metrics()).dynamodb_local_cpu_ms;
+    const perRow = (a: number | undefined, b: number | undefined) =>
+      a === undefined || b === undefined ? undefined : (b - a) / options.rows;
+    const itemsPerRow = Object.fromEntries(
+      Object.entries(after.dynamodb_items)
+        .map(([command, n]) => [command, (n - (before.dynamodb_items[command] ?? 0)) / options.rows] as const)
+        .filter(([, n]) => n > 0),
+    );
     const rowsPerSecond = options.rows / seconds;
     const ratio = rowsPerSecond / measuredFloor.itemsPerSecond;
     const { counts } = done;
@@ -133,7 +150,12 @@ export async function measureImport(options: {
         counts.rejected === expected.rejected,
       seconds,
       rowsPerSecond,
-      floor: measuredFloor,
+      floor: { ...measuredFloor, dynamodbLocalCpuMsPerItem: perRow(javaBefore, javaAfter) },
+      cost: {
+        dynamodbLocalCpuMsPerRow: perRow(before.dynamodb_local_cpu_ms, after.dynamodb_local_cpu_ms),
+        stackCpuMsPerRow: (after.cpu_ms - before.cpu_ms) / options.rows,
+        itemsPerRow,
+      },
       ratio,
       budget: IMPORT_BUDGET,
       withinBudget: ratio >= IMPORT_BUDGET,
@@ -147,10 +169,16 @@ export async function measureImport(options: {
 
 export function importTable(r: ImportReport): string[] {
   const f = (n: number, digits = 1) => n.toFixed(digits);
+  const ms = (n: number | undefined) => (n === undefined ? '?' : n.toFixed(2));
   return [
     '| measure | floor (BatchWriteItem, same DynamoDB Local) | import (presigned upload → completed) | ratio | budget | |',
     '|---|---:|---:|---:|---:|---|',
     `| ${r.rows} rows | ${f(r.floor.itemsPerSecond)} items/s (${f(r.floor.seconds)} s) | ${f(r.rowsPerSecond)} rows/s (${f(r.seconds)} s) | ${f(r.ratio, 2)}x | ≥ ${r.budget}x | ${r.withinBudget ? 'within' : '**OVER**'} |`,
+    `| cost per row | DynamoDB Local CPU ${ms(r.floor.dynamodbLocalCpuMsPerItem)} ms an item | DynamoDB Local CPU ${ms(r.cost.dynamodbLocalCpuMsPerRow)} ms, stack CPU ${ms(r.cost.stackCpuMsPerRow)} ms; items ${Object.entries(
+      r.cost.itemsPerRow,
+    )
+      .map(([command, n]) => `${command} ${n.toFixed(2)}`)
+      .join(', ')} | | | |`,
     `| counts | | total ${r.counts.total}, created ${r.counts.created}, merged ${r.counts.merged}, rejected ${r.counts.rejected} | | expected ${r.expected.created} / ${r.expected.merged} / ${r.expected.rejected} | ${r.exact ? 'exact' : '**WRONG**'} |`,
   ];
 }

@@ -1,8 +1,8 @@
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
-import { planImport, processChunk } from '../../../functions/contacts/imports.js';
-import { createContactsTogether, newAmong } from '../../../functions/contacts/service.js';
+import { importedContactId, planImport, processChunk } from '../../../functions/contacts/imports.js';
+import { checkContactInput, createImportedContacts } from '../../../functions/contacts/service.js';
 import { ContactImportEntity, ContactImportRowEntity } from '../../../functions/contacts/entities.js';
 import {
   addMember,
@@ -355,11 +355,12 @@ describe('chunks received twice or cut short', () => {
     await ContactImportEntity.patch({ workspaceId: t.workspaceId, jobId }).set({ status: 'processing' }).go();
     expect(await planImport(t.workspaceId, jobId, { send: false })).toMatch(/in 3 chunks/);
     await expect(processChunk(t.workspaceId, jobId, 1, { failAfterRows: 20 })).rejects.toThrow(/half-way/);
-    const partial = await ContactImportRowEntity.query
-      .byJob({ workspaceId: t.workspaceId, jobId })
-      .go({ pages: 'all' });
-    expect(partial.data.length).toBeGreaterThanOrEqual(20);
-    expect(partial.data.length).toBeLessThan(250);
+    // Cut short: some of the chunk's contacts are written, not all, and nothing is counted yet.
+    const partial = (await contactsOf(t)).length;
+    expect(partial).toBeGreaterThanOrEqual(10);
+    expect(partial).toBeLessThan(240);
+    const midway = (await api('GET', `${importsPath(t)}/${jobId}`, { token: t.owner.token })).body;
+    expect(midway.progress).toEqual({ done: 0, total: rows });
     for (const chunk of [1, 0, 1, 2]) {
       await sendMessage('imports', {
         type: 'contacts.import.chunk',
@@ -384,11 +385,21 @@ describe('chunks received twice or cut short', () => {
       rejected: invalid,
     });
     expect(after.counts.created + after.counts.merged + after.counts.rejected).toBe(rows);
+    // No record per row: a contact import keeps its rows' outcomes in its chunks' records only.
     const outcomes = await ContactImportRowEntity.query
       .byJob({ workspaceId: t.workspaceId, jobId })
       .go({ pages: 'all' });
-    expect(outcomes.data).toHaveLength(rows);
-    expect((await contactsOf(t)).length).toBe(after.counts.created);
+    expect(outcomes.data).toHaveLength(0);
+    const contacts = await contactsOf(t);
+    expect(contacts.length).toBe(after.counts.created);
+    // Every contact is one row's (its id says which), and every row that created one has it.
+    const createdRows = phones.flatMap((_, i) => (i % 50 === 7 || i % 40 === 3 ? [] : [i + 1]));
+    expect(contacts.map((c) => c.id).sort()).toEqual(
+      createdRows.map((row) => importedContactId(jobId, row)).sort(),
+    );
+    expect(after.errors.map((e: Json) => e.row)).toEqual(
+      phones.flatMap((_, i) => (i % 50 === 7 ? [i + 1] : [])),
+    );
   });
 });
 
@@ -437,7 +448,7 @@ describe('who may import', () => {
 });
 
 describe('the bulk path', () => {
-  test('a transaction refused by one taken number writes none of its contacts; each is then created or merged on its own', async () => {
+  test('a contact whose number is taken is not written in bulk; a transaction a condition refuses writes none of its contacts; a row asked again is created once', async () => {
     const t = await newTenant();
     const taken = uniqueMobile();
     const fresh = uniqueMobile();
@@ -446,27 +457,59 @@ describe('the bulk path', () => {
       body: { first_name: 'Already', phone: taken },
     });
     expect(existing.status).toBe(201);
-    const drafts = [
-      { input: { first_name: 'Fresh', phone: fresh }, alsoWrite: () => [] },
-      { input: { first_name: 'Clash', phone: taken }, alsoWrite: () => [] },
-    ];
-    expect(
-      await newAmong(
-        t.workspaceId,
-        drafts.map((d) => d.input),
-        'AU',
-      ),
-    ).toEqual([true, false]);
-    const refused = await createContactsTogether(t.workspaceId, drafts, { country: 'AU' });
-    expect(refused).toEqual(drafts);
+    const fieldsOf = (input: { first_name: string; phone: string }) => {
+      const checked = checkContactInput(input, 'AU');
+      if (!checked.ok) throw new Error('invalid');
+      return checked.fields;
+    };
+    const jobId = 'job_01JZZZZZZZZZZZZZZZZZZZZZZZ';
     const listed = async (phone: string) =>
       (await api('GET', `${contactsPath(t)}?q=${encodeURIComponent(phone)}`, { token: t.owner.token })).body
         .items as Json[];
+    // Seen taken by the batch read: left to be merged.
+    expect(
+      await createImportedContacts(t.workspaceId, [
+        { contactId: importedContactId(jobId, 1), fields: fieldsOf({ first_name: 'Clash', phone: taken }) },
+      ]),
+    ).toEqual(['taken']);
+    // A condition refuses the write (here: the id is a contact's already, as when a row's contact
+    // was written by another receive meanwhile): the whole transaction writes nothing.
+    const outcomes = await createImportedContacts(t.workspaceId, [
+      { contactId: importedContactId(jobId, 2), fields: fieldsOf({ first_name: 'Fresh', phone: fresh }) },
+      { contactId: existing.body.id, fields: fieldsOf({ first_name: 'Twin', phone: uniqueMobile() }) },
+    ]);
+    expect(outcomes).toEqual(['refused', 'refused']);
     expect(await listed(fresh)).toEqual([]);
+    // Written, then asked again (a chunk received twice): created, once.
+    const once = [
+      { contactId: importedContactId(jobId, 2), fields: fieldsOf({ first_name: 'Fresh', phone: fresh }) },
+    ];
+    expect(await createImportedContacts(t.workspaceId, once)).toEqual(['created']);
+    expect(await createImportedContacts(t.workspaceId, once)).toEqual(['created']);
+    expect((await listed(fresh)).map((c) => c.id)).toEqual([importedContactId(jobId, 2)]);
+    expect((await listed('fresh')).map((c) => c.id)).toEqual([importedContactId(jobId, 2)]);
+    // Changed since, then asked again: its search entries stay those of the contact as it is.
+    const patched = await api('PATCH', `${contactsPath(t)}/${importedContactId(jobId, 2)}`, {
+      token: t.owner.token,
+      body: { first_name: 'Renamed' },
+    });
+    expect(patched.status).toBe(200);
+    expect(await createImportedContacts(t.workspaceId, once)).toEqual(['created']);
+    expect(await listed('fresh')).toEqual([]);
+    expect(await listed('renamed')).toEqual([patched.body]);
+    expect(await listed(fresh)).toEqual([patched.body]);
 
-    const job = await importFile(t, `first_name,phone\nFresh,${fresh}\nClash,${taken}\n`);
+    const job = await importFile(t, `first_name,phone\nNew,${uniqueMobile()}\nClash,${taken}\n`);
     expect(job.counts).toEqual({ total: 2, created: 1, merged: 1, rejected: 0 });
-    expect((await listed(fresh)).map((c) => c.first_name)).toEqual(['Fresh']);
     expect((await listed(taken)).map((c) => c.id)).toEqual([existing.body.id]);
+  });
+
+  test('contact ids of imported rows: the ULID shape, the same for a row, different for rows and jobs', () => {
+    const a = importedContactId('job_01JABCDEFGHJKMNPQRSTVWXYZ0', 1);
+    expect(a).toMatch(/^ct_01JABCDEFG[0-9A-HJKMNP-TV-Z]{16}$/);
+    expect(importedContactId('job_01JABCDEFGHJKMNPQRSTVWXYZ0', 1)).toBe(a);
+    expect(importedContactId('job_01JABCDEFGHJKMNPQRSTVWXYZ0', 2)).not.toBe(a);
+    expect(importedContactId('job_01JABCDEFGHJKMNPQRSTVWXYZ1', 1)).not.toBe(a);
+    expect(importedContactId('job_01JABCDEFGHJKMNPQRSTVWXYZ0', 2) > a).toBe(true);
   });
 });
