@@ -87,9 +87,11 @@ const COUNTER: Record<BatchContactState, keyof Progress> = {
   cancelled: 'cancelled',
 };
 
-/** The schedule: one dialer pass per campaign with work. */
+/** The schedule: one dialer pass per campaign with work (but none whose next pass is scheduled already). */
 export async function tickCampaigns(): Promise<string> {
-  const { data } = await ActiveCampaignEntity.query.all({}).go({ pages: 'all' });
+  const { data: active } = await ActiveCampaignEntity.query.all({}).go({ pages: 'all' });
+  const now = clock.now().toISOString();
+  const data = active.filter((m) => !m.nextPassAt || m.nextPassAt <= now);
   await sendMessages(
     'campaigns',
     data.map((m) => ({
@@ -208,7 +210,7 @@ export async function dialPass(
  * until `nextPassAt` has passed; the schedule's tick (or a call's end) starts it again. A retired
  * campaign (no marker) gets no follow-up.
  */
-async function followUp(
+export async function followUp(
   campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
   seconds: number,
 ): Promise<boolean> {

@@ -1,10 +1,10 @@
 import type { EventSubscriber } from '../platform/workspace-events.js';
-import { recordCallEnded } from './dialer.js';
-import { nudgeDialer } from './service.js';
+import { followUp, recordCallEnded } from './dialer.js';
 
 /**
  * `call.ended` of a campaign's call (its data carries `campaign_id`): the batch contact gets its
- * outcome at once and the dialer is nudged to fill the freed slot. Idempotent on the event: the
+ * outcome at once and the dialer is nudged to fill the freed slot (unless its next pass is scheduled
+ * already: see dialer.ts `followUp`). Idempotent on the event: the
  * outcome is conditioned on the contact still `calling` with this call, so a redelivered event (or
  * the dialer's own reconciliation from the call record, which also covers a lost event) changes
  * nothing twice.
@@ -17,6 +17,7 @@ export const campaignEventSubscriber: EventSubscriber = {
     const callId = event.data.call_id;
     if (typeof campaignId !== 'string' || typeof callId !== 'string' || !campaignId) return;
     const recorded = await recordCallEnded(event.workspaceId, campaignId, callId);
-    if (recorded) await nudgeDialer({ workspaceId: event.workspaceId, campaignId });
+    // A pass now, unless one is scheduled already (the follow-ups of a campaign with calls out).
+    if (recorded) await followUp({ workspaceId: event.workspaceId, campaignId }, 0);
   },
 };
