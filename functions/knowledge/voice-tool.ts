@@ -1,5 +1,5 @@
-import { findAgent } from '../agents/service.js';
-import { readCall } from '../calling/lifecycle.js';
+import { AgentEntity } from '../agents/entities.js';
+import { CallEntity } from '../calling/entities.js';
 import { isTerminal } from '../calling/status.js';
 import { isId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
@@ -43,6 +43,18 @@ export interface KnowledgeToolRequest {
 
 export interface KnowledgeToolHit extends Omit<SearchHit, 'id'> {
   knowledge_base_id: string;
+}
+
+/** The entities alone (not the services): this webhook's bundle stays small. */
+async function findAgent(workspaceId: string, agentId: string) {
+  if (!isId('agent', agentId)) return undefined;
+  const { data } = await AgentEntity.get({ workspaceId, agentId }).go();
+  return data ?? undefined;
+}
+
+async function readCall(workspaceId: string, callId: string) {
+  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  return data ?? undefined;
 }
 
 type Answer = { status: number; body: { error: string } | { results: KnowledgeToolHit[] } };
