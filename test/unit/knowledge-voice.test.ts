@@ -13,9 +13,11 @@ test('a line about a property or an address is looked up; small talk is not', ()
     "I'm calling about 12 Harbour in Manly",
     'How many bedrooms does the apartment have?',
     'Tell me about the listing in Bondi',
+    'Anything in Bondi?',
+    'What do you have near Parramatta',
   ])
     expect(asksAboutListing(line)).toBe(true);
-  for (const line of ['Hi, who is this?', 'Thanks, bye', 'Can you call me back tomorrow?'])
+  for (const line of ['Hi, who is this?', 'Thanks, bye', 'Can you call me back tomorrow?', "I'm Sam"])
     expect(asksAboutListing(line)).toBe(false);
 });
 

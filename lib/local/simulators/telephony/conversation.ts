@@ -54,13 +54,16 @@ export const NOTHING_FOUND_REPLY =
 
 /**
  * Whether a caller's line asks about a property (the simulated agent then searches its knowledge
- * bases with it): a word about property or a street, or a number followed by a name (an address).
+ * bases with it): a word about property or a street, a number followed by a name (an address), or
+ * a place named after in, at, on, near, around or about ("anything in Bondi?").
  */
 export function asksAboutListing(line: string): boolean {
   return (
     /\b(listings?|propert(y|ies)|house|home|apartment|unit|townhouse|flat|bedrooms?|for sale|price|street|st|road|rd|avenue|ave|grove|lane|drive|place|parade|crescent)\b/i.test(
       line,
-    ) || /\b\d+[a-z]?\s+[A-Z][a-z]+/.test(line)
+    ) ||
+    /\b\d+[a-z]?\s+[A-Z][a-z]+/.test(line) ||
+    /\b(in|at|on|near|around|about)\s+[A-Z][a-z]{2,}/.test(line)
   );
 }
 
