@@ -24,7 +24,11 @@ import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
  *   transaction as the contact.
  * - Every contact write is conditioned on the `version` it read (absent on contacts written before
  *   versions existed) and rewrites the contact's search entries in the same transaction, so the
- *   entries always show the contact as it is.
+ *   entries always show the contact as it is. One exception, for speed: a contact an import creates
+ *   (service.ts: createImportedContacts) is written with its keys in a transaction, and its entries
+ *   right after in batch writes (in a transaction an item costs DynamoDB about three times as much);
+ *   the contacts are then read again, and one written meanwhile (version > 1) has its entries
+ *   rewritten from it. So for a few milliseconds a new imported contact is not found by `q`.
  *
  * Search entries (why, and what they cost). `q` is a prefix of the first name, the last name, the
  * full name, the email address or the phone number (E.164 digits, or national digits with or without
@@ -242,12 +246,21 @@ export const SuppressionEntity = new Entity(
  *
  *   import job     pk WS#<ws>                  sk CONTACTIMPORT#<job>            get; the list, newest first
  *   chunk done     pk WS#<ws>                  sk CONTACTIMPORTCHUNK#<job>#<n>   counted once; its first errors
- *   row outcome    pk WS#<ws>#IMPORT#<job>     sk ROW#<row, 8 digits>            each row decided once (TTL 30 d)
+ *   row outcome    pk WS#<ws>#IMPORT#<job>     sk ROW#<row, 8 digits>            a campaign upload's row decided
+ *                                                                                once (TTL 30 d)
  *
- * A row's outcome is written in the same transaction as the contact it creates or fills (or alone,
- * when it changes nothing or is rejected), created with "does not exist"; a chunk's counts are summed
- * from its rows' outcomes and added to the job in one transaction with the chunk's record, also
- * created with "does not exist". So a redelivered or interrupted chunk never counts a row twice.
+ * A contact import writes nothing per row but the contacts: the contact a row creates has the id
+ * importedContactId(job, row), the same on every receive, so a receive after a crash (or a second
+ * one) tells the rows it created (a contact with that id, or a key pointing at it) from the rows
+ * merged into another contact, and rejected rows depend on the row alone. The chunk's counts and its
+ * rejected rows' reasons are added to the job in one transaction with the chunk's record, created
+ * with "does not exist". So a redelivered or interrupted chunk never counts a row twice, and an
+ * imported contact costs 3 items in a transaction (contact, phone key, email key) and its search
+ * entries in batch writes — not a row record, nor its entries in the transaction (about 3x dearer).
+ *
+ * A campaign's upload (functions/campaigns/uploads.ts) writes a row outcome record per row instead,
+ * created with "does not exist" in the transaction of what the row writes; its chunk's counts are
+ * summed from them.
  */
 export const CONTACT_IMPORT_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type ContactImportStatus = (typeof CONTACT_IMPORT_STATUSES)[number];
