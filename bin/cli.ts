@@ -12,6 +12,7 @@
  *   campaign watch ID --workspace WS (--email E | --token T) [--until-paused] [--json]
  *                                                       a campaign's progress bar until it ends
  *   crm listings | crm sell --listing EXTERNAL_ID | crm add-contact --phone E164 [--email E] [--account A]
+ *   crm contacts | crm delete-listing --listing EXTERNAL_ID | crm delete-contact --contact EXTERNAL_ID
  *                                                       change the demo CRM (lib/cli/crm.ts)
  * Logs go to stderr, so stdout carries only the result.
  */
@@ -189,8 +190,9 @@ async function main(): Promise<number> {
     default:
       log(
         'commands: seed [--json] [--plan free|starter|growth|scale], token --email E, ' +
-          'call receive --from E164 --to E164 [--json], import FILE --workspace WS --email E, ' +
-          'campaign watch ID --workspace WS --email E, crm listings | sell --listing ID | add-contact --phone E164',
+          'call receive --from E164 --to E164 [--say TEXT] [--json], import FILE --workspace WS --email E, ' +
+          'campaign watch ID --workspace WS --email E, crm listings | sell --listing ID | add-contact --phone E164 | ' +
+          'contacts | delete-listing --listing ID | delete-contact --contact ID',
       );
       return 2;
   }
