@@ -1,4 +1,5 @@
-import { Entity, Service, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity, Service } from '../platform/entity.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex, gsi1, gsi2 } from '../platform/keys.js';
 import { ORGANISATION_ROLES, WORKSPACE_ROLES } from './authorization.js';

@@ -1,4 +1,4 @@
-import { Service } from 'electrodb';
+import { Service } from '../platform/entity.js';
 import * as z from 'zod';
 import { clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Entity, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity } from '../platform/entity.js';
 import { TABLE } from '../platform/resources.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex, gsi2 } from '../platform/keys.js';

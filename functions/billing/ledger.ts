@@ -1,4 +1,4 @@
-import { Service } from 'electrodb';
+import { Service } from '../platform/entity.js';
 import { clock } from '../platform/clock.js';
 import { paymentRequired } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';

@@ -1,4 +1,4 @@
-import { Service } from 'electrodb';
+import { Service } from '../platform/entity.js';
 import { OrganisationEntity, OrgMemberEntity, WorkspaceEntity } from '../access/entities.js';
 import { DEFAULT_WORKSPACE_NAME } from '../access/organisations.js';
 import type { UserPrincipal } from '../platform/auth/principal.js';

@@ -1,4 +1,4 @@
-import { Service } from 'electrodb';
+import { Service } from '../platform/entity.js';
 import { OrganisationEntity, OrgMemberEntity } from '../access/entities.js';
 import { clock } from '../platform/clock.js';
 import { config } from '../platform/config.js';

@@ -1,5 +1,6 @@
 import { IdempotencyEntity } from '../platform/idempotency.js';
-import { Entity, Service, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity, Service } from '../platform/entity.js';
 import { WorkspaceEntity, WorkspaceMemberEntity, OrgMemberEntity } from '../access/entities.js';
 import { AgentEntity } from '../agents/entities.js';
 import { BillingAccountEntity } from '../billing/entities.js';

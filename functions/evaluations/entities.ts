@@ -1,4 +1,5 @@
-import { Entity, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity } from '../platform/entity.js';
 import { primaryIndex } from '../platform/keys.js';
 import { entityConfig } from '../platform/table.js';
 

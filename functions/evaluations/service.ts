@@ -13,7 +13,7 @@ import { sendMessages } from '../platform/queue.js';
 import type { EvaluationMessage } from '../platform/queue-messages.js';
 import { entityConfig, isConditionFailure } from '../platform/table.js';
 import { telephony, TelephonyError } from '../providers/telephony/index.js';
-import { Service } from 'electrodb';
+import { Service } from '../platform/entity.js';
 import {
   EvaluationDispatchEntity,
   EvaluationEntity,

@@ -1,4 +1,5 @@
-import { Entity, Service, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity, Service } from '../platform/entity.js';
 import { AgentEntity } from '../agents/entities.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex, gsi1 } from '../platform/keys.js';

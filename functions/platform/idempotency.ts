@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Entity } from 'electrodb';
+import { Entity } from './entity.js';
 import { clock } from './clock.js';
 import { conflict, ValidationError } from './errors.js';
 import { entityConfig, isConditionFailure } from './table.js';

@@ -1,4 +1,39 @@
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import {
+  isSupportedCountry as isSupportedCountryWith,
+  parsePhoneNumberFromString as parseWith,
+  type CountryCode,
+  type MetadataJson,
+} from 'libphonenumber-js/core';
+
+/**
+ * libphonenumber's `min` metadata (~80 KB), read when a number is first parsed rather than compiled
+ * into every bundle and evaluated at every cold start. A Lambda asset carries it beside its entry
+ * (`PHONE_METADATA_FILE`, copied by the stack for every function); elsewhere it comes from the
+ * package in node_modules.
+ */
+export const PHONE_METADATA = {
+  packageFile: 'libphonenumber-js/metadata.min.json',
+  assetFile: 'phone-metadata.json',
+};
+
+let metadata: MetadataJson | undefined;
+function phoneMetadata(): MetadataJson {
+  if (!metadata) {
+    const taskRoot = process.env.LAMBDA_TASK_ROOT;
+    const file = taskRoot
+      ? join(taskRoot, PHONE_METADATA.assetFile)
+      : createRequire(import.meta.url).resolve(PHONE_METADATA.packageFile);
+    metadata = JSON.parse(readFileSync(file, 'utf8')) as MetadataJson;
+  }
+  return metadata;
+}
+
+const parsePhoneNumberFromString = (text: string, defaultCountry?: CountryCode) =>
+  parseWith(text, { defaultCountry }, phoneMetadata());
+const isSupportedCountry = (code: string) => isSupportedCountryWith(code as CountryCode, phoneMetadata());
 
 /**
  * E.164 normalisation. A number is accepted only when it is written in international form (leading

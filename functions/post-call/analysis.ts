@@ -32,7 +32,8 @@ export interface CallSentiment {
 
 export const POSITIVE_THRESHOLD = 0.1;
 
-const analyser = new Sentiment();
+// Built on first use: its word list is evaluated then, not at every cold start.
+let analyser: Sentiment | undefined;
 
 const round = (value: number, digits = 3): number => {
   const factor = 10 ** digits;
@@ -47,7 +48,7 @@ export function labelFor(score: number): SentimentLabel {
 }
 
 function scoreText(text: string): { score: number; tokens: number } {
-  const result = analyser.analyze(text);
+  const result = (analyser ??= new Sentiment()).analyze(text);
   return { score: result.score, tokens: result.tokens.length };
 }
 

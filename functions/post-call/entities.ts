@@ -1,4 +1,4 @@
-import { Entity, Service } from 'electrodb';
+import { Entity, Service } from '../platform/entity.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
 

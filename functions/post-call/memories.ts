@@ -1,4 +1,4 @@
-import { Entity } from 'electrodb';
+import { Entity } from '../platform/entity.js';
 import { findAgent } from '../agents/service.js';
 import { primaryIndex } from '../platform/keys.js';
 import { entityConfig } from '../platform/table.js';

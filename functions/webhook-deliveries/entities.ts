@@ -1,4 +1,4 @@
-import { Entity } from 'electrodb';
+import { Entity } from '../platform/entity.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex, gsi1 } from '../platform/keys.js';
 

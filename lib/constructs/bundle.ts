@@ -3,6 +3,7 @@ import { copyFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { FunctionSpec } from '../catalog-types.js';
+import { PHONE_METADATA } from '../../functions/platform/phone.js';
 
 /** Lets bundled CommonJS dependencies call `require` inside the ESM output (every file of it). */
 export const ESM_REQUIRE_BANNER =
@@ -84,7 +85,14 @@ export function bundleFunction(
   outdir: string,
 ): Metafile {
   const { metafile } = buildSync({ ...bundleOptions(repoRoot, spec.entry, outdir), metafile: true });
-  copyBundleFiles(repoRoot, spec.bundleFiles, outdir);
+  const readsPhoneMetadata = Object.keys(metafile.inputs).some((input) =>
+    input.endsWith('functions/platform/phone.ts'),
+  );
+  copyBundleFiles(
+    repoRoot,
+    [...(spec.bundleFiles ?? []), ...(readsPhoneMetadata ? [PHONE_METADATA] : [])],
+    outdir,
+  );
   return metafile;
 }
 

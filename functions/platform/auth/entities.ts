@@ -1,4 +1,5 @@
-import { Entity, Service, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity, Service } from '../entity.js';
 import { entityConfig } from '../table.js';
 import { primaryIndex, gsi1 } from '../keys.js';
 
