@@ -328,6 +328,8 @@ export async function runScenario(message: EvaluationMessage): Promise<'judged' 
       prompt: renderTemplate(agent.prompt, {}),
       callerScript: scenario.caller_script,
       maxDurationSeconds: agent.settings.maxDurationSeconds,
+      // A scenario asking about a listing is answered from the agent's knowledge bases, as on a call.
+      knowledge: { workspaceId, agentId },
     });
   } catch (error) {
     if (error instanceof TelephonyError && error.definitive) {

@@ -1,4 +1,5 @@
-import { createConversions, Service } from 'electrodb';
+import { createConversions } from 'electrodb';
+import { Service } from '../platform/entity.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PLANS } from '../billing/plans.js';
 import { KnowledgeBaseEntity, type KnowledgeBase } from '../knowledge/entities.js';

@@ -1,4 +1,5 @@
-import { Entity, Service, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity, Service } from '../platform/entity.js';
 import { primaryIndex } from '../platform/keys.js';
 import { entityConfig } from '../platform/table.js';
 import { ITEM_STATUSES, KNOWLEDGE_BASE_KINDS, LISTING_STATUSES } from './model.js';
