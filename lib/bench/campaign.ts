@@ -18,7 +18,11 @@ import { startBenchStack } from './stack-process.js';
  *  - the cap: the workspace's live calls (its `activeCalls` counter, what start-call's condition
  *    guards) and the campaign's `calling`, sampled every SAMPLE_MS, never above the cap;
  *  - dials per second against the cap's theoretical rate: cap ÷ the mean lifetime of a call (created
- *    → ended, from the same run's call records) — how full the dialer keeps its slots.
+ *    → ended, from the same run's call records) — how full the dialer keeps its slots;
+ *  - what a call costs: DynamoDB requests per call of the dialer's function and of the whole stack
+ *    (GET /_local/metrics), and the number of dialer passes.
+ * The bench stack runs no schedules: the dialer's follow-up passes (functions/campaigns/dialer.ts)
+ * alone carry the campaign from PATCH running to completed. Each contact gets one attempt.
  */
 
 export interface CampaignBenchReport {
