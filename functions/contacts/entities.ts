@@ -1,4 +1,5 @@
-import { Entity, Service, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity, Service } from '../platform/entity.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
 import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
