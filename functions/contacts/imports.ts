@@ -16,14 +16,7 @@ import {
   type ContactImport,
   type ContactImportRow,
 } from './entities.js';
-import {
-  ImportFileError,
-  parseImportFile,
-  type ImportFormat,
-  type ParseOptions,
-  type ParsedRow,
-  type RowFields,
-} from './import-parse.js';
+import type { ImportFormat, ParseOptions, ParsedRow, RowFields } from './import-parse.js';
 import { onePage, type Page } from './paging.js';
 import type { ContactInput } from './schemas.js';
 import { inParallel } from './parallel.js';
@@ -421,6 +414,9 @@ export async function planImport(
       return 'failed: no file';
     }
     let rows: ParsedRow[];
+    // The parsers (csv-parse, ical.js) are loaded by the plan step alone, not by every function that
+    // imports this module (campaign uploads, the contacts API, workers reading imports).
+    const { ImportFileError, parseImportFile } = await import('./import-parse.js');
     try {
       ({ rows } = await parseImportFile(bytes, job.format, pipeline.parse));
       if (rows.length === 0) throw new ImportFileError('the file has no data rows');
