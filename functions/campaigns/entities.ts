@@ -1,4 +1,5 @@
-import { Entity, Service, type EntityItem } from 'electrodb';
+import type { EntityItem } from 'electrodb';
+import { Entity, Service } from '../platform/entity.js';
 import { ContactImportRowEntity, ContactNoteEntity } from '../contacts/entities.js';
 import { gsi1, primaryIndex } from '../platform/keys.js';
 import { entityConfig } from '../platform/table.js';
