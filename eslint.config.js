@@ -23,7 +23,18 @@ export default tseslint.config(
             "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
           message: "Use `import * as z from 'zod'` (tree-shaken); `import { z }` bundles all of zod.",
         },
+        {
+          // ElectroDB's own classes build a model at import; functions/platform/entity.ts's build it on first use.
+          selector:
+            "ImportDeclaration[source.value='electrodb'][importKind!='type'] > ImportSpecifier[imported.name=/^(Entity|Service)$/][importKind!='type']",
+          message:
+            "Import Entity and Service from functions/platform/entity.ts (built on first use), not from 'electrodb'.",
+        },
       ],
     },
+  },
+  {
+    files: ['functions/platform/entity.ts', 'functions/platform/table.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
 );
