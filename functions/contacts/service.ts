@@ -1,4 +1,3 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createConversions } from 'electrodb';
 import { WorkspaceEntity } from '../access/entities.js';
 import { clock } from '../platform/clock.js';
@@ -6,7 +5,7 @@ import { HttpError, notFound, ValidationError, type ValidationIssue } from '../p
 import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { toE164, toE164InCountry } from '../platform/phone.js';
-import { docClient, tableName } from '../platform/table.js';
+import { batchPutItems } from '../platform/table.js';
 import { parseOrThrow } from '../platform/validation.js';
 import { publishWorkspaceEvent } from '../platform/workspace-events.js';
 import {
@@ -745,18 +744,7 @@ function searchEntryItems(record: ContactRecord): Record<string, unknown>[] {
 }
 
 /** One BatchWriteItem of up to 25 puts, what DynamoDB leaves unprocessed sent again (idempotent puts). */
-async function batchPut(items: Record<string, unknown>[]): Promise<void> {
-  const table = tableName();
-  let pending = items.map((Item) => ({ PutRequest: { Item } }));
-  for (let attempt = 0; pending.length > 0; attempt += 1) {
-    if (attempt >= MAX_TRIES) throw new Error(`could not write ${pending.length} items; try again`);
-    if (attempt > 0) await backOff(attempt);
-    const { UnprocessedItems } = await docClient().send(
-      new BatchWriteCommand({ RequestItems: { [table]: pending } }),
-    );
-    pending = (UnprocessedItems?.[table] ?? []) as typeof pending;
-  }
-}
+const batchPut = (items: Record<string, unknown>[]) => batchPutItems(items, MAX_TRIES);
 
 /**
  * A contact's search entries rewritten from the contact as it is now, after a batch wrote entries

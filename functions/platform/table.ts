@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   TransactGetCommand,
@@ -173,4 +174,21 @@ export function isConditionFailure(error: unknown): boolean {
     current = cause;
   }
   return false;
+}
+
+/**
+ * Puts up to 25 items with one BatchWriteItem, sending again what DynamoDB leaves unprocessed (with a
+ * growing pause), at most `tries` times. Only for idempotent puts of derived items (no conditions).
+ */
+export async function batchPutItems(items: Record<string, unknown>[], tries = 8): Promise<void> {
+  const table = tableName();
+  let pending = items.map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt >= tries) throw new Error(`could not write ${pending.length} items; try again`);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+    const { UnprocessedItems } = await docClient().send(
+      new BatchWriteCommand({ RequestItems: { [table]: pending } }),
+    );
+    pending = (UnprocessedItems?.[table] ?? []) as typeof pending;
+  }
 }
