@@ -29,29 +29,69 @@ export async function addNote(
 ): Promise<ContactNote> {
   const body = parseOrThrow(CreateNoteBody, input, 'body');
   if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
+  const note = newNote(workspaceId, contactId, newId('note'), body, authorId);
+  const result = await writeNote(note);
+  if (result.canceled) throw notFound(CONTACT_NOT_FOUND);
+  return note;
+}
+
+/**
+ * A note whose id the caller chose, added once: called again with the same id (a retry after a crash
+ * between the note and the caller's own record, e.g. a workflow run's stage), it finds the note and
+ * adds no second one. The note's id; undefined when the contact is gone.
+ */
+export async function addNoteOnce(
+  workspaceId: string,
+  contactId: string,
+  noteId: string,
+  input: { text: string; channel?: NoteChannel },
+  authorId: string,
+): Promise<string | undefined> {
+  if (!isId('contact', contactId) || !isId('note', noteId)) return undefined;
+  const body = parseOrThrow(CreateNoteBody, input, 'body');
+  const result = await writeNote(newNote(workspaceId, contactId, noteId, body, authorId));
+  if (!result.canceled) return noteId;
+  const { data: existing } = await ContactNoteEntity.get({ workspaceId, contactId, noteId }).go({
+    consistent: true,
+  });
+  if (existing) return noteId;
+  if (result.data.some((reason) => reason.code === 'TransactionConflict')) {
+    throw new Error(`note ${noteId}: transaction conflict; received again`);
+  }
+  return undefined;
+}
+
+function newNote(
+  workspaceId: string,
+  contactId: string,
+  noteId: string,
+  body: { text: string; channel: NoteChannel },
+  authorId: string,
+): ContactNote {
   const now = clock.now().toISOString();
-  const note: ContactNote = {
+  return {
     workspaceId,
     contactId,
-    noteId: newId('note'),
+    noteId,
     text: body.text,
     channel: body.channel,
     authorId,
     createdAt: now,
     updatedAt: now,
   };
-  const result = await contactsService.transaction
+}
+
+/** The note created ("does not exist") while its contact exists, in one transaction. */
+const writeNote = (note: ContactNote) =>
+  contactsService.transaction
     .write(({ contact, contactNote }) => [
       contact
-        .check({ workspaceId, contactId })
+        .check({ workspaceId: note.workspaceId, contactId: note.contactId })
         .where((attr, op) => op.exists(attr.createdAt))
         .commit(),
       contactNote.create(note).commit(),
     ])
     .go();
-  if (result.canceled) throw notFound(CONTACT_NOT_FOUND);
-  return note;
-}
 
 /** The contact's notes, newest first; 404 when the contact does not exist. */
 export async function listNotes(
