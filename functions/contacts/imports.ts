@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createConversions } from 'electrodb';
+import { onFirstUse } from '../platform/entity.js';
 import { clock } from '../platform/clock.js';
 import { HttpError, notFound, ValidationError } from '../platform/errors.js';
 import { ID_PREFIXES, isId, newId } from '../platform/ids.js';
@@ -298,7 +299,7 @@ function isConditionFailure(error: unknown): boolean {
   return false;
 }
 
-const importConversions = createConversions(ContactImportEntity);
+const importConversions = onFirstUse(() => createConversions(ContactImportEntity));
 
 /** The workspace's imports (a campaign's uploads: that campaign's), newest first. */
 export async function listImports(
@@ -320,7 +321,7 @@ export async function listImports(
         )
         .go(options),
     cursorAfter: (job) =>
-      importConversions.byAccessPattern.byId.fromComposite.toCursor({ workspaceId, jobId: job.jobId }),
+      importConversions().byAccessPattern.byId.fromComposite.toCursor({ workspaceId, jobId: job.jobId }),
   });
 }
 

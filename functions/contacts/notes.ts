@@ -1,4 +1,5 @@
 import { createConversions } from 'electrodb';
+import { onFirstUse } from '../platform/entity.js';
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
@@ -19,7 +20,7 @@ import { CONTACT_NOT_FOUND, requireContact } from './service.js';
 
 export const NOTE_NOT_FOUND = 'Note not found';
 
-const noteConversions = createConversions(ContactNoteEntity);
+const noteConversions = onFirstUse(() => createConversions(ContactNoteEntity));
 
 export async function addNote(
   workspaceId: string,
@@ -107,7 +108,7 @@ export async function listNotes(
     order: 'desc',
     run: (options) => ContactNoteEntity.query.byContact({ workspaceId, contactId }).go(options),
     cursorAfter: (note) =>
-      noteConversions.byAccessPattern.byContact.fromComposite.toCursor({
+      noteConversions().byAccessPattern.byContact.fromComposite.toCursor({
         workspaceId,
         contactId,
         noteId: note.noteId,

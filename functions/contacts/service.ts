@@ -1,4 +1,5 @@
 import { createConversions } from 'electrodb';
+import { onFirstUse } from '../platform/entity.js';
 import { WorkspaceEntity } from '../access/entities.js';
 import { clock } from '../platform/clock.js';
 import { HttpError, notFound, ValidationError, type ValidationIssue } from '../platform/errors.js';
@@ -732,7 +733,7 @@ function searchEntryItems(record: ContactRecord): Record<string, unknown>[] {
       ? first
       : {
           ...first,
-          ...searchConversions.fromComposite.toKeys({
+          ...searchConversions().fromComposite.toKeys({
             workspaceId: entry.workspaceId,
             token: entry.token,
             contactId: entry.contactId,
@@ -1150,8 +1151,8 @@ async function deleteAll<K>(
   if (pending.length > 0) throw new Error(`could not delete ${pending.length} items; try again`);
 }
 
-const contactConversions = createConversions(ContactEntity);
-const searchConversions = createConversions(ContactSearchEntity);
+const contactConversions = onFirstUse(() => createConversions(ContactEntity));
+const searchConversions = onFirstUse(() => createConversions(ContactSearchEntity));
 
 // ── Lists ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -1194,7 +1195,7 @@ export async function listContacts(
       read: FILTERED_PAGE_READ,
       run: (options) => search.go(options),
       cursorAfter: (entry) =>
-        searchConversions.byAccessPattern.byToken.fromComposite.toCursor({
+        searchConversions().byAccessPattern.byToken.fromComposite.toCursor({
           workspaceId,
           token: entry.token,
           contactId: entry.contactId,
@@ -1218,7 +1219,7 @@ export async function listContacts(
     order: 'desc',
     run: (options) => contacts.go(options),
     cursorAfter: (contact) =>
-      contactConversions.byAccessPattern.byId.fromComposite.toCursor({
+      contactConversions().byAccessPattern.byId.fromComposite.toCursor({
         workspaceId,
         contactId: contact.contactId,
       }),

@@ -1,4 +1,5 @@
 import { createConversions } from 'electrodb';
+import { onFirstUse } from '../platform/entity.js';
 import { clock } from '../platform/clock.js';
 import { notFound, ValidationError } from '../platform/errors.js';
 import type { ListQuery } from '../platform/pagination.js';
@@ -18,7 +19,7 @@ import { PutSuppressionBody } from './schemas.js';
 
 export const SUPPRESSION_NOT_FOUND = 'Suppression entry not found';
 
-const suppressionConversions = createConversions(SuppressionEntity);
+const suppressionConversions = onFirstUse(() => createConversions(SuppressionEntity));
 
 /**
  * The `{phone}` of a path: E.164, URL-encoded (`%2B61…`) or with a literal `+`. A gateway that
@@ -89,7 +90,7 @@ export async function listSuppressed(organisationId: string, query: ListQuery): 
     read: query.limit + 1,
     run: (options) => SuppressionEntity.query.byOrganisation({ organisationId }).go(options),
     cursorAfter: (entry) =>
-      suppressionConversions.byAccessPattern.byOrganisation.fromComposite.toCursor({
+      suppressionConversions().byAccessPattern.byOrganisation.fromComposite.toCursor({
         organisationId,
         phone: entry.phone,
       }),

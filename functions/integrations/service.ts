@@ -1,5 +1,5 @@
 import { createConversions } from 'electrodb';
-import { Service } from '../platform/entity.js';
+import { onFirstUse, Service } from '../platform/entity.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PLANS } from '../billing/plans.js';
 import { KnowledgeBaseEntity, type KnowledgeBase } from '../knowledge/entities.js';
@@ -80,7 +80,7 @@ export async function createIntegration(
   return data as Integration;
 }
 
-const integrationConversions = createConversions(IntegrationEntity);
+const integrationConversions = onFirstUse(() => createConversions(IntegrationEntity));
 
 export async function listIntegrations(
   workspaceId: string,
@@ -92,7 +92,7 @@ export async function listIntegrations(
     read: query.limit + 1,
     run: (options) => IntegrationEntity.query.byId({ workspaceId }).go(options),
     cursorAfter: (i) =>
-      integrationConversions.byAccessPattern.byId.fromComposite.toCursor({
+      integrationConversions().byAccessPattern.byId.fromComposite.toCursor({
         workspaceId,
         integrationId: i.integrationId,
       }),
@@ -133,7 +133,7 @@ export async function requireJob(
   return job;
 }
 
-const jobConversions = createConversions(SyncJobEntity);
+const jobConversions = onFirstUse(() => createConversions(SyncJobEntity));
 
 export async function listJobs(
   workspaceId: string,
@@ -147,7 +147,7 @@ export async function listJobs(
     order: 'desc',
     run: (options) => SyncJobEntity.query.byIntegration({ workspaceId, integrationId }).go(options),
     cursorAfter: (job) =>
-      jobConversions.byAccessPattern.byIntegration.fromComposite.toCursor({
+      jobConversions().byAccessPattern.byIntegration.fromComposite.toCursor({
         workspaceId,
         integrationId,
         jobId: job.jobId,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createConversions } from 'electrodb';
+import { onFirstUse } from '../platform/entity.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
@@ -77,7 +78,7 @@ export async function createKnowledgeBase(
   return data as KnowledgeBase;
 }
 
-const baseConversions = createConversions(KnowledgeBaseEntity);
+const baseConversions = onFirstUse(() => createConversions(KnowledgeBaseEntity));
 
 export async function listKnowledgeBases(
   workspaceId: string,
@@ -89,7 +90,7 @@ export async function listKnowledgeBases(
     read: query.limit + 1,
     run: (options) => KnowledgeBaseEntity.query.byId({ workspaceId }).go(options),
     cursorAfter: (kb) =>
-      baseConversions.byAccessPattern.byId.fromComposite.toCursor({
+      baseConversions().byAccessPattern.byId.fromComposite.toCursor({
         workspaceId,
         knowledgeBaseId: kb.knowledgeBaseId,
       }),
@@ -189,7 +190,7 @@ export async function allItems(workspaceId: string, knowledgeBaseId: string): Pr
   return data;
 }
 
-const itemConversions = createConversions(KnowledgeItemEntity);
+const itemConversions = onFirstUse(() => createConversions(KnowledgeItemEntity));
 
 export async function listItems(
   workspaceId: string,
@@ -202,7 +203,7 @@ export async function listItems(
     read: query.limit + 1,
     run: (options) => KnowledgeItemEntity.query.byBase({ workspaceId, knowledgeBaseId }).go(options),
     cursorAfter: (item) =>
-      itemConversions.byAccessPattern.byBase.fromComposite.toCursor({
+      itemConversions().byAccessPattern.byBase.fromComposite.toCursor({
         workspaceId,
         knowledgeBaseId,
         itemId: item.itemId,
