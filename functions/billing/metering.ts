@@ -11,10 +11,9 @@ import {
   callUnits,
   evaluationUnits,
   memoriesUnits,
-  smsSegmentation,
   smsUnits,
-  type SmsSegmentation,
 } from './rules.js';
+import type { SmsSegmentation } from './sms-segments.js';
 import { reconcileAgents } from './suspension.js';
 
 export {
@@ -22,7 +21,6 @@ export {
   billedSeconds,
   callUnits,
   memoriesUnits,
-  smsSegmentation,
   smsUnits,
   evaluationUnits,
 } from './rules.js';
@@ -94,6 +92,7 @@ export async function chargeSms(input: {
   smsId: string;
   text: string;
 }): Promise<SmsCharge> {
+  const { smsSegmentation } = await import('./sms-segments.js');
   const segmentation = smsSegmentation(input.text);
   const units = smsUnits(segmentation.segments);
   const result = await recordMovement({

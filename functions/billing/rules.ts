@@ -1,4 +1,3 @@
-import { SegmentedMessage } from 'sms-segments-calculator';
 import { UNITS_PER_CREDIT } from './credits.js';
 import type { UsageKind } from './model.js';
 
@@ -79,23 +78,6 @@ export const callUnits = (durationSeconds: number): number =>
   billedSeconds(durationSeconds) * METERING_RULES.call.unitsPerQuantity;
 export const memoriesUnits = (durationSeconds: number): number =>
   billedSeconds(durationSeconds) * METERING_RULES.memories.unitsPerQuantity;
-
-export interface SmsSegmentation {
-  encoding: 'GSM-7' | 'UCS-2';
-  segments: number;
-  characters: number;
-}
-
-/** Segments of an SMS as the carrier counts them (GSM-7 or UCS-2, with the multipart headers). */
-export function smsSegmentation(text: string): SmsSegmentation {
-  if (text.length === 0) throw new Error('an SMS needs text');
-  const message = new SegmentedMessage(text);
-  return {
-    encoding: message.encodingName,
-    segments: message.segmentsCount,
-    characters: message.numberOfCharacters,
-  };
-}
 
 export const smsUnits = (segments: number): number => segments * METERING_RULES.sms.unitsPerQuantity;
 export const evaluationUnits = (): number => METERING_RULES.evaluation.unitsPerQuantity;

@@ -1,7 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { QueueKey } from './resources.js';
-import { queueUrl, sqsClient } from './queue.js';
+import { queueUrl, sqsClient, sqsCommands } from './queue.js';
 import { headBucket } from './storage.js';
 import { dynamoClient, tableName } from './table.js';
 
@@ -20,7 +19,8 @@ export async function probeTable(): Promise<void> {
 
 /** Reads one attribute of a queue. */
 export async function probeQueue(queue: QueueKey): Promise<void> {
-  await sqsClient().send(
+  const [client, { GetQueueAttributesCommand }] = await Promise.all([sqsClient(), sqsCommands()]);
+  await client.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl(queue), AttributeNames: ['QueueArn'] }),
   );
 }

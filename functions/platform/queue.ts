@@ -1,23 +1,45 @@
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueKey } from './resources.js';
 import { config } from './config.js';
 import type { MessageQueue, QueueMessage } from './queue-messages.js';
 import { grantsMiddleware } from './grants.js';
 import { withoutUnusedMiddleware } from './sdk-clients.js';
 
-let sqs: SQSClient | undefined;
+type SqsModule = typeof import('@aws-sdk/client-sqs');
 
-export function sqsClient(): SQSClient {
-  if (!sqs) {
-    sqs = withoutUnusedMiddleware(new SQSClient({ region: config().AWS_REGION }));
-    sqs.middlewareStack.add(grantsMiddleware('sqs'), { step: 'initialize', name: 'enforceGrants' });
-  }
+let sqsModule: Promise<SqsModule> | undefined;
+let sqs: Promise<SQSClient> | undefined;
+const clientSetups: ((client: SQSClient) => void)[] = [];
+
+/**
+ * The SQS client's package is loaded by the first send, not at init: many invocations send nothing
+ * (a webhook that is refused, a sweep that finds nothing), and it is a sixth of a cold load.
+ */
+const loadSqs = (): Promise<SqsModule> => {
+  sqsModule ??= import('@aws-sdk/client-sqs');
+  sqsModule.catch(() => (sqsModule = undefined));
+  return sqsModule;
+};
+
+export function sqsClient(): Promise<SQSClient> {
+  sqs ??= loadSqs().then(({ SQSClient }) => {
+    const client = withoutUnusedMiddleware(new SQSClient({ region: config().AWS_REGION }));
+    client.middlewareStack.add(grantsMiddleware('sqs'), { step: 'initialize', name: 'enforceGrants' });
+    for (const setup of clientSetups) setup(client);
+    return client;
+  });
   return sqs;
+}
+
+/** Runs `setup` on the queue client, now if it exists and on every client made later (local metrics). */
+export function onQueueClient(setup: (client: SQSClient) => void): void {
+  clientSetups.push(setup);
+  void sqs?.then(setup);
 }
 
 /** Forgets the queue client (see table.ts resetTableClients: npm run bench, between local stacks). */
 export function resetQueueClient(): void {
-  sqs?.destroy();
+  void sqs?.then((client) => client.destroy());
   sqs = undefined;
 }
 
@@ -36,7 +58,8 @@ export async function sendMessage<Q extends MessageQueue>(
   body: QueueMessage<Q>,
   options: { delaySeconds?: number } = {},
 ): Promise<void> {
-  await sqsClient().send(
+  const [client, { SendMessageCommand }] = await Promise.all([sqsClient(), loadSqs()]);
+  await client.send(
     new SendMessageCommand({
       QueueUrl: queueUrl(queue),
       MessageBody: JSON.stringify(body),
@@ -52,9 +75,11 @@ export async function sendMessages<Q extends MessageQueue>(
   queue: Q,
   bodies: QueueMessage<Q>[],
 ): Promise<void> {
+  if (bodies.length === 0) return;
+  const [client, { SendMessageBatchCommand }] = await Promise.all([sqsClient(), loadSqs()]);
   for (let i = 0; i < bodies.length; i += 10) {
     const chunk = bodies.slice(i, i + 10);
-    const result = await sqsClient().send(
+    const result = await client.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl(queue),
         Entries: chunk.map((body, index) => ({ Id: String(index), MessageBody: JSON.stringify(body) })),
@@ -65,3 +90,6 @@ export async function sendMessages<Q extends MessageQueue>(
     }
   }
 }
+
+/** The SQS package's commands, for the platform's own requests (health probes, the bench's floor). */
+export const sqsCommands = (): Promise<SqsModule> => loadSqs();

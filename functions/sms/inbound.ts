@@ -1,5 +1,5 @@
 import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
-import { smsSegmentation } from '../billing/metering.js';
+import { smsSegmentation } from '../billing/sms-segments.js';
 import { ensureContact, getContact, normalisePhone, updateContact } from '../contacts/service.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { clock } from '../platform/clock.js';

@@ -1,5 +1,6 @@
 import { recordMovement } from '../billing/ledger.js';
-import { chargeSms, smsSegmentation, smsUnits } from '../billing/metering.js';
+import { chargeSms, smsUnits } from '../billing/metering.js';
+import { smsSegmentation } from '../billing/sms-segments.js';
 import { isInGoodStanding } from '../billing/standing.js';
 import { ensureContact, getContact, normalisePhone } from '../contacts/service.js';
 import { isSuppressed } from '../contacts/suppression.js';

@@ -1,5 +1,4 @@
 import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
-import { startCall } from '../calling/start-call.js';
 import { findContactByEmail, findContactByPhone, getContact, updateContact } from '../contacts/service.js';
 import type { Contact } from '../contacts/entities.js';
 import { contactView } from '../contacts/views.js';
@@ -10,8 +9,6 @@ import { IDEMPOTENCY_IN_FLIGHT } from '../platform/idempotency.js';
 import { clock } from '../platform/clock.js';
 import { isE164 } from '../platform/phone.js';
 import { EmailSendError, sendEmail } from '../providers/email/index.js';
-import { SmsMessageEntity, type SmsMessage } from '../sms/entities.js';
-import { deliver, sendSms } from '../sms/messages.js';
 import { render, type SignalFacts } from './conditions.js';
 import type { WorkflowRun } from './entities.js';
 import { addRunNote } from './notes.js';
@@ -187,40 +184,6 @@ function prepareInput(action: Action, facts: RunFacts): Record<string, unknown> 
   }
 }
 
-/**
- * The SMS an earlier attempt of this run's task sent, if any: the message the SMS service recorded for
- * the recipient's thread since the task's input was recorded, created by this run. Found still
- * `queued` (that attempt stopped before the provider), it is delivered now — once: the charge and the
- * provider's send are keyed by the message id.
- */
-async function runSms(run: WorkflowRun, input: Record<string, unknown>): Promise<SmsMessage | undefined> {
-  const contactId =
-    (input.contact_id as string | undefined) ??
-    (await findContactByPhone(run.workspaceId, String(input.to_phone)))?.contactId;
-  if (!contactId) return undefined;
-  const { data } = await SmsMessageEntity.query
-    .byThread({ workspaceId: run.workspaceId, contactId })
-    .gte({ createdAt: String(input.prepared_at) })
-    .where((attr, op) => `${op.eq(attr.createdBy, run.runId)} AND ${op.eq(attr.direction, 'outbound')}`)
-    .go({ pages: 'all' });
-  const message = data[0];
-  if (!message || message.status !== 'queued' || message.held) return message;
-  return (await deliver(message, { insufficient: 'fail' })).message;
-}
-
-function sendRunSms(run: WorkflowRun, input: Record<string, unknown>): Promise<SmsMessage> {
-  const contactId = input.contact_id as string | undefined;
-  return sendSms({
-    workspaceId: run.workspaceId,
-    organisationId: run.organisationId,
-    ...(contactId ? { contactId } : { to: String(input.to_phone) }),
-    body: String(input.body),
-    kind: 'workflow',
-    // The run that sent it: how a retry of the run finds this message instead of sending another.
-    createdBy: run.runId,
-  });
-}
-
 async function perform(
   run: WorkflowRun,
   type: ActionType,
@@ -240,6 +203,7 @@ async function perform(
         organisationId: run.organisationId,
         scopes: ['start_call'],
       };
+      const { startCall } = await import('../calling/start-call.js');
       const call = await startCall({
         principal,
         workspaceId: run.workspaceId,
@@ -253,6 +217,7 @@ async function perform(
       return { action: 'call', call_id: call.id, to_phone: call.to_phone };
     }
     case 'sms': {
+      const { runSms, sendRunSms } = await import('./sms-task.js');
       const message = (retry ? await runSms(run, input) : undefined) ?? (await sendRunSms(run, input));
       if (message.status === 'failed')
         throw new TaskFailed(`sms not sent: ${message.failureReason ?? 'failed'}`);

@@ -63,7 +63,8 @@ export async function prepareFloor(input: {
       Item: { ...workspace, ...slot, activeCalls: { N: '0' }, concurrentCallLimit: { N: '1000000000' } },
     }),
   );
-  const { QueueUrl } = await sqsClient().send(
+  const sqs = await sqsClient();
+  const { QueueUrl } = await sqs.send(
     new CreateQueueCommand({ QueueName: `bench-floor-${process.pid}` }),
   );
   if (!QueueUrl) throw new Error('bench floor: no queue');
@@ -123,7 +124,7 @@ export async function prepareFloor(input: {
         ],
       }),
     );
-    await sqsClient().send(
+    await sqs.send(
       new SendMessageCommand({
         QueueUrl,
         MessageBody: JSON.stringify({
@@ -137,7 +138,7 @@ export async function prepareFloor(input: {
   return {
     op,
     cleanup: async () => {
-      await sqsClient().send(new DeleteQueueCommand({ QueueUrl }));
+      await sqs.send(new DeleteQueueCommand({ QueueUrl }));
       // The clients read this stack's endpoints once: a later part of the bench starts another stack.
       resetTableClients();
       resetQueueClient();

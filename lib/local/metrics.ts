@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { currentGrants } from '../../functions/platform/grants.js';
 import { dynamoClient } from '../../functions/platform/table.js';
-import { sqsClient } from '../../functions/platform/queue.js';
+import { onQueueClient } from '../../functions/platform/queue.js';
 
 /**
  * The local stack's cost counters (GET /_local/metrics): what the handlers of one process asked of
@@ -77,17 +77,19 @@ export function installMetrics(): void {
     },
     { step: 'initialize', name: 'localMetrics' },
   );
-  sqsClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = (context as { commandName?: string }).commandName ?? '';
-      if (!currentGrants()) return next(args);
-      const input = args.input as { QueueUrl?: string; Entries?: unknown[] };
-      const queue = (input.QueueUrl ?? '?').split('/').pop() ?? '?';
-      if (command === 'SendMessageCommand') bump(counts.sent, queue);
-      else if (command === 'SendMessageBatchCommand') bump(counts.sent, queue, input.Entries?.length ?? 0);
-      return next(args);
-    },
-    { step: 'initialize', name: 'localMetrics' },
+  onQueueClient((client) =>
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = (context as { commandName?: string }).commandName ?? '';
+        if (!currentGrants()) return next(args);
+        const input = args.input as { QueueUrl?: string; Entries?: unknown[] };
+        const queue = (input.QueueUrl ?? '?').split('/').pop() ?? '?';
+        if (command === 'SendMessageCommand') bump(counts.sent, queue);
+        else if (command === 'SendMessageBatchCommand') bump(counts.sent, queue, input.Entries?.length ?? 0);
+        return next(args);
+      },
+      { step: 'initialize', name: 'localMetrics' },
+    ),
   );
 }
 

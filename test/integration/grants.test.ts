@@ -91,15 +91,16 @@ describe('queue grants', () => {
       ),
     ).rejects.toEqual(denied('sqs:SendMessage'));
     // grantSendMessages also allows GetQueueAttributes: through the same client, without a message.
+    const sqs = await sqsClient();
     const attributes = await asFunction('SendsToPostCall', access, () =>
-      sqsClient().send(
+      sqs.send(
         new GetQueueAttributesCommand({ QueueUrl: queueUrl('postCall'), AttributeNames: ['QueueArn'] }),
       ),
     );
     expect(attributes.Attributes?.QueueArn).toContain('post-call');
     await expect(
       asFunction('SendsToPostCall', access, () =>
-        sqsClient().send(
+        sqs.send(
           new GetQueueAttributesCommand({ QueueUrl: queueUrl('calls'), AttributeNames: ['QueueArn'] }),
         ),
       ),

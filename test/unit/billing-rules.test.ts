@@ -15,9 +15,9 @@ import {
   evaluationUnits,
   memoriesUnits,
   METERING_RULES,
-  smsSegmentation,
   smsUnits,
 } from '../../functions/billing/rules.js';
+import { smsSegmentation } from '../../functions/billing/sms-segments.js';
 
 /** Credits of a number of units, exactly (the ledger keeps units; 1 credit = 60 units). */
 const credits = (units: number) => units / UNITS_PER_CREDIT;

@@ -6,6 +6,7 @@ import { formatDuration, renderTemplate } from '../analysis.js';
 import type { ActionRun } from '../entities.js';
 import type { CallRecordWire } from '../schemas.js';
 import { agentNumberOf, markSent, otherPartyOf, PermanentActionError } from './action.js';
+import { postCallSmsSent } from './sms-sent.js';
 
 /** What an SMS template may name: the call's parameters, and these. */
 function templateValues(record: CallRecordWire): Record<string, string | undefined> {
@@ -19,31 +20,6 @@ function templateValues(record: CallRecordWire): Record<string, string | undefin
     /** The public recording page (empty when the call has no recording). */
     recording_url: record.recording?.short_url ?? undefined,
   };
-}
-
-/** A post-call SMS that went out: what the SMS domain remembers so a reply is tied to it. */
-export interface SentPostCallSms {
-  workspaceId: string;
-  organisationId: string;
-  smsId: string;
-  to: string;
-  from: string;
-  text: string;
-  /** The recording's short code the SMS carried a link to, if the call has one. */
-  shortCode?: string;
-  sentAt: string;
-}
-export type SentPostCallSmsListener = (sent: SentPostCallSms) => Promise<void>;
-
-let sentListener: SentPostCallSmsListener | undefined;
-
-/**
- * Told of each post-call SMS once it is sent (the actions' queue consumer, a composition point, hands
- * in the SMS domain's memory of outbound messages: a reply to this SMS is then tied to the call's
- * recording short code and shows on its public page).
- */
-export function onPostCallSmsSent(listener: SentPostCallSmsListener | undefined): void {
-  sentListener = listener;
 }
 
 const shortCodeOf = (record: CallRecordWire): string | undefined =>
@@ -99,7 +75,7 @@ export async function sendChargedSms(
     throw error;
   }
   // Remembered for replies (a failure here retries the run; the SMS is not sent again: it is marked sent).
-  await sentListener?.({
+  await postCallSmsSent({
     workspaceId: run.workspaceId,
     organisationId: run.organisationId,
     smsId: run.smsId,

@@ -1,22 +1,18 @@
 import type { ActionType } from '../entities.js';
 import type { PostCallAction } from './action.js';
-import { contactUpdate } from './contact-update.js';
-import { emailSummary } from './email-summary.js';
-import { profileEnrichment } from './profile-enrichment.js';
-import { smsCaller } from './sms-caller.js';
-import { smsOwner } from './sms-owner.js';
-import { webhook } from './webhook.js';
 
 /**
- * Every action type and its implementation. The type is a mapped type over ACTION_TYPES, so an action
- * type without an implementation here (or an implementation of another type's config) does not compile.
- * Which of them are charged (held while billing is past due) is CHARGED_ACTIONS in entities.ts.
+ * Every action type and where its implementation is. The type is a mapped type over ACTION_TYPES, so
+ * an action type without an implementation here (or an implementation of another type's config) does
+ * not compile. Each is loaded by the first message of its type (a container running webhooks never
+ * loads the SMS or enrichment code). Which of them are charged (held while billing is past due) is
+ * CHARGED_ACTIONS in entities.ts.
  */
-export const ACTIONS: { readonly [T in ActionType]: PostCallAction<T> } = {
-  sms_owner: smsOwner,
-  sms_caller: smsCaller,
-  email_summary: emailSummary,
-  webhook,
-  contact_update: contactUpdate,
-  profile_enrichment: profileEnrichment,
+export const ACTIONS: { readonly [T in ActionType]: () => Promise<PostCallAction<T>> } = {
+  sms_owner: async () => (await import('./sms-owner.js')).smsOwner,
+  sms_caller: async () => (await import('./sms-caller.js')).smsCaller,
+  email_summary: async () => (await import('./email-summary.js')).emailSummary,
+  webhook: async () => (await import('./webhook.js')).webhook,
+  contact_update: async () => (await import('./contact-update.js')).contactUpdate,
+  profile_enrichment: async () => (await import('./profile-enrichment.js')).profileEnrichment,
 };

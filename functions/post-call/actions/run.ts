@@ -207,12 +207,12 @@ async function execute(run: ActionRun, lastTry: boolean): Promise<unknown> {
   return executeAs(run.type, run, record, lastTry);
 }
 
-function executeAs<T extends ActionType>(
+async function executeAs<T extends ActionType>(
   type: T,
   run: ActionRun,
   record: CallRecordWire,
   lastTry: boolean,
 ): Promise<unknown> {
-  const action: PostCallAction<T> = ACTIONS[type];
+  const action: PostCallAction<T> = await ACTIONS[type]();
   return action({ run, record, config: configOf(run, type), lastTry });
 }

@@ -1,15 +1,15 @@
 import { queueConsumer } from '../../platform/queue-consumer.js';
-import { rememberOutbound } from '../../sms/messages.js';
 import type { SmsMessage } from '../../sms/entities.js';
 import { runAction } from '../actions/run.js';
-import { onPostCallSmsSent } from '../actions/charged-sms.js';
+import { onPostCallSmsSent } from '../actions/sms-sent.js';
 
 /**
  * A post-call SMS that went out is remembered as the latest message to its recipient (the SMS
  * domain's memory of outbound messages, with the recording's short code): the recipient's reply is
  * then tied to the code and shows on the public recording page.
  */
-onPostCallSmsSent((sent) => {
+onPostCallSmsSent(async (sent) => {
+  const { rememberOutbound } = await import('../../sms/messages.js');
   // rememberOutbound reads the recipient, the message id, the short code and when it was sent.
   const remembered: Pick<
     SmsMessage,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { TelephonyPort } from './port.js';
 import { SimulatorTelephony } from './simulator-adapter.js';
-import { secretsManagerLoader, TwilioTelephony } from './twilio-adapter.js';
+import { loadTwilioSecret, TwilioTelephony } from './twilio-adapter.js';
 
 export * from './port.js';
 
@@ -13,13 +13,11 @@ export const LOCAL_TELEPHONY_AUTH_TOKEN = 'local-telephony-auth-token';
 
 const TelephonyConfig = z.object({
   STAGE: z.enum(['local', 'cloud']).default('local'),
-  AWS_REGION: z.string().default('ap-southeast-2'),
   TELEPHONY_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
   /** Set by the local stack's telephony simulator service. */
   TELEPHONY_SIMULATOR_URL: z.string().optional(),
   /** The simulator's signing token; locally it defaults to LOCAL_TELEPHONY_AUTH_TOKEN, in the cloud to none. */
   TELEPHONY_AUTH_TOKEN: z.string().min(8).optional(),
-  SECRET_ARN_TELEPHONY: z.string().optional(),
 });
 
 let port: TelephonyPort | undefined;
@@ -30,7 +28,7 @@ export function telephony(): TelephonyPort {
     const env = TelephonyConfig.parse(process.env);
     port =
       env.TELEPHONY_PROVIDER === 'twilio'
-        ? new TwilioTelephony(secretsManagerLoader(env.SECRET_ARN_TELEPHONY, env.AWS_REGION))
+        ? new TwilioTelephony(loadTwilioSecret)
         : new SimulatorTelephony({
             baseUrl: env.TELEPHONY_SIMULATOR_URL,
             authToken:

@@ -1,5 +1,5 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
+import { secretArnEnv, secretString } from '../../platform/secrets.js';
 import {
   TelephonyError,
   type CallScript,
@@ -29,23 +29,14 @@ export const TwilioSecret = z.object({
 });
 export type TwilioSecret = z.infer<typeof TwilioSecret>;
 
-/** Reads the secret once per container (lazily: only functions that use the provider pay for it). */
-export function secretsManagerLoader(
-  secretArn: string | undefined,
-  region: string,
-): () => Promise<TwilioSecret> {
-  let loaded: Promise<TwilioSecret> | undefined;
-  return () => {
-    if (!secretArn)
-      return Promise.reject(new TelephonyError('SECRET_ARN_TELEPHONY is not set for this function', true));
-    loaded ??= new SecretsManagerClient({ region })
-      .send(new GetSecretValueCommand({ SecretId: secretArn }))
-      .then((result) => TwilioSecret.parse(JSON.parse(result.SecretString ?? '{}')));
-    loaded.catch(() => {
-      loaded = undefined; // a fixed secret is picked up on the next call
-    });
-    return loaded;
-  };
+/**
+ * The telephony secret, read once per container through platform/secrets.ts (lazily: only functions
+ * that use the provider pay for it; a failed read or a bad secret is tried again on the next call).
+ */
+export async function loadTwilioSecret(): Promise<TwilioSecret> {
+  if (!process.env[secretArnEnv('telephony')])
+    throw new TelephonyError(`${secretArnEnv('telephony')} is not set for this function`, true);
+  return TwilioSecret.parse(JSON.parse(await secretString('telephony')));
 }
 
 /** Twilio's REST API (`twilio-rest.ts`); callbacks are checked with the account's auth token. */

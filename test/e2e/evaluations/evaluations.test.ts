@@ -48,9 +48,9 @@ const markerOf = async (evaluationId: string) =>
   );
 
 /** Drops what this process sends to the evaluations queue (the send "succeeds"; nothing arrives). */
-function loseEvaluationMessages(): { count: () => number; restore: () => void } {
+async function loseEvaluationMessages(): Promise<{ count: () => number; restore: () => void }> {
   let count = 0;
-  const client = sqsClient();
+  const client = await sqsClient();
   const target = queueUrl('evaluations');
   const name = 'testLosesEvaluationMessages';
   client.middlewareStack.add(
@@ -146,7 +146,7 @@ describe('agent evaluations', () => {
   it('a start that stopped between the charge and the scenario messages: the sweeper sends them; charged once', async () => {
     const before = await balance();
     // The start itself (the route's code), as if its process died on sending the scenario messages.
-    const client = sqsClient();
+    const client = await sqsClient();
     const target = queueUrl('evaluations');
     const name = 'testStopsBeforeEvaluationMessages';
     client.middlewareStack.add(
@@ -194,7 +194,7 @@ describe('agent evaluations', () => {
 
   it('scenario messages lost after they went out: the sweeper sends them again; given up after 3 times', async () => {
     const before = await balance();
-    const lost = loseEvaluationMessages();
+    const lost = await loseEvaluationMessages();
     let started: Json;
     try {
       started = await startEvaluation({
@@ -221,7 +221,7 @@ describe('agent evaluations', () => {
     expect(await balance()).toBe(before - 20 * 60);
 
     // Lost every time: after MAX_RESENDS the run fails (no refund).
-    const lostAgain = loseEvaluationMessages();
+    const lostAgain = await loseEvaluationMessages();
     let stuck: Json;
     try {
       stuck = await startEvaluation({

@@ -72,9 +72,9 @@ async function rewind(
 }
 
 /** Drops what this process sends to the workflowRuns queue (the send "succeeds"; nothing arrives). */
-function loseAdvanceMessages(): { dropped: Json[]; restore: () => void } {
+async function loseAdvanceMessages(): Promise<{ dropped: Json[]; restore: () => void }> {
   const dropped: Json[] = [];
-  const client = sqsClient();
+  const client = await sqsClient();
   const name = 'testLosesWorkflowRunMessages';
   const target = queueUrl('workflowRuns');
   client.middlewareStack.add(
@@ -105,7 +105,7 @@ describe('the sweeper', () => {
     await waitForReview(tenant, workflow.id, runId, 'signal');
 
     // The approval itself (the route's code), its message to the queue lost on the way.
-    const lost = loseAdvanceMessages();
+    const lost = await loseAdvanceMessages();
     try {
       await reviewStage({
         workspaceId: tenant.workspaceId,

@@ -5,10 +5,10 @@ import { chargeCallUsage, chargeEvaluationRun, chargeSms } from '../../../functi
 import {
   callUnits,
   memoriesUnits,
-  smsSegmentation,
   smsUnits,
   evaluationUnits,
 } from '../../../functions/billing/rules.js';
+import { smsSegmentation } from '../../../functions/billing/sms-segments.js';
 import { HttpError } from '../../../functions/platform/errors.js';
 import { ledgerEntries, newOrganisation, topUp } from './fixtures.js';
 
