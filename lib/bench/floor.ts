@@ -64,9 +64,7 @@ export async function prepareFloor(input: {
     }),
   );
   const sqs = await sqsClient();
-  const { QueueUrl } = await sqs.send(
-    new CreateQueueCommand({ QueueName: `bench-floor-${process.pid}` }),
-  );
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `bench-floor-${process.pid}` }));
   if (!QueueUrl) throw new Error('bench floor: no queue');
 
   const notExists = 'attribute_not_exists(#pk) AND attribute_not_exists(#sk)';

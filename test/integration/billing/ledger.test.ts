@@ -2,12 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { getBillingAccount, recordMovement } from '../../../functions/billing/ledger.js';
 import { chargeCallUsage, chargeEvaluationRun, chargeSms } from '../../../functions/billing/metering.js';
-import {
-  callUnits,
-  memoriesUnits,
-  smsUnits,
-  evaluationUnits,
-} from '../../../functions/billing/rules.js';
+import { callUnits, memoriesUnits, smsUnits, evaluationUnits } from '../../../functions/billing/rules.js';
 import { smsSegmentation } from '../../../functions/billing/sms-segments.js';
 import { HttpError } from '../../../functions/platform/errors.js';
 import { ledgerEntries, newOrganisation, topUp } from './fixtures.js';
