@@ -6,13 +6,7 @@ import {
   type MovementResult,
   type TransactionCommit,
 } from './ledger.js';
-import {
-  billedSeconds,
-  callUnits,
-  evaluationUnits,
-  memoriesUnits,
-  smsUnits,
-} from './rules.js';
+import { billedSeconds, callUnits, evaluationUnits, memoriesUnits, smsUnits } from './rules.js';
 import type { SmsSegmentation } from './sms-segments.js';
 import { reconcileAgents } from './suspension.js';
 
