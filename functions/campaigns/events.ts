@@ -1,5 +1,4 @@
 import type { EventSubscriber } from '../platform/workspace-events.js';
-import { followUp, recordCallEnded } from './dialer.js';
 
 /**
  * `call.ended` of a campaign's call (its data carries `campaign_id`): the batch contact gets its
@@ -16,6 +15,8 @@ export const campaignEventSubscriber: EventSubscriber = {
     const campaignId = event.data.campaign_id;
     const callId = event.data.call_id;
     if (typeof campaignId !== 'string' || typeof callId !== 'string' || !campaignId) return;
+    // The dialer (and start-call behind it) is loaded by the first campaign call's event only.
+    const { followUp, recordCallEnded } = await import('./dialer.js');
     const recorded = await recordCallEnded(event.workspaceId, campaignId, callId);
     // A pass now, unless one is scheduled already (the follow-ups of a campaign with calls out).
     if (recorded) await followUp({ workspaceId: event.workspaceId, campaignId }, 0);

@@ -1,7 +1,5 @@
-import { getCallFacts } from '../calling/call-log.js';
 import { isId } from '../platform/ids.js';
 import type { EventSubscriber } from '../platform/workspace-events.js';
-import { startRun } from './runs.js';
 import { WORKFLOW_TRIGGER_EVENTS } from './schemas.js';
 import { planIncludesWorkflows, workflowsTriggeredBy } from './service.js';
 
@@ -20,6 +18,8 @@ export const workflowEventSubscriber: EventSubscriber = {
     if (!(await planIncludesWorkflows(event.organisationId))) return;
     if (event.type === 'call.ended' && (await placedByWorkflow(event.workspaceId, event.data.call_id)))
       return;
+    // A run's code is loaded by the first event a workflow of this container's workspaces reacts to.
+    const { startRun } = await import('./runs.js');
     for (const workflow of workflows) {
       await startRun(workflow, {
         id: event.id,
@@ -33,6 +33,7 @@ export const workflowEventSubscriber: EventSubscriber = {
 
 async function placedByWorkflow(workspaceId: string, callId: unknown): Promise<boolean> {
   if (typeof callId !== 'string') return false;
+  const { getCallFacts } = await import('../calling/call-log.js');
   const call = await getCallFacts(workspaceId, callId);
   return call !== undefined && isId('workflow', call.createdBy);
 }
