@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { pageOf } from '../platform/pagination.js';
 import { isPhoneCountry, toE164 } from '../platform/phone.js';
+import { TimeZoneName } from '../platform/time-zones.js';
 
 /**
  * Request and response shapes of the identity, organisation, workspace and member routes. Every
@@ -18,24 +19,6 @@ const email = z
   .max(254)
   .pipe(z.email({ message: 'value is not a valid email address' }))
   .transform((value) => value.toLowerCase());
-
-/** An IANA time zone name the runtime knows (`Australia/Sydney`, `UTC`). */
-export function isTimeZone(value: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** An IANA time zone name (workspaces, contacts). */
-export const TimeZoneName = z
-  .string()
-  .trim()
-  .max(64)
-  .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' });
 
 /** ISO 3166 alpha-2 (`AU`, `nz` → `NZ`): a country whose phone numbering plan is known. */
 const country = z

@@ -12,6 +12,9 @@ import { primaryIndex, gsi1 } from '../platform/keys.js';
  */
 const cfg = entityConfig();
 
+/** A call's length when the agent sets none (its settings' `max_duration_seconds`). */
+export const DEFAULT_MAX_DURATION_SECONDS = 3600;
+
 export const SPEECH_SPEEDS = ['slow', 'medium', 'fast'] as const;
 export const EXPRESSIVENESS = ['natural', 'expressive', 'low'] as const;
 export const AMBIENT_NOISE = ['none', 'office'] as const;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isTimeZone } from '../access/schemas.js';
+import { isTimeZone } from '../platform/time-zones.js';
 import { isId } from '../platform/ids.js';
 import { pageOf } from '../platform/pagination.js';
 import { AMBIENT_NOISE, EXPRESSIVENESS, POST_CALL_ACTION_TYPES, SPEECH_SPEEDS } from './entities.js';
@@ -10,7 +10,6 @@ import { AMBIENT_NOISE, EXPRESSIVENESS, POST_CALL_ACTION_TYPES, SPEECH_SPEEDS } 
  */
 
 export const MAX_POST_CALL_ACTIONS = 10;
-export const DEFAULT_MAX_DURATION_SECONDS = 3600;
 export const MIN_MAX_DURATION_SECONDS = 30;
 export const MAX_MAX_DURATION_SECONDS = 4 * 3600;
 const MAX_ACTION_CONFIG_BYTES = 4096;

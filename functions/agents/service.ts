@@ -5,15 +5,14 @@ import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { AgentEntity, type Agent, type AgentSettings } from './entities.js';
+import { AgentEntity, DEFAULT_MAX_DURATION_SECONDS, type Agent, type AgentSettings } from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
-import {
+import type {
   CreateAgentBody,
-  DEFAULT_MAX_DURATION_SECONDS,
   UpdateAgentBody,
-  type AgentResponse,
-  type PostCallActionInput,
-  type SettingsInput,
+  AgentResponse,
+  PostCallActionInput,
+  SettingsInput,
 } from './schemas.js';
 
 /** Agents: their prompt, greeting, runtime settings, post-call actions and the Answering-calls switch. */
@@ -116,6 +115,8 @@ export async function createAgent(
   input: CreateAgentBody,
   options: { createdBy?: string; workspaceTimezone?: string } = {},
 ): Promise<Agent> {
+  // The request schemas are built by the first create or update (not by every reader of agents).
+  const { CreateAgentBody } = await import('./schemas.js');
   const body = parseOrThrow(CreateAgentBody, input, 'body');
   let timezone = options.workspaceTimezone;
   if (timezone === undefined) {
@@ -171,6 +172,7 @@ export async function updateAgent(
   agentId: string,
   input: UpdateAgentBody,
 ): Promise<Agent> {
+  const { UpdateAgentBody } = await import('./schemas.js');
   const changes = parseOrThrow(UpdateAgentBody, input, 'body');
   if (!isId('agent', agentId)) throw notFound(AGENT_NOT_FOUND);
   const set: Partial<

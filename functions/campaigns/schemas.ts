@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isTimeZone } from '../access/schemas.js';
+import { isTimeZone } from '../platform/time-zones.js';
 import { ImportSummary } from '../contacts/schemas.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { isE164 } from '../platform/phone.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TimeZoneName } from '../access/schemas.js';
+import { TimeZoneName } from '../platform/time-zones.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { NOTE_CHANNELS } from './model.js';
 import { CONTACTABILITY_CODES, INPUT_SOURCE_CODES, SOURCE_CODES } from './views.js';

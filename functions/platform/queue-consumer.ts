@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from './logger.js';
-import { QUEUE_MESSAGES, type MessageQueue, type QueueMessage } from './queue-messages.js';
+import { messageSchema, type MessageQueue, type QueueMessage } from './queue-messages.js';
 
 /** A message that is not its queue's shape (or not JSON): no receive will ever handle it. */
 export class MalformedMessage extends Error {
@@ -27,7 +27,7 @@ export function queueConsumer<Q extends MessageQueue>(
   queue: Q,
   handleMessage: (message: QueueMessage<Q>) => Promise<unknown>,
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
-  const schema = QUEUE_MESSAGES[queue];
+  const schema = messageSchema(queue);
 
   async function recordHandler(record: SQSRecord): Promise<void> {
     const about = {

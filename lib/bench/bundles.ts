@@ -113,8 +113,8 @@ async function bundleBare(outDir: string, entry: string): Promise<string> {
  * Bundles the bare handler and each catalog function in the same run, and measures each bundle's size
  * and how long a fresh Node process takes to import it (median of `runs`), as ratios to the bare
  * handler's, against BUNDLE_BUDGET. The bare handler is imported alternately with each function, and
- * each function's ratio is to the bare handler's median of those same moments, so a machine that gets
- * busier or quieter during the run moves both sides of a ratio alike.
+ * each function's ratio is the median of its imports' ratios to the bare import beside each, so a
+ * machine that gets busier or quieter during the run moves both sides of a ratio alike.
  */
 export async function measureBundles(
   root: string,
@@ -151,7 +151,9 @@ export async function measureBundles(
     const coldLoadMs = median(times);
     const allLoadedMs = median([0, 1, 2].slice(0, runs).map(() => importOnce(file, ...chunks)));
     const sizeRatio = bytes / statSync(bareFile).size;
-    const coldLoadRatio = coldLoadMs / median(alongside);
+    // Each import of the function over the bare import just before it, then the median of those: a
+    // machine whose speed drifts (a VM's neighbours) moves both imports of a pair alike.
+    const coldLoadRatio = median(times.map((ms, i) => ms / (alongside[i] ?? Number.NaN)));
     reports.push({
       id: spec.id,
       bytes,
@@ -178,7 +180,7 @@ export function bundlesTable(report: BundlesReport): string[] {
   const mark = (within: boolean) => (within ? 'within' : '**OVER**');
   const { bare, budget } = report;
   return [
-    `bare DynamoDB-reading handler: ${kb(bare.bytes)}, cold load ${loadMs(bare.coldLoadMs)} (median of its fresh imports, taken alternately with each function's; each ratio is to the bare imports beside it); budget: size <= ${budget.size}x, cold load <= ${budget.coldLoad}x`,
+    `bare DynamoDB-reading handler: ${kb(bare.bytes)}, cold load ${loadMs(bare.coldLoadMs)} (median of its fresh imports, taken alternately with each function's; a function's ratio is the median of its imports' ratios to the bare import just before each); budget: size <= ${budget.size}x, cold load <= ${budget.coldLoad}x`,
     'size and cold load: what Lambda loads at init, the entry (`index.mjs`) and the chunks it imports statically, imported with valid TABLE_NAME/BUCKET_NAME (the external bundle check imports with `x`, which the configuration refuses at the first entity, so it times a partial load); every `import()` is a chunk loaded by the first request that needs it. "all": the entry and every chunk, size and one fresh import of them all (a container that has served every route)',
     '',
     '| function | size | x bare | cold load | x bare | budget | all: size | all: load |',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { paginate } from '../../functions/platform/pagination.js';
-import { isTimeZone, UpdateWorkspaceBody, InvitationBody } from '../../functions/access/schemas.js';
+import { UpdateWorkspaceBody, InvitationBody } from '../../functions/access/schemas.js';
+import { isTimeZone } from '../../functions/platform/time-zones.js';
 import { planAllowsApiKeys } from '../../functions/developer/api-keys.js';
 import { PLANS, type Plan } from '../../functions/billing/plans.js';
 import { ValidationError } from '../../functions/platform/errors.js';

@@ -1,7 +1,9 @@
 import { routeWorkspaceEvent, eventDeliveryId } from '../../functions/webhook-deliveries/events.js';
 import { endpointUrlProblem } from '../../functions/webhook-deliveries/endpoints.js';
 import { isId } from '../../functions/platform/ids.js';
-import { WorkspaceEventMessage } from '../../functions/platform/queue-messages.js';
+import { messageSchema } from '../../functions/platform/queue-messages.js';
+
+const WorkspaceEventMessage = messageSchema('workspaceEvents');
 import {
   fromEventMessage,
   toEventMessage,
