@@ -416,7 +416,12 @@ describe('a crash between the end of a call and its charge and report', () => {
     const before = (await WorkspaceEntity.get({ workspaceId: tenant.workspaceId }).go({ consistent: true }))
       .data!.activeCalls;
     const callId = await start(TEST_NUMBERS.busy);
-    const call = await waitForCall(tenant, callId);
+    // Ended and charged (a busy call is charged 0 credits, written just after the end): settled.
+    const call = await waitForCall(
+      tenant,
+      callId,
+      (c) => ['completed', 'failed'].includes(c.status) && c.credits !== null,
+    );
     const view = await getCall(tenant.workspaceId, callId);
     for (let i = 0; i < 3; i += 1) {
       const res = await callback(callId, {
