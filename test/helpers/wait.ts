@@ -50,7 +50,9 @@ export async function waitFor<T>(
 
 /** The local stack's quiescence signal now (GET /_local/quiescence, lib/local/quiescence.ts). */
 export async function readQuiescence(): Promise<QuiescenceReport> {
-  const res = await fetch(`${stackState().base_url}/_local/quiescence`);
+  const url = `${stackState().base_url}/_local/quiescence`;
+  // A GET: tried again once when a kept-alive socket was closed under it ("other side closed").
+  const res = await fetch(url).catch(() => fetch(url));
   if (res.status !== 200) throw new Error(`GET /_local/quiescence: ${res.status} ${await res.text()}`);
   return (await res.json()) as QuiescenceReport;
 }
