@@ -3,6 +3,7 @@ import { isTimeZone } from '../platform/time-zones.js';
 import { isId } from '../platform/ids.js';
 import { pageOf } from '../platform/pagination.js';
 import { AMBIENT_NOISE, EXPRESSIVENESS, POST_CALL_ACTION_TYPES, SPEECH_SPEEDS } from './entities.js';
+import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /**
  * Request and response shapes of the agent routes (docs/api.md "Agent fields" and "PostCallAction").
@@ -14,29 +15,31 @@ export const MIN_MAX_DURATION_SECONDS = 30;
 export const MAX_MAX_DURATION_SECONDS = 4 * 3600;
 const MAX_ACTION_CONFIG_BYTES = 4096;
 
-export const SettingsInput = z.strictObject({
-  speech_speed: z.enum(SPEECH_SPEEDS).optional(),
-  expressiveness: z.enum(EXPRESSIVENESS).optional(),
-  ambient_noise: z.enum(AMBIENT_NOISE).optional(),
-  call_recording: z.boolean().optional(),
-  interruptible: z.boolean().optional(),
-  caller_growth_loop: z.boolean().optional(),
-  /** Give the runtime the summaries of the contact's earlier calls (+5 credits per call minute when used). */
-  conversation_memories: z.boolean().optional(),
-  timezone: z
-    .string()
-    .max(64)
-    .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' })
-    .optional(),
-  specialised_terms: z.array(z.string().trim().min(1).max(100)).max(200).optional(),
-  /** The provider ends a call after this; the sweeper fails a call still open well past it. */
-  max_duration_seconds: z
-    .number()
-    .int()
-    .min(MIN_MAX_DURATION_SECONDS)
-    .max(MAX_MAX_DURATION_SECONDS)
-    .optional(),
-});
+export const SettingsInput = schemaOnFirstUse(() =>
+  z.strictObject({
+    speech_speed: z.enum(SPEECH_SPEEDS).optional(),
+    expressiveness: z.enum(EXPRESSIVENESS).optional(),
+    ambient_noise: z.enum(AMBIENT_NOISE).optional(),
+    call_recording: z.boolean().optional(),
+    interruptible: z.boolean().optional(),
+    caller_growth_loop: z.boolean().optional(),
+    /** Give the runtime the summaries of the contact's earlier calls (+5 credits per call minute when used). */
+    conversation_memories: z.boolean().optional(),
+    timezone: z
+      .string()
+      .max(64)
+      .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' })
+      .optional(),
+    specialised_terms: z.array(z.string().trim().min(1).max(100)).max(200).optional(),
+    /** The provider ends a call after this; the sweeper fails a call still open well past it. */
+    max_duration_seconds: z
+      .number()
+      .int()
+      .min(MIN_MAX_DURATION_SECONDS)
+      .max(MAX_MAX_DURATION_SECONDS)
+      .optional(),
+  }),
+);
 export type SettingsInput = z.infer<typeof SettingsInput>;
 
 /** A webhook action's URL: http(s); https only in the cloud. */
@@ -53,121 +56,139 @@ function webhookUrlProblem(url: unknown): string | undefined {
   return undefined;
 }
 
-export const PostCallActionInput = z
-  .strictObject({
-    /** Assigned by the server when absent. */
-    id: z
-      .string()
-      .refine((id) => isId('action', id), { message: 'id must be an action id (act_…)' })
-      .optional(),
-    type: z.enum(POST_CALL_ACTION_TYPES),
-    enabled: z.boolean().default(true),
-    config: z.record(z.string(), z.unknown()).default({}),
-  })
-  .superRefine((action, ctx) => {
-    if (action.type === 'webhook') {
-      const extra = Object.keys(action.config).filter((key) => key !== 'url');
-      for (const key of extra) {
-        ctx.addIssue({ code: 'unrecognized_keys', keys: [key], path: ['config'], input: action.config });
+export const PostCallActionInput = schemaOnFirstUse(() =>
+  z
+    .strictObject({
+      /** Assigned by the server when absent. */
+      id: z
+        .string()
+        .refine((id) => isId('action', id), { message: 'id must be an action id (act_…)' })
+        .optional(),
+      type: z.enum(POST_CALL_ACTION_TYPES),
+      enabled: z.boolean().default(true),
+      config: z.record(z.string(), z.unknown()).default({}),
+    })
+    .superRefine((action, ctx) => {
+      if (action.type === 'webhook') {
+        const extra = Object.keys(action.config).filter((key) => key !== 'url');
+        for (const key of extra) {
+          ctx.addIssue({ code: 'unrecognized_keys', keys: [key], path: ['config'], input: action.config });
+        }
+        const problem = webhookUrlProblem(action.config.url);
+        if (problem)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['config', 'url'],
+            message: problem,
+            input: action.config.url,
+          });
       }
-      const problem = webhookUrlProblem(action.config.url);
-      if (problem)
-        ctx.addIssue({ code: 'custom', path: ['config', 'url'], message: problem, input: action.config.url });
-    }
-    if (JSON.stringify(action.config).length > MAX_ACTION_CONFIG_BYTES) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['config'],
-        message: `config must be at most ${MAX_ACTION_CONFIG_BYTES} bytes of JSON`,
-        input: action.config,
-      });
-    }
-  });
+      if (JSON.stringify(action.config).length > MAX_ACTION_CONFIG_BYTES) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['config'],
+          message: `config must be at most ${MAX_ACTION_CONFIG_BYTES} bytes of JSON`,
+          input: action.config,
+        });
+      }
+    }),
+);
 export type PostCallActionInput = z.infer<typeof PostCallActionInput>;
 
-const PostCallActions = z
-  .array(PostCallActionInput)
-  .max(MAX_POST_CALL_ACTIONS)
-  .refine(
-    (actions) => {
-      const ids = actions.map((a) => a.id).filter((id): id is string => id !== undefined);
-      return new Set(ids).size === ids.length;
-    },
-    { message: 'each action id may appear once' },
-  );
+const PostCallActions = schemaOnFirstUse(() =>
+  z
+    .array(PostCallActionInput)
+    .max(MAX_POST_CALL_ACTIONS)
+    .refine(
+      (actions) => {
+        const ids = actions.map((a) => a.id).filter((id): id is string => id !== undefined);
+        return new Set(ids).size === ids.length;
+      },
+      { message: 'each action id may appear once' },
+    ),
+);
 
-const name = z.string().trim().min(1).max(100);
-const prompt = z.string().max(20_000);
+const name = () => z.string().trim().min(1).max(100);
+const prompt = () => z.string().max(20_000);
 /** The knowledge bases the agent searches (ids of the workspace's bases; the handler checks they exist). */
 export const MAX_KNOWLEDGE_BASES = 20;
-const knowledgeBaseIds = z
-  .array(z.string().trim().min(1).max(64))
-  .max(MAX_KNOWLEDGE_BASES)
-  .refine((ids) => new Set(ids).size === ids.length, { message: 'each knowledge base may appear once' });
-const greeting = z.string().max(1_000);
+const knowledgeBaseIds = () =>
+  z
+    .array(z.string().trim().min(1).max(64))
+    .max(MAX_KNOWLEDGE_BASES)
+    .refine((ids) => new Set(ids).size === ids.length, { message: 'each knowledge base may appear once' });
+const greeting = () => z.string().max(1_000);
 
-export const CreateAgentBody = z.strictObject({
-  name,
-  prompt: prompt.default(''),
-  greeting: greeting.default(''),
-  answering_calls: z.boolean().default(true),
-  settings: SettingsInput.optional(),
-  post_call_actions: PostCallActions.optional(),
-  knowledge_base_ids: knowledgeBaseIds.optional(),
-});
+export const CreateAgentBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    name: name(),
+    prompt: prompt().default(''),
+    greeting: greeting().default(''),
+    answering_calls: z.boolean().default(true),
+    settings: SettingsInput.optional(),
+    post_call_actions: PostCallActions.optional(),
+    knowledge_base_ids: knowledgeBaseIds().optional(),
+  }),
+);
 export type CreateAgentBody = z.input<typeof CreateAgentBody>;
 
-export const UpdateAgentBody = z.strictObject({
-  name: name.optional(),
-  prompt: prompt.optional(),
-  greeting: greeting.optional(),
-  answering_calls: z.boolean().optional(),
-  /** Merged into the current settings. */
-  settings: SettingsInput.optional(),
-  /** Replaces the whole list (actions keep their ids when sent back with them). */
-  post_call_actions: PostCallActions.optional(),
-  /** Replaces the whole list. */
-  knowledge_base_ids: knowledgeBaseIds.optional(),
-});
+export const UpdateAgentBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    name: name().optional(),
+    prompt: prompt().optional(),
+    greeting: greeting().optional(),
+    answering_calls: z.boolean().optional(),
+    /** Merged into the current settings. */
+    settings: SettingsInput.optional(),
+    /** Replaces the whole list (actions keep their ids when sent back with them). */
+    post_call_actions: PostCallActions.optional(),
+    /** Replaces the whole list. */
+    knowledge_base_ids: knowledgeBaseIds().optional(),
+  }),
+);
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
 
 // ── Responses ─────────────────────────────────────────────────────────────────────────────────────
 
-export const PostCallActionResponse = z.object({
-  id: z.string(),
-  type: z.enum(POST_CALL_ACTION_TYPES),
-  enabled: z.boolean(),
-  config: z.record(z.string(), z.unknown()),
-});
-
-export const AgentResponse = z.object({
-  id: z.string(),
-  workspace_id: z.string(),
-  name: z.string(),
-  prompt: z.string(),
-  greeting: z.string(),
-  answering_calls: z.boolean(),
-  /** Off because the organisation's Free plan ran out of credits (billing turns it back on). */
-  suspended_by_billing: z.boolean(),
-  phone_number: z.string().nullable(),
-  phone_number_id: z.string().nullable(),
-  settings: z.object({
-    speech_speed: z.enum(SPEECH_SPEEDS),
-    expressiveness: z.enum(EXPRESSIVENESS),
-    ambient_noise: z.enum(AMBIENT_NOISE),
-    call_recording: z.boolean(),
-    interruptible: z.boolean(),
-    caller_growth_loop: z.boolean(),
-    conversation_memories: z.boolean(),
-    timezone: z.string(),
-    specialised_terms: z.array(z.string()),
-    max_duration_seconds: z.number().int(),
+export const PostCallActionResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    type: z.enum(POST_CALL_ACTION_TYPES),
+    enabled: z.boolean(),
+    config: z.record(z.string(), z.unknown()),
   }),
-  post_call_actions: z.array(PostCallActionResponse),
-  knowledge_base_ids: z.array(z.string()),
-  created_by: z.string(),
-  created_at: z.string(),
-  updated_at: z.string().nullable(),
-});
+);
 
-export const AgentList = pageOf(AgentResponse);
+export const AgentResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    workspace_id: z.string(),
+    name: z.string(),
+    prompt: z.string(),
+    greeting: z.string(),
+    answering_calls: z.boolean(),
+    /** Off because the organisation's Free plan ran out of credits (billing turns it back on). */
+    suspended_by_billing: z.boolean(),
+    phone_number: z.string().nullable(),
+    phone_number_id: z.string().nullable(),
+    settings: z.object({
+      speech_speed: z.enum(SPEECH_SPEEDS),
+      expressiveness: z.enum(EXPRESSIVENESS),
+      ambient_noise: z.enum(AMBIENT_NOISE),
+      call_recording: z.boolean(),
+      interruptible: z.boolean(),
+      caller_growth_loop: z.boolean(),
+      conversation_memories: z.boolean(),
+      timezone: z.string(),
+      specialised_terms: z.array(z.string()),
+      max_duration_seconds: z.number().int(),
+    }),
+    post_call_actions: z.array(PostCallActionResponse),
+    knowledge_base_ids: z.array(z.string()),
+    created_by: z.string(),
+    created_at: z.string(),
+    updated_at: z.string().nullable(),
+  }),
+);
+
+export const AgentList = schemaOnFirstUse(() => pageOf(AgentResponse));

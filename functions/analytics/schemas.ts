@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /** Call analytics: counts of calls over a range of days, grouped by day, agent or status. */
 export const GROUP_BY = ['day', 'agent', 'status'] as const;
@@ -13,53 +14,65 @@ const isDay = (value: string): boolean => {
   const parsed = new Date(`${value}T00:00:00Z`);
   return Number.isFinite(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
 };
-const Day = z.string().max(10).refine(isDay, { message: 'must be a date, YYYY-MM-DD' });
+const Day = schemaOnFirstUse(() =>
+  z.string().max(10).refine(isDay, { message: 'must be a date, YYYY-MM-DD' }),
+);
 
 export const dayNumber = (day: string): number => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
 
-export const CallAnalyticsQuery = z
-  .object({
-    /** The first day (in the workspace's time zone), YYYY-MM-DD; default 29 days before `to`. */
-    from: Day.optional(),
-    /** The last day, included; default today in the workspace's time zone. */
-    to: Day.optional(),
-    agent_id: z.string().max(64).optional(),
-    group_by: z.enum(GROUP_BY).default('day'),
-  })
-  .superRefine((query, ctx) => {
-    if (!query.from || !query.to || !isDay(query.from) || !isDay(query.to)) return;
-    const span = dayNumber(query.to) - dayNumber(query.from) + 1;
-    if (span < 1) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
-    else if (span > MAX_RANGE_DAYS)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['to'],
-        message: `the range may span at most ${MAX_RANGE_DAYS} days`,
-      });
-  });
+export const CallAnalyticsQuery = schemaOnFirstUse(() =>
+  z
+    .object({
+      /** The first day (in the workspace's time zone), YYYY-MM-DD; default 29 days before `to`. */
+      from: Day.optional(),
+      /** The last day, included; default today in the workspace's time zone. */
+      to: Day.optional(),
+      agent_id: z.string().max(64).optional(),
+      group_by: z.enum(GROUP_BY).default('day'),
+    })
+    .superRefine((query, ctx) => {
+      if (!query.from || !query.to || !isDay(query.from) || !isDay(query.to)) return;
+      const span = dayNumber(query.to) - dayNumber(query.from) + 1;
+      if (span < 1) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
+      else if (span > MAX_RANGE_DAYS)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['to'],
+          message: `the range may span at most ${MAX_RANGE_DAYS} days`,
+        });
+    }),
+);
 export type CallAnalyticsQuery = z.infer<typeof CallAnalyticsQuery>;
 
-export const CallAnalyticsItem = z.object({
-  /** The day (YYYY-MM-DD), the agent's id, or the status (completed, failed). */
-  key: z.string(),
-  calls: z.number().int(),
-  /** Calls that were answered (connected). */
-  answered: z.number().int(),
-  completed: z.number().int(),
-  failed: z.number().int(),
-  total_seconds: z.number().int(),
-  /** total_seconds over the answered calls (0 when none), to one decimal. */
-  average_seconds: z.number(),
-  credits: z.number(),
-  sentiment: z.object({ positive: z.number().int(), neutral: z.number().int(), negative: z.number().int() }),
-});
+export const CallAnalyticsItem = schemaOnFirstUse(() =>
+  z.object({
+    /** The day (YYYY-MM-DD), the agent's id, or the status (completed, failed). */
+    key: z.string(),
+    calls: z.number().int(),
+    /** Calls that were answered (connected). */
+    answered: z.number().int(),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    total_seconds: z.number().int(),
+    /** total_seconds over the answered calls (0 when none), to one decimal. */
+    average_seconds: z.number(),
+    credits: z.number(),
+    sentiment: z.object({
+      positive: z.number().int(),
+      neutral: z.number().int(),
+      negative: z.number().int(),
+    }),
+  }),
+);
 
-export const CallAnalyticsResponse = z.object({
-  group_by: z.enum(GROUP_BY),
-  from: z.string(),
-  to: z.string(),
-  /** The workspace's time zone: the days' boundaries. */
-  timezone: z.string(),
-  items: z.array(CallAnalyticsItem),
-});
+export const CallAnalyticsResponse = schemaOnFirstUse(() =>
+  z.object({
+    group_by: z.enum(GROUP_BY),
+    from: z.string(),
+    to: z.string(),
+    /** The workspace's time zone: the days' boundaries. */
+    timezone: z.string(),
+    items: z.array(CallAnalyticsItem),
+  }),
+);
 export type CallAnalyticsResponse = z.infer<typeof CallAnalyticsResponse>;

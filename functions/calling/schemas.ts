@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { isE164 } from '../platform/phone.js';
 import { CALL_STATUSES, END_REASONS } from './status.js';
+import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /**
  * Start-call exactly as docs/api.md (plus `id`, `agent_id`, `workspace_id` in the
@@ -14,60 +15,70 @@ export const MAX_PARAMETER_VALUE = 1000;
 
 const e164 = z.string().refine(isE164, { message: 'value is not a valid phone number in E.164 format' });
 
-const Parameters = z
-  .record(z.string().min(1).max(MAX_PARAMETER_NAME), z.string().max(MAX_PARAMETER_VALUE))
-  .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, {
-    message: `at most ${MAX_PARAMETERS} parameters`,
-  });
+const Parameters = schemaOnFirstUse(() =>
+  z
+    .record(z.string().min(1).max(MAX_PARAMETER_NAME), z.string().max(MAX_PARAMETER_VALUE))
+    .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, {
+      message: `at most ${MAX_PARAMETERS} parameters`,
+    }),
+);
 
-export const StartCallBody = z.strictObject({
-  to_phone: e164,
-  from_phone: e164.nullish(),
-  record: z.boolean().nullish(),
-  parameters: Parameters.nullish(),
-});
+export const StartCallBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    to_phone: e164,
+    from_phone: e164.nullish(),
+    record: z.boolean().nullish(),
+    parameters: Parameters.nullish(),
+  }),
+);
 export type StartCallBody = z.infer<typeof StartCallBody>;
 
-export const CallCreateResponse = z.object({
-  id: z.string(),
-  agent_id: z.string(),
-  workspace_id: z.string(),
-  to_phone: z.string(),
-  from_phone: z.string().nullable(),
-  record: z.boolean().nullable(),
-  created_by: z.string(),
-  status: z.enum(CALL_STATUSES),
-  created_at: z.string().nullable(),
-});
+export const CallCreateResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    agent_id: z.string(),
+    workspace_id: z.string(),
+    to_phone: z.string(),
+    from_phone: z.string().nullable(),
+    record: z.boolean().nullable(),
+    created_by: z.string(),
+    status: z.enum(CALL_STATUSES),
+    created_at: z.string().nullable(),
+  }),
+);
 export type CallCreateResponse = z.infer<typeof CallCreateResponse>;
 
 // ── Call log ───────────────────────────────────────────────────────────────────────────────────────
 
 /** `2026-11-22` (the whole day) or an ISO 8601 date-time with offset. */
-const DateBound = z
-  .string()
-  .max(40)
-  .refine(
-    (value) =>
-      /^\d{4}-\d{2}-\d{2}$/.test(value)
-        ? Number.isFinite(Date.parse(`${value}T00:00:00Z`))
-        : /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value)),
-    {
-      message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time',
-    },
-  );
+const DateBound = schemaOnFirstUse(() =>
+  z
+    .string()
+    .max(40)
+    .refine(
+      (value) =>
+        /^\d{4}-\d{2}-\d{2}$/.test(value)
+          ? Number.isFinite(Date.parse(`${value}T00:00:00Z`))
+          : /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value)),
+      {
+        message: 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time',
+      },
+    ),
+);
 
-export const ListCallsQuery = ListQuery.extend({
-  status: z.enum(CALL_STATUSES).optional(),
-  agent_id: z.string().max(64).optional(),
-  direction: z.enum(['outbound', 'inbound']).optional(),
-  /** Only the calls a batch outbound campaign placed. */
-  campaign_id: z.string().max(64).optional(),
-  /** Calls created at or after this date (a date means its start, UTC). */
-  from: DateBound.optional(),
-  /** Calls created at or before this date (a date means its end, UTC). */
-  to: DateBound.optional(),
-});
+export const ListCallsQuery = schemaOnFirstUse(() =>
+  ListQuery.extend({
+    status: z.enum(CALL_STATUSES).optional(),
+    agent_id: z.string().max(64).optional(),
+    direction: z.enum(['outbound', 'inbound']).optional(),
+    /** Only the calls a batch outbound campaign placed. */
+    campaign_id: z.string().max(64).optional(),
+    /** Calls created at or after this date (a date means its start, UTC). */
+    from: DateBound.optional(),
+    /** Calls created at or before this date (a date means its end, UTC). */
+    to: DateBound.optional(),
+  }),
+);
 export type ListCallsQuery = z.infer<typeof ListCallsQuery>;
 
 /** Epoch milliseconds of a bound; a bare date is the start (`from`) or the end (`to`) of that UTC day. */
@@ -79,54 +90,62 @@ export function boundMillis(value: string, edge: 'start' | 'end'): number {
   return Date.parse(value);
 }
 
-const TranscriptTurnResponse = z.object({
-  role: z.enum(['agent', 'user']),
-  text: z.string(),
-  offset_seconds: z.number(),
-});
-const QuotedListingResponse = z.object({ listing_id: z.string(), address: z.string(), price: z.string() });
+const TranscriptTurnResponse = schemaOnFirstUse(() =>
+  z.object({
+    role: z.enum(['agent', 'user']),
+    text: z.string(),
+    offset_seconds: z.number(),
+  }),
+);
+const QuotedListingResponse = schemaOnFirstUse(() =>
+  z.object({ listing_id: z.string(), address: z.string(), price: z.string() }),
+);
 
-export const CallSummaryResponse = z.object({
-  id: z.string(),
-  workspace_id: z.string(),
-  agent_id: z.string(),
-  agent_name: z.string(),
-  /** The batch outbound campaign that placed the call; null for single calls. */
-  campaign_id: z.string().nullable(),
-  direction: z.enum(['outbound', 'inbound']),
-  to_phone: z.string(),
-  from_phone: z.string(),
-  record: z.boolean(),
-  status: z.enum(CALL_STATUSES),
-  end_reason: z.enum(END_REASONS).nullable(),
-  created_by: z.string(),
-  created_at: z.string(),
-  initiated_at: z.string().nullable(),
-  connected_at: z.string().nullable(),
-  inprogress_at: z.string().nullable(),
-  ended_at: z.string().nullable(),
-  duration_seconds: z.number().int().nullable(),
-  /** Credits charged for the call (20 a minute, per second); null until it has been charged. */
-  credits: z.number().nullable(),
-  recording_available: z.boolean(),
-});
+export const CallSummaryResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    workspace_id: z.string(),
+    agent_id: z.string(),
+    agent_name: z.string(),
+    /** The batch outbound campaign that placed the call; null for single calls. */
+    campaign_id: z.string().nullable(),
+    direction: z.enum(['outbound', 'inbound']),
+    to_phone: z.string(),
+    from_phone: z.string(),
+    record: z.boolean(),
+    status: z.enum(CALL_STATUSES),
+    end_reason: z.enum(END_REASONS).nullable(),
+    created_by: z.string(),
+    created_at: z.string(),
+    initiated_at: z.string().nullable(),
+    connected_at: z.string().nullable(),
+    inprogress_at: z.string().nullable(),
+    ended_at: z.string().nullable(),
+    duration_seconds: z.number().int().nullable(),
+    /** Credits charged for the call (20 a minute, per second); null until it has been charged. */
+    credits: z.number().nullable(),
+    recording_available: z.boolean(),
+  }),
+);
 
-export const CallDetailResponse = CallSummaryResponse.extend({
-  parameters: z.record(z.string(), z.string()),
-  status_history: z.array(
-    z.object({
-      status: z.enum(CALL_STATUSES),
-      at: z.string(),
-      end_reason: z.enum(END_REASONS).nullable(),
-      source: z.string(),
-    }),
-  ),
-  transcript: z.array(TranscriptTurnResponse),
-  quoted_listings: z.array(QuotedListingResponse),
-  recording: z.object({ url: z.string(), duration_seconds: z.number().nullable() }).nullable(),
-  sentiment: z.unknown().nullable(),
-  /** The public recording page (`/r/{short_code}`), once the call has a recording. */
-  short_url: z.string().nullable(),
-});
+export const CallDetailResponse = schemaOnFirstUse(() =>
+  CallSummaryResponse.unwrap().extend({
+    parameters: z.record(z.string(), z.string()),
+    status_history: z.array(
+      z.object({
+        status: z.enum(CALL_STATUSES),
+        at: z.string(),
+        end_reason: z.enum(END_REASONS).nullable(),
+        source: z.string(),
+      }),
+    ),
+    transcript: z.array(TranscriptTurnResponse),
+    quoted_listings: z.array(QuotedListingResponse),
+    recording: z.object({ url: z.string(), duration_seconds: z.number().nullable() }).nullable(),
+    sentiment: z.unknown().nullable(),
+    /** The public recording page (`/r/{short_code}`), once the call has a recording. */
+    short_url: z.string().nullable(),
+  }),
+);
 
-export const CallList = pageOf(CallSummaryResponse);
+export const CallList = schemaOnFirstUse(() => pageOf(CallSummaryResponse));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createConversions } from 'electrodb';
-import { onFirstUse } from '../platform/entity.js';
+import { onFirstUse } from '../platform/first-use.js';
 import { clock } from '../platform/clock.js';
 import { HttpError, notFound, ValidationError } from '../platform/errors.js';
 import { ID_PREFIXES, isId, newId } from '../platform/ids.js';

@@ -1,5 +1,5 @@
 import { createConversions } from 'electrodb';
-import { onFirstUse } from '../platform/entity.js';
+import { onFirstUse } from '../platform/first-use.js';
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';

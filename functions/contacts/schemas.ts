@@ -3,6 +3,7 @@ import { TimeZoneName } from '../platform/time-zones.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { NOTE_CHANNELS } from './model.js';
 import { CONTACTABILITY_CODES, INPUT_SOURCE_CODES, SOURCE_CODES } from './views.js';
+import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /**
  * Request and response shapes of the contact, note and suppression-list routes. Bodies are strict
@@ -19,197 +20,222 @@ export const MAX_ATTRIBUTE_KEY_LENGTH = 64;
 export const MAX_ATTRIBUTE_VALUE_LENGTH = 1000;
 export const MAX_NOTE_LENGTH = 500;
 
-const personName = z.string().trim().max(100);
-const phone = z.string().trim().min(1).max(40);
-const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email({ message: 'value is not a valid email address' }))
-  .transform((value) => value.toLowerCase());
+const personName = () => z.string().trim().max(100);
+const phone = () => z.string().trim().min(1).max(40);
+const email = () =>
+  z
+    .string()
+    .trim()
+    .max(254)
+    .pipe(z.email({ message: 'value is not a valid email address' }))
+    .transform((value) => value.toLowerCase());
 
 /** Tags: trimmed, 1–50 characters, at most 50; repeats (ignoring case) are dropped, the first kept. */
-const tags = z
-  .array(z.string().trim().min(1).max(MAX_TAG_LENGTH))
-  .max(MAX_TAGS)
-  .transform((values) => {
-    const seen = new Set<string>();
-    return values.filter((tag) => {
-      const key = tag.toLowerCase();
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
+const tags = () =>
+  z
+    .array(z.string().trim().min(1).max(MAX_TAG_LENGTH))
+    .max(MAX_TAGS)
+    .transform((values) => {
+      const seen = new Set<string>();
+      return values.filter((tag) => {
+        const key = tag.toLowerCase();
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
     });
-  });
 
-const attributeKey = z.string().trim().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH);
-const attributeValue = z.string().max(MAX_ATTRIBUTE_VALUE_LENGTH);
+const attributeKey = () => z.string().trim().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH);
+const attributeValue = () => z.string().max(MAX_ATTRIBUTE_VALUE_LENGTH);
 const tooManyAttributes = (record: Record<string, unknown>) => Object.keys(record).length <= MAX_ATTRIBUTES;
 
 /** Custom attributes: string keys (1–64 characters) to string values (up to 1000), at most 50. */
-const attributes = z
-  .record(attributeKey, attributeValue)
-  .refine(tooManyAttributes, { message: `at most ${MAX_ATTRIBUTES} attributes` });
+const attributes = () =>
+  z
+    .record(attributeKey(), attributeValue())
+    .refine(tooManyAttributes, { message: `at most ${MAX_ATTRIBUTES} attributes` });
 
 /** In a PATCH, a merge patch: a key with a string is set, a key with null removed, others kept. */
-const attributesPatch = z
-  .record(attributeKey, attributeValue.nullable())
-  .refine(tooManyAttributes, { message: `at most ${MAX_ATTRIBUTES} attributes` });
+const attributesPatch = () =>
+  z
+    .record(attributeKey(), attributeValue().nullable())
+    .refine(tooManyAttributes, { message: `at most ${MAX_ATTRIBUTES} attributes` });
 
-export const CreateContactBody = z
-  .strictObject({
-    first_name: personName.optional(),
-    last_name: personName.optional(),
-    phone: phone.nullable().optional(),
-    email: email.nullable().optional(),
-    contactability: z.enum(CONTACTABILITY_CODES).default('contactable'),
-    source: z.enum(INPUT_SOURCE_CODES).default('manual'),
-    /** The integration's name; only (and then required) with `source: "integration"`. */
-    source_label: z.string().trim().min(1).max(100).optional(),
-    tags: tags.optional(),
-    attributes: attributes.optional(),
-    timezone: TimeZoneName.nullable().optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (!body.phone && !body.email) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message: 'a contact needs a phone number or an email address',
-        input: body,
-      });
-    }
-    if (body.source === 'integration' && body.source_label === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['source_label'],
-        message: 'source_label (the integration’s name) is required with source "integration"',
-        input: body.source_label,
-      });
-    }
-    if (body.source !== 'integration' && body.source_label !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['source_label'],
-        message: 'source_label is given only with source "integration" (other sources have their own label)',
-        input: body.source_label,
-      });
-    }
-  });
+export const CreateContactBody = schemaOnFirstUse(() =>
+  z
+    .strictObject({
+      first_name: personName().optional(),
+      last_name: personName().optional(),
+      phone: phone().nullable().optional(),
+      email: email().nullable().optional(),
+      contactability: z.enum(CONTACTABILITY_CODES).default('contactable'),
+      source: z.enum(INPUT_SOURCE_CODES).default('manual'),
+      /** The integration's name; only (and then required) with `source: "integration"`. */
+      source_label: z.string().trim().min(1).max(100).optional(),
+      tags: tags().optional(),
+      attributes: attributes().optional(),
+      timezone: TimeZoneName.nullable().optional(),
+    })
+    .superRefine((body, ctx) => {
+      if (!body.phone && !body.email) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: 'a contact needs a phone number or an email address',
+          input: body,
+        });
+      }
+      if (body.source === 'integration' && body.source_label === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['source_label'],
+          message: 'source_label (the integration’s name) is required with source "integration"',
+          input: body.source_label,
+        });
+      }
+      if (body.source !== 'integration' && body.source_label !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['source_label'],
+          message:
+            'source_label is given only with source "integration" (other sources have their own label)',
+          input: body.source_label,
+        });
+      }
+    }),
+);
 /** What createContact and mergeContact take (the body of `POST …/contacts`). */
 export type ContactInput = z.input<typeof CreateContactBody>;
 export type CreateContactBody = z.infer<typeof CreateContactBody>;
 
 /** Every field optional; `phone`, `email` and `timezone` take null to remove them. */
-export const UpdateContactBody = z.strictObject({
-  first_name: personName.optional(),
-  last_name: personName.optional(),
-  phone: phone.nullable().optional(),
-  email: email.nullable().optional(),
-  contactability: z.enum(CONTACTABILITY_CODES).optional(),
-  /** Replaces the tags. */
-  tags: tags.optional(),
-  /** Merged into the attributes: null removes a key. */
-  attributes: attributesPatch.optional(),
-  timezone: TimeZoneName.nullable().optional(),
-});
+export const UpdateContactBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    first_name: personName().optional(),
+    last_name: personName().optional(),
+    phone: phone().nullable().optional(),
+    email: email().nullable().optional(),
+    contactability: z.enum(CONTACTABILITY_CODES).optional(),
+    /** Replaces the tags. */
+    tags: tags().optional(),
+    /** Merged into the attributes: null removes a key. */
+    attributes: attributesPatch().optional(),
+    timezone: TimeZoneName.nullable().optional(),
+  }),
+);
 export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
 
-export const ContactListQuery = ListQuery.extend({
-  limit: z.coerce.number().int().min(1).max(CONTACT_PAGE_SIZE).default(CONTACT_PAGE_SIZE),
-  /** A prefix of the first, last or full name, the email address or the phone number (E.164 or digits). */
-  q: z.string().trim().min(1).max(100).optional(),
-  contactability: z.enum(CONTACTABILITY_CODES).optional(),
-  source: z.enum(SOURCE_CODES).optional(),
-  /** Contacts with this tag (ignoring case). */
-  tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
-});
+export const ContactListQuery = schemaOnFirstUse(() =>
+  ListQuery.extend({
+    limit: z.coerce.number().int().min(1).max(CONTACT_PAGE_SIZE).default(CONTACT_PAGE_SIZE),
+    /** A prefix of the first, last or full name, the email address or the phone number (E.164 or digits). */
+    q: z.string().trim().min(1).max(100).optional(),
+    contactability: z.enum(CONTACTABILITY_CODES).optional(),
+    source: z.enum(SOURCE_CODES).optional(),
+    /** Contacts with this tag (ignoring case). */
+    tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
+  }),
+);
 export type ContactListQuery = z.infer<typeof ContactListQuery>;
 
-const noteText = z.string().trim().min(1).max(MAX_NOTE_LENGTH);
+const noteText = () => z.string().trim().min(1).max(MAX_NOTE_LENGTH);
 
-export const CreateNoteBody = z.strictObject({
-  text: noteText,
-  channel: z.enum(NOTE_CHANNELS).default('direct'),
-});
+export const CreateNoteBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    text: noteText(),
+    channel: z.enum(NOTE_CHANNELS).default('direct'),
+  }),
+);
 export type CreateNoteBody = z.infer<typeof CreateNoteBody>;
 
-export const UpdateNoteBody = z.strictObject({
-  text: noteText.optional(),
-  channel: z.enum(NOTE_CHANNELS).optional(),
-});
+export const UpdateNoteBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    text: noteText().optional(),
+    channel: z.enum(NOTE_CHANNELS).optional(),
+  }),
+);
 export type UpdateNoteBody = z.infer<typeof UpdateNoteBody>;
 
 /** The body of `PUT …/suppression-list/{phone}` (optional). */
-export const PutSuppressionBody = z
-  .strictObject({ reason: z.string().trim().max(200).nullable().optional() })
-  .optional();
+export const PutSuppressionBody = schemaOnFirstUse(() =>
+  z.strictObject({ reason: z.string().trim().max(200).nullable().optional() }).optional(),
+);
 export type PutSuppressionBody = z.infer<typeof PutSuppressionBody>;
 
 // ── Responses ─────────────────────────────────────────────────────────────────────────────────────
 
-export const ContactResponse = z.object({
-  id: z.string(),
-  first_name: z.string(),
-  last_name: z.string(),
-  /** E.164. */
-  phone: z.string().nullable(),
-  email: z.string().nullable(),
-  contactability: z.enum(CONTACTABILITY_CODES),
-  /** `call`: made by the post-call pipeline from a call. */
-  source: z.enum(SOURCE_CODES),
-  /** "Manual", "CSV", "SMS Upload", "Phone / Device", "VCF Upload", "Call", or the integration's name. */
-  source_label: z.string(),
-  tags: z.array(z.string()),
-  attributes: z.record(z.string(), z.string()),
-  timezone: z.string().nullable(),
-  last_contacted_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const ContactResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    /** E.164. */
+    phone: z.string().nullable(),
+    email: z.string().nullable(),
+    contactability: z.enum(CONTACTABILITY_CODES),
+    /** `call`: made by the post-call pipeline from a call. */
+    source: z.enum(SOURCE_CODES),
+    /** "Manual", "CSV", "SMS Upload", "Phone / Device", "VCF Upload", "Call", or the integration's name. */
+    source_label: z.string(),
+    tags: z.array(z.string()),
+    attributes: z.record(z.string(), z.string()),
+    timezone: z.string().nullable(),
+    last_contacted_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
 /**
  * A page reads at most a bounded number of index entries (functions/contacts/service.ts): with
  * filters it can hold fewer than `limit` contacts, even none, while `next_cursor` is not null. The
  * list has ended only when `next_cursor` is null.
  */
-export const ContactList = pageOf(ContactResponse);
+export const ContactList = schemaOnFirstUse(() => pageOf(ContactResponse));
 
-export const NoteResponse = z.object({
-  id: z.string(),
-  text: z.string(),
-  channel: z.enum(NOTE_CHANNELS),
-  /** Inbound call, Outbound call, Campaign, Post-call, Direct. */
-  channel_label: z.string(),
-  /** `usr_…`, `key_…`, or `system` for a note the post-call pipeline wrote. */
-  author_id: z.string(),
-  /** The call a post-call note is about. */
-  call_id: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export const NoteList = pageOf(NoteResponse);
+export const NoteResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    text: z.string(),
+    channel: z.enum(NOTE_CHANNELS),
+    /** Inbound call, Outbound call, Campaign, Post-call, Direct. */
+    channel_label: z.string(),
+    /** `usr_…`, `key_…`, or `system` for a note the post-call pipeline wrote. */
+    author_id: z.string(),
+    /** The call a post-call note is about. */
+    call_id: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
+export const NoteList = schemaOnFirstUse(() => pageOf(NoteResponse));
 
-export const SuppressionResponse = z.object({
-  /** E.164. */
-  phone: z.string(),
-  reason: z.string().nullable(),
-  created_at: z.string(),
-});
-export const SuppressionList = pageOf(SuppressionResponse);
+export const SuppressionResponse = schemaOnFirstUse(() =>
+  z.object({
+    /** E.164. */
+    phone: z.string(),
+    reason: z.string().nullable(),
+    created_at: z.string(),
+  }),
+);
+export const SuppressionList = schemaOnFirstUse(() => pageOf(SuppressionResponse));
 
 // ── Imports ─────────────────────────────────────────────────────────────────────────────────────────
 
 export const IMPORT_FORMATS = ['csv', 'vcf'] as const;
 
 /** `POST …/contacts/imports` as JSON: the job, and a URL to upload the file to. */
-export const CreateImportBody = z.strictObject({
-  format: z.enum(IMPORT_FORMATS),
-  file_name: z.string().trim().min(1).max(255).optional(),
-});
+export const CreateImportBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    format: z.enum(IMPORT_FORMATS),
+    file_name: z.string().trim().min(1).max(255).optional(),
+  }),
+);
 
-export const ImportErrorItem = z.object({ row: z.number().int(), reason: z.string() });
+export const ImportErrorItem = schemaOnFirstUse(() =>
+  z.object({ row: z.number().int(), reason: z.string() }),
+);
 
-const importFields = {
+const importFields = () => ({
   id: z.string(),
   job_id: z.string(),
   workspace_id: z.string(),
@@ -228,18 +254,22 @@ const importFields = {
   failure_reason: z.string().nullable(),
   created_at: z.string(),
   completed_at: z.string().nullable(),
-};
+});
 
-export const ImportSummary = z.object(importFields);
-export const ImportResponse = z.object({
-  ...importFields,
-  /** The first 100 rejected rows, by row number (data rows from 1, the header not counted). */
-  errors: z.array(ImportErrorItem),
-});
-export const CreatedImportResponse = z.object({
-  ...importFields,
-  /** A presigned PUT URL for the file (one hour); absent when the file was the request's body. */
-  upload_url: z.string().optional(),
-});
-export const ImportList = pageOf(ImportSummary);
+export const ImportSummary = schemaOnFirstUse(() => z.object(importFields()));
+export const ImportResponse = schemaOnFirstUse(() =>
+  z.object({
+    ...importFields(),
+    /** The first 100 rejected rows, by row number (data rows from 1, the header not counted). */
+    errors: z.array(ImportErrorItem),
+  }),
+);
+export const CreatedImportResponse = schemaOnFirstUse(() =>
+  z.object({
+    ...importFields(),
+    /** A presigned PUT URL for the file (one hour); absent when the file was the request's body. */
+    upload_url: z.string().optional(),
+  }),
+);
+export const ImportList = schemaOnFirstUse(() => pageOf(ImportSummary));
 export const ImportListQuery = ListQuery;

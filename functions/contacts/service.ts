@@ -1,5 +1,5 @@
 import { createConversions } from 'electrodb';
-import { onFirstUse } from '../platform/entity.js';
+import { onFirstUse } from '../platform/first-use.js';
 import { WorkspaceEntity } from '../access/entities.js';
 import { clock } from '../platform/clock.js';
 import { HttpError, notFound, ValidationError, type ValidationIssue } from '../platform/errors.js';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { pageOf } from '../platform/pagination.js';
 import { EVALUATION_STATUSES } from './entities.js';
+import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /** Bounds of a run: what one request may ask the voice runtime to play. */
 export const MAX_SCENARIOS = 20;
@@ -12,49 +13,59 @@ export const MAX_PHRASE = 200;
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
-export const ScenarioInput = z.strictObject({
-  name: text(MAX_NAME),
-  /** What the caller says, one line a turn (1–20 lines of 1–500 characters). */
-  caller_script: z.array(text(MAX_LINE)).min(1).max(MAX_CALLER_LINES),
-  /** Phrases the agent must say (1–10 of 1–200 characters; case-insensitive, anywhere in its turns). */
-  expect: z.array(text(MAX_PHRASE)).min(1).max(MAX_EXPECTED),
-});
+export const ScenarioInput = schemaOnFirstUse(() =>
+  z.strictObject({
+    name: text(MAX_NAME),
+    /** What the caller says, one line a turn (1–20 lines of 1–500 characters). */
+    caller_script: z.array(text(MAX_LINE)).min(1).max(MAX_CALLER_LINES),
+    /** Phrases the agent must say (1–10 of 1–200 characters; case-insensitive, anywhere in its turns). */
+    expect: z.array(text(MAX_PHRASE)).min(1).max(MAX_EXPECTED),
+  }),
+);
 export type ScenarioInput = z.infer<typeof ScenarioInput>;
 
-export const CreateEvaluationBody = z.strictObject({
-  scenarios: z.array(ScenarioInput).min(1).max(MAX_SCENARIOS),
-});
+export const CreateEvaluationBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    scenarios: z.array(ScenarioInput).min(1).max(MAX_SCENARIOS),
+  }),
+);
 export type CreateEvaluationBody = z.infer<typeof CreateEvaluationBody>;
 
-const TranscriptTurnResponse = z.object({
-  role: z.enum(['agent', 'user']),
-  text: z.string(),
-  offset_seconds: z.number(),
-});
+const TranscriptTurnResponse = schemaOnFirstUse(() =>
+  z.object({
+    role: z.enum(['agent', 'user']),
+    text: z.string(),
+    offset_seconds: z.number(),
+  }),
+);
 
-export const EvaluationResultResponse = z.object({
-  /** The scenario's name. */
-  scenario: z.string(),
-  passed: z.boolean(),
-  /** Expected phrases the agent did not say (empty when it passed). */
-  missing: z.array(z.string()),
-  transcript: z.array(TranscriptTurnResponse),
-});
+export const EvaluationResultResponse = schemaOnFirstUse(() =>
+  z.object({
+    /** The scenario's name. */
+    scenario: z.string(),
+    passed: z.boolean(),
+    /** Expected phrases the agent did not say (empty when it passed). */
+    missing: z.array(z.string()),
+    transcript: z.array(TranscriptTurnResponse),
+  }),
+);
 
-export const EvaluationResponse = z.object({
-  id: z.string(),
-  agent_id: z.string(),
-  status: z.enum(EVALUATION_STATUSES),
-  /** Scenarios in the run and how many have been judged. */
-  total: z.number().int(),
-  done: z.number().int(),
-  /** 20 credits, charged when the run started; never refunded. */
-  credits: z.number(),
-  failure_reason: z.string().nullable(),
-  results: z.array(EvaluationResultResponse),
-  created_by: z.string(),
-  created_at: z.string(),
-  ended_at: z.string().nullable(),
-});
+export const EvaluationResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    agent_id: z.string(),
+    status: z.enum(EVALUATION_STATUSES),
+    /** Scenarios in the run and how many have been judged. */
+    total: z.number().int(),
+    done: z.number().int(),
+    /** 20 credits, charged when the run started; never refunded. */
+    credits: z.number(),
+    failure_reason: z.string().nullable(),
+    results: z.array(EvaluationResultResponse),
+    created_by: z.string(),
+    created_at: z.string(),
+    ended_at: z.string().nullable(),
+  }),
+);
 
-export const EvaluationList = pageOf(EvaluationResponse);
+export const EvaluationList = schemaOnFirstUse(() => pageOf(EvaluationResponse));

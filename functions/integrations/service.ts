@@ -1,5 +1,6 @@
 import { createConversions } from 'electrodb';
-import { onFirstUse, Service } from '../platform/entity.js';
+import { Service } from '../platform/entity.js';
+import { onFirstUse } from '../platform/first-use.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PLANS } from '../billing/plans.js';
 import { KnowledgeBaseEntity, type KnowledgeBase } from '../knowledge/entities.js';

@@ -9,6 +9,7 @@ import {
   MAX_DOCUMENT_TEXT,
   MAX_QUERY_LENGTH,
 } from './model.js';
+import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /**
  * Request and response shapes of the knowledge-base routes. Bodies are strict (an unknown field is
@@ -16,178 +17,194 @@ import {
  * and the service checks it against `ListingBody` or `DocumentBody`.
  */
 
-const name = z.string().trim().min(1).max(200);
+const name = () => z.string().trim().min(1).max(200);
 const shortText = (max: number) => z.string().trim().min(1).max(max);
 
-export const CreateKnowledgeBaseBody = z.strictObject({
-  name,
-  kind: z.enum(KNOWLEDGE_BASE_KINDS),
-});
-export const UpdateKnowledgeBaseBody = z.strictObject({ name });
+export const CreateKnowledgeBaseBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    name: name(),
+    kind: z.enum(KNOWLEDGE_BASE_KINDS),
+  }),
+);
+export const UpdateKnowledgeBaseBody = schemaOnFirstUse(() => z.strictObject({ name: name() }));
 
-export const KnowledgeBaseResponse = z.object({
-  id: z.string(),
-  workspace_id: z.string(),
-  name: z.string(),
-  kind: z.enum(KNOWLEDGE_BASE_KINDS),
-  /** Items counted by the last index build (the search index follows writes within moments). */
-  item_count: z.number(),
-  integration_id: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export const KnowledgeBaseList = pageOf(KnowledgeBaseResponse);
+export const KnowledgeBaseResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    workspace_id: z.string(),
+    name: z.string(),
+    kind: z.enum(KNOWLEDGE_BASE_KINDS),
+    /** Items counted by the last index build (the search index follows writes within moments). */
+    item_count: z.number(),
+    integration_id: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
+export const KnowledgeBaseList = schemaOnFirstUse(() => pageOf(KnowledgeBaseResponse));
 
-const count = z.number().int().min(0).max(100);
+const count = () => z.number().int().min(0).max(100);
 
 /** A listing (a base of kind `listings`). */
-export const ListingBody = z.strictObject({
-  external_id: shortText(200).optional(),
-  address: shortText(300),
-  suburb: shortText(100).optional(),
-  state: shortText(50).optional(),
-  postcode: shortText(20).optional(),
-  price_text: shortText(100).optional(),
-  status: z.enum(LISTING_STATUSES),
-  bedrooms: count.optional(),
-  bathrooms: count.optional(),
-  description: z.string().trim().max(20_000).optional(),
-});
+export const ListingBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    external_id: shortText(200).optional(),
+    address: shortText(300),
+    suburb: shortText(100).optional(),
+    state: shortText(50).optional(),
+    postcode: shortText(20).optional(),
+    price_text: shortText(100).optional(),
+    status: z.enum(LISTING_STATUSES),
+    bedrooms: count().optional(),
+    bathrooms: count().optional(),
+    description: z.string().trim().max(20_000).optional(),
+  }),
+);
 export type ListingBody = z.infer<typeof ListingBody>;
 
 /** A listing's change: the fields given are set; null removes an optional one. */
-export const ListingPatch = z.strictObject({
-  address: shortText(300).optional(),
-  suburb: shortText(100).nullable().optional(),
-  state: shortText(50).nullable().optional(),
-  postcode: shortText(20).nullable().optional(),
-  price_text: shortText(100).nullable().optional(),
-  status: z.enum(LISTING_STATUSES).optional(),
-  bedrooms: count.nullable().optional(),
-  bathrooms: count.nullable().optional(),
-  description: z.string().trim().max(20_000).nullable().optional(),
-});
+export const ListingPatch = schemaOnFirstUse(() =>
+  z.strictObject({
+    address: shortText(300).optional(),
+    suburb: shortText(100).nullable().optional(),
+    state: shortText(50).nullable().optional(),
+    postcode: shortText(20).nullable().optional(),
+    price_text: shortText(100).nullable().optional(),
+    status: z.enum(LISTING_STATUSES).optional(),
+    bedrooms: count().nullable().optional(),
+    bathrooms: count().nullable().optional(),
+    description: z.string().trim().max(20_000).nullable().optional(),
+  }),
+);
 export type ListingPatch = z.infer<typeof ListingPatch>;
 
 /**
  * A document (a base of kind `documents`): its text (`{title, text}`), or a file to upload
  * (`{title, file_name, content_type}` → `upload_url`, a presigned PUT).
  */
-export const DocumentBody = z
-  .strictObject({
-    title: shortText(300),
-    text: z.string().min(1).max(MAX_DOCUMENT_TEXT).optional(),
-    file_name: shortText(255).optional(),
-    content_type: z
-      .string()
-      .trim()
-      .toLowerCase()
-      .transform((value) => value.split(';')[0].trim())
-      .refine((value) => (DOCUMENT_CONTENT_TYPES as string[]).includes(value), {
-        message: `unsupported type: PDF, DOCX, TXT or Markdown (${DOCUMENT_CONTENT_TYPES.join(', ')})`,
-      })
-      .transform((value) => value as DocumentContentType)
-      .optional(),
-  })
-  .superRefine((body, ctx) => {
-    const file = body.file_name !== undefined || body.content_type !== undefined;
-    if (body.text !== undefined && file) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['text'],
-        message: 'give either text, or file_name and content_type (a file to upload), not both',
-        input: body.text,
-      });
-    } else if (body.text === undefined && !file) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['text'],
-        message: 'text is required, or file_name and content_type for a file to upload',
-        input: undefined,
-      });
-    } else if (file && (body.file_name === undefined || body.content_type === undefined)) {
-      const missing = body.file_name === undefined ? 'file_name' : 'content_type';
-      ctx.addIssue({
-        code: 'custom',
-        path: [missing],
-        message: `${missing} is required with a file to upload`,
-        input: undefined,
-      });
-    }
-  });
+export const DocumentBody = schemaOnFirstUse(() =>
+  z
+    .strictObject({
+      title: shortText(300),
+      text: z.string().min(1).max(MAX_DOCUMENT_TEXT).optional(),
+      file_name: shortText(255).optional(),
+      content_type: z
+        .string()
+        .trim()
+        .toLowerCase()
+        .transform((value) => value.split(';')[0].trim())
+        .refine((value) => (DOCUMENT_CONTENT_TYPES as string[]).includes(value), {
+          message: `unsupported type: PDF, DOCX, TXT or Markdown (${DOCUMENT_CONTENT_TYPES.join(', ')})`,
+        })
+        .transform((value) => value as DocumentContentType)
+        .optional(),
+    })
+    .superRefine((body, ctx) => {
+      const file = body.file_name !== undefined || body.content_type !== undefined;
+      if (body.text !== undefined && file) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['text'],
+          message: 'give either text, or file_name and content_type (a file to upload), not both',
+          input: body.text,
+        });
+      } else if (body.text === undefined && !file) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['text'],
+          message: 'text is required, or file_name and content_type for a file to upload',
+          input: undefined,
+        });
+      } else if (file && (body.file_name === undefined || body.content_type === undefined)) {
+        const missing = body.file_name === undefined ? 'file_name' : 'content_type';
+        ctx.addIssue({
+          code: 'custom',
+          path: [missing],
+          message: `${missing} is required with a file to upload`,
+          input: undefined,
+        });
+      }
+    }),
+);
 export type DocumentBody = z.infer<typeof DocumentBody>;
-export const DocumentPatch = z.strictObject({ title: shortText(300) });
+export const DocumentPatch = schemaOnFirstUse(() => z.strictObject({ title: shortText(300) }));
 
 /** The route's body: a listing or a document, by the base's kind (checked by the service). */
-export const CreateItemBody = z.record(z.string(), z.unknown());
-export const UpdateItemBody = z.record(z.string(), z.unknown());
+export const CreateItemBody = schemaOnFirstUse(() => z.record(z.string(), z.unknown()));
+export const UpdateItemBody = schemaOnFirstUse(() => z.record(z.string(), z.unknown()));
 
-export const ItemResponse = z.object({
-  id: z.string(),
-  knowledge_base_id: z.string(),
-  type: z.enum(['listing', 'document']),
-  // listings
-  external_id: z.string().nullable().optional(),
-  address: z.string().optional(),
-  suburb: z.string().nullable().optional(),
-  state: z.string().nullable().optional(),
-  postcode: z.string().nullable().optional(),
-  /** "address, suburb state postcode" */
-  full_address: z.string().optional(),
-  price_text: z.string().nullable().optional(),
-  bedrooms: z.number().nullable().optional(),
-  bathrooms: z.number().nullable().optional(),
-  description: z.string().nullable().optional(),
-  /** A listing: available, under_offer or sold; a document: processing, ready or failed. */
-  status: z.enum([...LISTING_STATUSES, ...ITEM_STATUSES]),
-  // documents
-  title: z.string().optional(),
-  file_name: z.string().nullable().optional(),
-  content_type: z.string().nullable().optional(),
-  size_bytes: z.number().nullable().optional(),
-  chunks: z.number().nullable().optional(),
-  failure_reason: z.string().nullable().optional(),
-  truncated: z.boolean().optional(),
-  /** Where to PUT the file (documents created with file_name and content_type; shown once). */
-  upload_url: z.string().optional(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export const ItemList = pageOf(ItemResponse);
+export const ItemResponse = schemaOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    knowledge_base_id: z.string(),
+    type: z.enum(['listing', 'document']),
+    // listings
+    external_id: z.string().nullable().optional(),
+    address: z.string().optional(),
+    suburb: z.string().nullable().optional(),
+    state: z.string().nullable().optional(),
+    postcode: z.string().nullable().optional(),
+    /** "address, suburb state postcode" */
+    full_address: z.string().optional(),
+    price_text: z.string().nullable().optional(),
+    bedrooms: z.number().nullable().optional(),
+    bathrooms: z.number().nullable().optional(),
+    description: z.string().nullable().optional(),
+    /** A listing: available, under_offer or sold; a document: processing, ready or failed. */
+    status: z.enum([...LISTING_STATUSES, ...ITEM_STATUSES]),
+    // documents
+    title: z.string().optional(),
+    file_name: z.string().nullable().optional(),
+    content_type: z.string().nullable().optional(),
+    size_bytes: z.number().nullable().optional(),
+    chunks: z.number().nullable().optional(),
+    failure_reason: z.string().nullable().optional(),
+    truncated: z.boolean().optional(),
+    /** Where to PUT the file (documents created with file_name and content_type; shown once). */
+    upload_url: z.string().optional(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  }),
+);
+export const ItemList = schemaOnFirstUse(() => pageOf(ItemResponse));
 
 export const ItemListQuery = ListQuery;
 
-export const SearchQuery = z.strictObject({
-  q: z
-    .string()
-    .trim()
-    .min(1, { message: 'q is required: what to search for' })
-    .max(MAX_QUERY_LENGTH, { message: `q is at most ${MAX_QUERY_LENGTH} characters` }),
-  limit: z.coerce.number().int().min(1).max(50).default(10),
-});
+export const SearchQuery = schemaOnFirstUse(() =>
+  z.strictObject({
+    q: z
+      .string()
+      .trim()
+      .min(1, { message: 'q is required: what to search for' })
+      .max(MAX_QUERY_LENGTH, { message: `q is at most ${MAX_QUERY_LENGTH} characters` }),
+    limit: z.coerce.number().int().min(1).max(50).default(10),
+  }),
+);
 
 /** Ranked best first; one page (`next_cursor` is always null: ask for more with a larger `limit`). */
-export const SearchResponse = z.object({
-  next_cursor: z.null(),
-  items: z.array(
-    z.object({
-      id: z.string(),
-      item_id: z.string(),
-      type: z.enum(['listing', 'document']),
-      title: z.string(),
-      score: z.number(),
-      /** The passage that matched best (a listing's description or address; a document's passage). */
-      passage: z.string(),
-      listing: z
-        .object({
-          external_id: z.string().nullable(),
-          full_address: z.string(),
-          price_text: z.string().nullable(),
-          status: z.enum(LISTING_STATUSES),
-          bedrooms: z.number().nullable(),
-          bathrooms: z.number().nullable(),
-        })
-        .optional(),
-    }),
-  ),
-});
+export const SearchResponse = schemaOnFirstUse(() =>
+  z.object({
+    next_cursor: z.null(),
+    items: z.array(
+      z.object({
+        id: z.string(),
+        item_id: z.string(),
+        type: z.enum(['listing', 'document']),
+        title: z.string(),
+        score: z.number(),
+        /** The passage that matched best (a listing's description or address; a document's passage). */
+        passage: z.string(),
+        listing: z
+          .object({
+            external_id: z.string().nullable(),
+            full_address: z.string(),
+            price_text: z.string().nullable(),
+            status: z.enum(LISTING_STATUSES),
+            bedrooms: z.number().nullable(),
+            bathrooms: z.number().nullable(),
+          })
+          .optional(),
+      }),
+    ),
+  }),
+);

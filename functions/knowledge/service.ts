@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createConversions } from 'electrodb';
-import { onFirstUse } from '../platform/entity.js';
+import { onFirstUse } from '../platform/first-use.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';

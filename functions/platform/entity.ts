@@ -56,20 +56,3 @@ function lazyClass<C extends abstract new (...args: never[]) => object>(Real: C)
 
 export const Entity = lazyClass(ElectroEntity);
 export const Service = lazyClass(ElectroService);
-
-/**
- * A value built on its first use, e.g. ElectroDB's `createConversions(entity)`, which would otherwise
- * build its entity at import: `const conversions = onFirstUse(() => createConversions(E))`, then
- * `conversions().…`.
- */
-export function onFirstUse<T>(build: () => T): () => T {
-  let value: T | undefined;
-  let built = false;
-  return () => {
-    if (!built) {
-      value = build();
-      built = true;
-    }
-    return value as T;
-  };
-}

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from './errors.js';
+import { schemaOnFirstUse } from './first-use.js';
 
 /**
  * Pages of a list, the `?limit=&cursor=` → `{ items, next_cursor }` convention of docs/api.md. Cursors are
@@ -27,7 +28,7 @@ export type ListQuery = z.infer<typeof ListQuery>;
 
 /** The response of a list: one page of `item` and the cursor of the next page (null at the end). */
 export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+  schemaOnFirstUse(() => z.object({ items: z.array(item), next_cursor: z.string().nullable() }));
 
 export const invalidCursor = (cursor: string) =>
   new ValidationError([

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isE164 } from '../platform/phone.js';
 import { ACTION_TYPES } from './entities.js';
+import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /**
  * Shapes of the post-call pipeline: queue messages, the configs of each action type, and the
@@ -13,14 +14,14 @@ export type { ActionMessage, CallEndedMessage } from '../platform/queue-messages
 
 // ── Action configs (the agent's `post_call_actions[].config`) ────────────────────────────────────
 
-const phone = z.string().refine(isE164, { message: 'must be an E.164 phone number' });
-const message = z.string().trim().min(1).max(480);
+const phone = () => z.string().refine(isE164, { message: 'must be an E.164 phone number' });
+const message = () => z.string().trim().min(1).max(480);
 
 export const ACTION_CONFIGS = {
   /** SMS to the business owner: `to` is their mobile; `message` a template (`{{summary}}`, `{{caller}}`, …). */
-  sms_owner: z.object({ to: phone, message: message.optional() }),
+  sms_owner: z.object({ to: phone(), message: message().optional() }),
   /** SMS to the other party of the call; `message` a template (`{{agent_name}}`, call parameters). */
-  sms_caller: z.object({ message: message.optional() }),
+  sms_caller: z.object({ message: message().optional() }),
   /** Email summary; `to` defaults to the workspace's admins. */
   email_summary: z.object({ to: z.union([z.email(), z.array(z.email()).min(1).max(10)]).optional() }),
   webhook: z.object({ url: z.string().url() }),
@@ -30,75 +31,89 @@ export const ACTION_CONFIGS = {
 
 // ── The post-call webhook payload ────────────────────────────────────────────────────────────────
 
-export const TranscriptTurnWire = z.object({
-  role: z.enum(['agent', 'user']),
-  text: z.string(),
-  offset_seconds: z.number(),
-});
+export const TranscriptTurnWire = schemaOnFirstUse(() =>
+  z.object({
+    role: z.enum(['agent', 'user']),
+    text: z.string(),
+    offset_seconds: z.number(),
+  }),
+);
 
-export const SentimentWire = z.object({
-  label: z.enum(['positive', 'neutral', 'negative']),
-  score: z.number(),
-  turns: z.array(
-    z.object({
-      index: z.number().int(),
-      role: z.enum(['agent', 'user']),
-      score: z.number(),
-      label: z.enum(['positive', 'neutral', 'negative']),
-    }),
-  ),
-});
+export const SentimentWire = schemaOnFirstUse(() =>
+  z.object({
+    label: z.enum(['positive', 'neutral', 'negative']),
+    score: z.number(),
+    turns: z.array(
+      z.object({
+        index: z.number().int(),
+        role: z.enum(['agent', 'user']),
+        score: z.number(),
+        label: z.enum(['positive', 'neutral', 'negative']),
+      }),
+    ),
+  }),
+);
 
-export const PropertyWire = z.object({ listing_id: z.string(), address: z.string(), price: z.string() });
+export const PropertyWire = schemaOnFirstUse(() =>
+  z.object({ listing_id: z.string(), address: z.string(), price: z.string() }),
+);
 
-export const ContactWire = z.object({
-  contact_id: z.string(),
-  name: z.string().nullable(),
-  phone: z.string().nullable(),
-  email: z.string().nullable(),
-});
+export const ContactWire = schemaOnFirstUse(() =>
+  z.object({
+    contact_id: z.string(),
+    name: z.string().nullable(),
+    phone: z.string().nullable(),
+    email: z.string().nullable(),
+  }),
+);
 
-export const RecordingWire = z.object({
-  /** Storage key of the audio (`recordings/<ws>/<call>.wav`). */
-  key: z.string(),
-  /** The API route that redirects to a short-lived download URL (needs a token of the workspace). */
-  url: z.string(),
-  content_type: z.string(),
-  duration_seconds: z.number().nullable(),
-  /** The public recording page (`/r/{short_code}`, no sign-in): the link post-call SMS carry. */
-  short_url: z.string().nullable(),
-});
+export const RecordingWire = schemaOnFirstUse(() =>
+  z.object({
+    /** Storage key of the audio (`recordings/<ws>/<call>.wav`). */
+    key: z.string(),
+    /** The API route that redirects to a short-lived download URL (needs a token of the workspace). */
+    url: z.string(),
+    content_type: z.string(),
+    duration_seconds: z.number().nullable(),
+    /** The public recording page (`/r/{short_code}`, no sign-in): the link post-call SMS carry. */
+    short_url: z.string().nullable(),
+  }),
+);
 
 /** The call's record: the `data` of the post-call webhook. */
-export const CallRecordWire = z.object({
-  call_id: z.string(),
-  workspace_id: z.string(),
-  agent_id: z.string(),
-  agent_name: z.string().nullable(),
-  direction: z.enum(['inbound', 'outbound']),
-  status: z.enum(['completed', 'failed']),
-  end_reason: z.string().nullable(),
-  from_phone: z.string(),
-  to_phone: z.string(),
-  created_by: z.string().nullable(),
-  created_at: z.string(),
-  connected_at: z.string().nullable(),
-  ended_at: z.string().nullable(),
-  duration_seconds: z.number(),
-  parameters: z.record(z.string(), z.string()),
-  transcript: z.array(TranscriptTurnWire),
-  sentiment: SentimentWire,
-  summary: z.string(),
-  recording: RecordingWire.nullable(),
-  contact: ContactWire.nullable(),
-  properties: z.array(PropertyWire),
-});
+export const CallRecordWire = schemaOnFirstUse(() =>
+  z.object({
+    call_id: z.string(),
+    workspace_id: z.string(),
+    agent_id: z.string(),
+    agent_name: z.string().nullable(),
+    direction: z.enum(['inbound', 'outbound']),
+    status: z.enum(['completed', 'failed']),
+    end_reason: z.string().nullable(),
+    from_phone: z.string(),
+    to_phone: z.string(),
+    created_by: z.string().nullable(),
+    created_at: z.string(),
+    connected_at: z.string().nullable(),
+    ended_at: z.string().nullable(),
+    duration_seconds: z.number(),
+    parameters: z.record(z.string(), z.string()),
+    transcript: z.array(TranscriptTurnWire),
+    sentiment: SentimentWire,
+    summary: z.string(),
+    recording: RecordingWire.nullable(),
+    contact: ContactWire.nullable(),
+    properties: z.array(PropertyWire),
+  }),
+);
 export type CallRecordWire = z.infer<typeof CallRecordWire>;
 
-export const WebhookPayload = z.object({
-  type: z.enum(['call.ended', 'webhook.test']),
-  /** When the event happened (the call's end). */
-  timestamp: z.string(),
-  data: CallRecordWire,
-});
+export const WebhookPayload = schemaOnFirstUse(() =>
+  z.object({
+    type: z.enum(['call.ended', 'webhook.test']),
+    /** When the event happened (the call's end). */
+    timestamp: z.string(),
+    data: CallRecordWire,
+  }),
+);
 export type WebhookPayload = z.infer<typeof WebhookPayload>;

@@ -153,7 +153,7 @@ describe('the call record (post-call webhook data)', () => {
       publicBaseUrl: 'https://api.example.com/',
       contact: { contactId: 'ct_1', name: 'Alex Example', phone: '+61491570156' },
     });
-    expect(CallRecordWire.strict().parse(record)).toEqual(record);
+    expect(CallRecordWire.unwrap().strict().parse(record)).toEqual(record);
     expect(record).toMatchObject({
       call_id: 'call_1',
       workspace_id: 'ws_1',

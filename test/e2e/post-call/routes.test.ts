@@ -140,7 +140,7 @@ describe('POST …/post-call-actions/{action_id}/test', () => {
       request.headers as Record<string, string>,
     ) as { type: string; data: unknown };
     expect(payload.type).toBe('webhook.test');
-    const data = CallRecordWire.strict().parse(payload.data);
+    const data = CallRecordWire.unwrap().strict().parse(payload.data);
     expect(data).toMatchObject({ workspace_id: mine.workspaceId, agent_id: agent.id, agent_name: 'Riley' });
     expect(data.properties[0].address).toContain('Example Street');
     // It is listed with the workspace's deliveries (no call).

@@ -63,7 +63,7 @@ describe('the post-call webhook', () => {
     expect(request.headers['webhook-id']).toMatch(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/);
 
     expect(payload.type).toBe('call.ended');
-    const data = CallRecordWire.strict().parse(payload.data);
+    const data = CallRecordWire.unwrap().strict().parse(payload.data);
     expect(payload.timestamp).toBe(data.ended_at);
     expect(data).toMatchObject({
       call_id: callId,
