@@ -1,5 +1,5 @@
 import { build, type BuildOptions } from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FunctionSpec } from '../catalog-types.js';
@@ -42,12 +42,17 @@ export interface BundleReport extends BundleMeasure {
   /** Bytes and cold load over the bare handler's. */
   sizeRatio: number;
   coldLoadRatio: number;
+  /**
+   * The import's user-space CPU instructions over the bare import's (Linux `perf`, median of 3; null
+   * where perf cannot count): unlike a time, a count does not move with the machine's other load.
+   */
+  instructionsRatio: number | null;
   withinBudget: { size: boolean; coldLoad: boolean };
 }
 
 export interface BundlesReport {
   budget: typeof BUNDLE_BUDGET;
-  bare: BundleMeasure;
+  bare: BundleMeasure & { instructions: number | null };
   functions: BundleReport[];
   /** Functions over either budget. */
   over: string[];
@@ -95,6 +100,35 @@ function importOnce(...files: string[]): number {
   }
 }
 
+/** `perf stat`'s count of user-space instructions for a fresh Node process running `script`. */
+function instructionsOf(script: string): number {
+  const result = spawnSync(
+    'perf',
+    ['stat', '-x', ',', '-e', 'instructions:u', process.execPath, '-e', script],
+    {
+      env: { ...process.env, NODE_OPTIONS: '', ...LOAD_ENV },
+      encoding: 'utf8',
+      timeout: 20_000,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  if (result.status !== 0) return Number.NaN;
+  const line = (result.stderr ?? '').split('\n').find((l) => l.includes('instructions'));
+  const count = Number(line?.split(',')[0]);
+  return line && count > 0 ? count : Number.NaN;
+}
+
+/**
+ * Instructions to import `file` (a fresh process importing it, less a process that only starts), median
+ * of 3; null where perf is missing or may not count (containers without perf_event access).
+ */
+function importInstructions(file: string): number | null {
+  const count = (script: string) => median([0, 1, 2].map(() => instructionsOf(script)));
+  const importing = count(`import(${JSON.stringify(`file://${file}`)})`);
+  if (Number.isNaN(importing)) return null;
+  return importing - count('0');
+}
+
 const median = (values: number[]): number => {
   if (values.some(Number.isNaN)) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -120,7 +154,7 @@ export async function measureBundles(
   root: string,
   functions: FunctionSpec[],
   outDir: string,
-  runs = 3,
+  runs = 5,
 ): Promise<BundlesReport> {
   const bareDir = join(outDir, '_bare');
   mkdirSync(bareDir, { recursive: true });
@@ -129,6 +163,7 @@ export async function measureBundles(
   writeFileSync(bareEntry, BARE_HANDLER);
   const bareFile = await bundleBare(bareDir, bareEntry);
   const bareTimes: number[] = [];
+  const bareInstructions = importInstructions(bareFile);
 
   const reports: BundleReport[] = [];
   for (const spec of functions) {
@@ -154,6 +189,7 @@ export async function measureBundles(
     // Each import of the function over the bare import just before it, then the median of those: a
     // machine whose speed drifts (a VM's neighbours) moves both imports of a pair alike.
     const coldLoadRatio = median(times.map((ms, i) => ms / (alongside[i] ?? Number.NaN)));
+    const instructions = bareInstructions === null ? null : importInstructions(file);
     reports.push({
       id: spec.id,
       bytes,
@@ -162,13 +198,18 @@ export async function measureBundles(
       allLoadedMs,
       sizeRatio,
       coldLoadRatio,
+      instructionsRatio: instructions === null || !bareInstructions ? null : instructions / bareInstructions,
       withinBudget: {
         size: sizeRatio <= BUNDLE_BUDGET.size,
         coldLoad: coldLoadRatio <= BUNDLE_BUDGET.coldLoad,
       },
     });
   }
-  const bare: BundleMeasure = { bytes: statSync(bareFile).size, coldLoadMs: median(bareTimes) };
+  const bare = {
+    bytes: statSync(bareFile).size,
+    coldLoadMs: median(bareTimes),
+    instructions: bareInstructions,
+  };
   const over = reports.filter((r) => !r.withinBudget.size || !r.withinBudget.coldLoad).map((r) => r.id);
   return { budget: BUNDLE_BUDGET, bare, functions: reports, over };
 }
@@ -183,11 +224,13 @@ export function bundlesTable(report: BundlesReport): string[] {
     `bare DynamoDB-reading handler: ${kb(bare.bytes)}, cold load ${loadMs(bare.coldLoadMs)} (median of its fresh imports, taken alternately with each function's; a function's ratio is the median of its imports' ratios to the bare import just before each); budget: size <= ${budget.size}x, cold load <= ${budget.coldLoad}x`,
     'size and cold load: what Lambda loads at init, the entry (`index.mjs`) and the chunks it imports statically, imported with valid TABLE_NAME/BUCKET_NAME (the external bundle check imports with `x`, which the configuration refuses at the first entity, so it times a partial load); every `import()` is a chunk loaded by the first request that needs it. "all": the entry and every chunk, size and one fresh import of them all (a container that has served every route)',
     '',
-    '| function | size | x bare | cold load | x bare | budget | all: size | all: load |',
-    '|---|---:|---:|---:|---:|---|---:|---:|',
+    `instructions: the import's user-space CPU instructions over the bare import's (Linux perf, median of 3${bare.instructions === null ? '; perf is not available here' : `; bare ${(bare.instructions / 1e6).toFixed(0)} M`}): a count the machine's other load does not move, beside the times, which on a shared VM move by a fifth between runs`,
+    '',
+    '| function | size | x bare | cold load | x bare | budget | instructions x bare | all: size | all: load |',
+    '|---|---:|---:|---:|---:|---|---:|---:|---:|',
     ...report.functions.map(
       (r) =>
-        `| ${r.id} | ${kb(r.bytes)} | ${r.sizeRatio.toFixed(2)} ${mark(r.withinBudget.size)} | ${loadMs(r.coldLoadMs)} | ${r.coldLoadRatio.toFixed(2)} ${mark(r.withinBudget.coldLoad)} | ${r.withinBudget.size && r.withinBudget.coldLoad ? 'within' : '**OVER**'} | ${kb(r.allBytes)} | ${loadMs(r.allLoadedMs)} |`,
+        `| ${r.id} | ${kb(r.bytes)} | ${r.sizeRatio.toFixed(2)} ${mark(r.withinBudget.size)} | ${loadMs(r.coldLoadMs)} | ${r.coldLoadRatio.toFixed(2)} ${mark(r.withinBudget.coldLoad)} | ${r.withinBudget.size && r.withinBudget.coldLoad ? 'within' : '**OVER**'} | ${r.instructionsRatio === null ? 'n/a' : r.instructionsRatio.toFixed(2)} | ${kb(r.allBytes)} | ${loadMs(r.allLoadedMs)} |`,
     ),
     '',
     report.over.length ? `over budget: ${report.over.join(', ')}` : `every function within budget`,
