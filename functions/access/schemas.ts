@@ -3,6 +3,7 @@ import { pageOf } from '../platform/pagination.js';
 import { isPhoneCountry, toE164 } from '../platform/phone.js';
 import { TimeZoneName } from '../platform/time-zones.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
+import { emailAddress } from '../platform/validation.js';
 
 /**
  * Request and response shapes of the identity, organisation, workspace and member routes. Every
@@ -14,13 +15,6 @@ export const MAX_HOT_REPLY_ALERT_RECIPIENTS = 10;
 export const MAX_INVITATION_WORKSPACES = 25;
 
 const name = () => z.string().trim().min(1).max(100);
-const email = () =>
-  z
-    .string()
-    .trim()
-    .max(254)
-    .pipe(z.email({ message: 'value is not a valid email address' }))
-    .transform((value) => value.toLowerCase());
 
 /** ISO 3166 alpha-2 (`AU`, `nz` → `NZ`): a country whose phone numbering plan is known. */
 const country = () =>
@@ -63,7 +57,7 @@ export const UpdateOrganisationBody = schemaOnFirstUse(() => z.strictObject({ na
 
 export const InvitationBody = schemaOnFirstUse(() =>
   z.strictObject({
-    email: email(),
+    email: emailAddress(),
     role: z.enum(ORGANISATION_ROLE_INPUT),
     workspaces: z
       .array(z.strictObject({ workspace_id: z.string().min(1).max(64), role: z.enum(WORKSPACE_ROLE_INPUT) }))
@@ -159,7 +153,7 @@ export const OrganisationMemberResponse = schemaOnFirstUse(() =>
     joined_at: z.string().nullable(),
   }),
 );
-export const OrganisationMemberList = schemaOnFirstUse(() => pageOf(OrganisationMemberResponse));
+export const OrganisationMemberList = pageOf(OrganisationMemberResponse);
 
 export const InvitationResponse = schemaOnFirstUse(() =>
   z.object({
@@ -216,7 +210,7 @@ export const WorkspaceResponse = schemaOnFirstUse(() =>
     updated_at: z.string().nullable(),
   }),
 );
-export const WorkspaceList = schemaOnFirstUse(() => pageOf(WorkspaceResponse));
+export const WorkspaceList = pageOf(WorkspaceResponse);
 
 export const WorkspaceMemberResponse = schemaOnFirstUse(() =>
   z.object({
@@ -227,4 +221,4 @@ export const WorkspaceMemberResponse = schemaOnFirstUse(() =>
     workspace_role: z.enum(WORKSPACE_ROLE_INPUT).nullable(),
   }),
 );
-export const WorkspaceMemberList = schemaOnFirstUse(() => pageOf(WorkspaceMemberResponse));
+export const WorkspaceMemberList = pageOf(WorkspaceMemberResponse);

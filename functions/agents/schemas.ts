@@ -191,4 +191,4 @@ export const AgentResponse = schemaOnFirstUse(() =>
   }),
 );
 
-export const AgentList = schemaOnFirstUse(() => pageOf(AgentResponse));
+export const AgentList = pageOf(AgentResponse);

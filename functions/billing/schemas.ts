@@ -121,7 +121,7 @@ export const LedgerEntryResponse = schemaOnFirstUse(() =>
     created_at: z.string(),
   }),
 );
-export const LedgerPage = schemaOnFirstUse(() => pageOf(LedgerEntryResponse));
+export const LedgerPage = pageOf(LedgerEntryResponse);
 
 export const SubscriptionResponse = schemaOnFirstUse(() =>
   z.object({

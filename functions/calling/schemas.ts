@@ -148,4 +148,4 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
   }),
 );
 
-export const CallList = schemaOnFirstUse(() => pageOf(CallSummaryResponse));
+export const CallList = pageOf(CallSummaryResponse);

@@ -140,7 +140,7 @@ export const CampaignResponse = schemaOnFirstUse(() =>
 export const CampaignListQuery = schemaOnFirstUse(() =>
   ListQuery.extend({ status: z.enum(CAMPAIGN_STATUSES).optional() }),
 );
-export const CampaignList = schemaOnFirstUse(() => pageOf(CampaignResponse));
+export const CampaignList = pageOf(CampaignResponse);
 
 export const BatchContactResponse = schemaOnFirstUse(() =>
   z.object({
@@ -161,7 +161,7 @@ export const BatchContactResponse = schemaOnFirstUse(() =>
 export const BatchContactListQuery = schemaOnFirstUse(() =>
   ListQuery.extend({ state: z.enum(BATCH_CONTACT_STATES).optional() }),
 );
-export const BatchContactList = schemaOnFirstUse(() => pageOf(BatchContactResponse));
+export const BatchContactList = pageOf(BatchContactResponse);
 
 /** An upload: `{format: csv, file_name?}` for an upload_url, or the CSV itself as a text/csv body. */
 export const CreateUploadBody = schemaOnFirstUse(() =>

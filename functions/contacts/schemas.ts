@@ -4,6 +4,7 @@ import { ListQuery, pageOf } from '../platform/pagination.js';
 import { NOTE_CHANNELS } from './model.js';
 import { CONTACTABILITY_CODES, INPUT_SOURCE_CODES, SOURCE_CODES } from './views.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
+import { emailAddress } from '../platform/validation.js';
 
 /**
  * Request and response shapes of the contact, note and suppression-list routes. Bodies are strict
@@ -22,13 +23,6 @@ export const MAX_NOTE_LENGTH = 500;
 
 const personName = () => z.string().trim().max(100);
 const phone = () => z.string().trim().min(1).max(40);
-const email = () =>
-  z
-    .string()
-    .trim()
-    .max(254)
-    .pipe(z.email({ message: 'value is not a valid email address' }))
-    .transform((value) => value.toLowerCase());
 
 /** Tags: trimmed, 1–50 characters, at most 50; repeats (ignoring case) are dropped, the first kept. */
 const tags = () =>
@@ -67,7 +61,7 @@ export const CreateContactBody = schemaOnFirstUse(() =>
       first_name: personName().optional(),
       last_name: personName().optional(),
       phone: phone().nullable().optional(),
-      email: email().nullable().optional(),
+      email: emailAddress().nullable().optional(),
       contactability: z.enum(CONTACTABILITY_CODES).default('contactable'),
       source: z.enum(INPUT_SOURCE_CODES).default('manual'),
       /** The integration's name; only (and then required) with `source: "integration"`. */
@@ -114,7 +108,7 @@ export const UpdateContactBody = schemaOnFirstUse(() =>
     first_name: personName().optional(),
     last_name: personName().optional(),
     phone: phone().nullable().optional(),
-    email: email().nullable().optional(),
+    email: emailAddress().nullable().optional(),
     contactability: z.enum(CONTACTABILITY_CODES).optional(),
     /** Replaces the tags. */
     tags: tags().optional(),
@@ -190,7 +184,7 @@ export const ContactResponse = schemaOnFirstUse(() =>
  * filters it can hold fewer than `limit` contacts, even none, while `next_cursor` is not null. The
  * list has ended only when `next_cursor` is null.
  */
-export const ContactList = schemaOnFirstUse(() => pageOf(ContactResponse));
+export const ContactList = pageOf(ContactResponse);
 
 export const NoteResponse = schemaOnFirstUse(() =>
   z.object({
@@ -207,7 +201,7 @@ export const NoteResponse = schemaOnFirstUse(() =>
     updated_at: z.string(),
   }),
 );
-export const NoteList = schemaOnFirstUse(() => pageOf(NoteResponse));
+export const NoteList = pageOf(NoteResponse);
 
 export const SuppressionResponse = schemaOnFirstUse(() =>
   z.object({
@@ -217,7 +211,7 @@ export const SuppressionResponse = schemaOnFirstUse(() =>
     created_at: z.string(),
   }),
 );
-export const SuppressionList = schemaOnFirstUse(() => pageOf(SuppressionResponse));
+export const SuppressionList = pageOf(SuppressionResponse);
 
 // ── Imports ─────────────────────────────────────────────────────────────────────────────────────────
 
@@ -271,5 +265,5 @@ export const CreatedImportResponse = schemaOnFirstUse(() =>
     upload_url: z.string().optional(),
   }),
 );
-export const ImportList = schemaOnFirstUse(() => pageOf(ImportSummary));
+export const ImportList = pageOf(ImportSummary);
 export const ImportListQuery = ListQuery;

@@ -38,4 +38,4 @@ export const ApiKeyWithSecretResponse = schemaOnFirstUse(() =>
   ApiKeyResponse.unwrap().extend({ key: z.string() }),
 );
 
-export const ApiKeyList = schemaOnFirstUse(() => pageOf(ApiKeyResponse));
+export const ApiKeyList = pageOf(ApiKeyResponse);

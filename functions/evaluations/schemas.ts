@@ -68,4 +68,4 @@ export const EvaluationResponse = schemaOnFirstUse(() =>
   }),
 );
 
-export const EvaluationList = schemaOnFirstUse(() => pageOf(EvaluationResponse));
+export const EvaluationList = pageOf(EvaluationResponse);

@@ -66,7 +66,7 @@ export const IntegrationResponse = schemaOnFirstUse(() =>
     updated_at: z.string(),
   }),
 );
-export const IntegrationList = schemaOnFirstUse(() => pageOf(IntegrationResponse));
+export const IntegrationList = pageOf(IntegrationResponse);
 
 export const SyncJobResponse = schemaOnFirstUse(() =>
   z.object({
@@ -90,5 +90,5 @@ export const SyncJobResponse = schemaOnFirstUse(() =>
     completed_at: z.string().nullable(),
   }),
 );
-export const SyncJobList = schemaOnFirstUse(() => pageOf(SyncJobResponse));
+export const SyncJobList = pageOf(SyncJobResponse);
 export const JobListQuery = ListQuery;

@@ -41,7 +41,7 @@ export const KnowledgeBaseResponse = schemaOnFirstUse(() =>
     updated_at: z.string(),
   }),
 );
-export const KnowledgeBaseList = schemaOnFirstUse(() => pageOf(KnowledgeBaseResponse));
+export const KnowledgeBaseList = pageOf(KnowledgeBaseResponse);
 
 const count = () => z.number().int().min(0).max(100);
 
@@ -166,7 +166,7 @@ export const ItemResponse = schemaOnFirstUse(() =>
     updated_at: z.string(),
   }),
 );
-export const ItemList = schemaOnFirstUse(() => pageOf(ItemResponse));
+export const ItemList = pageOf(ItemResponse);
 
 export const ItemListQuery = ListQuery;
 

@@ -69,4 +69,4 @@ export const PhoneNumberResponse = schemaOnFirstUse(() =>
   }),
 );
 
-export const PhoneNumberList = schemaOnFirstUse(() => pageOf(PhoneNumberResponse));
+export const PhoneNumberList = pageOf(PhoneNumberResponse);

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { ZodType } from 'zod';
 import { ValidationError, type ValidationIssue } from './errors.js';
 import { boundedInput } from './bounded-input.js';
@@ -185,3 +186,12 @@ export function parseRequestParts<B, Q>(parts: {
   if (detail.length > 0) throw new ValidationError(detail);
   return { body, query };
 }
+
+/** An email address in a request: trimmed, at most 254 characters, kept in lower case. */
+export const emailAddress = () =>
+  z
+    .string()
+    .trim()
+    .max(254)
+    .pipe(z.email({ message: 'value is not a valid email address' }))
+    .transform((value) => value.toLowerCase());

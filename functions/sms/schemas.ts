@@ -114,7 +114,7 @@ export const MessageResponse = schemaOnFirstUse(() =>
     delivered_at: z.string().nullable(),
   }),
 );
-export const MessageList = schemaOnFirstUse(() => pageOf(MessageResponse));
+export const MessageList = pageOf(MessageResponse);
 
 export const ThreadResponse = schemaOnFirstUse(() =>
   z.object({
@@ -126,7 +126,7 @@ export const ThreadResponse = schemaOnFirstUse(() =>
     unread: z.number(),
   }),
 );
-export const ThreadList = schemaOnFirstUse(() => pageOf(ThreadResponse));
+export const ThreadList = pageOf(ThreadResponse);
 
 export const CampaignResponse = schemaOnFirstUse(() =>
   z.object({
@@ -156,7 +156,7 @@ export const CampaignResponse = schemaOnFirstUse(() =>
     completed_at: z.string().nullable(),
   }),
 );
-export const CampaignList = schemaOnFirstUse(() => pageOf(CampaignResponse));
+export const CampaignList = pageOf(CampaignResponse);
 
 export const ComparisonResponse = schemaOnFirstUse(() =>
   z.object({

@@ -50,7 +50,7 @@ export const DeliveryResponse = schemaOnFirstUse(() =>
   }),
 );
 
-export const DeliveryList = schemaOnFirstUse(() => pageOf(DeliveryResponse));
+export const DeliveryList = pageOf(DeliveryResponse);
 
 export const ListDeliveriesQuery = schemaOnFirstUse(() =>
   ListQuery.extend({
@@ -118,4 +118,4 @@ export const EndpointResponse = schemaOnFirstUse(() =>
 );
 
 /** Every endpoint of the workspace (at most 20, one page: `next_cursor` is always null). */
-export const EndpointList = schemaOnFirstUse(() => pageOf(EndpointResponse));
+export const EndpointList = pageOf(EndpointResponse);

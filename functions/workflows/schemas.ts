@@ -175,7 +175,7 @@ export const WorkflowResponse = schemaOnFirstUse(() =>
     updated_at: z.string(),
   }),
 );
-export const WorkflowList = schemaOnFirstUse(() => pageOf(WorkflowResponse));
+export const WorkflowList = pageOf(WorkflowResponse);
 
 const StageView = schemaOnFirstUse(() =>
   z.object({
@@ -209,7 +209,7 @@ export const RunResponse = schemaOnFirstUse(() =>
     completed_at: z.string().nullable(),
   }),
 );
-export const RunList = schemaOnFirstUse(() => pageOf(RunResponse));
+export const RunList = pageOf(RunResponse);
 
 /**
  * At most 50 runs a page (default 50): a run carries its event, up to 64 KB from an external trigger,
