@@ -128,6 +128,19 @@ export const ThreadResponse = schemaOnFirstUse(() =>
 );
 export const ThreadList = pageOf(ThreadResponse);
 
+/** A campaign's status and counts, in its response and in the comparison. */
+const campaignCounts = () => ({
+  status: z.enum(CAMPAIGN_STATUSES),
+  recipients: z.number(),
+  sent: z.number(),
+  delivered: z.number(),
+  failed: z.number(),
+  skipped: z.number(),
+  replies: z.number(),
+  opt_outs: z.number(),
+  credits: z.number(),
+});
+
 export const CampaignResponse = schemaOnFirstUse(() =>
   z.object({
     id: z.string(),
@@ -140,15 +153,7 @@ export const CampaignResponse = schemaOnFirstUse(() =>
       tag: z.string().nullable(),
       all: z.boolean(),
     }),
-    status: z.enum(CAMPAIGN_STATUSES),
-    recipients: z.number(),
-    sent: z.number(),
-    delivered: z.number(),
-    failed: z.number(),
-    skipped: z.number(),
-    replies: z.number(),
-    opt_outs: z.number(),
-    credits: z.number(),
+    ...campaignCounts(),
     progress: z.object({ done: z.number(), total: z.number() }),
     created_at: z.string(),
     updated_at: z.string().nullable(),
@@ -164,15 +169,7 @@ export const ComparisonResponse = schemaOnFirstUse(() =>
       z.object({
         id: z.string(),
         name: z.string(),
-        status: z.enum(CAMPAIGN_STATUSES),
-        recipients: z.number(),
-        sent: z.number(),
-        delivered: z.number(),
-        failed: z.number(),
-        skipped: z.number(),
-        replies: z.number(),
-        opt_outs: z.number(),
-        credits: z.number(),
+        ...campaignCounts(),
         delivery_rate: z.number(),
         reply_rate: z.number(),
         opt_out_rate: z.number(),
