@@ -3,16 +3,19 @@ import { logger } from '../../platform/logger.js';
 import { LocalOutboxEmailSender } from './local-outbox.js';
 import { EmailSendError, type EmailMessage, type EmailReceipt, type EmailSender } from './port.js';
 import { SesEmailSender } from './ses.js';
+import { schemaOnFirstUse } from '../../platform/first-use.js';
 
 export { EmailSendError, type EmailMessage, type EmailReceipt, type EmailSender } from './port.js';
 
-const EmailConfig = z.object({
-  STAGE: z.enum(['local', 'cloud']).default('local'),
-  /** `local`: the outbox file; `ses`: Amazon SES v2. Default: SES in the cloud, the outbox elsewhere. */
-  EMAIL_PROVIDER: z.enum(['local', 'ses']).optional(),
-  EMAIL_FROM: z.string().default('Voice Agent <no-reply@voice-agent.invalid>'),
-  AWS_REGION: z.string().default('ap-southeast-2'),
-});
+const EmailConfig = schemaOnFirstUse(() =>
+  z.object({
+    STAGE: z.enum(['local', 'cloud']).default('local'),
+    /** `local`: the outbox file; `ses`: Amazon SES v2. Default: SES in the cloud, the outbox elsewhere. */
+    EMAIL_PROVIDER: z.enum(['local', 'ses']).optional(),
+    EMAIL_FROM: z.string().default('Voice Agent <no-reply@voice-agent.invalid>'),
+    AWS_REGION: z.string().default('ap-southeast-2'),
+  }),
+);
 
 let sender: EmailSender | undefined;
 

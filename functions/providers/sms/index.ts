@@ -6,33 +6,38 @@ import { SmsSendError, type SmsMessage, type SmsReceipt, type SmsSender } from '
 import { LOCAL_TELEPHONY_AUTH_TOKEN } from '../telephony/index.js';
 import { SimulatorSmsSender } from './simulator.js';
 import { TwilioSmsSender, type TwilioCredentials } from './twilio.js';
+import { schemaOnFirstUse } from '../../platform/first-use.js';
 
 export { SmsSendError, type SmsMessage, type SmsReceipt, type SmsSender } from './port.js';
 
-const SmsConfig = z.object({
-  STAGE: z.enum(['local', 'cloud']).default('local'),
-  /**
-   * `local`: the outbox file; `simulator`: the local SMS simulator (SMS_SIMULATOR_URL); `twilio`:
-   * Twilio Messages. Default: Twilio in the cloud, else the simulator when the local stack runs one,
-   * else the outbox file.
-   */
-  SMS_PROVIDER: z.enum(['local', 'simulator', 'twilio']).optional(),
-  /** Set by the local stack's SMS simulator service. */
-  SMS_SIMULATOR_URL: z.string().optional(),
-  /** The simulator's REST token and signing key (the telephony simulator's). */
-  TELEPHONY_AUTH_TOKEN: z.string().optional(),
-});
+const SmsConfig = schemaOnFirstUse(() =>
+  z.object({
+    STAGE: z.enum(['local', 'cloud']).default('local'),
+    /**
+     * `local`: the outbox file; `simulator`: the local SMS simulator (SMS_SIMULATOR_URL); `twilio`:
+     * Twilio Messages. Default: Twilio in the cloud, else the simulator when the local stack runs one,
+     * else the outbox file.
+     */
+    SMS_PROVIDER: z.enum(['local', 'simulator', 'twilio']).optional(),
+    /** Set by the local stack's SMS simulator service. */
+    SMS_SIMULATOR_URL: z.string().optional(),
+    /** The simulator's REST token and signing key (the telephony simulator's). */
+    TELEPHONY_AUTH_TOKEN: z.string().optional(),
+  }),
+);
 
 /**
  * The telephony secret (functions/providers/telephony/twilio-adapter.ts documents it); SMS reads its
  * `account_sid` and `auth_token`, and an optional `sms_from` (a Messaging Service SID or a number)
  * used when a message names no sender.
  */
-const TelephonySecret = z.object({
-  account_sid: z.string().min(1),
-  auth_token: z.string().min(1),
-  sms_from: z.string().optional(),
-});
+const TelephonySecret = schemaOnFirstUse(() =>
+  z.object({
+    account_sid: z.string().min(1),
+    auth_token: z.string().min(1),
+    sms_from: z.string().optional(),
+  }),
+);
 
 async function telephonyCredentials(): Promise<TwilioCredentials> {
   const parsed = TelephonySecret.parse(JSON.parse(await secretString('telephony')));

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { TelephonyPort } from './port.js';
 import { SimulatorTelephony } from './simulator-adapter.js';
 import { loadTwilioSecret, TwilioTelephony } from './twilio-adapter.js';
+import { schemaOnFirstUse } from '../../platform/first-use.js';
 
 export * from './port.js';
 
@@ -11,14 +12,16 @@ export const VOICE_WEBHOOK_PATH = '/webhooks/telephony/voice' as const;
 /** The auth token the local simulator signs callbacks with when TELEPHONY_AUTH_TOKEN is not set. */
 export const LOCAL_TELEPHONY_AUTH_TOKEN = 'local-telephony-auth-token';
 
-const TelephonyConfig = z.object({
-  STAGE: z.enum(['local', 'cloud']).default('local'),
-  TELEPHONY_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
-  /** Set by the local stack's telephony simulator service. */
-  TELEPHONY_SIMULATOR_URL: z.string().optional(),
-  /** The simulator's signing token; locally it defaults to LOCAL_TELEPHONY_AUTH_TOKEN, in the cloud to none. */
-  TELEPHONY_AUTH_TOKEN: z.string().min(8).optional(),
-});
+const TelephonyConfig = schemaOnFirstUse(() =>
+  z.object({
+    STAGE: z.enum(['local', 'cloud']).default('local'),
+    TELEPHONY_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
+    /** Set by the local stack's telephony simulator service. */
+    TELEPHONY_SIMULATOR_URL: z.string().optional(),
+    /** The simulator's signing token; locally it defaults to LOCAL_TELEPHONY_AUTH_TOKEN, in the cloud to none. */
+    TELEPHONY_AUTH_TOKEN: z.string().min(8).optional(),
+  }),
+);
 
 let port: TelephonyPort | undefined;
 

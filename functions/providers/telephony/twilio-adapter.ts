@@ -13,6 +13,7 @@ import {
 } from './port.js';
 import { callState, callTwiml, validTwilioSignature } from './twilio-format.js';
 import { twilioBasicAuth, twilioRequest, type TwilioAccount } from './twilio-rest.js';
+import { schemaOnFirstUse } from '../../platform/first-use.js';
 
 /**
  * The Twilio secret (Secrets Manager, ARN in SECRET_ARN_TELEPHONY), put by the operator as JSON:
@@ -20,13 +21,15 @@ import { twilioBasicAuth, twilioRequest, type TwilioAccount } from './twilio-res
  *    "address_sid"?: "AD…", "bundle_sid"?: "BU…" }` — Australian numbers need a regulatory address
  * and bundle on the Twilio account.
  */
-export const TwilioSecret = z.object({
-  account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/),
-  auth_token: z.string().min(16),
-  voice_runtime_url: z.string().url(),
-  address_sid: z.string().optional(),
-  bundle_sid: z.string().optional(),
-});
+export const TwilioSecret = schemaOnFirstUse(() =>
+  z.object({
+    account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/),
+    auth_token: z.string().min(16),
+    voice_runtime_url: z.string().url(),
+    address_sid: z.string().optional(),
+    bundle_sid: z.string().optional(),
+  }),
+);
 export type TwilioSecret = z.infer<typeof TwilioSecret>;
 
 /**

@@ -1,6 +1,7 @@
 import twilioWebhooks from 'twilio/lib/webhooks/webhooks.js';
 import * as z from 'zod';
 import type { CallScript, ProviderCallState } from './port.js';
+import { schemaOnFirstUse } from '../../platform/first-use.js';
 
 /**
  * Twilio's webhook dialect, spoken by both adapters: the `X-Twilio-Signature` algorithm (the official
@@ -42,17 +43,21 @@ export const END_REASONS = [
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
-export const TranscriptTurn = z.object({
-  role: z.enum(['agent', 'user']),
-  text: z.string().max(10_000),
-  offset_seconds: z.number().min(0),
-});
+export const TranscriptTurn = schemaOnFirstUse(() =>
+  z.object({
+    role: z.enum(['agent', 'user']),
+    text: z.string().max(10_000),
+    offset_seconds: z.number().min(0),
+  }),
+);
 export type TranscriptTurn = z.infer<typeof TranscriptTurn>;
-export const QuotedListing = z.object({
-  listing_id: z.string().max(200),
-  address: z.string().max(500),
-  price: z.string().max(100),
-});
+export const QuotedListing = schemaOnFirstUse(() =>
+  z.object({
+    listing_id: z.string().max(200),
+    address: z.string().max(500),
+    price: z.string().max(100),
+  }),
+);
 export type QuotedListing = z.infer<typeof QuotedListing>;
 
 export type VoiceEvent =
