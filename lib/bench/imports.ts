@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
-import { resetTableClients } from '../../functions/platform/table.js';
-import { batchWriteFloorOf } from './batch-write-floor.js';
+import { resetTableClients, tableName } from '../../functions/platform/table.js';
+import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import { batchWriteFloorOf, transactWriteAll } from './batch-write-floor.js';
 import { startBenchStack } from './stack-process.js';
 
 /**
@@ -15,7 +16,8 @@ import { startBenchStack } from './stack-process.js';
  * Both are measured warm: an unmeasured import of WARM_UP_ROWS other rows runs first (the floor runs
  * after the import, on a JVM that has compiled DynamoDB Local's write paths). The report also gives
  * the CPU per row of DynamoDB Local and of the stack, and the items per row by command: where the
- * import's time goes next to the floor's CPU per item.
+ * import's time goes next to the floor's CPU per item. And two ceilings (see invariantsCeiling): what
+ * the contacts' uniqueness alone costs, so the ratio can be read against what any design could reach.
  */
 
 export interface ImportReport {
@@ -33,8 +35,18 @@ export interface ImportReport {
     itemsPerRow: Record<string, number>;
   };
   ratio: number;
+  /** Rows per second over the floor's items per second if the import did nothing but its conditioned writes. */
+  ceilings: Ceiling[];
   budget: number;
   withinBudget: boolean;
+}
+
+export interface Ceiling {
+  label: string;
+  itemsPerRow: number;
+  seconds: number;
+  rowsPerSecond: number;
+  ratio: number;
 }
 
 export const IMPORT_BUDGET = 0.5;
@@ -82,17 +94,72 @@ export function importCsv(
   return { csv: `${lines.join('\n')}\n`, expected: { created, merged, rejected } };
 }
 
+/** A contact-sized item's attributes (the floor's items, and the ceilings' contacts). */
+const contactAttributes = (i: number): Record<string, AttributeValue> => ({
+  firstName: { S: `First${i}` },
+  lastName: { S: `Last${i}` },
+  phone: { S: `+6141${String(i).padStart(7, '0')}` },
+  email: { S: `person${i}@example.com` },
+  tags: { L: [{ S: 'lead' }, { S: 'bench' }] },
+  customAttributes: { M: { company: { S: `Company ${i % 97}` } } },
+  source: { S: 'CSV' },
+  createdAt: { S: new Date().toISOString() },
+});
+
 const floor = (items: number): Promise<ImportReport['floor']> =>
-  batchWriteFloorOf(items, 'BENCHIMPORT', (i) => ({
-    firstName: { S: `First${i}` },
-    lastName: { S: `Last${i}` },
-    phone: { S: `+6141${String(i).padStart(7, '0')}` },
-    email: { S: `person${i}@example.com` },
-    tags: { L: [{ S: 'lead' }, { S: 'bench' }] },
-    customAttributes: { M: { company: { S: `Company ${i % 97}` } } },
-    source: { S: 'CSV' },
-    createdAt: { S: new Date().toISOString() },
-  }));
+  batchWriteFloorOf(items, 'BENCHIMPORT', contactAttributes);
+
+/** Rows a created contact's transaction holds: 33 contacts of 3 items, under TransactWriteItems' 100. */
+const CONTACTS_PER_TRANSACTION = 33;
+
+/**
+ * The floor of an import that keeps the contacts' invariant (two concurrent creates of one number or
+ * address make one contact: each unique value is an item created with "does not exist", in the
+ * transaction of its contact) and does nothing else: no file read, no row parsed, no key read first,
+ * no search entry, no count; the file's created contacts only (its merged and rejected rows free).
+ * Written like the floor, to the same DynamoDB Local, FLOOR_CONCURRENCY transactions of 33 contacts
+ * at once. Two layouts: today's (the contact, its phone key and its email key: 3 items a contact),
+ * and the least any layout with both unique values could write (the contact stored as its own phone
+ * key, and its email key: 2). Rows per second are the file's rows over the time taken.
+ */
+async function invariantsCeiling(rows: number, created: number, itemsPerRow: 2 | 3): Promise<Ceiling> {
+  const partition = { S: `BENCHCEILING#${itemsPerRow}#${Date.now().toString(36)}` };
+  const put = (item: Record<string, AttributeValue>): TransactWriteItem => ({
+    Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
+  });
+  const transactions: TransactWriteItem[][] = [];
+  for (let first = 0; first < created; first += CONTACTS_PER_TRANSACTION) {
+    const items: TransactWriteItem[] = [];
+    for (let i = first; i < Math.min(created, first + CONTACTS_PER_TRANSACTION); i += 1) {
+      const contact = contactAttributes(i);
+      const phoneKey = { S: `CONTACTPHONE#${contact.phone.S}` };
+      const emailKey = {
+        pk: partition,
+        sk: { S: `CONTACTEMAIL#${contact.email.S}` },
+        contactId: { S: `ct_${i}` },
+      };
+      if (itemsPerRow === 3) {
+        items.push(put({ pk: partition, sk: { S: `CONTACT#ct_${i}` }, ...contact }));
+        items.push(put({ pk: partition, sk: phoneKey, contactId: { S: `ct_${i}` } }));
+      } else {
+        items.push(put({ pk: partition, sk: phoneKey, contactId: { S: `ct_${i}` }, ...contact }));
+      }
+      items.push(put(emailKey));
+    }
+    transactions.push(items);
+  }
+  const seconds = await transactWriteAll(transactions);
+  return {
+    label:
+      itemsPerRow === 3
+        ? 'contact, phone key, email key (today)'
+        : 'contact as its own phone key, email key (the least)',
+    itemsPerRow,
+    seconds,
+    rowsPerSecond: rows / seconds,
+    ratio: 0,
+  };
+}
 
 export async function measureImport(options: {
   root: string;
@@ -148,6 +215,12 @@ export async function measureImport(options: {
     const javaBefore = (await stack.metrics()).dynamodb_local_cpu_ms;
     const measuredFloor = await floor(options.rows);
     const javaAfter = (await stack.metrics()).dynamodb_local_cpu_ms;
+    log("import ceilings: the created contacts' conditioned writes alone");
+    const ceilings: Ceiling[] = [];
+    for (const itemsPerRow of [3, 2] as const) {
+      const ceiling = await invariantsCeiling(options.rows, expected.created, itemsPerRow);
+      ceilings.push({ ...ceiling, ratio: ceiling.rowsPerSecond / measuredFloor.itemsPerSecond });
+    }
     const perRow = (a: number | undefined, b: number | undefined) =>
       a === undefined || b === undefined ? undefined : (b - a) / options.rows;
     const itemsPerRow = Object.fromEntries(
@@ -176,6 +249,7 @@ export async function measureImport(options: {
         itemsPerRow,
       },
       ratio,
+      ceilings,
       budget: IMPORT_BUDGET,
       withinBudget: ratio >= IMPORT_BUDGET,
     };
@@ -198,6 +272,10 @@ export function importTable(r: ImportReport): string[] {
     )
       .map(([command, n]) => `${command} ${n.toFixed(2)}`)
       .join(', ')} | | | |`,
+    ...r.ceilings.map(
+      (c) =>
+        `| ceiling: ${c.label}, ${c.itemsPerRow} conditioned items a created contact, nothing else | | ${f(c.rowsPerSecond)} rows/s (${f(c.seconds)} s) | ${f(c.ratio, 2)}x | | the most any import keeping the invariant could reach |`,
+    ),
     `| counts | | total ${r.counts.total}, created ${r.counts.created}, merged ${r.counts.merged}, rejected ${r.counts.rejected} | | expected ${r.expected.created} / ${r.expected.merged} / ${r.expected.rejected} | ${r.exact ? 'exact' : '**WRONG**'} |`,
   ];
 }
