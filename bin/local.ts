@@ -3,7 +3,8 @@
  *
  * Environment: PORT (gateway, default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local),
  * LOCAL_IN_MEMORY=1 (DynamoDB in memory), LOCAL_VISIBILITY_TIMEOUT_SECONDS (default 5),
- * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_EXIT_WITH_PARENT=<pid> (stop when
+ * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_DEMO=off (no demo organisation;
+ * lib/cli/demo.ts), LOCAL_EXIT_WITH_PARENT=<pid> (stop when
  * that process is gone: the test harness), LOCAL_BACKGROUND_NICE (the work process's priority, default
  * 10; 0: normal), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
  * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE, CALL_RECONCILE_AFTER_SECONDS
@@ -16,6 +17,7 @@
  * (lib/local/metrics.ts).
  */
 import '../lib/local/node-version-warning.js';
+import { demoBanner, demoWanted, ensureDemo } from '../lib/cli/demo.js';
 import { LocalStackError } from '../lib/local/errors.js';
 import { banner, startLocalStack, stopOnSignals, type LocalStack } from '../lib/local/stack.js';
 import { isProcessAlive } from '../lib/local/state.js';
@@ -47,7 +49,19 @@ async function main(): Promise<void> {
   process.off('SIGINT', early);
   process.off('SIGTERM', early);
   stopOnSignals(stack, () => process.stdout.write('stopped\n'));
-  process.stdout.write(`${banner(stack.state)}\n`);
+  process.stdout.write(`${banner(stack.state, demoWanted() ? await demoLines(stack.state) : [])}\n`);
+}
+
+/** The demo organisation's lines for the banner; a stack without one still runs (the reason printed). */
+async function demoLines(state: LocalStack['state']): Promise<string[]> {
+  try {
+    return demoBanner(
+      await ensureDemo(state, (line) => process.stdout.write(`[local] demo                 ${line}\n`)),
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return [`  No demo data: ${reason}`, '  Make it with: npm run --silent cli -- seed --json'];
+  }
 }
 
 main().catch((error: unknown) => {

@@ -42,6 +42,7 @@ export async function startBenchStack(options: {
       LOCAL_STATE_DIR: options.stateDir,
       LOCAL_EXIT_WITH_PARENT: String(process.pid),
       LOCAL_SCHEDULER: 'off',
+      LOCAL_DEMO: 'off',
       NODE_OPTIONS: '',
       ...options.env,
     },

@@ -373,17 +373,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The ready-to-paste lines printed once the stack is up. */
-export function banner(state: StackState): string {
+export function banner(state: StackState, demoLines: string[] = []): string {
   const lines = [
     '',
     green(bold(`Local stack ready on ${state.base_url}`)),
     '',
     `  curl ${state.base_url}/api/v1/health`,
+    `  API reference: ${state.base_url}/api/v1/docs`,
     '',
+    ...(demoLines.length > 0 ? [...demoLines, ''] : []),
     '  Get a token for a dashboard user (a Cognito-style access token from the local identity provider):',
     '    npm run cli -- token --email you@example.com',
-    '  Seed a demo organisation, workspace, agent and number:',
-    '    npm run --silent cli -- seed --json > .local/demo.json',
+    `  Seed ${demoLines.length > 0 ? 'another' : 'a'} demo organisation, workspace, agent and number:`,
+    '    npm run --silent cli -- seed --json',
     '',
     `  State: ${join(state.state_dir, 'stack.json')}   Stop: Ctrl-C`,
     '',

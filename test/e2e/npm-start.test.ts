@@ -1,10 +1,11 @@
 /**
  * `npm start` as a newcomer runs it: a second local stack (any free port, in memory), stopped with
  * Ctrl-C as a terminal sends it (SIGINT to the whole process group: npm and the stack each get one,
- * and npm forwards its own). It prints no Node-version warning, says it stopped, and exits 0.
+ * and npm forwards its own). It prints no Node-version warning, makes the demo organisation and prints
+ * how to call it (test/e2e/cli/demo.test.ts places that call), says it stopped, and exits 0.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,12 +14,13 @@ const READY = 'Local stack ready on';
 test('npm start comes up quietly and stops cleanly on Ctrl-C', async () => {
   // As on a newcomer's machine: nobody has silenced the SDK's warning beforehand.
   const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _preset, ...environment } = process.env;
+  const stateDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
   const child = spawn('npm', ['start'], {
     detached: true,
     env: {
       ...environment,
       PORT: '0',
-      LOCAL_STATE_DIR: mkdtempSync(join(tmpdir(), 'npm-start-')),
+      LOCAL_STATE_DIR: stateDir,
       LOCAL_IN_MEMORY: '1',
       LOCAL_SCHEDULER: 'off',
     },
@@ -34,6 +36,12 @@ test('npm start comes up quietly and stops cleanly on Ctrl-C', async () => {
     child.stdout.on('data', check);
     void exited.then(() => reject(new Error(`npm start exited before it was ready:\n${output}`)));
   });
+  const demoPath = join(stateDir, 'demo.json');
+  expect(existsSync(demoPath)).toBe(true);
+  const demo = JSON.parse(readFileSync(demoPath, 'utf8')) as { workspace_id: string; api_key: string };
+  expect(output).toContain('Demo data (made by this start');
+  expect(output).toContain(`/api/v1/workspaces/${demo.workspace_id}/agents/`);
+  expect(output).toContain(`Bearer ${demo.api_key}`);
   process.kill(-child.pid!, 'SIGINT');
   const code = await exited;
 

@@ -71,6 +71,7 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
       LOCAL_IN_MEMORY: '1',
       LOCAL_STATE_DIR: stateDir,
       LOCAL_EXIT_WITH_PARENT: String(process.pid),
+      LOCAL_DEMO: 'off',
       POWERTOOLS_LOG_LEVEL: 'WARN',
       LOCAL_VISIBILITY_TIMEOUT_SECONDS: '1',
       SIMULATOR_TIME_SCALE: '60',

@@ -44,6 +44,7 @@ function ownEnvironment(): NodeJS.ProcessEnv {
     PORT: '0',
     LOCAL_STATE_DIR: stateDir,
     LOCAL_EXIT_WITH_PARENT: String(process.pid),
+    LOCAL_DEMO: 'off',
     LOCAL_VISIBILITY_TIMEOUT_SECONDS: '1',
     POWERTOOLS_LOG_LEVEL: 'WARN',
     SIMULATOR_TIME_SCALE: '20',
