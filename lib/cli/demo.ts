@@ -7,7 +7,7 @@ import { seed, type SeedResult } from './seed.js';
 
 /**
  * The demo data `npm start` brings up with the stack: one organisation made by `seed` (through the
- * public API, as a customer would), kept in `<state folder>/demo.json` — the file `npm run cli` and
+ * public API, as a customer would) and a few contacts, kept in `<state folder>/demo.json` — the file `npm run cli` and
  * the README's commands read. A later start on the same folder keeps it while its API key still
  * answers (DynamoDB Local keeps its data there); a start in memory, or after the data was deleted,
  * makes a new one. `LOCAL_DEMO=off` makes none (the tests and the bench start stacks of their own).
@@ -38,8 +38,46 @@ export async function ensureDemo(state: StackState, log: (line: string) => void)
     return { demo, created: false, path };
   }
   const demo = await seed(state, { plan: 'growth' }, log);
+  await addDemoContacts(demo, log);
   writeFileSync(path, `${JSON.stringify(demo)}\n`);
   return { demo, created: true, path };
+}
+
+/**
+ * A few contacts, so the contacts list is not empty: among them the caller of the banner's
+ * `call receive` (+61491570199), whose call then shows on the contact with a post-call note.
+ */
+const DEMO_CONTACTS = [
+  {
+    first_name: 'Priya',
+    last_name: 'Shah',
+    phone: '+61491570199',
+    email: 'priya.shah@demo.example.com',
+    tags: ['buyer'],
+  },
+  {
+    first_name: 'Sam',
+    last_name: 'Taylor',
+    phone: '+61491570156',
+    tags: ['seller'],
+    attributes: { suburb: 'Bondi' },
+  },
+  { first_name: 'Alex', last_name: 'Nguyen', email: 'alex.nguyen@demo.example.com', tags: ['newsletter'] },
+];
+
+async function addDemoContacts(demo: SeedResult, log: (line: string) => void): Promise<void> {
+  const owner = new ApiClient(demo.base_url, demo.owner_token);
+  for (const contact of DEMO_CONTACTS)
+    await owner.post(`/api/v1/workspaces/${demo.workspace_id}/contacts`, contact);
+  const agentPath = `/api/v1/workspaces/${demo.workspace_id}/agents/${demo.agent_id}`;
+  const agent = await owner.get<{ post_call_actions: { type: string }[] }>(agentPath);
+  await owner.patch(agentPath, {
+    post_call_actions: [...agent.post_call_actions, { type: 'contact_update', enabled: true, config: {} }],
+  });
+  log(
+    `contacts: ${DEMO_CONTACTS.map((c) => `${c.first_name} ${c.last_name}`).join(', ')}; ` +
+      "the demo agent's calls update them (post-call action contact_update)",
+  );
 }
 
 function readDemo(path: string): SeedResult | undefined {

@@ -33,6 +33,26 @@ describe('the demo organisation of npm start', () => {
     expect(first.path).toBe(join(state.state_dir, 'demo.json'));
     expect(onDisk(first)).toEqual(first.demo);
     expect((await organisations(first)).status).toBe(200);
+    const contacts = await api('GET', `/api/v1/workspaces/${first.demo.workspace_id}/contacts`, {
+      token: first.demo.owner_token,
+    });
+    expect(((contacts.body as Json).items as Json[]).map((c) => c.phone).sort()).toEqual([
+      '+61491570156',
+      '+61491570199',
+      null,
+    ]);
+
+    const agent = await api(
+      'GET',
+      `/api/v1/workspaces/${first.demo.workspace_id}/agents/${first.demo.agent_id}`,
+      {
+        token: first.demo.owner_token,
+      },
+    );
+    expect(((agent.body as Json).post_call_actions as Json[]).map((a) => a.type)).toEqual([
+      'webhook',
+      'contact_update',
+    ]);
 
     const lines = demoBanner(first).join('\n');
     expect(lines).toContain(first.demo.api_key);
