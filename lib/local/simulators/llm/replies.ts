@@ -1,0 +1,144 @@
+import { textOf, type ChatCompletionRequest, type ChatMessage } from './protocol.js';
+import {
+  asksAboutListing,
+  bestSentence,
+  NO_ANSWER_REPLY,
+  NOTHING_FOUND_REPLY,
+  replyFromKnowledge,
+  type KnowledgeHit,
+} from './wording.js';
+
+/**
+ * What the model simulator answers a chat-completions request with (server.ts lists the rules; they
+ * are applied here in that order). Deterministic: the same request, the same reply.
+ */
+export interface SimulatedReply {
+  text: string;
+  toolCalls: { name: string; arguments: Record<string, unknown> }[];
+  /** A test trigger: answer 500, cut the stream, wait before the first chunk, or pace every chunk. */
+  fault?: 'error' | 'broken';
+  slow?: boolean;
+  paced?: boolean;
+}
+
+export const GOODBYE_REPLY = 'Thank you for calling. Goodbye!';
+export const TRANSFER_REPLY = 'Let me transfer you now.';
+export const GREETING_REPLY = 'Hello! How can I help you today?';
+export const TOOL_FAILED_REPLY = "I'm sorry, I couldn't look that up just now.";
+export const TRANSFERRED_REPLY = 'Please hold while I connect you.';
+export const ENDED_REPLY = 'Goodbye!';
+export const TOOL_DONE_REPLY = "All right, that's done.";
+
+/** The reply to "tell me everything": 61 words, paced, so a test can interrupt it mid-way. */
+export const LONG_REPLY =
+  'Of course, here is everything, from the start. We look after buyers and sellers across the whole area, ' +
+  'every day of the week. Our team can arrange inspections, send you the full contract, and explain each ' +
+  'step of the process. Most of our listings come with floor plans and photos, and we are happy to call ' +
+  'you back whenever suits you best.';
+
+const GOODBYE = /\b(bye|goodbye|good-bye|that's all|that is all|hang up|end the call)\b/i;
+const PERSON =
+  /\b(speak|talk)\s+(to|with)\s+(a\s+|an\s+|the\s+|some\s+|your\s+)?(real\s+)?(person|human|someone|somebody|manager|representative|agent)\b|\btransfer me\b|\breal person\b/i;
+const PRICE = /\b(price|how much|cost|costs)\b/i;
+const MONEY = /\$\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|million|thousand)\b)?/i;
+/** An address after "at" in the prompt: a number, then capitalised words, optionally ", Suburb". */
+const ADDRESS =
+  /\bat\s+(\d+[A-Za-z]?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*(?:,\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?)/;
+const DTMF = /^The caller pressed the key "([^"]+)"\.?$/;
+const GREETING = /^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening))(\s+there)?\s*[.!,?]*\s*$/i;
+
+const offered = (request: ChatCompletionRequest, name: string): boolean =>
+  (request.tools ?? []).some((tool) => tool.function.name === name);
+
+const say = (text: string): SimulatedReply => ({ text, toolCalls: [] });
+
+export function simulateReply(request: ChatCompletionRequest): SimulatedReply {
+  const messages = request.messages;
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n');
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const line = lastUser ? textOf(lastUser.content).trim() : '';
+
+  // a. Tool results are last: speak from them.
+  if (messages.at(-1)?.role === 'tool') return replyFromTools(messages, line);
+  if (!lastUser) return say(GREETING_REPLY);
+
+  // Test triggers.
+  if (/simulate a model error/i.test(line)) return { ...say(''), fault: 'error' };
+  if (/simulate a broken stream/i.test(line)) return { ...say(LONG_REPLY), fault: 'broken' };
+  if (/simulate a slow model/i.test(line))
+    return { ...say('Sorry for the wait. How can I help?'), slow: true };
+  if (/tell me everything/i.test(line)) return { ...say(LONG_REPLY), paced: true };
+
+  // b. Goodbye.
+  if (GOODBYE.test(line) && offered(request, 'end_call'))
+    return {
+      text: GOODBYE_REPLY,
+      toolCalls: [{ name: 'end_call', arguments: { reason: 'caller said goodbye' } }],
+    };
+  // c. A person.
+  if (PERSON.test(line) && offered(request, 'transfer_call'))
+    return {
+      text: TRANSFER_REPLY,
+      toolCalls: [{ name: 'transfer_call', arguments: { reason: 'caller asked to speak to a person' } }],
+    };
+  // d. A property: search the knowledge bases with the caller's words.
+  if (asksAboutListing(line) && offered(request, 'search_knowledge'))
+    return { text: '', toolCalls: [{ name: 'search_knowledge', arguments: { query: line } }] };
+  // e. The price, when the prompt names one.
+  const money = MONEY.exec(system);
+  if (PRICE.test(line) && money) {
+    const address = ADDRESS.exec(system)?.[1];
+    return say(
+      `${address ? `The property at ${address}` : 'It'} is listed at ${money[0].replace(/\s/g, '')}.`,
+    );
+  }
+  // f. A key press.
+  const key = DTMF.exec(line);
+  if (key) return say(`You pressed ${key[1]}.`);
+  // g. Only a greeting.
+  if (GREETING.test(line)) return say(GREETING_REPLY);
+  // h. The prompt's sentence closest to the line.
+  return say(bestSentence(system, line) ?? NO_ANSWER_REPLY);
+}
+
+/** The tool results after the last assistant message, each spoken in turn. */
+function replyFromTools(messages: ChatMessage[], line: string): SimulatedReply {
+  let start = messages.length;
+  while (start > 0 && messages[start - 1].role === 'tool') start -= 1;
+  const assistant = messages[start - 1];
+  const calls = assistant?.role === 'assistant' ? (assistant.tool_calls ?? []) : [];
+  const lines = messages.slice(start).map((message) => {
+    if (message.role !== 'tool') return '';
+    const name = calls.find((call) => call.id === message.tool_call_id)?.function.name ?? message.name ?? '';
+    return speakToolResult(name, textOf(message.content), line);
+  });
+  return say([...new Set(lines.filter(Boolean))].join(' '));
+}
+
+function speakToolResult(name: string, content: string, line: string): string {
+  let result: unknown;
+  try {
+    result = JSON.parse(content);
+  } catch {
+    result = undefined;
+  }
+  const failed =
+    result !== undefined
+      ? typeof result === 'object' && result !== null && 'error' in result
+      : content.includes('"error"');
+  if (failed) return TOOL_FAILED_REPLY;
+  if (name === 'search_knowledge') {
+    const hits = (result as { results?: KnowledgeHit[] } | undefined)?.results;
+    const top = Array.isArray(hits) ? hits[0] : undefined;
+    return top ? replyFromKnowledge(line, top).reply : NOTHING_FOUND_REPLY;
+  }
+  if (name === 'transfer_call') return TRANSFERRED_REPLY;
+  if (name === 'end_call') return ENDED_REPLY;
+  return TOOL_DONE_REPLY;
+}
+
+/** Roughly a token a word. */
+export const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
