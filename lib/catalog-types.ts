@@ -23,6 +23,7 @@ export type StackGroup =
   | 'sms'
   | 'webhook-deliveries'
   | 'workflows'
+  | 'conversation'
   | 'provider-webhooks';
 
 export interface FunctionSpec {
@@ -36,6 +37,11 @@ export interface FunctionSpec {
   /** A provider webhook served on its own Lambda function URL (locally under this path). */
   functionUrl?: { path: string };
   queue?: { name: QueueKey; batchSize: number };
+  /**
+   * The voice relay's WebSocket API routes this function serves (`$connect`, `$default`,
+   * `$disconnect`); locally the relay gateway (lib/local/relay-gateway.ts) serves them.
+   */
+  webSocket?: { routes: ('$connect' | '$default' | '$disconnect')[] };
   /** EventBridge schedule expression, and how often the local scheduler fires it. */
   schedule?: { expression: string; localEverySeconds: number };
   /** What the function may touch: for an HTTP function, the union of its routes' declared access. */

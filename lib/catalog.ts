@@ -47,8 +47,10 @@ export const catalog: FunctionSpec[] = [
     group: 'agents',
     entry: 'functions/evaluations/handlers/run-evaluation-scenario.ts',
     queue: { name: 'evaluations', batchSize: 5 },
-    access: { table: 'readwrite', secrets: ['telephony'] },
-    timeoutSeconds: 60,
+    // The scenario's caller talks to the agent through the conversation engine (its model, its
+    // knowledge bases).
+    access: { table: 'readwrite', bucket: 'read', languageModel: true },
+    timeoutSeconds: 120,
   },
   {
     // Sends the scenario messages of runs whose start stopped between the charge and the send.
@@ -77,6 +79,26 @@ export const catalog: FunctionSpec[] = [
       secrets: ['telephony'],
     },
     timeoutSeconds: 60,
+  },
+  // ── The voice relay (conversation/): Twilio ConversationRelay's WebSocket, the agent's side ──
+  {
+    // Each frame one invocation: the setup, a caller's prompt (a whole turn: the model streamed, tools,
+    // the words posted back), an interruption, a key press; the end writes the conversation to the call.
+    id: 'ConversationRelay',
+    group: 'conversation',
+    entry: 'functions/conversation/handlers/relay.ts',
+    webSocket: { routes: ['$connect', '$default', '$disconnect'] },
+    access: {
+      table: 'readwrite',
+      bucket: 'read',
+      sendsTo: ['postCall', 'workspaceEvents'],
+      secrets: ['telephony'],
+      manageConnections: true,
+      languageModel: true,
+    },
+    // API Gateway ends an integration at 29 s; a turn is bounded at 24 s (conversation/engine.ts).
+    timeoutSeconds: 28,
+    memoryMb: 1024,
   },
   // ── Billing (billing/) ────────────────────────────────────────────────────────────────────────
   domainApi('BillingApi', 'billing', 'functions/billing/http.ts', 'billing', { timeoutSeconds: 20 }),
@@ -277,6 +299,14 @@ export const catalog: FunctionSpec[] = [
     timeoutSeconds: 30,
   },
   {
+    // The provider asks what to do when a call's relay session ended: hang up, or dial the transfer number.
+    id: 'TelephonyRelayEndedWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-relay-ended.ts',
+    functionUrl: { path: '/webhooks/telephony/relay-ended' },
+    access: { table: 'read', secrets: ['telephony'] },
+  },
+  {
     // Inbound SMS and delivery status callbacks; hot replies are emailed, sms.received published.
     id: 'TelephonySmsWebhook',
     group: 'provider-webhooks',
@@ -308,3 +338,4 @@ export const httpFunctions = () => catalog.filter((f) => f.http && f.http.length
 export const queueFunctions = () => catalog.filter((f) => f.queue);
 export const scheduledFunctions = () => catalog.filter((f) => f.schedule);
 export const urlFunctions = () => catalog.filter((f) => f.functionUrl);
+export const webSocketFunctions = () => catalog.filter((f) => f.webSocket);

@@ -28,6 +28,9 @@ export const POST_CALL_ACTION_TYPES = [
 ] as const;
 export type PostCallActionType = (typeof POST_CALL_ACTION_TYPES)[number];
 
+/** The language of an agent that names none. */
+export const DEFAULT_AGENT_LANGUAGE = 'en-AU';
+
 export const AgentEntity = new Entity(
   {
     model: { entity: 'agent', version: '1', service: 'va' },
@@ -57,6 +60,12 @@ export const AgentEntity = new Entity(
           maxDurationSeconds: { type: 'number', required: true },
         },
       },
+      /** BCP 47: what the caller speaks and hears (speech-to-text and text-to-speech). Absent: en-AU. */
+      language: { type: 'string' },
+      /** The text-to-speech voice (the provider's voice id); absent: the provider's default. */
+      voice: { type: 'string' },
+      /** Where `transfer_call` hands the caller (E.164); absent: the agent cannot transfer. */
+      transferPhoneNumber: { type: 'string' },
       /** The knowledge bases the agent searches (`kb_…` of its workspace). */
       knowledgeBaseIds: { type: 'list', items: { type: 'string' } },
       postCallActions: {

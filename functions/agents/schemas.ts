@@ -118,6 +118,24 @@ const knowledgeBaseIds = () =>
     .max(MAX_KNOWLEDGE_BASES)
     .refine((ids) => new Set(ids).size === ids.length, { message: 'each knowledge base may appear once' });
 const greeting = () => z.string().max(1_000);
+/** BCP 47 (language, optional script and region): what the relay hears and speaks. */
+const language = () =>
+  z
+    .string()
+    .regex(/^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/, 'a BCP 47 language tag, e.g. en-AU')
+    .meta({ example: 'en-AU' });
+const voice = () =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.:-]+$/, 'a voice id');
+const transferPhoneNumber = () =>
+  z
+    .string()
+    .regex(/^\+[1-9]\d{6,14}$/, 'an E.164 phone number, e.g. +61291234567')
+    .meta({ example: '+61291234567' });
 
 export const CreateAgentBody = schemaOnFirstUse(() =>
   z.strictObject({
@@ -128,6 +146,9 @@ export const CreateAgentBody = schemaOnFirstUse(() =>
     settings: SettingsInput.optional(),
     post_call_actions: PostCallActions.optional(),
     knowledge_base_ids: knowledgeBaseIds().optional(),
+    language: language().optional(),
+    voice: voice().nullable().optional(),
+    transfer_phone_number: transferPhoneNumber().nullable().optional(),
   }),
 );
 export type CreateAgentBody = z.input<typeof CreateAgentBody>;
@@ -144,6 +165,11 @@ export const UpdateAgentBody = schemaOnFirstUse(() =>
     post_call_actions: PostCallActions.optional(),
     /** Replaces the whole list. */
     knowledge_base_ids: knowledgeBaseIds().optional(),
+    language: language().optional(),
+    /** null: the provider's default voice. */
+    voice: voice().nullable().optional(),
+    /** null: the agent cannot transfer calls. */
+    transfer_phone_number: transferPhoneNumber().nullable().optional(),
   }),
 );
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
@@ -185,6 +211,12 @@ export const AgentResponse = schemaOnFirstUse(() =>
     }),
     post_call_actions: z.array(PostCallActionResponse),
     knowledge_base_ids: z.array(z.string()),
+    /** BCP 47: the language the agent hears and speaks. */
+    language: z.string(),
+    /** The text-to-speech voice id; null: the provider's default. */
+    voice: z.string().nullable(),
+    /** Where the agent's `transfer_call` tool hands the caller; null: it cannot transfer. */
+    transfer_phone_number: z.string().nullable(),
     created_by: z.string(),
     created_at: z.string(),
     updated_at: z.string().nullable(),

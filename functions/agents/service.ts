@@ -5,7 +5,13 @@ import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { AgentEntity, DEFAULT_MAX_DURATION_SECONDS, type Agent, type AgentSettings } from './entities.js';
+import {
+  AgentEntity,
+  DEFAULT_AGENT_LANGUAGE,
+  DEFAULT_MAX_DURATION_SECONDS,
+  type Agent,
+  type AgentSettings,
+} from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
 import type {
   CreateAgentBody,
@@ -99,6 +105,9 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
       config: (a.config ?? {}) as Record<string, unknown>,
     })),
     knowledge_base_ids: agent.knowledgeBaseIds ?? [],
+    language: agent.language ?? DEFAULT_AGENT_LANGUAGE,
+    voice: agent.voice ?? null,
+    transfer_phone_number: agent.transferPhoneNumber ?? null,
     created_by: agent.createdBy,
     created_at: agent.createdAt,
     updated_at: agent.updatedAt ?? null,
@@ -136,6 +145,9 @@ export async function createAgent(
     settings: mergeSettings(defaultSettings(timezone), body.settings),
     postCallActions: actionsFrom(body.post_call_actions ?? []),
     ...(body.knowledge_base_ids?.length ? { knowledgeBaseIds: body.knowledge_base_ids } : {}),
+    ...(body.language ? { language: body.language } : {}),
+    ...(body.voice ? { voice: body.voice } : {}),
+    ...(body.transfer_phone_number ? { transferPhoneNumber: body.transfer_phone_number } : {}),
     createdBy: options.createdBy ?? 'system',
     createdAt: clock.now().toISOString(),
   }).go();
@@ -176,7 +188,18 @@ export async function updateAgent(
   const changes = parseOrThrow(UpdateAgentBody, input, 'body');
   if (!isId('agent', agentId)) throw notFound(AGENT_NOT_FOUND);
   const set: Partial<
-    Pick<Agent, 'name' | 'prompt' | 'greeting' | 'answeringCalls' | 'postCallActions' | 'knowledgeBaseIds'>
+    Pick<
+      Agent,
+      | 'name'
+      | 'prompt'
+      | 'greeting'
+      | 'answeringCalls'
+      | 'postCallActions'
+      | 'knowledgeBaseIds'
+      | 'language'
+      | 'voice'
+      | 'transferPhoneNumber'
+    >
   > = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.prompt !== undefined) set.prompt = changes.prompt;
@@ -184,10 +207,17 @@ export async function updateAgent(
   if (changes.answering_calls !== undefined) set.answeringCalls = changes.answering_calls;
   if (changes.post_call_actions !== undefined) set.postCallActions = actionsFrom(changes.post_call_actions);
   if (changes.knowledge_base_ids !== undefined) set.knowledgeBaseIds = changes.knowledge_base_ids;
+  if (changes.language !== undefined) set.language = changes.language;
+  if (changes.voice) set.voice = changes.voice;
+  if (changes.transfer_phone_number) set.transferPhoneNumber = changes.transfer_phone_number;
+  const removed: ('voice' | 'transferPhoneNumber')[] = [];
+  if (changes.voice === null) removed.push('voice');
+  if (changes.transfer_phone_number === null) removed.push('transferPhoneNumber');
   const settings = changes.settings ?? {};
   try {
     const { data } = await AgentEntity.patch({ workspaceId, agentId })
       .set({ ...set, updatedAt: clock.now().toISOString() })
+      .remove(removed)
       // Each setting is its own path: two edits of different settings never undo each other.
       .data((attr, op) => {
         if (settings.speech_speed !== undefined) op.set(attr.settings.speechSpeed, settings.speech_speed);

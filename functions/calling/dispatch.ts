@@ -4,7 +4,9 @@ import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
 import { providerWebhookUrl } from '../platform/webhook-urls.js';
 import { telephony, VOICE_WEBHOOK_PATH } from '../providers/telephony/index.js';
+import { AgentEntity } from '../agents/entities.js';
 import { CallEntity, type Call } from './entities.js';
+import { DEFAULT_RELAY_AGENT, relaySettings } from './relay-settings.js';
 import { applyTransition } from './lifecycle.js';
 import { isTerminal } from './status.js';
 
@@ -56,9 +58,14 @@ export async function dispatchCall(
     ? await options.memories({ workspaceId, agentId: call.agentId, callId, phone: call.toPhone })
     : [];
   if (memories.length > 0) {
-    // Recorded before the dial: the call is billed for its memories (lifecycle's finishCall).
-    await CallEntity.patch({ workspaceId, callId }).set({ memoriesUsed: true }).go({ response: 'none' });
+    // Recorded before the dial: the call is billed for its memories (lifecycle's finishCall), and the
+    // conversation engine gives them to the model.
+    await CallEntity.patch({ workspaceId, callId })
+      .set({ memoriesUsed: true, memories })
+      .go({ response: 'none' });
   }
+  // The agent as it is now: its voice, language and relay settings (the call keeps its prompt and greeting).
+  const { data: agent } = await AgentEntity.get({ workspaceId, agentId: call.agentId }).go();
   const callbackUrl = statusCallbackUrl(workspaceId, callId);
   let providerCallId: string;
   try {
@@ -71,11 +78,9 @@ export async function dispatchCall(
         callId,
         workspaceId,
         greeting: renderTemplate(call.greeting, parameters),
-        prompt: renderTemplate(call.prompt, parameters),
-        parameters,
         record: call.record,
         recordingCallbackUrl: callbackUrl,
-        ...(memories.length > 0 ? { memories } : {}),
+        relay: relaySettings(agent ?? DEFAULT_RELAY_AGENT, { callId, workspaceId }),
       },
     }));
   } catch (error) {
@@ -92,7 +97,8 @@ export async function dispatchCall(
     .set({
       provider: port.name,
       providerCallId,
-      transcriptExpected: port.sendsTranscripts,
+      // The voice relay reports the conversation when its session ends.
+      transcriptExpected: true,
       updatedAt: clock.now().toISOString(),
     })
     .go({ response: 'all_new' });

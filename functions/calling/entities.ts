@@ -43,6 +43,8 @@ const quotedListing = {
   type: 'map',
   properties: {
     listingId: { type: 'string', required: true },
+    /** The knowledge item the listing was quoted from (absent: from the call's parameters). */
+    itemId: { type: 'string' },
     address: { type: 'string', required: true },
     price: { type: 'string', required: true },
   },
@@ -100,6 +102,17 @@ export const CallEntity = new Entity(
       sentiment: { type: 'any' },
       /** The runtime got the contact's earlier calls' summaries (conversation memories): billed on top. */
       memoriesUsed: { type: 'boolean' },
+      /** Those summaries, newest first (the conversation engine gives them to the model). */
+      memories: { type: 'list', items: { type: 'string' } },
+      /** The voice relay's connection of the call's conversation: set once (one session per call). */
+      relayConnectionId: { type: 'string' },
+      /** `phone` (absent) or `web` (the dashboard's test chat). */
+      channel: { type: ['phone', 'web'] as const },
+      /** How the agent ended the conversation (`agent_hangup`, `transfer`), set before the provider ends the call. */
+      agentEnded: { type: ['agent_hangup', 'transfer'] as const },
+      transferTo: { type: 'string' },
+      /** The conversation's tool calls, latency and incidents (conversation/), JSON, written when it ends. */
+      conversation: { type: 'string' },
       /** The day (workspace time zone) the call is counted in by the analytics counters; set once, when counted. */
       statsDay: { type: 'string' },
       updatedAt: { type: 'string' },

@@ -13,6 +13,7 @@ import { callingService, ProviderCallEntity, type Call } from './entities.js';
 import { applyTransition, readCall, storeRecording } from './lifecycle.js';
 import { callAdds, counterUpdates, localDay } from './call-stats.js';
 import type { MemoriesSource } from './dispatch.js';
+import { relaySettings } from './relay-settings.js';
 import { shardOf } from './start-call.js';
 import { deadlineFor, RANK } from './status.js';
 
@@ -168,11 +169,9 @@ async function answerIncoming(
     callId,
     workspaceId,
     greeting: renderTemplate(agent.greeting, {}),
-    prompt: renderTemplate(agent.prompt, {}),
-    parameters: {},
     record,
     recordingCallbackUrl: callbackUrl,
-    ...(memories.length > 0 ? { memories } : {}),
+    relay: relaySettings(agent, { callId, workspaceId }),
   });
   const call: Call = {
     workspaceId,
@@ -197,8 +196,8 @@ async function answerIncoming(
     openShard: shardOf(callId),
     provider: port.name,
     providerCallId,
-    transcriptExpected: port.sendsTranscripts,
-    ...(memories.length > 0 ? { memoriesUsed: true } : {}),
+    transcriptExpected: true,
+    ...(memories.length > 0 ? { memoriesUsed: true, memories } : {}),
   };
   const result = await callingService.transaction
     .write(({ call: calls, callStatusEvent, openCall, providerCall, workspace: workspaces }) => [

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { findAgent } from '../agents/service.js';
-import { renderTemplate } from '../agents/template.js';
 import { displayCredits } from '../billing/credits.js';
 import { chargeEvaluationRun, evaluationUnits } from '../billing/metering.js';
 import { clock } from '../platform/clock.js';
@@ -12,7 +11,8 @@ import { queryPage, type ListQuery, type Page } from '../platform/pagination.js'
 import { sendMessages } from '../platform/queue.js';
 import type { EvaluationMessage } from '../platform/queue-messages.js';
 import { entityConfig, isConditionFailure } from '../platform/table.js';
-import { telephony, TelephonyError } from '../providers/telephony/index.js';
+import { playScript } from '../conversation/scripted.js';
+import { LanguageModelError } from '../providers/llm/port.js';
 import { Service } from '../platform/entity.js';
 import {
   EvaluationDispatchEntity,
@@ -321,23 +321,18 @@ export async function runScenario(message: EvaluationMessage): Promise<'judged' 
     await endRun(evaluation, 'failed', 'The agent was deleted');
     return 'failed';
   }
+  // The scenario's caller talks to the agent through the conversation engine, as a phone call does.
   let call;
   try {
-    call = await telephony().runScriptedCall({
-      greeting: renderTemplate(agent.greeting, {}),
-      prompt: renderTemplate(agent.prompt, {}),
-      callerScript: scenario.caller_script,
-      maxDurationSeconds: agent.settings.maxDurationSeconds,
-      // A scenario asking about a listing is answered from the agent's knowledge bases, as on a call.
-      knowledge: { workspaceId, agentId },
-    });
+    call = await playScript({ agent, callerScript: scenario.caller_script });
   } catch (error) {
-    if (error instanceof TelephonyError && error.definitive) {
-      logger.warn('evaluation failed: the provider cannot play the scenario', {
-        evaluationId,
-        error: error.message,
-      });
-      await endRun(evaluation, 'failed', error.message.slice(0, 300));
+    if (error instanceof LanguageModelError && error.kind === 'refused') {
+      logger.warn('evaluation failed: the language model refused the scenario', { evaluationId });
+      await endRun(
+        evaluation,
+        'failed',
+        `The language model refused the request: ${error.message.slice(0, 200)}`,
+      );
       return 'failed';
     }
     throw error; // retried by the queue
@@ -357,9 +352,8 @@ export async function runScenario(message: EvaluationMessage): Promise<'judged' 
           transcript: call.transcript.map((t) => ({
             role: t.role,
             text: t.text,
-            offsetSeconds: t.offset_seconds,
+            offsetSeconds: t.offsetSeconds,
           })),
-          providerCallId: call.providerCallId,
           durationSeconds: call.durationSeconds,
           createdAt: now,
         })

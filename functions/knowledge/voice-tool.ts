@@ -85,16 +85,31 @@ export async function answerKnowledgeTool(request: KnowledgeToolRequest): Promis
     agentId = call.agentId;
   }
   const agent = await findAgent(workspaceId, agentId);
+  const results = await searchKnowledgeBases(workspaceId, agent?.knowledgeBaseIds ?? [], query, limit);
+  logger.info('knowledge tool answered', { callId, agentId, hits: results.length });
+  return { status: 200, body: { results } };
+}
+
+/**
+ * The best `limit` hits of these knowledge bases of the workspace, best first: what an agent's
+ * knowledge tool answers (this webhook, and the conversation engine's `search_knowledge`). A base
+ * deleted since the agent named it is skipped; only the workspace's own bases are read.
+ */
+export async function searchKnowledgeBases(
+  workspaceId: string,
+  knowledgeBaseIds: string[],
+  query: string,
+  limit: number,
+): Promise<KnowledgeToolHit[]> {
   const results: KnowledgeToolHit[] = [];
-  for (const knowledgeBaseId of agent?.knowledgeBaseIds ?? []) {
+  for (const knowledgeBaseId of knowledgeBaseIds) {
     const kb = await getKnowledgeBase(workspaceId, knowledgeBaseId);
-    if (!kb) continue; // deleted since the agent named it
+    if (!kb) continue;
     for (const hit of await searchBase(kb, query, limit)) {
       const { id, ...rest } = hit;
       results.push({ ...rest, item_id: id, knowledge_base_id: knowledgeBaseId });
     }
   }
   results.sort((a, b) => b.score - a.score);
-  logger.info('knowledge tool answered', { callId, agentId, hits: results.length });
-  return { status: 200, body: { results: results.slice(0, limit) } };
+  return results.slice(0, limit);
 }

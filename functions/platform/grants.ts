@@ -15,7 +15,7 @@ import { QUEUES, queueUrlEnv, type QueueKey } from './resources.js';
  * email = ses:SendEmail.
  */
 
-export type GrantedService = 'dynamodb' | 'sqs' | 's3' | 'secretsmanager' | 'ses';
+export type GrantedService = 'dynamodb' | 'sqs' | 's3' | 'secretsmanager' | 'ses' | 'execute-api';
 
 interface GrantContext {
   fnId: string;
@@ -281,7 +281,22 @@ function sesNeeds(operation: string, input: Input): Need[] {
   return [{ action, resource, allowed: (a) => a.email === true, missing: 'email: true' }];
 }
 
+// ── API Gateway Management API (execute-api:ManageConnections on the voice relay's API) ──────────
+function connectionsNeeds(operation: string, input: Input): Need[] {
+  const method = operation === 'DeleteConnection' ? 'DELETE' : operation === 'GetConnection' ? 'GET' : 'POST';
+  const resource = `arn:aws:execute-api:${region()}:${ACCOUNT}:relay/*/${method}/@connections/${str(input.ConnectionId) ?? '*'}`;
+  return [
+    {
+      action: 'execute-api:ManageConnections',
+      resource,
+      allowed: (a) => a.manageConnections === true,
+      missing: 'manageConnections: true',
+    },
+  ];
+}
+
 const NEEDS: Record<GrantedService, (operation: string, input: Input) => Need[]> = {
+  'execute-api': connectionsNeeds,
   dynamodb: dynamoNeeds,
   sqs: sqsNeeds,
   s3: s3Needs,

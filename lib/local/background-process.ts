@@ -19,6 +19,7 @@ import type {
 import { applyEnvironment } from './environment.js';
 import { startFauxqsLocal, type FauxqsLocal } from './fauxqs.js';
 import type { Gateway } from './gateway.js';
+import type { RelayGateway } from './relay-gateway.js';
 import { say, warn } from './log.js';
 import { installMetrics, processMetrics } from './metrics.js';
 import { repoRoot } from './paths.js';
@@ -54,6 +55,7 @@ let pollers: QueuePoller[] = [];
 let scheduler: Scheduler | undefined;
 let stopSqs: (() => void) | undefined;
 let webhooks: Gateway | undefined;
+let relay: RelayGateway | undefined;
 
 /** Imports every module in lib/local/services/ (each calls registerLocalService). */
 async function loadServiceModules(): Promise<void> {
@@ -74,11 +76,13 @@ async function stopWork(): Promise<void> {
       .reverse()
       .map((service): [string, () => Promise<void> | void] => [service.name, () => service.stop?.()]),
     ['provider webhooks', () => webhooks?.stop()],
+    ['voice relay', () => relay?.stop()],
   ];
   scheduler = undefined;
   pollers = [];
   stopSqs = undefined;
   webhooks = undefined;
+  relay = undefined;
   startedServices.length = 0;
   for (const [name, stop] of steps) {
     try {
@@ -127,7 +131,15 @@ const handlers: {
       accessLog,
     });
     webhooks.setReady();
-    return { url: webhooks.url, port: webhooks.port };
+    // The voice relay's WebSocket API, beside the provider webhooks: the provider connects to it.
+    const { startRelayGateway } = await import('./relay-gateway.js');
+    relay = await startRelayGateway({
+      functions: catalog.filter((fn) => fn.webSocket && functionIds.includes(fn.id)),
+      region,
+    });
+    const relayEnv = { VOICE_RELAY_URL: relay.url, VOICE_RELAY_MANAGEMENT_URL: relay.managementUrl };
+    Object.assign(process.env, relayEnv);
+    return { url: webhooks.url, port: webhooks.port, relay: { ...relayEnv, port: relay.port } };
   },
 
   async startServices({ baseUrl, webhooksUrl, env, stateDir, inMemory, region, verbose }) {
@@ -196,7 +208,7 @@ const handlers: {
       pollers,
       scheduler,
       services: [...startedServices],
-      webhooksInFlight: () => webhooks?.inFlight() ?? 0,
+      webhooksInFlight: () => (webhooks?.inFlight() ?? 0) + (relay?.activity().invocations_in_flight ?? 0),
     };
     return { pollers: pollers.map((p) => p.name) };
   },

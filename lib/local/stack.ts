@@ -231,6 +231,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       accessLog: accessLog(),
     });
     stackEnv.WEBHOOKS_BASE_URL = webhooks.url;
+    stackEnv.VOICE_RELAY_URL = webhooks.relay.VOICE_RELAY_URL;
+    stackEnv.VOICE_RELAY_MANAGEMENT_URL = webhooks.relay.VOICE_RELAY_MANAGEMENT_URL;
     applyEnvironment(stackEnv);
     installMetrics();
     gateway.setReady();
@@ -246,12 +248,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         `(${plural(httpCount, 'route')}, ${plural(urlCount, 'webhook URL')} under /webhooks)`,
     );
     print(`${label('provider webhooks')} ${webhooks.url}/webhooks  (the simulators call back here)`);
+    print(
+      `${label('voice relay')} ${webhooks.relay.VOICE_RELAY_URL}  (ConversationRelay WebSocket; Management API on the same port)`,
+    );
 
     // Extra services (demo webhook receiver, simulators…), pollers and the scheduler: the work
     // process's, stopped before the gateway.
     const ports: Record<string, number> = {
       gateway: gateway.port,
       webhooks: webhooks.port,
+      relay: webhooks.relay.port,
       dynamodb: dynamoDb.port,
       fauxqs: fauxqs.port,
       identity: identity.port,
@@ -343,6 +349,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         quiescence: `${gateway.url}${QUIESCENCE_PATH}`,
         metrics: `${gateway.url}${METRICS_PATH}`,
       },
+      voice_relay_url: webhooks.relay.VOICE_RELAY_URL,
       env: stackEnv,
       services: serviceInfo,
       functions: {

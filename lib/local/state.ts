@@ -28,6 +28,8 @@ export interface StackState {
     /** GET: the handlers' DynamoDB requests, SQS messages sent and CPU (lib/local/metrics.ts); local only. */
     metrics: string;
   };
+  /** The voice relay's WebSocket URL (ConversationRelay sessions: the simulator, `call talk`, tests). */
+  voice_relay_url: string;
   /** Every variable the handlers run with: copy into process.env to reach the same services. */
   env: Record<string, string>;
   services: { name: string; url?: string; description?: string }[];

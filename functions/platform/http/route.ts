@@ -22,6 +22,10 @@ export interface Access {
   secrets?: SecretKey[];
   /** Sends email through SES (granted ses:SendEmail on the sender identity; EMAIL_FROM set). */
   email?: boolean;
+  /** Posts to and closes the voice relay's WebSocket connections (execute-api:ManageConnections on that API). */
+  manageConnections?: boolean;
+  /** Asks the language model (Bedrock: bedrock:InvokeModel and InvokeModelWithResponseStream on the configured model). */
+  languageModel?: boolean;
 }
 
 /**

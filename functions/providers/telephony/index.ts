@@ -33,6 +33,8 @@ export function telephony(): TelephonyPort {
       env.TELEPHONY_PROVIDER === 'twilio'
         ? new TwilioTelephony(loadTwilioSecret)
         : new SimulatorTelephony({
+            timeScale:
+              Number(process.env.SIMULATOR_TIME_SCALE) > 0 ? Number(process.env.SIMULATOR_TIME_SCALE) : 1,
             baseUrl: env.TELEPHONY_SIMULATOR_URL,
             authToken:
               env.TELEPHONY_AUTH_TOKEN ?? (env.STAGE === 'local' ? LOCAL_TELEPHONY_AUTH_TOKEN : undefined),

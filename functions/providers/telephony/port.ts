@@ -25,19 +25,31 @@ export interface ProvisionedNumber {
   providerNumberId: string;
 }
 
-/** What the voice runtime is told to do on a call (rendered into TwiML by both adapters). */
+/** How the provider connects a call to the voice relay (ConversationRelay's attributes). */
+export interface RelaySettings {
+  /** The relay's WebSocket URL (signed by the provider; the relay checks it). */
+  url: string;
+  /** Asked what to do when the relay session ends (`<Connect action>`). */
+  actionUrl: string;
+  /** BCP 47. */
+  language: string;
+  ttsProvider?: string;
+  voice?: string;
+  interruptible: boolean;
+  /** Speech-to-text hints (the agent's specialised terms). */
+  hints: string[];
+}
+
+/** What the provider is told to do on a call (rendered into TwiML by both adapters). */
 export interface CallScript {
   callId: string;
   workspaceId: string;
+  /** The agent's greeting with `{{parameter}}` references filled in: the relay's welcome greeting. */
   greeting: string;
-  /** The agent prompt with `{{parameter}}` references filled in. */
-  prompt: string;
-  parameters: Record<string, string>;
   /** Record the call; recording callbacks go to `recordingCallbackUrl`. */
   record: boolean;
   recordingCallbackUrl: string;
-  /** Conversation memories: summaries of the other party's earlier calls, newest first. */
-  memories?: string[];
+  relay: RelaySettings;
 }
 
 export interface PlaceCallRequest {
@@ -78,33 +90,13 @@ export interface ProviderCallState {
   endedAt?: string;
 }
 
-/**
- * A scripted call (agent evaluations): a caller that says these lines, one after another, to the
- * agent's voice runtime, which answers each; no phone number, no callbacks.
- */
-export interface ScriptedCallRequest {
-  greeting: string;
-  /** The agent prompt with `{{parameter}}` references filled in. */
-  prompt: string;
-  callerScript: string[];
-  maxDurationSeconds: number;
-  /**
-   * Whose knowledge bases the runtime may search (the knowledge tool, POST
-   * /webhooks/telephony/knowledge, by agent): a caller's line about a property is answered from them.
-   */
-  knowledge?: { workspaceId: string; agentId: string };
-}
-
-export interface ScriptedCallResult {
-  providerCallId: string;
-  transcript: TranscriptTurn[];
-  durationSeconds: number;
-}
-
 export interface TelephonyPort {
   readonly name: 'simulator' | 'twilio';
-  /** Whether the provider's voice runtime reports a transcript with the final status callback. */
-  readonly sendsTranscripts: boolean;
+  /**
+   * Call seconds per wall-clock second: 1 for a real provider; the local simulator plays calls faster
+   * (SIMULATOR_TIME_SCALE), and a transcript's offsets are in the call's seconds.
+   */
+  readonly callSecondsPerWallSecond: number;
   provisionNumber(request: ProvisionRequest): Promise<ProvisionedNumber>;
   releaseNumber(providerNumberId: string): Promise<void>;
   /** Dials; resolves to the provider's call id. Never retried by the caller (no second dial). */
@@ -122,12 +114,6 @@ export interface TelephonyPort {
   ): Promise<boolean>;
   /** Downloads a finished recording (WAV) the provider announced in a recording callback. */
   fetchRecording(recordingUrl: string): Promise<Uint8Array>;
-  /**
-   * Plays a scripted caller against the agent's voice runtime and returns the conversation (agent
-   * evaluations). The simulator's voice runtime does; a provider without a scripted mode throws a
-   * definitive TelephonyError.
-   */
-  runScriptedCall(request: ScriptedCallRequest): Promise<ScriptedCallResult>;
 }
 
 /** The provider refused or failed a request. `definitive`: it certainly did not act (e.g. a 4xx). */

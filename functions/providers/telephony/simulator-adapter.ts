@@ -6,14 +6,9 @@ import {
   type ProviderCallState,
   type ProvisionedNumber,
   type ProvisionRequest,
-  type ScriptedCallRequest,
-  type ScriptedCallResult,
   type TelephonyPort,
 } from './port.js';
-import { callState, callTwiml, validTwilioSignature, type TranscriptTurn } from './twilio-format.js';
-
-/** The voice-runtime URL the simulator's TwiML names (the simulator is its own voice runtime). */
-export const SIMULATOR_RUNTIME_URL = 'wss://voice-runtime.simulator.invalid/stream';
+import { callState, callTwiml, validTwilioSignature } from './twilio-format.js';
 
 /**
  * The local telephony provider: a client of the simulator service the local stack runs
@@ -23,16 +18,20 @@ export const SIMULATOR_RUNTIME_URL = 'wss://voice-runtime.simulator.invalid/stre
  */
 export class SimulatorTelephony implements TelephonyPort {
   readonly name = 'simulator' as const;
-  readonly sendsTranscripts = true;
+  readonly callSecondsPerWallSecond: number;
 
   constructor(
     private readonly options: {
+      /** Simulated call seconds per wall-clock second (SIMULATOR_TIME_SCALE). */
+      timeScale?: number;
       /** Base URL of the simulator service; unset when it is not running (e.g. in the cloud). */
       baseUrl?: string;
       /** The token callbacks are signed with; without one, every signature is refused. */
       authToken?: string;
     },
-  ) {}
+  ) {
+    this.callSecondsPerWallSecond = options.timeScale ?? 1;
+  }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const result = await this.send<T>(method, path, body, false);
@@ -106,7 +105,7 @@ export class SimulatorTelephony implements TelephonyPort {
       to: request.to,
       status_callback: request.statusCallbackUrl,
       time_limit: request.maxDurationSeconds,
-      twiml: callTwiml(request.script, SIMULATOR_RUNTIME_URL),
+      twiml: callTwiml(request.script),
     });
     return { providerCallId: result.sid };
   }
@@ -128,7 +127,7 @@ export class SimulatorTelephony implements TelephonyPort {
   }
 
   async answerTwiml(script: CallScript): Promise<string> {
-    return callTwiml(script, SIMULATOR_RUNTIME_URL);
+    return callTwiml(script);
   }
 
   async verifySignature(
@@ -137,32 +136,6 @@ export class SimulatorTelephony implements TelephonyPort {
     signature: string | undefined,
   ): Promise<boolean> {
     return validTwilioSignature(this.options.authToken ?? '', url, params, signature);
-  }
-
-  async runScriptedCall(request: ScriptedCallRequest): Promise<ScriptedCallResult> {
-    const result = await this.request<{
-      sid: string;
-      transcript: TranscriptTurn[];
-      duration_seconds: number;
-    }>('POST', '/scripted-calls', {
-      greeting: request.greeting,
-      prompt: request.prompt,
-      caller_script: request.callerScript,
-      time_limit: request.maxDurationSeconds,
-      ...(request.knowledge
-        ? {
-            knowledge: {
-              workspace_id: request.knowledge.workspaceId,
-              agent_id: request.knowledge.agentId,
-            },
-          }
-        : {}),
-    });
-    return {
-      providerCallId: result.sid,
-      transcript: result.transcript,
-      durationSeconds: result.duration_seconds,
-    };
   }
 
   async fetchRecording(recordingUrl: string): Promise<Uint8Array> {

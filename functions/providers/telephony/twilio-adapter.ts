@@ -9,7 +9,6 @@ import {
   type ProvisionedNumber,
   type ProvisionRequest,
   type TelephonyPort,
-  type ScriptedCallResult,
 } from './port.js';
 import { callState, callTwiml, validTwilioSignature } from './twilio-format.js';
 import { twilioBasicAuth, twilioRequest, type TwilioAccount } from './twilio-rest.js';
@@ -17,15 +16,14 @@ import { schemaOnFirstUse } from '../../platform/first-use.js';
 
 /**
  * The Twilio secret (Secrets Manager, ARN in SECRET_ARN_TELEPHONY), put by the operator as JSON:
- * `{ "account_sid": "AC…", "auth_token": "…", "voice_runtime_url": "wss://…",
- *    "address_sid"?: "AD…", "bundle_sid"?: "BU…" }` — Australian numbers need a regulatory address
+ * `{ "account_sid": "AC…", "auth_token": "…", "address_sid"?: "AD…", "bundle_sid"?: "BU…" }`
+ * (the voice relay's URL is the stack's own WebSocket API, given to the functions as VOICE_RELAY_URL) — Australian numbers need a regulatory address
  * and bundle on the Twilio account.
  */
 export const TwilioSecret = schemaOnFirstUse(() =>
   z.object({
     account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/),
     auth_token: z.string().min(16),
-    voice_runtime_url: z.string().url(),
     address_sid: z.string().optional(),
     bundle_sid: z.string().optional(),
   }),
@@ -45,8 +43,8 @@ export async function loadTwilioSecret(): Promise<TwilioSecret> {
 /** Twilio's REST API (`twilio-rest.ts`); callbacks are checked with the account's auth token. */
 export class TwilioTelephony implements TelephonyPort {
   readonly name = 'twilio' as const;
-  /** Twilio itself reports no transcript; the voice runtime behind `voice_runtime_url` would. */
-  readonly sendsTranscripts = false;
+  /** A call's seconds and the wall clock's are the same. */
+  readonly callSecondsPerWallSecond = 1;
   private connection: Promise<{ account: TwilioAccount; secret: TwilioSecret }> | undefined;
 
   constructor(private readonly loadSecret: () => Promise<TwilioSecret>) {}
@@ -126,12 +124,12 @@ export class TwilioTelephony implements TelephonyPort {
   }
 
   async placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }> {
-    const { account, secret } = await this.connect();
+    const { account } = await this.connect();
     try {
       const call = await twilioRequest<{ sid: string }>(account, 'POST', '/Calls.json', {
         To: request.to,
         From: request.from,
-        Twiml: callTwiml(request.script, secret.voice_runtime_url),
+        Twiml: callTwiml(request.script),
         StatusCallback: request.statusCallbackUrl,
         StatusCallbackMethod: 'POST',
         StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
@@ -171,9 +169,8 @@ export class TwilioTelephony implements TelephonyPort {
     }
   }
 
-  async answerTwiml(script: CallScript): Promise<string> {
-    const { secret } = await this.connect();
-    return callTwiml(script, secret.voice_runtime_url);
+  answerTwiml(script: CallScript): Promise<string> {
+    return Promise.resolve(callTwiml(script));
   }
 
   async verifySignature(
@@ -183,14 +180,6 @@ export class TwilioTelephony implements TelephonyPort {
   ): Promise<boolean> {
     const { secret } = await this.connect();
     return validTwilioSignature(secret.auth_token, url, params, signature);
-  }
-
-  /** Twilio has no scripted caller: agent evaluations run on the voice runtime simulator. */
-  async runScriptedCall(): Promise<ScriptedCallResult> {
-    throw new TelephonyError(
-      'Scripted evaluation calls need the voice runtime simulator (TELEPHONY_PROVIDER=simulator)',
-      true,
-    );
   }
 
   async fetchRecording(recordingUrl: string): Promise<Uint8Array> {

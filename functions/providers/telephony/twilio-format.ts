@@ -40,6 +40,8 @@ export const END_REASONS = [
   'lost',
   /** An inbound call refused because its agent was not answering (switched off, or suspended by billing). */
   'not_answering',
+  /** The agent ended the conversation (its `end_call` tool) and the call. */
+  'agent_hangup',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
@@ -197,35 +199,56 @@ const unescapeXml = (value: string): string =>
 
 /**
  * What the provider executes when the callee answers (outbound) or when we accept (inbound): start
- * the recording, say the greeting, then hand the call to the voice runtime with the agent's context.
+ * the recording, then connect the call to our voice relay (ConversationRelay: the provider does speech
+ * to text and text to speech; the agent's words come from the service over the WebSocket). The agent's
+ * greeting is the relay's welcome greeting; the call is named by `call_id` and `workspace_id`, which
+ * the relay's `setup` message carries back. When the relay session ends, the provider asks the
+ * `action` URL what to do next (hang up, or dial the transfer number).
  */
-export function callTwiml(script: CallScript, voiceRuntimeUrl: string): string {
+export function callTwiml(script: CallScript): string {
+  const { relay } = script;
   const parts = ['<?xml version="1.0" encoding="UTF-8"?>', '<Response>'];
   if (script.record) {
     parts.push(
       `<Start><Recording recordingStatusCallback="${escapeXml(script.recordingCallbackUrl)}" recordingStatusCallbackEvent="completed" channels="dual"/></Start>`,
     );
   }
-  if (script.greeting.trim() !== '') parts.push(`<Say>${escapeXml(script.greeting)}</Say>`);
+  const attributes: [string, string | undefined][] = [
+    ['url', relay.url],
+    ['welcomeGreeting', script.greeting.trim() || undefined],
+    ['welcomeGreetingInterruptible', relay.interruptible ? 'any' : 'none'],
+    ['language', relay.language],
+    ['ttsProvider', relay.ttsProvider],
+    ['voice', relay.voice],
+    ['interruptible', relay.interruptible ? 'any' : 'none'],
+    ['dtmfDetection', 'true'],
+    ['hints', relay.hints.length > 0 ? relay.hints.join(',') : undefined],
+  ];
   const parameters: [string, string][] = [
     ['call_id', script.callId],
     ['workspace_id', script.workspaceId],
-    ['prompt', script.prompt],
-    ['parameters', JSON.stringify(script.parameters)],
-    ...(script.memories && script.memories.length > 0
-      ? ([['memories', JSON.stringify(script.memories)]] as [string, string][])
-      : []),
   ];
   parts.push(
-    `<Connect><Stream url="${escapeXml(voiceRuntimeUrl)}">` +
+    `<Connect action="${escapeXml(relay.actionUrl)}"><ConversationRelay ` +
+      attributes
+        .filter((entry): entry is [string, string] => entry[1] !== undefined)
+        .map(([name, value]) => `${name}="${escapeXml(value)}"`)
+        .join(' ') +
+      '>' +
       parameters
         .map(([name, value]) => `<Parameter name="${escapeXml(name)}" value="${escapeXml(value)}"/>`)
         .join('') +
-      '</Stream></Connect>',
+      '</ConversationRelay></Connect>',
   );
   parts.push('</Response>');
   return parts.join('');
 }
+
+/** What the `<Connect action>` webhook answers when the relay session ended: hang up, or dial a person. */
+export const relayEndedTwiml = (transferTo?: string): string =>
+  transferTo
+    ? `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>${escapeXml(transferTo)}</Dial></Response>`
+    : '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>';
 
 export const REJECT_MESSAGE =
   'Sorry, no one is available to take your call right now. Please try again later. Goodbye.';
@@ -242,26 +265,39 @@ function attributes(tag: string): Record<string, string> {
   return out;
 }
 
-/** What a voice runtime reads back from `callTwiml` (the simulator plays the call from it). */
+/** What a provider reads back from our TwiML (the local simulator plays the call from it). */
 export interface ParsedTwiml {
   hangup: boolean;
   say: string[];
   recordingCallbackUrl?: string;
-  streamParameters: Record<string, string>;
+  /** `<ConversationRelay>`'s attributes (url, welcomeGreeting, …), when the call is connected to a relay. */
+  relay?: Record<string, string>;
+  /** `<Connect action>`: asked what to do when the relay session ends. */
+  connectAction?: string;
+  /** `<Dial>`'s number. */
+  dial?: string;
+  /** The relay's custom parameters (`<Parameter>`). */
+  parameters: Record<string, string>;
 }
 
 export function parseTwiml(twiml: string): ParsedTwiml {
   const say = [...twiml.matchAll(/<Say(?:\s[^>]*)?>([\s\S]*?)<\/Say>/g)].map((m) => unescapeXml(m[1]));
   const recording = /<Recording\b[^>]*>/.exec(twiml);
-  const streamParameters: Record<string, string> = {};
+  const relay = /<ConversationRelay\b[^>]*>/.exec(twiml);
+  const connect = /<Connect\b[^>]*>/.exec(twiml);
+  const dial = /<Dial(?:\s[^>]*)?>([\s\S]*?)<\/Dial>/.exec(twiml);
+  const parameters: Record<string, string> = {};
   for (const match of twiml.matchAll(/<Parameter\b[^>]*\/?>/g)) {
     const { name, value } = attributes(match[0]);
-    if (name !== undefined) streamParameters[name] = value ?? '';
+    if (name !== undefined) parameters[name] = value ?? '';
   }
   return {
     hangup: /<(Hangup|Reject)\b/.test(twiml),
     say,
     recordingCallbackUrl: recording ? attributes(recording[0]).recordingStatusCallback : undefined,
-    streamParameters,
+    ...(relay ? { relay: attributes(relay[0]) } : {}),
+    ...(connect && attributes(connect[0]).action ? { connectAction: attributes(connect[0]).action } : {}),
+    ...(dial ? { dial: unescapeXml(dial[1]).trim() } : {}),
+    parameters,
   };
 }

@@ -12,6 +12,8 @@ export const SCENARIO_NUMBERS = {
   duplicated: '+61491570114',
   /** Not in docs/api.md's table (an addition for fault tests): answered, then the provider never reports the end. */
   silent: '+61491570115',
+  /** Answered; the simulator opens no relay session (an outside ConversationRelay client may); up until hung up or its limit. */
+  external: '+61491570116',
 } as const;
 
 export type Scenario = 'answered' | keyof typeof SCENARIO_NUMBERS;
@@ -27,6 +29,8 @@ export function scenarioFor(to: string): Scenario {
 export const CONVERSATION_SECONDS = 60;
 export const LONG_CONVERSATION_SECONDS = 1800;
 export const RING_SECONDS = 5;
+/** A call the agent handed to a person (`<Dial>`) goes on this long with them. */
+export const TRANSFER_SECONDS = 30;
 export const NO_ANSWER_RING_SECONDS = 30;
 
 /** One callback the simulator sends. */
@@ -77,9 +81,13 @@ export function outboundTimeline(
       };
     case 'failed':
       return { talkSeconds: 0, steps: [status(0, 'initiated'), status(1, 'failed')] };
+    // An outside relay client talks (or nobody): the call is up until it is hung up (silent: the
+    // provider never reports the end; external: the same, with the relay left to someone else).
     case 'silent':
+    case 'external':
       return {
-        talkSeconds: 0,
+        // A hang-up bills what was talked up to it (silent: nothing, as before).
+        talkSeconds: scenario === 'external' ? Math.max(1, options.timeLimit) : 0,
         answerAt: RING_SECONDS,
         steps: [
           status(0, 'initiated'),

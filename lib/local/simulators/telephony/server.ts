@@ -5,28 +5,34 @@ import {
   parseTwiml,
   signTwilioRequest,
   SIGNATURE_HEADER,
+  type TranscriptTurn,
 } from '../../../../functions/providers/telephony/twilio-format.js';
+import { RelaySession } from './relay-client.js';
 import {
-  asksAboutListing,
-  buildConversation,
-  buildScriptedConversation,
-  replyFromKnowledge,
-  truncateConversation,
-  type Conversation,
-  type ConversationInput,
-  type Exchange,
-  type KnowledgeHit,
-} from './conversation.js';
-import { inboundTimeline, outboundTimeline, scenarioFor, type Step, type Timeline } from './scenarios.js';
+  CONVERSATION_SECONDS,
+  inboundTimeline,
+  LONG_CONVERSATION_SECONDS,
+  outboundTimeline,
+  scenarioFor,
+  TRANSFER_SECONDS,
+  type Scenario,
+  type Step,
+  type Timeline,
+} from './scenarios.js';
 import { wavRecording } from './wav.js';
 
 /**
- * The telephony simulator: a small HTTP service standing in for Twilio's REST API and for the voice
- * runtime. It provisions numbers in the Australian drama ranges (+61 2 5550 xxxx, +61 3 5550 xxxx),
- * places calls and plays each one out through the service's real voice webhook — form-encoded
- * callbacks signed with `X-Twilio-Signature` — with realistic timings scaled by SIMULATOR_TIME_SCALE
- * (simulated seconds ÷ scale = wall-clock seconds). The fate of a call is chosen by the called number
- * (scenarios.ts). A recorded call gets a real WAV the service downloads from `/recordings/<sid>`.
+ * The telephony simulator: a small HTTP service standing in for Twilio's REST API and for Twilio's side
+ * of ConversationRelay. It provisions numbers in the Australian drama ranges (+61 2 5550 xxxx,
+ * +61 3 5550 xxxx), places calls and plays each one out through the service's real voice webhook —
+ * form-encoded callbacks signed with `X-Twilio-Signature` — with realistic timings scaled by
+ * SIMULATOR_TIME_SCALE (simulated seconds ÷ scale = wall-clock seconds). The fate of a call is chosen by
+ * the called number (scenarios.ts). Once a call is answered, the simulator is the relay client
+ * (relay-client.ts): it opens the signed relay session the call's TwiML names, sends `setup`, then
+ * the caller's lines as `prompt`s (a short default caller, or the lines given), each once the agent's
+ * reply to the one before ended, and hangs up after the agent's `end` or its last line; after an
+ * `end` it asks the `<Connect action>` what next (`<Dial>`: the call goes on with a person). What the
+ * agent says is the service's own (its language model). A recorded call gets a WAV of what was said.
  *
  * Time: what the simulator reports as a time (a callback's `Timestamp`, a hang-up's `ended_at`) is the
  * wall clock, when the event happens here, never in the future; what it reports as a duration
@@ -44,16 +50,11 @@ import { wavRecording } from './wav.js';
  *                                   sent so far (tests, debugging); 404 for a call it does not know
  *                                   (it keeps calls in memory: after a restart it knows none)
  *   GET    /calls?call_id=…      → the calls placed for one of our calls (a test counts the dials)
- *   POST   /inbound              {from, to, says?} → someone dials one of our numbers → {sid, accepted,
- *                                   call_id (ours, when the service answered)} (`npm run cli -- call receive`).
- *                                   `says` (a line or a list): what the caller says; a line about a property
- *                                   makes the agent look it up with the knowledge tool (below)
- *
- * The voice runtime's knowledge tool: when a caller asks about a property, the simulated agent asks
- * the service (`POST <gateway>/webhooks/telephony/knowledge`, form-encoded and signed like every
- * callback, naming the call by its TwiML stream parameters) what the agent's knowledge bases say, and
- * speaks the top result — a listing's full address, status and price, quoted as a listing next to the
- * transcript (QuotedListings) — or says it found nothing.
+ *   POST   /inbound              {from, to, says?, external_relay?} → someone dials one of our numbers →
+ *                                   {sid, accepted, call_id (ours, when the service answered), relay?}
+ *                                   (`npm run cli -- call receive`). `says` (a line or a list): what the
+ *                                   caller says. `external_relay: true`: the simulator opens no relay
+ *                                   session; `relay` {url, parameters} tells the caller how to (`call talk`)
  *   GET    /recordings/{sid}     → audio/wav (no auth, like a provider's media URL)
  */
 
@@ -78,18 +79,29 @@ export interface SimulatedCallback {
 
 interface SimCall {
   sid: string;
-  /** Our call id, as the TwiML's stream parameters name it. */
+  /** Our call id, as the TwiML's relay parameters name it. */
   callId?: string;
   from: string;
   to: string;
   direction: 'outbound-api' | 'inbound';
+  scenario: Scenario;
   statusCallback: string;
   recordingCallback?: string;
   startWall: number;
   timeline: Timeline;
-  conversation: Conversation;
-  /** Settles once the conversation is known (a caller's question looked up in the knowledge bases). */
-  prepared: Promise<void>;
+  /** Where the call's TwiML connects it: the relay (url, parameters) and the `<Connect action>`. */
+  relay?: { url: string; parameters: Record<string, string>; greeting: string; action?: string };
+  /** Someone else opens the relay session (the `+61491570116` scenario, `call talk`): the call waits. */
+  externalRelay: boolean;
+  /** What the caller says (`call receive --say`); empty: the default caller. */
+  says: string[];
+  session?: RelaySession;
+  /** What was said, for the recording (offsets in simulated seconds from the answer). */
+  transcript: TranscriptTurn[];
+  /** The number the call was handed to (`<Dial>` after the agent's transfer). */
+  dialled?: string;
+  /** Ends the conversation's wait early (a hang-up). */
+  stopConversation?: () => void;
   sequence: number;
   hungUp: boolean;
   finished: boolean;
@@ -252,10 +264,6 @@ export async function startTelephonySimulator(
     if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(params.CallStatus)) {
       params.CallDuration = String(params.CallStatus === 'completed' ? call.timeline.talkSeconds : 0);
     }
-    if (params.CallStatus === 'completed') {
-      params.Transcript = JSON.stringify(call.conversation.transcript);
-      params.QuotedListings = JSON.stringify(call.conversation.quotedListings);
-    }
     return params;
   }
 
@@ -277,7 +285,6 @@ export async function startTelephonySimulator(
   async function deliver(call: SimCall, step: Step, original: Step): Promise<void> {
     const entry: SimulatedCallback = { kind: step.kind, status: step.status, duplicate: !!step.duplicate };
     call.callbacks.push(entry);
-    await call.prepared;
     let params = sent.get(original);
     let url = call.statusCallback;
     if (step.kind === 'recording') {
@@ -286,7 +293,7 @@ export async function startTelephonySimulator(
       if (!params) {
         const recordingSid = sid('RE');
         recordings.set(recordingSid, {
-          wav: wavRecording(call.conversation.transcript, call.timeline.talkSeconds),
+          wav: wavRecording(call.transcript, call.timeline.talkSeconds),
           expires: Date.now() + RECORDING_TTL_MS,
         });
         params = recordingParams(call, recordingSid);
@@ -317,7 +324,19 @@ export async function startTelephonySimulator(
   async function play(call: SimCall): Promise<void> {
     const originals = new Map<string, Step>();
     let inflight: Promise<void>[] = [];
+    // An answered call's conversation runs once it is answered and the relay was told (its `started`):
+    // the steps after it (the end, the recording) move to when the conversation ended.
+    const converses = call.relay !== undefined && !call.externalRelay && call.timeline.answerAt !== undefined;
+    const answerEnd = (call.timeline.answerAt ?? 0) + 1;
+    let conversed = !converses;
     for (const step of call.timeline.steps) {
+      if (!conversed && step.at > answerEnd) {
+        await Promise.all(inflight);
+        inflight = [];
+        conversed = true;
+        if (call.hungUp || stopped) break;
+        await converse(call);
+      }
       await sleepUntil(call.startWall + wallMs(step.at));
       if (!step.concurrent) {
         await Promise.all(inflight);
@@ -340,6 +359,113 @@ export async function startTelephonySimulator(
     if (ends && !call.hungUp) call.finished = true;
   }
 
+  /** Simulated seconds since the call was answered. */
+  const talkedSoFar = (call: SimCall) =>
+    Math.max(0, ((Date.now() - call.startWall) * scale) / 1000 - (call.timeline.answerAt ?? 0));
+
+  /**
+   * The caller's side of the conversation, over the relay: its lines spread over the scenario's talk
+   * time (about 60 simulated seconds; 30 minutes for the long scenario), each said once the agent
+   * answered the one before; then it waits for the agent's `end`, or hangs up. After an `end`, the
+   * provider asks the `<Connect action>` what to do: `<Dial>` keeps the call up with the person for a
+   * while, `<Hangup/>` ends it. The call's end and recording then move to when it ended.
+   */
+  async function converse(call: SimCall): Promise<void> {
+    const relay = call.relay!;
+    const wanted = call.scenario === 'long' ? LONG_CONVERSATION_SECONDS : CONVERSATION_SECONDS;
+    const talkLimit = Math.max(1, Math.min(wanted, call.timeline.talkSeconds));
+    const session = new RelaySession({
+      url: relay.url,
+      authToken: options.authToken,
+      callSid: call.sid,
+      from: call.from,
+      to: call.to,
+      direction: call.direction,
+      parameters: relay.parameters,
+    });
+    call.session = session;
+    const answerWall = call.startWall + wallMs(call.timeline.answerAt ?? 0);
+    const stop = new Promise<void>((resolveStop) => (call.stopConversation = resolveStop));
+    const lines = callerLines(call);
+    if (await session.open()) {
+      for (const [i, line] of lines.entries()) {
+        // Spread so the last line is said near the end of the scenario's talk time (about 60 s).
+        const due = answerWall + wallMs(((i + 1) * talkLimit * 0.95) / lines.length);
+        await Promise.race([sleepUntil(due), stop]);
+        if (session.isOver || call.hungUp || stopped) break;
+        await Promise.race([session.say(line, { timeoutMs: 30_000 }), stop]);
+      }
+      // The agent's `end` follows its goodbye; a caller who said all has nothing more and hangs up.
+      const end = await Promise.race([session.waitForEnd(2_000), stop.then(() => undefined)]);
+      if (!end) session.hangUp();
+      if (end?.kind === 'agent' && relay.action && !call.hungUp) await afterRelay(call, relay.action);
+    } else {
+      // The relay refused the session: the caller hears nothing and hangs up at the scenario's end.
+      await Promise.race([sleepUntil(answerWall + wallMs(talkLimit)), stop]);
+    }
+    call.transcript = transcriptOf(call, session);
+    if (call.hungUp) return;
+    const talk = Math.max(
+      1,
+      Math.min(
+        call.timeline.talkSeconds,
+        Math.ceil(talkedSoFar(call)) + (call.dialled ? TRANSFER_SECONDS : 0),
+      ),
+    );
+    const shift = talk - call.timeline.talkSeconds;
+    const answerEnd = (call.timeline.answerAt ?? 0) + 1;
+    call.timeline = {
+      ...call.timeline,
+      talkSeconds: talk,
+      steps: call.timeline.steps.map((step) =>
+        step.at > answerEnd ? { ...step, at: step.at + shift } : step,
+      ),
+    };
+  }
+
+  /** What was said on the call (its greeting, then the session's lines), in simulated seconds from the answer. */
+  function transcriptOf(call: SimCall, session: RelaySession): TranscriptTurn[] {
+    const answerWall = call.startWall + wallMs(call.timeline.answerAt ?? 0);
+    const greeting: TranscriptTurn[] = call.relay?.greeting
+      ? [{ role: 'agent', text: call.relay.greeting, offset_seconds: 0 }]
+      : [];
+    return [
+      ...greeting,
+      ...session.lines.map((line) => ({
+        role: line.role,
+        text: line.text,
+        offset_seconds: Math.max(0, Math.floor(((line.at - answerWall) * scale) / 1000)),
+      })),
+    ];
+  }
+
+  /** The `<Connect action>` after the agent's end: hang up, or dial the number it names. */
+  async function afterRelay(call: SimCall, action: string): Promise<void> {
+    try {
+      const response = await postSigned(action, {
+        ...callParams(call),
+        CallStatus: 'in-progress',
+        SessionStatus: 'ended',
+      });
+      const next = parseTwiml(response.text);
+      if (next.dial) call.dialled = next.dial;
+    } catch (error) {
+      console.warn(`[telephony simulator] relay action failed for ${call.sid}: ${String(error)}`);
+    }
+  }
+
+  /** What the simulated caller says: the lines it was given, then goodbye; or a short default caller. */
+  function callerLines(call: SimCall): string[] {
+    if (call.says.length > 0) return [...call.says, "Thanks, that's all I needed. Goodbye."];
+    return call.direction === 'inbound'
+      ? ['Hi, I was hoping to get some information.', "Thanks, that's all I needed. Goodbye."]
+      : [
+          'Hi, yes. What is this about?',
+          'Which property is it, and what is the price?',
+          "Thanks, that's all I needed. Goodbye.",
+        ];
+  }
+
   /** play(), counted in activity() until it returns. */
   function startPlaying(call: SimCall): void {
     playing.add(call);
@@ -356,110 +482,49 @@ export async function startTelephonySimulator(
     sid?: string;
     /** What the caller says (inbound calls). */
     says?: string[];
+    /** Someone else opens the relay session (`call talk`). */
+    externalRelay?: boolean;
   }): SimCall {
     const script = parseTwiml(input.twiml);
     const record = script.recordingCallbackUrl !== undefined;
+    const scenario: Scenario = input.direction === 'inbound' ? 'answered' : scenarioFor(input.to);
     const timeline =
       input.direction === 'inbound'
         ? inboundTimeline({ timeLimit: input.timeLimit, record })
-        : outboundTimeline(scenarioFor(input.to), { timeLimit: input.timeLimit, record });
-    let parameters: Record<string, string> = {};
-    try {
-      const parsed = JSON.parse(script.streamParameters.parameters ?? '{}') as unknown;
-      if (parsed && typeof parsed === 'object') parameters = parsed as Record<string, string>;
-    } catch {
-      parameters = {};
-    }
-    let memories: string[] = [];
-    try {
-      const parsed = JSON.parse(script.streamParameters.memories ?? '[]') as unknown;
-      if (Array.isArray(parsed)) memories = parsed.filter((m): m is string => typeof m === 'string');
-    } catch {
-      memories = [];
-    }
-    const conversationInput: ConversationInput = {
-      greeting: script.say.join(' '),
-      prompt: script.streamParameters.prompt ?? '',
-      parameters,
-      memories,
-      direction: input.direction === 'inbound' ? 'inbound' : 'outbound',
-      talkSeconds: timeline.talkSeconds,
-    };
-    const conversation = buildConversation(conversationInput);
+        : outboundTimeline(scenario, { timeLimit: input.timeLimit, record });
     const call: SimCall = {
       sid: input.sid ?? sid('CA'),
-      callId: script.streamParameters.call_id,
+      callId: script.parameters.call_id,
       from: input.from,
       to: input.to,
       direction: input.direction,
+      scenario,
       statusCallback: input.statusCallback,
       recordingCallback: script.recordingCallbackUrl,
       startWall: Date.now(),
       timeline,
-      conversation,
-      prepared: Promise.resolve(),
+      ...(script.relay?.url
+        ? {
+            relay: {
+              url: script.relay.url,
+              parameters: script.parameters,
+              greeting: script.relay.welcomeGreeting ?? '',
+              ...(script.connectAction ? { action: script.connectAction } : {}),
+            },
+          }
+        : {}),
+      externalRelay: scenario === 'external' || input.externalRelay === true,
+      says: input.says ?? [],
+      transcript: [],
       sequence: 0,
       hungUp: false,
       finished: false,
       callbacks: [],
     };
-    if (input.says && input.says.length > 0) {
-      const says = input.says;
-      call.prepared = answerCaller(call, script.streamParameters, says).then(
-        (exchanges) => {
-          call.conversation = buildConversation({ ...conversationInput, exchanges });
-        },
-        (error: unknown) => {
-          // The tool failed (the service was down): the agent says it found nothing.
-          console.warn(`[telephony simulator] knowledge tool failed for ${call.sid}: ${String(error)}`);
-          const exchanges = says.map((said) => replyFromKnowledge(said, undefined));
-          call.conversation = buildConversation({ ...conversationInput, exchanges });
-        },
-      );
-    }
+    if (call.relay?.greeting)
+      call.transcript.push({ role: 'agent', text: call.relay.greeting, offset_seconds: 0 });
     calls.set(call.sid, call);
     return call;
-  }
-
-  /**
-   * The agent's answers to what the caller said: a line about a property is looked up with the
-   * service's knowledge tool (signed like a callback) and answered from the top hit.
-   */
-  async function answerCaller(
-    call: SimCall,
-    stream: Record<string, string>,
-    says: string[],
-  ): Promise<Exchange[]> {
-    const exchanges: Exchange[] = [];
-    for (const said of says) {
-      if (!asksAboutListing(said) || !stream.call_id || !stream.workspace_id) {
-        exchanges.push({ said, reply: 'Of course. I can follow up with everything in writing as well.' });
-        continue;
-      }
-      const hit = await askKnowledgeTool(said, {
-        CallSid: call.sid,
-        call_id: stream.call_id,
-        workspace_id: stream.workspace_id,
-      });
-      exchanges.push(replyFromKnowledge(said, hit));
-    }
-    return exchanges;
-  }
-
-  /** The service's knowledge tool (signed like a callback): the top hit for what the caller said. */
-  async function askKnowledgeTool(
-    said: string,
-    who: Record<string, string>,
-  ): Promise<KnowledgeHit | undefined> {
-    const response = await postSigned(`${options.gatewayUrl}/webhooks/telephony/knowledge`, {
-      AccountSid: ACCOUNT_SID,
-      ...who,
-      query: said.slice(0, 1000),
-      limit: '1',
-    });
-    if (response.status !== 200)
-      throw new Error(`knowledge tool answered ${response.status}: ${response.text.slice(0, 200)}`);
-    return (JSON.parse(response.text) as { results: KnowledgeHit[] }).results[0];
   }
 
   /**
@@ -470,14 +535,13 @@ export async function startTelephonySimulator(
   async function hangup(call: SimCall): Promise<{ ended_at?: string; duration_seconds?: number }> {
     if (call.finished || call.hungUp) return {};
     call.hungUp = true;
-    await call.prepared;
+    call.stopConversation?.();
     const elapsed = ((Date.now() - call.startWall) * scale) / 1000;
     const { answerAt } = call.timeline;
     const answered = answerAt !== undefined && elapsed >= answerAt;
     const full = call.timeline.talkSeconds;
     const talked = answered ? Math.max(0, Math.min(full, Math.floor(elapsed - (answerAt ?? 0)))) : 0;
     const endAt = answered ? (answerAt ?? 0) + talked : elapsed;
-    call.conversation = truncateConversation(call.conversation, full, talked);
     call.timeline = { ...call.timeline, talkSeconds: talked };
     const final: Step = { at: endAt, kind: 'status', status: answered ? 'completed' : 'canceled' };
     const endedAt = new Date(call.startWall + wallMs(endAt)).toISOString();
@@ -494,6 +558,9 @@ export async function startTelephonySimulator(
       sent.delete(final);
     })().finally(() => (hangupsEnding -= 1));
     await finalDelivered;
+    // The caller's side goes too (the relay then ends the conversation), after the provider's end.
+    call.session?.hangUp();
+    if (call.session) call.transcript = transcriptOf(call, call.session);
     // The final callback's wall-clock time (not later than now); `talked` is in simulated seconds, like
     // every duration the simulator reports.
     return { ended_at: endedAt, duration_seconds: talked };
@@ -519,7 +586,13 @@ export async function startTelephonySimulator(
     from: string,
     to: string,
     says: string[] = [],
-  ): Promise<{ sid: string; accepted: boolean; call_id?: string }> {
+    externalRelay = false,
+  ): Promise<{
+    sid: string;
+    accepted: boolean;
+    call_id?: string;
+    relay?: { url: string; parameters: Record<string, string> };
+  }> {
     const known = [...numbers.values()].find((n) => n.phoneNumber === to);
     const voiceUrl = known?.voiceUrl ?? `${options.gatewayUrl}/webhooks/telephony/voice?event=incoming`;
     const statusCallback = known?.statusCallback ?? `${options.gatewayUrl}/webhooks/telephony/voice`;
@@ -549,9 +622,17 @@ export async function startTelephonySimulator(
       timeLimit: 4 * 3600,
       sid: callSid,
       says,
+      externalRelay,
     });
     startPlaying(call);
-    return { sid: call.sid, accepted: true, call_id: call.callId };
+    return {
+      sid: call.sid,
+      accepted: true,
+      call_id: call.callId,
+      ...(externalRelay && call.relay
+        ? { relay: { url: call.relay.url, parameters: call.relay.parameters } }
+        : {}),
+    };
   }
 
   function provision(body: Record<string, unknown>): { sid: string; phone_number: string } {
@@ -645,55 +726,22 @@ export async function startTelephonySimulator(
           finished: call.finished,
           hung_up: call.hungUp,
           talk_seconds: call.timeline.talkSeconds,
+          transcript: call.transcript,
+          dialled: call.dialled ?? null,
           callbacks: call.callbacks,
         });
       }
-    }
-    if (method === 'POST' && url.pathname === '/scripted-calls') {
-      // A scripted caller talks to the agent (evaluations): no number, no callbacks, the transcript back.
-      const body = await readJson(req);
-      const script = Array.isArray(body.caller_script)
-        ? body.caller_script.filter((line): line is string => typeof line === 'string')
-        : [];
-      if (script.length === 0) throw new RequestError(400, 'caller_script must list what the caller says');
-      const timeLimit =
-        typeof body.time_limit === 'number' && body.time_limit > 0 ? body.time_limit : 4 * 3600;
-      // With `knowledge: {workspace_id, agent_id}`, a line about a property is answered from the
-      // agent's knowledge bases (the knowledge tool, by agent: a scripted call has no call record).
-      const knowledge = body.knowledge as { workspace_id?: unknown; agent_id?: unknown } | undefined;
-      const knowledgeReplies: (string | undefined)[] = [];
-      if (typeof knowledge?.workspace_id === 'string' && typeof knowledge.agent_id === 'string') {
-        for (const said of script) {
-          if (!asksAboutListing(said)) {
-            knowledgeReplies.push(undefined);
-            continue;
-          }
-          const hit = await askKnowledgeTool(said, {
-            workspace_id: knowledge.workspace_id,
-            agent_id: knowledge.agent_id,
-          });
-          knowledgeReplies.push(hit ? replyFromKnowledge(said, hit).reply : undefined);
-        }
-      }
-      const conversation = buildScriptedConversation({
-        greeting: typeof body.greeting === 'string' ? body.greeting : '',
-        prompt: typeof body.prompt === 'string' ? body.prompt : '',
-        callerScript: script,
-        timeLimit,
-        knowledgeReplies,
-      });
-      return send(res, 201, {
-        sid: sid('CA'),
-        transcript: conversation.transcript,
-        duration_seconds: conversation.durationSeconds,
-      });
     }
     if (method === 'POST' && url.pathname === '/inbound') {
       const body = await readJson(req);
       const says = (Array.isArray(body.says) ? body.says : [body.says]).filter(
         (line): line is string => typeof line === 'string' && line.trim() !== '',
       );
-      return send(res, 201, await inbound(str(body.from, 'from'), str(body.to, 'to'), says));
+      return send(
+        res,
+        201,
+        await inbound(str(body.from, 'from'), str(body.to, 'to'), says, body.external_relay === true),
+      );
     }
     return send(res, 404, { error: 'not found' });
   }

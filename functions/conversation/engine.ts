@@ -1,0 +1,347 @@
+import {
+  LanguageModelError,
+  type LanguageModelPort,
+  type LlmMessage,
+  type LlmToolCall,
+} from '../providers/llm/port.js';
+import { ClauseChunker } from './clauses.js';
+import {
+  TOOL_NAMES,
+  type ConversationEnd,
+  type ConversationIncident,
+  type ConversationSetup,
+  type ConversationState,
+  type QuotedListingRecord,
+  type ToolCallRecord,
+  type TranscriptEntry,
+} from './model.js';
+import type { ConversationStore } from './store.js';
+
+/**
+ * The conversation engine: one turn of the agent per caller prompt. No transport or AWS type here —
+ * ConversationRelay (a phone call), the test chat and an evaluation's scripted caller drive the same
+ * turns through `ConversationOutput`.
+ *
+ * A turn: the prompt is recorded and the call's generation bumped; the model streams the reply, which
+ * leaves in clause-sized pieces as each clause completes; tool calls run between model rounds (at
+ * most MAX_TOOL_ROUNDS); the last piece carries `last`. Before every piece is sent the generation is
+ * read again: an interruption or a newer prompt bumped it, and nothing more of this turn is sent or
+ * kept (the interruption records what the caller heard). The model failing, a tool failing or the
+ * turn's deadline passing: the caller hears a short apology, never silence.
+ */
+
+export interface ConversationOutput {
+  /** A piece of the agent's words; `last` ends the reply. */
+  text(token: string, last: boolean): Promise<void>;
+  /** A tool the agent used (the test chat shows it inline; a phone call ignores it). */
+  tool?(record: ToolCallRecord): Promise<void>;
+  /** The agent ended the conversation (hung up, or handed the call to a person). */
+  end(end: ConversationEnd): Promise<void>;
+}
+
+export interface ToolOutcome {
+  ok: boolean;
+  /** What goes back to the model (JSON text). */
+  content: string;
+  error?: string;
+  /** Listings the result quoted (the post-call webhook's quoted properties). */
+  quoted?: QuotedListingRecord[];
+  /** The tool ends the conversation once the reply is spoken. */
+  end?: ConversationEnd;
+}
+
+export type ToolRunner = (call: LlmToolCall, setup: ConversationSetup) => Promise<ToolOutcome>;
+
+export interface EngineDeps {
+  store: ConversationStore;
+  model: LanguageModelPort;
+  output: ConversationOutput;
+  runTool: ToolRunner;
+  now?: () => number;
+  /** How long a whole turn may take (API Gateway cuts an integration at 29 s). */
+  turnDeadlineMs?: number;
+}
+
+export const MAX_TOOL_ROUNDS = 3;
+export const DEFAULT_TURN_DEADLINE_MS = 24_000;
+/** A caller's line longer than this is cut (speech-to-text never produces one; a client might). */
+export const MAX_PROMPT_CHARS = 4_000;
+
+export const APOLOGY_MODEL = "I'm sorry, I'm having trouble answering right now. Could you say that again?";
+export const APOLOGY_SILENT = "I'm sorry, I didn't catch that. Could you say it again?";
+export const FILLER_LINE = 'One moment while I check that. ';
+
+const offset = (setup: ConversationSetup, at: number) =>
+  Math.max(0, Math.floor(((at - Date.parse(setup.startedAt)) / 1000) * setup.timeScale));
+
+/** The caller's key press, as the model reads it. */
+export const dtmfLine = (digit: string) => `The caller pressed the key "${digit}".`;
+
+type TurnInput = { kind: 'prompt'; text: string } | { kind: 'dtmf'; digit: string };
+
+export interface TurnResult {
+  /** What was sent, in order. */
+  spoken: string;
+  superseded: boolean;
+  ended?: ConversationEnd;
+}
+
+/** One turn: the caller said `input.text` (or pressed a key); the agent answers. */
+export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnResult> {
+  const now = deps.now ?? Date.now;
+  const receivedAt = now();
+  const deadline = receivedAt + (deps.turnDeadlineMs ?? DEFAULT_TURN_DEADLINE_MS);
+  let userText = input.kind === 'prompt' ? input.text.trim() : dtmfLine(input.digit);
+  const incidents: ConversationIncident[] = [];
+  if (userText.length > MAX_PROMPT_CHARS) {
+    userText = userText.slice(0, MAX_PROMPT_CHARS);
+    incidents.push({ at: iso(receivedAt), kind: 'prompt_truncated', detail: `cut to ${MAX_PROMPT_CHARS}` });
+  }
+  const transcriptText = input.kind === 'prompt' ? userText : `(pressed ${input.digit})`;
+
+  const begun = await deps.store.update((state, setup) =>
+    state.ended
+      ? state
+      : {
+          ...state,
+          generation: state.generation + 1,
+          history: [...state.history, { role: 'user', content: userText }],
+          transcript: [
+            ...state.transcript,
+            { role: 'user', text: transcriptText, offsetSeconds: offset(setup, receivedAt) },
+          ],
+          incidents: [...state.incidents, ...incidents],
+        },
+  );
+  const { setup } = begun;
+  if (begun.state.ended) return { spoken: '', superseded: true };
+  const generation = begun.state.generation;
+
+  const turn = new TurnWork(deps, setup, generation, receivedAt, deadline);
+  await turn.run(begun.state.history);
+  const result = await turn.finish();
+  // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.
+  if (result.ended) await deps.output.end(result.ended);
+  return result;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The work of one turn: model rounds, tools, sending, and what is kept of it at the end. */
+class TurnWork {
+  private spoken = '';
+  private firstSentAt: number | undefined;
+  private modelMs = 0;
+  private superseded = false;
+  private ended: ConversationEnd | undefined;
+  private readonly added: LlmMessage[] = [];
+  private readonly toolCalls: ToolCallRecord[] = [];
+  private readonly incidents: ConversationIncident[] = [];
+  private readonly quoted: QuotedListingRecord[] = [];
+  private readonly abort = new AbortController();
+  private spokenThisRound = '';
+
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly setup: ConversationSetup,
+    private readonly generation: number,
+    private readonly receivedAt: number,
+    private readonly deadline: number,
+  ) {}
+
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  /** Sends a piece if the turn is still current; false (and stops the turn) when it is not. */
+  private async send(token: string, last: boolean): Promise<boolean> {
+    if (this.superseded) return false;
+    if ((await this.deps.store.generation()) !== this.generation) {
+      this.superseded = true;
+      this.abort.abort();
+      return false;
+    }
+    await this.deps.output.text(token, last);
+    this.firstSentAt ??= this.now();
+    this.spoken += token;
+    this.spokenThisRound += token;
+    return true;
+  }
+
+  async run(history: LlmMessage[]): Promise<void> {
+    const timer = setTimeout(() => this.abort.abort(), Math.max(0, this.deadline - this.now()));
+    try {
+      for (let round = 0; round < MAX_TOOL_ROUNDS + 1 && !this.superseded && !this.ended; round += 1) {
+        const toolCalls = await this.modelRound([...history, ...this.added], round < MAX_TOOL_ROUNDS);
+        if (toolCalls === undefined || toolCalls.length === 0) break;
+        await this.runTools(toolCalls);
+      }
+    } catch (error) {
+      if (this.superseded) return;
+      const timedOut = this.now() >= this.deadline;
+      this.incidents.push({
+        at: iso(this.now()),
+        kind: timedOut ? 'turn_deadline' : 'model_error',
+        detail: error instanceof LanguageModelError ? `${error.kind}: ${error.message}` : 'unexpected error',
+      });
+      if (!(error instanceof LanguageModelError) && !timedOut) throw error;
+      await this.send(`${this.spoken && !this.spoken.endsWith(' ') ? ' ' : ''}${APOLOGY_MODEL}`, false);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.superseded) return;
+    if (this.spoken.trim() === '') await this.send(APOLOGY_SILENT, false);
+    await this.send('', true);
+  }
+
+  /** One model request, streamed; returns the tool calls it asked for (undefined: superseded). */
+  private async modelRound(
+    messages: LlmMessage[],
+    toolsAllowed: boolean,
+  ): Promise<LlmToolCall[] | undefined> {
+    const requestedAt = this.now();
+    let firstTokenAt: number | undefined;
+    const chunker = new ClauseChunker();
+    const calls: LlmToolCall[] = [];
+    this.spokenThisRound = '';
+    let text = '';
+    const stream = this.deps.model.stream({
+      system: this.setup.system,
+      messages,
+      tools: toolsAllowed ? this.setup.tools : this.setup.tools.filter((t) => t.name === TOOL_NAMES.endCall),
+      maxTokens: 400,
+      signal: this.abort.signal,
+    });
+    for await (const event of stream) {
+      if (this.superseded) return undefined;
+      if (event.type === 'text') {
+        if (firstTokenAt === undefined) {
+          firstTokenAt = this.now();
+          if (this.firstSentAt === undefined) this.modelMs += firstTokenAt - requestedAt;
+        }
+        text += event.text;
+        for (const piece of chunker.push(event.text)) if (!(await this.send(piece, false))) return undefined;
+      } else if (event.type === 'tool_call') {
+        calls.push(event.call);
+      }
+    }
+    if (firstTokenAt === undefined && this.firstSentAt === undefined)
+      this.modelMs += this.now() - requestedAt;
+    const rest = chunker.flush();
+    if (rest.trim() !== '' && !(await this.send(rest, false))) return undefined;
+    this.added.push({ role: 'assistant', content: text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+    return calls;
+  }
+
+  private async runTools(calls: LlmToolCall[]): Promise<void> {
+    for (const call of calls) {
+      if (this.superseded) return;
+      if (call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
+        if (!(await this.send(FILLER_LINE, false))) return;
+      const at = iso(this.now());
+      let outcome: ToolOutcome;
+      try {
+        outcome = await this.deps.runTool(call, this.setup);
+      } catch {
+        outcome = {
+          ok: false,
+          content: JSON.stringify({ error: 'the tool failed' }),
+          error: 'the tool failed',
+        };
+      }
+      const record: ToolCallRecord = {
+        name: call.name,
+        arguments: call.arguments,
+        ok: outcome.ok,
+        at,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
+      this.toolCalls.push(record);
+      if (!outcome.ok)
+        this.incidents.push({ at, kind: 'tool_error', detail: `${call.name}: ${outcome.error ?? 'failed'}` });
+      if (outcome.quoted) this.quoted.push(...outcome.quoted);
+      if (outcome.end) this.ended = outcome.end;
+      this.added.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.content });
+      await this.deps.output.tool?.(record);
+    }
+  }
+
+  /** Keeps the turn: its messages and words when it was not superseded; its tool calls always. */
+  async finish(): Promise<TurnResult> {
+    const latency =
+      this.firstSentAt !== undefined
+        ? {
+            totalMs: this.firstSentAt - this.receivedAt,
+            modelMs: Math.min(this.modelMs, this.firstSentAt - this.receivedAt),
+          }
+        : undefined;
+    const agentLine = this.spoken.trim();
+    const entry: TranscriptEntry | undefined =
+      agentLine !== ''
+        ? {
+            role: 'agent',
+            text: agentLine,
+            offsetSeconds: offset(this.setup, this.firstSentAt ?? this.now()),
+            ...(this.superseded ? { interrupted: true } : {}),
+          }
+        : undefined;
+    await this.deps.store.update((state) => {
+      const current = state.generation === this.generation && !this.superseded;
+      return {
+        ...state,
+        history: current ? [...state.history, ...this.added.filter(keepMessage)] : state.history,
+        // An interruption already recorded what was heard of a superseded turn.
+        transcript: current && entry ? [...state.transcript, entry] : state.transcript,
+        toolCalls: [...state.toolCalls, ...this.toolCalls],
+        latencies: latency ? [...state.latencies, latency] : state.latencies,
+        incidents: [...state.incidents, ...this.incidents],
+        quotedListings: [...state.quotedListings, ...this.quoted],
+        ...(current && this.ended ? { ended: this.ended } : {}),
+      };
+    });
+    return {
+      spoken: this.spoken,
+      superseded: this.superseded,
+      ...(this.ended && !this.superseded ? { ended: this.ended } : {}),
+    };
+  }
+}
+
+/** An assistant message with neither words nor tool calls says nothing to the model. */
+const keepMessage = (message: LlmMessage) =>
+  message.role !== 'assistant' || message.content.trim() !== '' || (message.toolCalls?.length ?? 0) > 0;
+
+/**
+ * The caller spoke over the agent: nothing more of the reply being spoken is sent (the generation
+ * moves on), and the history keeps only what the caller heard of it.
+ */
+export async function interrupt(
+  store: ConversationStore,
+  heard: string,
+  at: number = Date.now(),
+): Promise<void> {
+  await store.update((state, setup) => {
+    const cut = heard.trim();
+    const history = [...state.history];
+    const transcript = [...state.transcript];
+    const lastMessage = history[history.length - 1];
+    const lastEntry = transcript[transcript.length - 1];
+    if (lastMessage?.role === 'assistant' && lastEntry?.role === 'agent') {
+      // The reply was kept whole (its turn ended before the caller spoke): cut it to what was heard.
+      history[history.length - 1] = { ...lastMessage, content: cut };
+      transcript[transcript.length - 1] = { ...lastEntry, text: cut, interrupted: true };
+    } else if (cut !== '') {
+      history.push({ role: 'assistant', content: cut });
+      transcript.push({ role: 'agent', text: cut, offsetSeconds: offset(setup, at), interrupted: true });
+    }
+    return { ...state, generation: state.generation + 1, history, transcript };
+  });
+}
+
+/** The caller hung up (or the socket dropped): the conversation is over. */
+export async function endByCaller(store: ConversationStore): Promise<ConversationState> {
+  const stored = await store.update((state) =>
+    state.ended ? state : { ...state, generation: state.generation + 1, ended: { reason: 'caller_hangup' } },
+  );
+  return stored.state;
+}

@@ -1,0 +1,40 @@
+import { logger } from '../../platform/logger.js';
+import { SIGNATURE_HEADER } from '../../providers/telephony/twilio-format.js';
+import { acceptRelayConnection, handleRelayDisconnect, handleRelayFrame } from '../relay.js';
+
+/**
+ * The voice relay's WebSocket API (`$connect`, `$default`, `$disconnect`): Twilio ConversationRelay
+ * speaks to the agent here. One invocation per frame; each returns at once after its work (a turn is
+ * bounded well under API Gateway's 29 s integration timeout, conversation/engine.ts).
+ */
+export interface RelayEvent {
+  requestContext: { routeKey: string; connectionId: string };
+  headers?: Record<string, string | undefined>;
+  body?: string;
+  isBase64Encoded?: boolean;
+}
+
+const ok = { statusCode: 200 };
+
+export async function handler(event: RelayEvent): Promise<{ statusCode: number }> {
+  const { routeKey, connectionId } = event.requestContext;
+  switch (routeKey) {
+    case '$connect': {
+      const headers = Object.fromEntries(
+        Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+      );
+      if (await acceptRelayConnection(headers[SIGNATURE_HEADER])) return ok;
+      logger.warn('relay connection refused: bad or missing signature', { connectionId });
+      return { statusCode: 403 };
+    }
+    case '$disconnect':
+      await handleRelayDisconnect(connectionId);
+      return ok;
+    default: {
+      const body =
+        event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      await handleRelayFrame(connectionId, body);
+      return ok;
+    }
+  }
+}

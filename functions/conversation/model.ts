@@ -1,0 +1,101 @@
+import type { LlmMessage, LlmTool } from '../providers/llm/port.js';
+
+/**
+ * A conversation between a caller and an agent, independent of how it is carried (a phone call's
+ * ConversationRelay socket, the dashboard's test chat, an evaluation's scripted caller). What is fixed
+ * when it starts (`ConversationSetup`) and what each turn changes (`ConversationState`).
+ */
+
+export const TOOL_NAMES = {
+  endCall: 'end_call',
+  searchKnowledge: 'search_knowledge',
+  transferCall: 'transfer_call',
+} as const;
+
+export interface ConversationSetup {
+  workspaceId: string;
+  agentId: string;
+  callId: string;
+  /** The system prompt: the agent's prompt with parameters filled, memories, time zone and time. */
+  system: string;
+  /** What the agent says first (already spoken by the transport: Twilio's welcomeGreeting). */
+  greeting: string;
+  tools: LlmTool[];
+  knowledgeBaseIds: string[];
+  transferPhoneNumber?: string;
+  /** When the conversation started (ISO). Transcript offsets count from here. */
+  startedAt: string;
+  /** Call seconds per wall-clock second (the local telephony simulator plays calls faster). */
+  timeScale: number;
+}
+
+export interface TranscriptEntry {
+  role: 'agent' | 'user';
+  text: string;
+  offsetSeconds: number;
+  /** The agent was cut off here (the text is what the caller heard). */
+  interrupted?: boolean;
+}
+
+export interface ToolCallRecord {
+  name: string;
+  arguments: Record<string, unknown>;
+  ok: boolean;
+  at: string;
+  /** Why it failed (unknown tool, an error): never personal data. */
+  error?: string;
+}
+
+/** A turn's latency: from the caller's prompt to the agent's first words sent. */
+export interface TurnLatency {
+  /** Prompt received → first text frame sent. */
+  totalMs: number;
+  /** The model's part: request → first token (summed over tool rounds before the first words). */
+  modelMs: number;
+}
+
+export interface ConversationIncident {
+  at: string;
+  kind: 'model_error' | 'tool_error' | 'turn_deadline' | 'prompt_truncated';
+  detail: string;
+}
+
+export interface QuotedListingRecord {
+  listingId: string;
+  itemId: string;
+  address: string;
+  price: string;
+}
+
+export type ConversationEnd =
+  { reason: 'agent_hangup' } | { reason: 'transfer'; transferTo: string } | { reason: 'caller_hangup' };
+
+export interface ConversationState {
+  /** Bumped by every new prompt and every interruption: a turn speaks only while it is current. */
+  generation: number;
+  history: LlmMessage[];
+  transcript: TranscriptEntry[];
+  toolCalls: ToolCallRecord[];
+  latencies: TurnLatency[];
+  incidents: ConversationIncident[];
+  quotedListings: QuotedListingRecord[];
+  ended?: ConversationEnd;
+}
+
+export const emptyState = (greeting: string): ConversationState => ({
+  generation: 0,
+  history: greeting.trim() ? [{ role: 'assistant', content: greeting.trim() }] : [],
+  transcript: greeting.trim() ? [{ role: 'agent', text: greeting.trim(), offsetSeconds: 0 }] : [],
+  toolCalls: [],
+  latencies: [],
+  incidents: [],
+  quotedListings: [],
+});
+
+/** p50 / p90 of a list of numbers (nearest rank). */
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return Math.round(sorted[rank - 1]);
+}

@@ -1,0 +1,75 @@
+import { CallEntity, type Call } from '../calling/entities.js';
+import { finishCall, readCall } from '../calling/lifecycle.js';
+import { isTerminal } from '../calling/status.js';
+import { percentile, type ConversationState, type QuotedListingRecord } from './model.js';
+
+/**
+ * What a call keeps of its conversation, written when the conversation ends (the agent ended it, the
+ * caller hung up, the socket dropped): the transcript as spoken (cut where interrupted), the listings
+ * the agent quoted, and the tool calls, latency and incidents. A call that has already ended is then
+ * sent on to the post-call pipeline (which waited for its transcript).
+ */
+export async function recordConversation(
+  ref: { workspaceId: string; callId: string },
+  state: ConversationState,
+): Promise<Call | undefined> {
+  const call = await readCall(ref.workspaceId, ref.callId);
+  if (!call) return undefined;
+  const transcript = [...state.transcript]
+    .sort((a, b) => a.offsetSeconds - b.offsetSeconds)
+    .map((entry) => ({
+      role: entry.role,
+      text: entry.text.slice(0, 10_000),
+      offsetSeconds: entry.offsetSeconds,
+    }));
+  const quoted = quotedListings(call, state);
+  const totals = state.latencies.map((l) => l.totalMs);
+  const models = state.latencies.map((l) => l.modelMs);
+  const services = state.latencies.map((l) => Math.max(0, l.totalMs - l.modelMs));
+  const conversation = {
+    tool_calls: state.toolCalls,
+    latency: {
+      turns: state.latencies.length,
+      service_ms: { p50: percentile(services, 50), p90: percentile(services, 90) },
+      model_ms: { p50: percentile(models, 50), p90: percentile(models, 90) },
+      total_ms: { p50: percentile(totals, 50), p90: percentile(totals, 90) },
+    },
+    incidents: state.incidents,
+    ended_by: state.ended?.reason ?? null,
+  };
+  const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+    .set({
+      transcript,
+      quotedListings: quoted,
+      conversation: JSON.stringify(conversation),
+    })
+    .go({ response: 'all_new' });
+  const updated = { ...call, ...(data as Partial<Call>) } as Call;
+  if (isTerminal(updated.status)) await finishCall(updated);
+  return updated;
+}
+
+/**
+ * The listings the agent quoted: those the knowledge tool found whose address or price the agent then
+ * said, and the call's own listing (`listing_id`, `listing_address`, `listing_price` parameters) when
+ * the agent said its price. One entry per listing id.
+ */
+function quotedListings(call: Call, state: ConversationState): QuotedListingRecord[] {
+  const said = state.transcript
+    .filter((entry) => entry.role === 'agent')
+    .map((entry) => entry.text.toLowerCase())
+    .join('\n');
+  const out = new Map<string, QuotedListingRecord>();
+  for (const listing of state.quotedListings) {
+    if (said.includes(listing.address.toLowerCase()) || said.includes(listing.price.toLowerCase()))
+      out.set(listing.listingId, listing);
+  }
+  const parameters = (call.parameters ?? {}) as Record<string, string>;
+  const id = parameters.listing_id?.trim();
+  const price = (parameters.listing_price ?? parameters.price)?.trim();
+  if (id && price && said.includes(price.toLowerCase()) && !out.has(id))
+    out.set(id, { listingId: id, itemId: '', address: (parameters.listing_address ?? '').trim(), price });
+  return [...out.values()].map(({ itemId, ...rest }) =>
+    itemId ? { ...rest, itemId } : rest,
+  ) as QuotedListingRecord[];
+}

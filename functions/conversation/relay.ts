@@ -1,0 +1,244 @@
+import * as z from 'zod';
+import { AgentEntity } from '../agents/entities.js';
+import { hangupCall } from '../calling/call-log.js';
+import { CallEntity } from '../calling/entities.js';
+import { applyTransition, readCall } from '../calling/lifecycle.js';
+import { relayUrl } from '../calling/relay-settings.js';
+import { isTerminal } from '../calling/status.js';
+import { closeConnection, ConnectionGone, postToConnection } from '../platform/connections.js';
+import { isId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { isConditionFailure } from '../platform/table.js';
+import { languageModel } from '../providers/llm/index.js';
+import { telephony } from '../providers/telephony/index.js';
+import { endByCaller, interrupt, runTurn, type ConversationOutput } from './engine.js';
+import { ConversationEntity, conversationService, type ConversationItem } from './entities.js';
+import { emptyState, type ConversationEnd } from './model.js';
+import { recordConversation } from './record.js';
+import { conversationSetup } from './setup.js';
+import { TableConversationStore } from './table-store.js';
+import { runAgentTool } from './tools.js';
+
+/**
+ * The ConversationRelay transport: Twilio's messages in, the engine's words out. Its socket is the
+ * voice relay's WebSocket (API Gateway in the cloud, the local relay gateway locally): `$connect`
+ * checks the provider's signature of the configured relay URL; every frame is handled on its own
+ * (`$default`), its conversation found by the connection; `$disconnect` ends the conversation and
+ * writes it to the call.
+ */
+
+/** A day: API Gateway closes a connection after 2 hours; the item outlives it for late frames. */
+const CONVERSATION_TTL_SECONDS = 24 * 3600;
+
+/** The upgrade: a valid `X-Twilio-Signature` of the configured relay URL (never one rebuilt from Host). */
+export async function acceptRelayConnection(signature: string | undefined): Promise<boolean> {
+  if (!signature) return false;
+  return telephony().verifySignature(relayUrl(), {}, signature);
+}
+
+const SetupFrame = z.object({
+  type: z.literal('setup'),
+  callSid: z.string().min(1).max(64),
+  customParameters: z.object({ call_id: z.string().max(64), workspace_id: z.string().max(64) }),
+});
+const PromptFrame = z.object({
+  type: z.literal('prompt'),
+  voicePrompt: z.string(),
+  last: z.boolean().optional(),
+});
+const InterruptFrame = z.object({
+  type: z.literal('interrupt'),
+  utteranceUntilInterrupt: z.string().max(100_000).default(''),
+});
+const DtmfFrame = z.object({ type: z.literal('dtmf'), digit: z.string().regex(/^[0-9*#A-D]$/) });
+
+/** One frame from the provider. Not JSON, of an unknown type or malformed: ignored and logged. */
+export async function handleRelayFrame(connectionId: string, body: string | undefined): Promise<void> {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(body ?? '');
+  } catch {
+    logger.warn('relay frame is not JSON; ignored', { connectionId, bytes: body?.length ?? 0 });
+    return;
+  }
+  const type = (frame as { type?: unknown } | null)?.type;
+  switch (type) {
+    case 'setup':
+      return startSession(connectionId, frame);
+    case 'prompt':
+    case 'interrupt':
+    case 'dtmf':
+      return onSessionFrame(connectionId, type, frame);
+    case 'error':
+      logger.warn('relay reported an error', { connectionId });
+      return;
+    default:
+      logger.warn('relay frame of an unknown type; ignored', {
+        connectionId,
+        type: String(type).slice(0, 40),
+      });
+  }
+}
+
+async function refuse(connectionId: string, reason: string, context: Record<string, unknown> = {}) {
+  logger.warn(`relay session refused: ${reason}`, { connectionId, ...context });
+  await closeConnection(connectionId);
+}
+
+async function startSession(connectionId: string, frame: unknown): Promise<void> {
+  const parsed = SetupFrame.safeParse(frame);
+  if (!parsed.success) return refuse(connectionId, 'malformed setup');
+  const { callSid, customParameters } = parsed.data;
+  const { call_id: callId, workspace_id: workspaceId } = customParameters;
+  if (!isId('call', callId) || !isId('workspace', workspaceId)) return refuse(connectionId, 'unknown call');
+  const call = await readCall(workspaceId, callId);
+  if (!call) return refuse(connectionId, 'unknown call');
+  if (call.providerCallId !== callSid) return refuse(connectionId, "callSid is not the call's", { callId });
+  if (isTerminal(call.status)) return refuse(connectionId, 'the call is not live', { callId });
+  if (call.relayConnectionId) return refuse(connectionId, 'the call already has a session', { callId });
+  const { data: agent } = await AgentEntity.get({ workspaceId, agentId: call.agentId }).go();
+  if (!agent) return refuse(connectionId, 'the agent is gone', { callId });
+
+  const now = new Date();
+  const setup = conversationSetup({
+    call,
+    agent,
+    channel: 'phone',
+    now,
+    timeScale: telephony().callSecondsPerWallSecond,
+  });
+  const state = emptyState(setup.greeting);
+  const result = await conversationService.transaction
+    .write(({ conversation, call: calls }) => [
+      conversation
+        .create({
+          connectionId,
+          workspaceId,
+          callId,
+          channel: 'phone',
+          providerCallId: callSid,
+          setup: JSON.stringify(setup),
+          state: JSON.stringify(state),
+          generation: 0,
+          version: 0,
+          createdAt: now.toISOString(),
+          expiresAt: Math.floor(now.getTime() / 1000) + CONVERSATION_TTL_SECONDS,
+        })
+        .commit(),
+      calls
+        .patch({ workspaceId, callId })
+        .set({ relayConnectionId: connectionId })
+        .where(
+          (attr, op) => `${op.notExists(attr.relayConnectionId)} AND ${op.eq(attr.providerCallId, callSid)}`,
+        )
+        .commit(),
+    ])
+    .go();
+  if (result.canceled) return refuse(connectionId, 'the call already has a session', { callId });
+  logger.info('relay session started', { connectionId, callId, workspaceId });
+  // The conversation has begun: the call is in progress (a provider callback may say so too).
+  await applyTransition(workspaceId, callId, { status: 'inprogress', source: 'provider' }).catch(
+    (error: unknown) => logger.warn('call not moved to inprogress', { callId, error: String(error) }),
+  );
+}
+
+async function loadConversation(connectionId: string): Promise<ConversationItem | undefined> {
+  const { data } = await ConversationEntity.get({ connectionId }).go({ consistent: true });
+  return data ?? undefined;
+}
+
+async function onSessionFrame(
+  connectionId: string,
+  type: 'prompt' | 'interrupt' | 'dtmf',
+  frame: unknown,
+): Promise<void> {
+  const item = await loadConversation(connectionId);
+  if (!item) {
+    logger.warn('relay frame before setup; ignored', { connectionId, type });
+    return;
+  }
+  const store = new TableConversationStore(connectionId, item);
+  if (type === 'interrupt') {
+    const parsed = InterruptFrame.safeParse(frame);
+    if (!parsed.success) return logger.warn('malformed interrupt; ignored', { connectionId });
+    await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000));
+    return;
+  }
+  const deps = {
+    store,
+    model: languageModel(),
+    output: relayOutput(item),
+    runTool: runAgentTool,
+  };
+  if (type === 'dtmf') {
+    const parsed = DtmfFrame.safeParse(frame);
+    if (!parsed.success) return logger.warn('malformed dtmf; ignored', { connectionId });
+    await runTurn(deps, { kind: 'dtmf', digit: parsed.data.digit });
+    return;
+  }
+  const parsed = PromptFrame.safeParse(frame);
+  if (!parsed.success) return logger.warn('malformed prompt; ignored', { connectionId });
+  // Partial transcripts (`last: false`) are only sent when asked for; a turn answers the whole line.
+  if (parsed.data.last === false || parsed.data.voicePrompt.trim() === '') return;
+  const result = await runTurn(deps, { kind: 'prompt', text: parsed.data.voicePrompt });
+  if (result.ended)
+    logger.info('agent ended the conversation', { connectionId, reason: result.ended.reason });
+}
+
+/** The engine's words as ConversationRelay frames; a socket already gone is not an error. */
+function relayOutput(item: ConversationItem): ConversationOutput {
+  const post = async (frame: unknown) => {
+    try {
+      await postToConnection(item.connectionId, frame);
+    } catch (error) {
+      if (!(error instanceof ConnectionGone)) throw error;
+    }
+  };
+  return {
+    text: (token, last) => post({ type: 'text', token, last }),
+    tool: item.channel === 'web' ? (record) => post({ type: 'tool', ...record }) : undefined,
+    end: async (end: ConversationEnd) => {
+      await markAgentEnded(item, end);
+      await post({
+        type: 'end',
+        handoffData: JSON.stringify({
+          reason: end.reason,
+          ...(end.reason === 'transfer' ? { transfer_to: end.transferTo } : {}),
+        }),
+      });
+    },
+  };
+}
+
+/** Recorded on the call before the provider hears of it: the call's end reason, the transfer's number. */
+async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Promise<void> {
+  if (end.reason === 'caller_hangup') return;
+  try {
+    await CallEntity.patch({ workspaceId: item.workspaceId, callId: item.callId })
+      .set({ agentEnded: end.reason, ...(end.reason === 'transfer' ? { transferTo: end.transferTo } : {}) })
+      .go({ response: 'none' });
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * The socket closed (the provider ended the session, the caller hung up, the network dropped): the
+ * conversation is over and written to the call. A call still up without its conversation is hung up,
+ * so none is left in progress.
+ */
+export async function handleRelayDisconnect(connectionId: string): Promise<void> {
+  const item = await loadConversation(connectionId);
+  if (!item) return;
+  const state = await endByCaller(new TableConversationStore(connectionId, item));
+  const call = await recordConversation(item, state);
+  logger.info('relay session ended', { connectionId, callId: item.callId, endedBy: state.ended?.reason });
+  if (call && !isTerminal(call.status) && state.ended?.reason === 'caller_hangup') {
+    await hangupCall(item.workspaceId, item.callId, 'relay').catch((error: unknown) =>
+      logger.warn('call not hung up after its relay session ended', {
+        callId: item.callId,
+        error: String(error),
+      }),
+    );
+  }
+}

@@ -1,0 +1,66 @@
+import type { Agent } from '../agents/entities.js';
+import { renderTemplate } from '../agents/template.js';
+import { languageModel } from '../providers/llm/index.js';
+import { runTurn, type ConversationOutput } from './engine.js';
+import { emptyState, type ConversationSetup, type TranscriptEntry } from './model.js';
+import { systemPrompt } from './setup.js';
+import { MemoryConversationStore } from './store.js';
+import { agentTools, runAgentTool } from './tools.js';
+
+/**
+ * A scripted caller talks to an agent through the same engine as a phone call (its prompt, its
+ * tools, its knowledge bases, the configured model), without a phone: an evaluation's scenario. The
+ * caller's lines are said one after another, each after the agent's reply; the conversation stops when
+ * the agent ends it. Nothing is stored but what is returned.
+ */
+export async function playScript(input: {
+  agent: Agent;
+  callerScript: string[];
+  now?: Date;
+}): Promise<{ transcript: TranscriptEntry[]; durationSeconds: number }> {
+  const { agent } = input;
+  const now = input.now ?? new Date();
+  const knowledgeBaseIds = agent.knowledgeBaseIds ?? [];
+  const setup: ConversationSetup = {
+    workspaceId: agent.workspaceId,
+    agentId: agent.agentId,
+    callId: 'scripted',
+    system: systemPrompt({
+      prompt: agent.prompt,
+      parameters: {},
+      memories: [],
+      timezone: agent.settings.timezone,
+      now,
+      callerGrowthLoop: agent.settings.callerGrowthLoop,
+      channel: 'phone',
+    }),
+    greeting: renderTemplate(agent.greeting, {}).trim(),
+    tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!agent.transferPhoneNumber }),
+    knowledgeBaseIds,
+    ...(agent.transferPhoneNumber ? { transferPhoneNumber: agent.transferPhoneNumber } : {}),
+    startedAt: now.toISOString(),
+    timeScale: 1,
+  };
+  const store = new MemoryConversationStore(setup, emptyState(setup.greeting));
+  let ended = false;
+  const output: ConversationOutput = {
+    text: () => Promise.resolve(),
+    end: () => {
+      ended = true;
+      return Promise.resolve();
+    },
+  };
+  const started = Date.now();
+  for (const line of input.callerScript) {
+    if (ended) break;
+    await runTurn(
+      { store, model: languageModel(), output, runTool: runAgentTool },
+      { kind: 'prompt', text: line },
+    );
+  }
+  const { state } = await store.load();
+  return {
+    transcript: state.transcript,
+    durationSeconds: Math.max(1, Math.round((Date.now() - started) / 1000)),
+  };
+}
