@@ -5,6 +5,8 @@
  *   call receive --from E164 --to E164 [--say TEXT]… [--json]
  *                                                       the telephony simulator dials one of our numbers
  *                                                       (--say: what the caller asks the agent)
+ *   call talk --to E164 [--from E164]                   be the caller: typed lines go to the agent, its
+ *                                                       reply streams back; Ctrl-D hangs up
  *   sms receive --from E164 --to E164 --body TEXT [--sid SM…] [--json]
  *                                                       the SMS simulator sends one of our numbers an SMS
  *   import FILE --workspace WS (--email E | --token T) [--format csv|vcf] [--json]
@@ -84,9 +86,19 @@ async function main(): Promise<number> {
           json: { type: 'boolean', default: false },
         },
       });
+      if (subcommand === 'talk' && values.to) {
+        const { talk } = await import('../lib/cli/talk.js');
+        const result = await talk(
+          state,
+          { from: values.from ?? '+61491570199', to: values.to },
+          { input: process.stdin, output: process.stdout, log },
+        );
+        return result.ended === 'refused' ? 1 : 0;
+      }
       if (subcommand !== 'receive' || !values.from || !values.to) {
         log(
-          'usage: npm run cli -- call receive --from +61491570199 --to +61255501234 [--say "Tell me about the house on Harbour Street"] [--json]',
+          'usage: npm run cli -- call receive --from +61491570199 --to +61255501234 [--say "Tell me about the house on Harbour Street"] [--json]\n' +
+            '       npm run cli -- call talk --to +61255501234 [--from +61491570199]',
         );
         return 2;
       }

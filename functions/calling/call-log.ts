@@ -205,10 +205,35 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     duration_seconds: call.durationSeconds ?? null,
     credits: call.chargedUnits === undefined ? null : unitsToCredits(call.chargedUnits),
     recording_available: call.recordingKey !== undefined,
+    channel: call.channel ?? 'phone',
   };
 }
 
+interface StoredConversation {
+  tool_calls?: { name: string; arguments: Record<string, unknown>; ok: boolean; at: string; error?: string }[];
+  latency?: {
+    turns: number;
+    total_ms: { p50: number | null; p90: number | null };
+    model_ms: { p50: number | null; p90: number | null };
+    service_ms: { p50: number | null; p90: number | null };
+  };
+  incidents?: { at: string; kind: string; detail: string }[];
+  ended_by?: 'agent_hangup' | 'transfer' | 'caller_hangup' | null;
+}
+
+const NO_PERCENTILES = { p50: null, p90: null };
+
+function storedConversation(call: CallView): StoredConversation {
+  if (!call.conversation) return {};
+  try {
+    return JSON.parse(call.conversation) as StoredConversation;
+  } catch {
+    return {};
+  }
+}
+
 export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse> {
+  const conversation = storedConversation(call);
   return {
     ...toCallSummary(call),
     parameters: (call.parameters ?? {}) as Record<string, string>,
@@ -225,6 +250,7 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     })),
     quoted_listings: (call.quotedListings ?? []).map((l) => ({
       listing_id: l.listingId,
+      item_id: l.itemId ?? null,
       address: l.address,
       price: l.price,
     })),
@@ -236,5 +262,16 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
       : null,
     sentiment: call.sentiment ?? null,
     short_url: call.shortCode ? shortUrl(call.shortCode) : null,
+    provider_call_id: call.providerCallId ?? null,
+    tool_calls: conversation.tool_calls ?? [],
+    latency: conversation.latency ?? {
+      turns: 0,
+      total_ms: NO_PERCENTILES,
+      model_ms: NO_PERCENTILES,
+      service_ms: NO_PERCENTILES,
+    },
+    conversation_incidents: conversation.incidents ?? [],
+    conversation_ended_by: conversation.ended_by ?? null,
+    transferred_to: call.agentEnded === 'transfer' ? (call.transferTo ?? null) : null,
   };
 }

@@ -99,12 +99,13 @@ export async function applyTransition(
       const answeredAt = call.connectedAt ?? call.inprogressAt;
       set.endedAt = at;
       set.endReason = transition.endReason ?? (transition.status === 'completed' ? 'completed' : 'failed');
-      if (set.endReason === 'completed' && call.agentEnded === 'agent_hangup') set.endReason = 'agent_hangup';
       if (transition.source === 'provider' && call.hangupRequestedBy) {
         // Our hang-up request reached the provider first; its terminal callback is the answer to it.
         set.endReason = answeredAt || transition.status === 'completed' ? 'hangup' : 'canceled';
         set.endedBy = call.hangupRequestedBy;
       }
+      // The agent ended the conversation (its end_call): whoever then ended the call, it was the agent's doing.
+      if (transition.status === 'completed' && call.agentEnded === 'agent_hangup') set.endReason = 'agent_hangup';
       set.durationSeconds = callDurationSeconds({
         answeredAt,
         endedAt: at,

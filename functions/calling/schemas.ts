@@ -98,8 +98,16 @@ const TranscriptTurnResponse = schemaOnFirstUse(() =>
   }),
 );
 const QuotedListingResponse = schemaOnFirstUse(() =>
-  z.object({ listing_id: z.string(), address: z.string(), price: z.string() }),
+  z.object({
+    /** The listing's own id (its external id, e.g. `L-1001`, when it has one; else the knowledge item's). */
+    listing_id: z.string(),
+    /** The knowledge item the agent quoted it from; null when it came from the call's parameters. */
+    item_id: z.string().nullable(),
+    address: z.string(),
+    price: z.string(),
+  }),
 );
+const Percentiles = () => z.object({ p50: z.number().int().nullable(), p90: z.number().int().nullable() });
 
 export const CallSummaryResponse = schemaOnFirstUse(() =>
   z.object({
@@ -125,6 +133,8 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     /** Credits charged for the call (20 a minute, per second); null until it has been charged. */
     credits: z.number().nullable(),
     recording_available: z.boolean(),
+    /** `phone`, or `web` for the dashboard's test chat. */
+    channel: z.enum(['phone', 'web']),
   }),
 );
 
@@ -145,6 +155,34 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
     sentiment: z.unknown().nullable(),
     /** The public recording page (`/r/{short_code}`), once the call has a recording. */
     short_url: z.string().nullable(),
+    /** The telephony provider's id of the call (Twilio's CallSid); null until it was dialled. */
+    provider_call_id: z.string().nullable(),
+    /** The agent's tools, as it used them during the conversation. */
+    tool_calls: z.array(
+      z.object({
+        name: z.string(),
+        arguments: z.record(z.string(), z.unknown()),
+        ok: z.boolean(),
+        at: z.string(),
+        error: z.string().optional(),
+      }),
+    ),
+    /**
+     * How fast the agent answered: per turn, the caller's words in → the agent's first words out
+     * (`total_ms`), the model's part (request → first token, `model_ms`) and the service's (`service_ms`).
+     */
+    latency: z.object({
+      turns: z.number().int(),
+      total_ms: Percentiles(),
+      model_ms: Percentiles(),
+      service_ms: Percentiles(),
+    }),
+    /** What went wrong during the conversation (the model failed, a tool failed, a turn ran out of time). */
+    conversation_incidents: z.array(z.object({ at: z.string(), kind: z.string(), detail: z.string() })),
+    /** How the conversation ended: `agent_hangup`, `transfer`, `caller_hangup`; null without one. */
+    conversation_ended_by: z.enum(['agent_hangup', 'transfer', 'caller_hangup']).nullable(),
+    /** Where the agent transferred the call, when it did. */
+    transferred_to: z.string().nullable(),
   }),
 );
 

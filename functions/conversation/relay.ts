@@ -147,14 +147,26 @@ async function loadConversation(connectionId: string): Promise<ConversationItem 
   return data ?? undefined;
 }
 
+/** How long a frame waits for its session's setup: frames are handled in parallel, setup may still be at work. */
+const SETUP_WAIT_MS = 2_000;
+
+async function awaitConversation(connectionId: string): Promise<ConversationItem | undefined> {
+  const deadline = Date.now() + SETUP_WAIT_MS;
+  for (let wait = 20; ; wait = Math.min(wait * 2, 200)) {
+    const item = await loadConversation(connectionId);
+    if (item || Date.now() >= deadline) return item;
+    await new Promise((resolveWait) => setTimeout(resolveWait, wait));
+  }
+}
+
 async function onSessionFrame(
   connectionId: string,
   type: 'prompt' | 'interrupt' | 'dtmf',
   frame: unknown,
 ): Promise<void> {
-  const item = await loadConversation(connectionId);
+  const item = await awaitConversation(connectionId);
   if (!item) {
-    logger.warn('relay frame before setup; ignored', { connectionId, type });
+    logger.warn('relay frame without a session; ignored', { connectionId, type });
     return;
   }
   const store = new TableConversationStore(connectionId, item);
@@ -224,8 +236,8 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
 
 /**
  * The socket closed (the provider ended the session, the caller hung up, the network dropped): the
- * conversation is over and written to the call. A call still up without its conversation is hung up,
- * so none is left in progress.
+ * conversation is over and written to the call. A call still up without its conversation is hung up
+ * (unless the agent handed it to a person), so none is left in progress.
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
   const item = await loadConversation(connectionId);
@@ -233,7 +245,8 @@ export async function handleRelayDisconnect(connectionId: string): Promise<void>
   const state = await endByCaller(new TableConversationStore(connectionId, item));
   const call = await recordConversation(item, state);
   logger.info('relay session ended', { connectionId, callId: item.callId, endedBy: state.ended?.reason });
-  if (call && !isTerminal(call.status) && state.ended?.reason === 'caller_hangup') {
+  // A transferred call goes on with a person; any other ended conversation ends its call.
+  if (call && !isTerminal(call.status) && state.ended?.reason !== 'transfer') {
     await hangupCall(item.workspaceId, item.callId, 'relay').catch((error: unknown) =>
       logger.warn('call not hung up after its relay session ended', {
         callId: item.callId,

@@ -9,19 +9,21 @@ export interface InboundCall {
   accepted: boolean;
   /** Our call id, when the service answered. */
   call_id?: string;
+  /** With `externalRelay`: the relay session the caller opens (`call talk`). */
+  relay?: { url: string; parameters: Record<string, string>; greeting: string };
 }
 
 /**
  * `npm run cli -- call receive --from E164 --to E164`: the running stack's telephony simulator dials
  * `to` from `from`, exactly as a caller on the phone network would — the service's voice webhook
  * decides whether an agent answers (and logs a refused call the agent did not answer as missed).
- * `says` (`--say`, repeatable): what the caller says; asking about a property ("the house on Harbour
- * Street in Manly") makes the agent look it up in its knowledge bases and answer from the top result.
+ * `says` (`--say`, repeatable): what the simulated caller says to the agent (its language model
+ * answers; asking about a property makes it search the agent's knowledge bases).
  * Uses the simulator's private REST endpoint with its token, both read from the stack's state.
  */
 export async function receiveCall(
   state: StackState,
-  input: { from: string; to: string; says?: string[] },
+  input: { from: string; to: string; says?: string[]; externalRelay?: boolean },
 ): Promise<InboundCall> {
   for (const [name, value] of Object.entries({ from: input.from, to: input.to })) {
     if (!isE164(value)) throw new Error(`--${name} must be a phone number in E.164 format (+61…): ${value}`);
@@ -33,7 +35,12 @@ export async function receiveCall(
   const response = await fetch(`${url.replace(/\/$/, '')}/inbound`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ from: input.from, to: input.to, says: input.says ?? [] }),
+    body: JSON.stringify({
+      from: input.from,
+      to: input.to,
+      says: input.says ?? [],
+      external_relay: input.externalRelay === true,
+    }),
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();

@@ -5,6 +5,8 @@ export interface TestStackState {
   base_url: string;
   urls: { identity_issuer: string; identity_jwks: string; identity_token: string };
   env: Record<string, string>;
+  /** The voice relay's WebSocket URL (ConversationRelay). */
+  voice_relay_url: string;
 }
 
 let cached: TestStackState | undefined;

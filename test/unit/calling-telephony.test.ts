@@ -1,10 +1,5 @@
 import twilio from 'twilio';
 import {
-  buildConversation,
-  listingFrom,
-  truncateConversation,
-} from '../../lib/local/simulators/telephony/conversation.js';
-import {
   duplicatedOutOfOrder,
   inboundTimeline,
   outboundTimeline,
@@ -14,6 +9,7 @@ import {
 import { describeWav, wavRecording } from '../../lib/local/simulators/telephony/wav.js';
 import {
   callTwiml,
+  relayEndedTwiml,
   parseTwiml,
   parseVoiceCallback,
   rejectTwiml,
@@ -99,32 +95,67 @@ describe('callbacks → events', () => {
 });
 
 describe('TwiML', () => {
-  it('carries the greeting, the recording callback and the agent context, escaped, and reads back', () => {
-    const twiml = callTwiml(
-      {
-        callId: 'call_1',
-        workspaceId: 'ws_1',
-        greeting: 'Hi <Sam> & "friends"',
-        prompt: "You're Ava.",
-        parameters: { listing_price: '$1,000 & up' },
-        record: true,
-        recordingCallbackUrl: 'https://x/voice?call_id=call_1&workspace_id=ws_1',
-      },
-      'wss://runtime/stream',
-    );
+  const relay = {
+    url: 'wss://relay.example.com/live',
+    actionUrl: 'https://x/relay-ended?call_id=call_1&workspace_id=ws_1',
+    language: 'en-AU',
+    ttsProvider: 'ElevenLabs',
+    voice: 'UgBBYS2sOqTuMpoF3BR0-flash_v2_5-1.0_0.5_0.8',
+    interruptible: true,
+    hints: ['strata', 'auction & clearance'],
+  };
+  it('connects the call to the relay with the greeting, the agent settings and the call named, escaped, and reads back', () => {
+    const twiml = callTwiml({
+      callId: 'call_1',
+      workspaceId: 'ws_1',
+      greeting: 'Hi <Sam> & "friends"',
+      record: true,
+      recordingCallbackUrl: 'https://x/voice?call_id=call_1&workspace_id=ws_1',
+      relay,
+    });
+    expect(twiml).toContain('<Connect action="https://x/relay-ended?call_id=call_1&amp;workspace_id=ws_1">');
+    expect(twiml).toContain('dtmfDetection="true"');
+    expect(twiml).toContain('interruptible="any"');
+    expect(twiml).not.toContain('<Stream');
     const parsed = parseTwiml(twiml);
     expect(parsed).toEqual({
       hangup: false,
-      say: ['Hi <Sam> & "friends"'],
+      say: [],
       recordingCallbackUrl: 'https://x/voice?call_id=call_1&workspace_id=ws_1',
-      streamParameters: {
-        call_id: 'call_1',
-        workspace_id: 'ws_1',
-        prompt: "You're Ava.",
-        parameters: '{"listing_price":"$1,000 & up"}',
+      connectAction: relay.actionUrl,
+      relay: {
+        url: relay.url,
+        welcomeGreeting: 'Hi <Sam> & "friends"',
+        welcomeGreetingInterruptible: 'any',
+        language: 'en-AU',
+        ttsProvider: 'ElevenLabs',
+        voice: relay.voice,
+        interruptible: 'any',
+        dtmfDetection: 'true',
+        hints: 'strata,auction & clearance',
       },
+      parameters: { call_id: 'call_1', workspace_id: 'ws_1' },
     });
     expect(parseTwiml(rejectTwiml()).hangup).toBe(true);
+  });
+  it('an agent that may not be interrupted, without a greeting or terms', () => {
+    const twiml = callTwiml({
+      callId: 'call_1',
+      workspaceId: 'ws_1',
+      greeting: ' ',
+      record: false,
+      recordingCallbackUrl: 'https://x',
+      relay: { ...relay, interruptible: false, hints: [] },
+    });
+    const parsed = parseTwiml(twiml);
+    expect(parsed.relay?.interruptible).toBe('none');
+    expect(parsed.relay?.welcomeGreeting).toBeUndefined();
+    expect(parsed.relay?.hints).toBeUndefined();
+    expect(parsed.recordingCallbackUrl).toBeUndefined();
+  });
+  it('the relay-ended answer: hang up, or dial the transfer number', () => {
+    expect(parseTwiml(relayEndedTwiml()).hangup).toBe(true);
+    expect(parseTwiml(relayEndedTwiml('+61291234567')).dial).toBe('+61291234567');
   });
 });
 
@@ -135,6 +166,7 @@ describe('simulator scenarios', () => {
     expect(scenarioFor('+61491570111')).toBe('no_answer');
     expect(scenarioFor('+61491570112')).toBe('failed');
     expect(scenarioFor('+61491570113')).toBe('long');
+    expect(scenarioFor('+61491570116')).toBe('external');
     expect(scenarioFor('+61491570114')).toBe('duplicated');
   });
 
@@ -183,38 +215,6 @@ describe('simulator scenarios', () => {
     // `started` is sent again after `completed`: out of order.
     const order = dup.map((d) => `${d.status}${d.duplicate ? '*' : ''}`);
     expect(order.indexOf('started*')).toBeGreaterThan(order.indexOf('completed'));
-  });
-});
-
-describe('the simulated conversation', () => {
-  it("starts with the greeting and quotes a listing's price with its id and address", () => {
-    const parameters = {
-      name: 'Sam',
-      listing_id: 'L-7',
-      listing_address: '1 George St, Sydney NSW 2000',
-      listing_price: '$900,000',
-    };
-    const { transcript, quotedListings } = buildConversation({
-      greeting: 'Hi Sam!',
-      prompt: 'You are Ava. Be kind.',
-      parameters,
-      direction: 'outbound',
-      talkSeconds: 60,
-    });
-    expect(transcript[0]).toEqual({ role: 'agent', text: 'Hi Sam!', offset_seconds: 0 });
-    expect(
-      transcript.some(
-        (t) => t.text.includes('$900,000') && t.text.includes('L-7') && t.text.includes('1 George St'),
-      ),
-    ).toBe(true);
-    expect(quotedListings).toEqual([
-      { listing_id: 'L-7', address: '1 George St, Sydney NSW 2000', price: '$900,000' },
-    ]);
-    expect(Math.max(...transcript.map((t) => t.offset_seconds))).toBeLessThan(60);
-    expect(listingFrom({ listing_id: 'L-7' })).toBeUndefined();
-    const early = truncateConversation({ transcript, quotedListings }, 60, 5);
-    expect(early.transcript.length).toBeLessThan(transcript.length);
-    expect(early.quotedListings).toEqual([]);
   });
 });
 

@@ -1,9 +1,4 @@
-import {
-  asksAboutListing,
-  buildConversation,
-  NOTHING_FOUND_REPLY,
-  replyFromKnowledge,
-} from '../../lib/local/simulators/telephony/conversation.js';
+import { asksAboutListing, NOTHING_FOUND_REPLY, replyFromKnowledge } from '../../lib/local/simulators/llm/wording.js';
 
 /** The simulated agent's use of the knowledge tool: which lines it looks up, and what it says. */
 
@@ -54,15 +49,4 @@ test('the top hit is spoken: a listing with its full address, status and price (
     said: 'the castle?',
     reply: NOTHING_FOUND_REPLY,
   });
-
-  const conversation = buildConversation({
-    greeting: 'Hello',
-    prompt: 'You are an agent.',
-    parameters: {},
-    direction: 'inbound',
-    talkSeconds: 60,
-    exchanges: [listing],
-  });
-  expect(conversation.transcript.map((t) => t.role)).toEqual(['agent', 'user', 'agent', 'user', 'agent']);
-  expect(conversation.quotedListings).toEqual([listing.listing]);
 });

@@ -12,7 +12,6 @@ const SID = `AC${'0123456789abcdef'.repeat(2)}`;
 const SECRET: TwilioSecret = {
   account_sid: SID,
   auth_token: 'a-test-auth-token-123',
-  voice_runtime_url: 'wss://runtime.example.com/stream',
 };
 
 const realFetch = globalThis.fetch;

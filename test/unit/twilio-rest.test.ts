@@ -17,7 +17,6 @@ const TOKEN = 'a-test-auth-token-123';
 const SECRET: TwilioSecret = {
   account_sid: SID,
   auth_token: TOKEN,
-  voice_runtime_url: 'wss://runtime.example.com/stream',
 };
 
 interface Sent {
@@ -103,10 +102,15 @@ const script = {
   callId: 'call_1',
   workspaceId: 'ws_1',
   greeting: 'Hi & welcome',
-  prompt: 'You are Ava.',
-  parameters: { listing: '12 Smith St' },
   record: true,
   recordingCallbackUrl: 'https://hooks.example.com/voice?call_id=call_1&event=recording',
+  relay: {
+    url: 'wss://relay.example.com/live',
+    actionUrl: 'https://hooks.example.com/relay-ended?call_id=call_1&workspace_id=ws_1',
+    language: 'en-AU',
+    interruptible: true,
+    hints: [],
+  },
 };
 
 describe('Twilio telephony over REST', () => {
@@ -124,7 +128,7 @@ describe('Twilio telephony over REST', () => {
       client.calls.create({
         to: request.to,
         from: request.from,
-        twiml: callTwiml(script, SECRET.voice_runtime_url),
+        twiml: callTwiml(script),
         statusCallback: request.statusCallbackUrl,
         statusCallbackMethod: 'POST',
         statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],

@@ -3,9 +3,9 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { CallEntity } from '../../../functions/calling/entities.js';
 import { KNOWLEDGE_TOOL_PATH } from '../../../functions/knowledge/voice-tool.js';
-import { telephony } from '../../../functions/providers/telephony/index.js';
+import { findAgent } from '../../../functions/agents/service.js';
+import { playScript } from '../../../functions/conversation/scripted.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
-import { NOTHING_FOUND_REPLY } from '../../../lib/local/simulators/telephony/conversation.js';
 import { repoRoot } from '../../../lib/local/paths.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
@@ -22,11 +22,10 @@ import {
 import { startReceiver, webhookSecret, type Receiver } from '../post-call/fixtures.js';
 
 /**
- * The voice runtime reaches the knowledge base through the telephony port: a caller asks the agent
- * about a listing (`npm run cli -- call receive … --say …`), the simulator's voice runtime asks the
- * service's knowledge tool (POST /webhooks/telephony/knowledge, signed like every provider request)
- * what the agent's knowledge bases say, and the agent speaks the top result: the transcript carries
- * the listing found by search, and the post-call webhook its full address. The tool itself: signed
+ * The voice runtime reaches the knowledge base: a caller asks the agent about a listing (`npm run cli --
+ * call receive … --say …`), the agent's model calls its `search_knowledge` tool over the agent's
+ * knowledge bases and speaks the top result: the transcript carries the listing found by search, and
+ * the post-call webhook its full address. The knowledge webhook (for an outside voice runtime): signed
  * requests only, the call's own agent's bases only, a live call only, a bounded query.
  */
 
@@ -139,7 +138,7 @@ test('a caller asks about a listing: the agent searches its knowledge bases and 
     "user: Hi, I'm calling about the house on Harbour Street in Manly. Is it still for sale?",
   );
   expect(turns).toContain(
-    "agent: That's 12 Harbour Street, Manly NSW 2095: it is available, listed at $1,250,000. It has 3 bedrooms and 2 bathrooms.",
+    "agent: One moment while I check that. That's 12 Harbour Street, Manly NSW 2095: it is available, listed at $1,250,000. It has 3 bedrooms and 2 bathrooms.",
   );
   // The quote reaches the post-call webhook as a property entry with the full address.
   const secret = await webhookSecret(tenant);
@@ -148,9 +147,11 @@ test('a caller asks about a listing: the agent searches its knowledge bases and 
     { what: 'the post-call webhook', timeoutMs: 60_000 },
   );
   const payload = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Json;
+  // One id for the listing: its own (external) id, whichever way the agent came to quote it.
   expect(payload.data.properties).toEqual([
-    { listing_id: manly.id, address: '12 Harbour Street, Manly NSW 2095', price: '$1,250,000' },
+    { listing_id: 'L-9001', address: '12 Harbour Street, Manly NSW 2095', price: '$1,250,000' },
   ]);
+  expect(manly.id).toMatch(/^kbi_/);
 
   // An agent without knowledge bases finds nothing, and says so.
   const bare = await createAgent(tenant, {});
@@ -167,7 +168,8 @@ test('a caller asks about a listing: the agent searches its knowledge bases and 
     '--json',
   );
   const unanswered = await waitForCall(tenant, other.call_id, (c) => c.status === 'completed', 60_000);
-  expect(unanswered.transcript.map((t: Json) => t.text)).toContain(NOTHING_FOUND_REPLY);
+  // It has no knowledge tool to use: it searches nothing and quotes nothing.
+  expect(unanswered.tool_calls.map((t: Json) => t.name)).not.toContain('search_knowledge');
   expect(JSON.stringify(unanswered.transcript)).not.toContain('12 Harbour Street');
 }, 180_000);
 
@@ -230,28 +232,26 @@ test('the knowledge tool: signed requests, the live call of the workspace, its a
   expect(ended.status).toBe(409);
 }, 120_000);
 
-test('a scripted call (evaluations) searches the agent’s knowledge bases through the port too', async () => {
+test('a scripted call (evaluations) talks to the agent through the conversation engine, its knowledge bases included', async () => {
   const tenant = await newTenant({ paid: true });
   const other = await newTenant({ paid: true });
   const { kb } = await listingsBase(tenant);
   const agent = await createAgent(tenant, {
     knowledge_base_ids: [kb.id],
     prompt: 'You are a friendly agent. Open homes are on Saturdays at 10am.',
-  });
-  const call = await telephony().runScriptedCall({
     greeting: 'Hello!',
-    prompt: 'You are a friendly agent. Open homes are on Saturdays at 10am.',
+  });
+  const stored = await findAgent(tenant.workspaceId, agent.id);
+  const call = await playScript({
+    agent: stored!,
     callerScript: ['Is the house on Harbour Street in Manly still available?', 'When are open homes?'],
-    maxDurationSeconds: 300,
-    knowledge: { workspaceId: tenant.workspaceId, agentId: agent.id },
   });
   expect(call.transcript.map((t) => `${t.role}: ${t.text}`)).toEqual([
     'agent: Hello!',
     'user: Is the house on Harbour Street in Manly still available?',
-    "agent: That's 12 Harbour Street, Manly NSW 2095: it is available, listed at $1,250,000. It has 3 bedrooms and 2 bathrooms.",
+    "agent: One moment while I check that. That's 12 Harbour Street, Manly NSW 2095: it is available, listed at $1,250,000. It has 3 bedrooms and 2 bathrooms.",
     'user: When are open homes?',
     'agent: Open homes are on Saturdays at 10am.',
-    'agent: Thank you for your time. Goodbye!',
   ]);
   // The tool by agent: its own workspace only.
   const byAgent = { workspace_id: tenant.workspaceId, agent_id: agent.id, query: 'Manly' };

@@ -43,7 +43,7 @@ const PRICE = /\b(price|how much|cost|costs)\b/i;
 const MONEY = /\$\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|million|thousand)\b)?/i;
 /** An address after "at" in the prompt: a number, then capitalised words, optionally ", Suburb". */
 const ADDRESS =
-  /\bat\s+(\d+[A-Za-z]?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*(?:,\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?)/;
+  /\bat\s+(\d+[A-Za-z]?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*(?:,\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*(?:\s+\d{4})?)?)/;
 const DTMF = /^The caller pressed the key "([^"]+)"\.?$/;
 const GREETING = /^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening))(\s+there)?\s*[.!,?]*\s*$/i;
 
@@ -54,9 +54,10 @@ const say = (text: string): SimulatedReply => ({ text, toolCalls: [] });
 
 export function simulateReply(request: ChatCompletionRequest): SimulatedReply {
   const messages = request.messages;
+  // The agent's own prompt: the service adds its instructions after it, each section under `## `.
   const system = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
-    .map((m) => textOf(m.content))
+    .map((m) => textOf(m.content).split(/\n\n## /)[0])
     .join('\n');
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const line = lastUser ? textOf(lastUser.content).trim() : '';

@@ -489,9 +489,18 @@ export async function startTelephonySimulator(
     const record = script.recordingCallbackUrl !== undefined;
     const scenario: Scenario = input.direction === 'inbound' ? 'answered' : scenarioFor(input.to);
     const timeline =
-      input.direction === 'inbound'
-        ? inboundTimeline({ timeLimit: input.timeLimit, record })
-        : outboundTimeline(scenario, { timeLimit: input.timeLimit, record });
+      input.externalRelay === true
+        ? outboundTimeline('external', { timeLimit: input.timeLimit, record })
+        : input.direction === 'inbound'
+          ? inboundTimeline({ timeLimit: input.timeLimit, record })
+          : outboundTimeline(scenario, { timeLimit: input.timeLimit, record });
+    if (input.externalRelay === true && input.direction === 'inbound') {
+      // Answered at once (no ringing: we took the call), then up until someone hangs up.
+      timeline.steps = timeline.steps
+        .filter((step) => step.status === 'in-progress' || step.status === 'started')
+        .map((step) => ({ ...step, at: step.status === 'in-progress' ? 0 : 1 }));
+      timeline.answerAt = 0;
+    }
     const call: SimCall = {
       sid: input.sid ?? sid('CA'),
       callId: script.parameters.call_id,
@@ -591,7 +600,7 @@ export async function startTelephonySimulator(
     sid: string;
     accepted: boolean;
     call_id?: string;
-    relay?: { url: string; parameters: Record<string, string> };
+    relay?: { url: string; parameters: Record<string, string>; greeting: string };
   }> {
     const known = [...numbers.values()].find((n) => n.phoneNumber === to);
     const voiceUrl = known?.voiceUrl ?? `${options.gatewayUrl}/webhooks/telephony/voice?event=incoming`;
@@ -630,7 +639,7 @@ export async function startTelephonySimulator(
       accepted: true,
       call_id: call.callId,
       ...(externalRelay && call.relay
-        ? { relay: { url: call.relay.url, parameters: call.relay.parameters } }
+        ? { relay: { url: call.relay.url, parameters: call.relay.parameters, greeting: call.relay.greeting } }
         : {}),
     };
   }
