@@ -138,12 +138,7 @@ describe('against the local model simulator', () => {
           },
         ],
       },
-      {
-        role: 'tool',
-        tool_call_id: call.id,
-        name: 'search_knowledge',
-        content: JSON.stringify({ results: [hit] }),
-      },
+      { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ results: [hit] }) },
     ]);
     const failed = await collect(model, {
       ...request,
@@ -372,6 +367,30 @@ describe('against a scripted server', () => {
       temperature: 0,
     });
     expect(headers[0].authorization).toBe('Bearer sk-test');
+  });
+
+  test('servers that differ: a whole call without index finished as "stop", [DONE] without a finish reason', async () => {
+    // Ollama's way: the call whole in one chunk, no index, the message finished as 'stop'.
+    scripts.push({
+      writes: [
+        delta({
+          tool_calls: [{ id: 'call_O', function: { name: 'end_call', arguments: '{"reason":"bye"}' } }],
+        }),
+        delta({}, 'stop'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    expect(
+      await collect(model, { system: '', messages: [{ role: 'user', content: 'bye' }], tools: TOOLS }),
+    ).toEqual([
+      { type: 'tool_call', call: { id: 'call_O', name: 'end_call', arguments: { reason: 'bye' } } },
+      { type: 'end', stopReason: 'tool_use', usage: undefined },
+    ]);
+    scripts.push({ writes: [delta({ content: 'Hi.' }), 'data: [DONE]\n\n'] });
+    expect(await collect(model, { system: '', messages: [{ role: 'user', content: 'hi' }] })).toEqual([
+      { type: 'text', text: 'Hi.' },
+      { type: 'end', stopReason: 'end_turn', usage: undefined },
+    ]);
   });
 
   test('arguments that never parse are invalid', async () => {
