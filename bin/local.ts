@@ -6,7 +6,9 @@
  * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_DEMO=off (no demo organisation;
  * lib/cli/demo.ts), LOCAL_EXIT_WITH_PARENT=<pid> (stop when
  * that process is gone: the test harness), LOCAL_BACKGROUND_NICE (the work process's priority, default
- * 10; 0: normal), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
+ * 10; 0: normal), LLM_BASE_URL / LLM_MODEL / LLM_API_KEY (your own OpenAI-compatible model server
+ * instead of the model simulator; docs/language-model.md), LLM_SIMULATOR_CHUNK_DELAY_MS and
+ * LLM_SIMULATOR_SLOW_MS (the simulator's test triggers), plus the handlers' own variables (POWERTOOLS_LOG_LEVEL,
  * SIMULATOR_TIME_SCALE, WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE, CALL_RECONCILE_AFTER_SECONDS
  * (15 s locally: a call without news that long is looked up at the provider by the sweeper)…).
  *

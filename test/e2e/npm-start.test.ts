@@ -12,8 +12,16 @@ import { join } from 'node:path';
 const READY = 'Local stack ready on';
 
 test('npm start comes up quietly and stops cleanly on Ctrl-C', async () => {
-  // As on a newcomer's machine: nobody has silenced the SDK's warning beforehand.
-  const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _preset, ...environment } = process.env;
+  // As on a newcomer's machine: nobody has silenced the SDK's warning beforehand, and no model server
+  // of their own is named (this worker's environment names the test stack's model simulator).
+  const {
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _preset,
+    LLM_PROVIDER: _provider,
+    LLM_BASE_URL: _baseUrl,
+    LLM_MODEL: _model,
+    LLM_API_KEY: _key,
+    ...environment
+  } = process.env;
   const stateDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
   const child = spawn('npm', ['start'], {
     detached: true,
@@ -42,6 +50,15 @@ test('npm start comes up quietly and stops cleanly on Ctrl-C', async () => {
   expect(output).toContain('Demo data (made by this start');
   expect(output).toContain(`/api/v1/workspaces/${demo.workspace_id}/agents/`);
   expect(output).toContain(`Bearer ${demo.api_key}`);
+  // The language-model simulator is up, printed, and handed to the handlers.
+  const stack = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as {
+    env: Record<string, string>;
+  };
+  const modelUrl = stack.env.LLM_BASE_URL;
+  expect(modelUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+  expect([stack.env.LLM_PROVIDER, stack.env.LLM_MODEL]).toEqual(['openai', 'simulator']);
+  expect(output).toMatch(new RegExp(`language-model +${modelUrl.replace(/\./g, '\\.')} +\\(`));
+  expect(await (await fetch(`${modelUrl}/models`)).json()).toMatchObject({ data: [{ id: 'simulator' }] });
   process.kill(-child.pid!, 'SIGINT');
   const code = await exited;
 

@@ -63,10 +63,12 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
   const logPath = join(stateDir, 'stack.log');
   const log = createWriteStream(logPath);
 
+  // The tests expect the model simulator's replies: a model server named in this shell is not used.
+  const { LLM_PROVIDER: _p, LLM_BASE_URL: _u, LLM_MODEL: _m, LLM_API_KEY: _k, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: rootDir,
     env: {
-      ...process.env,
+      ...inherited,
       PORT: '0',
       LOCAL_IN_MEMORY: '1',
       LOCAL_STATE_DIR: stateDir,

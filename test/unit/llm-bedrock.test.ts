@@ -6,7 +6,7 @@ import {
   type Http2Session,
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { BedrockLanguageModel, CONVERSATION_OPENING } from '../../functions/providers/llm/bedrock.js';
 import {
   LanguageModelError,
@@ -44,7 +44,7 @@ interface Script {
 }
 
 function frame(item: Exclude<Frame, { cut: true } | { waitMs: number }>): Uint8Array {
-  const headers =
+  const headers: MessageHeaders =
     'event' in item
       ? {
           ':message-type': { type: 'string' as const, value: 'event' },

@@ -79,8 +79,8 @@ export function toOpenAiMessages(system: string, messages: LlmMessage[]): Record
     else if (message.role === 'tool')
       out.push({
         role: 'tool',
+        // OpenAI's tool message has no name: the id ties it to the assistant's call.
         tool_call_id: message.toolCallId,
-        name: message.name,
         content: message.content,
       });
     else {
@@ -127,6 +127,7 @@ export class OpenAiLanguageModel implements LanguageModelPort {
       let finish: string | null | undefined;
       let usage: LlmUsage | undefined;
       let done = false;
+      let calledTools = false;
       while (!done) {
         let read: Awaited<ReturnType<typeof reader.read>>;
         try {
@@ -169,13 +170,24 @@ export class OpenAiLanguageModel implements LanguageModelPort {
           }
           if (choice.finish_reason) {
             finish = choice.finish_reason;
-            for (const call of calls.finishAll()) yield { type: 'tool_call', call };
+            for (const call of calls.finishAll()) {
+              calledTools = true;
+              yield { type: 'tool_call', call };
+            }
           }
         }
       }
-      // A stream that stops before the choice finished was cut off (a broken connection, a crashed server).
-      if (!finish) throw new LanguageModelError('The model stream ended before the answer did', 'invalid');
-      yield { type: 'end', stopReason: stopReason(finish), usage };
+      // A stream that stops before the choice finished and without [DONE] was cut off (a broken
+      // connection, a crashed server); one that said [DONE] without a finish reason ended all the same.
+      if (!finish && !done)
+        throw new LanguageModelError('The model stream ended before the answer did', 'invalid');
+      for (const call of calls.finishAll()) {
+        calledTools = true;
+        yield { type: 'tool_call', call };
+      }
+      // Some servers finish a message with tool calls as 'stop': the caller must run the tools all the same.
+      const reason = stopReason(finish ?? 'stop');
+      yield { type: 'end', stopReason: calledTools && reason === 'end_turn' ? 'tool_use' : reason, usage };
     } catch (error) {
       throw toModelError(error, deadline);
     } finally {
@@ -214,7 +226,13 @@ export class OpenAiLanguageModel implements LanguageModelPort {
           arguments: parseArguments(name, call.function?.arguments ?? ''),
         };
       });
-      return { text, toolCalls, stopReason: stopReason(choice.finish_reason), usage: usageOf(payload.usage) };
+      const reason = stopReason(choice.finish_reason);
+      return {
+        text,
+        toolCalls,
+        stopReason: toolCalls.length > 0 && reason === 'end_turn' ? 'tool_use' : reason,
+        usage: usageOf(payload.usage),
+      };
     } catch (error) {
       throw toModelError(error, deadline);
     } finally {

@@ -15,7 +15,7 @@ const given = (name: string): string | undefined => {
 };
 
 registerLocalService({
-  name: 'llm',
+  name: 'language-model',
   async start() {
     const baseUrl = given('LLM_BASE_URL');
     if (baseUrl) {

@@ -42,7 +42,9 @@ export interface ChatCompletionRequest {
 /** A message's text (content parts joined). */
 export function textOf(content: string | ContentPart[] | null | undefined): string {
   if (typeof content === 'string') return content;
-  return (content ?? []).map((part) => part.text ?? '').join('');
+  return Array.isArray(content)
+    ? content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('')
+    : '';
 }
 
 /** A request body the simulator can answer, or why not (a 400). */
@@ -55,6 +57,9 @@ export function readRequest(body: unknown): ChatCompletionRequest | string {
     const role = (message as { role?: unknown })?.role;
     if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(String(role)))
       return `messages[${i}].role is not one of system, developer, user, assistant, tool`;
+    const content = (message as { content?: unknown }).content;
+    if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content))
+      return `messages[${i}].content must be a string or an array of parts`;
   }
   if (request.tools !== undefined && !Array.isArray(request.tools)) return "'tools' must be an array";
   for (const [i, tool] of (request.tools ?? []).entries()) {

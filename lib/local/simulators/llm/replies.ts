@@ -29,7 +29,7 @@ export const TRANSFERRED_REPLY = 'Please hold while I connect you.';
 export const ENDED_REPLY = 'Goodbye!';
 export const TOOL_DONE_REPLY = "All right, that's done.";
 
-/** The reply to "tell me everything": 61 words, paced, so a test can interrupt it mid-way. */
+/** The reply to "tell me everything": 62 words, paced, so a test can interrupt it mid-way. */
 export const LONG_REPLY =
   'Of course, here is everything, from the start. We look after buyers and sellers across the whole area, ' +
   'every day of the week. Our team can arrange inspections, send you the full contract, and explain each ' +

@@ -41,7 +41,7 @@ import { answerStructured as defaultAnswerStructured, type AnswerStructured } fr
  * structured.ts's `answerStructured(request)`, a value valid for the schema.
  *
  * Test triggers, anywhere in the caller's line (before the rules above):
- *  - "tell me everything" → a 61-word reply, each chunk LLM_SIMULATOR_CHUNK_DELAY_MS (default 40)
+ *  - "tell me everything" → a 62-word reply, each chunk LLM_SIMULATOR_CHUNK_DELAY_MS (default 40)
  *    after the last, so a test can interrupt it mid-way;
  *  - "simulate a model error" → HTTP 500 `{error: {message, type: "server_error"}}`;
  *  - "simulate a broken stream" → a few chunks, then the connection is destroyed (no finish, no
