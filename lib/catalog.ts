@@ -50,7 +50,8 @@ export const catalog: FunctionSpec[] = [
     // The scenario's caller talks to the agent through the conversation engine (its model, its
     // knowledge bases).
     access: { table: 'readwrite', bucket: 'read', languageModel: true },
-    timeoutSeconds: 120,
+    // A scenario's turns each ask the model (a real one takes seconds a turn).
+    timeoutSeconds: 150,
   },
   {
     // Sends the scenario messages of runs whose start stopped between the charge and the send.

@@ -76,7 +76,7 @@ describe('an answered call', () => {
     const call = await settled(callId);
     expect(call).toMatchObject({
       status: 'completed',
-      end_reason: 'completed',
+      end_reason: 'agent_hangup', // the simulated caller says goodbye; the agent ends the call
       direction: 'outbound',
       duration_seconds: 60,
       credits: 20,
@@ -179,7 +179,7 @@ describe('+61491570114: every callback twice and out of order', () => {
     expect(withoutAnalysis(again)).toEqual(withoutAnalysis(call));
     expect(call).toMatchObject({
       status: 'completed',
-      end_reason: 'completed',
+      end_reason: 'agent_hangup', // the simulated caller says goodbye; the agent ends the call
       duration_seconds: 60,
       credits: 20,
     });
@@ -210,7 +210,7 @@ describe('+61491570113: a 30-minute call', () => {
     const call = await settled(callId, 60_000);
     expect(call).toMatchObject({
       status: 'completed',
-      end_reason: 'completed',
+      end_reason: 'agent_hangup', // the simulated caller says goodbye; the agent ends the call
       duration_seconds: 1800,
       credits: 600,
     });
