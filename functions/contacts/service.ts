@@ -7,7 +7,7 @@ import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { toE164, toE164InCountry } from '../platform/phone.js';
 import { batchPutItems } from '../platform/table.js';
-import { parseOrThrow } from '../platform/validation.js';
+import { asciiEmail, parseOrThrow } from '../platform/validation.js';
 import { outboxRecord, publishRecorded, type OutboxRecord } from '../platform/outbox.js';
 import {
   ContactCallEntity,
@@ -67,8 +67,9 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normaliseEmail(email: string | undefined | null): string | undefined {
   if (!email) return undefined;
-  const trimmed = email.trim().toLowerCase();
-  return EMAIL_PATTERN.test(trimmed) && trimmed.length <= 254 ? trimmed : undefined;
+  const checked = asciiEmail(email);
+  if (!checked.ok) return undefined;
+  return EMAIL_PATTERN.test(checked.email) && checked.email.length <= 254 ? checked.email : undefined;
 }
 
 /** An international number (`+61 …`) in E.164, as telephony reports them (the post-call pipeline). */
