@@ -1,12 +1,21 @@
-import { getContact, createContact } from '../../../functions/contacts/service.js';
-import { resetClock, setClock } from '../../../functions/platform/clock.js';
-import { OUTBOX_SHARDS, OutboxEventEntity, sweepOutbox } from '../../../functions/platform/outbox.js';
-import { queueUrlEnv } from '../../../functions/platform/resources.js';
-import { receiveSms } from '../../../functions/sms/inbound.js';
-import { api } from '../../helpers/http.js';
-import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
-import { smsTenant, uniqueMobile } from '../../e2e/sms/fixtures.js';
-import { newTenant, startReceiver, ws, type Receiver, type Tenant } from '../../e2e/post-call/fixtures.js';
+import { getContact, createContact } from '../../functions/contacts/service.js';
+import { resetClock, setClock } from '../../functions/platform/clock.js';
+import { OUTBOX_SHARDS, OutboxEventEntity, sweepOutbox } from '../../functions/platform/outbox.js';
+import { queueUrlEnv } from '../../functions/platform/resources.js';
+import { receiveSms } from '../../functions/sms/inbound.js';
+import { advanceRun, reviewStage } from '../../functions/workflows/runs.js';
+import { api } from '../helpers/http.js';
+import { waitFor, waitForQuiescence } from '../helpers/wait.js';
+import { smsTenant, uniqueMobile } from '../e2e/sms/fixtures.js';
+import { newTenant, startReceiver, ws, type Receiver, type Tenant } from '../e2e/post-call/fixtures.js';
+import {
+  apiKey,
+  createWorkflow,
+  getRun,
+  trigger,
+  waitForReview,
+  workflowBody,
+} from '../e2e/workflows/fixtures.js';
 
 /**
  * A write and its event are never split (functions/platform/outbox.ts): with the events queue
@@ -15,6 +24,7 @@ import { newTenant, startReceiver, ws, type Receiver, type Tenant } from '../../
  */
 
 const EVENTS_QUEUE = queueUrlEnv('workspaceEvents');
+const RUNS_QUEUE = queueUrlEnv('workflowRuns');
 const receivers: Receiver[] = [];
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.stop()));
@@ -32,16 +42,17 @@ async function hookFor(tenant: Tenant, eventTypes: string[]): Promise<Receiver> 
   return hook;
 }
 
-/** Runs `work` with the events queue's URL pointing at a queue that does not exist (every send fails). */
-async function withEventsQueueRefusing<T>(work: () => Promise<T>): Promise<T> {
-  const good = process.env[EVENTS_QUEUE];
-  process.env[EVENTS_QUEUE] = `${good}-does-not-exist`;
+/** Runs `work` with the queues' URLs pointing at queues that do not exist (every send fails). */
+async function withQueuesRefusing<T>(names: string[], work: () => Promise<T>): Promise<T> {
+  const good = names.map((name) => process.env[name]);
+  names.forEach((name, i) => (process.env[name] = `${good[i]}-does-not-exist`));
   try {
     return await work();
   } finally {
-    process.env[EVENTS_QUEUE] = good;
+    names.forEach((name, i) => (process.env[name] = good[i]));
   }
 }
+const withEventsQueueRefusing = <T>(work: () => Promise<T>) => withQueuesRefusing([EVENTS_QUEUE], work);
 
 async function outboxed(eventId: string) {
   for (let shard = 0; shard < OUTBOX_SHARDS; shard += 1) {
@@ -116,6 +127,65 @@ it('an inbound SMS with the events queue refusing is taken; sms.received is sent
 
   await sweepLater();
   const request = await waitFor(() => hook.requests[0], { what: 'the swept sms.received' });
+  expect(request.headers['webhook-id']).toBe(eventId);
+  await waitForQuiescence();
+  expect(hook.requests).toHaveLength(1);
+  expect(await outboxed(eventId)).toBeUndefined();
+});
+
+it('a workflow run completing with the events queue refusing: completed, workflow.completed sent by the sweep, once', async () => {
+  const tenant = await newTenant({ paid: true });
+  const hook = await hookFor(tenant, ['workflow.completed']);
+  const contact = await api('POST', `${ws(tenant)}/contacts`, {
+    token: tenant.owner.token,
+    body: { first_name: 'Robin', phone: uniqueMobile() },
+  });
+  const workflow = await createWorkflow(
+    tenant,
+    workflowBody({
+      name: 'Outbox',
+      auto_mode: true,
+      stages: {
+        signal: { yolo: true, conditions: [] },
+        task: { yolo: true, action: { type: 'add_note', text: 'Follow up {{contact.first_name}}' } },
+        outcome: { yolo: false },
+      },
+    }),
+  );
+  const { key } = await apiKey(tenant, ['workflows:trigger']);
+  const started = await trigger(workflow.id, key, { contact_id: contact.body.id });
+  expect(started.status).toBe(202);
+  const runId = started.body.run_id as string;
+  await waitForReview(tenant, workflow.id, runId, 'outcome');
+
+  // Approved and advanced here, with both queues refusing: nothing reaches the stack's consumers.
+  const outcome = await withQueuesRefusing([RUNS_QUEUE, EVENTS_QUEUE], async () => {
+    await expect(
+      reviewStage({
+        workspaceId: tenant.workspaceId,
+        workflowId: workflow.id,
+        runId,
+        stage: 'outcome',
+        decision: 'approve',
+        reviewer: tenant.owner.userId,
+      }),
+    ).rejects.toThrow(/queue does not exist/i);
+    return advanceRun({
+      type: 'workflow.run.advance',
+      workspace_id: tenant.workspaceId,
+      workflow_id: workflow.id,
+      run_id: runId,
+    });
+  });
+  expect(outcome).toBe('completed');
+  expect((await getRun(tenant, workflow.id, runId)).status).toBe('completed');
+  const eventId = `evt_workflow_completed_${runId}`;
+  expect(await outboxed(eventId)).toBeDefined();
+  await waitForQuiescence();
+  expect(hook.requests).toHaveLength(0);
+
+  await sweepLater();
+  const request = await waitFor(() => hook.requests[0], { what: 'the swept workflow.completed' });
   expect(request.headers['webhook-id']).toBe(eventId);
   await waitForQuiescence();
   expect(hook.requests).toHaveLength(1);
