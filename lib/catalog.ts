@@ -278,6 +278,15 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', sendsTo: ['webhookDelivery', 'campaigns', 'workflowRuns'] },
     timeoutSeconds: 60,
   },
+  {
+    // Workspace events recorded with their write (platform/outbox.ts) that their request could not send.
+    id: 'SweepOutboxEvents',
+    group: 'webhook-deliveries',
+    entry: 'functions/webhook-deliveries/handlers/sweep-outbox-events.ts',
+    schedule: { expression: 'rate(1 minute)', localEverySeconds: 5 },
+    access: { table: 'readwrite', sendsTo: ['workspaceEvents'] },
+    timeoutSeconds: 60,
+  },
   // ── Provider webhooks (inbound-webhooks/): each on its own function URL, signature checked first ──
   {
     id: 'IdentityWebhook',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { labelText } from '../platform/validation.js';
 import { isTimeZone } from '../platform/time-zones.js';
 import { ImportSummary } from '../contacts/schemas.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
@@ -63,7 +64,7 @@ export const RetryBody = schemaOnFirstUse(() =>
 );
 
 const e164 = z.string().refine(isE164, { message: 'value is not a valid phone number in E.164 format' });
-const name = () => z.string().trim().min(1).max(200);
+const name = () => labelText().min(1).max(200);
 
 export const CreateCampaignBody = schemaOnFirstUse(() =>
   z.strictObject({
@@ -167,7 +168,7 @@ export const BatchContactList = pageOf(BatchContactResponse);
 export const CreateUploadBody = schemaOnFirstUse(() =>
   z.strictObject({
     format: z.literal('csv').default('csv'),
-    file_name: z.string().trim().min(1).max(255).optional(),
+    file_name: labelText().min(1).max(255).optional(),
   }),
 );
 

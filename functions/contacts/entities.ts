@@ -2,6 +2,7 @@ import type { EntityItem } from 'electrodb';
 import { Entity, Service } from '../platform/entity.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
+import { OutboxEventEntity } from '../platform/outbox.js';
 import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
 
 /**
@@ -363,6 +364,8 @@ export const contactsService = new Service(
     contactImport: ContactImportEntity,
     contactImportChunk: ContactImportChunkEntity,
     contactImportRow: ContactImportRowEntity,
+    /** `contact.created`, recorded with the contact it announces (functions/platform/outbox.ts). */
+    outboxEvent: OutboxEventEntity,
   },
   cfg,
 );

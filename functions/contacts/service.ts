@@ -7,8 +7,8 @@ import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { toE164, toE164InCountry } from '../platform/phone.js';
 import { batchPutItems } from '../platform/table.js';
-import { parseOrThrow } from '../platform/validation.js';
-import { publishWorkspaceEvent } from '../platform/workspace-events.js';
+import { asciiEmail, parseOrThrow } from '../platform/validation.js';
+import { outboxRecord, publishRecorded, type OutboxRecord } from '../platform/outbox.js';
 import {
   ContactCallEntity,
   ContactEmailEntity,
@@ -67,8 +67,9 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normaliseEmail(email: string | undefined | null): string | undefined {
   if (!email) return undefined;
-  const trimmed = email.trim().toLowerCase();
-  return EMAIL_PATTERN.test(trimmed) && trimmed.length <= 254 ? trimmed : undefined;
+  const checked = asciiEmail(email);
+  if (!checked.ok) return undefined;
+  return EMAIL_PATTERN.test(checked.email) && checked.email.length <= 254 ? checked.email : undefined;
 }
 
 /** An international number (`+61 …`) in E.164, as telephony reports them (the post-call pipeline). */
@@ -818,9 +819,11 @@ export async function createContact(
   options: { country: string },
 ): Promise<Contact> {
   const fields = newContactFields(input, options.country);
-  const inserted = await insertContact(newRecord(workspaceId, fields, clock.now().toISOString()));
+  const record = newRecord(workspaceId, fields, clock.now().toISOString());
+  const announced = await announcingCreation(record);
+  const inserted = await insertContact(record, announced.extras);
   if ('taken' in inserted) throw new DuplicateContactError(inserted.taken.contactId, inserted.taken.field);
-  await publishContactCreated(inserted.created);
+  await announced.publish();
   return inserted.created;
 }
 
@@ -829,26 +832,40 @@ export async function createContact(
  * `createContact` always (POST …/contacts), `ensureContact` and `mergeContact` when their caller
  * asks (`publishCreated: true`; its function must declare `sendsTo: ['workspaceEvents']`). Bulk
  * loads — contact imports, integration syncs — publish none: a 50,000-row import would otherwise be
- * 50,000 webhook deliveries and workflow runs. The event id is the contact's, so a retry after a
- * crash republishes the same event.
+ * 50,000 webhook deliveries and workflow runs. The event is recorded in the contact's own
+ * transaction (an outbox item, functions/platform/outbox.ts) and published once it is written: a
+ * contact is never created without its event, and a failed send is the outbox sweep's to retry, not
+ * the caller's error. The event id is the contact's, so a second send is the same event.
+ *
+ * Returns the extra item for `record`'s transaction and what publishes it after; both do nothing
+ * when the workspace is unknown (gone, or a contact written outside any workspace: nobody to tell).
  */
-async function publishContactCreated(contact: Contact): Promise<void> {
-  const organisationId = await organisationOf(contact.workspaceId);
+async function announcingCreation(
+  record: ContactRecord,
+  extras: Extras = () => [],
+): Promise<{ extras: Extras; publish: () => Promise<void> }> {
+  const organisationId = await organisationOf(record.workspaceId);
   if (!organisationId) {
-    // No workspace record (gone, or a contact written outside any workspace): nobody to tell.
-    logger.warn('contact.created not published: the workspace is unknown', {
-      workspaceId: contact.workspaceId,
+    logger.warn('contact.created not recorded: the workspace is unknown', {
+      workspaceId: record.workspaceId,
     });
-    return;
+    return { extras, publish: async () => {} };
   }
-  await publishWorkspaceEvent({
-    id: `evt_contact_created_${contact.contactId}`,
+  const created = finalRecord(undefined, record) as Contact;
+  const event: OutboxRecord = outboxRecord({
+    id: `evt_contact_created_${record.contactId}`,
     type: 'contact.created',
-    workspaceId: contact.workspaceId,
+    workspaceId: record.workspaceId,
     organisationId,
-    occurredAt: contact.createdAt,
-    data: { contact_id: contact.contactId, ...contactView(contact) },
+    occurredAt: record.createdAt,
+    data: { contact_id: record.contactId, ...contactView(created) },
   });
+  return {
+    extras: (tx) => [...extras(tx), { kind: 'outbox', item: tx.outboxEvent.create(event).commit() }],
+    publish: async () => {
+      await publishRecorded([event]);
+    },
+  };
 }
 
 /** A workspace's organisation never changes: read once per workspace and process. */
@@ -927,9 +944,13 @@ export async function mergeContact(
         if (own) return { outcome: 'created', contact: own, skipped: [], recorded: false };
       }
       const record = newRecord(workspaceId, fields, clock.now().toISOString(), options.contactId);
-      const inserted = await insertContact(record, extrasFor('created', record.contactId));
+      const also = extrasFor('created', record.contactId);
+      const announced = options.publishCreated
+        ? await announcingCreation(record, also)
+        : { extras: also, publish: async () => {} };
+      const inserted = await insertContact(record, announced.extras);
       if ('created' in inserted) {
-        if (options.publishCreated) await publishContactCreated(inserted.created);
+        await announced.publish();
         return { outcome: 'created', contact: inserted.created, skipped: [], recorded: true };
       }
       continue; // created meanwhile by someone else: merge into theirs
@@ -1264,7 +1285,7 @@ export async function reindexContacts(workspaceId: string): Promise<number> {
 export async function ensureContact(
   workspaceId: string,
   input: { phone?: string; email?: string; name?: string; source: ContactSource },
-  /** `publishCreated`: publish `contact.created` when the contact is created (see publishContactCreated). */
+  /** `publishCreated`: publish `contact.created` when the contact is created (see announcingCreation). */
   options: { publishCreated?: boolean } = {},
 ): Promise<{ contact: Contact; created: boolean }> {
   const phone = normalisePhone(input.phone);
@@ -1285,22 +1306,22 @@ export async function ensureContact(
     }
     const { firstName, lastName } = namesOf({ name: input.name?.trim().slice(0, 200) });
     const now = clock.now().toISOString();
-    const inserted = await insertContact(
-      newRecord(
-        workspaceId,
-        {
-          firstName: firstName || undefined,
-          lastName: lastName || undefined,
-          phone,
-          email,
-          contactability: 'Contactable',
-          source: input.source,
-        },
-        now,
-      ),
+    const record = newRecord(
+      workspaceId,
+      {
+        firstName: firstName || undefined,
+        lastName: lastName || undefined,
+        phone,
+        email,
+        contactability: 'Contactable',
+        source: input.source,
+      },
+      now,
     );
+    const announced = options.publishCreated ? await announcingCreation(record) : undefined;
+    const inserted = await insertContact(record, announced?.extras);
     if ('created' in inserted) {
-      if (options.publishCreated) await publishContactCreated(inserted.created);
+      await announced?.publish();
       return { contact: inserted.created, created: true };
     }
     // Another writer took the number or the address first: look again and use theirs.

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { freeText, labelText } from '../platform/validation.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import {
   DOCUMENT_CONTENT_TYPES,
@@ -17,7 +18,7 @@ import { schemaOnFirstUse } from '../platform/first-use.js';
  * and the service checks it against `ListingBody` or `DocumentBody`.
  */
 
-const name = () => z.string().trim().min(1).max(200);
+const name = () => labelText().min(1).max(200);
 const shortText = (max: number) => z.string().trim().min(1).max(max);
 
 export const CreateKnowledgeBaseBody = schemaOnFirstUse(() =>
@@ -57,7 +58,7 @@ export const ListingBody = schemaOnFirstUse(() =>
     status: z.enum(LISTING_STATUSES),
     bedrooms: count().optional(),
     bathrooms: count().optional(),
-    description: z.string().trim().max(20_000).optional(),
+    description: freeText().trim().max(20_000).optional(),
   }),
 );
 export type ListingBody = z.infer<typeof ListingBody>;
@@ -73,7 +74,7 @@ export const ListingPatch = schemaOnFirstUse(() =>
     status: z.enum(LISTING_STATUSES).optional(),
     bedrooms: count().nullable().optional(),
     bathrooms: count().nullable().optional(),
-    description: z.string().trim().max(20_000).nullable().optional(),
+    description: freeText().trim().max(20_000).nullable().optional(),
   }),
 );
 export type ListingPatch = z.infer<typeof ListingPatch>;

@@ -55,6 +55,12 @@ function operation(name: string, route: Route<unknown, unknown>) {
     '422': { description: 'Validation error', content: { 'application/json': { schema: VALIDATION_ERROR } } },
     '500': { description: 'Internal error', content: { 'application/json': { schema: ERROR } } },
   };
+  if (route.body || route.rawBody) {
+    responses['415'] = {
+      description: 'Unsupported media type',
+      content: { 'application/json': { schema: ERROR } },
+    };
+  }
   if (route.auth !== 'none') {
     responses['401'] = { description: 'Unauthorized', content: { 'application/json': { schema: ERROR } } };
     responses['403'] = { description: 'Forbidden', content: { 'application/json': { schema: ERROR } } };

@@ -222,7 +222,12 @@ function errorSection(operations: Operation[]): string[] {
     '| --- | --- | --- | --- |',
   ];
   for (const [status, { description, schema, routes }] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
-    const by = routes === operations.length ? 'every route' : 'every authenticated route';
+    const by =
+      routes === operations.length
+        ? 'every route'
+        : status === '415'
+          ? 'every route that takes a body'
+          : 'every authenticated route';
     const body = schema ? code(JSON.stringify(example(schema))) : '';
     lines.push(`| ${status} | ${cell(description)} | ${by} | ${cell(body)} |`);
   }
@@ -270,7 +275,16 @@ export function renderApiReferenceMarkdown(domains: Record<string, RouteTable> =
     '  one workspace: it is refused (403) on routes of another workspace and on routes that need a scope',
     '  it does not carry. A missing or invalid credential is 401.',
     '- Bodies and responses are JSON, fields in snake_case. Unknown body or query fields are refused',
-    '  (422 `extra_forbidden`).',
+    '  (422 `extra_forbidden`). A body sent as another media type (`text/plain`, a form) is 415, unless',
+    '  the route lists it (the CSV and vCard uploads); a body without `Content-Type` is read as JSON.',
+    '- Text: names and labels (names, tags, titles, attribute keys, an e-mail subject) are one line with',
+    '  no control character (U+0000–U+001F, U+007F–U+009F) and no bidirectional embedding, override or',
+    '  isolate (U+202A–U+202E, U+2066–U+2069); free text (notes, message bodies, prompts, descriptions)',
+    '  may have tab and line breaks, and no other control character. Anything else is 422 `value_error`',
+    '  on the field. Any other Unicode is taken (accents, emoji, right-to-left scripts).',
+    '- E-mail addresses are kept in lower case; an internationalised domain (`zoe@exämple.com`) is kept',
+    '  and sent to as its Punycode (`zoe@xn--exmple-cua.com`). A non-ASCII part before the `@` is 422:',
+    '  the e-mail provider (Amazon SES) does not support SMTPUTF8.',
     '- Lists take `?limit=` (1–100, default 50) and `?cursor=` and answer `{ items, next_cursor }`.',
     '- Writes (POST, PUT, PATCH, DELETE) of authenticated routes accept an `Idempotency-Key` header: the same',
     '  key with the same request within 24 h answers the first response again (`idempotent-replayed: true`),',

@@ -126,7 +126,11 @@ describe('sharp edges of request parsing, through the gateway', () => {
     const token = await tokenFor(email);
     const before = await api('GET', '/api/v1/organisations', { token });
     const deep = `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-    const res = await api('POST', '/api/v1/organisations', { token, rawBody: deep });
+    const res = await api('POST', '/api/v1/organisations', {
+      token,
+      rawBody: deep,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
     const after = await api('GET', '/api/v1/organisations', { token });
