@@ -114,7 +114,7 @@ export const workflowRoutes = {
       '413). 404 for an unknown or deleted workflow, 409 when it is disabled or not external, 402 without the ' +
       'plan feature, 429 with Retry-After past 60 triggers a minute per workflow. Idempotency-Key: the same ' +
       'key answers the first run again → 202 {id, run_id}',
-    auth: 'user_or_api_key',
+    auth: 'api_key',
     scope: 'workflows:trigger',
     body: workflows.TriggerBody,
     response: workflows.TriggerResponse,

@@ -4,8 +4,11 @@ import type { QueueKey } from '../resources.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** `none`: public; `user`: a dashboard user's JWT only; `user_or_api_key`: either credential. */
-export type RouteAuth = 'none' | 'user' | 'user_or_api_key';
+/**
+ * `none`: public; `user`: a dashboard user's JWT only (an API key is 403); `api_key`: an API key only
+ * (a user's JWT is 403); `user_or_api_key`: either credential.
+ */
+export type RouteAuth = 'none' | 'user' | 'api_key' | 'user_or_api_key';
 
 /** Secrets Manager secrets a function may read (cloud adapters' credentials). */
 export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm';
