@@ -158,6 +158,8 @@ function authOf(route: Route<unknown, unknown>): string {
       return 'none (public)';
     case 'user':
       return "JWT (a dashboard user's access token); API keys are refused (403)";
+    case 'api_key':
+      return `an API key of the workspace${route.scope ? ` with scope ${code(route.scope)}` : ''}; a user's JWT is refused (403)`;
     case 'user_or_api_key':
       return route.scope
         ? `JWT, or an API key of the workspace with scope ${code(route.scope)}`
