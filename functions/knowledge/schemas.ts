@@ -208,3 +208,11 @@ export const SearchResponse = schemaOnFirstUse(() =>
     ),
   }),
 );
+
+/** 409 of a listing whose external_id the base has already: that listing's id. */
+export const DuplicateListingBody = schemaOnFirstUse(() =>
+  z.object({
+    error: z.string().meta({ examples: ['A listing with this external_id already exists'] }),
+    item_id: z.string().meta({ examples: ['kbi_01JD8X3T6QW5R2K9M4N7P1B3C5'] }),
+  }),
+);
