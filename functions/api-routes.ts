@@ -60,19 +60,28 @@ export const apiTags: Record<ApiDomain, { name: string; description: string }> =
     name: 'Contacts',
     description: 'Contacts, their notes, CSV and vCard imports, and the do-not-call list.',
   },
-  campaigns: { name: 'Campaigns', description: 'Batch outbound calling: a campaign, its contacts and uploads.' },
+  campaigns: {
+    name: 'Campaigns',
+    description: 'Batch outbound calling: a campaign, its contacts and uploads.',
+  },
   sms: { name: 'SMS', description: 'Send SMS, SMS campaigns, and the inbox of replies.' },
   knowledge: {
     name: 'Knowledge bases',
     description: 'Listings and documents agents can search during a call.',
   },
-  integrations: { name: 'CRM integrations', description: 'Connect a CRM and sync its listings and contacts.' },
+  integrations: {
+    name: 'CRM integrations',
+    description: 'Connect a CRM and sync its listings and contacts.',
+  },
   billing: { name: 'Billing', description: 'Plan, subscription, credits and the ledger.' },
   webhookDeliveries: {
     name: 'Webhooks',
     description: 'Webhook endpoints, the signing secret, deliveries and resends.',
   },
-  workflows: { name: 'Workflows', description: 'Automations: a trigger, then Signal, Task and Outcome stages.' },
+  workflows: {
+    name: 'Workflows',
+    description: 'Automations: a trigger, then Signal, Task and Outcome stages.',
+  },
   analytics: { name: 'Analytics', description: 'Call counts, durations and outcomes over time.' },
   evaluations: { name: 'Evaluations', description: 'Scripted test calls of an agent, judged.' },
   recordings: { name: 'Recordings', description: 'The public recording page a call-in link opens.' },

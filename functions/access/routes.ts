@@ -85,7 +85,8 @@ export const accessRoutes = {
     method: 'POST',
     path: '/api/v1/organisations/{organisation_id}/invitations',
     summary: 'Create an invitation',
-    description: 'Invite an address as regular or admin (owner, admin); 200 when it was already pending (resent)',
+    description:
+      'Invite an address as regular or admin (owner, admin); 200 when it was already pending (resent)',
     auth: 'user',
     body: access.InvitationBody,
     response: access.InvitationResponse,
@@ -142,7 +143,9 @@ export const accessRoutes = {
     description: 'Remove a member, or withdraw a pending one by invitation id (owner, admin)',
     auth: 'user',
     successStatus: 204,
-    errors: { 409: 'The owner cannot be removed; or the member is the last admin of a workspace (assign another admin first)' },
+    errors: {
+      409: 'The owner cannot be removed; or the member is the last admin of a workspace (assign another admin first)',
+    },
     access: { table: 'readwrite' },
   }),
   createWorkspace: defineRoute({

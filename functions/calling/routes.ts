@@ -6,7 +6,8 @@ export const startCallRoutes = {
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call',
     summary: 'Start a call',
-    description: 'Start an outbound call: member, or API key with scope start_call; Idempotency-Key supported',
+    description:
+      'Start an outbound call: member, or API key with scope start_call; Idempotency-Key supported',
     auth: 'user_or_api_key',
     scope: 'start_call',
     body: calling.StartCallBody,

@@ -70,7 +70,8 @@ export const campaignRoutes = {
     method: 'DELETE',
     path: CAMPAIGN,
     summary: 'Delete a campaign',
-    description: 'Delete a campaign and its batch contacts; 409 while it runs or has calls under way (member)',
+    description:
+      'Delete a campaign and its batch contacts; 409 while it runs or has calls under way (member)',
     auth: 'user_or_api_key',
     scope: 'campaigns:write',
     successStatus: 204,

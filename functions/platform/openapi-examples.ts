@@ -165,7 +165,8 @@ function stringExample(name: string, schema: JsonSchema, context: Context): stri
   if (/url$|^url|webhook/.test(n)) return 'https://example.com/hooks/voice-agent';
   if (n === 'first_name') return 'Ana';
   if (n === 'last_name') return 'Silva';
-  if (n === 'name') return fit(NAMES[context.kind ?? resourceOf(context.path ?? '') ?? ''] ?? 'Ana Silva', schema);
+  if (n === 'name')
+    return fit(NAMES[context.kind ?? resourceOf(context.path ?? '') ?? ''] ?? 'Ana Silva', schema);
   if (n === 'full_name') return fit('Ana Silva', schema);
   if (n === 'field') return 'sentiment';
   if (/time_?zone/.test(n)) return 'Australia/Perth';
@@ -175,6 +176,15 @@ function stringExample(name: string, schema: JsonSchema, context: Context): stri
   if (n === 'secret') return 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
   if (n === 'key') return `vak_${ULID}_3xYkq9VbQmT2LrWp8ZsNc4Hd`;
   if (/suburb/.test(n)) return 'Fremantle';
+  if (n === 'state') return 'WA';
+  if (n === 'postcode') return '6160';
+  if (n === 'external_id') return 'L-1001';
+  if (n === 'price_text') return 'Offers over $1,250,000';
+  if (n === 'file_name') return 'brochure.pdf';
+  if (n === 'content_type') return 'application/pdf';
+  if (n === 'tag' || n === 'tags') return 'buyer';
+  if (n === 'voice') return fit('alloy', schema);
+  if (n === 'language') return 'en-AU';
   if (/address/.test(n)) return fit('12 Marine Parade, Cottesloe WA 6011', schema);
   if (/title|subject/.test(n)) return fit('Open home on Saturday', schema);
   if (/prompt|body|text|message|description|summary|note|passage|transcript|content/.test(n))
@@ -186,7 +196,11 @@ function numberExample(name: string, schema: JsonSchema): number {
   const min = typeof schema.minimum === 'number' ? schema.minimum : undefined;
   const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
   const n = name.toLowerCase();
-  let value = /seconds|duration/.test(n) ? 95 : /limit|count|total|size|credits|balance|amount/.test(n) ? 25 : 1;
+  let value = /seconds|duration/.test(n)
+    ? 95
+    : /limit|count|total|size|credits|balance|amount/.test(n)
+      ? 25
+      : 1;
   if (schema.type === 'number' && /score|rate|ratio|sentiment/.test(n)) value = 0.8;
   if (min !== undefined && value < min) value = min;
   if (max !== undefined && value > max) value = max;
@@ -291,4 +305,3 @@ export function exampleFor(
   }
   return undefined;
 }
-

@@ -1,10 +1,16 @@
 import * as z from 'zod';
 import type { ZodType } from 'zod';
 import { API_KEY_SCOPES } from './auth/principal.js';
-import { API_KEY_WRONG_WORKSPACE, USERS_ONLY, apiKeyLacksScope, apiKeyRequired } from './http/authenticate.js';
+import {
+  API_KEY_WRONG_WORKSPACE,
+  USERS_ONLY,
+  apiKeyLacksScope,
+  apiKeyRequired,
+} from './http/authenticate.js';
 import type { Route, RouteError, RouteTable } from './http/route.js';
 import { INTERNAL_ERROR_MESSAGE, VIEWER_READ_ONLY_MESSAGE } from './errors.js';
 import { exampleFor, pathParameterExample } from './openapi-examples.js';
+import { documentedAs } from './documentation.js';
 
 /** A JSON Schema object as zod writes it. */
 export type JsonSchema = Record<string, unknown>;
@@ -25,8 +31,8 @@ export const ValidationErrorBody = z.object({
 });
 
 /**
- * A zod schema as JSON Schema. A schema's own examples are kept in the input view too (zod drops them
- * there when a field transforms its value; the examples are of what a client sends).
+ * A zod schema as JSON Schema. A schema's own examples and title are kept in the input view too (zod
+ * drops them there when a field transforms its value; the examples are of what a client sends).
  */
 export const jsonSchema = (schema: ZodType, io: 'input' | 'output'): JsonSchema => {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
@@ -34,9 +40,16 @@ export const jsonSchema = (schema: ZodType, io: 'input' | 'output'): JsonSchema 
     unrepresentable: 'any',
     target: 'draft-2020-12',
     override: (ctx) => {
-      const examples = z.globalRegistry.get(ctx.zodSchema)?.examples;
-      if (examples !== undefined && ctx.jsonSchema.examples === undefined)
-        ctx.jsonSchema.examples = examples as unknown[];
+      const documented = documentedAs.get(ctx.zodSchema);
+      if (documented) {
+        for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[key];
+        ctx.jsonSchema.oneOf = documented.oneOf().map((variant) => jsonSchema(variant as ZodType, io));
+        return;
+      }
+      const meta = z.globalRegistry.get(ctx.zodSchema);
+      if (meta?.examples !== undefined && ctx.jsonSchema.examples === undefined)
+        ctx.jsonSchema.examples = meta.examples as unknown[];
+      if (meta?.title !== undefined && ctx.jsonSchema.title === undefined) ctx.jsonSchema.title = meta.title;
     },
   }) as JsonSchema;
   return json;
@@ -111,9 +124,12 @@ function responsesOf(route: Route<unknown, unknown>, success: Record<string, unk
   );
   const hasPathIds = /\{\w+\}/.test(route.path);
   if (route.auth !== 'none') {
-    responses['401'] = errorResponse('No credential, or one that is malformed, expired, unknown or revoked.', {
-      unauthorized: 'Unauthorized',
-    });
+    responses['401'] = errorResponse(
+      'No credential, or one that is malformed, expired, unknown or revoked.',
+      {
+        unauthorized: 'Unauthorized',
+      },
+    );
     const reasons: Record<string, string> = {};
     if (route.auth === 'user') reasons.api_key_refused = USERS_ONLY;
     if (route.auth === 'api_key') reasons.user_refused = apiKeyRequired(route.scope);
@@ -134,7 +150,7 @@ function responsesOf(route: Route<unknown, unknown>, success: Record<string, unk
   if (hasPathIds || declared['404'])
     responses['404'] = errorResponse(
       declared['404']?.when ??
-        "An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which).",
+        'An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which).',
       { not_found: notFoundMessage(route.path) },
     );
   const idempotent = WRITES.has(route.method) && route.auth !== 'none';
@@ -226,7 +242,8 @@ function operation(name: string, route: Route<unknown, unknown>, tag: string) {
     : [];
   const context = { path: route.path };
   const responseSchema = route.response ? jsonSchema(route.response, 'output') : undefined;
-  const responseExample = route.response && responseSchema ? exampleFor(route.response, responseSchema, context) : undefined;
+  const responseExample =
+    route.response && responseSchema ? exampleFor(route.response, responseSchema, context) : undefined;
   const success = {
     description: 'Success',
     headers: { 'x-request-id': REQUEST_ID },
@@ -245,7 +262,8 @@ function operation(name: string, route: Route<unknown, unknown>, tag: string) {
   };
   const { responses } = responsesOf(route, success);
   const bodySchema = route.body ? jsonSchema(route.body, 'input') : undefined;
-  const bodyExample = route.body && bodySchema ? exampleFor(route.body, bodySchema, context, 'input') : undefined;
+  const bodyExample =
+    route.body && bodySchema ? exampleFor(route.body, bodySchema, context, 'input') : undefined;
   const description = [route.description, `**Auth:** ${authText(route)}`].filter(Boolean).join('\n\n');
   return {
     tags: [tag],
@@ -313,7 +331,7 @@ function introduction(domains: Record<string, RouteTable>): string {
     '',
     'Lists take `?limit=` (1–100, default 50, unless the operation says less) and `?cursor=`, and answer',
     '`{ "items": [...], "next_cursor": "…" }`; pass `next_cursor` back as `cursor` for the next page, until it',
-    'is `null`. A cursor is opaque and belongs to its list (another list\'s is 422).',
+    "is `null`. A cursor is opaque and belongs to its list (another list's is 422).",
     '',
     '## Idempotency',
     '',

@@ -48,7 +48,8 @@ export const publicRoutes = {
     method: 'GET',
     path: '/api/v1/docs/viewer.js',
     summary: "API reference page's script",
-    description: "The API reference's script (Redoc's standalone bundle); `v` is its version, cached for a year",
+    description:
+      "The API reference's script (Redoc's standalone bundle); `v` is its version, cached for a year",
     auth: 'none',
     query: z.strictObject({ v: z.string().max(64).optional() }),
     contentType: 'text/javascript',

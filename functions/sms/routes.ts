@@ -110,7 +110,9 @@ export const smsRoutes = {
     scope: 'sms:write',
     body: sms.UpdateCampaignBody,
     response: sms.CampaignResponse,
-    errors: { 409: 'The campaign is not a draft (or has finished), so it cannot change, be sent or be cancelled' },
+    errors: {
+      409: 'The campaign is not a draft (or has finished), so it cannot change, be sent or be cancelled',
+    },
     access: SENDS,
   }),
   deleteSmsCampaign: defineRoute({

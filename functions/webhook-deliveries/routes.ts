@@ -54,7 +54,8 @@ export const webhookDeliveryRoutes = {
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries/{delivery_id}/resend',
     summary: 'Resend a webhook delivery',
-    description: 'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
+    description:
+      'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
     auth: 'user',
     response: webhooks.DeliveryResponse,
     errors: { 409: 'A delivery attempt is already in progress' },
