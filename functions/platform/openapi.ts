@@ -233,9 +233,9 @@ function operation(name: string, route: Route<unknown, unknown>, tag: string) {
           in: 'header',
           required: false,
           description:
-            'Any string up to 255 characters: the same key with the same request within 24 h answers the ' +
+            '1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the ' +
             'first response again (`idempotent-replayed: true`); with another request, 409.',
-          schema: { type: 'string', maxLength: 255 },
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
           example: '3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b',
         },
       ]
