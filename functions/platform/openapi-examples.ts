@@ -82,6 +82,7 @@ const COLLECTIONS: Record<string, string> = {
   sms: 'sms',
   ledger: 'entry',
   'post-call-actions': 'action',
+  'start-call': 'call',
 };
 
 /** Arrays of objects whose items' `id` is of a kind of its own (`post_call_actions[].id`). */
@@ -187,6 +188,7 @@ function stringExample(name: string, schema: JsonSchema, context: Context): stri
   if (n === 'language') return 'en-AU';
   if (/address/.test(n)) return fit('12 Marine Parade, Cottesloe WA 6011', schema);
   if (/title|subject/.test(n)) return fit('Open home on Saturday', schema);
+  if (n === 'greeting') return fit('Hi, this is the front desk of Harbour Realty. How can I help?', schema);
   if (/prompt|body|text|message|description|summary|note|passage|transcript|content/.test(n))
     return fit('Hi {{first_name}}, thanks for your time today.', schema);
   return fit('example', schema);
@@ -228,8 +230,10 @@ function build(raw: JsonSchema, name: string, context: Context, options: Options
   if ('example' in schema) return schema.example;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  if ('default' in schema && !(Array.isArray(schema.default) && schema.default.length === 0))
-    if (typeof schema.default !== 'object' || schema.default === null) return schema.default;
+  // A default shows a real value, unless it is empty (`""`, `[]`, `{}`): then a made-up one says more.
+  const fallback = schema.default;
+  if (fallback !== undefined && fallback !== '' && (typeof fallback !== 'object' || fallback === null))
+    return fallback;
   const union = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (Array.isArray(union) && union.length > 0) {
     const nonNull = union.filter((v) => resolve(v, options.root).type !== 'null');
@@ -245,7 +249,8 @@ function build(raw: JsonSchema, name: string, context: Context, options: Options
       const out: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(properties)) {
         if (!options.full && !required.has(key)) continue;
-        const child = build(value, key, { ...context, kind: undefined }, next);
+        // An object's own `id` is of the object's kind; its other fields start afresh.
+        const child = build(value, key, { ...context, kind: key === 'id' ? context.kind : undefined }, next);
         // A required field of any type (`z.unknown().nullable()`): null is the one value to show.
         if (child !== undefined) out[key] = child;
         else if (required.has(key)) out[key] = null;
@@ -290,18 +295,13 @@ function build(raw: JsonSchema, name: string, context: Context, options: Options
  * An example of `json` (the zod schema `zod` written as JSON Schema) that `zod` accepts: the fuller
  * one, else the one with the required fields only; undefined when neither passes.
  */
-export function exampleFor(
-  zod: ZodType,
-  json: JsonSchema,
-  context: Context,
-  io: 'input' | 'output' = 'output',
-): unknown {
-  for (const full of [true, false]) {
-    const example = build(json, 'body', context, { full, root: json, depth: 0 });
-    if (example === undefined) continue;
-    // An output example is checked as is; an input one as the route parses it.
-    if (zod.safeParse(example).success) return example;
-    if (io === 'input') continue;
-  }
-  return undefined;
+export function exampleFor(zod: ZodType, json: JsonSchema, context: Context): unknown {
+  return exampleCandidates(json, context).find((example) => zod.safeParse(example).success);
+}
+
+/** The examples `exampleFor` tries, fullest first. */
+export function exampleCandidates(json: JsonSchema, context: Context = {}): unknown[] {
+  return [true, false]
+    .map((full) => build(json, 'body', context, { full, root: json, depth: 0 }))
+    .filter((example) => example !== undefined);
 }

@@ -262,8 +262,7 @@ function operation(name: string, route: Route<unknown, unknown>, tag: string) {
   };
   const { responses } = responsesOf(route, success);
   const bodySchema = route.body ? jsonSchema(route.body, 'input') : undefined;
-  const bodyExample =
-    route.body && bodySchema ? exampleFor(route.body, bodySchema, context, 'input') : undefined;
+  const bodyExample = route.body && bodySchema ? exampleFor(route.body, bodySchema, context) : undefined;
   const description = [route.description, `**Auth:** ${authText(route)}`].filter(Boolean).join('\n\n');
   return {
     tags: [tag],
