@@ -136,10 +136,12 @@ function responsesOf(route: Route<unknown, unknown>, success: Record<string, unk
     if (route.auth !== 'user' && route.path.includes('{workspace_id}'))
       reasons.other_workspace = API_KEY_WRONG_WORKSPACE;
     if (route.auth !== 'user' && route.scope) reasons.missing_scope = apiKeyLacksScope(route.scope);
-    if (route.auth !== 'api_key') {
+    // Roles decide within a workspace or an organisation: the refusal names who may.
+    if (route.path.includes('{workspace_id}')) {
       reasons.role = 'Only workspace admins and members can …';
-      if (WRITES.has(route.method)) reasons.viewer = VIEWER_READ_ONLY_MESSAGE;
-    }
+      if (WRITES.has(route.method) && route.auth !== 'api_key') reasons.viewer = VIEWER_READ_ONLY_MESSAGE;
+    } else if (route.path.includes('{organisation_id}'))
+      reasons.role = 'Only organisation owners and admins can …';
     responses['403'] = errorResponse(
       'The credential may not do this; the message says why: the wrong kind of credential for the route, ' +
         "an API key of another workspace or without the route's scope, or a role that does not allow it " +

@@ -220,7 +220,9 @@ describe('effective workspace roles', () => {
 describe('a refusal says why', () => {
   it('names who may do the action, for every action', () => {
     for (const action of ACTIONS)
-      expect(refusal(action)).toMatch(/^Only (the organisation owner|organisation \w.*|workspace \w.*) can \S/);
+      expect(refusal(action)).toMatch(
+        /^Only (the organisation owner|organisation \w.*|workspace \w.*) can \S/,
+      );
     expect(refusal('numbers:buy')).toBe('Only organisation owners and admins can buy phone numbers');
     expect(refusal('billing:manage')).toBe(
       'Only the organisation owner can manage billing (plan, subscription, credits)',
