@@ -289,7 +289,7 @@ function errorSection(operations: Operation[]): string[] {
     '| --- | --- | --- | --- |',
   ];
   for (const [status, { schema, routes }] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
-    const by = routes === operations.length ? 'every route' : `${routes} routes`;
+    const by = routes === operations.length ? 'every route' : `${routes} route${routes === 1 ? '' : 's'}`;
     const body = schema ? code(JSON.stringify(example(schema))) : '';
     lines.push(`| ${status} | ${STATUS_NAMES[status] ?? ''} | ${by} | ${cell(body)} |`);
   }
