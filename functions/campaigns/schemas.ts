@@ -25,7 +25,10 @@ const clock = () =>
 
 const Hours = schemaOnFirstUse(() =>
   z
-    .strictObject({ start: clock(), end: clock() })
+    .strictObject({
+      start: clock().meta({ examples: ['09:00'] }),
+      end: clock().meta({ examples: ['17:00'] }),
+    })
     .refine((h) => h.end > h.start, { message: 'end must be after start', path: ['end'] }),
 );
 
@@ -44,8 +47,8 @@ export const CallingWindowBody = schemaOnFirstUse(() =>
         .min(1)
         .max(7)
         .refine((days) => new Set(days).size === days.length, { message: 'each day may appear once' }),
-      start: clock(),
-      end: clock(),
+      start: clock().meta({ examples: ['09:00'] }),
+      end: clock().meta({ examples: ['17:00'] }),
       day_hours: z.partialRecord(z.enum(WEEKDAYS), Hours).optional(),
     })
     .refine((w) => w.end > w.start, { message: 'end must be after start', path: ['end'] }),

@@ -96,6 +96,19 @@ export const CreateContactBody = schemaOnFirstUse(() =>
           input: body.source_label,
         });
       }
+    })
+    .meta({
+      examples: [
+        {
+          first_name: 'Ana',
+          last_name: 'Silva',
+          phone: '+61491570156',
+          email: 'ana.silva@example.com',
+          tags: ['buyer'],
+          attributes: { suburb: 'Fremantle' },
+          timezone: 'Australia/Perth',
+        },
+      ],
     }),
 );
 /** What createContact and mergeContact take (the body of `POST …/contacts`). */
@@ -267,3 +280,11 @@ export const CreatedImportResponse = schemaOnFirstUse(() =>
 );
 export const ImportList = pageOf(ImportSummary);
 export const ImportListQuery = ListQuery;
+
+/** 409 of a create or change whose phone or email belongs to another contact: that contact's id. */
+export const DuplicateContactBody = schemaOnFirstUse(() =>
+  z.object({
+    error: z.string().meta({ examples: ['A contact with this phone number or email already exists'] }),
+    contact_id: z.string().meta({ examples: ['ct_01JD8X3T6QW5R2K9M4N7P1B3C5'] }),
+  }),
+);

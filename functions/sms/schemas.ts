@@ -44,7 +44,8 @@ export const Audience = schemaOnFirstUse(() =>
           Boolean,
         ).length === 1,
       { message: 'the audience is exactly one of contact_ids, tag or all: true' },
-    ),
+    )
+    .meta({ examples: [{ tag: 'buyers' }] }),
 );
 export type Audience = z.infer<typeof Audience>;
 
