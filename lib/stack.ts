@@ -378,7 +378,8 @@ export class VoiceAgentStack extends Stack {
     }
     if (access.manageConnections) this.voiceRelay.grantManageConnections(fn);
     if (access.languageModel && this.languageModel.provider === 'bedrock') {
-      for (const statement of bedrockInvokeStatements(this.languageModel.model)) fn.addToRolePolicy(statement);
+      for (const statement of bedrockInvokeStatements(this.languageModel.model))
+        fn.addToRolePolicy(statement);
     }
     suppressGrantWildcardsFor(this, fn, spec);
   }
@@ -513,7 +514,7 @@ function suppressGrantWildcardsFor(stack: VoiceAgentStack, fn: ServiceFunction, 
           id: 'AwsSolutions-IAM5',
           reason:
             'Relay grant from the catalog (access.manageConnections): execute-api:ManageConnections on ' +
-            '`<relay API>/live/*/@connections/*` of this stack\'s one WebSocket API and stage; connection ids ' +
+            "`<relay API>/live/*/@connections/*` of this stack's one WebSocket API and stage; connection ids " +
             'are made by API Gateway per call, so they cannot be named in advance.',
           appliesTo: [
             // Region and account appear as tokens or as the values of the stack's env.
@@ -535,7 +536,7 @@ function suppressGrantWildcardsFor(stack: VoiceAgentStack, fn: ServiceFunction, 
           id: 'AwsSolutions-IAM5',
           reason:
             'Model grant from the catalog (access.languageModel) for a cross-region inference profile: the ' +
-            'profile routes each request to the same foundation model in one of its geography\'s regions, ' +
+            "profile routes each request to the same foundation model in one of its geography's regions, " +
             'a set AWS extends, so the region is a wildcard; the statement holds only under the condition ' +
             'bedrock:InferenceProfileArn = this profile, and names this one model.',
           appliesTo: wildcards,

@@ -7,10 +7,12 @@ import { DEFAULT_BEDROCK_MODEL } from '../../functions/providers/llm/index.js';
  * Bedrock in the cloud by default, or an OpenAI-compatible server reachable from Lambda.
  */
 export type LanguageModelSettings =
-  | { provider: 'bedrock'; model: string }
-  | { provider: 'openai'; model: string; baseUrl: string };
+  { provider: 'bedrock'; model: string } | { provider: 'openai'; model: string; baseUrl: string };
 
-export const DEFAULT_LANGUAGE_MODEL: LanguageModelSettings = { provider: 'bedrock', model: DEFAULT_BEDROCK_MODEL };
+export const DEFAULT_LANGUAGE_MODEL: LanguageModelSettings = {
+  provider: 'bedrock',
+  model: DEFAULT_BEDROCK_MODEL,
+};
 
 /**
  * Prefixes of Bedrock's system-defined cross-region inference profiles (`us.amazon.nova-lite-v1:0`):
@@ -53,7 +55,9 @@ const foundationModelArn = (modelId: string, region: string): string =>
  */
 export function bedrockInvokeStatements(modelId: string): iam.PolicyStatement[] {
   if (modelId.startsWith('arn:')) {
-    throw new Error(`context llmModel must be a Bedrock model id or inference profile id, not an ARN: ${modelId}`);
+    throw new Error(
+      `context llmModel must be a Bedrock model id or inference profile id, not an ARN: ${modelId}`,
+    );
   }
   const profile = CROSS_REGION_PREFIX.exec(modelId);
   if (!profile) {

@@ -48,7 +48,8 @@ export class VoiceRelayApi extends Construct {
     super(scope, id);
     this.api = new apigwv2.WebSocketApi(this, 'Api', {
       apiName: props.apiName,
-      description: 'Voice relay: Twilio ConversationRelay sessions (routes from lib/catalog.ts webSocket entries)',
+      description:
+        'Voice relay: Twilio ConversationRelay sessions (routes from lib/catalog.ts webSocket entries)',
       // Twilio's frames carry `type`, not `action`: every frame goes to $default.
       routeSelectionExpression: '$request.body.action',
     });
@@ -103,13 +104,20 @@ export class VoiceRelayApi extends Construct {
     });
     for (const routeKey of routes) {
       const owner = this.routeOwners.get(routeKey);
-      if (owner) throw new Error(`Catalog: WebSocket route ${routeKey} is served by two functions, ${owner} and ${fnId}`);
+      if (owner)
+        throw new Error(
+          `Catalog: WebSocket route ${routeKey} is served by two functions, ${owner} and ${fnId}`,
+        );
       this.routeOwners.set(routeKey, fnId);
-      const route = new apigwv2.WebSocketRoute(Stack.of(fn), `${fnId}Relay${routeKey.replace('$', '')}Route`, {
-        webSocketApi: this.api,
-        routeKey,
-        integration,
-      });
+      const route = new apigwv2.WebSocketRoute(
+        Stack.of(fn),
+        `${fnId}Relay${routeKey.replace('$', '')}Route`,
+        {
+          webSocketApi: this.api,
+          routeKey,
+          integration,
+        },
+      );
       NagSuppressions.addResourceSuppressions(route, [RELAY_AUTHORISATION_IN_FUNCTION], true);
     }
     // The first deployment of the auto-deployed stage includes the routes.
@@ -155,7 +163,7 @@ const RELAY_AUTHORISATION_IN_FUNCTION = {
   id: 'AwsSolutions-APIG4',
   reason:
     'The relay is opened by Twilio ConversationRelay, which cannot present an AWS or JWT credential: the ' +
-    "$connect handler (functions/conversation/relay.ts) checks X-Twilio-Signature against the configured relay URL " +
+    '$connect handler (functions/conversation/relay.ts) checks X-Twilio-Signature against the configured relay URL ' +
     'with the telephony auth token and refuses the upgrade otherwise; $default and $disconnect only act on a ' +
     'connection that $connect accepted and that setup bound to a live call.',
 };
