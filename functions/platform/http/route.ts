@@ -109,6 +109,8 @@ export function unionAccess(accesses: Access[]): Access {
     for (const queue of access.sendsTo ?? []) sendsTo.add(queue);
     for (const secret of access.secrets ?? []) secrets.add(secret);
     if (access.email) union.email = true;
+    if (access.manageConnections) union.manageConnections = true;
+    if (access.languageModel) union.languageModel = true;
   }
   if (!union.table) delete union.table;
   if (!union.bucket) delete union.bucket;
