@@ -19,7 +19,9 @@ export const callRoutes = {
   listCalls: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/calls',
-    summary: 'The call log, newest first; filters status, agent_id, direction, from, to (viewer)',
+    summary:
+      'The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s ' +
+      'calls), from, to (viewer)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     query: calling.ListCallsQuery,

@@ -106,6 +106,8 @@ interface CallPlan {
   fromPhone: string;
   body: StartCallBody;
   campaignId?: string;
+  /** The workspace's contact with the number called, read with the rest (no round trip of its own). */
+  contactId?: string;
 }
 
 async function readAndCheck(
@@ -125,6 +127,7 @@ async function readAndCheck(
     agent?: Agent | null;
     claim?: { workspaceId: string; agentId?: string } | null;
     billing?: { balanceUnits: number; agentsSuspended?: boolean } | null;
+    contact?: { contactId: string } | null;
   };
 
   if (principal.kind === 'api_key') {
@@ -134,6 +137,7 @@ async function readAndCheck(
       keys.billingAccount(principal.organisationId),
       ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
       ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
+      keys.contactPhone(workspaceId, body.to_phone),
     ]);
     let i = 2;
     records = {
@@ -141,6 +145,7 @@ async function readAndCheck(
       billing: asEntityItem<NonNullable<CallPlanBilling>>(read[1]),
       agent: agentIdOk ? asEntityItem<Agent>(read[i++]) : null,
       claim: fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null,
+      contact: asEntityItem<{ contactId: string }>(read[i++]),
     };
   } else {
     const read = await getStoredItems([
@@ -148,12 +153,14 @@ async function readAndCheck(
       keys.workspaceMember(workspaceId, principal.userId),
       ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
       ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
+      keys.contactPhone(workspaceId, body.to_phone),
     ]);
     const workspace = asEntityItem<NonNullable<CallPlanWorkspace>>(read[0]);
     if (!workspace || workspace.deletedAt) throw notFound(WORKSPACE_NOT_FOUND);
     let i = 2;
     const agent = agentIdOk ? asEntityItem<Agent>(read[i++]) : null;
     const claim = fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null;
+    const contact = asEntityItem<{ contactId: string }>(read[i++]);
     const [orgMember, billing] = await getStoredItems([
       keys.orgMember(workspace.organisationId, principal.userId),
       keys.billingAccount(workspace.organisationId),
@@ -165,6 +172,7 @@ async function readAndCheck(
       billing: asEntityItem<NonNullable<CallPlanBilling>>(billing),
       agent,
       claim,
+      contact,
     };
   }
 
@@ -193,7 +201,15 @@ async function readAndCheck(
   const billing = records.billing;
   if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended)
     throw paymentRequired(INSUFFICIENT_CREDITS);
-  return { principal, workspaceId, organisationId: access.organisationId, agent, fromPhone: from, body };
+  return {
+    principal,
+    workspaceId,
+    organisationId: access.organisationId,
+    agent,
+    fromPhone: from,
+    body,
+    contactId: records.contact?.contactId,
+  };
 }
 
 type CallPlanWorkspace = Parameters<typeof accessFrom>[1]['workspace'];
@@ -228,6 +244,7 @@ async function createCall(
     organisationId: plan.organisationId,
     agentId: agent.agentId,
     ...(plan.campaignId ? { campaignId: plan.campaignId } : {}),
+    ...(plan.contactId ? { contactId: plan.contactId } : {}),
     direction: 'outbound',
     toPhone: body.to_phone,
     fromPhone: plan.fromPhone,
