@@ -48,7 +48,8 @@ import { nextOpening, recipientZones } from './window.js';
  *    `concurrent_call_limit` − the workspace's calls). Due contacts (pending or retry_scheduled, due
  *    now), in due order: each is checked just before its claim — do-not-contact / unsubscribed /
  *    suppressed → `skipped_dnc`; outside the calling window in its local time → `next_attempt_at` =
- *    the window's next opening — then claimed: a transaction moves up to CLAIMS_PER_TRANSACTION of
+ *    the window's next opening (`deferredFrom` keeps the time it was due; the defers are refused when
+ *    the campaign's settings changed since they were read) — then claimed: a transaction moves up to CLAIMS_PER_TRANSACTION of
  *    them to `calling` with attempt + 1, each on condition of the state and attempt read, and takes as
  *    many campaign slots on condition that the campaign is running and has that many below its cap
  *    (refused: one claim per transaction, until the campaign is full). So overlapping passes, a
@@ -66,6 +67,9 @@ import { nextOpening, recipientZones } from './window.js';
  *    per campaign). An ended call's slot is thus refilled within about a second, without waiting for
  *    the schedule's tick (a minute in the cloud) or for `call.ended`, which is published only once
  *    the call's recording and transcript are in. The tick remains the safety net that starts a chain.
+ *
+ * A new calling window, or a resume, sets the campaign's `replanAt`: the next running pass first
+ * re-plans every contact the window deferred (`replanDeferred`) under the window as it is now.
  *
  * A cancelled campaign's passes move its waiting contacts to `cancelled` (calls under way end as
  * they do); a paused one's only reconcile. The marker goes when nothing is left to do.
