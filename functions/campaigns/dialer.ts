@@ -394,8 +394,7 @@ async function moveMany(
   for (let i = 0; i < moves.length; i += MOVES_PER_TRANSACTION) {
     const pack = moves.slice(i, i + MOVES_PER_TRANSACTION);
     if (await moveTogether(campaign, pack, guard)) moved += pack.length;
-    else if (pack.length > 1)
-      for (const m of pack) if (await moveTogether(campaign, [m], guard)) moved += 1;
+    else if (pack.length > 1) for (const m of pack) if (await moveTogether(campaign, [m], guard)) moved += 1;
   }
   return moved;
 }

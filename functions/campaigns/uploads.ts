@@ -472,7 +472,11 @@ export async function uploadJobView(job: ContactImport, withErrors: boolean) {
 export async function campaignWarnings(
   campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
 ): Promise<{ job_id: string; parameter: string; rows: number[]; count: number }[]> {
-  const { items } = await listImports(campaign.workspaceId, { limit: 100 }, { campaignId: campaign.campaignId });
+  const { items } = await listImports(
+    campaign.workspaceId,
+    { limit: 100 },
+    { campaignId: campaign.campaignId },
+  );
   const perJob = await Promise.all(
     items
       .filter((job) => (job.warned ?? 0) > 0)

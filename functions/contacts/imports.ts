@@ -792,7 +792,9 @@ export function rowInput(
       ? [`phone "${fields.phone.slice(0, 40)}" is not a valid phone number: imported without a phone number`]
       : []),
     ...(fields.email && !email
-      ? [`email "${fields.email.slice(0, 60)}" is not a valid email address: imported without an email address`]
+      ? [
+          `email "${fields.email.slice(0, 60)}" is not a valid email address: imported without an email address`,
+        ]
       : []),
   ];
   const input = {

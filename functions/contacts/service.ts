@@ -1012,8 +1012,8 @@ async function fillEmptyFields(
             changes.tagKeys = tagKeysOf(changes.tags);
           }
           const attributes = attributesOf(current.customAttributes);
-          const missing = Object.entries(fields.customAttributes ?? {}).filter(
-            ([key]) => isBlank(attributes[key]),
+          const missing = Object.entries(fields.customAttributes ?? {}).filter(([key]) =>
+            isBlank(attributes[key]),
           );
           if (missing.length > 0)
             changes.customAttributes = { ...attributes, ...Object.fromEntries(missing) };

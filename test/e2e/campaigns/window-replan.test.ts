@@ -106,7 +106,10 @@ test('a running campaign’s new window re-plans its deferred contacts; the camp
   expect((await patchCampaign(tenant, made.id, { calling_window: ALWAYS_OPEN })).status).toBe(200);
   expect(await campaignCalls(tenant, made.id)).toHaveLength(0);
   const resumed = await patchCampaign(tenant, made.id, { status: 'running' });
-  expect(resumed.body).toMatchObject({ status: 'running', next_dial_reason: expect.stringMatching(/^due now/) });
+  expect(resumed.body).toMatchObject({
+    status: 'running',
+    next_dial_reason: expect.stringMatching(/^due now/),
+  });
   const done = await waitForStatus(tenant, made.id);
   expect(done.progress).toMatchObject({ total: 2, completed: 2 });
   expect(done).toMatchObject({ next_dial_at: null, next_dial_reason: null });

@@ -1,7 +1,15 @@
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/wait.js';
 import { ContactEntity } from '../../../functions/contacts/entities.js';
-import { allPages, contactPath, contactsPath, createContact, newTenant, uniqueMobile, type Tenant } from './fixtures.js';
+import {
+  allPages,
+  contactPath,
+  contactsPath,
+  createContact,
+  newTenant,
+  uniqueMobile,
+  type Tenant,
+} from './fixtures.js';
 
 /**
  * No silent data changes on import: a row whose phone number is invalid but whose email is valid
@@ -16,7 +24,6 @@ let tenant: Tenant;
 beforeAll(async () => {
   tenant = await newTenant();
 });
-
 
 async function importCsv(t: Tenant, csv: string): Promise<Json> {
   const res = await api('POST', `${contactsPath(t)}/imports`, {
