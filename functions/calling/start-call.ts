@@ -26,9 +26,12 @@ import { deadlineFor } from './status.js';
  * Start-call, in docs/api.md's order of checks: workspace (404) → agent (404) → number (404)
  * → credits (402) → concurrency (429) → 201. The happy path is at most four DynamoDB round trips:
  *   API key: [key read, by the kernel] [idempotency claim] batched read of workspace + agent +
- *            from_phone's number + billing account; one transaction.
- *   JWT:     [idempotency claim] batched read of workspace + workspace member + agent + number;
- *            batched read of organisation member + billing account; one transaction.
+ *            from_phone's number + billing account + to_phone's contact key; one transaction.
+ *   JWT:     [idempotency claim] batched read of workspace + workspace member + agent + number +
+ *            to_phone's contact key; batched read of organisation member + billing account; one
+ *            transaction.
+ * The contact key links the call to the workspace's contact with that number (`contactId`), at no
+ * round trip of its own.
  * The transaction writes the call, its first status event and its sweeper marker, takes a concurrency
  * slot (`activeCalls < concurrentCallLimit`) and completes the idempotency record. The call is then
  * handed to the dispatcher through the `calls` queue — never dialled inside the request; should that

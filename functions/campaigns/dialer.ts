@@ -48,11 +48,12 @@ import { nextOpening, recipientZones } from './window.js';
  *    `concurrent_call_limit` − the workspace's calls). Due contacts (pending or retry_scheduled, due
  *    now), in due order: each is checked just before its claim — do-not-contact / unsubscribed /
  *    suppressed → `skipped_dnc`; outside the calling window in its local time → `next_attempt_at` =
- *    the window's next opening (`deferredFrom` keeps the time it was due; the defers are refused when
- *    the campaign's settings changed since they were read) — then claimed: a transaction moves up to CLAIMS_PER_TRANSACTION of
- *    them to `calling` with attempt + 1, each on condition of the state and attempt read, and takes as
- *    many campaign slots on condition that the campaign is running and has that many below its cap
- *    (refused: one claim per transaction, until the campaign is full). So overlapping passes, a
+ *    the window's next opening (`deferredFrom` keeps the time it was due; the defers are refused
+ *    when the campaign's settings changed since they were read) — then claimed: a transaction moves
+ *    up to CLAIMS_PER_TRANSACTION of them to `calling` with attempt + 1, each on condition of the
+ *    state and attempt read, and takes as many campaign slots on condition that the campaign is
+ *    running and has that many below its cap (refused: one claim per transaction, until the campaign
+ *    is full). So overlapping passes, a
  *    redelivered message or a second tick never claim one attempt twice, nor exceed the cap. Outcomes
  *    (step 1) and skips are written several to a transaction the same way.
  * 4. Each claim is dialled through start-call with the idempotency key `campaign:<bc>:<attempt>` and
