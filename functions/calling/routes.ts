@@ -27,7 +27,9 @@ export const callRoutes = {
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/calls',
     summary: 'List calls',
-    description: 'The call log, newest first; filters status, agent_id, direction, from, to (viewer)',
+    description:
+      'The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s ' +
+      'calls), from, to (viewer)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     query: calling.ListCallsQuery,

@@ -55,7 +55,8 @@ export const campaignRoutes = {
     description:
       'Start, pause, resume or cancel a campaign ({status: running|paused|cancelled}) and/or change its name, ' +
       'calling_window, retry or max_concurrency (member). 409 for a completed or cancelled campaign, a transition ' +
-      'that does not exist, or starting one with no contacts to call',
+      'that does not exist, or starting one with no contacts to call. A new calling_window (or a resume) re-plans ' +
+      'the contacts the old window deferred; next_dial_at / next_dial_reason say when the next call is placed',
     auth: 'user_or_api_key',
     scope: 'campaigns:write',
     body: campaigns.UpdateCampaignBody,
@@ -87,7 +88,8 @@ export const campaignRoutes = {
       'columns. The CSV as a text/csv body (at most 5 MB) starts at once; JSON {format: csv, file_name?} gives a ' +
       'pending job and upload_url (PUT the file, then POST …/uploads/{job_id}/start). 202 with the import job: ' +
       'created = batch contacts added (do-not-call ones as skipped_dnc), merged = rows repeating a number already in ' +
-      'the campaign, rejected = invalid numbers or rows missing a {{parameter}} of the agent’s prompt (row, reason)',
+      'the campaign, rejected = invalid numbers (row, reason). A row lacking a {{parameter}} of the agent’s prompt is ' +
+      'taken with the parameter empty (as start-call fills it) and listed in the job’s and the campaign’s warnings',
     auth: 'user_or_api_key',
     scope: 'campaigns:write',
     body: campaigns.CreateUploadBody,
@@ -142,7 +144,9 @@ export const campaignRoutes = {
     method: 'GET',
     path: `${CAMPAIGN}/jobs/{job_id}`,
     summary: 'Get a campaign upload job',
-    description: 'One of the campaign’s jobs; an upload with its first 100 rejected rows (viewer)',
+    description:
+      'One of the campaign’s jobs; an upload with its first 100 rejected rows and its warnings (parameters rows ' +
+      'lacked) (viewer)',
     auth: 'user_or_api_key',
     scope: 'campaigns:read',
     response: campaigns.CampaignJobResponse,

@@ -138,6 +138,30 @@ export const CampaignResponse = schemaOnFirstUse(() =>
     updated_at: z.string(),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
+    /**
+     * When the campaign dials its first waiting contact: now when one is due, else when the calling
+     * window opens for it or its retry is due; null when it dials no more or is not running.
+     */
+    next_dial_at: z.string().nullable(),
+    /**
+     * Why then, or why not: "due now", "due now, once a line is free", "window opens 09:00
+     * Australia/Perth" (its weekday when not today there), "retry after no answer", "no contact
+     * waiting", "paused (…)", "not started: set status running"; null once it has ended.
+     */
+    next_dial_reason: z.string().nullable(),
+    /**
+     * Parameters of the agent's prompt that rows of its uploads lacked: those contacts are called
+     * with the parameter empty (as start-call does). Per upload job, newest first: its first 100 rows
+     * (numbered from 1 after the header) and how many.
+     */
+    warnings: z.array(
+      z.object({
+        job_id: z.string(),
+        parameter: z.string(),
+        rows: z.array(z.number().int()),
+        count: z.number().int(),
+      }),
+    ),
   }),
 );
 
@@ -197,6 +221,13 @@ export const CampaignJobResponse = schemaOnFirstUse(() =>
     progress: ImportSummary.unwrap().shape.progress,
     counts: JobCounts,
     errors: z.array(z.object({ row: z.number().int(), reason: z.string() })).optional(),
+    /**
+     * An upload's rows that lacked a `{{parameter}}` of the agent's prompt (taken, the parameter left
+     * empty): per parameter, the first 100 rows and how many (with `errors`, on the job's own route).
+     */
+    warnings: z
+      .array(z.object({ parameter: z.string(), rows: z.array(z.number().int()), count: z.number().int() }))
+      .optional(),
     failure_reason: z.string().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),

@@ -167,7 +167,8 @@ export const contactRoutes = {
     summary: 'Get a contact import',
     description:
       'An import: status (pending, processing, completed, failed), progress {done, total} (rows), counts {total, created, merged, ' +
-      'rejected} (created + merged + rejected = total when completed) and the first 100 rejected rows (viewer)',
+      'rejected} (created + merged + rejected = total when completed), the first 100 rejected rows and the first 100 ' +
+      'rows imported with a warning (an invalid phone or email dropped beside a valid other one) (viewer)',
     auth: 'user_or_api_key',
     scope: 'contacts:read',
     response: contacts.ImportResponse,

@@ -269,6 +269,11 @@ export const ImportResponse = schemaOnFirstUse(() =>
     ...importFields(),
     /** The first 100 rejected rows, by row number (data rows from 1, the header not counted). */
     errors: z.array(ImportErrorItem),
+    /**
+     * The first 100 rows imported with a change the file did not ask for, by row number: a phone
+     * number (or email address) that was not valid, dropped because the other one was.
+     */
+    warnings: z.array(ImportErrorItem),
   }),
 );
 export const CreatedImportResponse = schemaOnFirstUse(() =>

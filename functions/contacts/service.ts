@@ -33,6 +33,7 @@ import {
   type ContactListQuery,
 } from './schemas.js';
 import { normaliseQuery, searchTokens, withPrefixLengths } from './search.js';
+import { normaliseAttributeKey, storedAttributes } from './model.js';
 import {
   attributesOf,
   contactabilityLabel,
@@ -149,6 +150,27 @@ type WriteResult =
 const stripUndefined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 
+/**
+ * A contact record as stored: absent text is absent (null on the wire), never "" — a blank name,
+ * phone, email, timezone or integration name is dropped, and so is a blank attribute — whichever
+ * path wrote it (the API, imports, CRM syncs, the post-call pipeline, SMS).
+ */
+function withoutBlankText<T extends Partial<ContactRecord>>(record: T): T {
+  const out: Record<string, unknown> = { ...record };
+  for (const key of ['firstName', 'lastName', 'name', 'phone', 'email', 'timezone', 'integrationName'])
+    if (typeof out[key] === 'string' && !(out[key] as string).trim()) out[key] = undefined;
+  if (out.customAttributes !== undefined) {
+    const attributes = Object.fromEntries(
+      Object.entries(attributesOf(out.customAttributes)).filter(([, value]) => value.trim()),
+    );
+    out.customAttributes = Object.keys(attributes).length > 0 ? attributes : undefined;
+  }
+  return stripUndefined(out) as T;
+}
+
+/** Blank text counts as no text: a stored "" (written before the rule above) is an empty field. */
+const isBlank = (value: string | undefined): boolean => !value || !value.trim();
+
 /** The fields copied onto each search entry. */
 function listedFields(record: ContactRecord) {
   return stripUndefined({
@@ -172,7 +194,7 @@ function listedFields(record: ContactRecord) {
 
 /** The record to write over `previous` (absent: a new contact): its version and search tokens set. */
 function finalRecord(previous: Contact | undefined, draft: ContactRecord): ContactRecord {
-  return stripUndefined({
+  return withoutBlankText({
     ...draft,
     version: (previous?.version ?? 0) + 1,
     searchTokens: searchTokens(draft),
@@ -416,7 +438,7 @@ function newContactFields(input: ContactInput, country: string): NewContactField
     source: sourceLabel(body.source),
     integrationName: body.source === 'integration' ? body.source_label : undefined,
     tags: body.tags,
-    customAttributes: body.attributes,
+    customAttributes: body.attributes && storedAttributes(body.attributes),
     timezone: body.timezone ?? undefined,
   });
 }
@@ -455,7 +477,7 @@ function newRecord(
   now: string,
   contactId: string = newId('contact'),
 ): ContactRecord {
-  return stripUndefined({
+  return withoutBlankText({
     workspaceId,
     contactId,
     ...fields,
@@ -986,15 +1008,17 @@ async function fillEmptyFields(
         contactId,
         (current) => {
           const changes: Partial<ContactRecord> = {};
-          const hasName = current.firstName !== undefined || current.lastName !== undefined;
-          if (!hasName && (fields.firstName || fields.lastName)) {
-            changes.firstName = fields.firstName;
-            changes.lastName = fields.lastName;
-          }
-          if (!current.phone && fields.phone && !skip.has('phone')) changes.phone = fields.phone;
-          if (!current.email && fields.email && !skip.has('email')) changes.email = fields.email;
-          if (!current.timezone && fields.timezone) changes.timezone = fields.timezone;
-          if (!current.integrationName && fields.integrationName && current.source === 'Integration')
+          // Each name is filled when empty ("" is empty); a last name only onto the same first name
+          // (or none), so that two people's names are never joined.
+          if (isBlank(current.firstName) && fields.firstName) changes.firstName = fields.firstName;
+          const sameFirst =
+            isBlank(current.firstName) ||
+            current.firstName!.trim().toLowerCase() === fields.firstName?.trim().toLowerCase();
+          if (isBlank(current.lastName) && fields.lastName && sameFirst) changes.lastName = fields.lastName;
+          if (isBlank(current.phone) && fields.phone && !skip.has('phone')) changes.phone = fields.phone;
+          if (isBlank(current.email) && fields.email && !skip.has('email')) changes.email = fields.email;
+          if (isBlank(current.timezone) && fields.timezone) changes.timezone = fields.timezone;
+          if (isBlank(current.integrationName) && fields.integrationName && current.source === 'Integration')
             changes.integrationName = fields.integrationName;
           const tags = [...(current.tags ?? [])];
           const keys = new Set(tags.map((t) => t.toLowerCase()));
@@ -1009,8 +1033,8 @@ async function fillEmptyFields(
             changes.tagKeys = tagKeysOf(changes.tags);
           }
           const attributes = attributesOf(current.customAttributes);
-          const missing = Object.entries(fields.customAttributes ?? {}).filter(
-            ([key]) => !(key in attributes),
+          const missing = Object.entries(fields.customAttributes ?? {}).filter(([key]) =>
+            isBlank(attributes[key]),
           );
           if (missing.length > 0)
             changes.customAttributes = { ...attributes, ...Object.fromEntries(missing) };
@@ -1083,8 +1107,10 @@ export async function updateContact(
       if (body.attributes !== undefined) {
         const merged: Record<string, string> = attributesOf(current.customAttributes);
         for (const [key, value] of Object.entries(body.attributes)) {
-          if (value === null) delete merged[key];
-          else merged[key] = value;
+          // One key per attribute however it is spelt; "" (or blank) removes it, as null does.
+          const name = normaliseAttributeKey(key);
+          if (value === null || !value.trim()) delete merged[name];
+          else merged[name] = value;
         }
         if (Object.keys(merged).length > MAX_ATTRIBUTES) {
           throw new ValidationError([
