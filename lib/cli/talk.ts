@@ -50,6 +50,8 @@ export async function talk(
   lines.close();
   session.hangUp();
   await session.waitForEnd(2_000);
-  io.log(`${ended}; see GET /api/v1/workspaces/<workspace>/calls/${call.call_id}`);
+  io.log(
+    `${ended}; the call: GET ${state.base_url}/api/v1/workspaces/${call.relay.parameters.workspace_id}/calls/${call.call_id}`,
+  );
   return { callId: call.call_id, ended };
 }
