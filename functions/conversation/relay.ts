@@ -254,8 +254,8 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
 
 /**
  * The socket closed (the provider ended the session, the caller hung up, the network dropped): the
- * conversation is over and written to the call. A call still up without its conversation is hung up
- * (unless the agent handed it to a person), so none is left in progress.
+ * conversation is over and written to the call. A call whose caller went is hung up, so none is left
+ * in progress.
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
   const item = await loadConversation(connectionId);
@@ -263,8 +263,11 @@ export async function handleRelayDisconnect(connectionId: string): Promise<void>
   const state = await endByCaller(new TableConversationStore(connectionId, item));
   const call = await recordConversation(item, state);
   logger.info('relay session ended', { connectionId, callId: item.callId, endedBy: state.ended?.reason });
-  // A transferred call goes on with a person; any other ended conversation ends its call.
-  if (call && !isTerminal(call.status) && state.ended?.reason !== 'transfer') {
+  // The caller hung up, or the socket dropped: the call ends too (none is left in progress). After the
+  // agent's `end` the provider acts itself (the <Connect action>: hang up, or dial); a test chat has no
+  // provider, so its call ends with its socket.
+  const ends = item.channel === 'web' || state.ended?.reason === 'caller_hangup';
+  if (call && !isTerminal(call.status) && ends) {
     await hangupCall(item.workspaceId, item.callId, item.channel === 'web' ? 'test-chat' : 'relay').catch(
       (error: unknown) =>
         logger.warn('call not hung up after its relay session ended', {

@@ -183,3 +183,14 @@ export async function openSession(call: { providerCallId: string; callId: string
   );
   return relay;
 }
+
+/** What Twilio does after the agent's `end`: asks the <Connect action>, and hangs up unless it dials. */
+export async function providerEndsSession(providerCallId: string): Promise<{ dialled: string | null }> {
+  const state = stackState();
+  const res = await fetch(`${state.env.TELEPHONY_SIMULATOR_URL}/calls/${providerCallId}/relay-ended`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${state.env.TELEPHONY_AUTH_TOKEN}` },
+  });
+  if (res.status !== 200) throw new Error(`simulator relay-ended: ${res.status}`);
+  return (await res.json()) as { dialled: string | null };
+}

@@ -11,7 +11,7 @@ import {
   ws,
   type Tenant,
 } from '../calling/fixtures.js';
-import { liveCall, openSession, storedCall, TestRelay } from './relay-client.js';
+import { liveCall, openSession, providerEndsSession, storedCall, TestRelay } from './relay-client.js';
 
 /**
  * The voice runtime over ConversationRelay, with the test as the relay client (the simulator's
@@ -59,6 +59,8 @@ test('a whole conversation: parameters in the prompt, replies streamed in clause
   const end = await relay.until((frames) => frames.find((f) => f.type === 'end'), 'the end frame');
   expect(JSON.parse(end.handoffData as string)).toEqual({ reason: 'agent_hangup' });
   relay.close();
+  // The provider then asks the <Connect action> (hang up) and ends the call.
+  expect(await providerEndsSession(call.providerCallId)).toEqual({ dialled: null });
 
   const ended = await waitForCall(
     tenant,
