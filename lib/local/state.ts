@@ -31,6 +31,10 @@ export interface StackState {
   /** Every variable the handlers run with: copy into process.env to reach the same services. */
   env: Record<string, string>;
   services: { name: string; url?: string; description?: string }[];
+  /** The voice relay's WebSocket URL (ConversationRelay and the dashboard's test chat), when it runs. */
+  voice_relay_url?: string;
+  /** The dashboard (web/, served by the gateway at `/`), when it is built. */
+  dashboard_url?: string;
   functions: { http: number; function_urls: number; pollers: string[]; schedules: string[] };
 }
 
