@@ -216,7 +216,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           }),
           csp: () =>
             dashboardCsp({
-              connect: [identity.issuer, ...(relayUrl() ? [new URL(relayUrl()).origin] : [])],
+              connect: [
+                identity.issuer,
+                // Presigned uploads (imports) and recordings.
+                fauxqs.endpoint,
+                ...(relayUrl() ? [new URL(relayUrl()).origin] : []),
+              ],
               media: [fauxqs.endpoint],
             }),
         })

@@ -4,7 +4,6 @@ import { useQuery } from '@tanstack/preact-query';
 import { api, ok } from './api/client';
 import { ErrorState, Loading } from './components/ui';
 
-
 export interface Organisation {
   organisation_id: string;
   name: string | null;
@@ -54,8 +53,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   const [organisationId, setOrganisationId] = useState(remembered('organisation_id'));
   const [workspaceId, setWorkspaceId] = useState(remembered('workspace_id'));
   const organisations = (me.data?.organisations ?? []) as Organisation[];
-  const organisation =
-    organisations.find((o) => o.organisation_id === organisationId) ?? organisations[0];
+  const organisation = organisations.find((o) => o.organisation_id === organisationId) ?? organisations[0];
   const workspaces = useQuery({
     queryKey: ['workspaces', organisation?.organisation_id],
     enabled: organisation !== undefined,

@@ -38,7 +38,12 @@ function NewAgentForm({ onDone }: { onDone: () => void }) {
       <Field label="Name" name="name" error={create.error}>
         {(p) => <input {...p} value={name} onInput={(e) => setName(e.currentTarget.value)} required />}
       </Field>
-      <Field label="Prompt" name="prompt" error={create.error} hint="Use {{parameter}} for values given per call.">
+      <Field
+        label="Prompt"
+        name="prompt"
+        error={create.error}
+        hint="Use {{parameter}} for values given per call."
+      >
         {(p) => <textarea {...p} rows={5} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />}
       </Field>
       <Field label="Greeting" name="greeting" error={create.error}>
@@ -88,7 +93,8 @@ export default function Agents() {
           { label: 'Number', render: (agent) => agent.phone_number ?? '—' },
           {
             label: 'Answering calls',
-            render: (agent) => (agent.suspended_by_billing ? 'Suspended' : agent.answering_calls ? 'On' : 'Off'),
+            render: (agent) =>
+              agent.suspended_by_billing ? 'Suspended' : agent.answering_calls ? 'On' : 'Off',
           },
         ]}
       />
