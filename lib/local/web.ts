@@ -103,8 +103,8 @@ export interface WebSite {
   handle(req: IncomingMessage, res: ServerResponse, path: string): void;
 }
 
-/** Paths the dashboard never answers: the API, the webhooks, the local endpoints, the public pages. */
-const NOT_DASHBOARD = /^\/(api|webhooks|_local|r)(\/|$)/;
+/** Paths the dashboard never answers: the API, the provider webhooks (/webhooks/…), the local endpoints, the public pages. */
+const NOT_DASHBOARD = /^\/(api|_local|r)(\/|$)|^\/webhooks\//;
 
 export const servedByDashboard = (method: string, path: string): boolean =>
   (method === 'GET' || method === 'HEAD') && !NOT_DASHBOARD.test(path);

@@ -19,7 +19,7 @@ function ShownOnce({ secret, onDismiss }: { secret: string; onDismiss: () => voi
     <div class="card notice" role="status">
       <p>Copy this key now: it is shown only once.</p>
       <p>
-        <code class="secret" aria-label="New API key">
+        <code class="secret" aria-label="API key secret">
           {secret}
         </code>
       </p>

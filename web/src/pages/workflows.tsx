@@ -14,9 +14,9 @@ interface WorkflowBody {
 
 const EXAMPLE_STAGES = JSON.stringify(
   {
-    signal: { conditions: [] },
-    task: { action: { type: 'sms', body: 'Thanks for your time, {{first_name}}!' } },
-    outcome: {},
+    signal: { yolo: false, conditions: [] },
+    task: { yolo: false, action: { type: 'add_note', text: 'Follow up {{contact.first_name}}' } },
+    outcome: { yolo: false },
   },
   null,
   2,
