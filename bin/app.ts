@@ -3,10 +3,13 @@
  * cdk-nag's AWS Solutions rules (an unsuppressed finding fails the synth).
  *
  * Context (`-c key=value`): stackName (default VoiceAgentService), telephonyProvider (simulator|twilio,
- * default simulator), webhookAllowedHosts, webhookRetrySchedule, emailFrom (sender of every email).
+ * default simulator), webhookAllowedHosts, webhookRetrySchedule, emailFrom (sender of every email),
+ * authDomainPrefix (the Cognito hosted UI's domain prefix, default voice-agent-<account>). The dashboard
+ * (web/) is built first when web/dist is missing or stale.
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { ensureWebBuild } from '../lib/local/web.js';
 import { VoiceAgentStack } from '../lib/stack.js';
 
 const app = new App();
@@ -15,6 +18,9 @@ const context = (key: string): string | undefined => {
   const value: unknown = app.node.tryGetContext(key);
   return value === undefined || value === null ? undefined : String(value);
 };
+
+// The dashboard deployed is the one in web/: built here when web/dist is missing or stale.
+await ensureWebBuild((line) => process.stderr.write(`${line}\n`));
 
 const telephonyProvider = context('telephonyProvider') ?? 'simulator';
 if (telephonyProvider !== 'simulator' && telephonyProvider !== 'twilio') {
@@ -28,6 +34,7 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   webhookAllowedHosts: context('webhookAllowedHosts'),
   webhookRetrySchedule: context('webhookRetrySchedule'),
   emailFrom: context('emailFrom'),
+  authDomainPrefix: context('authDomainPrefix'),
 });
 
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
