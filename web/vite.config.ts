@@ -16,5 +16,7 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
+    // Which chunks the first load and each page load (npm run bench, part web: lib/bench/web.ts).
+    manifest: true,
   },
 });
