@@ -16,11 +16,12 @@ const BUILD_INPUTS = [
   join(repoRoot, 'package-lock.json'),
 ];
 
+/** The newest modification among the files at `path` (a folder's own time not counted). */
 function newestChange(path: string): number {
   if (!existsSync(path)) return 0;
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
+  let newest = 0;
   for (const entry of readdirSync(path)) newest = Math.max(newest, newestChange(join(path, entry)));
   return newest;
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { ensureWebBuild } from '../../lib/local/web.js';
 
 /**
  * Jest globalSetup: runs the real local stack (`node --import tsx bin/local.ts`) as a child process,
@@ -62,6 +63,9 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
   mkdirSync(stateDir, { recursive: true });
   const logPath = join(stateDir, 'stack.log');
   const log = createWriteStream(logPath);
+
+  // The dashboard the browser tests load, built first when stale: its build is not the stack's start.
+  await ensureWebBuild((line) => process.stderr.write(`[global-setup] ${line}\n`));
 
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: rootDir,
