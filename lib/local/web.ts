@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { repoRoot } from './paths.js';
 
 /** The dashboard's sources (web/) and its build (web/dist, `npm run build:web`). */
@@ -170,4 +171,13 @@ export function webSite(options: { dist?: string; config: () => WebConfig; csp: 
       send(res, req, 200, TYPES['.html'], readFileSync(index), 'no-cache');
     },
   };
+}
+
+// `node --import tsx lib/local/web.ts`: builds the dashboard when stale (the test harness runs this
+// before it starts its stack, so the build does not count against the stack's start).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  ensureWebBuild((line) => process.stderr.write(`${line}\n`)).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
 }

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { ensureWebBuild } from '../../lib/local/web.js';
 
 /**
  * Jest globalSetup: runs the real local stack (`node --import tsx bin/local.ts`) as a child process,
@@ -48,6 +47,16 @@ function runningState(path: string): { pid: number } | undefined {
   }
 }
 
+/** `node --import tsx lib/local/web.ts`: builds web/dist when it is missing or stale (lib/local/web.ts). */
+async function buildDashboardIfStale(rootDir: string): Promise<void> {
+  const build = spawn(process.execPath, ['--import', 'tsx', 'lib/local/web.ts'], {
+    cwd: rootDir,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
+  if (code !== 0) throw new Error(`building the dashboard failed (exit ${code})`);
+}
+
 export default async function globalSetup(globalConfig: { rootDir: string }): Promise<void> {
   const rootDir = globalConfig.rootDir;
   if (process.env.LOCAL_TEST_STACK === 'off') return;
@@ -65,7 +74,7 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
   const log = createWriteStream(logPath);
 
   // The dashboard the browser tests load, built first when stale: its build is not the stack's start.
-  await ensureWebBuild((line) => process.stderr.write(`[global-setup] ${line}\n`));
+  await buildDashboardIfStale(rootDir);
 
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: rootDir,
