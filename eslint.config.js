@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/', 'web/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,12 +7,15 @@
  * the voice agents' language model: llmModel (a Bedrock model or cross-region inference profile id,
  * default DEFAULT_BEDROCK_MODEL of functions/providers/llm), llmProvider (bedrock|openai, default
  * bedrock), llmBaseUrl (required for openai: an OpenAI-compatible server that needs no API key);
- * apiGatewayCloudWatchRole (default true; false when the account already has API Gateway's logging role).
+ * apiGatewayCloudWatchRole (default true; false when the account already has API Gateway's logging role);
+ * authDomainPrefix (the Cognito hosted UI's domain prefix, default voice-agent-<account>). The dashboard
+ * (web/) is built first when web/dist is missing or stale.
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { LanguageModelSettings } from '../lib/constructs/language-model.js';
 import { DEFAULT_BEDROCK_MODEL } from '../functions/providers/llm/index.js';
+import { ensureWebBuild } from '../lib/local/web.js';
 import { VoiceAgentStack } from '../lib/stack.js';
 
 const app = new App();
@@ -21,6 +24,9 @@ const context = (key: string): string | undefined => {
   const value: unknown = app.node.tryGetContext(key);
   return value === undefined || value === null ? undefined : String(value);
 };
+
+// The dashboard deployed is the one in web/: built here when web/dist is missing or stale.
+await ensureWebBuild((line) => process.stderr.write(`${line}\n`));
 
 const telephonyProvider = context('telephonyProvider') ?? 'simulator';
 if (telephonyProvider !== 'simulator' && telephonyProvider !== 'twilio') {
@@ -49,6 +55,7 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   emailFrom: context('emailFrom'),
   languageModel,
   apiGatewayCloudWatchRole: context('apiGatewayCloudWatchRole') !== 'false',
+  authDomainPrefix: context('authDomainPrefix'),
 });
 
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

@@ -21,6 +21,8 @@
  *  - an SMS campaign of BENCH_SMS_MESSAGES (5,000) messages: messages per second from PATCH sending to
  *    `sent` (and to every delivery callback applied), counts and charges exact, against BatchWriteItem
  *    of as many items in the same run (lib/bench/sms-campaign.ts).
+ *  - the dashboard's script (web/dist, built when stale): gzipped, the first load ≤ 60 KB and each
+ *    lazily loaded page chunk ≤ 30 KB (lib/bench/web.ts; part `web`).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';
@@ -46,6 +48,8 @@ import { measureSearch, searchTable } from '../lib/bench/knowledge-search.js';
 import { campaignTable, measureCampaign } from '../lib/bench/campaign.js';
 import { measureSmsCampaign, smsCampaignTable } from '../lib/bench/sms-campaign.js';
 import { seed, type SeedResult } from '../lib/cli/seed.js';
+import { measureWeb, webTable } from '../lib/bench/web.js';
+import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -68,7 +72,7 @@ const TO_PHONE = '+61491570156';
 const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 /** Which parts to run (comma-separated): start-call, call-cost, bundles. Default: all. */
 const PARTS = new Set(
-  (process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign,knowledge,sms').split(','),
+  (process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign,knowledge,sms,web').split(','),
 );
 /** Knowledge-base search (lib/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
 const KB_ITEMS = Number(process.env.BENCH_KB_ITEMS ?? 10_000);
@@ -355,8 +359,16 @@ async function main(): Promise<void> {
     bundles = await measureBundles(ROOT, catalog, join(ROOT, '.local', 'bench-bundles'));
   }
 
+  // ── The dashboard's script: first load and each page's chunk, gzipped (lib/bench/web.ts) ──
+  let web;
+  if (PARTS.has('web')) {
+    await ensureWebBuild(log);
+    web = measureWeb(WEB_DIST);
+  }
+
   const report = {
     date: new Date().toISOString(),
+    web,
     logLevel: LOG_LEVEL,
     startCall,
     callCost,
@@ -387,6 +399,13 @@ async function main(): Promise<void> {
       ? [
           '## function bundles (esbuild as the CDK bundles them: minified ESM, node22) vs a bare handler',
           ...bundlesTable(bundles),
+          '',
+        ]
+      : []),
+    ...(web
+      ? [
+          '## the dashboard (web/dist): script gzipped, the first load and each lazily loaded chunk',
+          ...webTable(web),
           '',
         ]
       : []),

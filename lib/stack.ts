@@ -20,6 +20,8 @@ import type { FunctionSpec, StackGroup } from './catalog-types.js';
 import { routeKey } from '../functions/platform/http/route.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { ServiceQueue } from './constructs/service-queue.js';
+import { DashboardSite } from './constructs/dashboard-site.js';
+import { WEB_DIST } from './local/web.js';
 import {
   DEFAULT_LANGUAGE_MODEL,
   bedrockInvokeStatements,
@@ -77,6 +79,10 @@ export interface VoiceAgentStackProps extends StackProps {
    */
   apiGatewayCloudWatchRole?: boolean;
   logRetention?: logs.RetentionDays;
+  /** The built dashboard to deploy (default web/dist; `cdk synth` builds it when stale). */
+  dashboardAssets?: string;
+  /** The Cognito hosted UI's domain prefix (context `authDomainPrefix`; default voice-agent-<account>). */
+  authDomainPrefix?: string;
 }
 
 const pascal = (key: string): string => key.charAt(0).toUpperCase() + key.slice(1);
@@ -99,6 +105,7 @@ export class VoiceAgentStack extends Stack {
   /** The voice relay's WebSocket API and stage (Twilio ConversationRelay connects to `voiceRelay.url`). */
   readonly voiceRelay: VoiceRelayApi;
   readonly languageModel: LanguageModelSettings;
+  readonly dashboard: DashboardSite;
   readonly secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
   readonly functions: Record<string, ServiceFunction> = {};
   readonly domainStacks = new Map<StackGroup, NestedStack>();
@@ -199,16 +206,6 @@ export class VoiceAgentStack extends Stack {
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.userPoolClient = this.userPool.addClient('DashboardClient', {
-      generateSecret: false,
-      authFlows: { userSrp: true },
-      disableOAuth: true,
-      preventUserExistenceErrors: true,
-      enableTokenRevocation: true,
-      accessTokenValidity: Duration.hours(1),
-      idTokenValidity: Duration.hours(1),
-      refreshTokenValidity: Duration.days(30),
-    });
     const jwtIssuer = `https://cognito-idp.${this.region}.amazonaws.com/${this.userPool.userPoolId}`;
 
     // ── HTTP API: authorisation happens in the functions (user JWT or API key), not in API Gateway ──
@@ -256,6 +253,40 @@ export class VoiceAgentStack extends Stack {
       setAccountCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
     });
     this.languageModel = props.languageModel ?? DEFAULT_LANGUAGE_MODEL;
+    // ── Dashboard: S3 + CloudFront, and the user pool's client it signs in with (code + PKCE) ─────
+    const authDomainPrefix = props.authDomainPrefix ?? `${SERVICE_NAME}-${this.account}`;
+    this.userPool.addDomain('AuthDomain', { cognitoDomain: { domainPrefix: authDomainPrefix } });
+    this.dashboard = new DashboardSite(this, 'Dashboard', {
+      assets: props.dashboardAssets ?? WEB_DIST,
+      accessLogsBucket: this.accessLogsBucket,
+      apiUrl,
+      authDomain: `${authDomainPrefix}.auth.${this.region}.amazoncognito.com`,
+      issuer: jwtIssuer,
+    });
+    this.userPoolClient = this.userPool.addClient('DashboardClient', {
+      generateSecret: false,
+      authFlows: { userSrp: true },
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL],
+        callbackUrls: [`${this.dashboard.url}/auth/callback`],
+        logoutUrls: [`${this.dashboard.url}/`],
+      },
+      supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      accessTokenValidity: Duration.hours(1),
+      idTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
+    });
+    this.dashboard.publish(this.userPoolClient.userPoolClientId);
+    // The dashboard uploads imports to presigned URLs and plays recordings from them.
+    this.bucket.addCorsRule({
+      allowedOrigins: [this.dashboard.url],
+      allowedMethods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD, s3.HttpMethods.PUT],
+      allowedHeaders: ['*'],
+      maxAge: 600,
+    });
 
     // ── Provider secrets: created empty of real values; the operator puts them after deploy ────────
     const secretNames = [...new Set(specs.flatMap((spec) => spec.access.secrets ?? []))].sort();
@@ -315,6 +346,7 @@ export class VoiceAgentStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: this.userPoolClient.userPoolClientId });
     new CfnOutput(this, 'JwtIssuer', { value: jwtIssuer });
+    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.url, description: 'The web console' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
     new CfnOutput(this, 'VoiceRelayUrl', {

@@ -71,6 +71,31 @@ async function newStores(): Promise<Stores> {
   return { sqsStore: new SqsStore(), snsStore: new SnsStore(), s3Store: new S3Store() } as Stores;
 }
 
+type FauxqsApp = ReturnType<typeof buildApp>;
+
+/** A page on this machine (the dashboard): the origins the bucket's CORS rule admits locally. */
+const LOOPBACK_ORIGIN = /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/;
+
+/**
+ * The bucket's CORS rule, as the cloud bucket has one for the dashboard's origin: the dashboard PUTs
+ * import files to presigned URLs and reads recordings from them. fauxqs has no CORS of its own.
+ */
+function allowBrowserOrigins(app: FauxqsApp): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string' || !LOOPBACK_ORIGIN.test(origin)) return;
+    void reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+      await reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, HEAD, PUT')
+        .header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? '')
+        .header('access-control-max-age', '600')
+        .send();
+    }
+  });
+}
+
 /** fauxqs in library mode, listening on 127.0.0.1 only. */
 export async function startFauxqsLocal(options: {
   region: string;
@@ -83,6 +108,7 @@ export async function startFauxqsLocal(options: {
     defaultRegion: options.region,
     stores: stores as unknown as NonNullable<Parameters<typeof buildApp>[0]>['stores'],
   });
+  allowBrowserOrigins(app);
   const port = await preferredOrFreePort(options.preferredPort);
   await app.listen({ port, host: '127.0.0.1' });
   return {

@@ -6,6 +6,7 @@ import { httpApiEvent } from './events.js';
 import { invokeFunction } from './invoke.js';
 import { dim, warn } from './log.js';
 import { Router, type RouteTarget } from './router.js';
+import { servedByDashboard, type WebSite } from './web.js';
 
 /** API Gateway's and Lambda's request payload limit. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -39,6 +40,8 @@ export interface GatewayOptions {
   region: string;
   /** Print one line per request. */
   accessLog?: boolean;
+  /** The dashboard (lib/local/web.ts): answers the GETs no route matches, outside /api, /webhooks, /r. */
+  web?: WebSite;
 }
 
 interface HandlerResponse {
@@ -182,6 +185,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         return;
       }
       const match = router.match(req.method ?? 'GET', path);
+      if (match.kind === 'not-found' && options.web && servedByDashboard(req.method ?? 'GET', path)) {
+        options.web.handle(req, res, path);
+        return;
+      }
       if (match.kind === 'not-found') return fail(404, 'Not found');
       if (match.kind === 'method-not-allowed')
         return fail(405, 'Method not allowed', { allow: match.allowed.join(', ') });

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
-import { OAuth2Server, type MutableResponse, type MutableToken } from 'oauth2-mock-server';
+import {
+  OAuth2Server,
+  type MutableRedirectUri,
+  type MutableResponse,
+  type MutableToken,
+} from 'oauth2-mock-server';
 import { preferredOrFreePort } from './ports.js';
 import { localSubject } from './subject.js';
 
@@ -31,8 +37,52 @@ function requestedLifetime(body: Record<string, unknown>): number {
   return Number.isFinite(seconds) ? Math.trunc(seconds) : 3600;
 }
 
+/** The email signed in on the sign-in page, by the authorization code it was given (until exchanged). */
+const signedInCodes = new Map<string, string>();
+
 function emailOf(body: Record<string, unknown>): string | undefined {
+  const code = text(body.code);
+  if (body.grant_type === 'authorization_code' && code) return signedInCodes.get(code);
   return text(body.email) ?? (body.grant_type === 'password' ? text(body.username) : undefined);
+}
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The sign-in page the dashboard's authorization request lands on: a field `Email` and a button
+ * `Sign in`. It submits the same request again with `email`; the provider then redirects back with a
+ * code that signs in as that user (any email: the API decides what the user may see).
+ */
+function signInPage(url: URL): string {
+  const hidden = [...url.searchParams.entries()]
+    .filter(([name]) => name !== 'email')
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in (local identity provider)</title></head>
+<body><main><h1>Sign in</h1>
+<p>Local identity provider: any email of a user the service knows signs in as that user.</p>
+<form method="get" action="/authorize">${hidden}
+<p><label for="email">Email</label><br><input id="email" name="email" type="email" autocomplete="username" required autofocus></p>
+<p><button type="submit">Sign in</button></p>
+</form></main></body></html>`;
+}
+
+/** The authorize endpoint without an email yet: the sign-in page instead of an immediate redirect. */
+function answerSignIn(req: IncomingMessage, res: ServerResponse, issuer: string): boolean {
+  if (req.method !== 'GET') return false;
+  const url = new URL(req.url ?? '/', issuer);
+  if (url.pathname !== '/authorize' || text(url.searchParams.get('email'))) return false;
+  const body = Buffer.from(signInPage(url));
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': String(body.length),
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  });
+  res.end(body);
+  return true;
 }
 
 /**
@@ -113,17 +163,39 @@ export async function startIdentity(options: {
       response.body = { error: 'invalid_request', error_description: "the form field 'email' is required" };
       return;
     }
+    if (body.grant_type === 'authorization_code') signedInCodes.delete(String(body.code));
     response.body.expires_in = requestedLifetime(body);
     if (text(body.token_use) !== 'id') response.body.scope = text(body.scope) ?? DEFAULT_SCOPE;
   });
 
-  await server.start(port, '127.0.0.1');
+  server.service.on('beforeAuthorizeRedirect', (redirect: MutableRedirectUri, req: IncomingMessage) => {
+    const email = text(new URL(req.url ?? '/', issuer).searchParams.get('email'));
+    const code = redirect.url.searchParams.get('code');
+    if (email && code) signedInCodes.set(code, email);
+  });
+
+  // The provider's own endpoints, but /authorize first shows the sign-in page.
+  const handler = server.service.requestHandler;
+  const http = createServer((req, res) => {
+    if (!answerSignIn(req, res, issuer)) handler(req, res);
+  });
+  await new Promise<void>((resolveListening, reject) => {
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => {
+      http.off('error', reject);
+      resolveListening();
+    });
+  });
   return {
     issuer,
     jwksUri: `${issuer}/jwks`,
     tokenEndpoint: `${issuer}/token`,
     clientId,
     port,
-    stop: () => server.stop(),
+    stop: () =>
+      new Promise<void>((resolveClosed) => {
+        http.close(() => resolveClosed());
+        http.closeAllConnections();
+      }),
   };
 }

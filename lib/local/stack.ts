@@ -7,6 +7,7 @@ import { checkJava, startDynamoDbLocal } from './dynamodb.js';
 import { applyEnvironment, stackEnvironment, type EnvironmentDefaults } from './environment.js';
 import { LocalStackError } from './errors.js';
 import { startGateway } from './gateway.js';
+import { dashboardCsp, ensureWebBuild, webSite } from './web.js';
 import { LOCAL_CLIENT_ID, startIdentity } from './identity.js';
 import { bold, green, label, say, warn } from './log.js';
 import { installMetrics, processMetrics, stackMetrics, type StackMetrics } from './metrics.js';
@@ -46,6 +47,8 @@ export interface LocalStackOptions {
   verbose?: boolean;
   /** One line per HTTP request. Default: when the log level is DEBUG or INFO. */
   accessLog?: boolean;
+  /** Build the dashboard when web/dist is missing or stale, and serve it at `/`. Default: unless $LOCAL_WEB=off. */
+  web?: boolean;
 }
 
 export interface LocalStack {
@@ -154,7 +157,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       keyFile: inMemory ? undefined : join(stateDir, 'identity-key.json'),
       preferredPort: preferred.identity,
     });
-    const settled = await Promise.allSettled([dynamoDbPromise, fauxqsPromise, identityPromise]);
+    const webWanted = options.web ?? env.LOCAL_WEB !== 'off';
+    const webBuild = webWanted ? ensureWebBuild(print) : Promise.resolve();
+    const settled = await Promise.allSettled([dynamoDbPromise, fauxqsPromise, identityPromise, webBuild]);
     const [dynamoDbStarted, , identityStarted] = settled;
     if (dynamoDbStarted.status === 'fulfilled')
       stoppers.push({ name: 'DynamoDB Local', stop: dynamoDbStarted.value.stop });
@@ -197,9 +202,33 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     ).toUpperCase();
     const accessLog = () =>
       options.accessLog ?? (logLevel === 'INFO' || logLevel === 'DEBUG' || logLevel === 'TRACE');
+    // Read when asked: the relay's URL is known once the services have started.
+    let relayUrl = () => '';
+    const web = webWanted
+      ? webSite({
+          config: () => ({
+            api_base: '',
+            oidc_authority: identity.issuer,
+            client_id: identity.clientId,
+            relay_url: relayUrl(),
+            logout_url: '',
+            scope: 'openid email',
+          }),
+          csp: () =>
+            dashboardCsp({
+              connect: [
+                identity.issuer,
+                // Presigned uploads (imports) and recordings.
+                fauxqs.endpoint,
+                ...(relayUrl() ? [new URL(relayUrl()).origin] : []),
+              ],
+              media: [fauxqs.endpoint],
+            }),
+        })
+      : undefined;
     let gateway;
     try {
-      gateway = await startGateway({ port: gatewayPort, functions, region, accessLog: accessLog() });
+      gateway = await startGateway({ port: gatewayPort, functions, region, accessLog: accessLog(), web });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
         throw new LocalStackError(
@@ -284,6 +313,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       );
     }
 
+    const voiceRelayUrl = stackEnv.VOICE_RELAY_URL || undefined;
+    relayUrl = () => voiceRelayUrl ?? '';
+
     const schedulerEnabled = options.scheduler ?? env.LOCAL_SCHEDULER !== 'off';
     await work.call('startConsumers', {
       functionIds: functions.map((fn) => fn.id),
@@ -352,6 +384,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       voice_relay_url: webhooks.relay.VOICE_RELAY_URL,
       env: stackEnv,
       services: serviceInfo,
+      ...(web ? { dashboard_url: `${gateway.url}/` } : {}),
       functions: {
         http: httpCount,
         function_urls: urlCount,
@@ -385,6 +418,7 @@ export function banner(state: StackState, demoLines: string[] = []): string {
     '',
     green(bold(`Local stack ready on ${state.base_url}`)),
     '',
+    ...(state.dashboard_url ? [`  Dashboard: ${state.dashboard_url}  (sign in with a user's email)`] : []),
     `  curl ${state.base_url}/api/v1/health`,
     `  API reference: ${state.base_url}/api/v1/docs`,
     '',

@@ -28,11 +28,13 @@ export interface StackState {
     /** GET: the handlers' DynamoDB requests, SQS messages sent and CPU (lib/local/metrics.ts); local only. */
     metrics: string;
   };
-  /** The voice relay's WebSocket URL (ConversationRelay sessions: the simulator, `call talk`, tests). */
+  /** The voice relay's WebSocket URL (ConversationRelay sessions: the simulator, `call talk`, tests, the test chat). */
   voice_relay_url: string;
   /** Every variable the handlers run with: copy into process.env to reach the same services. */
   env: Record<string, string>;
   services: { name: string; url?: string; description?: string }[];
+  /** The dashboard (web/, served by the gateway at `/`), when it is built. */
+  dashboard_url?: string;
   functions: { http: number; function_urls: number; pollers: string[]; schedules: string[] };
 }
 

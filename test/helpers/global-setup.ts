@@ -47,6 +47,16 @@ function runningState(path: string): { pid: number } | undefined {
   }
 }
 
+/** `node --import tsx lib/local/web.ts`: builds web/dist when it is missing or stale (lib/local/web.ts). */
+async function buildDashboardIfStale(rootDir: string): Promise<void> {
+  const build = spawn(process.execPath, ['--import', 'tsx', 'lib/local/web.ts'], {
+    cwd: rootDir,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
+  if (code !== 0) throw new Error(`building the dashboard failed (exit ${code})`);
+}
+
 export default async function globalSetup(globalConfig: { rootDir: string }): Promise<void> {
   const rootDir = globalConfig.rootDir;
   if (process.env.LOCAL_TEST_STACK === 'off') return;
@@ -62,6 +72,9 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
   mkdirSync(stateDir, { recursive: true });
   const logPath = join(stateDir, 'stack.log');
   const log = createWriteStream(logPath);
+
+  // The dashboard the browser tests load, built first when stale: its build is not the stack's start.
+  await buildDashboardIfStale(rootDir);
 
   // The tests expect the model simulator's replies: a model server named in this shell is not used.
   const { LLM_PROVIDER: _p, LLM_BASE_URL: _u, LLM_MODEL: _m, LLM_API_KEY: _k, ...inherited } = process.env;

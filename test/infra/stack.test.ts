@@ -3,6 +3,7 @@
  * exercises every trigger and access kind (the real catalog may not have a queue consumer, a schedule or
  * a webhook yet). Asset bundling is skipped through the app context, so no esbuild run and no Docker.
  */
+import { fileURLToPath } from 'node:url';
 import { App, Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -43,6 +44,8 @@ function newStack(functions?: FunctionSpec[], props: Partial<VoiceAgentStackProp
   return new VoiceAgentStack(app, STACK_NAME, {
     functions,
     env: { account: '123456789012', region: REGION },
+    // A stand-in for web/dist: the infra tests do not build the dashboard.
+    dashboardAssets: fileURLToPath(new URL('../fixtures/web-dist', import.meta.url)),
     ...props,
   });
 }

@@ -1,0 +1,154 @@
+import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { signOut } from './auth';
+import { config } from './config';
+import { Empty } from './components/ui';
+import { SessionProvider, useSession } from './session';
+
+const Agents = lazy(() => import('./pages/agents'));
+const AgentDetail = lazy(() => import('./pages/agent-detail'));
+const Calls = lazy(() => import('./pages/calls'));
+const CallDetail = lazy(() => import('./pages/call-detail'));
+const PhoneNumbers = lazy(() => import('./pages/phone-numbers'));
+const Contacts = lazy(() => import('./pages/contacts'));
+const Campaigns = lazy(() => import('./pages/campaigns'));
+const CampaignDetail = lazy(() => import('./pages/campaign-detail'));
+const Sms = lazy(() => import('./pages/sms'));
+const Knowledge = lazy(() => import('./pages/knowledge'));
+const Integrations = lazy(() => import('./pages/integrations'));
+const Workflows = lazy(() => import('./pages/workflows'));
+const WorkflowDetail = lazy(() => import('./pages/workflow-detail'));
+const Analytics = lazy(() => import('./pages/analytics'));
+const Evaluations = lazy(() => import('./pages/evaluations'));
+const ApiKeys = lazy(() => import('./pages/api-keys'));
+const Webhooks = lazy(() => import('./pages/webhooks'));
+const Billing = lazy(() => import('./pages/billing'));
+const Team = lazy(() => import('./pages/team'));
+
+/** The navigation, with the accessible names the contract fixes. */
+export const NAVIGATION: [label: string, path: string][] = [
+  ['Agents', '/agents'],
+  ['Calls', '/calls'],
+  ['Phone numbers', '/phone-numbers'],
+  ['Contacts', '/contacts'],
+  ['Campaigns', '/campaigns'],
+  ['SMS', '/sms'],
+  ['Knowledge', '/knowledge'],
+  ['Integrations', '/integrations'],
+  ['Workflows', '/workflows'],
+  ['Analytics', '/analytics'],
+  ['Evaluations', '/evaluations'],
+  ['API keys', '/api-keys'],
+  ['Webhooks', '/webhooks'],
+  ['Billing', '/billing'],
+  ['Team', '/team'],
+];
+
+function Switcher() {
+  const session = useSession();
+  return (
+    <div class="switcher">
+      <label>
+        <span class="visually-hidden">Organisation</span>
+        <select
+          aria-label="Organisation"
+          value={session.organisation.organisation_id}
+          onChange={(event) => session.selectOrganisation(event.currentTarget.value)}
+        >
+          {session.organisations.map((o) => (
+            <option key={o.organisation_id} value={o.organisation_id}>
+              {o.name ?? o.organisation_id}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span class="visually-hidden">Workspace</span>
+        <select
+          aria-label="Workspace"
+          value={session.workspace?.id ?? ''}
+          onChange={(event) => session.selectWorkspace(event.currentTarget.value)}
+        >
+          {session.workspaces.map((w) => (
+            <option key={w.id} value={w.id}>
+              {w.name}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+function Shell() {
+  const session = useSession();
+  const { path } = useLocation();
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Voice agents</span>
+        <Switcher />
+        <span class="who">
+          {session.email}
+          {session.workspace?.role ? ` · ${session.workspace.role}` : ''}
+        </span>
+        <button type="button" class="link" onClick={() => void signOut(config())}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Main">
+        <ul>
+          {NAVIGATION.map(([label, href]) => (
+            <li key={href}>
+              <a href={href} aria-current={path.startsWith(href) ? 'page' : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {session.workspace ? (
+          <ErrorBoundary>
+            <Router>
+              <Route path="/agents" component={Agents} />
+              <Route path="/agents/:id" component={AgentDetail} />
+              <Route path="/calls" component={Calls} />
+              <Route path="/calls/:id" component={CallDetail} />
+              <Route path="/phone-numbers" component={PhoneNumbers} />
+              <Route path="/contacts" component={Contacts} />
+              <Route path="/campaigns" component={Campaigns} />
+              <Route path="/campaigns/:id" component={CampaignDetail} />
+              <Route path="/sms" component={Sms} />
+              <Route path="/knowledge" component={Knowledge} />
+              <Route path="/integrations" component={Integrations} />
+              <Route path="/workflows" component={Workflows} />
+              <Route path="/workflows/:id" component={WorkflowDetail} />
+              <Route path="/analytics" component={Analytics} />
+              <Route path="/evaluations" component={Evaluations} />
+              <Route path="/api-keys" component={ApiKeys} />
+              <Route path="/webhooks" component={Webhooks} />
+              <Route path="/billing" component={Billing} />
+              <Route path="/team" component={Team} />
+              <Route default component={Agents} />
+            </Router>
+          </ErrorBoundary>
+        ) : (
+          <Empty>This organisation has no workspace you can see.</Empty>
+        )}
+      </main>
+    </div>
+  );
+}
+
+export function App() {
+  return (
+    <LocationProvider>
+      <SessionProvider>
+        <Shell />
+      </SessionProvider>
+    </LocationProvider>
+  );
+}

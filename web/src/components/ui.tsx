@@ -1,0 +1,163 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useInfiniteQuery, type QueryKey } from '@tanstack/preact-query';
+import { ApiError, messageOf } from '../api/client';
+
+export function Loading({ what = 'Loading…' }: { what?: string }) {
+  return (
+    <p class="state" role="status" aria-live="polite">
+      {what}
+    </p>
+  );
+}
+
+export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
+  const status = error instanceof ApiError ? error.status : undefined;
+  return (
+    <div class="state error" role="alert">
+      <p>
+        {status === 403
+          ? 'You do not have access to this.'
+          : status === 404
+            ? 'Not found.'
+            : `Could not load: ${messageOf(error)}`}
+      </p>
+      {retry && (
+        <button type="button" onClick={retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="state empty">{children}</p>;
+}
+
+/** The form-wide message of a failed write (the field messages show next to their fields). */
+export function FormError({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p class="form-error" role="alert">
+      {messageOf(error)}
+    </p>
+  );
+}
+
+let fieldIds = 0;
+
+interface FieldProps {
+  label: string;
+  name: string;
+  error?: unknown;
+  hint?: string;
+  children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => JSX.Element;
+}
+
+/** A labelled control with the API's 422 messages about `name` under it. */
+export function Field({ label, name, error, hint, children }: FieldProps) {
+  const id = `f-${name.replace(/[^a-z0-9]/gi, '-')}-${(fieldIds += 1)}`;
+  const messages = error instanceof ApiError ? error.fieldMessages(name) : [];
+  const describedBy = [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children({
+        id,
+        'aria-invalid': messages.length > 0 || undefined,
+        'aria-describedby': describedBy || undefined,
+      })}
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+      {messages.length > 0 && (
+        <small id={`${id}-error`} class="field-error">
+          {messages.join(' ')}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor?: string | null;
+}
+
+export interface Column<T> {
+  label: string;
+  render: (item: T) => ComponentChildren;
+}
+
+interface PagedTableProps<T> {
+  queryKey: QueryKey;
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
+  columns: Column<NoInfer<T>>[];
+  empty: string;
+  caption: string;
+  rowKey: (item: NoInfer<T>) => string;
+  refetchInterval?: number | false;
+}
+
+/** A list that pages with `next_cursor` ("Load more"), with its loading, empty and error states. */
+export function PagedTable<T>(props: PagedTableProps<T>) {
+  const query = useInfiniteQuery({
+    queryKey: props.queryKey,
+    queryFn: ({ pageParam }) => props.fetchPage(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last: Page<T>) => last.next_cursor ?? undefined,
+    refetchInterval: props.refetchInterval,
+  });
+  if (query.isPending) return <Loading />;
+  if (query.isError) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
+  const items = query.data.pages.flatMap((page) => page.items);
+  if (items.length === 0) return <Empty>{props.empty}</Empty>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col" key={column.label}>
+                {column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item) => (
+            <tr key={props.rowKey(item)}>
+              {props.columns.map((column) => (
+                <td key={column.label} data-label={column.label}>
+                  {column.render(item)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {query.hasNextPage && (
+        <button type="button" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+          {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <header class="page-header">
+      <h1>{title}</h1>
+      {children && <div class="actions">{children}</div>}
+    </header>
+  );
+}
+
+export const when = (iso: string | null | undefined): string =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';

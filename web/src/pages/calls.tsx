@@ -1,0 +1,168 @@
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api, ok } from '../api/client';
+import { PageHeader, PagedTable, when } from '../components/ui';
+import { useWorkspaceId } from '../session';
+
+type Status = 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
+interface Filters {
+  status: Status | '';
+  agent_id: string;
+  direction: 'outbound' | 'inbound' | '';
+  from: string;
+  to: string;
+  phone: string;
+}
+
+const listCalls = (workspace_id: string, filters: Filters, cursor: string | undefined, limit = 50) =>
+  ok(
+    api().GET('/api/v1/workspaces/{workspace_id}/calls', {
+      params: {
+        path: { workspace_id },
+        query: {
+          cursor,
+          limit,
+          status: filters.status || undefined,
+          agent_id: filters.agent_id || undefined,
+          direction: filters.direction || undefined,
+          from: filters.from ? new Date(filters.from).toISOString() : undefined,
+          to: filters.to ? new Date(`${filters.to}T23:59:59`).toISOString() : undefined,
+        },
+      },
+    }),
+  );
+
+type Call = Awaited<ReturnType<typeof listCalls>>['items'][number];
+
+const matchesPhone = (call: Call, phone: string) =>
+  !phone || call.to_phone.includes(phone.trim()) || call.from_phone.includes(phone.trim());
+
+const csvCell = (value: unknown) => {
+  const text = value === null || value === undefined ? '' : String(value);
+  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+/** Every call the filters select, as CSV, downloaded by the browser. */
+async function exportCsv(workspace_id: string, filters: Filters): Promise<void> {
+  const rows: Call[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listCalls(workspace_id, filters, cursor, 100);
+    rows.push(...page.items.filter((call) => matchesPhone(call, filters.phone)));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  const columns = [
+    'id',
+    'created_at',
+    'agent_name',
+    'direction',
+    'to_phone',
+    'from_phone',
+    'status',
+    'end_reason',
+    'duration_seconds',
+    'credits',
+  ] as const;
+  const lines = [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))];
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([`${lines.join('\n')}\n`], { type: 'text/csv' }));
+  link.download = 'calls.csv';
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+export default function Calls() {
+  const workspace_id = useWorkspaceId();
+  const { query } = useLocation();
+  const [filters, setFilters] = useState<Filters>({
+    status: '',
+    agent_id: query.agent_id ?? '',
+    direction: '',
+    from: '',
+    to: '',
+    phone: '',
+  });
+  const [exporting, setExporting] = useState(false);
+  const set = (patch: Partial<Filters>) => setFilters((current) => ({ ...current, ...patch }));
+  return (
+    <section>
+      <PageHeader title="Calls">
+        <button
+          type="button"
+          disabled={exporting}
+          onClick={() => {
+            setExporting(true);
+            void exportCsv(workspace_id, filters).finally(() => setExporting(false));
+          }}
+        >
+          {exporting ? 'Exporting…' : 'Export CSV'}
+        </button>
+      </PageHeader>
+      <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select
+            value={filters.status}
+            onChange={(e) => set({ status: e.currentTarget.value as Status | '' })}
+          >
+            <option value="">Any</option>
+            {['created', 'initiated', 'connected', 'inprogress', 'completed', 'failed'].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Direction
+          <select
+            value={filters.direction}
+            onChange={(e) => set({ direction: e.currentTarget.value as Filters['direction'] })}
+          >
+            <option value="">Any</option>
+            <option value="outbound">Outbound</option>
+            <option value="inbound">Inbound</option>
+          </select>
+        </label>
+        <label>
+          Agent id
+          <input value={filters.agent_id} onChange={(e) => set({ agent_id: e.currentTarget.value })} />
+        </label>
+        <label>
+          From date
+          <input type="date" value={filters.from} onChange={(e) => set({ from: e.currentTarget.value })} />
+        </label>
+        <label>
+          To date
+          <input type="date" value={filters.to} onChange={(e) => set({ to: e.currentTarget.value })} />
+        </label>
+        <label>
+          Phone
+          <input type="search" value={filters.phone} onInput={(e) => set({ phone: e.currentTarget.value })} />
+        </label>
+      </form>
+      <PagedTable
+        caption="Calls"
+        queryKey={['calls', workspace_id, filters]}
+        rowKey={(call) => call.id}
+        empty="No calls match."
+        refetchInterval={5000}
+        fetchPage={async (cursor?: string) => {
+          const page = await listCalls(workspace_id, filters, cursor);
+          return { ...page, items: page.items.filter((call) => matchesPhone(call, filters.phone)) };
+        }}
+        columns={[
+          { label: 'When', render: (call) => <a href={`/calls/${call.id}`}>{when(call.created_at)}</a> },
+          { label: 'Agent', render: (call) => call.agent_name },
+          { label: 'Direction', render: (call) => call.direction },
+          { label: 'To', render: (call) => call.to_phone },
+          { label: 'Status', render: (call) => <span class={`badge ${call.status}`}>{call.status}</span> },
+          {
+            label: 'Duration',
+            render: (call) => (call.duration_seconds === null ? '—' : `${call.duration_seconds} s`),
+          },
+        ]}
+      />
+    </section>
+  );
+}
