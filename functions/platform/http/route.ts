@@ -7,8 +7,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** `none`: public; `user`: a dashboard user's JWT only; `user_or_api_key`: either credential. */
 export type RouteAuth = 'none' | 'user' | 'user_or_api_key';
 
-/** Secrets Manager secrets a function may read (cloud adapters' credentials). */
-export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm';
+/**
+ * Secrets Manager secrets a function may read: cloud adapters' credentials, and `cursor-key`, which
+ * seals list cursors (platform/pagination.ts; granted to every function with a list route).
+ */
+export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm' | 'cursor-key';
 
 /**
  * What code may touch: the table, the bucket, queues to send to, secrets, SES. A route declares what
