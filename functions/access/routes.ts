@@ -100,6 +100,16 @@ export const accessRoutes = {
     successStatus: 200,
     access: { table: 'readwrite' },
   }),
+  invitationPage: defineRoute({
+    method: 'GET',
+    path: '/invitations/{invitation_id}',
+    summary:
+      'The page an invitation email links to: the invitee signs in (email and password) and the page accepts ' +
+      'the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy',
+    auth: 'none',
+    contentType: 'text/html',
+    access: {},
+  }),
   listMyInvitations: defineRoute({
     method: 'GET',
     path: '/api/v1/invitations',
