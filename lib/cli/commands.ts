@@ -349,7 +349,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const options = Object.fromEntries(
       Object.entries(command.options).map(([name, o]) => [
         name,
-        { type: o.type, multiple: o.multiple, ...(o.default !== undefined ? { default: o.default } : {}) },
+        {
+          type: o.type,
+          ...(o.multiple ? { multiple: true } : {}),
+          ...(o.default !== undefined ? { default: o.default } : {}),
+        },
       ]),
     ) as ParseArgsConfig['options'];
     try {
