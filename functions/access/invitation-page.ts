@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The page an invitation email links to (`GET /invitations/{invitation_id}`): until a dashboard
+ * The page an invitation email links to (`GET /i/{invitation_id}`): until a dashboard
  * exists, the API serves this small page, which signs the invitee in and accepts. Sign-in asks the
  * identity provider for an access token with the invitee's email and password (an OAuth2 password
  * grant at the local OpenID provider's token endpoint), then the page calls

@@ -305,7 +305,7 @@ async function deliver(invitation: Invitation): Promise<boolean> {
   }).go();
   const organisationName = organisation?.name ?? 'an organisation';
   // A page that signs in and accepts (access/invitation-page.ts): the API's accept is a POST.
-  const acceptUrl = `${config().PUBLIC_BASE_URL}/invitations/${invitation.invitationId}`;
+  const acceptUrl = `${config().PUBLIC_BASE_URL}/i/${invitation.invitationId}`;
   const role =
     invitation.role === 'admin'
       ? 'an admin (organisation role: admin)'

@@ -102,7 +102,7 @@ export const accessRoutes = {
   }),
   invitationPage: defineRoute({
     method: 'GET',
-    path: '/invitations/{invitation_id}',
+    path: '/i/{invitation_id}',
     summary:
       'The page an invitation email links to: the invitee signs in (email and password) and the page accepts ' +
       'the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy',

@@ -5,7 +5,7 @@ import { invitationPage, signInFrom } from '../invitation-page.js';
 import { accessRoutes } from '../routes.js';
 
 /**
- * GET /invitations/{invitation_id} — the invitation email's link: a page that signs the invitee in and
+ * GET /i/{invitation_id} — the invitation email's link: a page that signs the invitee in and
  * accepts (functions/access/invitation-page.ts). It reads nothing: a link of the wrong shape is 404.
  */
 export const handler = implement(accessRoutes.invitationPage, async (req) => {
