@@ -2,6 +2,7 @@ import type { FunctionSpec, StackGroup } from './catalog-types.js';
 import { apiRoutes, type ApiDomain } from '../functions/api-routes.js';
 import { unionAccess } from '../functions/platform/http/route.js';
 import { VIEWER } from '../functions/public/docs-viewer.js';
+import { takesCursor } from '../functions/platform/pagination.js';
 
 export type { FunctionSpec, HttpRoute, HttpMethod, StackGroup } from './catalog-types.js';
 
@@ -14,7 +15,10 @@ function domainApi(
   options: Pick<FunctionSpec, 'timeoutSeconds' | 'memoryMb' | 'bundleFiles'> = {},
 ): FunctionSpec {
   const http = Object.values(apiRoutes[domain]);
-  return { id, entry, group, http, access: unionAccess(http.map((route) => route.access)), ...options };
+  // A list's cursors are sealed with the cursor-key secret (the HTTP kernel opens and seals them).
+  const accesses = http.map((route) => route.access);
+  if (http.some((route) => takesCursor(route.query))) accesses.push({ secrets: ['cursor-key'] });
+  return { id, entry, group, http, access: unionAccess(accesses), ...options };
 }
 
 /**

@@ -289,11 +289,20 @@ export class VoiceAgentStack extends Stack {
     });
 
     // ── Provider secrets: created empty of real values; the operator puts them after deploy ────────
+    // Except the key list cursors are sealed with (functions/platform/pagination.ts): ours, generated.
     const secretNames = [...new Set(specs.flatMap((spec) => spec.access.secrets ?? []))].sort();
     for (const name of secretNames) {
       this.secrets[name] = new secretsmanager.Secret(this, `Secret${name.split('-').map(pascal).join('')}`, {
         secretName: secretName(name),
-        description: `Credentials for ${name} (put the real value with aws secretsmanager put-secret-value)`,
+        ...(name === 'cursor-key'
+          ? {
+              description:
+                'Seals list cursors (generated; replacing it only ends the pages clients hold open)',
+              generateSecretString: { passwordLength: 64, excludePunctuation: true },
+            }
+          : {
+              description: `Credentials for ${name} (put the real value with aws secretsmanager put-secret-value)`,
+            }),
       });
     }
 

@@ -14,6 +14,7 @@ export const handler = domainHandler(accessRoutes, {
   createInvitation: () => import('./handlers/create-invitation.js'),
   resendInvitation: () => import('./handlers/resend-invitation.js'),
   acceptInvitation: () => import('./handlers/accept-invitation.js'),
+  invitationPage: () => import('./handlers/invitation-page.js'),
   listMyInvitations: () => import('./handlers/list-my-invitations.js'),
   updateOrganisationMember: () => import('./handlers/update-organisation-member.js'),
   removeOrganisationMember: () => import('./handlers/remove-organisation-member.js'),

@@ -291,20 +291,35 @@ async function markResent(
 }
 
 /** Emails the invitation; a failure is recorded (`email_sent: false`) and the invitation stays. */
+/** "Sales (viewer), Support (editor)": the invited workspaces by name, with their roles. */
+async function workspaceRolesText(workspaces: InvitationWorkspace[]): Promise<string> {
+  if (workspaces.length === 0) return '';
+  const { data } = await WorkspaceEntity.get(workspaces.map((w) => ({ workspaceId: w.workspaceId }))).go();
+  const names = new Map(data.map((w) => [w.workspaceId, w.name]));
+  return workspaces.map((w) => `${names.get(w.workspaceId) ?? w.workspaceId} (${w.role})`).join(', ');
+}
+
 async function deliver(invitation: Invitation): Promise<boolean> {
   const { data: organisation } = await OrganisationEntity.get({
     organisationId: invitation.organisationId,
   }).go();
   const organisationName = organisation?.name ?? 'an organisation';
-  const acceptUrl = `${config().PUBLIC_BASE_URL}/api/v1/invitations/${invitation.invitationId}/accept`;
+  // A page that signs in and accepts (access/invitation-page.ts): the API's accept is a POST.
+  const acceptUrl = `${config().PUBLIC_BASE_URL}/i/${invitation.invitationId}`;
+  const role =
+    invitation.role === 'admin'
+      ? 'an admin (organisation role: admin)'
+      : 'a member (organisation role: regular)';
+  const workspaceRoles = await workspaceRolesText(invitation.workspaces ?? []);
   let sent = true;
   try {
     await sendEmail({
       to: invitation.email,
       subject: `You are invited to join ${organisationName}`,
       text:
-        `You have been invited to join ${organisationName} on Voice Agent as ${invitation.role === 'admin' ? 'an admin' : 'a member'}.\n\n` +
-        `Sign in with this email address (${invitation.email}) and accept the invitation:\n${acceptUrl}\n\n` +
+        `You have been invited to join ${organisationName} on Voice Agent as ${role}.\n` +
+        (workspaceRoles ? `Workspace roles: ${workspaceRoles}.\n` : '') +
+        `\nSign in with this email address (${invitation.email}) and accept the invitation:\n${acceptUrl}\n\n` +
         `Invitation: ${invitation.invitationId}\n`,
       idempotencyKey: `invitation:${invitation.invitationId}:${invitation.sendCount ?? 1}`,
     });

@@ -115,6 +115,16 @@ export const accessRoutes = {
     errors: { 409: 'The invitation was accepted already, or is not for this user' },
     access: { table: 'readwrite' },
   }),
+  invitationPage: defineRoute({
+    method: 'GET',
+    path: '/i/{invitation_id}',
+    summary:
+      'The page an invitation email links to: the invitee signs in (email and password) and the page accepts ' +
+      'the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy',
+    auth: 'none',
+    contentType: 'text/html',
+    access: {},
+  }),
   listMyInvitations: defineRoute({
     method: 'GET',
     path: '/api/v1/invitations',

@@ -56,7 +56,7 @@ export function queueConsumer<Q extends MessageQueue>(
       logger.warn('queue message failed', { ...about, queueMessage: message, error: String(error) });
       throw error;
     }
-    logger.info('queue message handled', { ...about, queueMessage: message, outcome });
+    logger.info('queue message handled', { ...about, ...idsOf(message), outcome });
   }
 
   // A processor per invocation: its state is the batch's (locally, batches may run concurrently).
@@ -66,6 +66,22 @@ export function queueConsumer<Q extends MessageQueue>(
       throwOnFullBatchFailure: false,
     });
 }
+
+/**
+ * What names a message: its ids, type and kind, and those of the objects it holds (`event.id`,
+ * `event.type`). An INFO line needs no more; a failure logs the message whole (redacted).
+ */
+function idsOf(message: unknown, prefix = ''): Record<string, unknown> {
+  const ids: Record<string, unknown> = {};
+  if (!message || typeof message !== 'object' || Array.isArray(message)) return ids;
+  for (const [key, value] of Object.entries(message)) {
+    if (NAMING_KEY.test(key) && (typeof value === 'string' || typeof value === 'number'))
+      ids[`${prefix}${key}`] = value;
+    else if (prefix === '' && value && typeof value === 'object') Object.assign(ids, idsOf(value, `${key}.`));
+  }
+  return ids;
+}
+const NAMING_KEY = /(^|_)id$|Id$|^type$|^kind$/;
 
 function parseJson(body: string): unknown {
   try {

@@ -38,10 +38,25 @@ export function viewerScriptPath(): string {
   return createRequire(import.meta.url).resolve(VIEWER.packageFile);
 }
 
-/** The viewer script, read once per container. Its source map is not shipped, so its comment goes. */
+/** Redoc's sidebar shows its maker's logo from a CDN, which the page's policy (rightly) refuses. */
+export const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+/** What the script shows instead: a small mark of our own, inline (`img-src data:`), so nothing leaves the origin. */
+export const LOCAL_LOGO =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#32329f"/>' +
+      '<path d="M5 4h4a3 3 0 010 6H7v2H5z" fill="#fff"/></svg>',
+  );
+
+/**
+ * The viewer script, read once per container. Its source map is not shipped, so its comment goes;
+ * the CDN logo is swapped for the inline one.
+ */
 export function viewerScript(): ViewerScript {
   if (!script) {
-    const body = readFileSync(viewerScriptPath(), 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+    const body = readFileSync(viewerScriptPath(), 'utf8')
+      .replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n')
+      .replaceAll(REDOC_CDN_LOGO, LOCAL_LOGO);
     script = {
       body,
       gzipBase64: gzipSync(body, { level: 9 }).toString('base64'),
@@ -77,6 +92,7 @@ export function docsPage(scriptHash: string): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Voice Agent Service API</title>
+    <link rel="icon" type="image/svg+xml" href="${LOCAL_LOGO}" />
   </head>
   <body>
     <redoc spec-url="${OPENAPI_PATH}" path-in-middle-panel="true"></redoc>

@@ -27,9 +27,18 @@ const STYLE = [
   'audio{width:100%}',
   '.notice{padding:.75rem 1rem;border:1px solid #b45309;background:#fffbeb}',
   'ul.replies{list-style:none;padding:0}ul.replies li{border-bottom:1px solid #ddd;padding:.5rem 0}',
-  'time{color:#555;font-size:.875rem;display:block}',
+  '.business{color:#555;margin:0}',
+  'ul.replies time{color:#555;font-size:.875rem;display:block}',
   '[hidden]{display:none}',
 ].join('');
+
+/** The page's icon: a play button, inline (the policy's `img-src data:` allows only such). */
+const FAVICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#1d4ed8"/>' +
+      '<path d="M12 9v14l11-7z" fill="#fff"/></svg>',
+  );
 
 const SCRIPT = [
   "(function(){var a=document.getElementById('recording');if(!a)return;",
@@ -50,7 +59,8 @@ export function contentSecurityPolicy(mediaOrigin?: string): string {
     `style-src ${STYLE_HASH}`,
     `script-src ${SCRIPT_HASH}`,
     `media-src ${mediaOrigin ?? "'none'"}`,
-    "img-src 'none'",
+    // The inline icon only (a data: URL is all an <img> could be given here: nothing on the page is user HTML).
+    'img-src data:',
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -65,6 +75,8 @@ export interface PageInput {
   recording: { available: boolean; url: string | null };
   replies: Reply[];
   agentName: string | null;
+  /** Whose call it was: the organisation's name. */
+  businessName: string | null;
   endedAt: string | null;
 }
 
@@ -78,7 +90,8 @@ function layout(title: string, body: string, mediaOrigin?: string): RenderedPage
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex">' +
-    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
+    `<title>${escapeHtml(title)}</title><link rel="icon" type="image/svg+xml" href="${FAVICON}">` +
+    `<style>${STYLE}</style></head>` +
     `<body><main>${body}</main><script>${SCRIPT}</script></body></html>`;
   return { html, csp: contentSecurityPolicy(mediaOrigin) };
 }
@@ -99,6 +112,7 @@ function repliesSection(replies: Reply[]): string {
     .join('');
   return (
     '<section aria-labelledby="replies-heading"><h2 id="replies-heading">Replies</h2>' +
+    '<p>Replies to the text message that linked here show below.</p>' +
     (replies.length === 0
       ? '<p id="no-replies">No replies yet.</p>'
       : `<ul class="replies" id="replies">${items}</ul>`) +
@@ -108,8 +122,11 @@ function repliesSection(replies: Reply[]): string {
 
 export function recordingPage(input: PageInput): RenderedPage {
   const heading = input.agentName ? `Call recording: ${input.agentName}` : 'Call recording';
+  const business = input.businessName
+    ? `<p class="business" id="business">${escapeHtml(input.businessName)}</p>`
+    : '';
   const when = input.endedAt
-    ? `<p>Call ended <time datetime="${escapeHtml(input.endedAt)}">${escapeHtml(formatWhen(input.endedAt))}</time>.</p>`
+    ? `<p id="ended">Call ended <time datetime="${escapeHtml(input.endedAt)}">${escapeHtml(formatWhen(input.endedAt))}</time>.</p>`
     : '';
   const url = input.recording.available ? input.recording.url : null;
   let mediaOrigin: string | undefined;
@@ -129,7 +146,7 @@ export function recordingPage(input: PageInput): RenderedPage {
     : '';
   return layout(
     heading,
-    `<h1>${escapeHtml(heading)}</h1>${when}${player}${unavailable}${repliesSection(input.replies)}`,
+    `<h1>${escapeHtml(heading)}</h1>${business}${when}${player}${unavailable}${repliesSection(input.replies)}`,
     mediaOrigin,
   );
 }

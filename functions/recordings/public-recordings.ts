@@ -1,4 +1,5 @@
 import { publicRecording, type PublicRecording } from '../calling/service.js';
+import { OrganisationEntity, WorkspaceEntity } from '../access/entities.js';
 import { notFound } from '../platform/errors.js';
 import { repliesFor, type RepliesSource } from './replies.js';
 import { PUBLIC_RECORDING_NOT_FOUND, type Reply } from './schemas.js';
@@ -11,6 +12,16 @@ export async function findPublicRecording(
   const found = await publicRecording(shortCode);
   if (!found) return undefined;
   return { found, replies: await repliesFor(replies, shortCode) };
+}
+
+/** Whose call it was, as the public page names it: the organisation's name (null once it is gone). */
+export async function businessNameOf(workspaceId: string): Promise<string | null> {
+  const { data: workspace } = await WorkspaceEntity.get({ workspaceId }).go();
+  if (!workspace) return null;
+  const { data: organisation } = await OrganisationEntity.get({
+    organisationId: workspace.organisationId,
+  }).go();
+  return organisation?.name ?? null;
 }
 
 export async function requirePublicRecording(

@@ -46,8 +46,12 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
 
   // Numbers can only be bought on an active paid subscription: subscribe first. A Free demo buys its
   // numbers on Growth and then cancels, moving back to the Free plan with the numbers it has.
+  // Only the end state is printed: a Free seed's passing Growth subscription is a step, not its plan.
   const paidPlan = options.plan === 'free' ? 'growth' : options.plan;
-  await subscribe(api, organisationId, paidPlan, log);
+  if (paidPlan !== options.plan)
+    log(`numbers need a paid plan: buying them on ${paidPlan}, then moving to ${options.plan}`);
+  await subscribe(api, organisationId, paidPlan);
+  if (paidPlan === options.plan) log(describeBilling(await readBilling(api, organisationId)));
   const number = await api.post<{ id: string; phone_number: string }>(
     `/api/v1/workspaces/${workspaceId}/phone-numbers`,
     {
@@ -85,7 +89,7 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
 
   if (options.plan === 'free') {
     await api.request('DELETE', `/api/v1/organisations/${organisationId}/billing/subscription`);
-    await waitForPlan(api, organisationId, 'free', log);
+    log(describeBilling(await waitForPlan(api, organisationId, 'free')));
   }
 
   return {
@@ -103,21 +107,28 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
   };
 }
 
-async function subscribe(api: ApiClient, organisationId: string, plan: string, log: Log): Promise<void> {
+async function subscribe(api: ApiClient, organisationId: string, plan: string): Promise<void> {
   await api.post(`/api/v1/organisations/${organisationId}/billing/subscription`, { plan });
-  await waitForPlan(api, organisationId, plan, log);
+  await waitForPlan(api, organisationId, plan);
 }
 
-async function waitForPlan(api: ApiClient, organisationId: string, plan: string, log: Log): Promise<void> {
+interface Billing {
+  plan: string;
+  status: string;
+  credit_balance: number;
+}
+
+const readBilling = (api: ApiClient, organisationId: string) =>
+  api.get<Billing>(`/api/v1/organisations/${organisationId}/billing`);
+
+const describeBilling = (billing: Billing) =>
+  `billing: plan ${billing.plan}, status ${billing.status}, ${billing.credit_balance} credits`;
+
+async function waitForPlan(api: ApiClient, organisationId: string, plan: string): Promise<Billing> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const billing = await api.get<{ plan: string; status: string }>(
-      `/api/v1/organisations/${organisationId}/billing`,
-    );
-    if (billing.plan === plan && (plan === 'free' || billing.status === 'active')) {
-      log(`billing: plan ${billing.plan}, status ${billing.status}`);
-      return;
-    }
+    const billing = await readBilling(api, organisationId);
+    if (billing.plan === plan && (plan === 'free' || billing.status === 'active')) return billing;
     if (Date.now() > deadline)
       throw new Error(`the subscription did not become ${plan} within 30 s (now ${JSON.stringify(billing)})`);
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -30,6 +30,12 @@ export const DEFAULTS: EnvironmentDefaults = {
   EVALUATION_STALL_SECONDS: '30',
 };
 
+/**
+ * Seals list cursors locally (functions/platform/pagination.ts); the cloud's is the generated
+ * `cursor-key` secret. Set CURSOR_SECRET to use another.
+ */
+export const LOCAL_CURSOR_SECRET = 'local-cursor-key-0001';
+
 /** Passed through to the handlers (and to stack.json) when set in the stack's environment. */
 const PASS_THROUGH = ['WEBHOOK_RETRY_SCHEDULE', 'POWERTOOLS_LOGGER_LOG_EVENT', 'POWERTOOLS_DEV'];
 
@@ -70,6 +76,7 @@ export function stackEnvironment(options: {
     PUBLIC_BASE_URL: options.gatewayUrl,
     WEBHOOKS_BASE_URL: options.gatewayUrl,
     TELEPHONY_PROVIDER: 'simulator',
+    CURSOR_SECRET: source.CURSOR_SECRET || LOCAL_CURSOR_SECRET,
     SIMULATOR_TIME_SCALE: source.SIMULATOR_TIME_SCALE || defaults.SIMULATOR_TIME_SCALE,
     WEBHOOK_ALLOWED_HOSTS: source.WEBHOOK_ALLOWED_HOSTS ?? defaults.WEBHOOK_ALLOWED_HOSTS,
     POWERTOOLS_LOG_LEVEL: source.POWERTOOLS_LOG_LEVEL || defaults.POWERTOOLS_LOG_LEVEL,

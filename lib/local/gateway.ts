@@ -155,7 +155,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!options.accessLog) return;
       const name = target ? ` ${dim(target.fn.id)}` : '';
       process.stdout.write(
-        `${dim('[gateway]')} ${req.method} ${req.url} → ${status} ${dim(`${Date.now() - started} ms`)}${name}\n`,
+        `${dim('[gateway]')} ${req.method} ${withoutQueryValues(req.url ?? '/')} → ${status} ${dim(`${Date.now() - started} ms`)}${name}\n`,
       );
     };
     const fail = (status: number, message: string, headers?: Record<string, string>) => {
@@ -252,4 +252,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** A request's path with its query's values left out (a search `q` or a phone filter is personal data). */
+function withoutQueryValues(url: string): string {
+  const [path, query] = url.split('?', 2);
+  if (query === undefined) return path;
+  const keys = query.split('&').map((pair) => pair.split('=')[0]);
+  return `${path}?${keys.map((key) => `${key}=…`).join('&')}`;
 }

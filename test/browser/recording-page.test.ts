@@ -132,6 +132,66 @@ describeWithBrowser('public recording page in Chromium', () => {
     await page.close();
   });
 
+  it('shows "Call ended <time>." on one line, the business name, and an icon the policy allows', async () => {
+    const { code } = await recordedCall();
+    const { page } = await open(`/r/${code}`);
+    const layout = await page.evaluate(() => {
+      interface Box {
+        top: number;
+        height: number;
+      }
+      interface Element {
+        getBoundingClientRect(): Box;
+        querySelector(selector: string): Element;
+        textContent: string;
+      }
+      const doc = (globalThis as unknown as { document: { getElementById(id: string): Element } }).document;
+      const style = (globalThis as unknown as { getComputedStyle(e: Element): { lineHeight: string } })
+        .getComputedStyle;
+      const ended = doc.getElementById('ended');
+      return {
+        text: ended.textContent,
+        lineHeight: parseFloat(style(ended).lineHeight),
+        height: ended.getBoundingClientRect().height,
+        timeTop: ended.querySelector('time').getBoundingClientRect().top,
+        top: ended.getBoundingClientRect().top,
+        business: doc.getElementById('business').textContent,
+      };
+    });
+    expect(layout.text).toMatch(/^Call ended .+ UTC\.$/);
+    expect(layout.height).toBeLessThan(layout.lineHeight * 1.5);
+    expect(Math.abs(layout.timeTop - layout.top)).toBeLessThan(layout.lineHeight);
+    expect(layout.business).toMatch(/^Org /);
+    await expect(page.locator('link[rel="icon"]').getAttribute('href')).resolves.toMatch(
+      /^data:image\/svg\+xml,/,
+    );
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('the API reference (Redoc) loads nothing from another origin and breaks no policy', async () => {
+    const page = await browser.newPage();
+    const elsewhere: string[] = [];
+    const refused: string[] = [];
+    page.on('request', (request) => {
+      const url = request.url();
+      if (/^https?:/.test(url) && new URL(url).origin !== new URL(baseUrl()).origin) elsewhere.push(url);
+    });
+    page.on('console', (message) => {
+      if (/Content.Security.Policy|Refused to/i.test(message.text())) refused.push(message.text());
+    });
+    await page.goto(`${baseUrl()}/api/v1/docs`, { waitUntil: 'load' });
+    // The sidebar's footer, where Redoc shows its maker's logo, is rendered with the rest.
+    await page.getByText('API docs by Redocly').waitFor({ timeout: 30_000 });
+    await expect(
+      page.locator('a[href="https://redocly.com/redoc/"] img').getAttribute('src'),
+    ).resolves.toMatch(/^data:image\/svg\+xml,/);
+    await page.waitForLoadState('networkidle');
+    expect(elsewhere).toEqual([]);
+    expect(refused).toEqual([]);
+    await page.close();
+  });
+
   it('an unknown or malformed code is the not-found page (404)', async () => {
     for (const code of ['AAAAAAAAAAAA', 'short', '%3Cscript%3Ealert(1)%3C%2Fscript%3E']) {
       const { page, status, csp } = await open(`/r/${code}`);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * with its own in-memory DynamoDB, fast queues and a fresh state folder, and hands its stack.json to
  * the test workers through LOCAL_STACK_STATE (test/helpers/env.ts copies its env into process.env).
  *
- * The stack's output (handler logs at WARN and above, stack traces of 500s) is kept in
+ * The stack's output (handler logs at INFO, one short line each, and stack traces of 500s) is kept in
  * .local/test-stack.log after the run. Set LOCAL_STACK_STATE to the stack.json of a stack you started
  * yourself to run the tests against it instead (it is then left running); LOCAL_TEST_STACK=off starts
  * none (unit and infra tests need none).
@@ -87,7 +87,8 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
       LOCAL_STATE_DIR: stateDir,
       LOCAL_EXIT_WITH_PARENT: String(process.pid),
       LOCAL_DEMO: 'off',
-      POWERTOOLS_LOG_LEVEL: 'WARN',
+      // INFO, as `npm start` runs: test/e2e/platform/logs.test.ts reads this log for personal data.
+      POWERTOOLS_LOG_LEVEL: 'INFO',
       LOCAL_VISIBILITY_TIMEOUT_SECONDS: '1',
       SIMULATOR_TIME_SCALE: '60',
       WEBHOOK_RETRY_SCHEDULE: '1,1,1',

@@ -117,10 +117,11 @@ describe('the catalog', () => {
     expect(duplicates(routeKeys)).toEqual([]);
   });
 
-  test('HTTP paths start with /api/v1/ or /r/ and use {param} segments', () => {
+  // /r/: the public recording page; /i/: the page an invitation email links to.
+  test('HTTP paths start with /api/v1/, /r/ or /i/ and use {param} segments', () => {
     for (const spec of catalog) {
       for (const route of spec.http ?? []) {
-        expect(route.path).toMatch(/^\/(api\/v1|r)\//);
+        expect(route.path).toMatch(/^\/(api\/v1|r|i)\//);
         expect(route.path).not.toMatch(/\/$|\/:|\s/);
       }
     }

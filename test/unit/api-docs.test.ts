@@ -12,7 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { handler } from '../../functions/public/http.js';
-import { VIEWER, viewerScript } from '../../functions/public/docs-viewer.js';
+import { LOCAL_LOGO, REDOC_CDN_LOGO, VIEWER, viewerScript } from '../../functions/public/docs-viewer.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
 import { apiRoutes } from '../../functions/api-routes.js';
 import { defineRoute, implement, type HttpEvent } from '../../functions/platform/http/index.js';
@@ -74,7 +74,7 @@ describe('GET /api/v1/docs', () => {
 });
 
 describe('GET /api/v1/docs/viewer.js', () => {
-  it("is redoc's standalone bundle from node_modules, without its source map comment", async () => {
+  it("is redoc's standalone bundle from node_modules, without its source map comment or CDN logo", async () => {
     const script = await get('/api/v1/docs/viewer.js');
     expect(script.statusCode).toBe(200);
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
@@ -83,8 +83,14 @@ describe('GET /api/v1/docs/viewer.js', () => {
     const mapComment = /\n\/\/# sourceMappingURL=\S+\s*$/;
     expect(mapComment.test(file)).toBe(true);
     expect(mapComment.test(script.body)).toBe(false);
+    // Redoc's sidebar logo came from a CDN the page's policy refuses: the script shows an inline one.
+    expect(file.includes(REDOC_CDN_LOGO)).toBe(true);
+    expect(script.body.includes('cdn.redoc.ly')).toBe(false);
+    expect(script.body.includes(LOCAL_LOGO)).toBe(true);
     // (booleans: a failure should not print a megabyte of script)
-    expect(script.body.trimEnd() === file.replace(mapComment, '').trimEnd()).toBe(true);
+    expect(
+      script.body.trimEnd() === file.replace(mapComment, '').replaceAll(REDOC_CDN_LOGO, LOCAL_LOGO).trimEnd(),
+    ).toBe(true);
   });
 
   it('is cached for a year under its versioned URL; revalidated by ETag otherwise', async () => {

@@ -8,6 +8,7 @@ import type { HttpContext, HttpEvent, HttpResponse, HttpResult, RawRequestBody }
 import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../auth/principal.js';
 import { validate } from './validate.js';
 import { idempotency } from './idempotency.js';
+import { openCursor, sealCursor } from '../pagination.js';
 import { routeKey, type Route, type RouteAuth, type RouteTable } from './route.js';
 
 export interface HttpRequest<B, Q, P extends Principal | undefined> {
@@ -60,6 +61,7 @@ export function implement<B, Q, A extends RouteAuth>(
     .use(middlewares)
     .handler(async (event, context) => {
       const { state } = context;
+      await openListCursor(state.query);
       const result = await handle({
         requestId: state.requestId,
         principal: state.principal as PrincipalFor<A>,
@@ -70,9 +72,22 @@ export function implement<B, Q, A extends RouteAuth>(
         headers: lowerCaseHeaders(event.headers),
         event,
       });
-      return resultResponse(result, state.requestId);
+      return resultResponse(await sealNextCursor(result), state.requestId);
     });
   return { route: route as Route<unknown, unknown>, handler: handler as LambdaHttpHandler };
+}
+
+/** A list's `cursor` as sent is sealed (platform/pagination.ts): the handler reads the plain one. */
+async function openListCursor(query: unknown): Promise<void> {
+  const list = query as { cursor?: unknown } | undefined;
+  if (typeof list?.cursor === 'string') list.cursor = await openCursor(list.cursor);
+}
+
+/** A list's `next_cursor` leaves sealed. */
+async function sealNextCursor(result: HttpResult): Promise<HttpResult> {
+  const body = result.body as { next_cursor?: unknown } | undefined;
+  if (result.raw || typeof body?.next_cursor !== 'string') return result;
+  return { ...result, body: { ...body, next_cursor: await sealCursor(body.next_cursor) } };
 }
 
 /** A domain's HTTP function; `loadAll` imports every route's module and checks it (for tests). */

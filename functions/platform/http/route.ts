@@ -10,8 +10,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type RouteAuth = 'none' | 'user' | 'api_key' | 'user_or_api_key';
 
-/** Secrets Manager secrets a function may read (cloud adapters' credentials). */
-export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm';
+/**
+ * Secrets Manager secrets a function may read: cloud adapters' credentials, and `cursor-key`, which
+ * seals list cursors (platform/pagination.ts; granted to every function with a list route).
+ */
+export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm' | 'cursor-key';
 
 /**
  * What code may touch: the table, the bucket, queues to send to, secrets, SES. A route declares what

@@ -1,7 +1,7 @@
 import { implement } from '../../platform/http/index.js';
 import { logger } from '../../platform/logger.js';
 import { notFoundPage, pageHeaders, recordingPage, type RenderedPage } from '../page.js';
-import { findPublicRecording } from '../public-recordings.js';
+import { businessNameOf, findPublicRecording } from '../public-recordings.js';
 import { recordingRoutes } from '../routes.js';
 import { repliesSource } from '../replies-source.js';
 
@@ -19,6 +19,7 @@ export const handler = implement(recordingRoutes.recordingPage, async (req) => {
         recording: result.found.recording,
         replies: result.replies,
         agentName: result.found.agentName,
+        businessName: await businessNameOf(result.found.workspaceId),
         endedAt: result.found.endedAt,
       });
     } else {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { api } from '../../helpers/http.js';
+import { api, baseUrl } from '../../helpers/http.js';
 import { tokenFor } from '../../helpers/tokens.js';
 import { emailsTo, member, organisation, uniqueEmail, UNKNOWN, workspace } from './fixtures.js';
 
@@ -34,6 +34,18 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(sent).toHaveLength(1);
     expect(sent[0].subject).toBe('You are invited to join Invite Co');
     expect(sent[0].text).toContain(invitationId);
+    // It says the role given, and links to a page a browser can open (the API's accept is a POST).
+    expect(sent[0].text).toContain('as a member (organisation role: regular)');
+    expect(sent[0].text).toContain('Workspace roles: Sales (viewer).');
+    const link = sent[0].text.match(/https?:\/\/\S+/)?.[0] as string;
+    expect(link).toBe(`${baseUrl()}/i/${invitationId}`);
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await page.text()).toContain(`data-accept="/api/v1/invitations/${invitationId}/accept"`);
+    // Opening the page accepts nothing: it signs in first.
+    expect((await fetch(`${baseUrl()}/i/inv_nope`)).status).toBe(404);
 
     // Pending: listed as a pending member; the invitee is not a member yet.
     const members = await api('GET', `/api/v1/organisations/${org.organisationId}/members`, {

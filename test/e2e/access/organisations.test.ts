@@ -93,6 +93,12 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
     ['limit=101', 'less_than_equal', 'limit'],
     ['limit=ten', 'float_type', 'limit'],
     ['cursor=%40%40%40', 'value_error', 'cursor'],
+    // An organisation id in base64, as this list's cursors were: forged, so refused.
+    [
+      `cursor=${Buffer.from('org_00000000000000000000000000').toString('base64url')}`,
+      'value_error',
+      'cursor',
+    ],
   ])('a list query with %s is 422 on query.%s', async (query, type, field) => {
     const someone = await user('badquery');
     const response = await api('GET', `/api/v1/organisations?${query}`, { token: someone.token });

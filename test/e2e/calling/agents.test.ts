@@ -189,6 +189,36 @@ describe('list, update, delete', () => {
     expect(res.status).toBe(422);
   });
 
+  it('hands out opaque cursors: no table key inside, and a changed or forged one is 422', async () => {
+    const t = await newTenant();
+    for (let i = 0; i < 2; i += 1)
+      await api('POST', `${ws(t)}/agents`, { token: t.owner.token, body: { name: `C${i}` } });
+    const first = await api('GET', `${ws(t)}/agents?limit=1`, { token: t.owner.token });
+    const cursor = first.body.next_cursor as string;
+    const inside = Buffer.from(cursor, 'base64url').toString('latin1');
+    expect(inside).not.toMatch(/workspace|agent|pk|sk/i);
+    expect(inside).not.toContain(t.workspaceId);
+
+    const changed = Buffer.from(cursor, 'base64url');
+    changed[changed.length - 1] ^= 1;
+    // The start key DynamoDB would take, as an encoded ElectroDB cursor used to be.
+    const forged = Buffer.from(
+      JSON.stringify({ pk: `$voice#workspaceid_${t.workspaceId}`, sk: '$agent_1#agentid_' }),
+    ).toString('base64url');
+    for (const bad of [changed.toString('base64url'), forged, cursor.slice(0, -2)]) {
+      const res = await api('GET', `${ws(t)}/agents?limit=1&cursor=${encodeURIComponent(bad)}`, {
+        token: t.owner.token,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'cursor'] })]);
+    }
+    const next = await api('GET', `${ws(t)}/agents?limit=1&cursor=${encodeURIComponent(cursor)}`, {
+      token: t.owner.token,
+    });
+    expect(next.status).toBe(200);
+    expect(next.body.items).toHaveLength(1);
+  });
+
   it('updates fields, merges settings, replaces post-call actions keeping their ids', async () => {
     const created = (
       await api('POST', agentsPath(), {

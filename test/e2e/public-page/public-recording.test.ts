@@ -1,4 +1,8 @@
+import { join } from 'node:path';
+import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
+import { escapeHtml } from '../../../functions/recordings/page.js';
 import { api, baseUrl } from '../../helpers/http.js';
+import { stackState } from '../../helpers/stack-state.js';
 import { ws } from '../calling/fixtures.js';
 import { ageRecording, loseRecording, recordedCall, recordedCallWithReply } from './fixtures.js';
 
@@ -44,6 +48,22 @@ describe('public recording page', () => {
     expect(page.text).toContain('Call recording: Riley');
   });
 
+  it('names the business, ends its time line with the time, and has an icon its policy allows', async () => {
+    const { tenant, code } = await recordedCall();
+    const page = await api('GET', `/r/${code}`);
+    expect(page.status).toBe(200);
+    expect(page.text.match(/<p class="business" id="business">([^<]*)<\/p>/)?.[1]).toBe(
+      // The test tenant's organisation is named after its owner (calling/fixtures.ts newTenant).
+      escapeHtml(`Org ${tenant.owner.email}`),
+    );
+    // The time is inline: "Call ended <time>…</time>." is one line (only the replies' times are blocks).
+    expect(page.text).toMatch(/<p id="ended">Call ended <time datetime="[^"]+">[^<]+ UTC<\/time>\.<\/p>/);
+    expect(page.text).not.toMatch(/(^|[{}])time\{[^}]*display:block/);
+    const icon = page.text.match(/<link rel="icon" type="image\/svg\+xml" href="([^"]+)">/)?.[1];
+    expect(icon).toMatch(/^data:image\/svg\+xml,/);
+    expect(page.headers['content-security-policy']).toContain('img-src data:');
+  });
+
   it('the caller’s SMS reply to the post-call SMS (which carried the link) is tied to the code, escaped on the page', async () => {
     const reply = '<script>alert("x")</script> Thanks & <b>see you</b>';
     const { call, code } = await recordedCallWithReply(reply);
@@ -58,8 +78,13 @@ describe('public recording page', () => {
     );
     expect(page.text).not.toContain('<script>alert');
     expect(page.text).not.toContain('<b>see you');
-    // The SMS carried the link.
+    // The SMS carried the link, and said that replies show on that page.
     expect(call.short_url).toContain(`/r/${code}`);
+    const sent = readSmsOutbox(join(stackState().env.LOCAL_STATE_DIR, 'outbox', 'sms.jsonl')).filter(
+      (sms) => sms.to === call.to_phone && sms.text.includes(call.short_url),
+    );
+    expect(sent).toHaveLength(1);
+    expect(sent[0].text).toContain('your replies appear on that page');
     // Replies are the code's own: another recorded call shows none.
     const other = await recordedCall();
     expect((await api('GET', `/api/v1/public/recordings/${other.code}/replies`)).body.items).toEqual([]);
