@@ -120,6 +120,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   const turn = new TurnWork(deps, setup, generation, receivedAt, deadline);
   await turn.run(begun.state.history);
   const result = await turn.finish();
+  if (!result.superseded) await turn.sendLast();
   // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.
   if (result.ended) await deps.output.end(result.ended);
   return result;
@@ -191,6 +192,10 @@ class TurnWork {
     }
     if (this.superseded) return;
     if (this.spoken.trim() === '') await this.send(APOLOGY_SILENT, false);
+  }
+
+  /** Ends the reply (`last`): after the turn was kept, so the caller's next line never races its write. */
+  async sendLast(): Promise<void> {
     await this.send('', true);
   }
 

@@ -4,7 +4,7 @@
  * (`twilio-adapter.ts`, credentials from Secrets Manager). Both speak Twilio's webhook dialect back to
  * us: form-encoded callbacks signed with `X-Twilio-Signature` (see `twilio-format.ts`).
  */
-import type { EndReason, ProviderStatus, TranscriptTurn } from './twilio-format.js';
+import type { EndReason, ProviderStatus } from './twilio-format.js';
 
 export interface ProvisionRequest {
   /** ISO 3166 alpha-2; only AU is offered. */
