@@ -8,7 +8,7 @@ import { resetConnectionsClient } from '../../functions/platform/connections.js'
 import { resetTableClients } from '../../functions/platform/table.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../functions/providers/telephony/twilio-format.js';
 import { summarise, type LatencySummary } from './load.js';
-import { startBenchStack, type BenchStack } from './stack-process.js';
+import { startBenchStack } from './stack-process.js';
 
 /**
  * The voice runtime's budgets (issue 23; `BENCH_PARTS=conversation npm run bench`), on a stack of its
