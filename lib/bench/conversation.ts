@@ -36,6 +36,8 @@ const PROMPT = 'You are calling {{name}}. Your caller code is {{name}}.';
 /** Spoken by the provider (`welcomeGreeting`), kept as the transcript's first line. */
 const GREETING = 'Hello {{name}}.';
 const TURN_TIMEOUT_MS = 30_000;
+/** Calls placed at once while the sessions are opened (before any turn is timed). */
+const DIAL_WIDTH = 5;
 
 export interface ConversationReport {
   latency: {
@@ -63,6 +65,10 @@ export interface ConversationReport {
     unanswered: number;
     wrongCall: number;
     strayFrames: number;
+    /** Calls (both parts) that failed to dial and were placed again: not sessions, not counted. */
+    failedDials: number;
+    /** DynamoDB requests of the ConversationRelay function per turn, by command. */
+    dynamodbPerTurn: Record<string, number>;
     transcriptsExact: number;
     transcriptsWrong: number;
     seconds: number;
@@ -244,7 +250,7 @@ export async function measureConversation(options: {
     const detail = (callId: string) => owner.get<CallDetail>(`${workspace}/calls/${callId}`);
 
     /** A live call whose relay session is the bench's: opened, set up, its greeting heard. */
-    const liveSession = async (index: number) => {
+    const answered = async (index: number) => {
       const started = await owner.post<{ id: string }>(`${workspace}/agents/${demo.agent_id}/start-call`, {
         to_phone: EXTERNAL_RELAY_NUMBER,
         parameters: { name: callerName(index) },
@@ -252,11 +258,24 @@ export async function measureConversation(options: {
       const providerCallId = await until(
         async () => {
           const call = await detail(started.id);
+          if (call.status === 'failed') return null;
           return call.provider_call_id && call.status === 'inprogress' ? call.provider_call_id : undefined;
         },
         `call ${started.id} to be answered`,
         60_000,
       );
+      return providerCallId ? { started, providerCallId } : undefined;
+    };
+    /** Calls that failed to dial (the telephony simulator too slow to answer on a loaded machine). */
+    let failedDials = 0;
+    const liveSession = async (index: number) => {
+      let call = await answered(index);
+      while (!call) {
+        failedDials += 1;
+        if (failedDials > 50) throw new Error('too many calls failed to dial');
+        call = await answered(index);
+      }
+      const { started, providerCallId } = call;
       const relay = await BenchRelay.connect(relayUrl, { [SIGNATURE_HEADER]: signature });
       relay.send({
         type: 'setup',
@@ -330,7 +349,7 @@ export async function measureConversation(options: {
     const conversationRound = async (measure: boolean) => {
       const calls = await inParallel(
         Array.from({ length: n }, (_, i) => i),
-        n,
+        DIAL_WIDTH,
         liveSession,
       );
       await Promise.all(
@@ -391,9 +410,13 @@ export async function measureConversation(options: {
     const startedAt = Date.now();
     const sessions = await inParallel(
       Array.from({ length: options.sessions }, (_, i) => i),
-      20,
+      DIAL_WIDTH,
       liveSession,
     );
+    // Between the sessions' setup and their hang-up only turns run: the relay function's requests per turn.
+    const relayRequests = async () =>
+      (await stack.metrics()).dynamodb_by_function.ConversationRelay ?? ({} as Record<string, number>);
+    const requestsBefore = await relayRequests();
     const examples: string[] = [];
     const counts = { answered: 0, answeredTwice: 0, unanswered: 0, wrongCall: 0 };
     await Promise.all(
@@ -418,6 +441,14 @@ export async function measureConversation(options: {
     );
     const seconds = (Date.now() - startedAt) / 1000;
     const strayFrames = sessions.reduce((sum, s) => sum + s.relay.stray, 0);
+    const requestsAfter = await relayRequests();
+    const prompts = options.sessions * options.sessionTurns;
+    const dynamodbPerTurn = Object.fromEntries(
+      Object.entries(requestsAfter).map(([command, n]) => [
+        command,
+        Math.round(((n - (requestsBefore[command] ?? 0)) / prompts) * 100) / 100,
+      ]),
+    );
     const recorded = await hangUpAll(sessions, options.sessionTurns);
     let transcriptsExact = 0;
     recorded.forEach((call, i) => {
@@ -440,8 +471,10 @@ export async function measureConversation(options: {
       concurrency: {
         sessions: options.sessions,
         turnsPerSession: options.sessionTurns,
-        prompts: options.sessions * options.sessionTurns,
+        prompts,
+        failedDials,
         ...counts,
+        dynamodbPerTurn,
         strayFrames,
         transcriptsExact,
         transcriptsWrong: recorded.length - transcriptsExact,
@@ -477,6 +510,10 @@ export function conversationTable(r: ConversationReport): string[] {
     '| prompts | answered | answered twice | unanswered | reply of another call | stray text frames | transcripts exact | transcripts wrong |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|',
     `| ${c.prompts} | ${c.answered} | ${c.answeredTwice} | ${c.unanswered} | ${c.wrongCall} | ${c.strayFrames} | ${c.transcriptsExact} | ${c.transcriptsWrong} |`,
+    `- calls that failed to dial (the telephony simulator did not answer in time) and were placed again: ${c.failedDials}`,
+    `- the relay function's DynamoDB requests per turn: ${Object.entries(c.dynamodbPerTurn)
+      .map(([command, n]) => `${command} ${n}`)
+      .join(', ')}`,
     ...c.examples.map((e) => `- ${e}`),
   ];
 }
