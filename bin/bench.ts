@@ -23,6 +23,11 @@
  *    of as many items in the same run (lib/bench/sms-campaign.ts).
  *  - the dashboard's script (web/dist, built when stale): gzipped, the first load ≤ 60 KB and each
  *    lazily loaded page chunk ≤ 30 KB (lib/bench/web.ts; part `web`).
+ *  - the voice runtime (part `conversation`): latency per turn, BENCH_CONVERSATION_CALLS (20) calls at once,
+ *    BENCH_CONVERSATION_TURNS (10) turns each, against its floor through the same relay gateway code
+ *    in the same run, and BENCH_RELAY_SESSIONS (100) relay sessions of BENCH_RELAY_SESSION_TURNS (10)
+ *    turns at once: every prompt answered once, by its own call, transcripts exact
+ *    (lib/bench/conversation.ts).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';
@@ -50,6 +55,7 @@ import { measureSmsCampaign, smsCampaignTable } from '../lib/bench/sms-campaign.
 import { seed, type SeedResult } from '../lib/cli/seed.js';
 import { measureWeb, webTable } from '../lib/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
+import { conversationTable, measureConversation } from '../lib/bench/conversation.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -70,9 +76,11 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'INFO';
 const TO_PHONE = '+61491570156';
 /** Budgets: start-call over the floor. */
 const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
-/** Which parts to run (comma-separated): start-call, call-cost, bundles. Default: all. */
+/** Which parts to run (comma-separated): start-call, call-cost, bundles, … Default: all. */
 const PARTS = new Set(
-  (process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign,knowledge,sms,web').split(','),
+  (
+    process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation'
+  ).split(','),
 );
 /** Knowledge-base search (lib/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
 const KB_ITEMS = Number(process.env.BENCH_KB_ITEMS ?? 10_000);
@@ -353,6 +361,20 @@ async function main(): Promise<void> {
       })
     : undefined;
 
+  // ── The voice runtime: latency per turn vs its floor, 100 concurrent sessions (lib/bench/conversation.ts) ──
+  const conversation = PARTS.has('conversation')
+    ? await measureConversation({
+        root: ROOT,
+        concurrentCalls: Number(process.env.BENCH_CONVERSATION_CALLS ?? 20),
+        turns: Number(process.env.BENCH_CONVERSATION_TURNS ?? 10),
+        rounds: Number(process.env.BENCH_CONVERSATION_ROUNDS ?? 3),
+        sessions: Number(process.env.BENCH_RELAY_SESSIONS ?? 100),
+        sessionTurns: Number(process.env.BENCH_RELAY_SESSION_TURNS ?? 10),
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '1' },
+        log,
+      })
+    : undefined;
+
   let bundles;
   if (PARTS.has('bundles')) {
     log('bundling every function');
@@ -377,6 +399,7 @@ async function main(): Promise<void> {
     campaign,
     knowledgeSearch,
     smsCampaign,
+    conversation,
   };
   writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -434,6 +457,13 @@ async function main(): Promise<void> {
       ? [
           `## knowledge-base search: ${knowledgeSearch.items} listings, one request at a time, vs its floor in the same run`,
           ...searchTable(knowledgeSearch),
+          '',
+        ]
+      : []),
+    ...(conversation
+      ? [
+          `## the voice runtime: turns vs their floor, and ${conversation.concurrency.sessions} sessions at once (log level ${LOG_LEVEL})`,
+          ...conversationTable(conversation),
           '',
         ]
       : []),
