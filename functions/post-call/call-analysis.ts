@@ -216,7 +216,12 @@ export async function analyseCall(
       }
       logger.warn('the model answered an invalid call analysis', { attempt });
     } catch (error) {
-      // Any fault of the model (or of its configuration) falls back: the call is never held up.
+      // An answer the adapter could not read (not JSON) is invalid output: asked once more.
+      if (error instanceof LanguageModelError && error.kind === 'invalid') {
+        logger.warn('the model answered an unreadable call analysis', { attempt });
+        continue;
+      }
+      // Any other fault of the model (or of its configuration) falls back: the call is never held up.
       const kind = error instanceof LanguageModelError ? error.kind : 'unexpected';
       logger.warn('the model failed the call analysis; the rules answer', {
         kind,
