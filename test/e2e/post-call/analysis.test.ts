@@ -1,6 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
+import { processCallEnded } from '../../../functions/post-call/pipeline.js';
+import {
+  languageModel,
+  setLanguageModel,
+  type LanguageModelPort,
+} from '../../../functions/providers/llm/index.js';
 import { repoRoot } from '../../../lib/local/paths.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
@@ -109,6 +115,44 @@ test('a call with analysis_fields: the model fills them, in the call detail and 
 
   const payload = await theWebhook(tenant, hook, callId);
   expect(payload.data.analysis).toEqual(call.analysis);
+
+  // A redelivered call.ended finds the record built: the model is not asked again, nothing changes.
+  const real = languageModel();
+  let asked = 0;
+  const counting: LanguageModelPort = {
+    provider: real.provider,
+    model: real.model,
+    stream: (request) => real.stream(request),
+    complete: (request) => {
+      asked += 1;
+      return real.complete(request);
+    },
+  };
+  setLanguageModel(counting);
+  try {
+    const again = await processCallEnded({
+      type: 'call.ended',
+      workspace_id: tenant.workspaceId,
+      organisation_id: tenant.organisationId,
+      call_id: callId,
+    });
+    expect(again).toBe('duplicate');
+  } finally {
+    setLanguageModel(undefined);
+  }
+  expect(asked).toBe(0);
+  const after = await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token });
+  expect(after.body.analysis).toEqual(call.analysis);
+
+  // Analysis is free: the call's only ledger entry is its call charge.
+  const ledger = await api('GET', `/api/v1/organisations/${tenant.organisationId}/billing/ledger?limit=100`, {
+    token: tenant.owner.token,
+  });
+  expect(
+    (ledger.body.items as Json[])
+      .filter((e) => String(e.source).includes(callId))
+      .map((e) => [e.kind, e.usage_kind]),
+  ).toEqual([['charge', 'call']]);
   // Additive: today's fields are all still there.
   expect(payload.data).toMatchObject({
     call_id: callId,
