@@ -3,10 +3,16 @@
  * cdk-nag's AWS Solutions rules (an unsuppressed finding fails the synth).
  *
  * Context (`-c key=value`): stackName (default VoiceAgentService), telephonyProvider (simulator|twilio,
- * default simulator), webhookAllowedHosts, webhookRetrySchedule, emailFrom (sender of every email).
+ * default simulator), webhookAllowedHosts, webhookRetrySchedule, emailFrom (sender of every email);
+ * the voice agents' language model: llmModel (a Bedrock model or cross-region inference profile id,
+ * default DEFAULT_BEDROCK_MODEL of functions/providers/llm), llmProvider (bedrock|openai, default
+ * bedrock), llmBaseUrl (required for openai: an OpenAI-compatible server that needs no API key);
+ * apiGatewayCloudWatchRole (default true; false when the account already has API Gateway's logging role).
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { LanguageModelSettings } from '../lib/constructs/language-model.js';
+import { DEFAULT_BEDROCK_MODEL } from '../functions/providers/llm/index.js';
 import { VoiceAgentStack } from '../lib/stack.js';
 
 const app = new App();
@@ -21,6 +27,19 @@ if (telephonyProvider !== 'simulator' && telephonyProvider !== 'twilio') {
   throw new Error(`context telephonyProvider must be simulator or twilio, not ${telephonyProvider}`);
 }
 
+const llmProvider = context('llmProvider') ?? 'bedrock';
+let languageModel: LanguageModelSettings;
+if (llmProvider === 'bedrock') {
+  languageModel = { provider: 'bedrock', model: context('llmModel') ?? DEFAULT_BEDROCK_MODEL };
+} else if (llmProvider === 'openai') {
+  const baseUrl = context('llmBaseUrl');
+  const model = context('llmModel');
+  if (!baseUrl || !model) throw new Error('context llmProvider=openai needs llmBaseUrl and llmModel');
+  languageModel = { provider: 'openai', model, baseUrl };
+} else {
+  throw new Error(`context llmProvider must be bedrock or openai, not ${llmProvider}`);
+}
+
 new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   description: 'Voice agent service: control plane API, webhooks, queues and jobs',
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -28,6 +47,8 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   webhookAllowedHosts: context('webhookAllowedHosts'),
   webhookRetrySchedule: context('webhookRetrySchedule'),
   emailFrom: context('emailFrom'),
+  languageModel,
+  apiGatewayCloudWatchRole: context('apiGatewayCloudWatchRole') !== 'false',
 });
 
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

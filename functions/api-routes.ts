@@ -43,3 +43,46 @@ export const apiRoutes = {
 };
 
 export type ApiDomain = keyof typeof apiRoutes;
+
+/** Each domain's tag in the OpenAPI document and the reference: named for people, not for folders. */
+export const apiTags: Record<ApiDomain, { name: string; description: string }> = {
+  public: { name: 'Service', description: 'Health, this reference, and the pricing model (no credential).' },
+  access: {
+    name: 'Organisations and workspaces',
+    description: 'You, your organisations and their members, invitations, workspaces and their members.',
+  },
+  developer: { name: 'API keys', description: "A workspace's API keys: made with scopes, shown once." },
+  agents: { name: 'Agents', description: 'Voice agents: prompt, voice, settings and post-call actions.' },
+  startCall: { name: 'Calls', description: 'Start calls, read the call log, hang up, get recordings.' },
+  numbers: { name: 'Phone numbers', description: "Buy, connect and release the organisation's numbers." },
+  calling: { name: 'Calls', description: 'Start calls, read the call log, hang up, get recordings.' },
+  contacts: {
+    name: 'Contacts',
+    description: 'Contacts, their notes, CSV and vCard imports, and the do-not-call list.',
+  },
+  campaigns: {
+    name: 'Campaigns',
+    description: 'Batch outbound calling: a campaign, its contacts and uploads.',
+  },
+  sms: { name: 'SMS', description: 'Send SMS, SMS campaigns, and the inbox of replies.' },
+  knowledge: {
+    name: 'Knowledge bases',
+    description: 'Listings and documents agents can search during a call.',
+  },
+  integrations: {
+    name: 'CRM integrations',
+    description: 'Connect a CRM and sync its listings and contacts.',
+  },
+  billing: { name: 'Billing', description: 'Plan, subscription, credits and the ledger.' },
+  webhookDeliveries: {
+    name: 'Webhooks',
+    description: 'Webhook endpoints, the signing secret, deliveries and resends.',
+  },
+  workflows: {
+    name: 'Workflows',
+    description: 'Automations: a trigger, then Signal, Task and Outcome stages.',
+  },
+  analytics: { name: 'Analytics', description: 'Call counts, durations and outcomes over time.' },
+  evaluations: { name: 'Evaluations', description: 'Scripted test calls of an agent, judged.' },
+  recordings: { name: 'Recordings', description: 'The public recording page a call-in link opens.' },
+};

@@ -50,7 +50,8 @@ export const catalog: FunctionSpec[] = [
     // The scenario's caller talks to the agent through the conversation engine (its model, its
     // knowledge bases).
     access: { table: 'readwrite', bucket: 'read', languageModel: true },
-    timeoutSeconds: 120,
+    // A scenario's turns each ask the model (a real one takes seconds a turn).
+    timeoutSeconds: 150,
   },
   {
     // Sends the scenario messages of runs whose start stopped between the charge and the send.
@@ -276,6 +277,15 @@ export const catalog: FunctionSpec[] = [
     // campaigns: the campaigns subscriber nudges the dialer when a campaign's call ended.
     // workflowRuns: the workflows subscriber starts a run per matching workflow and event.
     access: { table: 'readwrite', sendsTo: ['webhookDelivery', 'campaigns', 'workflowRuns'] },
+    timeoutSeconds: 60,
+  },
+  {
+    // Workspace events recorded with their write (platform/outbox.ts) that their request could not send.
+    id: 'SweepOutboxEvents',
+    group: 'webhook-deliveries',
+    entry: 'functions/webhook-deliveries/handlers/sweep-outbox-events.ts',
+    schedule: { expression: 'rate(1 minute)', localEverySeconds: 5 },
+    access: { table: 'readwrite', sendsTo: ['workspaceEvents'] },
     timeoutSeconds: 60,
   },
   // ── Provider webhooks (inbound-webhooks/): each on its own function URL, signature checked first ──

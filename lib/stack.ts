@@ -21,6 +21,14 @@ import { routeKey } from '../functions/platform/http/route.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { ServiceQueue } from './constructs/service-queue.js';
 import {
+  DEFAULT_LANGUAGE_MODEL,
+  bedrockInvokeStatements,
+  crossRegionWildcards,
+  languageModelEnvironment,
+  type LanguageModelSettings,
+} from './constructs/language-model.js';
+import { VoiceRelayApi } from './constructs/voice-relay-api.js';
+import {
   BUCKET,
   QUEUES,
   SERVICE_NAME,
@@ -56,6 +64,18 @@ export interface VoiceAgentStackProps extends StackProps {
   emailFrom?: string;
   /** Default-stage throttling of the HTTP API. */
   apiThrottle?: { rateLimit: number; burstLimit: number };
+  /** Default-route throttling of the voice relay's WebSocket stage (each frame of each call is a request). */
+  relayThrottle?: { rateLimit: number; burstLimit: number };
+  /**
+   * The model of every function with `languageModel` access (context `llmModel`, `llmProvider`,
+   * `llmBaseUrl`); Bedrock with DEFAULT_BEDROCK_MODEL when absent.
+   */
+  languageModel?: LanguageModelSettings;
+  /**
+   * Whether to set the account's API Gateway CloudWatch role, which the relay stage's access logs need
+   * (context `apiGatewayCloudWatchRole`; default true).
+   */
+  apiGatewayCloudWatchRole?: boolean;
   logRetention?: logs.RetentionDays;
 }
 
@@ -76,6 +96,9 @@ export class VoiceAgentStack extends Stack {
   readonly userPool: cognito.UserPool;
   readonly userPoolClient: cognito.UserPoolClient;
   readonly httpApi: apigwv2.HttpApi;
+  /** The voice relay's WebSocket API and stage (Twilio ConversationRelay connects to `voiceRelay.url`). */
+  readonly voiceRelay: VoiceRelayApi;
+  readonly languageModel: LanguageModelSettings;
   readonly secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
   readonly functions: Record<string, ServiceFunction> = {};
   readonly domainStacks = new Map<StackGroup, NestedStack>();
@@ -225,6 +248,15 @@ export class VoiceAgentStack extends Stack {
     });
     const apiUrl = this.httpApi.apiEndpoint;
 
+    // ── Voice relay: the WebSocket API ConversationRelay opens per answered call ───────────────────
+    this.voiceRelay = new VoiceRelayApi(this, 'VoiceRelay', {
+      apiName: `${this.stackName}-voice-relay`,
+      throttle: props.relayThrottle ?? { rateLimit: 500, burstLimit: 1000 },
+      logRetention,
+      setAccountCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
+    });
+    this.languageModel = props.languageModel ?? DEFAULT_LANGUAGE_MODEL;
+
     // ── Provider secrets: created empty of real values; the operator puts them after deploy ────────
     const secretNames = [...new Set(specs.flatMap((spec) => spec.access.secrets ?? []))].sort();
     for (const name of secretNames) {
@@ -245,6 +277,8 @@ export class VoiceAgentStack extends Stack {
       JWT_CLIENT_ID: this.userPoolClient.userPoolClientId,
       PUBLIC_BASE_URL: apiUrl,
       TELEPHONY_PROVIDER: props.telephonyProvider ?? 'simulator',
+      // Not a secret: the TwiML of every answered call names it, and $connect checks signatures against it.
+      VOICE_RELAY_URL: this.voiceRelay.url,
       ...(props.webhookAllowedHosts !== undefined
         ? { WEBHOOK_ALLOWED_HOSTS: props.webhookAllowedHosts }
         : {}),
@@ -283,6 +317,14 @@ export class VoiceAgentStack extends Stack {
     new CfnOutput(this, 'JwtIssuer', { value: jwtIssuer });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
+    new CfnOutput(this, 'VoiceRelayUrl', {
+      value: this.voiceRelay.url,
+      description: 'The voice relay (ConversationRelay WebSocket) every answered call is connected to',
+    });
+    new CfnOutput(this, 'LanguageModel', {
+      value: `${this.languageModel.provider}:${this.languageModel.model}`,
+      description: 'LLM_PROVIDER:LLM_MODEL of the functions that converse',
+    });
 
     suppressStackFindings(this);
   }
@@ -309,6 +351,8 @@ export class VoiceAgentStack extends Stack {
     }
     for (const key of access.sendsTo ?? []) env[queueUrlEnv(key)] = this.queues[key].queue.queueUrl;
     for (const name of access.secrets ?? []) env[secretArnEnv(name)] = this.secrets[name]!.secretArn;
+    if (access.manageConnections) env.VOICE_RELAY_MANAGEMENT_URL = this.voiceRelay.managementUrl;
+    if (access.languageModel) Object.assign(env, languageModelEnvironment(this.languageModel));
     return env;
   }
 
@@ -331,6 +375,11 @@ export class VoiceAgentStack extends Stack {
           resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: domain })],
         }),
       );
+    }
+    if (access.manageConnections) this.voiceRelay.grantManageConnections(fn);
+    if (access.languageModel && this.languageModel.provider === 'bedrock') {
+      for (const statement of bedrockInvokeStatements(this.languageModel.model))
+        fn.addToRolePolicy(statement);
     }
     suppressGrantWildcardsFor(this, fn, spec);
   }
@@ -368,6 +417,7 @@ export class VoiceAgentStack extends Stack {
         NagSuppressions.addResourceSuppressions(cfnRoute, [AUTHORISATION_IN_FUNCTIONS]);
       }
     }
+    if (spec.webSocket) this.voiceRelay.addRoutes(fn, spec.id, spec.webSocket.routes);
     if (spec.queue) {
       // Grants the consume actions on the queue too.
       fn.addEventSource(
@@ -450,6 +500,46 @@ function suppressGrantWildcardsFor(stack: VoiceAgentStack, fn: ServiceFunction, 
             ...readWildcards,
             ...(spec.access.bucket === 'readwrite' ? writeWildcards : []),
           ],
+        },
+      ],
+      true,
+    );
+  }
+  if (spec.access.manageConnections) {
+    const apiId = stack.getLogicalId(stack.voiceRelay.api.node.defaultChild as apigwv2.CfnApi);
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Relay grant from the catalog (access.manageConnections): execute-api:ManageConnections on ' +
+            "`<relay API>/live/*/@connections/*` of this stack's one WebSocket API and stage; connection ids " +
+            'are made by API Gateway per call, so they cannot be named in advance.',
+          appliesTo: [
+            // Region and account appear as tokens or as the values of the stack's env.
+            {
+              regex: `/^Resource::arn:<AWS::Partition>:execute-api:[^/]+:<${apiId}>\\/live\\/\\*\\/@connections\\/\\*$/`,
+            },
+          ],
+        },
+      ],
+      true,
+    );
+  }
+  const wildcards = crossRegionWildcards(stack.languageModel.model);
+  if (spec.access.languageModel && stack.languageModel.provider === 'bedrock' && wildcards.length > 0) {
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Model grant from the catalog (access.languageModel) for a cross-region inference profile: the ' +
+            "profile routes each request to the same foundation model in one of its geography's regions, " +
+            'a set AWS extends, so the region is a wildcard; the statement holds only under the condition ' +
+            'bedrock:InferenceProfileArn = this profile, and names this one model.',
+          appliesTo: wildcards,
         },
       ],
       true,

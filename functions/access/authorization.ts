@@ -18,6 +18,8 @@ interface Rule {
   workspace?: readonly WorkspaceRole[];
   /** A write: a viewer who attempts it is told viewers are read-only. */
   write: boolean;
+  /** What the action does, as the 403 says it: `Only workspace admins can <what>`. */
+  what: string;
 }
 
 const ALL_WS = WORKSPACE_ROLES;
@@ -27,39 +29,57 @@ const ORG_ADMINS = ['owner', 'admin'] as const;
 
 export const PERMISSIONS = {
   // Organisation level
-  'organisation:read': { organisation: ORGANISATION_ROLES, write: false },
-  'organisation:update': { organisation: ORG_ADMINS, write: true },
-  'organisation:invite': { organisation: ORG_ADMINS, write: true },
-  'organisation:manage_members': { organisation: ORG_ADMINS, write: true },
-  'organisation:create_workspace': { organisation: ORG_ADMINS, write: true },
-  'billing:read': { organisation: ORGANISATION_ROLES, write: false },
-  'billing:manage': { organisation: ['owner'], write: true },
+  'organisation:read': { organisation: ORGANISATION_ROLES, write: false, what: 'see this organisation' },
+  'organisation:update': { organisation: ORG_ADMINS, write: true, what: 'change the organisation' },
+  'organisation:invite': {
+    organisation: ORG_ADMINS,
+    write: true,
+    what: 'invite members to the organisation',
+  },
+  'organisation:manage_members': {
+    organisation: ORG_ADMINS,
+    write: true,
+    what: "change or remove the organisation's members",
+  },
+  'organisation:create_workspace': { organisation: ORG_ADMINS, write: true, what: 'create workspaces' },
+  'billing:read': { organisation: ORGANISATION_ROLES, write: false, what: 'see billing' },
+  'billing:manage': {
+    organisation: ['owner'],
+    write: true,
+    what: 'manage billing (plan, subscription, credits)',
+  },
   /** The organisation's do-not-call numbers: every member sees them (campaigns must respect them)… */
-  'suppression_list:read': { organisation: ORGANISATION_ROLES, write: false },
+  'suppression_list:read': {
+    organisation: ORGANISATION_ROLES,
+    write: false,
+    what: 'see the do-not-call list',
+  },
   /** …owners and admins add and remove them. */
-  'suppression_list:manage': { organisation: ORG_ADMINS, write: true },
+  'suppression_list:manage': { organisation: ORG_ADMINS, write: true, what: 'change the do-not-call list' },
   // Workspace level
-  'workspace:read': { workspace: ALL_WS, write: false },
-  'workspace:update_settings': { workspace: WS_ADMIN, write: true },
-  'workspace:delete': { workspace: WS_ADMIN, write: true },
-  'workspace:manage_members': { workspace: WS_ADMIN, write: true },
-  'agents:write': { workspace: EDITORS, write: true },
-  'calls:write': { workspace: EDITORS, write: true },
-  'contacts:write': { workspace: EDITORS, write: true },
-  'sms:write': { workspace: EDITORS, write: true },
-  'knowledge:write': { workspace: EDITORS, write: true },
-  'integrations:write': { workspace: EDITORS, write: true },
-  'workflows:write': { workspace: EDITORS, write: true },
-  'api_keys:manage': { workspace: EDITORS, write: true },
+  'workspace:read': { workspace: ALL_WS, write: false, what: 'see this workspace' },
+  'workspace:update_settings': { workspace: WS_ADMIN, write: true, what: "change the workspace's settings" },
+  'workspace:delete': { workspace: WS_ADMIN, write: true, what: 'delete the workspace' },
+  'workspace:manage_members': { workspace: WS_ADMIN, write: true, what: "manage the workspace's members" },
+  'agents:write': { workspace: EDITORS, write: true, what: 'change agents' },
+  'calls:write': { workspace: EDITORS, write: true, what: 'place or end calls' },
+  'contacts:write': { workspace: EDITORS, write: true, what: 'change contacts' },
+  'sms:write': { workspace: EDITORS, write: true, what: 'send SMS' },
+  'knowledge:write': { workspace: EDITORS, write: true, what: 'change knowledge bases' },
+  'integrations:write': { workspace: EDITORS, write: true, what: 'change integrations' },
+  'workflows:write': { workspace: EDITORS, write: true, what: 'change workflows' },
+  'api_keys:manage': { workspace: EDITORS, write: true, what: 'manage API keys' },
   /** Listing keys is for those who may manage them (docs/api.md: member); viewers are refused. */
-  'api_keys:read': { workspace: EDITORS, write: false },
-  'campaigns:write': { workspace: EDITORS, write: true },
-  'uploads:write': { workspace: EDITORS, write: true },
-  'batch_jobs:write': { workspace: EDITORS, write: true },
-  'webhooks:manage': { workspace: EDITORS, write: true },
-  'numbers:connect': { workspace: EDITORS, write: true },
-  'numbers:buy': { organisation: ORG_ADMINS, write: true },
-  'numbers:release': { organisation: ORG_ADMINS, write: true },
+  'api_keys:read': { workspace: EDITORS, write: false, what: 'list API keys' },
+  'campaigns:write': { workspace: EDITORS, write: true, what: 'change campaigns' },
+  'uploads:write': { workspace: EDITORS, write: true, what: 'upload files' },
+  'batch_jobs:write': { workspace: EDITORS, write: true, what: 'run batch jobs' },
+  'webhooks:manage': { workspace: EDITORS, write: true, what: 'manage webhooks' },
+  /** The signing secret is read (GET), so a viewer is refused as a role, never as "read-only". */
+  'webhooks:read_secret': { workspace: EDITORS, write: false, what: 'see the webhook signing secret' },
+  'numbers:connect': { workspace: EDITORS, write: true, what: 'connect phone numbers to agents' },
+  'numbers:buy': { organisation: ORG_ADMINS, write: true, what: 'buy phone numbers' },
+  'numbers:release': { organisation: ORG_ADMINS, write: true, what: 'release phone numbers' },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof PERMISSIONS;
@@ -75,6 +95,27 @@ export function effectiveWorkspaceRole(
 }
 
 export type Decision = 'allow' | 'viewer_read_only' | 'forbidden';
+
+const ORGANISATION_NAMES: Record<string, string> = {
+  owner: 'the organisation owner',
+  'owner,admin': 'organisation owners and admins',
+  'owner,admin,regular': 'organisation members',
+};
+const WORKSPACE_NAMES: Record<string, string> = {
+  admin: 'workspace admins',
+  'admin,member': 'workspace admins and members',
+  'admin,member,viewer': 'workspace members',
+};
+
+/** Why a caller is refused an action: `Only workspace admins and members can change agents`. */
+export function refusal(action: Action): string {
+  const rule: Rule = PERMISSIONS[action];
+  const who = [
+    rule.organisation && ORGANISATION_NAMES[rule.organisation.join(',')],
+    rule.workspace && WORKSPACE_NAMES[rule.workspace.join(',')],
+  ].filter(Boolean);
+  return `Only ${who.join(' and ')} can ${rule.what}`;
+}
 
 export function decide(
   action: Action,

@@ -3,7 +3,7 @@ import { pageOf } from '../platform/pagination.js';
 import { isPhoneCountry, toE164 } from '../platform/phone.js';
 import { TimeZoneName } from '../platform/time-zones.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
-import { emailAddress } from '../platform/validation.js';
+import { emailAddress, labelText } from '../platform/validation.js';
 
 /**
  * Request and response shapes of the identity, organisation, workspace and member routes. Every
@@ -14,7 +14,7 @@ import { emailAddress } from '../platform/validation.js';
 export const MAX_HOT_REPLY_ALERT_RECIPIENTS = 10;
 export const MAX_INVITATION_WORKSPACES = 25;
 
-const name = () => z.string().trim().min(1).max(100);
+const name = () => labelText().min(1).max(100);
 
 /** ISO 3166 alpha-2 (`AU`, `nz` → `NZ`): a country whose phone numbering plan is known. */
 const country = () =>

@@ -1,9 +1,11 @@
 import { forbidden, notFound, viewerReadOnly } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
+import { USERS_ONLY } from '../platform/http/authenticate.js';
 import type { Principal, UserPrincipal } from '../platform/auth/principal.js';
 import {
   decide,
   effectiveWorkspaceRole,
+  refusal,
   type Action,
   type OrganisationRole,
   type WorkspaceRole,
@@ -68,14 +70,17 @@ export function accessFrom(
   };
 }
 
-/** Throws 403 unless the access allows the action (viewers get the read-only message). */
+/**
+ * Throws 403 unless the access allows the action: a viewer's write is `Viewers have read-only access`;
+ * any other refusal says who may (`Only organisation owners and admins can buy phone numbers`).
+ */
 export function authorize(
   access: { organisationRole?: OrganisationRole; workspaceRole?: WorkspaceRole },
   action: Action,
 ): void {
   const decision = decide(action, { organisation: access.organisationRole, workspace: access.workspaceRole });
   if (decision === 'viewer_read_only') throw viewerReadOnly();
-  if (decision === 'forbidden') throw forbidden();
+  if (decision === 'forbidden') throw forbidden(refusal(action));
 }
 
 /** Reads what decides the caller's role in a workspace (two round trips for a user, one for a key). */
@@ -122,7 +127,7 @@ export async function requireOrganisation(
   organisationId: string,
   action: Action,
 ): Promise<OrganisationAccess> {
-  if (principal.kind !== 'user') throw forbidden();
+  if (principal.kind !== 'user') throw forbidden(USERS_ONLY);
   if (!isId('organisation', organisationId)) throw notFound(ORGANISATION_NOT_FOUND);
   const { data: member } = await OrgMemberEntity.get({ organisationId, userId: principal.userId }).go();
   if (!member || member.status !== 'accepted') throw notFound(ORGANISATION_NOT_FOUND);
@@ -132,8 +137,8 @@ export async function requireOrganisation(
 
 export { WorkspaceMemberEntity };
 
-/** The calling user; an API key is 403 `Forbidden` (identity and organisation routes are for users). */
+/** The calling user; an API key is 403 (identity, organisation and key routes are for users). */
 export function requireUser(principal: Principal): UserPrincipal {
-  if (principal.kind !== 'user') throw forbidden();
+  if (principal.kind !== 'user') throw forbidden(USERS_ONLY);
   return principal;
 }

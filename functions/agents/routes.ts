@@ -6,7 +6,8 @@ export const agentRoutes = {
   createAgent: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/agents',
-    summary: 'Create an agent: prompt, greeting, runtime settings, post-call actions (member)',
+    summary: 'Create an agent',
+    description: 'Create an agent: prompt, greeting, runtime settings, post-call actions (member)',
     auth: 'user_or_api_key',
     scope: 'agents:write',
     body: agents.CreateAgentBody,
@@ -16,7 +17,8 @@ export const agentRoutes = {
   listAgents: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/agents',
-    summary: "The workspace's agents (viewer)",
+    summary: 'List agents',
+    description: "The workspace's agents (viewer)",
     auth: 'user_or_api_key',
     scope: 'agents:read',
     query: pagination.ListQuery,
@@ -26,7 +28,8 @@ export const agentRoutes = {
   getAgent: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
-    summary: 'An agent (viewer)',
+    summary: 'Get an agent',
+    description: 'An agent (viewer)',
     auth: 'user_or_api_key',
     scope: 'agents:read',
     response: agents.AgentResponse,
@@ -35,7 +38,8 @@ export const agentRoutes = {
   updateAgent: defineRoute({
     method: 'PATCH',
     path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
-    summary: 'Change an agent; settings merge, post-call actions are replaced (member)',
+    summary: 'Update an agent',
+    description: 'Change an agent; settings merge, post-call actions are replaced (member)',
     auth: 'user_or_api_key',
     scope: 'agents:write',
     body: agents.UpdateAgentBody,
@@ -45,7 +49,8 @@ export const agentRoutes = {
   deleteAgent: defineRoute({
     method: 'DELETE',
     path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}',
-    summary: 'Delete an agent; its number stays in the workspace, disconnected (member)',
+    summary: 'Delete an agent',
+    description: 'Delete an agent; its number stays in the workspace, disconnected (member)',
     auth: 'user_or_api_key',
     scope: 'agents:write',
     successStatus: 204,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { freeText, labelText } from '../platform/validation.js';
 import { isTimeZone } from '../platform/time-zones.js';
 import { isId } from '../platform/ids.js';
 import { pageOf } from '../platform/pagination.js';
@@ -37,7 +38,7 @@ export const SettingsInput = schemaOnFirstUse(() =>
       .max(64)
       .refine(isTimeZone, { message: 'timezone must be an IANA time zone name' })
       .optional(),
-    specialised_terms: z.array(z.string().trim().min(1).max(100)).max(200).optional(),
+    specialised_terms: z.array(labelText().min(1).max(100)).max(200).optional(),
     /** The provider ends a call after this; the sweeper fails a call still open well past it. */
     max_duration_seconds: z
       .number()
@@ -115,8 +116,8 @@ const PostCallActions = schemaOnFirstUse(() =>
     ),
 );
 
-const name = () => z.string().trim().min(1).max(100);
-const prompt = () => z.string().max(20_000);
+const name = () => labelText().min(1).max(100);
+const prompt = () => freeText().max(20_000);
 /** The knowledge bases the agent searches (ids of the workspace's bases; the handler checks they exist). */
 export const MAX_KNOWLEDGE_BASES = 20;
 const knowledgeBaseIds = () =>
@@ -124,7 +125,7 @@ const knowledgeBaseIds = () =>
     .array(z.string().trim().min(1).max(64))
     .max(MAX_KNOWLEDGE_BASES)
     .refine((ids) => new Set(ids).size === ids.length, { message: 'each knowledge base may appear once' });
-const greeting = () => z.string().max(1_000);
+const greeting = () => freeText().max(1_000);
 /** BCP 47 (language, optional script and region): what the relay hears and speaks. */
 const language = () =>
   z

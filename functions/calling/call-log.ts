@@ -81,6 +81,8 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
   if (query.agent_id !== undefined && !isId('agent', query.agent_id)) return { items: [], nextCursor: null };
   if (query.campaign_id !== undefined && !isId('campaign', query.campaign_id))
     return { items: [], nextCursor: null };
+  if (query.contact_id !== undefined && !isId('contact', query.contact_id))
+    return { items: [], nextCursor: null };
   const low = query.from !== undefined ? callIdAt(boundMillis(query.from, 'start'), 'min') : undefined;
   const high = query.to !== undefined ? callIdAt(boundMillis(query.to, 'end'), 'max') : undefined;
   if (low && high && low > high) return { items: [], nextCursor: null };
@@ -100,12 +102,13 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
             ? base.lte({ callId: high })
             : base;
     const filtered =
-      statuses || query.direction || query.campaign_id
+      statuses || query.direction || query.campaign_id || query.contact_id
         ? ranged.where((attr, op) =>
             [
               statuses ? `(${statuses.map((s) => op.eq(attr.status, s)).join(' OR ')})` : '',
               query.direction ? op.eq(attr.direction, query.direction) : '',
               query.campaign_id ? op.eq(attr.campaignId, query.campaign_id) : '',
+              query.contact_id ? op.eq(attr.contactId, query.contact_id) : '',
             ]
               .filter(Boolean)
               .join(' AND '),
@@ -191,6 +194,7 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     agent_id: call.agentId,
     agent_name: call.agentName,
     campaign_id: call.campaignId ?? null,
+    contact_id: call.contactId ?? null,
     direction: call.direction,
     to_phone: call.toPhone,
     from_phone: call.fromPhone,

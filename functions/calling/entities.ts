@@ -60,6 +60,11 @@ export const CallEntity = new Entity(
       agentId: { type: 'string', required: true },
       /** The batch outbound campaign that placed the call (functions/campaigns/), absent for single calls. */
       campaignId: { type: 'string' },
+      /**
+       * The workspace's contact with the other party's number when the call was made (outbound: to_phone,
+       * inbound: the caller), absent when there was none. Set once, at creation.
+       */
+      contactId: { type: 'string' },
       direction: { type: ['outbound', 'inbound'] as const, required: true },
       toPhone: { type: 'string', required: true },
       fromPhone: { type: 'string', required: true },

@@ -5,12 +5,19 @@ export const startCallRoutes = {
   startCall: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call',
-    summary: 'Start an outbound call: member, or API key with scope start_call; Idempotency-Key supported',
+    summary: 'Start a call',
+    description:
+      'Start an outbound call: member, or API key with scope start_call; Idempotency-Key supported',
     auth: 'user_or_api_key',
     scope: 'start_call',
     body: calling.StartCallBody,
     response: calling.CallCreateResponse,
     idempotency: 'route',
+    errors: {
+      402: 'Insufficient credits',
+      409: 'The same Idempotency-Key is still being served',
+      429: 'Too many concurrent calls in the workspace (Retry-After)',
+    },
     access: { table: 'readwrite', sendsTo: ['calls'] },
   }),
 };
@@ -19,7 +26,10 @@ export const callRoutes = {
   listCalls: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/calls',
-    summary: 'The call log, newest first; filters status, agent_id, direction, from, to (viewer)',
+    summary: 'List calls',
+    description:
+      'The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s ' +
+      'calls), from, to (viewer)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     query: calling.ListCallsQuery,
@@ -29,7 +39,8 @@ export const callRoutes = {
   getCall: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}',
-    summary: 'A call: status history, transcript, duration, credits, recording (viewer)',
+    summary: 'Get a call',
+    description: 'A call: status history, transcript, duration, credits, recording (viewer)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     response: calling.CallDetailResponse,
@@ -38,17 +49,20 @@ export const callRoutes = {
   hangupCall: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}/hangup',
-    summary: 'End a call that has not ended (member)',
+    summary: 'Hang up a call',
+    description: 'End a call that has not ended (member)',
     auth: 'user_or_api_key',
     scope: 'start_call',
     response: calling.CallDetailResponse,
     successStatus: 200,
+    errors: { 409: 'The call has ended already' },
     access: { table: 'readwrite', sendsTo: ['postCall', 'workspaceEvents'], secrets: ['telephony'] },
   }),
   getCallRecording: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}/recording',
-    summary: 'Redirect (302) to a short-lived signed URL of the recording (viewer)',
+    summary: 'Get a call recording',
+    description: 'Redirect (302) to a short-lived signed URL of the recording (viewer)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     successStatus: 302,

@@ -73,6 +73,8 @@ export const ListCallsQuery = schemaOnFirstUse(() =>
     direction: z.enum(['outbound', 'inbound']).optional(),
     /** Only the calls a batch outbound campaign placed. */
     campaign_id: z.string().max(64).optional(),
+    /** Only the calls with this contact (to it, or from it): the contact's calls. */
+    contact_id: z.string().max(64).optional(),
     /** Calls created at or after this date (a date means its start, UTC). */
     from: DateBound.optional(),
     /** Calls created at or before this date (a date means its end, UTC). */
@@ -117,6 +119,11 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     agent_name: z.string(),
     /** The batch outbound campaign that placed the call; null for single calls. */
     campaign_id: z.string().nullable(),
+    /**
+     * The workspace's contact with the other party's number when the call was made (outbound: to_phone;
+     * inbound: the caller's number); null when there was none.
+     */
+    contact_id: z.string().nullable(),
     direction: z.enum(['outbound', 'inbound']),
     to_phone: z.string(),
     from_phone: z.string(),

@@ -25,6 +25,11 @@ export const startCallKeys = {
     sk: `AGENT#${agentId}`,
   }),
   phoneClaim: (phoneNumber: string): TableKey => ({ pk: `PHONE#${phoneNumber}`, sk: 'PHONE' }),
+  /** The workspace's contact with this number (contacts/entities.ts ContactPhoneEntity): the call's contact. */
+  contactPhone: (workspaceId: string, phone: string): TableKey => ({
+    pk: `WS#${workspaceId}`,
+    sk: `CONTACTPHONE#${phone}`,
+  }),
 };
 
 /** An item read as stored, as its entity's item (the keys and identifiers it also holds are unused). */

@@ -26,9 +26,12 @@ import { deadlineFor } from './status.js';
  * Start-call, in docs/api.md's order of checks: workspace (404) → agent (404) → number (404)
  * → credits (402) → concurrency (429) → 201. The happy path is at most four DynamoDB round trips:
  *   API key: [key read, by the kernel] [idempotency claim] batched read of workspace + agent +
- *            from_phone's number + billing account; one transaction.
- *   JWT:     [idempotency claim] batched read of workspace + workspace member + agent + number;
- *            batched read of organisation member + billing account; one transaction.
+ *            from_phone's number + billing account + to_phone's contact key; one transaction.
+ *   JWT:     [idempotency claim] batched read of workspace + workspace member + agent + number +
+ *            to_phone's contact key; batched read of organisation member + billing account; one
+ *            transaction.
+ * The contact key links the call to the workspace's contact with that number (`contactId`), at no
+ * round trip of its own.
  * The transaction writes the call, its first status event and its sweeper marker, takes a concurrency
  * slot (`activeCalls < concurrentCallLimit`) and completes the idempotency record. The call is then
  * handed to the dispatcher through the `calls` queue — never dialled inside the request; should that
@@ -106,6 +109,8 @@ interface CallPlan {
   fromPhone: string;
   body: StartCallBody;
   campaignId?: string;
+  /** The workspace's contact with the number called, read with the rest (no round trip of its own). */
+  contactId?: string;
 }
 
 async function readAndCheck(
@@ -125,6 +130,7 @@ async function readAndCheck(
     agent?: Agent | null;
     claim?: { workspaceId: string; agentId?: string } | null;
     billing?: { balanceUnits: number; agentsSuspended?: boolean } | null;
+    contact?: { contactId: string } | null;
   };
 
   if (principal.kind === 'api_key') {
@@ -134,6 +140,7 @@ async function readAndCheck(
       keys.billingAccount(principal.organisationId),
       ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
       ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
+      keys.contactPhone(workspaceId, body.to_phone),
     ]);
     let i = 2;
     records = {
@@ -141,6 +148,7 @@ async function readAndCheck(
       billing: asEntityItem<NonNullable<CallPlanBilling>>(read[1]),
       agent: agentIdOk ? asEntityItem<Agent>(read[i++]) : null,
       claim: fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null,
+      contact: asEntityItem<{ contactId: string }>(read[i++]),
     };
   } else {
     const read = await getStoredItems([
@@ -148,12 +156,14 @@ async function readAndCheck(
       keys.workspaceMember(workspaceId, principal.userId),
       ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
       ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
+      keys.contactPhone(workspaceId, body.to_phone),
     ]);
     const workspace = asEntityItem<NonNullable<CallPlanWorkspace>>(read[0]);
     if (!workspace || workspace.deletedAt) throw notFound(WORKSPACE_NOT_FOUND);
     let i = 2;
     const agent = agentIdOk ? asEntityItem<Agent>(read[i++]) : null;
     const claim = fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null;
+    const contact = asEntityItem<{ contactId: string }>(read[i++]);
     const [orgMember, billing] = await getStoredItems([
       keys.orgMember(workspace.organisationId, principal.userId),
       keys.billingAccount(workspace.organisationId),
@@ -165,6 +175,7 @@ async function readAndCheck(
       billing: asEntityItem<NonNullable<CallPlanBilling>>(billing),
       agent,
       claim,
+      contact,
     };
   }
 
@@ -193,7 +204,15 @@ async function readAndCheck(
   const billing = records.billing;
   if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended)
     throw paymentRequired(INSUFFICIENT_CREDITS);
-  return { principal, workspaceId, organisationId: access.organisationId, agent, fromPhone: from, body };
+  return {
+    principal,
+    workspaceId,
+    organisationId: access.organisationId,
+    agent,
+    fromPhone: from,
+    body,
+    contactId: records.contact?.contactId,
+  };
 }
 
 type CallPlanWorkspace = Parameters<typeof accessFrom>[1]['workspace'];
@@ -228,6 +247,7 @@ async function createCall(
     organisationId: plan.organisationId,
     agentId: agent.agentId,
     ...(plan.campaignId ? { campaignId: plan.campaignId } : {}),
+    ...(plan.contactId ? { contactId: plan.contactId } : {}),
     direction: 'outbound',
     toPhone: body.to_phone,
     fromPhone: plan.fromPhone,

@@ -12,6 +12,7 @@ import { takeConcurrencySlot } from './concurrency.js';
 import { callingService, ProviderCallEntity, type Call } from './entities.js';
 import { applyTransition, readCall, storeRecording } from './lifecycle.js';
 import { callAdds, counterUpdates, localDay } from './call-stats.js';
+import { contactIdByPhone } from './call-contact.js';
 import type { MemoriesSource } from './dispatch.js';
 import { relaySettings } from './relay-settings.js';
 import { shardOf } from './start-call.js';
@@ -160,7 +161,10 @@ async function answerIncoming(
   const callId = newId('call');
   // The caller's earlier calls, when the agent uses conversation memories: in the runtime context, and
   // recorded on the call, which is then billed for them (lifecycle's finishCall).
-  const memories = memoriesSource ? await memoriesSource({ workspaceId, agentId, callId, phone: from }) : [];
+  const [memories, contactId] = await Promise.all([
+    memoriesSource ? memoriesSource({ workspaceId, agentId, callId, phone: from }) : [],
+    contactIdByPhone(workspaceId, from),
+  ]);
   const now = clock.now().toISOString();
   const record = agent.settings.callRecording;
   // This function's own URL (in the cloud a function cannot be told its own function URL).
@@ -178,6 +182,7 @@ async function answerIncoming(
     callId,
     organisationId,
     agentId,
+    ...(contactId ? { contactId } : {}),
     direction: 'inbound',
     toPhone: to,
     fromPhone: from,
@@ -265,11 +270,13 @@ async function logMissedCall(input: {
   const callId = newId('call');
   const now = clock.now().toISOString();
   const twiml = rejectTwiml();
+  const contactId = await contactIdByPhone(workspaceId, from);
   const call: Call = {
     workspaceId,
     callId,
     organisationId,
     agentId: agent.agentId,
+    ...(contactId ? { contactId } : {}),
     direction: 'inbound',
     toPhone: to,
     fromPhone: from,

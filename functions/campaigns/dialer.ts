@@ -48,10 +48,12 @@ import { nextOpening, recipientZones } from './window.js';
  *    `concurrent_call_limit` − the workspace's calls). Due contacts (pending or retry_scheduled, due
  *    now), in due order: each is checked just before its claim — do-not-contact / unsubscribed /
  *    suppressed → `skipped_dnc`; outside the calling window in its local time → `next_attempt_at` =
- *    the window's next opening — then claimed: a transaction moves up to CLAIMS_PER_TRANSACTION of
- *    them to `calling` with attempt + 1, each on condition of the state and attempt read, and takes as
- *    many campaign slots on condition that the campaign is running and has that many below its cap
- *    (refused: one claim per transaction, until the campaign is full). So overlapping passes, a
+ *    the window's next opening (`deferredFrom` keeps the time it was due; the defers are refused
+ *    when the campaign's settings changed since they were read) — then claimed: a transaction moves
+ *    up to CLAIMS_PER_TRANSACTION of them to `calling` with attempt + 1, each on condition of the
+ *    state and attempt read, and takes as many campaign slots on condition that the campaign is
+ *    running and has that many below its cap (refused: one claim per transaction, until the campaign
+ *    is full). So overlapping passes, a
  *    redelivered message or a second tick never claim one attempt twice, nor exceed the cap. Outcomes
  *    (step 1) and skips are written several to a transaction the same way.
  * 4. Each claim is dialled through start-call with the idempotency key `campaign:<bc>:<attempt>` and
@@ -66,6 +68,9 @@ import { nextOpening, recipientZones } from './window.js';
  *    per campaign). An ended call's slot is thus refilled within about a second, without waiting for
  *    the schedule's tick (a minute in the cloud) or for `call.ended`, which is published only once
  *    the call's recording and transcript are in. The tick remains the safety net that starts a chain.
+ *
+ * A new calling window, or a resume, sets the campaign's `replanAt`: the next running pass first
+ * re-plans every contact the window deferred (`replanDeferred`) under the window as it is now.
  *
  * A cancelled campaign's passes move its waiting contacts to `cancelled` (calls under way end as
  * they do); a paused one's only reconcile. The marker goes when nothing is left to do.
@@ -148,6 +153,7 @@ export async function dialPass(
   }
   const { data: workspace } = await WorkspaceEntity.get({ workspaceId }).go({ consistent: true });
   if (!workspace) return `${done}, no workspace`;
+  const replanned = campaign.replanAt ? await replanDeferred(campaign, workspace.timezone) : 0;
   const free = Math.min(
     campaign.maxConcurrency - campaign.activeCalls,
     workspace.concurrentCallLimit - workspace.activeCalls,
@@ -186,20 +192,25 @@ export async function dialPass(
     });
     const opening = nextOpening(campaign.callingWindow as CallingWindow, zones, now);
     if (opening) {
-      defers.push({ bc, to: bc.state, options: { set: { dueAt: opening.toISOString() } } });
+      const deferredFrom = bc.deferredFrom ?? bc.dueAt;
+      defers.push({ bc, to: bc.state, options: { set: { dueAt: opening.toISOString(), deferredFrom } } });
       continue;
     }
     toClaim.push(bc);
   }
   const skipped = await moveMany(campaign, skips);
-  const deferred = await moveMany(campaign, defers);
+  // Deferred under the window read: refused when the campaign's settings changed meanwhile.
+  const deferred = await moveMany(campaign, defers, { sameSettings: true });
   const claimed = await claimMany(campaign, toClaim);
   if (hooks.crashAfterClaims) throw new Error('test hook: the pass crashed after its claims');
   const placed = await inParallel(claimed, DIAL_CONCURRENCY, (bc) => placeCall(campaign, bc));
   // Calls out, or more due contacts than this pass looked at: the next pass follows shortly.
   if (campaign.activeCalls + claimed.length > 0 || candidates.length >= limit)
     await followUp(campaign, FOLLOW_UP_SECONDS);
-  return `${done}, ${claimed.length} claimed, ${placed.filter(Boolean).length} dialled, ${skipped} skipped, ${deferred} deferred`;
+  return (
+    `${done}, ${claimed.length} claimed, ${placed.filter(Boolean).length} dialled, ${skipped} skipped, ` +
+    `${deferred} deferred, ${replanned} re-planned`
+  );
 }
 
 /**
@@ -246,7 +257,7 @@ const bcKey = (bc: BatchContact) => ({
 
 interface MoveOptions {
   set?: Partial<BatchContact>;
-  remove?: ('callId' | 'claimedFrom' | 'claimedAt')[];
+  remove?: ('callId' | 'claimedFrom' | 'claimedAt' | 'deferredFrom')[];
   releaseSlot?: boolean;
   creditsUnits?: number;
   note?: ContactNote;
@@ -262,6 +273,15 @@ interface Move {
   bc: BatchContact;
   to: BatchContactState;
   options?: MoveOptions;
+}
+
+/**
+ * `sameSettings`: the moves also check that the campaign's `updatedAt` is the one read (moves that
+ * give no slot back only), so that a pass that read the settings before a PATCH writes nothing
+ * decided under the old ones (a contact deferred by the old calling window).
+ */
+interface MoveGuard {
+  sameSettings?: boolean;
 }
 
 type Tx = Parameters<Parameters<typeof campaignsService.transaction.write>[0]>[0];
@@ -300,8 +320,9 @@ function counterUpdates(
  * `activeCalls` at once. False when any condition failed (nothing was written).
  */
 async function moveTogether(
-  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId' | 'updatedAt'>,
   moves: Move[],
+  guard: MoveGuard = {},
 ): Promise<boolean> {
   const { workspaceId, campaignId } = campaign;
   const now = clock.now().toISOString();
@@ -340,14 +361,21 @@ async function moveTogether(
     ...counterUpdates(tx, campaign, counts),
     ...(slots > 0
       ? [tx.campaign.patch({ workspaceId, campaignId }).add({ activeCalls: -slots }).commit()]
-      : []),
+      : guard.sameSettings
+        ? [
+            tx.campaign
+              .check({ workspaceId, campaignId })
+              .where((attr, op) => op.eq(attr.updatedAt, campaign.updatedAt))
+              .commit(),
+          ]
+        : []),
   ]);
   return !canceled;
 }
 
 /** One move (see moveTogether). False when the contact had moved. */
 const move = (
-  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId' | 'updatedAt'>,
   bc: BatchContact,
   to: BatchContactState,
   options: MoveOptions = {},
@@ -359,14 +387,15 @@ const move = (
  * of contacts moved.
  */
 async function moveMany(
-  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId' | 'updatedAt'>,
   moves: Move[],
+  guard: MoveGuard = {},
 ): Promise<number> {
   let moved = 0;
   for (let i = 0; i < moves.length; i += MOVES_PER_TRANSACTION) {
     const pack = moves.slice(i, i + MOVES_PER_TRANSACTION);
-    if (await moveTogether(campaign, pack)) moved += pack.length;
-    else if (pack.length > 1) for (const m of pack) if (await moveTogether(campaign, [m])) moved += 1;
+    if (await moveTogether(campaign, pack, guard)) moved += pack.length;
+    else if (pack.length > 1) for (const m of pack) if (await moveTogether(campaign, [m], guard)) moved += 1;
   }
   return moved;
 }
@@ -380,6 +409,7 @@ const asClaimed = (bc: BatchContact, now: string): BatchContact => ({
   claimedFrom: bc.state,
   claimedAt: now,
   callId: undefined,
+  deferredFrom: undefined,
   updatedAt: now,
 });
 
@@ -394,7 +424,7 @@ const claimPatch = (tx: Tx, bc: BatchContact, now: string) =>
       claimedAt: now,
       updatedAt: now,
     })
-    .remove(['callId'])
+    .remove(['callId', 'deferredFrom'])
     .where((attr, op) => `${op.eq(attr.state, bc.state)} AND ${op.eq(attr.attempt, bc.attempt)}`)
     .commit();
 
@@ -706,6 +736,70 @@ export async function recordCallEnded(
   if (!bc || bc.state !== 'calling' || bc.callId !== callId) return false;
   const { data: call } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
   return call ? recordOutcome(campaign, bc, call) : false;
+}
+
+// ── Re-planning ──────────────────────────────────────────────────────────────────────────────────────
+
+/** Waiting contacts re-planned per query page. */
+const REPLAN_PAGE = 500;
+
+/**
+ * The calling window changed, or the campaign resumed (`replanAt` set by the PATCH): every waiting
+ * contact the window deferred to a later time gets the time the window now gives it — from the time
+ * it was due before the deferral (`deferredFrom`: now, or a retry's time), its next opening under the
+ * new window in its zones, else that time itself (the new window is open: due as it was). Each move
+ * is conditioned on the contact's state and attempt, as every move is; then `replanAt` is removed on
+ * condition of the value read, so a PATCH made meanwhile is re-planned by the next pass. A pass that
+ * crashes half-way leaves `replanAt`: the next pass does it again (a re-planned contact is planned
+ * the same). The number of contacts whose time changed.
+ */
+export async function replanDeferred(campaign: Campaign, workspaceTimezone: string): Promise<number> {
+  const { workspaceId, campaignId } = campaign;
+  const window = campaign.callingWindow as CallingWindow;
+  const now = clock.now();
+  let replanned = 0;
+  for (const state of ['pending', 'retry_scheduled'] as const) {
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const page: { data: BatchContact[]; cursor: string | null } = await BatchContactEntity.query
+        .byState({ workspaceId, campaignId, state })
+        .gt({ dueAt: now.toISOString() })
+        .go({ cursor, count: REPLAN_PAGE });
+      cursor = page.cursor;
+      const fresh = (await readBatchContacts(page.data)).filter(
+        (bc) => bc.state === state && bc.deferredFrom !== undefined,
+      );
+      const contacts = await readContacts(workspaceId, fresh);
+      const moves = fresh.flatMap((bc): Move[] => {
+        const from = bc.deferredFrom!;
+        const earliest = from === DUE_NOW || Date.parse(from) < now.getTime() ? now : new Date(from);
+        const zones = recipientZones({
+          window,
+          contactTimezone: bc.contactId ? contacts.get(bc.contactId)?.timezone : undefined,
+          phone: bc.phone,
+          workspaceTimezone,
+        });
+        const opening = nextOpening(window, zones, earliest);
+        const dueAt = opening ? opening.toISOString() : from;
+        if (dueAt === bc.dueAt) return [];
+        return [
+          {
+            bc,
+            to: bc.state,
+            options: opening ? { set: { dueAt } } : { set: { dueAt }, remove: ['deferredFrom'] },
+          },
+        ];
+      });
+      replanned += await moveMany(campaign, moves);
+    }
+  }
+  await transact((tx) => [
+    tx.campaign
+      .patch({ workspaceId, campaignId })
+      .remove(['replanAt'])
+      .where((attr, op) => op.eq(attr.replanAt, campaign.replanAt!))
+      .commit(),
+  ]);
+  return replanned;
 }
 
 // ── Cancelling, completing ─────────────────────────────────────────────────────────────────────────────

@@ -59,6 +59,11 @@ export const CampaignEntity = new Entity(
       completedAt: { type: 'string' },
       /** When `campaign.completed` was published (the active marker goes after it). */
       completionPublishedAt: { type: 'string' },
+      /**
+       * Set when the calling window changed or the campaign resumed: the dialer's next pass re-plans
+       * the contacts the window deferred (dialer.ts replanDeferred), then removes it (on its value).
+       */
+      replanAt: { type: 'string' },
     },
     indexes: {
       byWorkspace: primaryIndex(
@@ -125,6 +130,11 @@ export const BatchContactEntity = new Entity(
       state: { type: BATCH_CONTACT_STATES, required: true },
       /** The earliest time it may be dialled (ISO), or DUE_NOW. */
       dueAt: { type: 'string', required: true },
+      /**
+       * While the calling window defers it: the `dueAt` it had before (DUE_NOW, or a retry's time), so a
+       * changed window re-plans it from there. Removed when it is claimed.
+       */
+      deferredFrom: { type: 'string' },
       /** Attempts claimed so far (the attempt being placed while `calling`). */
       attempt: { type: 'number', required: true, default: 0 },
       attempts: { type: 'list', items: attempt },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { labelText } from '../platform/validation.js';
 import { isTimeZone } from '../platform/time-zones.js';
 import { ImportSummary } from '../contacts/schemas.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
@@ -24,7 +25,10 @@ const clock = () =>
 
 const Hours = schemaOnFirstUse(() =>
   z
-    .strictObject({ start: clock(), end: clock() })
+    .strictObject({
+      start: clock().meta({ examples: ['09:00'] }),
+      end: clock().meta({ examples: ['17:00'] }),
+    })
     .refine((h) => h.end > h.start, { message: 'end must be after start', path: ['end'] }),
 );
 
@@ -43,8 +47,8 @@ export const CallingWindowBody = schemaOnFirstUse(() =>
         .min(1)
         .max(7)
         .refine((days) => new Set(days).size === days.length, { message: 'each day may appear once' }),
-      start: clock(),
-      end: clock(),
+      start: clock().meta({ examples: ['09:00'] }),
+      end: clock().meta({ examples: ['17:00'] }),
       day_hours: z.partialRecord(z.enum(WEEKDAYS), Hours).optional(),
     })
     .refine((w) => w.end > w.start, { message: 'end must be after start', path: ['end'] }),
@@ -63,7 +67,7 @@ export const RetryBody = schemaOnFirstUse(() =>
 );
 
 const e164 = z.string().refine(isE164, { message: 'value is not a valid phone number in E.164 format' });
-const name = () => z.string().trim().min(1).max(200);
+const name = () => labelText().min(1).max(200);
 
 export const CreateCampaignBody = schemaOnFirstUse(() =>
   z.strictObject({
@@ -134,6 +138,30 @@ export const CampaignResponse = schemaOnFirstUse(() =>
     updated_at: z.string(),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
+    /**
+     * When the campaign dials its first waiting contact: now when one is due, else when the calling
+     * window opens for it or its retry is due; null when it dials no more or is not running.
+     */
+    next_dial_at: z.string().nullable(),
+    /**
+     * Why then, or why not: "due now", "due now, once a line is free", "window opens 09:00
+     * Australia/Perth" (its weekday when not today there), "retry after no answer", "no contact
+     * waiting", "paused (…)", "not started: set status running"; null once it has ended.
+     */
+    next_dial_reason: z.string().nullable(),
+    /**
+     * Parameters of the agent's prompt that rows of its uploads lacked: those contacts are called
+     * with the parameter empty (as start-call does). Per upload job, newest first: its first 100 rows
+     * (numbered from 1 after the header) and how many.
+     */
+    warnings: z.array(
+      z.object({
+        job_id: z.string(),
+        parameter: z.string(),
+        rows: z.array(z.number().int()),
+        count: z.number().int(),
+      }),
+    ),
   }),
 );
 
@@ -167,7 +195,7 @@ export const BatchContactList = pageOf(BatchContactResponse);
 export const CreateUploadBody = schemaOnFirstUse(() =>
   z.strictObject({
     format: z.literal('csv').default('csv'),
-    file_name: z.string().trim().min(1).max(255).optional(),
+    file_name: labelText().min(1).max(255).optional(),
   }),
 );
 
@@ -193,6 +221,13 @@ export const CampaignJobResponse = schemaOnFirstUse(() =>
     progress: ImportSummary.unwrap().shape.progress,
     counts: JobCounts,
     errors: z.array(z.object({ row: z.number().int(), reason: z.string() })).optional(),
+    /**
+     * An upload's rows that lacked a `{{parameter}}` of the agent's prompt (taken, the parameter left
+     * empty): per parameter, the first 100 rows and how many (with `errors`, on the job's own route).
+     */
+    warnings: z
+      .array(z.object({ parameter: z.string(), rows: z.array(z.number().int()), count: z.number().int() }))
+      .optional(),
     failure_reason: z.string().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),

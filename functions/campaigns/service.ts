@@ -4,6 +4,7 @@ import { AgentEntity, type Agent } from '../agents/entities.js';
 import { referencedParameters } from '../agents/template.js';
 import { unitsToCredits } from '../billing/credits.js';
 import { requireFeature } from '../billing/features.js';
+import { ContactEntity } from '../contacts/entities.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { actorId } from '../platform/auth/principal.js';
 import { clock } from '../platform/clock.js';
@@ -41,6 +42,7 @@ import type {
   CreateCampaignBody,
   UpdateCampaignBody,
 } from './schemas.js';
+import { nextOpening, recipientZones, windowOpening } from './window.js';
 
 /**
  * Campaigns: their settings, their status (draft → running ⇄ paused → completed | cancelled), their
@@ -273,6 +275,9 @@ export async function updateCampaign(
     set.startedAt = now;
     set.runJobId = newId('job');
   }
+  // Contacts the old window deferred keep their old time unless re-planned (dialer.ts replanDeferred).
+  const replan = body.calling_window !== undefined || (to === 'running' && campaign.status === 'paused');
+  if (replan) set.replanAt = now;
   const { canceled } = await transact(({ campaign: campaigns, activeCampaign }) => [
     campaigns
       .patch({ workspaceId, campaignId })
@@ -287,7 +292,8 @@ export async function updateCampaign(
   ]);
   if (canceled) throw conflict('The campaign changed meanwhile: read it again and retry');
   const updated = await requireCampaign(workspaceId, campaignId);
-  if (to === 'running' || to === 'cancelled') await nudgeDialer(updated);
+  if (to === 'running' || to === 'cancelled' || (replan && updated.status === 'running'))
+    await nudgeDialer(updated);
   return updated;
 }
 
@@ -324,6 +330,76 @@ export async function deleteCampaign(access: WorkspaceAccess, campaignId: string
   ).go();
 }
 
+// ── When the next call is placed ─────────────────────────────────────────────────────────────────────
+
+/** When the campaign dials its first waiting contact, and why then (both null when it dials no more). */
+export interface NextDial {
+  at: string | null;
+  reason: string | null;
+}
+
+const RETRY_AFTER: Record<string, string> = {
+  busy: 'retry after a busy line',
+  no_answer: 'retry after no answer',
+  failed: 'retry after a failed call',
+};
+
+/**
+ * The campaign's next dial: its first waiting contact (pending or retry_scheduled, earliest due;
+ * one single-item query per state) and, for a running campaign, when the calling window lets it be
+ * dialled in that contact's zones — "window opens 09:00 Australia/Perth", "retry after no answer",
+ * "due now". A draft, a paused campaign (with the pause's reason) and an ended one say so.
+ */
+export async function nextDial(
+  campaign: Campaign,
+  workspaceTimezone: string,
+  now = clock.now(),
+): Promise<NextDial> {
+  switch (campaign.status) {
+    case 'draft':
+      return { at: null, reason: 'not started: set status running' };
+    case 'paused':
+      return { at: null, reason: campaign.pausedReason ? `paused (${campaign.pausedReason})` : 'paused' };
+    case 'completed':
+    case 'cancelled':
+      return { at: null, reason: null };
+    case 'running':
+      break;
+  }
+  const { workspaceId, campaignId } = campaign;
+  const firsts = await Promise.all(
+    (['pending', 'retry_scheduled'] as const).map(
+      async (state) =>
+        (await BatchContactEntity.query.byState({ workspaceId, campaignId, state }).go({ count: 1 })).data[0],
+    ),
+  );
+  const first = firsts
+    .filter((bc): bc is BatchContact => bc !== undefined)
+    .sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0))[0];
+  if (!first) return { at: null, reason: 'no contact waiting' };
+  const window = campaign.callingWindow as CallingWindow;
+  const contact = first.contactId
+    ? (await ContactEntity.get({ workspaceId, contactId: first.contactId }).go()).data
+    : null;
+  const zones = recipientZones({
+    window,
+    contactTimezone: contact?.timezone,
+    phone: first.phone,
+    workspaceTimezone,
+  });
+  // A contact the window deferred is planned from when it was due before (the window may have changed).
+  const base = first.deferredFrom ?? first.dueAt;
+  const due = base === DUE_NOW || Date.parse(base) <= now.getTime() ? now : new Date(base);
+  const opening = nextOpening(window, zones, due);
+  if (opening) return { at: opening.toISOString(), reason: windowOpening(window, zones, opening, now) };
+  if (due > now) {
+    const outcome = first.attempts?.at(-1)?.outcome;
+    return { at: due.toISOString(), reason: (outcome && RETRY_AFTER[outcome]) ?? 'retry scheduled' };
+  }
+  const full = campaign.activeCalls >= campaign.maxConcurrency;
+  return { at: now.toISOString(), reason: full ? 'due now, once a line is free' : 'due now' };
+}
+
 // ── Wire shapes ──────────────────────────────────────────────────────────────────────────────────────
 
 export function progressView(campaignId: string, p: Progress): z.infer<typeof CampaignProgress> {
@@ -341,7 +417,13 @@ export function progressView(campaignId: string, p: Progress): z.infer<typeof Ca
   };
 }
 
-export function campaignView(campaign: Campaign, progress: Progress): z.infer<typeof CampaignResponse> {
+/** A campaign on the wire (view.ts reads what it shows beside its record). */
+export function campaignView(
+  campaign: Campaign,
+  progress: Progress,
+  next: NextDial,
+  warnings: z.infer<typeof CampaignResponse>['warnings'],
+): z.infer<typeof CampaignResponse> {
   const window = campaign.callingWindow as CallingWindow;
   return {
     id: campaign.campaignId,
@@ -360,6 +442,9 @@ export function campaignView(campaign: Campaign, progress: Progress): z.infer<ty
     updated_at: campaign.updatedAt,
     started_at: campaign.startedAt ?? null,
     completed_at: campaign.completedAt ?? null,
+    next_dial_at: next.at,
+    next_dial_reason: next.reason,
+    warnings,
   };
 }
 

@@ -1,8 +1,9 @@
 import { AgentEntity } from '../agents/entities.js';
 import { ContactImportRowEntity, type Contact, type ContactImport } from '../contacts/entities.js';
 import {
-  importErrors,
+  importIssues,
   importView,
+  listImports,
   recordRowOutcome,
   rowRecordBase,
   type ImportPipeline,
@@ -10,6 +11,7 @@ import {
 } from '../contacts/imports.js';
 import type { ParsedRow } from '../contacts/import-parse.js';
 import type { ContactInput } from '../contacts/schemas.js';
+import { normaliseAttributeKey } from '../contacts/model.js';
 import {
   createContactsTogether,
   ensureContact,
@@ -36,7 +38,9 @@ import { agentParameters, getCampaign, transact, type Progress } from './service
  *   with a phone number); otherwise the row is rejected with its reason;
  * - its parameters are its other columns (as headed), filled from its contact (first_name, last_name,
  *   email, attributes) where a column is missing; a `{{name}}` of the agent's prompt or greeting that
- *   neither gives rejects the row, naming it — so a missing parameter is reported before any dial;
+ *   neither gives is left empty, as start-call and SMS leave it (one rule for the product), and the
+ *   row is recorded with it (`missingParameters`): the job's and the campaign's `warnings` list each
+ *   such parameter with its rows, before any dial;
  * - a number already in the campaign is dropped and counted `merged`;
  * - the contact with that number is linked, or one is created (source CSV);
  * - a contact that is do-not-contact or unsubscribed, or a number on the organisation's suppression
@@ -105,8 +109,12 @@ export function requireOpenForUploads(campaign: Campaign): void {
 const clip = (value: string, length: number) =>
   value.length > length ? `${value.slice(0, length)}…` : value;
 
-/** The row's parameters: its columns, then what its contact knows. */
-function parametersOf(row: ParsedRow, contact: Contact | null): Record<string, string> {
+/**
+ * The row's parameters: its columns, then what its contact knows. Attribute columns and a contact's
+ * attributes are keyed by their normalised names (`Listing Address` → `listing_address`): each of the
+ * agent's `{{names}}` is also given under its own spelling.
+ */
+function parametersOf(row: ParsedRow, contact: Contact | null, names: string[]): Record<string, string> {
   const f = row.fields;
   const fromContact: Record<string, string | undefined> = {
     first_name: contact?.firstName,
@@ -128,6 +136,10 @@ function parametersOf(row: ParsedRow, contact: Contact | null): Record<string, s
   for (const source of [fromContact, fromRow])
     for (const [key, value] of Object.entries(source))
       if (typeof value === 'string' && value.trim()) parameters[key] = value.slice(0, 1000);
+  for (const name of names) {
+    const value = parameters[name] ?? parameters[normaliseAttributeKey(name)];
+    if (value !== undefined) parameters[name] = value;
+  }
   return Object.fromEntries(Object.entries(parameters).slice(0, 50));
 }
 
@@ -155,10 +167,8 @@ async function decideRow(
   } else {
     return reject('no phone number or contact_id');
   }
-  const parameters = parametersOf(row, contact);
+  const parameters = parametersOf(row, contact, ctx.parameters);
   const missing = ctx.parameters.filter((name) => !parameters[name]);
-  if (missing.length > 0)
-    return reject(`missing parameters the agent's prompt uses: ${missing.map((n) => `{{${n}}}`).join(', ')}`);
   if (!contact) {
     const name = [f.first_name, f.last_name].filter(Boolean).join(' ') || undefined;
     ({ contact } = await ensureContact(workspaceId, { phone, name, source: 'CSV' }));
@@ -170,7 +180,14 @@ async function decideRow(
   const now = clock.now().toISOString();
   const counter = counterFor(state);
   const { canceled, codes } = await transact((tx) => [
-    tx.contactImportRow.create({ ...record, outcome: 'created', contactId: contact.contactId }).commit(),
+    tx.contactImportRow
+      .create({
+        ...record,
+        outcome: 'created',
+        contactId: contact.contactId,
+        ...(missing.length > 0 ? { missingParameters: missing } : {}),
+      })
+      .commit(),
     tx.campaignPhone.create({ workspaceId, campaignId: campaign.campaignId, phone, batchContactId }).commit(),
     tx.batchContact
       .create({
@@ -214,8 +231,8 @@ const BULK_TRANSACTIONS_AT_ONCE = 4;
 /**
  * The bulk path (ImportPipeline.decideInBulk: rows that share no number with another row of the
  * file), for the common case of numbers new to the workspace:
- * 1. rows without a valid phone, or missing a `{{parameter}}` the row alone cannot give, are rejected
- *    (their outcome records in batch writes: a rejection depends on the row alone);
+ * 1. rows without a valid phone are rejected (their outcome records in batch writes: a rejection
+ *    depends on the row alone);
  * 2. numbers no contact has (one batch read of their keys) get their contacts created several to a
  *    transaction (source CSV; a refused transaction's rows go one at a time);
  * 3. each row's outcome record, phone key and batch contact (`skipped_dnc` for a suppressed number:
@@ -261,7 +278,7 @@ async function decideInBulk(
     }
     // Without a contact yet, the row alone gives the parameters; one that a contact would complete
     // is decided once its contact is known (decideRow).
-    valid.push({ row, phone, parameters: parametersOf(row, null), input });
+    valid.push({ row, phone, parameters: parametersOf(row, null, ctx.parameters), input });
   }
   if (rejected.length > 0) {
     const { unprocessed } = await ContactImportRowEntity.put(rejected).go({ concurrency: 2 });
@@ -275,8 +292,7 @@ async function decideInBulk(
   );
   const creatable: (typeof valid)[number][] = [];
   valid.forEach((v, i) => {
-    const missing = ctx.parameters.filter((name) => !v.parameters[name]);
-    if (!fresh[i] || missing.length > 0) leftOver.push(v.row);
+    if (!fresh[i]) leftOver.push(v.row);
     else creatable.push(v);
   });
   const suppressed = await suppressedAmong(
@@ -318,6 +334,7 @@ async function decideInBulk(
         phone: v.phone,
         contactId: contactIds.get(v.row)!,
         parameters: v.parameters,
+        missing: ctx.parameters.filter((name) => !v.parameters[name]),
         dnc: suppressed.has(v.phone) ? 'suppressed' : undefined,
       })),
     );
@@ -332,6 +349,8 @@ interface NewBatchContact {
   phone: string;
   contactId: string;
   parameters: Record<string, string>;
+  /** The agent's `{{parameters}}` the row does not give (left empty). */
+  missing: string[];
   dnc?: string;
 }
 
@@ -359,7 +378,12 @@ async function addBatchContacts(
   const { canceled } = await transact((tx) => [
     ...items.flatMap(({ entry, batchContactId, state }) => [
       tx.contactImportRow
-        .create({ ...rowRecordBase(job, entry.row), outcome: 'created', contactId: entry.contactId })
+        .create({
+          ...rowRecordBase(job, entry.row),
+          outcome: 'created',
+          contactId: entry.contactId,
+          ...(entry.missing.length > 0 ? { missingParameters: entry.missing } : {}),
+        })
         .commit(),
       tx.campaignPhone
         .create({ workspaceId, campaignId: campaign.campaignId, phone: entry.phone, batchContactId })
@@ -421,7 +445,8 @@ async function inParallel<T>(
 
 /** An upload job on the wire (the contact import's view, with its campaign and kind). */
 export async function uploadJobView(job: ContactImport, withErrors: boolean) {
-  const view = importView(job, withErrors ? await importErrors(job) : undefined);
+  const issues = withErrors ? await importIssues(job) : undefined;
+  const view = importView(job, issues?.errors);
   return {
     id: view.id,
     job_id: view.job_id,
@@ -432,10 +457,34 @@ export async function uploadJobView(job: ContactImport, withErrors: boolean) {
     progress: view.progress,
     counts: view.counts,
     ...(view.errors ? { errors: view.errors } : {}),
+    ...(issues ? { warnings: issues.parameters } : {}),
     failure_reason: view.failure_reason,
     created_at: view.created_at,
     completed_at: view.completed_at,
   };
+}
+
+/**
+ * The `{{parameters}}` of the agent's prompt that rows of the campaign's uploads lacked (left empty):
+ * per upload job, newest first, each parameter with its first rows and how many (one query for the
+ * jobs, one per job that has any).
+ */
+export async function campaignWarnings(
+  campaign: Pick<Campaign, 'workspaceId' | 'campaignId'>,
+): Promise<{ job_id: string; parameter: string; rows: number[]; count: number }[]> {
+  const { items } = await listImports(
+    campaign.workspaceId,
+    { limit: 100 },
+    { campaignId: campaign.campaignId },
+  );
+  const perJob = await Promise.all(
+    items
+      .filter((job) => (job.warned ?? 0) > 0)
+      .map(async (job) =>
+        (await importIssues(job)).parameters.map((warning) => ({ job_id: job.jobId, ...warning })),
+      ),
+  );
+  return perJob.flat();
 }
 
 /** The run job: the campaign's calls from its start (`processing` while running or paused). */

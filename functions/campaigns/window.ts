@@ -112,6 +112,24 @@ export function nextOpening(window: CallingWindow, zones: string[], now: Date): 
   return openingsIn(window, zones[0], now, 8).find((at) => at.getTime() > now.getTime()) ?? null;
 }
 
+/**
+ * Why a contact waits until `at`: "window opens 09:00 Australia/Perth" (the opening's local time in
+ * the zone whose window opens then, with its weekday when it is not today there).
+ */
+export function windowOpening(window: CallingWindow, zones: string[], at: Date, now: Date): string {
+  const zone =
+    zones.find((z) => {
+      const local = localTime(at, z);
+      return hoursOn(window, local.weekday)?.start === local.minutes;
+    }) ?? zones[0];
+  const local = localTime(at, zone);
+  const today = localTime(now, zone);
+  const hhmm = `${String(Math.floor(local.minutes / 60)).padStart(2, '0')}:${String(local.minutes % 60).padStart(2, '0')}`;
+  const sameDay = local.year === today.year && local.month === today.month && local.day === today.day;
+  const day = sameDay ? '' : `${local.weekday[0].toUpperCase()}${local.weekday.slice(1)} `;
+  return `window opens ${day}${hhmm} ${zone}`;
+}
+
 const countryZones = new Map<string, string[]>();
 function zonesOfCountry(country: string): string[] {
   let zones = countryZones.get(country);

@@ -2,6 +2,7 @@ import type { EntityItem } from 'electrodb';
 import { Entity, Service } from '../platform/entity.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
+import { OutboxEventEntity } from '../platform/outbox.js';
 import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
 
 /**
@@ -289,6 +290,8 @@ export const ContactImportEntity = new Entity(
       created: { type: 'number', required: true, default: 0 },
       merged: { type: 'number', required: true, default: 0 },
       rejected: { type: 'number', required: true, default: 0 },
+      /** Rows taken with a warning (a contact import's dropped field, an upload's missing parameter). */
+      warned: { type: 'number' },
       failureReason: { type: 'string' },
       createdAt: { type: 'string', required: true },
       updatedAt: { type: 'string', required: true },
@@ -314,6 +317,10 @@ export const ContactImportChunkEntity = new Entity(
       rejected: { type: 'number', required: true },
       /** The chunk's first rejected rows: [{row, reason}]. */
       errors: { type: 'any' },
+      /** The chunk's first rows taken with a warning: [{row, reason}] (a contact import's). */
+      warnings: { type: 'any' },
+      /** A campaign upload's rows without a `{{parameter}}` of the agent's prompt: {name: [row, …]}. */
+      missingParameters: { type: 'any' },
     },
     indexes: {
       byJob: primaryIndex(
@@ -338,6 +345,8 @@ export const ContactImportRowEntity = new Entity(
       outcome: { type: ['created', 'merged', 'rejected'] as const, required: true },
       reason: { type: 'string' },
       contactId: { type: 'string' },
+      /** A campaign upload's row taken without these `{{parameters}}` of the agent's prompt. */
+      missingParameters: { type: 'list', items: { type: 'string' } },
       expiresAt: { type: 'number', required: true, field: 'expires_at' },
     },
     indexes: {
@@ -363,6 +372,8 @@ export const contactsService = new Service(
     contactImport: ContactImportEntity,
     contactImportChunk: ContactImportChunkEntity,
     contactImportRow: ContactImportRowEntity,
+    /** `contact.created`, recorded with the contact it announces (functions/platform/outbox.ts). */
+    outboxEvent: OutboxEventEntity,
   },
   cfg,
 );

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { parse as csvParser } from 'csv-parse';
 import ICAL from 'ical.js';
+import { normaliseAttributeKey } from './model.js';
 
 /**
  * Reading an import file (CSV or vCard) into rows of contact fields. Nothing here writes or checks a
@@ -12,8 +13,9 @@ import ICAL from 'ical.js';
  *   Gateway before it reaches us: a non-UTF-8 one is refused there; see imports.ts.)
  * - CSV: the first record is the header; columns are matched by name, trimmed and case-insensitive,
  *   spaces, hyphens and underscores alike (`First Name` = `first_name` = `first-name`), with the
- *   aliases of HEADER_ALIASES; any other column becomes an attribute named by its header as written
- *   (trimmed). Empty cells are absent values. Data rows are numbered from 1 (the header not counted); a row
+ *   aliases of HEADER_ALIASES; any other column becomes an attribute under its header's normalised
+ *   key (model.ts normaliseAttributeKey: `Suburb` and `suburb` are one attribute, `suburb`; the first
+ *   non-empty cell of such columns wins). Empty cells are absent values. Data rows are numbered from 1 (the header not counted); a row
  *   whose cells are all empty keeps its number but is not imported (nor counted in `total`).
  * - Cells are text, always: a cell starting with `=`, `+`, `-` or `@` (a spreadsheet formula) is kept
  *   verbatim and never evaluated. Anything that exports contacts to a spreadsheet must escape them.
@@ -146,7 +148,8 @@ export async function parseCsv(text: string, options: ParseOptions = {}): Promis
           options.contactIdColumn && CONTACT_ID_HEADERS.has(normalised)
             ? 'contact_id'
             : HEADER_ALIASES[normalised];
-        return field ? { field } : header.trim() ? { attribute: header.trim().slice(0, 64) } : {};
+        const attribute = normaliseAttributeKey(header);
+        return field ? { field } : attribute ? { attribute } : {};
       });
       if (!columns.some((c) => c.field !== undefined && keyColumns.includes(c.field))) {
         throw new ImportFileError(

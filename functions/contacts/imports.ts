@@ -124,7 +124,16 @@ export interface ChunkTally {
   merged: number;
   rejected: number;
   errors: { row: number; reason: string }[];
+  /** Rows taken with a warning: how many, the first MAX_ERRORS (by row number) and why. */
+  warned?: number;
+  warnings?: { row: number; reason: string }[];
+  /** A campaign upload's rows taken without a `{{parameter}}` of the agent's prompt, by name. */
+  missingParameters?: Record<string, number[]>;
 }
+
+/** A row's warning, or a parameter missing from rows, as the job shows them. */
+export type RowWarning = { row: number; reason: string };
+export type ParameterWarning = { parameter: string; rows: number[]; count: number };
 
 export const contactImportPipeline: ImportPipeline = {
   sendPlan: (job) =>
@@ -327,15 +336,38 @@ export async function listImports(
 
 /** The first MAX_ERRORS rejected rows of a job, by row number (from its chunks' records). */
 export async function importErrors(job: ContactImport): Promise<{ row: number; reason: string }[]> {
-  if (!job.rejected) return [];
+  return (await importIssues(job)).errors;
+}
+
+/**
+ * What a job's chunks recorded: its first MAX_ERRORS rejected rows and rows taken with a warning, by
+ * row number, and the `{{parameters}}` a campaign upload's rows lacked (each with its first
+ * MAX_ERRORS rows and how many). One query, none when the job has neither.
+ */
+export async function importIssues(
+  job: ContactImport,
+): Promise<{ errors: RowWarning[]; warnings: RowWarning[]; parameters: ParameterWarning[] }> {
+  if (!job.rejected && !job.warned) return { errors: [], warnings: [], parameters: [] };
   const { data } = await ContactImportChunkEntity.query
     .byJob({ workspaceId: job.workspaceId })
     .begins({ jobId: job.jobId })
     .go({ pages: 'all' });
-  return data
-    .flatMap((chunk) => (chunk.errors ?? []) as { row: number; reason: string }[])
-    .sort((a, b) => a.row - b.row)
-    .slice(0, MAX_ERRORS);
+  const firstRows = (rows: RowWarning[]) => rows.sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
+  const missing = new Map<string, number[]>();
+  for (const chunk of data)
+    for (const [name, rows] of Object.entries((chunk.missingParameters ?? {}) as Record<string, number[]>))
+      missing.set(name, [...(missing.get(name) ?? []), ...rows]);
+  return {
+    errors: firstRows(data.flatMap((chunk) => (chunk.errors ?? []) as RowWarning[])),
+    warnings: firstRows(data.flatMap((chunk) => (chunk.warnings ?? []) as RowWarning[])),
+    parameters: [...missing]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([parameter, rows]) => ({
+        parameter,
+        rows: rows.sort((a, b) => a - b).slice(0, MAX_ERRORS),
+        count: rows.length,
+      })),
+  };
 }
 
 // ── The worker ───────────────────────────────────────────────────────────────────────────────────────
@@ -500,11 +532,21 @@ export async function processChunk(
             merged: tally.merged,
             rejected: tally.rejected,
             errors: tally.errors,
+            ...(tally.warnings?.length ? { warnings: tally.warnings } : {}),
+            ...(tally.missingParameters && Object.keys(tally.missingParameters).length > 0
+              ? { missingParameters: tally.missingParameters }
+              : {}),
           })
           .commit(),
         tx.contactImport
           .patch({ workspaceId, jobId })
-          .add({ created: tally.created, merged: tally.merged, rejected: tally.rejected, chunksDone: 1 })
+          .add({
+            created: tally.created,
+            merged: tally.merged,
+            rejected: tally.rejected,
+            warned: tally.warned ?? 0,
+            chunksDone: 1,
+          })
           .set({ updatedAt: now })
           .where((attr, op) => op.eq(attr.status, 'processing'))
           .commit(),
@@ -556,7 +598,21 @@ async function decideRowByRow(
     .filter((r) => r.outcome === 'rejected')
     .slice(0, MAX_ERRORS)
     .map((r) => ({ row: Number(r.row), reason: r.reason ?? 'rejected' }));
-  return { created: count('created'), merged: count('merged'), rejected: count('rejected'), errors };
+  const missingParameters: Record<string, number[]> = {};
+  let warned = 0;
+  for (const r of outcomes) {
+    if (!r.missingParameters?.length) continue;
+    warned += 1;
+    for (const name of r.missingParameters) (missingParameters[name] ??= []).push(Number(r.row));
+  }
+  return {
+    created: count('created'),
+    merged: count('merged'),
+    rejected: count('rejected'),
+    errors,
+    warned,
+    missingParameters,
+  };
 }
 
 async function completeIfDone(workspaceId: string, jobId: string, pipeline: ImportPipeline): Promise<void> {
@@ -617,7 +673,7 @@ async function importContactRows(
   groups: ParsedRow[][],
   step: (rows: number) => void,
 ): Promise<ChunkTally> {
-  const tally: ChunkTally = { created: 0, merged: 0, rejected: 0, errors: [] };
+  const tally: ChunkTally = { created: 0, merged: 0, rejected: 0, errors: [], warned: 0, warnings: [] };
   type Valid = { row: ParsedRow; input: ContactInput; fields: NewContactFields };
   // Each group's first valid row, created in bulk when nobody has its keys; the group's other rows
   // (which share a number or address with it) merge into it afterwards, in file order.
@@ -631,7 +687,13 @@ async function importContactRows(
       if ('reason' in decision) {
         tally.rejected += 1;
         tally.errors.push({ row: row.row, reason: decision.reason });
-      } else valid.push({ row, ...decision });
+        continue;
+      }
+      valid.push({ row, input: decision.input, fields: decision.fields });
+      if (decision.warnings.length > 0) {
+        tally.warned! += 1;
+        tally.warnings!.push({ row: row.row, reason: decision.warnings.join('; ') });
+      }
     }
     if (valid.length > 0) {
       firsts.push(valid[0]);
@@ -661,6 +723,7 @@ async function importContactRows(
     }
   });
   tally.errors = tally.errors.sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
+  tally.warnings = tally.warnings!.sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
   return tally;
 }
 
@@ -706,14 +769,15 @@ export async function recordRowOutcome(
 
 /**
  * The contact a row makes, or why it is rejected. A phone number that is not valid in the job's
- * country, or an email address that is not valid, is dropped when the other one is valid; a row with
- * neither is rejected. Any other invalid field rejects the row with the validator's message.
+ * country, or an email address that is not valid, is dropped when the other one is valid — and the
+ * row says so in its `warnings` (the job's per-row `warnings`: the contact was made without it); a
+ * row with neither is rejected. Any other invalid field rejects the row with the validator's message.
  */
 export function rowInput(
   fields: RowFields,
   country: string,
   format: ImportFormat,
-): { input: ContactInput; fields: NewContactFields } | { reason: string } {
+): { input: ContactInput; fields: NewContactFields; warnings: string[] } | { reason: string } {
   const phone = fields.phone && toE164InCountry(fields.phone, country) ? fields.phone : undefined;
   const email = fields.email && normaliseEmail(fields.email) ? fields.email.trim() : undefined;
   if (!phone && !email) {
@@ -723,6 +787,16 @@ export function rowInput(
     ];
     return { reason: `${why.join(' and ')}: a contact needs a phone number or an email address` };
   }
+  const warnings = [
+    ...(fields.phone && !phone
+      ? [`phone "${fields.phone.slice(0, 40)}" is not a valid phone number: imported without a phone number`]
+      : []),
+    ...(fields.email && !email
+      ? [
+          `email "${fields.email.slice(0, 60)}" is not a valid email address: imported without an email address`,
+        ]
+      : []),
+  ];
   const input = {
     first_name: fields.first_name,
     last_name: fields.last_name,
@@ -738,11 +812,15 @@ export function rowInput(
     const field = issue.loc.filter((part) => part !== 'body').join('.');
     return { reason: `${field ? `${field}: ` : ''}${issue.msg}` };
   }
-  return { input, fields: checked.fields };
+  return { input, fields: checked.fields, warnings };
 }
 
 /** The job on the wire. `progress`: rows counted (`done`) of the file's rows (`total`, 0 until planned). */
-export function importView(job: ContactImport, errors?: { row: number; reason: string }[]) {
+export function importView(
+  job: ContactImport,
+  errors?: { row: number; reason: string }[],
+  warnings?: { row: number; reason: string }[],
+) {
   const failed = job.status === 'failed';
   const total = failed ? 0 : (job.total ?? 0);
   const progress = { done: Math.min(job.created + job.merged + job.rejected, total), total };
@@ -761,6 +839,7 @@ export function importView(job: ContactImport, errors?: { row: number; reason: s
       rejected: job.rejected,
     },
     ...(errors ? { errors } : {}),
+    ...(warnings ? { warnings } : {}),
     failure_reason: job.failureReason ?? null,
     created_at: job.createdAt,
     completed_at: job.completedAt ?? null,

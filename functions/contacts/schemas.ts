@@ -4,7 +4,7 @@ import { ListQuery, pageOf } from '../platform/pagination.js';
 import { NOTE_CHANNELS } from './model.js';
 import { CONTACTABILITY_CODES, INPUT_SOURCE_CODES, SOURCE_CODES } from './views.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
-import { emailAddress } from '../platform/validation.js';
+import { emailAddress, freeText, labelText } from '../platform/validation.js';
 
 /**
  * Request and response shapes of the contact, note and suppression-list routes. Bodies are strict
@@ -21,13 +21,13 @@ export const MAX_ATTRIBUTE_KEY_LENGTH = 64;
 export const MAX_ATTRIBUTE_VALUE_LENGTH = 1000;
 export const MAX_NOTE_LENGTH = 500;
 
-const personName = () => z.string().trim().max(100);
+const personName = () => labelText().max(100);
 const phone = () => z.string().trim().min(1).max(40);
 
 /** Tags: trimmed, 1–50 characters, at most 50; repeats (ignoring case) are dropped, the first kept. */
 const tags = () =>
   z
-    .array(z.string().trim().min(1).max(MAX_TAG_LENGTH))
+    .array(labelText().min(1).max(MAX_TAG_LENGTH))
     .max(MAX_TAGS)
     .transform((values) => {
       const seen = new Set<string>();
@@ -39,8 +39,8 @@ const tags = () =>
       });
     });
 
-const attributeKey = () => z.string().trim().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH);
-const attributeValue = () => z.string().max(MAX_ATTRIBUTE_VALUE_LENGTH);
+const attributeKey = () => labelText().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH);
+const attributeValue = () => freeText().max(MAX_ATTRIBUTE_VALUE_LENGTH);
 const tooManyAttributes = (record: Record<string, unknown>) => Object.keys(record).length <= MAX_ATTRIBUTES;
 
 /** Custom attributes: string keys (1–64 characters) to string values (up to 1000), at most 50. */
@@ -65,7 +65,7 @@ export const CreateContactBody = schemaOnFirstUse(() =>
       contactability: z.enum(CONTACTABILITY_CODES).default('contactable'),
       source: z.enum(INPUT_SOURCE_CODES).default('manual'),
       /** The integration's name; only (and then required) with `source: "integration"`. */
-      source_label: z.string().trim().min(1).max(100).optional(),
+      source_label: labelText().min(1).max(100).optional(),
       tags: tags().optional(),
       attributes: attributes().optional(),
       timezone: TimeZoneName.nullable().optional(),
@@ -96,6 +96,19 @@ export const CreateContactBody = schemaOnFirstUse(() =>
           input: body.source_label,
         });
       }
+    })
+    .meta({
+      examples: [
+        {
+          first_name: 'Ana',
+          last_name: 'Silva',
+          phone: '+61491570156',
+          email: 'ana.silva@example.com',
+          tags: ['buyer'],
+          attributes: { suburb: 'Fremantle' },
+          timezone: 'Australia/Perth',
+        },
+      ],
     }),
 );
 /** What createContact and mergeContact take (the body of `POST …/contacts`). */
@@ -132,7 +145,7 @@ export const ContactListQuery = schemaOnFirstUse(() =>
 );
 export type ContactListQuery = z.infer<typeof ContactListQuery>;
 
-const noteText = () => z.string().trim().min(1).max(MAX_NOTE_LENGTH);
+const noteText = () => freeText().trim().min(1).max(MAX_NOTE_LENGTH);
 
 export const CreateNoteBody = schemaOnFirstUse(() =>
   z.strictObject({
@@ -152,7 +165,7 @@ export type UpdateNoteBody = z.infer<typeof UpdateNoteBody>;
 
 /** The body of `PUT …/suppression-list/{phone}` (optional). */
 export const PutSuppressionBody = schemaOnFirstUse(() =>
-  z.strictObject({ reason: z.string().trim().max(200).nullable().optional() }).optional(),
+  z.strictObject({ reason: freeText().trim().max(200).nullable().optional() }).optional(),
 );
 export type PutSuppressionBody = z.infer<typeof PutSuppressionBody>;
 
@@ -221,7 +234,7 @@ export const IMPORT_FORMATS = ['csv', 'vcf'] as const;
 export const CreateImportBody = schemaOnFirstUse(() =>
   z.strictObject({
     format: z.enum(IMPORT_FORMATS),
-    file_name: z.string().trim().min(1).max(255).optional(),
+    file_name: labelText().min(1).max(255).optional(),
   }),
 );
 
@@ -256,6 +269,11 @@ export const ImportResponse = schemaOnFirstUse(() =>
     ...importFields(),
     /** The first 100 rejected rows, by row number (data rows from 1, the header not counted). */
     errors: z.array(ImportErrorItem),
+    /**
+     * The first 100 rows imported with a change the file did not ask for, by row number: a phone
+     * number (or email address) that was not valid, dropped because the other one was.
+     */
+    warnings: z.array(ImportErrorItem),
   }),
 );
 export const CreatedImportResponse = schemaOnFirstUse(() =>
@@ -267,3 +285,11 @@ export const CreatedImportResponse = schemaOnFirstUse(() =>
 );
 export const ImportList = pageOf(ImportSummary);
 export const ImportListQuery = ListQuery;
+
+/** 409 of a create or change whose phone or email belongs to another contact: that contact's id. */
+export const DuplicateContactBody = schemaOnFirstUse(() =>
+  z.object({
+    error: z.string().meta({ examples: ['A contact with this phone number or email already exists'] }),
+    contact_id: z.string().meta({ examples: ['ct_01JD8X3T6QW5R2K9M4N7P1B3C5'] }),
+  }),
+);

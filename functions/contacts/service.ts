@@ -7,8 +7,8 @@ import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { toE164, toE164InCountry } from '../platform/phone.js';
 import { batchPutItems } from '../platform/table.js';
-import { parseOrThrow } from '../platform/validation.js';
-import { publishWorkspaceEvent } from '../platform/workspace-events.js';
+import { asciiEmail, parseOrThrow } from '../platform/validation.js';
+import { outboxRecord, publishRecorded, type OutboxRecord } from '../platform/outbox.js';
 import {
   ContactCallEntity,
   ContactEmailEntity,
@@ -33,6 +33,7 @@ import {
   type ContactListQuery,
 } from './schemas.js';
 import { normaliseQuery, searchTokens, withPrefixLengths } from './search.js';
+import { normaliseAttributeKey, storedAttributes } from './model.js';
 import {
   attributesOf,
   contactabilityLabel,
@@ -67,8 +68,9 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normaliseEmail(email: string | undefined | null): string | undefined {
   if (!email) return undefined;
-  const trimmed = email.trim().toLowerCase();
-  return EMAIL_PATTERN.test(trimmed) && trimmed.length <= 254 ? trimmed : undefined;
+  const checked = asciiEmail(email);
+  if (!checked.ok) return undefined;
+  return EMAIL_PATTERN.test(checked.email) && checked.email.length <= 254 ? checked.email : undefined;
 }
 
 /** An international number (`+61 …`) in E.164, as telephony reports them (the post-call pipeline). */
@@ -148,6 +150,27 @@ type WriteResult =
 const stripUndefined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 
+/**
+ * A contact record as stored: absent text is absent (null on the wire), never "" — a blank name,
+ * phone, email, timezone or integration name is dropped, and so is a blank attribute — whichever
+ * path wrote it (the API, imports, CRM syncs, the post-call pipeline, SMS).
+ */
+function withoutBlankText<T extends Partial<ContactRecord>>(record: T): T {
+  const out: Record<string, unknown> = { ...record };
+  for (const key of ['firstName', 'lastName', 'name', 'phone', 'email', 'timezone', 'integrationName'])
+    if (typeof out[key] === 'string' && !(out[key] as string).trim()) out[key] = undefined;
+  if (out.customAttributes !== undefined) {
+    const attributes = Object.fromEntries(
+      Object.entries(attributesOf(out.customAttributes)).filter(([, value]) => value.trim()),
+    );
+    out.customAttributes = Object.keys(attributes).length > 0 ? attributes : undefined;
+  }
+  return stripUndefined(out) as T;
+}
+
+/** Blank text counts as no text: a stored "" (written before the rule above) is an empty field. */
+const isBlank = (value: string | undefined): boolean => !value || !value.trim();
+
 /** The fields copied onto each search entry. */
 function listedFields(record: ContactRecord) {
   return stripUndefined({
@@ -171,7 +194,7 @@ function listedFields(record: ContactRecord) {
 
 /** The record to write over `previous` (absent: a new contact): its version and search tokens set. */
 function finalRecord(previous: Contact | undefined, draft: ContactRecord): ContactRecord {
-  return stripUndefined({
+  return withoutBlankText({
     ...draft,
     version: (previous?.version ?? 0) + 1,
     searchTokens: searchTokens(draft),
@@ -415,7 +438,7 @@ function newContactFields(input: ContactInput, country: string): NewContactField
     source: sourceLabel(body.source),
     integrationName: body.source === 'integration' ? body.source_label : undefined,
     tags: body.tags,
-    customAttributes: body.attributes,
+    customAttributes: body.attributes && storedAttributes(body.attributes),
     timezone: body.timezone ?? undefined,
   });
 }
@@ -454,7 +477,7 @@ function newRecord(
   now: string,
   contactId: string = newId('contact'),
 ): ContactRecord {
-  return stripUndefined({
+  return withoutBlankText({
     workspaceId,
     contactId,
     ...fields,
@@ -818,9 +841,11 @@ export async function createContact(
   options: { country: string },
 ): Promise<Contact> {
   const fields = newContactFields(input, options.country);
-  const inserted = await insertContact(newRecord(workspaceId, fields, clock.now().toISOString()));
+  const record = newRecord(workspaceId, fields, clock.now().toISOString());
+  const announced = await announcingCreation(record);
+  const inserted = await insertContact(record, announced.extras);
   if ('taken' in inserted) throw new DuplicateContactError(inserted.taken.contactId, inserted.taken.field);
-  await publishContactCreated(inserted.created);
+  await announced.publish();
   return inserted.created;
 }
 
@@ -829,26 +854,40 @@ export async function createContact(
  * `createContact` always (POST …/contacts), `ensureContact` and `mergeContact` when their caller
  * asks (`publishCreated: true`; its function must declare `sendsTo: ['workspaceEvents']`). Bulk
  * loads — contact imports, integration syncs — publish none: a 50,000-row import would otherwise be
- * 50,000 webhook deliveries and workflow runs. The event id is the contact's, so a retry after a
- * crash republishes the same event.
+ * 50,000 webhook deliveries and workflow runs. The event is recorded in the contact's own
+ * transaction (an outbox item, functions/platform/outbox.ts) and published once it is written: a
+ * contact is never created without its event, and a failed send is the outbox sweep's to retry, not
+ * the caller's error. The event id is the contact's, so a second send is the same event.
+ *
+ * Returns the extra item for `record`'s transaction and what publishes it after; both do nothing
+ * when the workspace is unknown (gone, or a contact written outside any workspace: nobody to tell).
  */
-async function publishContactCreated(contact: Contact): Promise<void> {
-  const organisationId = await organisationOf(contact.workspaceId);
+async function announcingCreation(
+  record: ContactRecord,
+  extras: Extras = () => [],
+): Promise<{ extras: Extras; publish: () => Promise<void> }> {
+  const organisationId = await organisationOf(record.workspaceId);
   if (!organisationId) {
-    // No workspace record (gone, or a contact written outside any workspace): nobody to tell.
-    logger.warn('contact.created not published: the workspace is unknown', {
-      workspaceId: contact.workspaceId,
+    logger.warn('contact.created not recorded: the workspace is unknown', {
+      workspaceId: record.workspaceId,
     });
-    return;
+    return { extras, publish: async () => {} };
   }
-  await publishWorkspaceEvent({
-    id: `evt_contact_created_${contact.contactId}`,
+  const created = finalRecord(undefined, record) as Contact;
+  const event: OutboxRecord = outboxRecord({
+    id: `evt_contact_created_${record.contactId}`,
     type: 'contact.created',
-    workspaceId: contact.workspaceId,
+    workspaceId: record.workspaceId,
     organisationId,
-    occurredAt: contact.createdAt,
-    data: { contact_id: contact.contactId, ...contactView(contact) },
+    occurredAt: record.createdAt,
+    data: { contact_id: record.contactId, ...contactView(created) },
   });
+  return {
+    extras: (tx) => [...extras(tx), { kind: 'outbox', item: tx.outboxEvent.create(event).commit() }],
+    publish: async () => {
+      await publishRecorded([event]);
+    },
+  };
 }
 
 /** A workspace's organisation never changes: read once per workspace and process. */
@@ -927,9 +966,13 @@ export async function mergeContact(
         if (own) return { outcome: 'created', contact: own, skipped: [], recorded: false };
       }
       const record = newRecord(workspaceId, fields, clock.now().toISOString(), options.contactId);
-      const inserted = await insertContact(record, extrasFor('created', record.contactId));
+      const also = extrasFor('created', record.contactId);
+      const announced = options.publishCreated
+        ? await announcingCreation(record, also)
+        : { extras: also, publish: async () => {} };
+      const inserted = await insertContact(record, announced.extras);
       if ('created' in inserted) {
-        if (options.publishCreated) await publishContactCreated(inserted.created);
+        await announced.publish();
         return { outcome: 'created', contact: inserted.created, skipped: [], recorded: true };
       }
       continue; // created meanwhile by someone else: merge into theirs
@@ -965,15 +1008,17 @@ async function fillEmptyFields(
         contactId,
         (current) => {
           const changes: Partial<ContactRecord> = {};
-          const hasName = current.firstName !== undefined || current.lastName !== undefined;
-          if (!hasName && (fields.firstName || fields.lastName)) {
-            changes.firstName = fields.firstName;
-            changes.lastName = fields.lastName;
-          }
-          if (!current.phone && fields.phone && !skip.has('phone')) changes.phone = fields.phone;
-          if (!current.email && fields.email && !skip.has('email')) changes.email = fields.email;
-          if (!current.timezone && fields.timezone) changes.timezone = fields.timezone;
-          if (!current.integrationName && fields.integrationName && current.source === 'Integration')
+          // Each name is filled when empty ("" is empty); a last name only onto the same first name
+          // (or none), so that two people's names are never joined.
+          if (isBlank(current.firstName) && fields.firstName) changes.firstName = fields.firstName;
+          const sameFirst =
+            isBlank(current.firstName) ||
+            current.firstName!.trim().toLowerCase() === fields.firstName?.trim().toLowerCase();
+          if (isBlank(current.lastName) && fields.lastName && sameFirst) changes.lastName = fields.lastName;
+          if (isBlank(current.phone) && fields.phone && !skip.has('phone')) changes.phone = fields.phone;
+          if (isBlank(current.email) && fields.email && !skip.has('email')) changes.email = fields.email;
+          if (isBlank(current.timezone) && fields.timezone) changes.timezone = fields.timezone;
+          if (isBlank(current.integrationName) && fields.integrationName && current.source === 'Integration')
             changes.integrationName = fields.integrationName;
           const tags = [...(current.tags ?? [])];
           const keys = new Set(tags.map((t) => t.toLowerCase()));
@@ -988,8 +1033,8 @@ async function fillEmptyFields(
             changes.tagKeys = tagKeysOf(changes.tags);
           }
           const attributes = attributesOf(current.customAttributes);
-          const missing = Object.entries(fields.customAttributes ?? {}).filter(
-            ([key]) => !(key in attributes),
+          const missing = Object.entries(fields.customAttributes ?? {}).filter(([key]) =>
+            isBlank(attributes[key]),
           );
           if (missing.length > 0)
             changes.customAttributes = { ...attributes, ...Object.fromEntries(missing) };
@@ -1062,8 +1107,10 @@ export async function updateContact(
       if (body.attributes !== undefined) {
         const merged: Record<string, string> = attributesOf(current.customAttributes);
         for (const [key, value] of Object.entries(body.attributes)) {
-          if (value === null) delete merged[key];
-          else merged[key] = value;
+          // One key per attribute however it is spelt; "" (or blank) removes it, as null does.
+          const name = normaliseAttributeKey(key);
+          if (value === null || !value.trim()) delete merged[name];
+          else merged[name] = value;
         }
         if (Object.keys(merged).length > MAX_ATTRIBUTES) {
           throw new ValidationError([
@@ -1264,7 +1311,7 @@ export async function reindexContacts(workspaceId: string): Promise<number> {
 export async function ensureContact(
   workspaceId: string,
   input: { phone?: string; email?: string; name?: string; source: ContactSource },
-  /** `publishCreated`: publish `contact.created` when the contact is created (see publishContactCreated). */
+  /** `publishCreated`: publish `contact.created` when the contact is created (see announcingCreation). */
   options: { publishCreated?: boolean } = {},
 ): Promise<{ contact: Contact; created: boolean }> {
   const phone = normalisePhone(input.phone);
@@ -1285,22 +1332,22 @@ export async function ensureContact(
     }
     const { firstName, lastName } = namesOf({ name: input.name?.trim().slice(0, 200) });
     const now = clock.now().toISOString();
-    const inserted = await insertContact(
-      newRecord(
-        workspaceId,
-        {
-          firstName: firstName || undefined,
-          lastName: lastName || undefined,
-          phone,
-          email,
-          contactability: 'Contactable',
-          source: input.source,
-        },
-        now,
-      ),
+    const record = newRecord(
+      workspaceId,
+      {
+        firstName: firstName || undefined,
+        lastName: lastName || undefined,
+        phone,
+        email,
+        contactability: 'Contactable',
+        source: input.source,
+      },
+      now,
     );
+    const announced = options.publishCreated ? await announcingCreation(record) : undefined;
+    const inserted = await insertContact(record, announced?.extras);
     if ('created' in inserted) {
-      if (options.publishCreated) await publishContactCreated(inserted.created);
+      await announced?.publish();
       return { contact: inserted.created, created: true };
     }
     // Another writer took the number or the address first: look again and use theirs.

@@ -16,7 +16,7 @@ import { ConversationEntity, conversationService, type ConversationItem } from '
 import { emptyState, type ConversationEnd } from './model.js';
 import { recordConversation } from './record.js';
 import { conversationSetup } from './setup.js';
-import { TableConversationStore } from './table-store.js';
+import { TableConversationStore, toStored } from './table-store.js';
 import { runAgentTool } from './tools.js';
 
 /**
@@ -69,6 +69,8 @@ export async function handleRelayFrame(connectionId: string, body: string | unde
     case 'interrupt':
     case 'dtmf':
       return onSessionFrame(connectionId, type, frame);
+    case 'start':
+      return startWebSession(connectionId);
     case 'error':
       logger.warn('relay reported an error', { connectionId });
       return;
@@ -218,8 +220,24 @@ function relayOutput(item: ConversationItem): ConversationOutput {
           ...(end.reason === 'transfer' ? { transfer_to: end.transferTo } : {}),
         }),
       });
+      // A phone call's provider ends the session after `end`; the test chat's socket is ours to close.
+      if (item.channel === 'web') await closeConnection(item.connectionId);
     },
   };
+}
+
+/** The test chat's first frame: the session's call id, then the agent's greeting as its first reply. */
+async function startWebSession(connectionId: string): Promise<void> {
+  const item = await awaitConversation(connectionId);
+  if (!item || item.channel !== 'web') {
+    logger.warn('start frame without a test chat session; ignored', { connectionId });
+    return;
+  }
+  const { setup } = toStored(item);
+  const output = relayOutput(item);
+  await postToConnection(connectionId, { type: 'session', call_id: item.callId }).catch(() => undefined);
+  if (setup.greeting) await output.text(setup.greeting, false);
+  await output.text('', true);
 }
 
 /** Recorded on the call before the provider hears of it: the call's end reason, the transfer's number. */
@@ -236,8 +254,8 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
 
 /**
  * The socket closed (the provider ended the session, the caller hung up, the network dropped): the
- * conversation is over and written to the call. A call still up without its conversation is hung up
- * (unless the agent handed it to a person), so none is left in progress.
+ * conversation is over and written to the call. A call whose caller went is hung up, so none is left
+ * in progress.
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
   const item = await loadConversation(connectionId);
@@ -245,13 +263,17 @@ export async function handleRelayDisconnect(connectionId: string): Promise<void>
   const state = await endByCaller(new TableConversationStore(connectionId, item));
   const call = await recordConversation(item, state);
   logger.info('relay session ended', { connectionId, callId: item.callId, endedBy: state.ended?.reason });
-  // A transferred call goes on with a person; any other ended conversation ends its call.
-  if (call && !isTerminal(call.status) && state.ended?.reason !== 'transfer') {
-    await hangupCall(item.workspaceId, item.callId, 'relay').catch((error: unknown) =>
-      logger.warn('call not hung up after its relay session ended', {
-        callId: item.callId,
-        error: String(error),
-      }),
+  // The caller hung up, or the socket dropped: the call ends too (none is left in progress). After the
+  // agent's `end` the provider acts itself (the <Connect action>: hang up, or dial); a test chat has no
+  // provider, so its call ends with its socket.
+  const ends = item.channel === 'web' || state.ended?.reason === 'caller_hangup';
+  if (call && !isTerminal(call.status) && ends) {
+    await hangupCall(item.workspaceId, item.callId, item.channel === 'web' ? 'test-chat' : 'relay').catch(
+      (error: unknown) =>
+        logger.warn('call not hung up after its relay session ended', {
+          callId: item.callId,
+          error: String(error),
+        }),
     );
   }
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { labelText } from '../platform/validation.js';
 import { API_KEY_SCOPES } from '../platform/auth/principal.js';
 import { pageOf } from '../platform/pagination.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
@@ -6,7 +7,7 @@ import { schemaOnFirstUse } from '../platform/first-use.js';
 /** API-key routes (developer tools). Strict bodies: `workspace_id`, `key`, `secret_hash`… are 422. */
 export const CreateApiKeyBody = schemaOnFirstUse(() =>
   z.strictObject({
-    name: z.string().trim().min(1).max(100),
+    name: labelText().min(1).max(100),
     scopes: z
       .array(z.enum(API_KEY_SCOPES))
       .min(1)

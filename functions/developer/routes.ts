@@ -6,7 +6,8 @@ export const developerRoutes = {
   createApiKey: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/api-keys',
-    summary: 'Create an API key; the whole key is in this response only (members, plan permitting)',
+    summary: 'Create an API key',
+    description: 'Create an API key; the whole key is in this response only (members, plan permitting)',
     auth: 'user',
     body: apiKeys.CreateApiKeyBody,
     response: apiKeys.ApiKeyWithSecretResponse,
@@ -15,7 +16,8 @@ export const developerRoutes = {
   listApiKeys: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/api-keys',
-    summary: "The workspace's API keys, never their secrets (members)",
+    summary: 'List API keys',
+    description: "The workspace's API keys, never their secrets (members)",
     auth: 'user',
     query: pagination.ListQuery,
     response: apiKeys.ApiKeyList,
@@ -24,7 +26,8 @@ export const developerRoutes = {
   revokeApiKey: defineRoute({
     method: 'DELETE',
     path: '/api/v1/workspaces/{workspace_id}/api-keys/{key_id}',
-    summary: 'Revoke an API key: 401 from now on (members)',
+    summary: 'Revoke an API key',
+    description: 'Revoke an API key: 401 from now on (members)',
     auth: 'user',
     successStatus: 204,
     access: { table: 'readwrite' },
@@ -32,7 +35,8 @@ export const developerRoutes = {
   rotateApiKey: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/api-keys/{key_id}/rotate',
-    summary: 'A new secret for an API key, shown once; the old one stops working (members)',
+    summary: 'Rotate an API key',
+    description: 'A new secret for an API key, shown once; the old one stops working (members)',
     auth: 'user',
     response: apiKeys.ApiKeyWithSecretResponse,
     access: { table: 'readwrite' },

@@ -14,7 +14,8 @@ export const evaluationRoutes = {
   createEvaluation: defineRoute({
     method: 'POST',
     path: EVALUATIONS,
-    summary:
+    summary: 'Create an evaluation',
+    description:
       'Start an evaluation run: 1–20 scenarios {name, caller_script: 1–20 lines, expect: 1–10 phrases}; charges 20 ' +
       'credits at start (402 Insufficient credits); a scenario passes when every expected phrase appears ' +
       '(case-insensitive) in the agent’s turns (member)',
@@ -22,12 +23,14 @@ export const evaluationRoutes = {
     scope: 'agents:write',
     body: evaluations.CreateEvaluationBody,
     response: evaluations.EvaluationResponse,
+    errors: { 402: 'Insufficient credits' },
     access: { table: 'readwrite', sendsTo: ['evaluations'] },
   }),
   listEvaluations: defineRoute({
     method: 'GET',
     path: EVALUATIONS,
-    summary: 'The agent’s evaluation runs, newest first, with their results (viewer)',
+    summary: 'List evaluations',
+    description: 'The agent’s evaluation runs, newest first, with their results (viewer)',
     auth: 'user_or_api_key',
     scope: 'agents:read',
     query: ListQuery,
@@ -37,7 +40,8 @@ export const evaluationRoutes = {
   getEvaluation: defineRoute({
     method: 'GET',
     path: EVALUATION,
-    summary: 'An evaluation run: status, progress and each judged scenario with its transcript (viewer)',
+    summary: 'Get an evaluation',
+    description: 'An evaluation run: status, progress and each judged scenario with its transcript (viewer)',
     auth: 'user_or_api_key',
     scope: 'agents:read',
     response: evaluations.EvaluationResponse,
@@ -46,13 +50,15 @@ export const evaluationRoutes = {
   cancelEvaluation: defineRoute({
     method: 'POST',
     path: `${EVALUATION}/cancel`,
-    summary:
+    summary: 'Cancel an evaluation',
+    description:
       'Stop a running evaluation: scenarios not yet played are not played; the 20 credits are not refunded; ' +
       '409 when it has ended (member)',
     auth: 'user_or_api_key',
     scope: 'agents:write',
     response: evaluations.EvaluationResponse,
     successStatus: 200,
+    errors: { 409: 'The evaluation has ended' },
     access: { table: 'readwrite' },
   }),
 };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { labelText } from '../platform/validation.js';
 import { pageOf } from '../platform/pagination.js';
 import { EVALUATION_STATUSES } from './entities.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
@@ -13,7 +14,7 @@ export const MAX_PHRASE = 200;
 export const MAX_CRITERIA = 10;
 export const MAX_CRITERION = 300;
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => labelText().min(1).max(max);
 
 export const ScenarioInput = schemaOnFirstUse(() =>
   z

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { labelText } from '../platform/validation.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { CRM_PROVIDERS, INTEGRATION_STATUSES, JOB_KINDS, JOB_STATUSES, JOB_TRIGGERS } from './model.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
@@ -13,7 +14,7 @@ export const CreateIntegrationBody = schemaOnFirstUse(() =>
   z.strictObject({
     provider: z.enum(CRM_PROVIDERS),
     /** The label of the contacts it brings (their source_label) and of its listings base. */
-    name: z.string().trim().min(1).max(100),
+    name: labelText().min(1).max(100),
     config: z.record(z.string(), z.unknown()).default({}),
   }),
 );

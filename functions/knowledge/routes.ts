@@ -15,7 +15,8 @@ export const knowledgeRoutes = {
   createKnowledgeBase: defineRoute({
     method: 'POST',
     path: BASES,
-    summary: 'Create a knowledge base: {name, kind: listings | documents} (member)',
+    summary: 'Create a knowledge base',
+    description: 'Create a knowledge base: {name, kind: listings | documents} (member)',
     auth: 'user_or_api_key',
     scope: 'knowledge:write',
     body: kb.CreateKnowledgeBaseBody,
@@ -25,7 +26,8 @@ export const knowledgeRoutes = {
   listKnowledgeBases: defineRoute({
     method: 'GET',
     path: BASES,
-    summary: 'The workspace’s knowledge bases, oldest first (viewer)',
+    summary: 'List knowledge bases',
+    description: 'The workspace’s knowledge bases, oldest first (viewer)',
     auth: 'user_or_api_key',
     scope: 'knowledge:read',
     query: pagination.ListQuery,
@@ -35,7 +37,8 @@ export const knowledgeRoutes = {
   getKnowledgeBase: defineRoute({
     method: 'GET',
     path: BASE,
-    summary: 'A knowledge base (viewer)',
+    summary: 'Get a knowledge base',
+    description: 'A knowledge base (viewer)',
     auth: 'user_or_api_key',
     scope: 'knowledge:read',
     response: kb.KnowledgeBaseResponse,
@@ -44,7 +47,8 @@ export const knowledgeRoutes = {
   updateKnowledgeBase: defineRoute({
     method: 'PATCH',
     path: BASE,
-    summary: 'Rename a knowledge base: {name} (member)',
+    summary: 'Update a knowledge base',
+    description: 'Rename a knowledge base: {name} (member)',
     auth: 'user_or_api_key',
     scope: 'knowledge:write',
     body: kb.UpdateKnowledgeBaseBody,
@@ -54,18 +58,21 @@ export const knowledgeRoutes = {
   deleteKnowledgeBase: defineRoute({
     method: 'DELETE',
     path: BASE,
-    summary:
+    summary: 'Delete a knowledge base',
+    description:
       'Delete a knowledge base with its items (member); 409 while an integration sends its listings there ' +
       '(disconnect and delete the integration first)',
     auth: 'user_or_api_key',
     scope: 'knowledge:write',
     successStatus: 204,
+    errors: { 409: 'An integration sends its listings to this knowledge base' },
     access: { table: 'readwrite', bucket: 'readwrite' },
   }),
   createKnowledgeItem: defineRoute({
     method: 'POST',
     path: ITEMS,
-    summary:
+    summary: 'Create a knowledge item',
+    description:
       'Add an item (member). A listings base takes a listing {external_id?, address, suburb?, state?, postcode?, ' +
       'price_text?, status: available | under_offer | sold, bedrooms?, bathrooms?, description?} → 201 (409 when ' +
       'another listing of the base has the external_id). A documents base takes {title, text} or {title, ' +
@@ -76,12 +83,19 @@ export const knowledgeRoutes = {
     scope: 'knowledge:write',
     body: kb.CreateItemBody,
     response: kb.ItemResponse,
+    errors: {
+      409: {
+        when: 'A listing with this external_id exists (its id in item_id)',
+        body: kb.DuplicateListingBody,
+      },
+    },
     access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['knowledge'] },
   }),
   listKnowledgeItems: defineRoute({
     method: 'GET',
     path: ITEMS,
-    summary: 'A knowledge base’s items, oldest first (viewer)',
+    summary: "List a knowledge base's items",
+    description: 'A knowledge base’s items, oldest first (viewer)',
     auth: 'user_or_api_key',
     scope: 'knowledge:read',
     query: kb.ItemListQuery,
@@ -91,7 +105,8 @@ export const knowledgeRoutes = {
   getKnowledgeItem: defineRoute({
     method: 'GET',
     path: ITEM,
-    summary: 'An item (viewer)',
+    summary: 'Get a knowledge item',
+    description: 'An item (viewer)',
     auth: 'user_or_api_key',
     scope: 'knowledge:read',
     response: kb.ItemResponse,
@@ -100,7 +115,8 @@ export const knowledgeRoutes = {
   updateKnowledgeItem: defineRoute({
     method: 'PATCH',
     path: ITEM,
-    summary:
+    summary: 'Update a knowledge item',
+    description:
       'Change an item (member): a listing’s fields (null removes an optional one; external_id stays), a ' +
       'document’s title',
     auth: 'user_or_api_key',
@@ -112,7 +128,8 @@ export const knowledgeRoutes = {
   deleteKnowledgeItem: defineRoute({
     method: 'DELETE',
     path: ITEM,
-    summary: 'Delete an item; it leaves the search index within moments (member)',
+    summary: 'Delete a knowledge item',
+    description: 'Delete an item; it leaves the search index within moments (member)',
     auth: 'user_or_api_key',
     scope: 'knowledge:write',
     successStatus: 204,
@@ -121,7 +138,8 @@ export const knowledgeRoutes = {
   searchKnowledgeBase: defineRoute({
     method: 'GET',
     path: `${BASE}/search`,
-    summary:
+    summary: 'Search a knowledge base',
+    description:
       'Full-text search (BM25, with prefix and fuzzy matching): ?q= (1–1,000 characters, else 422), ?limit= (1–50, ' +
       'default 10) → items ranked best first, each with the passage that matched best (viewer)',
     auth: 'user_or_api_key',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { freeText, labelText } from '../platform/validation.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import {
   DOCUMENT_CONTENT_TYPES,
@@ -10,6 +11,7 @@ import {
   MAX_QUERY_LENGTH,
 } from './model.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
+import { documentedAs } from '../platform/documentation.js';
 
 /**
  * Request and response shapes of the knowledge-base routes. Bodies are strict (an unknown field is
@@ -17,7 +19,7 @@ import { schemaOnFirstUse } from '../platform/first-use.js';
  * and the service checks it against `ListingBody` or `DocumentBody`.
  */
 
-const name = () => z.string().trim().min(1).max(200);
+const name = () => labelText().min(1).max(200);
 const shortText = (max: number) => z.string().trim().min(1).max(max);
 
 export const CreateKnowledgeBaseBody = schemaOnFirstUse(() =>
@@ -47,34 +49,38 @@ const count = () => z.number().int().min(0).max(100);
 
 /** A listing (a base of kind `listings`). */
 export const ListingBody = schemaOnFirstUse(() =>
-  z.strictObject({
-    external_id: shortText(200).optional(),
-    address: shortText(300),
-    suburb: shortText(100).optional(),
-    state: shortText(50).optional(),
-    postcode: shortText(20).optional(),
-    price_text: shortText(100).optional(),
-    status: z.enum(LISTING_STATUSES),
-    bedrooms: count().optional(),
-    bathrooms: count().optional(),
-    description: z.string().trim().max(20_000).optional(),
-  }),
+  z
+    .strictObject({
+      external_id: shortText(200).optional(),
+      address: shortText(300),
+      suburb: shortText(100).optional(),
+      state: shortText(50).optional(),
+      postcode: shortText(20).optional(),
+      price_text: shortText(100).optional(),
+      status: z.enum(LISTING_STATUSES),
+      bedrooms: count().optional(),
+      bathrooms: count().optional(),
+      description: freeText().trim().max(20_000).optional(),
+    })
+    .meta({ title: 'A listing (a knowledge base of kind listings)' }),
 );
 export type ListingBody = z.infer<typeof ListingBody>;
 
 /** A listing's change: the fields given are set; null removes an optional one. */
 export const ListingPatch = schemaOnFirstUse(() =>
-  z.strictObject({
-    address: shortText(300).optional(),
-    suburb: shortText(100).nullable().optional(),
-    state: shortText(50).nullable().optional(),
-    postcode: shortText(20).nullable().optional(),
-    price_text: shortText(100).nullable().optional(),
-    status: z.enum(LISTING_STATUSES).optional(),
-    bedrooms: count().nullable().optional(),
-    bathrooms: count().nullable().optional(),
-    description: z.string().trim().max(20_000).nullable().optional(),
-  }),
+  z
+    .strictObject({
+      address: shortText(300).optional(),
+      suburb: shortText(100).nullable().optional(),
+      state: shortText(50).nullable().optional(),
+      postcode: shortText(20).nullable().optional(),
+      price_text: shortText(100).nullable().optional(),
+      status: z.enum(LISTING_STATUSES).optional(),
+      bedrooms: count().nullable().optional(),
+      bathrooms: count().nullable().optional(),
+      description: freeText().trim().max(20_000).nullable().optional(),
+    })
+    .meta({ title: "A listing's change" }),
 );
 export type ListingPatch = z.infer<typeof ListingPatch>;
 
@@ -124,14 +130,22 @@ export const DocumentBody = schemaOnFirstUse(() =>
           input: undefined,
         });
       }
-    }),
+    })
+    .meta({ title: 'A document (a knowledge base of kind documents): its text, or a file to upload' }),
 );
 export type DocumentBody = z.infer<typeof DocumentBody>;
-export const DocumentPatch = schemaOnFirstUse(() => z.strictObject({ title: shortText(300) }));
+export const DocumentPatch = schemaOnFirstUse(() =>
+  z.strictObject({ title: shortText(300) }).meta({ title: "A document's change" }),
+);
 
 /** The route's body: a listing or a document, by the base's kind (checked by the service). */
-export const CreateItemBody = schemaOnFirstUse(() => z.record(z.string(), z.unknown()));
-export const UpdateItemBody = schemaOnFirstUse(() => z.record(z.string(), z.unknown()));
+export const CreateItemBody = schemaOnFirstUse(() =>
+  z.record(z.string(), z.unknown()).register(documentedAs, { oneOf: () => [ListingBody, DocumentBody] }),
+);
+/** A change: a listing's or a document's, by the item's type (checked by the service). */
+export const UpdateItemBody = schemaOnFirstUse(() =>
+  z.record(z.string(), z.unknown()).register(documentedAs, { oneOf: () => [ListingPatch, DocumentPatch] }),
+);
 
 export const ItemResponse = schemaOnFirstUse(() =>
   z.object({
@@ -206,5 +220,13 @@ export const SearchResponse = schemaOnFirstUse(() =>
           .optional(),
       }),
     ),
+  }),
+);
+
+/** 409 of a listing whose external_id the base has already: that listing's id. */
+export const DuplicateListingBody = schemaOnFirstUse(() =>
+  z.object({
+    error: z.string().meta({ examples: ['A listing with this external_id already exists'] }),
+    item_id: z.string().meta({ examples: ['kbi_01JD8X3T6QW5R2K9M4N7P1B3C5'] }),
   }),
 );

@@ -43,7 +43,8 @@ export const BuyNumberBody = schemaOnFirstUse(() =>
           input: body.phone_number,
         });
       }
-    }),
+    })
+    .meta({ examples: [{ country: 'AU', area_code: '08' }] }),
 );
 export type BuyNumberBody = z.infer<typeof BuyNumberBody>;
 

@@ -50,6 +50,20 @@ export function queueUrl(queue: QueueKey): string {
 }
 
 /**
+ * A message's body: JSON with every character outside printable ASCII written as a `\uXXXX` escape
+ * (a character outside the BMP as its two surrogates). SQS accepts only some Unicode in a body (its
+ * XML character range) and the local stand-in refuses even what SQS takes beyond the BMP (an emoji
+ * in a contact's name or an SMS); an ASCII body is valid for both whatever the text, and reads back
+ * as the same JSON.
+ */
+export function queueBody(body: unknown): string {
+  return JSON.stringify(body).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
  * Send one message of the queue's shape (functions/platform/queue-messages.ts). `delaySeconds`
  * (0–900) defers delivery, e.g. for retries with backoff.
  */
@@ -62,7 +76,7 @@ export async function sendMessage<Q extends MessageQueue>(
   await client.send(
     new SendMessageCommand({
       QueueUrl: queueUrl(queue),
-      MessageBody: JSON.stringify(body),
+      MessageBody: queueBody(body),
       DelaySeconds: options.delaySeconds
         ? Math.min(900, Math.max(0, Math.round(options.delaySeconds)))
         : undefined,
@@ -82,7 +96,7 @@ export async function sendMessages<Q extends MessageQueue>(
     const result = await client.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl(queue),
-        Entries: chunk.map((body, index) => ({ Id: String(index), MessageBody: JSON.stringify(body) })),
+        Entries: chunk.map((body, index) => ({ Id: String(index), MessageBody: queueBody(body) })),
       }),
     );
     if (result.Failed && result.Failed.length > 0) {

@@ -40,7 +40,7 @@ export const QUEUES = {
   workspaceEvents: { name: 'workspace-events', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   workflowRuns: { name: 'workflow-runs', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   sms: { name: 'sms', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
-  evaluations: { name: 'evaluations', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  evaluations: { name: 'evaluations', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueKey = keyof typeof QUEUES;

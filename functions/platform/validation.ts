@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import * as z from 'zod';
 import type { ZodType } from 'zod';
 import { ValidationError, type ValidationIssue } from './errors.js';
@@ -18,6 +19,8 @@ interface ZodIssueLike {
   origin?: string;
   format?: string;
   params?: Record<string, unknown>;
+  /** A record key's own problems (`invalid_key`): reported on the key's path. */
+  issues?: ZodIssueLike[];
 }
 
 /** Messages and types in the style of pydantic v2, which the documented 422 body follows. */
@@ -141,6 +144,13 @@ function toIssues(issue: ZodIssueLike, location: Location, root: unknown): Valid
         },
       ];
     }
+    case 'invalid_key':
+      if (issue.issues && issue.issues.length > 0) {
+        return issue.issues.flatMap((inner) =>
+          toIssues({ ...inner, path: issue.path, input: inner.input ?? issue.input }, location, root),
+        );
+      }
+      return [{ type: 'value_error', loc, msg: `Value error, ${issue.message}`, input }];
     case 'invalid_format':
     case 'custom':
     default:
@@ -187,11 +197,98 @@ export function parseRequestParts<B, Q>(parts: {
   return { body, query };
 }
 
-/** An email address in a request: trimmed, at most 254 characters, kept in lower case. */
+// ── Text rules: one place for every domain's schemas ───────────────────────────────────────────────
+//
+// Two kinds of text, each refused with a 422 `value_error` on its field (docs/api.md "Text"):
+// - a label (a name, a tag, a title, an e-mail subject: one line a list or a header shows) has no
+//   control character at all — C0 (U+0000–U+001F, so tab and newline too), DEL and C1 (U+007F–U+009F)
+//   — and no bidirectional embedding, override or isolate (U+202A–U+202E, U+2066–U+2069), which can
+//   make a name read as something else ("Trojan Source") where it is shown beside other text;
+// - free text (a note, a message body, a prompt, a description) may have tab, line feed and carriage
+//   return, and bidirectional controls (right-to-left writing uses them); no other control character
+//   (NUL included).
+
+// Control characters are what these find.
+// eslint-disable-next-line no-control-regex
+const LABEL_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex
+const FREE_TEXT_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Why `value` is not acceptable text of this kind, or undefined when it is. */
+export function textProblem(value: string, kind: 'label' | 'free'): string | undefined {
+  const control = (kind === 'label' ? LABEL_CONTROL : FREE_TEXT_CONTROL).exec(value);
+  if (control) {
+    return kind === 'label'
+      ? `must be one line without control characters (found ${codePoint(control[0])})`
+      : `must not contain control characters other than tab and line breaks (found ${codePoint(control[0])})`;
+  }
+  const bidi = kind === 'label' ? BIDI_CONTROL.exec(value) : null;
+  if (bidi) return `must not contain bidirectional control characters (found ${codePoint(bidi[0])})`;
+  return undefined;
+}
+
+const refuse = (kind: 'label' | 'free') => (value: string, ctx: z.RefinementCtx) => {
+  const problem = textProblem(value, kind);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+};
+
+/** A name or label, trimmed: chain `.min()` / `.max()` as for any string. */
+export const labelText = () => z.string().trim().superRefine(refuse('label'));
+
+/** Free text (tab and line breaks allowed), not trimmed: chain `.trim()`, `.min()`, `.max()` as needed. */
+export const freeText = () => z.string().superRefine(refuse('free'));
+
+// ── E-mail addresses ────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Why an address cannot be sent to, or its form as stored and sent (lower case, the domain in
+ * ASCII). Our e-mail provider (Amazon SES) takes 7-bit ASCII addresses only: it does not support
+ * SMTPUTF8 (RFC 6531), so an internationalised domain (`zoe@exämple.com`) is sent to as its Punycode
+ * (`zoe@xn--exmple-cua.com`, the same mailbox), and a non-ASCII local part (`zoë@…`) cannot be sent
+ * to at all: refused with that reason, not taken and then never delivered.
+ */
+export function asciiEmail(value: string): { ok: true; email: string } | { ok: false; reason: string } {
+  const trimmed = value.trim().toLowerCase();
+  const at = trimmed.lastIndexOf('@');
+  if (at <= 0 || at === trimmed.length - 1)
+    return { ok: false, reason: 'value is not a valid email address' };
+  const local = trimmed.slice(0, at);
+  const domain = trimmed.slice(at + 1);
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]/.test(local)) {
+    return {
+      ok: false,
+      reason:
+        'the part before @ must be ASCII: our e-mail provider cannot send to internationalised (SMTPUTF8) addresses',
+    };
+  }
+  // eslint-disable-next-line no-control-regex
+  const asciiDomain = /[^\x00-\x7f]/.test(domain) ? domainToASCII(domain) : domain;
+  if (!asciiDomain) return { ok: false, reason: 'value is not a valid email address' };
+  return { ok: true, email: `${local}@${asciiDomain}` };
+}
+
+/**
+ * An email address in a request: trimmed, kept in lower case with an internationalised domain in
+ * its ASCII (Punycode) form, at most 254 characters; a non-ASCII local part is 422 (see asciiEmail).
+ */
 export const emailAddress = () =>
   z
     .string()
     .trim()
     .max(254)
-    .pipe(z.email({ message: 'value is not a valid email address' }))
-    .transform((value) => value.toLowerCase());
+    .transform((value, ctx) => {
+      const checked = asciiEmail(value);
+      if (checked.ok) return checked.email;
+      ctx.addIssue({ code: 'custom', message: checked.reason, input: value });
+      return z.NEVER;
+    })
+    .pipe(
+      z
+        .string()
+        .max(254)
+        .pipe(z.email({ message: 'value is not a valid email address' })),
+    );

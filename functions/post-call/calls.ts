@@ -51,6 +51,7 @@ export async function loadEndedCall(
     toPhone: call.toPhone,
     createdBy: call.createdBy,
     createdAt: call.createdAt,
+    contactId: call.contactId,
     connectedAt: call.connectedAt ?? call.inprogressAt,
     endedAt: call.endedAt,
     durationSeconds: call.durationSeconds,

@@ -31,7 +31,7 @@ export interface CallFacts {
   /** The recording's public short code (calling's short-codes.ts), once it has one. */
   shortCode?: string;
   quotedListings: QuotedProperty[];
-  /** The contact the call was made for, when the calling core knows it (campaign calls). */
+  /** The contact linked to the call when it was made (the other party's number was the contact's). */
   contactId?: string;
 }
 

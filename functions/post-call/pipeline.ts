@@ -37,9 +37,10 @@ export class CallNotEndedYet extends Error {
 export type CallEndedOutcome = 'processed' | 'duplicate' | 'missing';
 
 async function contactFor(facts: CallFacts): Promise<ContactFacts | undefined> {
-  const contact = facts.contactId
-    ? await getContact(facts.workspaceId, facts.contactId)
-    : await findContactByPhone(facts.workspaceId, otherParty(facts));
+  // The contact linked when the call was made; by the number when there was none (or it was deleted).
+  const contact =
+    (facts.contactId ? await getContact(facts.workspaceId, facts.contactId) : null) ??
+    (await findContactByPhone(facts.workspaceId, otherParty(facts)));
   if (!contact) return undefined;
   return { contactId: contact.contactId, name: contact.name, phone: contact.phone, email: contact.email };
 }

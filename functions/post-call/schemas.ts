@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { freeText } from '../platform/validation.js';
 import { isE164 } from '../platform/phone.js';
 import { ACTION_TYPES } from './entities.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
@@ -15,7 +16,7 @@ export type { ActionMessage, CallEndedMessage } from '../platform/queue-messages
 // ── Action configs (the agent's `post_call_actions[].config`) ────────────────────────────────────
 
 const phone = () => z.string().refine(isE164, { message: 'must be an E.164 phone number' });
-const message = () => z.string().trim().min(1).max(480);
+const message = () => freeText().trim().min(1).max(480);
 
 export const ACTION_CONFIGS = {
   /** SMS to the business owner: `to` is their mobile; `message` a template (`{{summary}}`, `{{caller}}`, …). */

@@ -19,15 +19,18 @@ export const publicRoutes = {
   health: defineRoute({
     method: 'GET',
     path: '/api/v1/health',
-    summary: 'Health of the table, queues and bucket',
+    summary: 'Check health',
+    description: 'Health of the table, queues and bucket',
     auth: 'none',
     response: HealthResponse,
+    errors: { 503: 'A dependency (table, queue, bucket) does not answer' },
     access: { table: 'read', bucket: 'read', sendsTo: ['calls'] },
   }),
   openApi: defineRoute({
     method: 'GET',
     path: '/api/v1/openapi.json',
-    summary: 'OpenAPI 3.1 description of every route',
+    summary: 'Get the OpenAPI document',
+    description: 'OpenAPI 3.1 description of every route',
     auth: 'none',
     response: OpenApiResponse,
     access: {},
@@ -35,7 +38,8 @@ export const publicRoutes = {
   docs: defineRoute({
     method: 'GET',
     path: '/api/v1/docs',
-    summary: 'Interactive API reference (Redoc) of the OpenAPI document',
+    summary: 'API reference page',
+    description: 'Interactive API reference (Redoc) of the OpenAPI document',
     auth: 'none',
     contentType: 'text/html',
     access: {},
@@ -43,7 +47,9 @@ export const publicRoutes = {
   docsViewer: defineRoute({
     method: 'GET',
     path: '/api/v1/docs/viewer.js',
-    summary: "The API reference's script (Redoc's standalone bundle); `v` is its version, cached for a year",
+    summary: "API reference page's script",
+    description:
+      "The API reference's script (Redoc's standalone bundle); `v` is its version, cached for a year",
     auth: 'none',
     query: z.strictObject({ v: z.string().max(64).optional() }),
     contentType: 'text/javascript',

@@ -12,7 +12,8 @@ export const recordingRoutes = {
   recordingPage: defineRoute({
     method: 'GET',
     path: '/r/{short_code}',
-    summary:
+    summary: 'Public recording page',
+    description:
       'The public recording page: an audio player (or “recording unavailable” when it expired or its source ' +
       'is gone) and the SMS replies tied to the code; 404 page for an unknown code. Strict Content-Security-Policy',
     auth: 'none',
@@ -22,7 +23,8 @@ export const recordingRoutes = {
   getPublicRecording: defineRoute({
     method: 'GET',
     path: PUBLIC_RECORDING,
-    summary:
+    summary: 'Get a public recording',
+    description:
       'A recording by its short code: {recording: {available, url|null}, replies}; available false when the ' +
       'recording expired (6 months) or its source is gone; 404 Recording not found for an unknown code',
     auth: 'none',
@@ -33,7 +35,8 @@ export const recordingRoutes = {
   listPublicRecordingReplies: defineRoute({
     method: 'GET',
     path: `${PUBLIC_RECORDING}/replies`,
-    summary:
+    summary: "List a public recording's replies",
+    description:
       'The SMS replies tied to a short code, oldest first ({items}; empty is normal); 404 for an unknown code',
     auth: 'none',
     response: recordings.PublicRecordingReplies,

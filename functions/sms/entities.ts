@@ -1,4 +1,5 @@
 import type { EntityItem } from 'electrodb';
+import { OutboxEventEntity } from '../platform/outbox.js';
 import { Entity, Service } from '../platform/entity.js';
 import { gsi1, primaryIndex } from '../platform/keys.js';
 import { entityConfig } from '../platform/table.js';
@@ -282,6 +283,8 @@ export const smsService = new Service(
     smsCampaign: SmsCampaignEntity,
     smsRecipient: SmsRecipientEntity,
     smsHeld: SmsHeldEntity,
+    /** `sms.received`, recorded with the message it announces (functions/platform/outbox.ts). */
+    outboxEvent: OutboxEventEntity,
   },
   cfg,
 );

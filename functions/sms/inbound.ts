@@ -4,7 +4,8 @@ import { ensureContact, getContact, normalisePhone, updateContact } from '../con
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { clock } from '../platform/clock.js';
 import { isId, newId } from '../platform/ids.js';
-import { publishWorkspaceEvent } from '../platform/workspace-events.js';
+import { outboxRecord, publishRecorded, publishRecordedById, type OutboxRecord } from '../platform/outbox.js';
+import type { NewWorkspaceEvent } from '../platform/workspace-events.js';
 import { sendEmail } from '../providers/email/index.js';
 import {
   SmsInboundClaimEntity,
@@ -171,8 +172,9 @@ export async function receiveSms(sms: InboundSms): Promise<string> {
   };
   const campaignCounts =
     keyword === 'stop' ? { optOuts: 1 } : keyword === 'start' ? undefined : { replies: 1 };
+  const event = outboxRecord(smsReceivedEvent(message));
   const result = await smsService.transaction
-    .write(({ smsInboundClaim, smsMessage, smsThread, smsReplyByCode, smsCampaign }) => [
+    .write(({ smsInboundClaim, smsMessage, smsThread, smsReplyByCode, smsCampaign, outboxEvent }) => [
       smsInboundClaim
         .create({
           providerMessageId: sms.providerMessageId,
@@ -205,6 +207,7 @@ export async function receiveSms(sms: InboundSms): Promise<string> {
       ...(last?.campaignId && campaignCounts
         ? [smsCampaign.patch({ workspaceId, campaignId: last.campaignId }).add(campaignCounts).commit()]
         : []),
+      outboxEvent.create(event).commit(),
     ])
     .go();
   if (result.canceled) {
@@ -216,16 +219,48 @@ export async function receiveSms(sms: InboundSms): Promise<string> {
     if (claim) return 'duplicate: taken concurrently';
     throw new Error(`inbound ${sms.providerMessageId}: its write conflicted; the provider retries`);
   }
-  return followUps(workspaceId, messageId, confirmationId);
+  return followUps(workspaceId, messageId, confirmationId, event);
+}
+
+/**
+ * `sms.received` (functions/platform/workspace-events.ts), recorded in the message's transaction;
+ * its id is the provider's message id, so a redelivered webhook never makes a second event.
+ */
+function smsReceivedEvent(message: SmsMessage): NewWorkspaceEvent {
+  return {
+    id: `evt_sms_received_${message.providerMessageId}`,
+    type: 'sms.received',
+    workspaceId: message.workspaceId,
+    organisationId: message.organisationId,
+    occurredAt: message.createdAt,
+    data: {
+      message_id: message.messageId,
+      contact_id: message.contactId,
+      from_phone: message.fromPhone,
+      to_phone: message.toPhone,
+      body: message.body,
+      received_at: message.createdAt,
+      campaign_id: message.campaignId ?? null,
+      in_reply_to: message.inReplyTo ?? null,
+      keyword: message.keyword ?? null,
+      hot: message.hot === true,
+    },
+  };
 }
 
 async function followUps(
   workspaceId: string,
   messageId: string,
   confirmationId: string | undefined,
+  /** The event this receive recorded; absent on a redelivery, which publishes it if still unsent. */
+  event?: OutboxRecord,
 ): Promise<string> {
   const message = await getMessage(workspaceId, messageId);
   if (!message) throw new Error(`inbound message ${messageId} not found`);
+  // Published first (an alert e-mail that fails must not hold the event back); a send that fails is
+  // left in the outbox for its sweep, and the receive goes on.
+  if (event) await publishRecorded([event]);
+  else await publishRecordedById(`evt_sms_received_${message.providerMessageId}`);
   const done: string[] = [`received ${messageId}`];
   const { data: workspace } = await WorkspaceEntity.get({ workspaceId }).go();
   const country = workspace ? workspaceCountry(workspace) : 'AU';
@@ -246,25 +281,6 @@ async function followUps(
     const alerted = await alertHotReply(message, workspace?.hotReplyAlertRecipients ?? [], contact);
     done.push(`hot reply: ${alerted} alerted`);
   }
-  await publishWorkspaceEvent({
-    id: `evt_sms_received_${message.providerMessageId}`,
-    type: 'sms.received',
-    workspaceId,
-    organisationId: message.organisationId,
-    occurredAt: message.createdAt,
-    data: {
-      message_id: message.messageId,
-      contact_id: message.contactId,
-      from_phone: message.fromPhone,
-      to_phone: message.toPhone,
-      body: message.body,
-      received_at: message.createdAt,
-      campaign_id: message.campaignId ?? null,
-      in_reply_to: message.inReplyTo ?? null,
-      keyword: message.keyword ?? null,
-      hot: message.hot === true,
-    },
-  });
   await SmsInboundClaimEntity.patch({ providerMessageId: message.providerMessageId! })
     .set({ processed: true })
     .go();

@@ -20,7 +20,8 @@ export const smsRoutes = {
   sendSms: defineRoute({
     method: 'POST',
     path: MESSAGES,
-    summary:
+    summary: 'Send an SMS',
+    description:
       'Send an SMS (member): {to_phone, body (1–1,600 characters), from_phone? (one of the workspace’s numbers; ' +
       'default its first)}. Charged 5 credits a segment (GSM-7 160 / 153 a part, UCS-2 70 / 67), 402 when short; 409 ' +
       '`Contact has unsubscribed` for an unsubscribed contact or a suppressed number. A number with no contact becomes ' +
@@ -31,12 +32,17 @@ export const smsRoutes = {
     body: sms.SendSmsBody,
     response: sms.MessageResponse,
     successStatus: 201,
+    errors: {
+      402: 'Insufficient credits',
+      409: 'No number to send from, the contact has no phone number or has unsubscribed, or sending is refused',
+    },
     access: SENDS,
   }),
   getSms: defineRoute({
     method: 'GET',
     path: `${MESSAGES}/{message_id}`,
-    summary: 'One SMS, either direction, with its delivery status (viewer)',
+    summary: 'Get an SMS',
+    description: 'One SMS, either direction, with its delivery status (viewer)',
     auth: 'user_or_api_key',
     scope: 'sms:read',
     response: sms.MessageResponse,
@@ -45,7 +51,8 @@ export const smsRoutes = {
   createSmsCampaign: defineRoute({
     method: 'POST',
     path: CAMPAIGNS,
-    summary:
+    summary: 'Create an SMS campaign',
+    description:
       'Create an SMS campaign, status draft (member): {name, body, from_phone?, audience: exactly one of ' +
       'contact_ids, tag, all: true (every contactable contact)}. Placeholders {{first_name}}, {{last_name}}, ' +
       '{{name}}, {{phone}}, {{email}} and the contact’s attribute keys; one with no value renders empty',
@@ -59,7 +66,8 @@ export const smsRoutes = {
   listSmsCampaigns: defineRoute({
     method: 'GET',
     path: CAMPAIGNS,
-    summary: 'The workspace’s SMS campaigns, newest first (viewer)',
+    summary: 'List SMS campaigns',
+    description: 'The workspace’s SMS campaigns, newest first (viewer)',
     auth: 'user_or_api_key',
     scope: 'sms:read',
     query: pagination.ListQuery,
@@ -69,7 +77,8 @@ export const smsRoutes = {
   compareSmsCampaigns: defineRoute({
     method: 'GET',
     path: `${CAMPAIGNS}/compare`,
-    summary:
+    summary: 'Compare SMS campaigns',
+    description:
       'Compare 2 to 5 SMS campaigns (?ids=a,b; 422 otherwise), in the order asked: counts and delivery, reply and ' +
       'opt-out rates (each over sent) (viewer)',
     auth: 'user_or_api_key',
@@ -81,7 +90,8 @@ export const smsRoutes = {
   getSmsCampaign: defineRoute({
     method: 'GET',
     path: CAMPAIGN,
-    summary:
+    summary: 'Get an SMS campaign',
+    description:
       'An SMS campaign with its counts {recipients, sent, delivered, failed, skipped, replies, opt_outs, credits} ' +
       'and progress {done, total} (viewer)',
     auth: 'user_or_api_key',
@@ -92,28 +102,35 @@ export const smsRoutes = {
   updateSmsCampaign: defineRoute({
     method: 'PATCH',
     path: CAMPAIGN,
-    summary:
+    summary: 'Update an SMS campaign',
+    description:
       'Change a draft (name, body, from_phone, audience); {status: sending} sends it in the background (202); ' +
       '{status: cancelled} stops a draft or a sending campaign; anything else 409 (member)',
     auth: 'user_or_api_key',
     scope: 'sms:write',
     body: sms.UpdateCampaignBody,
     response: sms.CampaignResponse,
+    errors: {
+      409: 'The campaign is not a draft (or has finished), so it cannot change, be sent or be cancelled',
+    },
     access: SENDS,
   }),
   deleteSmsCampaign: defineRoute({
     method: 'DELETE',
     path: CAMPAIGN,
-    summary: 'Delete an SMS campaign that is not sending (409 while it is: cancel it first) (member)',
+    summary: 'Delete an SMS campaign',
+    description: 'Delete an SMS campaign that is not sending (409 while it is: cancel it first) (member)',
     auth: 'user_or_api_key',
     scope: 'sms:write',
     successStatus: 204,
+    errors: { 409: 'The campaign is sending: cancel it first' },
     access: READS,
   }),
   listSmsInbox: defineRoute({
     method: 'GET',
     path: INBOX,
-    summary: 'SMS threads, one per contact, newest activity first, with unread counts (viewer)',
+    summary: 'List the SMS inbox',
+    description: 'SMS threads, one per contact, newest activity first, with unread counts (viewer)',
     auth: 'user_or_api_key',
     scope: 'sms:read',
     query: sms.InboxQuery,
@@ -123,7 +140,8 @@ export const smsRoutes = {
   getSmsThread: defineRoute({
     method: 'GET',
     path: `${INBOX}/{contact_id}`,
-    summary:
+    summary: 'Get an SMS thread',
+    description:
       'A contact’s SMS thread, both directions, newest first; reading it marks it read (unread 0) (viewer)',
     auth: 'user_or_api_key',
     scope: 'sms:read',
@@ -134,12 +152,17 @@ export const smsRoutes = {
   replySmsThread: defineRoute({
     method: 'POST',
     path: `${INBOX}/{contact_id}`,
-    summary: 'Reply in a contact’s thread: {body}; sent and charged like a direct SMS (member)',
+    summary: 'Reply in an SMS thread',
+    description: 'Reply in a contact’s thread: {body}; sent and charged like a direct SMS (member)',
     auth: 'user_or_api_key',
     scope: 'sms:write',
     body: sms.ReplyBody,
     response: sms.MessageResponse,
     successStatus: 201,
+    errors: {
+      402: 'Insufficient credits',
+      409: 'No number to send from, the contact has no phone number or has unsubscribed, or sending is refused',
+    },
     access: SENDS,
   }),
 };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { freeText, labelText } from '../platform/validation.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { CAMPAIGN_STATUSES, MESSAGE_DIRECTIONS, MESSAGE_KINDS, MESSAGE_STATUSES } from './entities.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
@@ -12,7 +13,7 @@ import { schemaOnFirstUse } from '../platform/first-use.js';
 export const MAX_SMS_BODY = 1600;
 export const MAX_AUDIENCE_CONTACTS = 5000;
 
-const smsBody = () => z.string().trim().min(1).max(MAX_SMS_BODY);
+const smsBody = () => freeText().trim().min(1).max(MAX_SMS_BODY);
 const phone = () => z.string().trim().min(1).max(40);
 
 export const SendSmsBody = schemaOnFirstUse(() =>
@@ -43,13 +44,14 @@ export const Audience = schemaOnFirstUse(() =>
           Boolean,
         ).length === 1,
       { message: 'the audience is exactly one of contact_ids, tag or all: true' },
-    ),
+    )
+    .meta({ examples: [{ tag: 'buyers' }] }),
 );
 export type Audience = z.infer<typeof Audience>;
 
 export const CreateCampaignBody = schemaOnFirstUse(() =>
   z.strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: labelText().min(1).max(200),
     body: smsBody(),
     from_phone: phone().optional(),
     audience: Audience,
@@ -60,7 +62,7 @@ export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
 export const UpdateCampaignBody = schemaOnFirstUse(() =>
   z
     .strictObject({
-      name: z.string().trim().min(1).max(200).optional(),
+      name: labelText().min(1).max(200).optional(),
       body: smsBody().optional(),
       from_phone: phone().nullable().optional(),
       audience: Audience.optional(),

@@ -8,17 +8,20 @@ export const webhookDeliveryRoutes = {
   testPostCallAction: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/post-call-actions/{action_id}/test',
-    summary:
+    summary: 'Send a test post-call webhook',
+    description:
       "Send a signed test payload to a webhook action's URL now; returns the attempt (members; dashboard users)",
     auth: 'user',
     body: webhooks.TestActionBody,
     response: webhooks.TestActionResponse,
+    errors: { 409: 'The action is not a webhook, or has no valid URL' },
     access: { table: 'readwrite', email: true },
   }),
   getWebhookSecret: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
-    summary:
+    summary: 'Get the webhook signing secret',
+    description:
       "The workspace's webhook signing secret (whsec_…), made on first read (members; dashboard users)",
     auth: 'user',
     response: webhooks.WebhookSecretResponse,
@@ -27,7 +30,8 @@ export const webhookDeliveryRoutes = {
   rotateWebhookSecret: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/webhook-secret',
-    summary:
+    summary: 'Rotate the webhook signing secret',
+    description:
       'Rotate the webhook signing secret; the old one keeps signing for 24 h (members; dashboard users)',
     auth: 'user',
     response: webhooks.WebhookSecretResponse,
@@ -36,7 +40,8 @@ export const webhookDeliveryRoutes = {
   listWebhookDeliveries: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries',
-    summary:
+    summary: 'List webhook deliveries',
+    description:
       'Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
@@ -48,27 +53,33 @@ export const webhookDeliveryRoutes = {
   resendWebhookDelivery: defineRoute({
     method: 'POST',
     path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries/{delivery_id}/resend',
-    summary: 'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
+    summary: 'Resend a webhook delivery',
+    description:
+      'Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)',
     auth: 'user',
     response: webhooks.DeliveryResponse,
+    errors: { 409: 'A delivery attempt is already in progress' },
     access: { table: 'readwrite', email: true },
   }),
   createWebhookEndpoint: defineRoute({
     method: 'POST',
     path: ENDPOINTS,
-    summary:
+    summary: 'Create a webhook endpoint',
+    description:
       'Subscribe a URL to workspace events: {url, event_types, enabled}; signed with the workspace webhook ' +
       'secret and delivered like the post-call webhook (member; API key: webhooks:write)',
     auth: 'user_or_api_key',
     scope: 'webhooks:write',
     body: webhooks.CreateEndpointBody,
     response: webhooks.EndpointResponse,
+    errors: { 409: 'The workspace has an endpoint with this URL, or has the most endpoints it may' },
     access: { table: 'readwrite' },
   }),
   listWebhookEndpoints: defineRoute({
     method: 'GET',
     path: ENDPOINTS,
-    summary: "The workspace's webhook endpoints, oldest first (viewer; API key: webhooks:read)",
+    summary: 'List webhook endpoints',
+    description: "The workspace's webhook endpoints, oldest first (viewer; API key: webhooks:read)",
     auth: 'user_or_api_key',
     scope: 'webhooks:read',
     response: webhooks.EndpointList,
@@ -77,19 +88,22 @@ export const webhookDeliveryRoutes = {
   updateWebhookEndpoint: defineRoute({
     method: 'PATCH',
     path: ENDPOINT,
-    summary:
+    summary: 'Update a webhook endpoint',
+    description:
       'Change a webhook endpoint: url, event_types (replaced), enabled; enabling it again clears a 410 ' +
       'that disabled the URL (member; API key: webhooks:write)',
     auth: 'user_or_api_key',
     scope: 'webhooks:write',
     body: webhooks.UpdateEndpointBody,
     response: webhooks.EndpointResponse,
+    errors: { 409: 'The workspace has an endpoint with this URL' },
     access: { table: 'readwrite' },
   }),
   deleteWebhookEndpoint: defineRoute({
     method: 'DELETE',
     path: ENDPOINT,
-    summary:
+    summary: 'Delete a webhook endpoint',
+    description:
       'Delete a webhook endpoint; its deliveries stay in the log, retries not yet made are not (member; API key: webhooks:write)',
     auth: 'user_or_api_key',
     scope: 'webhooks:write',

@@ -1,4 +1,5 @@
 import type { EntityItem } from 'electrodb';
+import { OutboxEventEntity } from '../platform/outbox.js';
 import { Entity, Service } from '../platform/entity.js';
 import { gsi1, gsi2, primaryIndex } from '../platform/keys.js';
 import { entityConfig } from '../platform/table.js';
@@ -148,6 +149,8 @@ export const workflowsService = new Service(
     workflow: WorkflowEntity,
     workflowRun: WorkflowRunEntity,
     workflowRunEvent: WorkflowRunEventEntity,
+    /** `workflow.completed`, recorded with the run's completing write (functions/platform/outbox.ts). */
+    outboxEvent: OutboxEventEntity,
   },
   cfg,
 );

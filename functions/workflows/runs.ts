@@ -7,7 +7,8 @@ import { queryPage, type Page } from '../platform/pagination.js';
 import { sendMessage } from '../platform/queue.js';
 import type { WorkflowRunMessage } from '../platform/queue-messages.js';
 import { isConditionFailure } from '../platform/table.js';
-import { publishWorkspaceEvent } from '../platform/workspace-events.js';
+import { outboxRecord, publishRecorded, publishRecordedById, type OutboxRecord } from '../platform/outbox.js';
+import type { NewWorkspaceEvent } from '../platform/workspace-events.js';
 import { evaluateAll } from './conditions.js';
 import {
   runShard,
@@ -195,7 +196,8 @@ export interface RunChanges {
 export async function writeRun(
   run: WorkflowRun,
   changes: RunChanges,
-  options: { token?: string; release?: boolean } = {},
+  /** `announce`: an event recorded in the same transaction as the write (functions/platform/outbox.ts). */
+  options: { token?: string; release?: boolean; announce?: OutboxRecord } = {},
 ): Promise<WorkflowRun | undefined> {
   const updatedAt = clock.now().toISOString();
   const version = run.version + 1;
@@ -206,19 +208,40 @@ export async function writeRun(
     version,
     updatedAt,
   };
-  let write = WorkflowRunEntity.patch({ workflowId: run.workflowId, runId: run.runId }).set(set);
-  if (options.release) write = write.remove(['lockToken', 'lockedUntil']);
-  try {
-    await write
-      .where((attr, op) =>
-        options.token
-          ? `${op.eq(attr.version, run.version)} AND ${op.eq(attr.lockToken, options.token)}`
-          : op.eq(attr.version, run.version),
-      )
-      .go({ response: 'none' });
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+  const key = { workflowId: run.workflowId, runId: run.runId };
+  if (options.announce) {
+    const event = options.announce;
+    const { canceled } = await workflowsService.transaction
+      .write(({ workflowRun, outboxEvent }) => {
+        const patch = workflowRun.patch(key).set(set);
+        return [
+          (options.release ? patch.remove(['lockToken', 'lockedUntil']) : patch)
+            .where((attr, op) =>
+              options.token
+                ? `${op.eq(attr.version, run.version)} AND ${op.eq(attr.lockToken, options.token)}`
+                : op.eq(attr.version, run.version),
+            )
+            .commit(),
+          outboxEvent.create(event).commit(),
+        ];
+      })
+      .go();
+    if (canceled) return undefined;
+  } else {
+    let write = WorkflowRunEntity.patch(key).set(set);
+    if (options.release) write = write.remove(['lockToken', 'lockedUntil']);
+    try {
+      await write
+        .where((attr, op) =>
+          options.token
+            ? `${op.eq(attr.version, run.version)} AND ${op.eq(attr.lockToken, options.token)}`
+            : op.eq(attr.version, run.version),
+        )
+        .go({ response: 'none' });
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   }
   const next: WorkflowRun = { ...run, ...set };
   if (options.release) {
@@ -307,8 +330,9 @@ export async function advanceRun(message: WorkflowRunMessage): Promise<string> {
   // Another receive holds the lease and goes on to the end; should it crash, its own message comes back.
   if (taken === 'busy') return 'busy: advanced by another receive';
   if (!('token' in taken)) {
-    // Ended already: a completed run's event is sent again (its receivers act once per event id).
-    if (taken.status === 'completed') await emitCompleted(taken);
+    // Ended already: a completed run's event, if its receive stopped before sending it, is sent now
+    // (else the outbox sweep does; receivers act once per event id).
+    if (taken.status === 'completed') await publishRecordedById(completedEventId(taken.runId));
     return taken.status;
   }
   let { run } = taken;
@@ -395,7 +419,6 @@ export async function advanceRun(message: WorkflowRunMessage): Promise<string> {
         if (outcome.failed) return 'task failed';
       } else {
         run = await recordOutcome(run, token, config, facts);
-        await emitCompleted(run);
         return 'completed';
       }
     }
@@ -508,30 +531,31 @@ async function recordOutcome(
   }
   const { summary } = prepared;
   const noteId = await facts.addNote(summary, prepared.note_id);
-  const now = clock.now().toISOString();
-  return must(
-    writeRun(
-      run,
-      {
-        stageStates: withStages(states, {
-          outcome: { state: 'done', result: { summary, note_id: noteId ?? null } },
-        }),
-        status: 'completed',
-        completedAt: now,
-      },
-      { token, release: true },
-    ),
-  );
+  const changes: RunChanges = {
+    stageStates: withStages(states, {
+      outcome: { state: 'done', result: { summary, note_id: noteId ?? null } },
+    }),
+    status: 'completed',
+    completedAt: clock.now().toISOString(),
+  };
+  // The run's completion and its event are one write: the event is published after it, by the caller.
+  const event = completedEvent({ ...run, ...changes });
+  const announce = event ? outboxRecord(event) : undefined;
+  const completed = await must(writeRun(run, changes, { token, release: true, announce }));
+  if (announce) await publishRecorded([announce]);
+  return completed;
 }
 
-/** `workflow.completed` (deterministic id: sending it again is harmless), unless the outcome says not to. */
-async function emitCompleted(run: WorkflowRun): Promise<void> {
+const completedEventId = (runId: string) => `evt_workflow_completed_${runId}`;
+
+/** `workflow.completed` of a completed run, unless the outcome says not to send it. */
+function completedEvent(run: WorkflowRun): NewWorkspaceEvent | undefined {
   const config = run.stagesConfig as Stages;
   const states = run.stageStates as StageRecords;
-  if (states.outcome.state !== 'done' || config.outcome.emit_event === false) return;
+  if (states.outcome.state !== 'done' || config.outcome.emit_event === false) return undefined;
   const event = run.event as RunEvent;
-  await publishWorkspaceEvent({
-    id: `evt_workflow_completed_${run.runId}`,
+  return {
+    id: completedEventId(run.runId),
     type: 'workflow.completed',
     workspaceId: run.workspaceId,
     organisationId: run.organisationId,
@@ -546,7 +570,7 @@ async function emitCompleted(run: WorkflowRun): Promise<void> {
       task: { action: config.task.action.type, result: states.task.result ?? null },
       outcome: states.outcome.result ?? null,
     },
-  });
+  };
 }
 
 export function runView(run: WorkflowRun) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { freeText, labelText } from '../platform/validation.js';
 import { UpdateContactBody } from '../contacts/schemas.js';
 import { ListQuery, pageOf } from '../platform/pagination.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
@@ -90,19 +91,19 @@ export const Action = schemaOnFirstUse(() =>
     }),
     z.strictObject({
       type: z.literal('sms'),
-      body: z.string().trim().min(1).max(1600),
+      body: freeText().trim().min(1).max(1600),
       /** Whom to text (E.164, or a placeholder); default: the run's contact. */
       to_phone: Recipient.optional(),
     }),
     z.strictObject({
       type: z.literal('email'),
-      subject: z.string().trim().min(1).max(200),
-      body: z.string().trim().min(1).max(10_000),
+      subject: labelText().min(1).max(200),
+      body: freeText().trim().min(1).max(10_000),
       /** Whom to write to (an address, or a placeholder); default: the run's contact. */
       to: Recipient.optional(),
     }),
     z.strictObject({ type: z.literal('update_contact'), fields: UpdateContactBody }),
-    z.strictObject({ type: z.literal('add_note'), text: z.string().trim().min(1).max(500) }),
+    z.strictObject({ type: z.literal('add_note'), text: freeText().trim().min(1).max(500) }),
   ]),
 );
 export type Action = z.infer<typeof Action>;
@@ -132,7 +133,7 @@ export type Stages = z.infer<typeof Stages>;
 
 export const CreateWorkflowBody = schemaOnFirstUse(() =>
   z.strictObject({
-    name: z.string().trim().min(1).max(100),
+    name: labelText().min(1).max(100),
     trigger: Trigger,
     auto_mode: z.boolean().default(false),
     stages: Stages,
@@ -144,7 +145,7 @@ export type CreateWorkflowBody = z.infer<typeof CreateWorkflowBody>;
 /** Every field optional; a stage given replaces that stage whole. */
 export const UpdateWorkflowBody = schemaOnFirstUse(() =>
   z.strictObject({
-    name: z.string().trim().min(1).max(100).optional(),
+    name: labelText().min(1).max(100).optional(),
     trigger: Trigger.optional(),
     auto_mode: z.boolean().optional(),
     stages: z

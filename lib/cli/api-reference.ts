@@ -9,8 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format, resolveConfig } from 'prettier';
-import { apiRoutes } from '../../functions/api-routes.js';
-import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
+import { apiRoutes, apiTags } from '../../functions/api-routes.js';
+import { authText, buildOpenApiDocument, type ApiTag } from '../../functions/platform/openapi.js';
 import type { Route, RouteTable } from '../../functions/platform/http/route.js';
 import { catalog } from '../catalog.js';
 
@@ -109,28 +109,81 @@ function notesOf(schema: Schema): string {
   return [...new Set(notes)].join('; ');
 }
 
-/** Every field of an object schema, nested ones as `parent.child` and `list[].child`. */
-function fieldsOf(schema: Schema, prefix = ''): Field[] {
+/** A union's variants that are objects (a nullable object is one object, not a union). */
+const objectVariants = (schema: Schema): Schema[] => {
+  const union = asSchemas(schema.anyOf ?? schema.oneOf).filter((v) => !isNull(v));
+  return union.length > 1 && union.every(isObject) ? union : [];
+};
+
+/** The property every variant fixes to a constant (`type`), if there is one. */
+function discriminatorOf(objects: Schema[]): string | undefined {
+  const first = Object.keys(asSchema(objects[0].properties));
+  return first.find((name) =>
+    objects.every((object) => 'const' in asSchema(asSchema(object.properties)[name])),
+  );
+}
+
+/** A union of object shapes, rendered as one table per variant. */
+interface Variants {
+  /** Where the union is (`trigger`, `stages.task.action`), or '' for the whole body. */
+  path: string;
+  cases: { label: string; fields: Field[] }[];
+}
+
+function variantsOf(objects: Schema[], path: string, out: Variants[]): void {
+  const discriminator = discriminatorOf(objects);
+  const group: Variants = { path, cases: [] };
+  out.push(group);
+  for (const [index, object] of objects.entries()) {
+    const label = discriminator
+      ? `${code(discriminator)} is ${literal(asSchema(asSchema(object.properties)[discriminator]).const)}`
+      : typeof object.title === 'string'
+        ? object.title
+        : `variant ${index + 1}`;
+    group.cases.push({ label, fields: fieldsOf(object, path ? `${path}.` : '', out) });
+  }
+}
+
+/**
+ * Every field of an object schema, nested ones as `parent.child` and `list[].child`. A field that is
+ * a union of object shapes (a discriminated union) is listed once, as "one of", and its variants go
+ * to `unions`, each with only its own fields.
+ */
+function fieldsOf(schema: Schema, prefix = '', unions: Variants[] = []): Field[] {
   const fields: Field[] = [];
-  const objects = variants(schema).filter(isObject);
-  for (const object of objects) {
+  for (const object of variants(schema).filter(isObject)) {
     const required = new Set(Array.isArray(object.required) ? (object.required as string[]) : []);
     for (const [name, value] of Object.entries(asSchema(object.properties))) {
       const property = asSchema(value);
       const path = `${prefix}${name}`;
       if (fields.some((f) => f.name === path)) continue;
+      const shapes = objectVariants(property);
+      const itemShapes = objectVariants(asSchema(property.items));
+      const nullable = variants(property).some(isNull) ? ' | null' : '';
       fields.push({
         name: path,
-        type: typeOf(property),
+        type:
+          shapes.length > 0
+            ? `one of ${shapes.length} shapes (below)${nullable}`
+            : itemShapes.length > 0
+              ? `array of one of ${itemShapes.length} shapes (below)`
+              : typeOf(property),
         required: required.has(name),
         notes: notesOf(property),
       });
-      const nonNull = variants(property).filter((v) => !isNull(v));
-      for (const variant of nonNull) {
-        if (isObject(variant)) fields.push(...fieldsOf(variant, `${path}.`));
+      if (shapes.length > 0) {
+        variantsOf(shapes, path, unions);
+        continue;
+      }
+      if (itemShapes.length > 0) {
+        variantsOf(itemShapes, `${path}[]`, unions);
+        continue;
+      }
+      for (const variant of variants(property).filter((v) => !isNull(v))) {
+        if (isObject(variant)) fields.push(...fieldsOf(variant, `${path}.`, unions));
         const items = asSchema(variant.items);
         if (variant.type === 'array' && variants(items).some(isObject))
-          fields.push(...fieldsOf(items, `${path}[].`));
+          fields.push(...fieldsOf(items, `${path}[].`, unions));
       }
     }
   }
@@ -152,17 +205,22 @@ function fieldTable(fields: Field[], withRequired: boolean): string[] {
   ];
 }
 
-function authOf(route: Route<unknown, unknown>): string {
-  switch (route.auth) {
-    case 'none':
-      return 'none (public)';
-    case 'user':
-      return "JWT (a dashboard user's access token); API keys are refused (403)";
-    case 'user_or_api_key':
-      return route.scope
-        ? `JWT, or an API key of the workspace with scope ${code(route.scope)}`
-        : 'JWT, or an API key of the workspace';
+/** A schema's fields as tables: the common ones, then each union's variants with their own fields. */
+function schemaTables(schema: Schema, withRequired: boolean): string[] {
+  const unions: Variants[] = [];
+  const top = objectVariants(schema);
+  const fields = top.length > 0 ? [] : fieldsOf(schema, '', unions);
+  if (top.length > 0) variantsOf(top, '', unions);
+  if (fields.length === 0 && unions.length === 0) return [`Type: ${cell(typeOf(schema))}`, ''];
+  const lines = fields.length > 0 ? [...fieldTable(fields, withRequired), ''] : [];
+  for (const union of unions) {
+    lines.push(union.path ? `${code(union.path)} is one of these shapes:` : 'One of these shapes:', '');
+    for (const variant of union.cases) {
+      lines.push(`- ${union.path ? `${code(union.path)}: ` : ''}${variant.label}`, '');
+      if (variant.fields.length > 0) lines.push(...fieldTable(variant.fields, withRequired), '');
+    }
   }
+  return lines;
 }
 
 const anchor = (heading: string) =>
@@ -196,42 +254,49 @@ function example(schema: Schema): unknown {
   }
 }
 
-/** The error responses the document gives routes, once each: status, when, body. */
+const STATUS_NAMES: Record<string, string> = {
+  '400': 'Bad request',
+  '401': 'Unauthorized',
+  '402': 'Payment required',
+  '403': 'Forbidden',
+  '404': 'Not found',
+  '409': 'Conflict',
+  '413': 'Too large',
+  '415': 'Unsupported media type',
+  '422': 'Validation error',
+  '429': 'Too many requests',
+  '500': 'Internal error',
+  '503': 'Unavailable',
+};
+
+/** The error responses the document gives routes, once each: status, how many routes, body. */
 function errorSection(operations: Operation[]): string[] {
-  const seen = new Map<string, { description: string; schema?: Schema; routes: number }>();
+  const seen = new Map<string, { schema?: Schema; routes: number }>();
   for (const operation of operations) {
     for (const [status, response] of Object.entries(operation.responses)) {
       if (!/^[45]\d\d$/.test(status)) continue;
       const known = seen.get(status);
       if (known) known.routes += 1;
-      else
-        seen.set(status, {
-          description: response.description,
-          schema: response.content?.['application/json']?.schema,
-          routes: 1,
-        });
+      else seen.set(status, { schema: response.content?.['application/json']?.schema, routes: 1 });
     }
   }
   const lines = [
-    '## Errors',
+    '## Error statuses',
     '',
-    'Every error has a JSON body of one of two shapes, and every response carries `x-request-id`. An id',
-    'of another tenant is 404, exactly like an unknown id.',
+    'Every operation below lists the statuses it answers, and when. Across the API:',
     '',
     '| Status | Meaning | Returned by | Body |',
     '| --- | --- | --- | --- |',
   ];
-  for (const [status, { description, schema, routes }] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
-    const by = routes === operations.length ? 'every route' : 'every authenticated route';
+  for (const [status, { schema, routes }] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
+    const by = routes === operations.length ? 'every route' : `${routes} route${routes === 1 ? '' : 's'}`;
     const body = schema ? code(JSON.stringify(example(schema))) : '';
-    lines.push(`| ${status} | ${cell(description)} | ${by} | ${cell(body)} |`);
+    lines.push(`| ${status} | ${STATUS_NAMES[status] ?? ''} | ${by} | ${cell(body)} |`);
   }
   lines.push(
     '',
     'Validation errors (422) list every problem at once: `loc` is where (`["body", "name"]`,',
-    '`["query", "limit"]`), `type` what (`missing`, `extra_forbidden`, `json_invalid`, …). The other',
-    'statuses some routes answer (400, 402 payment required, 409 conflict, 429 too many requests with',
-    '`retry-after`, 503 unavailable) have the `{ "error": … }` shape too.',
+    '`["query", "limit"]`), `type` what (`missing`, `extra_forbidden`, `json_invalid`, …).',
     '',
   );
   return lines;
@@ -245,12 +310,63 @@ function declaredIn(routes: RouteTable): { file: string; functionId: string } | 
   return { file: `functions/${spec.entry.split('/')[1]}/routes.ts`, functionId: spec.id };
 }
 
+/** An operation's error statuses; those a route declares itself with when (`402 (…)`). */
+function errorList(operation: Operation): string {
+  return Object.entries(operation.responses)
+    .filter(([status]) => /^[45]\d\d$/.test(status))
+    .map(([status, response]) =>
+      ['402', '409', '413', '429', '503'].includes(status)
+        ? `${code(status)} (${response.description.replace(/\.$/, '')})`
+        : code(status),
+    )
+    .join(', ');
+}
+
 /** docs/api.md as markdown (before prettier). */
-export function renderApiReferenceMarkdown(domains: Record<string, RouteTable> = apiRoutes): string {
-  const document = buildOpenApiDocument(domains);
+export function renderApiReferenceMarkdown(
+  domains: Record<string, RouteTable> = apiRoutes,
+  tags: Partial<Record<string, ApiTag>> = apiTags,
+): string {
+  const document = buildOpenApiDocument(domains, tags);
   const operationOf = (route: Route<unknown, unknown>) =>
     document.paths[route.path][route.method.toLowerCase()] as unknown as Operation;
   const all = Object.values(domains).flatMap((routes) => Object.values(routes).map(operationOf));
+
+  function routeSection(name: string, route: Route<unknown, unknown>): string[] {
+    const operation = operationOf(route);
+    const status = Object.keys(operation.responses).find((s) => /^[23]\d\d$/.test(s)) ?? '200';
+    const success = operation.responses[status];
+    const successType = Object.keys(success.content ?? {})[0];
+    const out: string[] = [
+      `#### ${code(`${route.method} ${route.path}`)}`,
+      '',
+      `**${cell(route.summary)}.**`,
+    ];
+    if (route.description) out.push(cell(route.description));
+    out.push(
+      '',
+      `- Operation: ${code(name)}`,
+      `- Auth: ${authText(route)}`,
+      `- Success: ${code(status)} ${successType ?? (status === '204' ? '(no body)' : status.startsWith('3') ? '(redirect: `location` header)' : '(body not described)')}`,
+      `- Errors: ${errorList(operation)}`,
+    );
+    if (WRITES.has(route.method) && route.auth !== 'none')
+      out.push(
+        `- Idempotency-Key: ${route.idempotency === 'route' ? 'accepted (kept by the route itself)' : 'accepted'}`,
+      );
+    const pathParams = operation.parameters.filter((p) => p.in === 'path').map((p) => code(p.name));
+    if (pathParams.length > 0) out.push(`- Path parameters: ${pathParams.join(', ')}`);
+    out.push('');
+    const query = operation.parameters
+      .filter((p) => p.in === 'query')
+      .map((p) => ({ name: p.name, type: typeOf(p.schema), required: p.required, notes: notesOf(p.schema) }));
+    if (query.length > 0) out.push('Query:', '', ...fieldTable(query, true), '');
+    const body = operation.requestBody?.content['application/json']?.schema;
+    if (body) out.push('Body:', '', ...schemaTables(body, true));
+    const response = success.content?.['application/json']?.schema;
+    if (response) out.push(`Response ${code(status)}:`, '', ...schemaTables(response, false));
+    return out;
+  }
 
   const lines: string[] = [
     '# API reference',
@@ -260,72 +376,34 @@ export function renderApiReferenceMarkdown(domains: Record<string, RouteTable> =
     `${document.info.title} ${document.info.version}. Generated from the route declarations`,
     '(`functions/<domain>/routes.ts`, listed in `functions/api-routes.ts`) and their zod schemas, the same',
     'source as the OpenAPI 3.1 document at `GET /api/v1/openapi.json`; `GET /api/v1/docs` shows that',
-    'document interactively. Regenerate with `npm run docs:api`; a unit test fails when this file is out',
-    'of date.',
+    'document interactively, with request and response examples. Regenerate with `npm run docs:api`; a',
+    'unit test fails when this file is out of date.',
     '',
-    '## Conventions',
-    '',
-    '- Authentication: `Authorization: Bearer <credential>`, where the credential is a JWT access token of',
-    '  the identity provider (a dashboard user) or an API key `vak_<key_id>_<secret>`. An API key belongs to',
-    '  one workspace: it is refused (403) on routes of another workspace and on routes that need a scope',
-    '  it does not carry. A missing or invalid credential is 401.',
-    '- Bodies and responses are JSON, fields in snake_case. Unknown body or query fields are refused',
-    '  (422 `extra_forbidden`).',
-    '- Lists take `?limit=` (1–100, default 50) and `?cursor=` and answer `{ items, next_cursor }`.',
-    '- Writes (POST, PUT, PATCH, DELETE) of authenticated routes accept an `Idempotency-Key` header: the same',
-    '  key with the same request within 24 h answers the first response again (`idempotent-replayed: true`),',
-    "  with another request 409. A key is the caller's: the same key sent by two API keys or two users of",
-    '  one workspace is two requests.',
+    document.info.description,
     '',
     ...errorSection(all),
     '## Routes',
     '',
   ];
 
+  const byTag = new Map<string, RouteTable[]>();
+  for (const [domain, routes] of Object.entries(domains)) {
+    const tag = tags[domain]?.name ?? domain;
+    byTag.set(tag, [...(byTag.get(tag) ?? []), routes]);
+  }
   const toc: string[] = [];
   const sections: string[] = [];
-  for (const [domain, routes] of Object.entries(domains)) {
-    const source = declaredIn(routes);
-    toc.push(`- [${domain}](#${anchor(domain)}) (${Object.keys(routes).length})`);
-    sections.push(`### ${domain}`, '');
-    if (source)
-      sections.push(`Declared in \`${source.file}\`; served by the function \`${source.functionId}\`.`, '');
-    for (const [name, route] of Object.entries(routes)) {
-      const operation = operationOf(route);
-      const status = Object.keys(operation.responses).find((s) => /^[23]\d\d$/.test(s)) ?? '200';
-      const success = operation.responses[status];
-      const successType = Object.keys(success.content ?? {})[0];
-      sections.push(`#### ${code(`${route.method} ${route.path}`)}`, '', cell(route.summary), '');
-      sections.push(
-        `- Operation: ${code(name)}`,
-        `- Auth: ${authOf(route)}`,
-        `- Success: ${code(status)} ${successType ?? (status === '204' ? '(no body)' : status.startsWith('3') ? '(redirect: `location` header)' : '(body not described)')}`,
-      );
-      if (WRITES.has(route.method) && route.auth !== 'none')
-        sections.push(
-          `- Idempotency-Key: ${route.idempotency === 'route' ? 'accepted (kept by the route itself)' : 'accepted'}`,
-        );
-      const pathParams = operation.parameters.filter((p) => p.in === 'path').map((p) => code(p.name));
-      if (pathParams.length > 0) sections.push(`- Path parameters: ${pathParams.join(', ')}`);
-      sections.push('');
-      const query = operation.parameters
-        .filter((p) => p.in === 'query')
-        .map((p) => ({ name: p.name, type: typeOf(p.schema), required: false, notes: notesOf(p.schema) }));
-      if (query.length > 0) sections.push('Query:', '', ...fieldTable(query, true), '');
-      const body = operation.requestBody?.content['application/json']?.schema;
-      if (body) {
-        const fields = fieldsOf(body);
-        sections.push('Body:', '');
-        if (fields.length > 0) sections.push(...fieldTable(fields, true), '');
-        else sections.push(`Type: ${cell(typeOf(body))}`, '');
-      }
-      const response = success.content?.['application/json']?.schema;
-      if (response) {
-        const fields = fieldsOf(response);
-        sections.push(`Response ${code(status)}:`, '');
-        if (fields.length > 0) sections.push(...fieldTable(fields, false), '');
-        else sections.push(`Type: ${cell(typeOf(response))}`, '');
-      }
+  for (const [tag, tables] of byTag) {
+    const count = tables.reduce((n, routes) => n + Object.keys(routes).length, 0);
+    toc.push(`- [${tag}](#${anchor(tag)}) (${count})`);
+    sections.push(`### ${tag}`, '');
+    const description = Object.values(tags).find((t) => t?.name === tag)?.description;
+    if (description) sections.push(description, '');
+    for (const routes of tables) {
+      const source = declaredIn(routes);
+      if (source)
+        sections.push(`Declared in \`${source.file}\`; served by the function \`${source.functionId}\`.`, '');
+      for (const [name, route] of Object.entries(routes)) sections.push(...routeSection(name, route));
     }
   }
   return [...lines, ...toc, '', ...sections].join('\n');

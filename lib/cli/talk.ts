@@ -48,8 +48,24 @@ export async function talk(
     }
   }
   lines.close();
+  const end = await session.waitForEnd(0);
+  // The agent ended the session: the provider asks what next and hangs up (the simulator does as Twilio).
+  if (end?.kind === 'agent') await providerSessionEnded(state, call.sid);
   session.hangUp();
   await session.waitForEnd(2_000);
-  io.log(`${ended}; see GET /api/v1/workspaces/<workspace>/calls/${call.call_id}`);
+  io.log(
+    `${ended}; the call: GET ${state.base_url}/api/v1/workspaces/${call.relay.parameters.workspace_id}/calls/${call.call_id}`,
+  );
   return { callId: call.call_id, ended };
+}
+
+async function providerSessionEnded(state: StackState, callSid: string): Promise<void> {
+  const url = state.env.TELEPHONY_SIMULATOR_URL;
+  const token = state.env.TELEPHONY_AUTH_TOKEN ?? LOCAL_TELEPHONY_AUTH_TOKEN;
+  if (!url) return;
+  await fetch(`${url.replace(/\/$/, '')}/calls/${encodeURIComponent(callSid)}/relay-ended`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(15_000),
+  }).catch(() => undefined);
 }

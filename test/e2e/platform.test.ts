@@ -28,6 +28,25 @@ describe('platform over HTTP', () => {
     expect(res.body.paths['/api/v1/health'].get).toBeDefined();
   });
 
+  it('the served document says who may call each operation, every status, with examples and tags', async () => {
+    const { body } = await api('GET', '/api/v1/openapi.json');
+    for (const heading of ['Authentication', 'Scopes', 'Pagination', 'Idempotency', 'Errors', 'Webhooks'])
+      expect(body.info.description).toContain(`## ${heading}`);
+    const trigger = body.paths['/api/v1/triggers/{workflow_id}'].post;
+    expect(trigger).toMatchObject({ tags: ['Workflows'], summary: 'Trigger an external workflow' });
+    expect(trigger.security).toEqual([{ apiKey: ['workflows:trigger'] }]);
+    expect(trigger.responses['429'].headers['retry-after']).toBeDefined();
+    const createContact = body.paths['/api/v1/workspaces/{workspace_id}/contacts'].post;
+    expect(createContact.security).toEqual([{ userToken: [] }, { apiKey: ['contacts:write'] }]);
+    expect(createContact.requestBody.content['application/json'].example).toMatchObject({
+      phone: '+61491570156',
+    });
+    expect(JSON.stringify(createContact.responses['409'])).toContain('contact_id');
+    expect(body.tags.map((tag: { name: string }) => tag.name)).toEqual(
+      expect.arrayContaining(['Calls', 'Contacts', 'Workflows']),
+    );
+  });
+
   it('GET /api/v1/docs is the Redoc page; its script comes from our own route, gzipped and cached', async () => {
     const page = await fetch(`${baseUrl()}/api/v1/docs`);
     expect(page.status).toBe(200);
@@ -126,7 +145,11 @@ describe('sharp edges of request parsing, through the gateway', () => {
     const token = await tokenFor(email);
     const before = await api('GET', '/api/v1/organisations', { token });
     const deep = `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-    const res = await api('POST', '/api/v1/organisations', { token, rawBody: deep });
+    const res = await api('POST', '/api/v1/organisations', {
+      token,
+      rawBody: deep,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
     const after = await api('GET', '/api/v1/organisations', { token });

@@ -102,7 +102,9 @@ describe('the catalog', () => {
   });
 
   test('every function has at least one trigger', () => {
-    const untriggered = catalog.filter((s) => !(s.http?.length || s.functionUrl || s.queue || s.schedule));
+    const untriggered = catalog.filter(
+      (s) => !(s.http?.length || s.functionUrl || s.queue || s.schedule || s.webSocket?.routes.length),
+    );
     expect(untriggered.map((s) => s.id)).toEqual([]);
   });
 

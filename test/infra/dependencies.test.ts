@@ -37,6 +37,7 @@ const LAYERS = [
   'calling', // start-call, dispatch, the call lifecycle, the call log
   'contacts', // contacts and their profiles (a family that grows: lists, imports, campaigns' audiences)
   'knowledge', // knowledge bases of listings and documents, their search index (post-call reads listing addresses)
+  'conversation', // the voice runtime: the conversation engine, its relay transport and the test chat
   'post-call', // the post-call pipeline and its actions
   'integrations', // CRM integrations: connect, sync (listings into knowledge, contacts merged), listing.sold
   'campaigns', // batch outbound campaigns: uploads, the dialer (calling window, DNC, retries, caps)

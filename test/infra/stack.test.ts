@@ -19,6 +19,7 @@ import {
   webhookUrlEnv,
 } from '../../functions/platform/resources.js';
 import { VoiceAgentStack, secretArnEnv, type VoiceAgentStackProps } from '../../lib/stack.js';
+import { DEFAULT_BEDROCK_MODEL } from '../../functions/providers/llm/index.js';
 
 const STACK_NAME = 'TestStack';
 const REGION = 'ap-southeast-2';
@@ -50,8 +51,8 @@ function newStack(functions?: FunctionSpec[], props: Partial<VoiceAgentStackProp
  * The root template, and every resource of the root and the domains' nested stacks in one map
  * (logical ids are unique across them: each is derived from the construct's full path).
  */
-function synth(functions?: FunctionSpec[]) {
-  const stack = newStack(functions);
+function synth(functions?: FunctionSpec[], stackProps: Partial<VoiceAgentStackProps> = {}) {
+  const stack = newStack(functions, stackProps);
   const template = Template.fromStack(stack);
   const nested = [...stack.domainStacks.values()].map((domain) => Template.fromStack(domain));
   const templates = [template, ...nested];
@@ -475,7 +476,9 @@ describe.each([
   });
 
   test('every catalog HTTP route is an API Gateway route `METHOD /path` integrated with its own function', () => {
-    const routes = ofType(resources, 'AWS::ApiGatewayV2::Route');
+    const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').filter(([, r]) =>
+      refId(props(r).ApiId)?.startsWith('HttpApi'),
+    );
     const expected = specs.flatMap((s) =>
       (s.http ?? []).map((r) => ({ spec: s, routeKey: `${r.method} ${r.path}` })),
     );
@@ -647,6 +650,223 @@ describe('least privilege in the real catalog', () => {
   });
 });
 
+/**
+ * A value as one readable string: nested stack parameters and sibling outputs resolved, `Fn::Join`
+ * joined, a reference written `<LogicalId>` (or `<LogicalId.Attr>`), a pseudo parameter `<AWS::Region>`.
+ */
+function flat(value: unknown): string {
+  const v = resolved(value);
+  if (typeof v === 'string') return v;
+  const o = v as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+  if (o.Ref !== undefined) return `<${o.Ref}>`;
+  if (o['Fn::GetAtt']) return `<${o['Fn::GetAtt'].join('.')}>`;
+  if (o['Fn::Join']) return o['Fn::Join'][1].map(flat).join(o['Fn::Join'][0]);
+  return JSON.stringify(v);
+}
+
+describe('the voice relay (WebSocket API) from the catalog', () => {
+  const { template, resources } = synth(catalog);
+  const relaySpecs = catalog.filter((s) => s.webSocket);
+  const [[apiId, api]] = ofType(resources, 'AWS::ApiGatewayV2::Api').filter(
+    ([, r]) => props(r).ProtocolType === 'WEBSOCKET',
+  );
+  const relayFn = () => functionId(resources, relaySpecs[0]);
+  const manageStatements = (fnId: string) =>
+    grantedStatements(resources, fnId).filter((s) =>
+      asArray(s.Action).some((a) => a.startsWith('execute-api:')),
+    );
+  const bedrockStatements = (res: Resources, fnId: string) =>
+    grantedStatements(res, fnId).filter((s) => asArray(s.Action).some((a) => a.startsWith('bedrock:')));
+
+  test('one WebSocket API, served by the catalog entry with webSocket routes', () => {
+    expect(ofType(resources, 'AWS::ApiGatewayV2::Api').filter(([, r]) => r === api)).toHaveLength(1);
+    expect(props(api).RouteSelectionExpression).toBe('$request.body.action');
+    expect(relaySpecs.map((s) => s.id)).toEqual(['ConversationRelay']);
+  });
+
+  test('$connect, $default and $disconnect each go to the relay function through one Lambda proxy integration (29 s)', () => {
+    const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').filter(
+      ([, r]) => refId(props(r).ApiId) === apiId,
+    );
+    expect(routes.map(([, r]) => props(r).RouteKey).sort()).toEqual(['$connect', '$default', '$disconnect']);
+    const integrationIds = new Set<string>();
+    for (const [, route] of routes) {
+      const target = props<{ Target: { 'Fn::Join': [string, unknown[]] } }>(route).Target['Fn::Join'][1];
+      integrationIds.add(refId(target[1])!);
+    }
+    expect(integrationIds.size).toBe(1);
+    const integration = resources[[...integrationIds][0]];
+    expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+    expect(refId(props(integration).ApiId)).toBe(apiId);
+    expect(props(integration).IntegrationType).toBe('AWS_PROXY');
+    expect(props(integration).TimeoutInMillis).toBe(29000);
+    expect(flat(props(integration).IntegrationUri)).toContain(`<${relayFn()}.Arn>/invocations`);
+    // API Gateway may invoke the relay function, from this API only.
+    const permissions = ofType(resources, 'AWS::Lambda::Permission').filter(
+      ([, p]) =>
+        refId(props(p).FunctionName) === relayFn() && flat(props(p).SourceArn).includes(`<${apiId}>`),
+    );
+    expect(permissions.length).toBeGreaterThan(0);
+    for (const [, permission] of permissions) {
+      expect(props(permission).Principal).toBe('apigateway.amazonaws.com');
+      expect(flat(props(permission).SourceArn)).toMatch(
+        new RegExp(`^arn:<AWS::Partition>:execute-api:[^/]+:<${apiId}>/\\*\\$`),
+      );
+    }
+    // The relay function answers inside API Gateway's cut.
+    expect(props<{ Timeout: number }>(resources[relayFn()]).Timeout).toBeLessThan(29);
+  });
+
+  test('the stage `live`: auto-deployed, throttled, access-logged (no frame bodies)', () => {
+    const stages = ofType(resources, 'AWS::ApiGatewayV2::Stage').filter(
+      ([, r]) => refId(props(r).ApiId) === apiId,
+    );
+    expect(stages).toHaveLength(1);
+    const stage = props<{
+      StageName: string;
+      AutoDeploy: boolean;
+      DefaultRouteSettings: { ThrottlingRateLimit: number; ThrottlingBurstLimit: number };
+      AccessLogSettings: { DestinationArn: unknown; Format: string };
+    }>(stages[0][1]);
+    expect(stage.StageName).toBe('live');
+    expect(stage.AutoDeploy).toBe(true);
+    expect(stage.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
+    expect(stage.DefaultRouteSettings.ThrottlingBurstLimit).toBeGreaterThan(0);
+    expect(resources[refId(stage.AccessLogSettings.DestinationArn)!].Type).toBe('AWS::Logs::LogGroup');
+    expect(stage.AccessLogSettings.Format).toContain('$context.connectionId');
+    expect(stage.AccessLogSettings.Format).not.toMatch(/body/i);
+    // WebSocket access logs need the account's API Gateway CloudWatch role.
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+
+  test('every function knows the relay URL; only manageConnections functions the management URL', () => {
+    const relayUrl = `wss://<${apiId}>.execute-api.${REGION}.<AWS::URLSuffix>/live`;
+    const managementUrl = `https://<${apiId}>.execute-api.${REGION}.<AWS::URLSuffix>/live`;
+    for (const spec of catalog) {
+      const env = environmentOf(resources, functionId(resources, spec));
+      expect({ id: spec.id, url: flat(env.VOICE_RELAY_URL) }).toEqual({ id: spec.id, url: relayUrl });
+      expect({
+        id: spec.id,
+        url: env.VOICE_RELAY_MANAGEMENT_URL && flat(env.VOICE_RELAY_MANAGEMENT_URL),
+      }).toEqual({
+        id: spec.id,
+        url: spec.access.manageConnections ? managementUrl : undefined,
+      });
+    }
+    // The ones that render ConversationRelay TwiML (relay-settings.ts) and the one that checks signatures.
+    for (const id of ['DispatchCalls', 'TelephonyVoiceWebhook', 'ConversationRelay']) {
+      expect(catalog.some((s) => s.id === id)).toBe(true);
+    }
+  });
+
+  test("execute-api:ManageConnections only for manageConnections, on this API's live connections only", () => {
+    const managers = catalog.filter((s) => s.access.manageConnections);
+    expect(managers.map((s) => s.id)).toEqual(['ConversationRelay']);
+    for (const spec of catalog) {
+      const statements = manageStatements(functionId(resources, spec));
+      if (!spec.access.manageConnections) {
+        expect({ id: spec.id, statements }).toEqual({ id: spec.id, statements: [] });
+        continue;
+      }
+      expect(statements).toHaveLength(1);
+      expect(asArray(statements[0].Action)).toEqual(['execute-api:ManageConnections']);
+      expect(asArray(statements[0].Resource).map(flat)).toEqual([
+        `arn:<AWS::Partition>:execute-api:${REGION}:123456789012:<${apiId}>/live/*/@connections/*`,
+      ]);
+    }
+  });
+
+  test('Bedrock only for languageModel functions, on the configured model only, with LLM_PROVIDER and LLM_MODEL', () => {
+    const conversing = catalog.filter((s) => s.access.languageModel).map((s) => s.id);
+    expect(conversing.sort()).toEqual(['ConversationRelay', 'RunEvaluationScenario']);
+    for (const spec of catalog) {
+      const fnId = functionId(resources, spec);
+      const statements = bedrockStatements(resources, fnId);
+      const env = environmentOf(resources, fnId);
+      if (!spec.access.languageModel) {
+        expect({ id: spec.id, statements, provider: env.LLM_PROVIDER }).toEqual({
+          id: spec.id,
+          statements: [],
+        });
+        continue;
+      }
+      expect(env).toMatchObject({ LLM_PROVIDER: 'bedrock', LLM_MODEL: DEFAULT_BEDROCK_MODEL });
+      expect(statements).toHaveLength(1);
+      expect(asArray(statements[0].Action).sort()).toEqual([
+        'bedrock:InvokeModel',
+        'bedrock:InvokeModelWithResponseStream',
+      ]);
+      expect(asArray(statements[0].Resource).map(flat)).toEqual([
+        `arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/${DEFAULT_BEDROCK_MODEL}`,
+      ]);
+    }
+  });
+
+  test('a cross-region inference profile: the profile, and its model in any region only through that profile', () => {
+    const model = 'eu.amazon.nova-lite-v1:0';
+    const own = synth(catalog, { languageModel: { provider: 'bedrock', model } }).resources;
+    const fnId = functionId(own, relaySpecs[0]);
+    expect(environmentOf(own, fnId)).toMatchObject({ LLM_PROVIDER: 'bedrock', LLM_MODEL: model });
+    const statements = bedrockStatements(own, fnId);
+    const profileArn = `arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/${model}`;
+    expect(
+      statements.map((s) => ({
+        resources: asArray(s.Resource).map(flat),
+        condition: s.Condition && flat(s.Condition.StringEquals['bedrock:InferenceProfileArn']),
+      })),
+    ).toEqual([
+      { resources: [profileArn], condition: undefined },
+      {
+        resources: ['arn:<AWS::Partition>:bedrock:*::foundation-model/amazon.nova-lite-v1:0'],
+        condition: profileArn,
+      },
+    ]);
+  });
+
+  test('an OpenAI-compatible server: LLM_BASE_URL set, no Bedrock grant', () => {
+    const settings = {
+      provider: 'openai' as const,
+      model: 'llama3.1',
+      baseUrl: 'https://llm.example.com/v1',
+    };
+    const own = synth(catalog, { languageModel: settings }).resources;
+    const fnId = functionId(own, relaySpecs[0]);
+    expect(environmentOf(own, fnId)).toMatchObject({
+      LLM_PROVIDER: 'openai',
+      LLM_MODEL: 'llama3.1',
+      LLM_BASE_URL: 'https://llm.example.com/v1',
+    });
+    expect(bedrockStatements(own, fnId)).toEqual([]);
+  });
+
+  test('a model ARN is refused at synth', () => {
+    expect(() =>
+      newStack(catalog, {
+        languageModel: { provider: 'bedrock', model: 'arn:aws:bedrock:us-east-1:1:provisioned-model/x' },
+      }),
+    ).toThrow(/not an ARN/);
+  });
+
+  test('the stack outputs the relay URL and the model', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(flat(outputs.VoiceRelayUrl.Value)).toBe(
+      `wss://<${apiId}>.execute-api.${REGION}.<AWS::URLSuffix>/live`,
+    );
+    expect(outputs.LanguageModel.Value).toBe(`bedrock:${DEFAULT_BEDROCK_MODEL}`);
+  });
+
+  test('cdk-nag stays clean with a cross-region inference profile', () => {
+    const stack = newStack(catalog, {
+      languageModel: { provider: 'bedrock', model: 'us.amazon.nova-lite-v1:0' },
+    });
+    Aspects.of(stack).add(new AwsSolutionsChecks());
+    const annotations = Annotations.fromStack(stack);
+    expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map((f) => f.id)).toEqual(
+      [],
+    );
+  });
+});
+
 describe('catalog mistakes fail the synth', () => {
   const base = { entry: ENTRY, group: 'calling' as const, access: {} };
 
@@ -663,6 +883,15 @@ describe('catalog mistakes fail the synth', () => {
         { ...base, id: 'B', queue: { name: 'calls', batchSize: 1 } },
       ]),
     ).toThrow(/two consumers/);
+  });
+
+  test('two functions for one WebSocket route', () => {
+    expect(() =>
+      newStack([
+        { ...base, id: 'A', webSocket: { routes: ['$connect', '$default'] } },
+        { ...base, id: 'B', webSocket: { routes: ['$default'] } },
+      ]),
+    ).toThrow(/\$default is served by two functions/);
   });
 
   test('a duplicate id', () => {

@@ -4,6 +4,7 @@ import {
   ORGANISATION_ROLES,
   WORKSPACE_ROLES,
   decide,
+  refusal,
   effectiveWorkspaceRole,
   type Action,
   type OrganisationRole,
@@ -65,6 +66,8 @@ const EXPECTED: Record<Action, { allowed: Who[]; write: boolean; scope: 'organis
   'uploads:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'batch_jobs:write': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   'webhooks:manage': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
+  // A read (GET the signing secret): a viewer is refused by role, never told "read-only".
+  'webhooks:read_secret': { allowed: WS_EDITORS, write: false, scope: 'workspace' },
   'numbers:connect': { allowed: WS_EDITORS, write: true, scope: 'workspace' },
   // Buying or releasing numbers: organisation owner or admin only.
   'numbers:buy': { allowed: ORG_ADMINS, write: true, scope: 'workspace' },
@@ -75,7 +78,7 @@ const ROWS: (WorkspaceRole | undefined)[] = ['admin', 'member', 'viewer', undefi
 const who = (org: OrganisationRole, row: WorkspaceRole | undefined): Who =>
   org === 'regular' ? (`regular/${row ?? 'none'}` as Who) : org;
 
-/** What a refusal says: viewers attempting a write are told they are read-only; else Forbidden. */
+/** What a refusal says: viewers attempting a write are told they are read-only; else who may. */
 function expectedDecision(action: Action, org: OrganisationRole, row: WorkspaceRole | undefined) {
   const rule = EXPECTED[action];
   if (rule.allowed.includes(who(org, row))) return 'allow';
@@ -139,7 +142,7 @@ describe('the authorisation table (docs/api.md), every organisation role × work
       const decision = decide(action, { organisation: org });
       expect(decision === 'allow').toBe(expected === 'allow');
       expect(outcome(() => authorize({ organisationRole: org }, action))).toBe(
-        expected === 'allow' ? 'allow' : '403 Forbidden',
+        expected === 'allow' ? 'allow' : `403 ${refusal(action)}`,
       );
       return;
     }
@@ -153,7 +156,7 @@ describe('the authorisation table (docs/api.md), every organisation role × work
     if (org === 'regular' && row === undefined) expect(result).toBe('404 Workspace not found');
     else if (expected === 'allow') expect(result).toBe('allow');
     else if (expected === 'viewer_read_only') expect(result).toBe('403 Viewers have read-only access');
-    else expect(result).toBe('403 Forbidden');
+    else expect(result).toBe(`403 ${refusal(action)}`);
   });
 });
 
@@ -199,13 +202,45 @@ describe('effective workspace roles', () => {
     const access = accessFrom(key, { workspace });
     expect(access.workspaceRole).toBe('member');
     expect(outcome(() => authorize(access, 'agents:write'))).toBe('allow');
-    expect(outcome(() => authorize(access, 'workspace:update_settings'))).toBe('403 Forbidden');
-    expect(outcome(() => authorize(access, 'numbers:buy'))).toBe('403 Forbidden');
+    expect(outcome(() => authorize(access, 'workspace:update_settings'))).toBe(
+      "403 Only workspace admins can change the workspace's settings",
+    );
+    expect(outcome(() => authorize(access, 'numbers:buy'))).toBe(
+      '403 Only organisation owners and admins can buy phone numbers',
+    );
     expect(
       outcome(() => accessFrom({ ...key, workspaceId: 'ws_01J0000000000000000000000B' }, { workspace })),
     ).toBe('404 Workspace not found');
     expect(
       outcome(() => accessFrom({ ...key, organisationId: 'org_01J0000000000000000000000B' }, { workspace })),
     ).toBe('404 Workspace not found');
+  });
+});
+
+describe('a refusal says why', () => {
+  it('names who may do the action, for every action', () => {
+    for (const action of ACTIONS)
+      expect(refusal(action)).toMatch(
+        /^Only (the organisation owner|organisation \w.*|workspace \w.*) can \S/,
+      );
+    expect(refusal('numbers:buy')).toBe('Only organisation owners and admins can buy phone numbers');
+    expect(refusal('billing:manage')).toBe(
+      'Only the organisation owner can manage billing (plan, subscription, credits)',
+    );
+    expect(refusal('agents:write')).toBe('Only workspace admins and members can change agents');
+  });
+
+  it("a viewer's read is refused by role, never as read-only", () => {
+    const reads = ACTIONS.filter((action) => !EXPECTED[action].write);
+    for (const action of reads)
+      expect(decide(action, { organisation: 'regular', workspace: 'viewer' })).not.toBe('viewer_read_only');
+    expect(
+      outcome(() =>
+        authorize(
+          accessFrom(principal, { workspace, orgMember: member('regular'), workspaceRole: 'viewer' }),
+          'webhooks:read_secret',
+        ),
+      ),
+    ).toBe('403 Only workspace admins and members can see the webhook signing secret');
   });
 });

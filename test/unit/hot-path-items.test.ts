@@ -10,6 +10,7 @@ import { OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity } from '../../f
 import { BillingAccountEntity } from '../../functions/billing/entities.js';
 import { takeConcurrencySlot } from '../../functions/calling/concurrency.js';
 import { callingService, type Call } from '../../functions/calling/entities.js';
+import { ContactPhoneEntity } from '../../functions/contacts/entities.js';
 import { startCallKeys, startCallTransaction } from '../../functions/calling/start-call-items.js';
 import { PhoneClaimEntity } from '../../functions/numbers/entities.js';
 import { ApiKeyEntity, apiKeyItemKey } from '../../functions/platform/auth/entities.js';
@@ -104,6 +105,10 @@ describe('hot-path items are the entities’ own', () => {
       [
         startCallKeys.phoneClaim(call.fromPhone),
         PhoneClaimEntity.get({ phoneNumber: call.fromPhone }).params().Key,
+      ],
+      [
+        startCallKeys.contactPhone(ws, call.toPhone),
+        ContactPhoneEntity.get({ workspaceId: ws, phone: call.toPhone }).params().Key,
       ],
       [apiKeyItemKey(call.createdBy), ApiKeyEntity.get({ keyId: call.createdBy }).params().Key],
     ];

@@ -82,6 +82,20 @@ describe('the HTTP kernel (a real middy handler)', () => {
     expect(res.json.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
   });
 
+  it('answers a body of another media type than JSON with 415, and reads JSON types and an absent type as JSON', async () => {
+    const body = JSON.stringify({ to_phone: '+61491570156' });
+    for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await call(echo, body, { 'content-type': type });
+      expect(res.status).toBe(415);
+      expect(res.json.error).toBe(
+        `Unsupported media type ${type.split(';')[0].toLowerCase()}: this route takes application/json`,
+      );
+    }
+    for (const type of ['application/json; charset=utf-8', 'application/merge-patch+json', '']) {
+      expect((await call(echo, body, { 'content-type': type })).status).toBe(201);
+    }
+  });
+
   it('refuses a body nested past MAX_JSON_DEPTH with 422 json_invalid, never a 500 (5,000 levels)', async () => {
     const deep = `{"to_phone":"+61491570156","parameters":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
     const res = await call(echo, deep);

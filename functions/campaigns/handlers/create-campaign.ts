@@ -1,7 +1,8 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { implement } from '../../platform/http/index.js';
 import { campaignRoutes } from '../routes.js';
-import { campaignView, createCampaign, readProgress } from '../service.js';
+import { createCampaign } from '../service.js';
+import { readCampaignView } from '../view.js';
 
 /** POST /api/v1/workspaces/{workspace_id}/campaigns — member (API key: campaigns:write); batch_outbound. */
 export const handler = implement(campaignRoutes.createCampaign, async (req) => {
@@ -9,6 +10,6 @@ export const handler = implement(campaignRoutes.createCampaign, async (req) => {
   const campaign = await createCampaign(access, req.body);
   return {
     status: 201,
-    body: campaignView(campaign, await readProgress(campaign.workspaceId, campaign.campaignId)),
+    body: await readCampaignView(campaign, access.workspace.timezone),
   };
 });

@@ -1,7 +1,8 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { implement } from '../../platform/http/index.js';
 import { campaignRoutes } from '../routes.js';
-import { campaignView, readProgress, requireCampaign } from '../service.js';
+import { requireCampaign } from '../service.js';
+import { readCampaignView } from '../view.js';
 
 /** GET /api/v1/workspaces/{workspace_id}/campaigns/{campaign_id} — any workspace role (API key: campaigns:read). */
 export const handler = implement(campaignRoutes.getCampaign, async (req) => {
@@ -9,6 +10,6 @@ export const handler = implement(campaignRoutes.getCampaign, async (req) => {
   const campaign = await requireCampaign(access.workspace.workspaceId, req.params.campaign_id);
   return {
     status: 200,
-    body: campaignView(campaign, await readProgress(campaign.workspaceId, campaign.campaignId)),
+    body: await readCampaignView(campaign, access.workspace.timezone),
   };
 });

@@ -1,7 +1,8 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { implement } from '../../platform/http/index.js';
 import { campaignRoutes } from '../routes.js';
-import { campaignView, readProgress, updateCampaign } from '../service.js';
+import { updateCampaign } from '../service.js';
+import { readCampaignView } from '../view.js';
 
 /** PATCH /api/v1/workspaces/{workspace_id}/campaigns/{campaign_id} — member (API key: campaigns:write). */
 export const handler = implement(campaignRoutes.updateCampaign, async (req) => {
@@ -9,6 +10,6 @@ export const handler = implement(campaignRoutes.updateCampaign, async (req) => {
   const campaign = await updateCampaign(access, req.params.campaign_id, req.body);
   return {
     status: 200,
-    body: campaignView(campaign, await readProgress(campaign.workspaceId, campaign.campaignId)),
+    body: await readCampaignView(campaign, access.workspace.timezone),
   };
 });

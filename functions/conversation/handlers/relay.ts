@@ -1,15 +1,17 @@
 import { logger } from '../../platform/logger.js';
 import { SIGNATURE_HEADER } from '../../providers/telephony/twilio-format.js';
 import { acceptRelayConnection, handleRelayDisconnect, handleRelayFrame } from '../relay.js';
+import { acceptWebChat } from '../web-chat.js';
 
 /**
  * The voice relay's WebSocket API (`$connect`, `$default`, `$disconnect`): Twilio ConversationRelay
- * speaks to the agent here. One invocation per frame; each returns at once after its work (a turn is
+ * speaks to the agent here, and so does the dashboard's test chat (`?channel=web&…`, web-chat.ts). One invocation per frame; each returns at once after its work (a turn is
  * bounded well under API Gateway's 29 s integration timeout, conversation/engine.ts).
  */
 export interface RelayEvent {
   requestContext: { routeKey: string; connectionId: string };
   headers?: Record<string, string | undefined>;
+  queryStringParameters?: Record<string, string | undefined> | null;
   body?: string;
   isBase64Encoded?: boolean;
 }
@@ -20,6 +22,8 @@ export async function handler(event: RelayEvent): Promise<{ statusCode: number }
   const { routeKey, connectionId } = event.requestContext;
   switch (routeKey) {
     case '$connect': {
+      const query = event.queryStringParameters ?? {};
+      if (query.channel === 'web') return { statusCode: await acceptWebChat(connectionId, query) };
       const headers = Object.fromEntries(
         Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
       );

@@ -5,7 +5,7 @@ import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
 import { jsonResponse, resultResponse } from './response.js';
 import type { HttpContext, HttpEvent, HttpResponse, HttpResult, RawRequestBody } from './types.js';
-import type { Principal } from '../auth/principal.js';
+import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../auth/principal.js';
 import { validate } from './validate.js';
 import { idempotency } from './idempotency.js';
 import { routeKey, type Route, type RouteAuth, type RouteTable } from './route.js';
@@ -22,7 +22,13 @@ export interface HttpRequest<B, Q, P extends Principal | undefined> {
   event: HttpEvent;
 }
 
-type PrincipalFor<A> = A extends 'none' ? undefined : Principal;
+type PrincipalFor<A> = A extends 'none'
+  ? undefined
+  : A extends 'api_key'
+    ? ApiKeyPrincipal
+    : A extends 'user'
+      ? UserPrincipal
+      : Principal;
 
 export type LambdaHttpHandler = (event: HttpEvent, context: HttpContext) => Promise<HttpResponse>;
 

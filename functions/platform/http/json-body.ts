@@ -1,15 +1,19 @@
 import type { MiddlewareObj } from '@middy/core';
-import { ValidationError } from '../errors.js';
+import { HttpError, ValidationError } from '../errors.js';
 import { jsonDepth } from '../bounded-input.js';
 import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
 
 /** Deepest nesting of objects and arrays a body may have; no route's schema needs more than a few. */
 export const MAX_JSON_DEPTH = 32;
 
+/** `application/json` and the JSON-based types (`application/problem+json`, …). */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
+
 /**
  * Parses a JSON body; a body that is not JSON, or nested deeper than MAX_JSON_DEPTH, is 422
  * `json_invalid`, never a 500. A body of one of `rawTypes` (the route's `rawBody`) is kept as bytes
- * in `state.raw` instead.
+ * in `state.raw` instead. A body declared as any other media type (`text/plain`, a form, XML) is 415:
+ * the route does not take it. A body without a `Content-Type` is read as JSON.
  */
 export const jsonBody = (
   rawTypes: readonly string[] = [],
@@ -17,21 +21,25 @@ export const jsonBody = (
   name: 'jsonBody',
   before: (request) => {
     const { event } = request;
-    if (rawTypes.length > 0) {
-      const header = Object.entries(event.headers ?? {}).find(
-        ([name]) => name.toLowerCase() === 'content-type',
-      )?.[1];
-      const contentType = header?.split(';')[0].trim().toLowerCase();
-      if (contentType && rawTypes.includes(contentType)) {
-        const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-        request.context.state.raw = { contentType, bytes };
-        request.context.state.body = undefined;
-        return;
-      }
+    const header = Object.entries(event.headers ?? {}).find(
+      ([name]) => name.toLowerCase() === 'content-type',
+    )?.[1];
+    const contentType = header?.split(';')[0].trim().toLowerCase() || undefined;
+    if (contentType && rawTypes.includes(contentType)) {
+      const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+      request.context.state.raw = { contentType, bytes };
+      request.context.state.body = undefined;
+      return;
     }
     if (event.body === undefined || event.body === null || event.body === '') {
       request.context.state.body = undefined;
       return;
+    }
+    if (contentType && !JSON_MEDIA_TYPE.test(contentType)) {
+      throw new HttpError(
+        415,
+        `Unsupported media type ${contentType}: this route takes ${['application/json', ...rawTypes].join(', ')}`,
+      );
     }
     const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
     let parsed: unknown;

@@ -4,8 +4,11 @@ import type { QueueKey } from '../resources.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** `none`: public; `user`: a dashboard user's JWT only; `user_or_api_key`: either credential. */
-export type RouteAuth = 'none' | 'user' | 'user_or_api_key';
+/**
+ * `none`: public; `user`: a dashboard user's JWT only (an API key is 403); `api_key`: an API key only
+ * (a user's JWT is 403); `user_or_api_key`: either credential.
+ */
+export type RouteAuth = 'none' | 'user' | 'api_key' | 'user_or_api_key';
 
 /** Secrets Manager secrets a function may read (cloud adapters' credentials). */
 export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm';
@@ -35,7 +38,10 @@ export interface Access {
 export interface Route<B = unknown, Q = unknown, A extends RouteAuth = RouteAuth> {
   method: HttpMethod;
   path: string;
+  /** A short title: what the operation does (`Create a workflow`). */
   summary: string;
+  /** The detail: who may, rules, limits, what it answers when (the reference shows it under the title). */
+  description?: string;
   auth: A;
   /** Scope an API key must carry for this route. */
   scope?: ApiKeyScope;
@@ -61,8 +67,21 @@ export interface Route<B = unknown, Q = unknown, A extends RouteAuth = RouteAuth
    * Any other content type is parsed as JSON and validated as usual.
    */
   rawBody?: readonly string[];
+  /**
+   * Statuses the route answers beyond those its declaration implies (credential 401/403, a path id
+   * 404, a body or query 422, an Idempotency-Key 409, 500): plan gates (402), conflicts (409), sizes
+   * (413), rates (429 with Retry-After), each with when. The OpenAPI document lists them all.
+   */
+  errors?: RouteErrors;
   access: Access;
 }
+
+/** A status a route may answer and when; `body` when it carries more than `{ error }`. */
+export interface RouteError {
+  when: string;
+  body?: ZodType;
+}
+export type RouteErrors = Partial<Record<400 | 402 | 404 | 409 | 413 | 429 | 503, string | RouteError>>;
 
 /** Declares a route; the body and query types flow from its zod schemas to the handler. */
 export const defineRoute = <B = undefined, Q = undefined, A extends RouteAuth = RouteAuth>(
@@ -90,6 +109,8 @@ export function unionAccess(accesses: Access[]): Access {
     for (const queue of access.sendsTo ?? []) sendsTo.add(queue);
     for (const secret of access.secrets ?? []) secrets.add(secret);
     if (access.email) union.email = true;
+    if (access.manageConnections) union.manageConnections = true;
+    if (access.languageModel) union.languageModel = true;
   }
   if (!union.table) delete union.table;
   if (!union.bucket) delete union.bucket;

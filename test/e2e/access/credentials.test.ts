@@ -7,7 +7,7 @@ import { organisation, uniqueEmail, workspace, type Org } from './fixtures.js';
 /**
  * The one authentication step, proven through HTTP: every bad JWT is 401, API keys are bound to a
  * workspace and to scopes (403 with the documented messages), revoked and rotated-away keys are 401 at
- * once, and identity/organisation routes refuse API keys (403 Forbidden).
+ * once, and identity/organisation routes refuse API keys (403, saying so).
  */
 const UNAUTHORIZED = { error: 'Unauthorized' };
 
@@ -210,7 +210,7 @@ describe('API keys as credentials', () => {
     expect(found.last_used_at).toEqual(expect.any(String));
   });
 
-  it('identity, organisation and key-management routes are for users only: an API key gets 403 Forbidden', async () => {
+  it('identity, organisation and key-management routes are for users only: an API key gets 403, told why', async () => {
     const key = readKey.key;
     for (const [method, path, body] of [
       ['GET', '/api/v1/auth/verify'],
@@ -232,7 +232,7 @@ describe('API keys as credentials', () => {
         method,
         path,
         403,
-        { error: 'Forbidden' },
+        { error: "API keys cannot be used here: this route takes a signed-in user's token" },
       ]);
     }
     // The key still works and was not rotated or revoked by any of those.

@@ -212,7 +212,9 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
       body: { email: uniqueEmail('by-regular'), role: 'regular' },
     });
     expect(byRegular.status).toBe(403);
-    expect(byRegular.body).toEqual({ error: 'Forbidden' });
+    expect(byRegular.body).toEqual({
+      error: 'Only organisation owners and admins can invite members to the organisation',
+    });
 
     const owner = await api('POST', path, {
       token: org.owner.token,

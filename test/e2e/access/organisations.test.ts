@@ -184,7 +184,9 @@ describe('organisations (HTTP, local stack, real tokens)', () => {
 
     const byRegular = await api('PATCH', path, { token: regular.token, body: { name: 'By regular' } });
     expect(byRegular.status).toBe(403);
-    expect(byRegular.body).toEqual({ error: 'Forbidden' });
+    expect(byRegular.body).toEqual({
+      error: 'Only organisation owners and admins can change the organisation',
+    });
     const sneaky = await api('PATCH', path, {
       token: org.owner.token,
       body: { name: 'X', plan: 'scale', credits: 99999, owner: admin.userId },

@@ -14,7 +14,8 @@ type Role = 'owner' | 'orgAdmin' | 'wsAdmin' | 'wsMember' | 'wsViewer' | 'noRow'
 const ROLES: Role[] = ['owner', 'orgAdmin', 'wsAdmin', 'wsMember', 'wsViewer', 'noRow', 'outsider'];
 
 const OK = 'ok';
-const FORBIDDEN = '403 Forbidden';
+/** A role refusal says who may: `403 Only workspace admins can …`. */
+const onlyBy = (who: string, what: string) => `403 Only ${who} can ${what}`;
 const VIEWER = '403 Viewers have read-only access';
 const NO_WS = '404 Workspace not found';
 const NO_ORG = '404 Organisation not found';
@@ -51,15 +52,15 @@ describe('workspace action families', () => {
     noRow: NO_WS,
     outsider: NO_WS,
   };
-  const adminsOnly: Record<Role, string> = {
+  const adminsOnly = (what: string): Record<Role, string> => ({
     owner: OK,
     orgAdmin: OK,
     wsAdmin: OK,
-    wsMember: FORBIDDEN,
+    wsMember: onlyBy('workspace admins', what),
     wsViewer: VIEWER,
     noRow: NO_WS,
     outsider: NO_WS,
-  };
+  });
   const editors: Record<Role, string> = {
     owner: OK,
     orgAdmin: OK,
@@ -95,7 +96,7 @@ describe('workspace action families', () => {
       token: users[role].token,
       body: { name, concurrent_call_limit: 7 },
     });
-    expect(outcome(response)).toBe(adminsOnly[role]);
+    expect(outcome(response)).toBe(adminsOnly("change the workspace's settings")[role]);
     const after = (await api('GET', `/api/v1/workspaces/${ws}`, { token: org.owner.token })).body;
     if (response.status === 200) expect(after).toMatchObject({ name, concurrent_call_limit: 7 });
     else expect(after).toEqual(before);
@@ -107,7 +108,7 @@ describe('workspace action families', () => {
       token: users[role].token,
       body: { role: 'member' },
     });
-    expect(outcome(put)).toBe(adminsOnly[role]);
+    expect(outcome(put)).toBe(adminsOnly("manage the workspace's members")[role]);
     const members = (
       await api('GET', `/api/v1/workspaces/${ws}/members?limit=100`, { token: org.owner.token })
     ).body.items;
@@ -126,7 +127,7 @@ describe('workspace action families', () => {
         outcome(
           await api('DELETE', `/api/v1/workspaces/${ws}/members/${victim}`, { token: users[role].token }),
         ),
-      ).toBe(adminsOnly[role]);
+      ).toBe(adminsOnly("manage the workspace's members")[role]);
       const still = (
         await api('GET', `/api/v1/workspaces/${ws}/members?limit=100`, { token: org.owner.token })
       ).body.items;
@@ -144,7 +145,10 @@ describe('workspace action families', () => {
     expect(outcome(created)).toBe(editors[role]);
     expect((await list()).body.items.length).toBe(before + (created.status === 201 ? 1 : 0));
     const listed = await api('GET', `/api/v1/workspaces/${ws}/api-keys`, { token: users[role].token });
-    expect(outcome(listed)).toBe(role === 'wsViewer' ? FORBIDDEN : editors[role]);
+    // A viewer's GET is refused by role, never answered "read-only".
+    expect(outcome(listed)).toBe(
+      role === 'wsViewer' ? onlyBy('workspace admins and members', 'list API keys') : editors[role],
+    );
   });
 
   it.each(ROLES)('delete a workspace: %s', async (role) => {
@@ -160,7 +164,7 @@ describe('workspace action families', () => {
       expect(put.status).toBe(200);
     }
     const deleted = await api('DELETE', `/api/v1/workspaces/${doomed}`, { token: users[role].token });
-    expect(outcome(deleted)).toBe(adminsOnly[role]);
+    expect(outcome(deleted)).toBe(adminsOnly('delete the workspace')[role]);
     const after = await api('GET', `/api/v1/workspaces/${doomed}`, { token: org.owner.token });
     expect(after.status).toBe(deleted.status === 204 ? 404 : 200);
   });
@@ -176,15 +180,15 @@ describe('organisation action families', () => {
     noRow: OK,
     outsider: NO_ORG,
   };
-  const ownerAndAdmins: Record<Role, string> = {
+  const ownerAndAdmins = (what: string): Record<Role, string> => ({
     owner: OK,
     orgAdmin: OK,
-    wsAdmin: FORBIDDEN,
-    wsMember: FORBIDDEN,
-    wsViewer: FORBIDDEN,
-    noRow: FORBIDDEN,
+    wsAdmin: onlyBy('organisation owners and admins', what),
+    wsMember: onlyBy('organisation owners and admins', what),
+    wsViewer: onlyBy('organisation owners and admins', what),
+    noRow: onlyBy('organisation owners and admins', what),
     outsider: NO_ORG,
-  };
+  });
 
   it.each(ROLES)('read the organisation, its plan and its members: %s', async (role) => {
     const got = await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: users[role].token });
@@ -227,7 +231,7 @@ describe('organisation action families', () => {
       token: users[role].token,
       body: { name: `By ${role}` },
     });
-    expect(outcome(response)).toBe(ownerAndAdmins[role]);
+    expect(outcome(response)).toBe(ownerAndAdmins('change the organisation')[role]);
     const after = (
       await api('GET', `/api/v1/organisations/${org.organisationId}`, { token: org.owner.token })
     ).body.name;
@@ -241,7 +245,7 @@ describe('organisation action families', () => {
       token,
       body: { email, role: 'regular' },
     });
-    expect(outcome(invited)).toBe(ownerAndAdmins[role]);
+    expect(outcome(invited)).toBe(ownerAndAdmins('invite members to the organisation')[role]);
     const members = (
       await api('GET', `/api/v1/organisations/${org.organisationId}/members?limit=100`, {
         token: org.owner.token,
@@ -260,7 +264,7 @@ describe('organisation action families', () => {
       token,
       body: { name: `WS by ${role}` },
     });
-    expect(outcome(created)).toBe(ownerAndAdmins[role]);
+    expect(outcome(created)).toBe(ownerAndAdmins('create workspaces')[role]);
     expect(await countWorkspaces()).toBe(before + (created.status === 201 ? 1 : 0));
 
     const target = users.noRow.userId;
@@ -268,7 +272,7 @@ describe('organisation action families', () => {
       token,
       body: { role: 'admin' },
     });
-    expect(outcome(promoted)).toBe(ownerAndAdmins[role]);
+    expect(outcome(promoted)).toBe(ownerAndAdmins("change or remove the organisation's members")[role]);
     const row = (
       await api('GET', `/api/v1/organisations/${org.organisationId}/members?limit=100`, {
         token: org.owner.token,

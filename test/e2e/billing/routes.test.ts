@@ -123,7 +123,9 @@ describe('tenant isolation and roles', () => {
       for (const who of [admin, regular]) {
         const res = await api(method, billingPath(org.organisationId, rest), { token: who.token, body });
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ error: 'Forbidden' });
+        expect(res.body).toEqual({
+          error: 'Only the organisation owner can manage billing (plan, subscription, credits)',
+        });
       }
       expect(await snapshot(org)).toEqual(before);
     },

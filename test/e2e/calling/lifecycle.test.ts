@@ -28,7 +28,7 @@ let key: string;
 beforeAll(async () => {
   ({ tenant, agent, number } = await readyToCall({
     prompt:
-      'You are Ava from Harbour Realty. Tell {{name}} about listing {{listing_id}} and quote its price.',
+      'You are Ava from Harbour Realty. Tell {{name}} about listing {{listing_id}} at {{listing_address}}, listed at {{listing_price}}.',
     greeting: 'Hi {{name}}, this is Ava from Harbour Realty.',
   }));
   ({ key } = await apiKey(tenant, ['start_call', 'calls:read']));
@@ -76,7 +76,7 @@ describe('an answered call', () => {
     const call = await settled(callId);
     expect(call).toMatchObject({
       status: 'completed',
-      end_reason: 'completed',
+      end_reason: 'agent_hangup', // the simulated caller says goodbye; the agent ends the call
       direction: 'outbound',
       duration_seconds: 60,
       credits: 20,
@@ -104,11 +104,15 @@ describe('an answered call', () => {
       text: 'Hi Sam, this is Ava from Harbour Realty.',
       offset_seconds: 0,
     });
-    expect(
-      call.transcript.some((t: Json) => t.text.includes('$1,250,000') && t.text.includes('L-1042')),
-    ).toBe(true);
+    // The agent (its language model) quotes the listing's price; the quote is kept by the listing's id.
+    expect(call.transcript.some((t: Json) => t.role === 'agent' && t.text.includes('$1,250,000'))).toBe(true);
     expect(call.quoted_listings).toEqual([
-      { listing_id: 'L-1042', address: '12 Harbour St, Pyrmont NSW 2009', price: '$1,250,000' },
+      {
+        listing_id: 'L-1042',
+        item_id: null,
+        address: '12 Harbour St, Pyrmont NSW 2009',
+        price: '$1,250,000',
+      },
     ]);
 
     // The recording: 302 to a short-lived signed URL of a real WAV under recordings/<workspace>/<call>.wav.
@@ -179,7 +183,7 @@ describe('+61491570114: every callback twice and out of order', () => {
     expect(withoutAnalysis(again)).toEqual(withoutAnalysis(call));
     expect(call).toMatchObject({
       status: 'completed',
-      end_reason: 'completed',
+      end_reason: 'agent_hangup', // the simulated caller says goodbye; the agent ends the call
       duration_seconds: 60,
       credits: 20,
     });
@@ -210,7 +214,7 @@ describe('+61491570113: a 30-minute call', () => {
     const call = await settled(callId, 60_000);
     expect(call).toMatchObject({
       status: 'completed',
-      end_reason: 'completed',
+      end_reason: 'agent_hangup', // the simulated caller says goodbye; the agent ends the call
       duration_seconds: 1800,
       credits: 600,
     });

@@ -47,7 +47,7 @@ describe('buying', () => {
     );
     const before = (await api('GET', numbersPath(), { token: tenant.owner.token })).body.items.length;
     expect((await api('POST', numbersPath(), { token: member.token, body: { country: 'AU' } })).body).toEqual(
-      { error: 'Forbidden' },
+      { error: 'Only organisation owners and admins can buy phone numbers' },
     );
     expect((await api('POST', numbersPath(), { token: viewer.token, body: { country: 'AU' } })).body).toEqual(
       { error: 'Viewers have read-only access' },
@@ -248,7 +248,7 @@ describe('releasing', () => {
     });
     const member = await addMember(tenant, 'member');
     expect((await api('DELETE', `${numbersPath()}/${n.id}`, { token: member.token })).body).toEqual({
-      error: 'Forbidden',
+      error: 'Only organisation owners and admins can release phone numbers',
     });
     const res = await api('DELETE', `${numbersPath()}/${n.id}`, { token: tenant.owner.token });
     expect(res.status).toBe(204);

@@ -68,7 +68,8 @@ async function settle(tenant: Tenant): Promise<void> {
         (c) => c.status === 'completed' || c.status === 'failed' || c.toPhone === TEST_NUMBERS.long,
       );
     },
-    { what: 'the calls to settle', timeoutMs: 15_000 },
+    // A call converses with its agent for about 60 simulated seconds: a busy machine takes longer.
+    { what: 'the calls to settle', timeoutMs: 60_000 },
   );
 }
 

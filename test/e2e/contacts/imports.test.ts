@@ -84,6 +84,7 @@ describe('CSV sent as the body', () => {
       format: 'csv',
       counts: { total: 3, created: 3, merged: 0, rejected: 0 },
       errors: [],
+      warnings: [],
     });
     const contacts = await contactsOf(t);
     expect(byPhone(contacts, a)).toMatchObject({
@@ -91,7 +92,8 @@ describe('CSV sent as the body', () => {
       last_name: 'Lovelace',
       email: 'ada@example.com',
       tags: ['vip', 'lead'],
-      attributes: { Company: 'Analytical', 'Favourite Colour': 'blue' },
+      // Attribute headers are stored under one normalised key (lower case, words joined by `_`).
+      attributes: { company: 'Analytical', favourite_colour: 'blue' },
       source: 'csv',
     });
     expect(byPhone(contacts, b)).toMatchObject({ first_name: 'Grace', tags: ['navy'] });

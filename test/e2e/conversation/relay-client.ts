@@ -51,9 +51,12 @@ export class TestRelay {
   }
 
   /** Connects; resolves with the HTTP status of a refused upgrade instead. */
-  static connect(options: { signature?: string | false; url?: string } = {}): Promise<TestRelay | { refused: number }> {
+  static connect(
+    options: { signature?: string | false; url?: string } = {},
+  ): Promise<TestRelay | { refused: number }> {
     const url = options.url ?? relayUrl();
-    const signature = options.signature === undefined ? signTwilioRequest(authToken(), relayUrl(), {}) : options.signature;
+    const signature =
+      options.signature === undefined ? signTwilioRequest(authToken(), relayUrl(), {}) : options.signature;
     return new Promise((resolveConnect) => {
       const socket = new WebSocket(url, { headers: signature ? { [SIGNATURE_HEADER]: signature } : {} });
       socket.once('unexpected-response', (_req, res) => resolveConnect({ refused: res.statusCode ?? 0 }));
@@ -85,7 +88,8 @@ export class TestRelay {
       const result = ready(this.frames);
       if (result !== undefined) return result;
       if (this.closed) throw new Error(`socket closed while waiting for ${what}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(this.frames)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}: ${JSON.stringify(this.frames)}`);
       await new Promise<void>((resolveWait) => {
         const timer = setTimeout(resolveWait, deadline - Date.now());
         this.waiters.push(() => {
@@ -110,14 +114,22 @@ export class TestRelay {
     }, 'the reply');
     const upTo = frames.findIndex((f) => f.type === 'text' && f.last);
     const texts = frames.slice(0, upTo + 1).filter((f) => f.type === 'text');
-    return { reply: texts.map((f) => f.token ?? '').join('').trim(), frames };
+    return {
+      reply: texts
+        .map((f) => f.token ?? '')
+        .join('')
+        .trim(),
+      frames,
+    };
   }
 
   waitClosed(timeoutMs = 20_000): Promise<true> {
-    return this.until(() => (this.closed ? true : undefined), 'the socket to close', timeoutMs).catch((error) => {
-      if (this.closed) return true;
-      throw error;
-    }) as Promise<true>;
+    return this.until(() => (this.closed ? true : undefined), 'the socket to close', timeoutMs).catch(
+      (error) => {
+        if (this.closed) return true;
+        throw error;
+      },
+    ) as Promise<true>;
   }
 
   close(): void {
@@ -161,10 +173,24 @@ export async function openSession(call: { providerCallId: string; callId: string
   const relay = await TestRelay.connect();
   if (!(relay instanceof TestRelay)) throw new Error(`relay refused: ${relay.refused}`);
   relay.setup(call);
-  await waitFor(async () => ((await storedCall(call.workspaceId, call.callId))?.relayConnectionId ? true : undefined), {
-    what: 'the session to be set up',
-    timeoutMs: 10_000,
-    intervalMs: 50,
-  });
+  await waitFor(
+    async () => ((await storedCall(call.workspaceId, call.callId))?.relayConnectionId ? true : undefined),
+    {
+      what: 'the session to be set up',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    },
+  );
   return relay;
+}
+
+/** What Twilio does after the agent's `end`: asks the <Connect action>, and hangs up unless it dials. */
+export async function providerEndsSession(providerCallId: string): Promise<{ dialled: string | null }> {
+  const state = stackState();
+  const res = await fetch(`${state.env.TELEPHONY_SIMULATOR_URL}/calls/${providerCallId}/relay-ended`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${state.env.TELEPHONY_AUTH_TOKEN}` },
+  });
+  if (res.status !== 200) throw new Error(`simulator relay-ended: ${res.status}`);
+  return (await res.json()) as { dialled: string | null };
 }

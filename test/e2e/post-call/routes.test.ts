@@ -76,11 +76,17 @@ describe('GET/POST …/webhook-secret', () => {
     const byKey = await api('GET', `${ws(mine)}/webhook-secret`, {
       token: await apiKey(mine, ['start_call', 'calls:read', 'agents:write']),
     });
-    expect(byKey).toMatchObject({ status: 403, body: { error: 'Forbidden' } });
+    expect(byKey).toMatchObject({
+      status: 403,
+      body: { error: "API keys cannot be used here: this route takes a signed-in user's token" },
+    });
     expect(byKey.text).not.toContain('whsec_');
+    // A viewer's GET is refused by role (who may), never answered "read-only".
     const refused = await api('GET', `${ws(mine)}/webhook-secret`, { token: viewer.token });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ error: 'Viewers have read-only access' });
+    expect(refused.body).toEqual({
+      error: 'Only workspace admins and members can see the webhook signing secret',
+    });
     expect(refused.text).not.toContain('whsec_');
   });
 

@@ -85,7 +85,7 @@ describe('workspace events to webhook endpoints', () => {
         campaign_id: null,
         direction: 'outbound',
         status: 'completed',
-        end_reason: 'completed',
+        end_reason: 'agent_hangup', // the simulated caller says goodbye; the agent ends the call
         duration_seconds: expect.any(Number),
         from_phone: agentNumber,
         to_phone: TO.answered,

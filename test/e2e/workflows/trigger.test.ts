@@ -104,6 +104,9 @@ describe('external trigger', () => {
     expect((await api('POST', triggerPath(workflow.id), { body: {} })).status).toBe(401);
     const user = await trigger(workflow.id, tenant.owner.token, {});
     expect(user.status).toBe(403);
+    expect(user.body).toEqual({
+      error: "This route takes an API key with scope workflows:trigger, not a user's token",
+    });
     const noScope = await trigger(workflow.id, (await apiKey(tenant, ['contacts:write'])).key, {});
     expect(noScope.status).toBe(403);
     expect(noScope.body).toEqual({ error: 'API key lacks required scope: workflows:trigger' });

@@ -46,6 +46,9 @@ import { wavRecording } from './wav.js';
  *   DELETE /numbers/{sid}
  *   POST   /calls                {from, to, status_callback, time_limit, twiml} → {sid}
  *   POST   /calls/{sid}/hangup   → {ended_at, duration_seconds}
+ *   POST   /calls/{sid}/relay-ended → an outside relay client's session ended with the agent's `end`: the
+ *                                   simulator asks the call's `<Connect action>` and hangs up unless told to
+ *                                   `<Dial>` (what Twilio does) → {dialled}
  *   GET    /calls/{sid}          → Twilio's Call resource fields (status, duration, end_time) and what was
  *                                   sent so far (tests, debugging); 404 for a call it does not know
  *                                   (it keeps calls in memory: after a restart it knows none)
@@ -389,8 +392,8 @@ export async function startTelephonySimulator(
     const lines = callerLines(call);
     if (await session.open()) {
       for (const [i, line] of lines.entries()) {
-        // Spread so the last line is said near the end of the scenario's talk time (about 60 s).
-        const due = answerWall + wallMs(((i + 1) * talkLimit * 0.95) / lines.length);
+        // Spread so the last line (the goodbye) is said at the end of the scenario's talk time (60 s).
+        const due = answerWall + wallMs(((i + 1) * talkLimit) / lines.length);
         await Promise.race([sleepUntil(due), stop]);
         if (session.isOver || call.hungUp || stopped) break;
         await Promise.race([session.say(line, { timeoutMs: 30_000 }), stop]);
@@ -452,6 +455,17 @@ export async function startTelephonySimulator(
     } catch (error) {
       console.warn(`[telephony simulator] relay action failed for ${call.sid}: ${String(error)}`);
     }
+  }
+
+  /**
+   * An outside relay client's session ended with the agent's `end` (`call talk`, tests): what Twilio
+   * then does — ask the `<Connect action>`, and hang up unless it dials someone.
+   */
+  async function relayEndedOutside(call: SimCall): Promise<{ dialled: string | null }> {
+    if (!call.relay?.action || call.finished || call.hungUp) return { dialled: call.dialled ?? null };
+    await afterRelay(call, call.relay.action);
+    if (!call.dialled) await hangup(call);
+    return { dialled: call.dialled ?? null };
   }
 
   /** What the simulated caller says: the lines it was given, then goodbye; or a short default caller. */
@@ -725,6 +739,8 @@ export async function startTelephonySimulator(
       if (!call) return send(res, 404, { error: 'call not found' });
       if (method === 'POST' && parts[2] === 'hangup' && parts.length === 3)
         return send(res, 200, await hangup(call));
+      if (method === 'POST' && parts[2] === 'relay-ended' && parts.length === 3)
+        return send(res, 200, await relayEndedOutside(call));
       if (method === 'GET' && parts.length === 2) {
         return send(res, 200, {
           ...callResource(call),

@@ -1,0 +1,130 @@
+import { WorkspaceEntity } from '../access/entities.js';
+import { requireWorkspace } from '../access/workspace-access.js';
+import { AgentEntity } from '../agents/entities.js';
+import { BillingAccountEntity } from '../billing/entities.js';
+import { takeConcurrencySlot } from '../calling/concurrency.js';
+import { CallEntity, CallStatusEventEntity, OpenCallEntity, type Call } from '../calling/entities.js';
+import { shardOf } from '../calling/start-call.js';
+import { deadlineFor, RANK } from '../calling/status.js';
+import { Service } from '../platform/entity.js';
+import { HttpError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { logger } from '../platform/logger.js';
+import { authenticateBearer } from '../platform/auth/authenticate-bearer.js';
+import { entityConfig } from '../platform/table.js';
+import { ConversationEntity } from './entities.js';
+import { emptyState } from './model.js';
+import { conversationSetup } from './setup.js';
+
+/**
+ * The dashboard's test chat: a user talks to an agent in the browser, over the same relay WebSocket and
+ * the same engine as a phone call. The upgrade carries `channel=web`, `workspace_id`, `agent_id` and the
+ * user's `access_token` (a browser cannot set headers on a WebSocket); the user must be allowed to place
+ * calls in the workspace (viewers are not), the organisation must have credits and the workspace a free
+ * concurrency slot. The session is a call like any other (`channel: web`, inbound to the agent, no
+ * recording): it is in the call log, metered as call handling, analysed, and its post-call actions run.
+ */
+export interface WebChatQuery {
+  channel?: string;
+  workspace_id?: string;
+  agent_id?: string;
+  access_token?: string;
+}
+
+const webChatService = new Service(
+  {
+    conversation: ConversationEntity,
+    call: CallEntity,
+    callStatusEvent: CallStatusEventEntity,
+    openCall: OpenCallEntity,
+    workspace: WorkspaceEntity,
+  },
+  entityConfig(),
+);
+
+/** A day: the item outlives API Gateway's 2-hour connections for late frames. */
+const TTL_SECONDS = 24 * 3600;
+/** A test chat lasts at most this long (the agent's own limit if shorter). */
+const MAX_WEB_SECONDS = 3600;
+
+/** `$connect` of a test chat: 2xx creates the call and its conversation; otherwise the HTTP status refusing it. */
+export async function acceptWebChat(connectionId: string, query: WebChatQuery): Promise<number> {
+  try {
+    const principal = await authenticateBearer(
+      query.access_token ? `Bearer ${query.access_token}` : undefined,
+    );
+    if (principal.kind !== 'user') return 403;
+    const workspaceId = query.workspace_id ?? '';
+    const access = await requireWorkspace(principal, workspaceId, 'calls:write');
+    const { data: agent } = await AgentEntity.get({ workspaceId, agentId: query.agent_id ?? '' }).go();
+    if (!agent) return 404;
+    const { data: billing } = await BillingAccountEntity.get({ organisationId: access.organisationId }).go();
+    if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended) return 402;
+
+    const now = new Date();
+    const at = now.toISOString();
+    const callId = newId('call');
+    const maxSeconds = Math.min(agent.settings.maxDurationSeconds, MAX_WEB_SECONDS);
+    const call: Call = {
+      workspaceId,
+      callId,
+      organisationId: access.organisationId,
+      agentId: agent.agentId,
+      direction: 'inbound',
+      channel: 'web',
+      toPhone: agent.phoneNumber ?? 'web',
+      fromPhone: 'web',
+      record: false,
+      parameters: {},
+      status: 'inprogress',
+      statusRank: RANK.inprogress,
+      createdBy: principal.userId,
+      createdAt: at,
+      initiatedAt: at,
+      connectedAt: at,
+      inprogressAt: at,
+      agentName: agent.name,
+      greeting: agent.greeting,
+      prompt: agent.prompt,
+      maxDurationSeconds: maxSeconds,
+      deadlineAt: deadlineFor(at, maxSeconds),
+      openShard: shardOf(callId),
+      transcriptExpected: true,
+      relayConnectionId: connectionId,
+    };
+    const setup = conversationSetup({ call, agent, channel: 'web', now, timeScale: 1 });
+    const event = { callId, workspaceId, at, source: 'api', recordedAt: at } as const;
+    const result = await webChatService.transaction
+      .write(({ conversation, call: calls, callStatusEvent, openCall, workspace }) => [
+        calls.create(call).commit(),
+        callStatusEvent.create({ ...event, rank: RANK.created, status: 'created' }).commit(),
+        callStatusEvent.create({ ...event, rank: RANK.inprogress, status: 'inprogress' }).commit(),
+        openCall.create({ shard: call.openShard, createdAt: at, callId, workspaceId }).commit(),
+        takeConcurrencySlot(workspace, workspaceId),
+        conversation
+          .create({
+            connectionId,
+            workspaceId,
+            callId,
+            channel: 'web',
+            setup: JSON.stringify(setup),
+            state: JSON.stringify(emptyState(setup.greeting)),
+            generation: 0,
+            version: 0,
+            createdAt: at,
+            expiresAt: Math.floor(now.getTime() / 1000) + TTL_SECONDS,
+          })
+          .commit(),
+      ])
+      .go();
+    if (result.canceled) {
+      logger.info('test chat refused: the workspace is at its concurrency limit', { workspaceId });
+      return 429;
+    }
+    logger.info('test chat started', { connectionId, callId, workspaceId });
+    return 200;
+  } catch (error) {
+    if (error instanceof HttpError) return error.status;
+    throw error;
+  }
+}

@@ -1,0 +1,273 @@
+import { ClauseChunker } from '../../functions/conversation/clauses.js';
+import {
+  APOLOGY_MODEL,
+  APOLOGY_SILENT,
+  FILLER_LINE,
+  interrupt,
+  MAX_TOOL_ROUNDS,
+  runTurn,
+  type ConversationOutput,
+  type ToolRunner,
+} from '../../functions/conversation/engine.js';
+import { emptyState, type ConversationSetup } from '../../functions/conversation/model.js';
+import { MemoryConversationStore } from '../../functions/conversation/store.js';
+import {
+  LanguageModelError,
+  type LanguageModelPort,
+  type LlmRequest,
+  type LlmStreamEvent,
+} from '../../functions/providers/llm/port.js';
+
+/** The engine alone: a scripted model, the memory store, a recording transport. No AWS, no socket. */
+
+const setup: ConversationSetup = {
+  workspaceId: 'ws_1',
+  agentId: 'ag_1',
+  callId: 'call_1',
+  system: 'You are Ava.',
+  greeting: 'Hi, this is Ava.',
+  tools: [{ name: 'end_call', description: 'end', parameters: { type: 'object' } }],
+  knowledgeBaseIds: [],
+  startedAt: new Date().toISOString(),
+  timeScale: 1,
+};
+
+type Step = LlmStreamEvent | { type: 'wait'; until: () => Promise<void> } | { type: 'throw'; error: Error };
+
+/** A model that answers each request with the next script, event by event. */
+function scriptedModel(scripts: Step[][]): LanguageModelPort & { requests: LlmRequest[] } {
+  const requests: LlmRequest[] = [];
+  return {
+    provider: 'openai',
+    model: 'scripted',
+    requests,
+    async *stream(request: LlmRequest) {
+      requests.push(request);
+      const script = scripts.shift() ?? [
+        { type: 'text', text: 'Fallback.' },
+        { type: 'end', stopReason: 'end_turn' },
+      ];
+      for (const step of script) {
+        if (request.signal?.aborted) throw new LanguageModelError('aborted', 'aborted');
+        if (step.type === 'wait') await step.until();
+        else if (step.type === 'throw') throw step.error;
+        else yield step;
+      }
+    },
+    complete: () => Promise.reject(new Error('not used')),
+  };
+}
+
+const words = (text: string): Step[] => [
+  ...text.split(/(?<= )/).map((piece): Step => ({ type: 'text', text: piece })),
+  { type: 'end', stopReason: 'end_turn' },
+];
+
+function recorder(): ConversationOutput & { frames: { token: string; last: boolean }[]; ends: unknown[] } {
+  const frames: { token: string; last: boolean }[] = [];
+  const ends: unknown[] = [];
+  return {
+    frames,
+    ends,
+    text: (token, last) => {
+      frames.push({ token, last });
+      return Promise.resolve();
+    },
+    end: (end) => {
+      ends.push(end);
+      return Promise.resolve();
+    },
+  };
+}
+
+const noTools: ToolRunner = () => Promise.reject(new Error('no tools'));
+const store = () => new MemoryConversationStore(setup, emptyState(setup.greeting));
+
+test('clauses: a piece leaves when a clause completes, never a token at a time, never the whole reply at once', () => {
+  const chunker = new ClauseChunker();
+  const out: string[] = [];
+  for (const token of 'The home is at 12 Harbour St. It has three bedrooms, two bathrooms and a view; open homes are Saturdays'.split(
+    /(?<= )/,
+  ))
+    out.push(...chunker.push(token));
+  expect(out).toEqual(['The home is at 12 Harbour St.', ' It has three bedrooms, two bathrooms and a view;']);
+  expect(chunker.flush()).toBe(' open homes are Saturdays');
+  expect(new ClauseChunker().push('Yes, ')).toEqual([]); // a short clause waits for more
+});
+
+test('a turn: the reply streams in clause-sized pieces, the last one carries last, the history and transcript keep it', async () => {
+  const s = store();
+  const out = recorder();
+  const model = scriptedModel([words('Sure. Open homes are on Saturdays at 10am. See you then')]);
+  const result = await runTurn(
+    { store: s, model, output: out, runTool: noTools },
+    { kind: 'prompt', text: 'When?' },
+  );
+  expect(out.frames).toEqual([
+    { token: 'Sure.', last: false },
+    { token: ' Open homes are on Saturdays at 10am.', last: false },
+    { token: ' See you then', last: false },
+    { token: '', last: true },
+  ]);
+  expect(result).toEqual({
+    spoken: 'Sure. Open homes are on Saturdays at 10am. See you then',
+    superseded: false,
+  });
+  const { state } = await s.load();
+  expect(state.history.map((m) => `${m.role}: ${m.content}`)).toEqual([
+    'assistant: Hi, this is Ava.',
+    'user: When?',
+    'assistant: Sure. Open homes are on Saturdays at 10am. See you then',
+  ]);
+  expect(state.transcript.map((t) => t.text)).toEqual([
+    'Hi, this is Ava.',
+    'When?',
+    'Sure. Open homes are on Saturdays at 10am. See you then',
+  ]);
+  expect(state.latencies).toHaveLength(1);
+  expect(model.requests[0].system).toBe('You are Ava.');
+});
+
+test('an interruption mid-reply: nothing more of it is sent, the history keeps only what was heard', async () => {
+  const s = store();
+  const out = recorder();
+  let release!: () => void;
+  const held = new Promise<void>((resolveHeld) => (release = resolveHeld));
+  const model = scriptedModel([
+    [
+      { type: 'text', text: 'The home has three bedrooms. ' },
+      { type: 'wait', until: () => held },
+      { type: 'text', text: 'It also has a pool. ' },
+      { type: 'text', text: 'And a garden.' },
+      { type: 'end', stopReason: 'end_turn' },
+    ],
+  ]);
+  const turn = runTurn(
+    { store: s, model, output: out, runTool: noTools },
+    { kind: 'prompt', text: 'Tell me.' },
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  await interrupt(s, 'The home has three');
+  release();
+  const result = await turn;
+  expect(result.superseded).toBe(true);
+  expect(out.frames.map((f) => f.token)).toEqual(['The home has three bedrooms.']);
+  expect(out.frames.some((f) => f.last)).toBe(false);
+  const { state } = await s.load();
+  expect(state.history.at(-1)).toEqual({ role: 'assistant', content: 'The home has three' });
+  expect(state.transcript.at(-1)).toMatchObject({
+    role: 'agent',
+    text: 'The home has three',
+    interrupted: true,
+  });
+  expect(JSON.stringify(state)).not.toContain('pool');
+});
+
+test('a newer prompt supersedes a reply still being generated', async () => {
+  const s = store();
+  const out = recorder();
+  let release!: () => void;
+  const held = new Promise<void>((resolveHeld) => (release = resolveHeld));
+  const model = scriptedModel([
+    [{ type: 'wait', until: () => held }, ...words('The stale answer.')],
+    words('The fresh answer.'),
+  ]);
+  const deps = { store: s, model, output: out, runTool: noTools };
+  const first = runTurn(deps, { kind: 'prompt', text: 'First?' });
+  await new Promise((r) => setTimeout(r, 10));
+  const second = await runTurn(deps, { kind: 'prompt', text: 'Second?' });
+  release();
+  await first;
+  expect(second.spoken).toBe('The fresh answer.');
+  expect(out.frames.map((f) => f.token).join('')).not.toContain('stale');
+});
+
+test('tools: rounds are bounded, a failing or unknown tool gets a spoken apology, never silence; end_call ends after the words', async () => {
+  const s = store();
+  const out = recorder();
+  const call = (name: string, id: string): Step => ({ type: 'tool_call', call: { id, name, arguments: {} } });
+  const endTool = { type: 'end', stopReason: 'tool_use' } as const;
+  const model = scriptedModel(
+    Array.from({ length: MAX_TOOL_ROUNDS + 2 }, (_, i) => [call('no_such_tool', `t${i}`), endTool]),
+  );
+  const runTool: ToolRunner = (c) =>
+    Promise.resolve(
+      c.name === 'end_call'
+        ? { ok: true, content: '{}', end: { reason: 'agent_hangup' } }
+        : { ok: false, content: '{"error":"unknown tool"}', error: 'unknown tool' },
+    );
+  const result = await runTurn({ store: s, model, output: out, runTool }, { kind: 'prompt', text: 'Do it.' });
+  expect(model.requests).toHaveLength(MAX_TOOL_ROUNDS + 1);
+  expect(model.requests.at(-1)!.tools!.map((t) => t.name)).toEqual(['end_call']);
+  expect(result.spoken).toBe(APOLOGY_SILENT);
+  const { state } = await s.load();
+  expect(state.toolCalls).toHaveLength(MAX_TOOL_ROUNDS + 1);
+  expect(state.toolCalls.every((t) => !t.ok)).toBe(true);
+  expect(state.incidents.filter((i) => i.kind === 'tool_error')).toHaveLength(MAX_TOOL_ROUNDS + 1);
+
+  const ending = recorder();
+  const bye = scriptedModel([[{ type: 'text', text: 'Goodbye!' }, call('end_call', 'e1'), endTool]]);
+  const ended = await runTurn(
+    { store: store(), model: bye, output: ending, runTool },
+    { kind: 'prompt', text: 'Bye' },
+  );
+  expect(ended.ended).toEqual({ reason: 'agent_hangup' });
+  expect(ending.frames).toEqual([
+    { token: 'Goodbye!', last: false },
+    { token: '', last: true },
+  ]);
+  expect(ending.ends).toEqual([{ reason: 'agent_hangup' }]);
+});
+
+test('a slow tool is preceded by a filler line', async () => {
+  const out = recorder();
+  const model = scriptedModel([
+    [
+      { type: 'tool_call', call: { id: 'k1', name: 'search_knowledge', arguments: { query: 'Manly' } } },
+      { type: 'end', stopReason: 'tool_use' },
+    ],
+    words('It is available.'),
+  ]);
+  const runTool: ToolRunner = () => Promise.resolve({ ok: true, content: '{"results":[]}' });
+  const result = await runTurn(
+    { store: store(), model, output: out, runTool },
+    { kind: 'prompt', text: 'Manly?' },
+  );
+  expect(result.spoken).toBe(`${FILLER_LINE}It is available.`);
+  expect(model.requests[1].messages.at(-1)).toEqual({
+    role: 'tool',
+    toolCallId: 'k1',
+    name: 'search_knowledge',
+    content: '{"results":[]}',
+  });
+});
+
+test('the model failing before or during the reply: an apology, and the incident recorded', async () => {
+  const s = store();
+  const out = recorder();
+  const model = scriptedModel([
+    [
+      { type: 'text', text: 'Let me see. ' },
+      { type: 'throw', error: new LanguageModelError('boom', 'unavailable') },
+    ],
+  ]);
+  const result = await runTurn(
+    { store: s, model, output: out, runTool: noTools },
+    { kind: 'prompt', text: 'Hi' },
+  );
+  expect(result.spoken).toBe(`Let me see. ${APOLOGY_MODEL}`);
+  expect(out.frames.at(-1)).toEqual({ token: '', last: true });
+  const { state } = await s.load();
+  expect(state.incidents.map((i) => i.kind)).toEqual(['model_error']);
+});
+
+test('a key press reaches the model as what the caller pressed', async () => {
+  const s = store();
+  const model = scriptedModel([words('You pressed 5.')]);
+  await runTurn({ store: s, model, output: recorder(), runTool: noTools }, { kind: 'dtmf', digit: '5' });
+  expect(model.requests[0].messages.at(-1)).toEqual({
+    role: 'user',
+    content: 'The caller pressed the key "5".',
+  });
+  expect((await s.load()).state.transcript.at(-2)).toMatchObject({ role: 'user', text: '(pressed 5)' });
+});
