@@ -237,8 +237,9 @@ export const catalog: FunctionSpec[] = [
     group: 'post-call',
     entry: 'functions/post-call/handlers/process-call-ended.ts',
     queue: { name: 'postCall', batchSize: 5 },
-    access: { table: 'readwrite', sendsTo: ['postCallActions'] },
-    timeoutSeconds: 60,
+    // Post-call analysis asks the language model (twice at most per call).
+    access: { table: 'readwrite', sendsTo: ['postCallActions'], languageModel: true },
+    timeoutSeconds: 120,
   },
   {
     id: 'RunPostCallAction',

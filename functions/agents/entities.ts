@@ -28,6 +28,10 @@ export const POST_CALL_ACTION_TYPES = [
 ] as const;
 export type PostCallActionType = (typeof POST_CALL_ACTION_TYPES)[number];
 
+export const ANALYSIS_FIELD_TYPES = ['string', 'number', 'boolean', 'enum'] as const;
+export type AnalysisFieldType = (typeof ANALYSIS_FIELD_TYPES)[number];
+export const MAX_ANALYSIS_FIELDS = 20;
+
 /** The language of an agent that names none. */
 export const DEFAULT_AGENT_LANGUAGE = 'en-AU';
 
@@ -66,6 +70,21 @@ export const AgentEntity = new Entity(
       voice: { type: 'string' },
       /** Where `transfer_call` hands the caller (E.164); absent: the agent cannot transfer. */
       transferPhoneNumber: { type: 'string' },
+      /** What post-call analysis extracts from each call (`analysis_fields`); absent: none. */
+      analysisFields: {
+        type: 'list',
+        items: {
+          type: 'map',
+          properties: {
+            name: { type: 'string', required: true },
+            type: { type: ANALYSIS_FIELD_TYPES, required: true },
+            description: { type: 'string', required: true },
+            enumValues: { type: 'list', items: { type: 'string' } },
+          },
+        },
+      },
+      /** What makes a call successful, judged by post-call analysis; absent: the agent's goal (its prompt). */
+      successCriteria: { type: 'string' },
       /** The knowledge bases the agent searches (`kb_…` of its workspace). */
       knowledgeBaseIds: { type: 'list', items: { type: 'string' } },
       postCallActions: {

@@ -3,7 +3,14 @@ import { freeText, labelText } from '../platform/validation.js';
 import { isTimeZone } from '../platform/time-zones.js';
 import { isId } from '../platform/ids.js';
 import { pageOf } from '../platform/pagination.js';
-import { AMBIENT_NOISE, EXPRESSIVENESS, POST_CALL_ACTION_TYPES, SPEECH_SPEEDS } from './entities.js';
+import {
+  AMBIENT_NOISE,
+  ANALYSIS_FIELD_TYPES,
+  EXPRESSIVENESS,
+  MAX_ANALYSIS_FIELDS,
+  POST_CALL_ACTION_TYPES,
+  SPEECH_SPEEDS,
+} from './entities.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /**
@@ -138,6 +145,58 @@ const transferPhoneNumber = () =>
     .regex(/^\+[1-9]\d{6,14}$/, 'an E.164 phone number, e.g. +61291234567')
     .meta({ example: '+61291234567' });
 
+/** One value post-call analysis extracts from each call (docs/api.md "AnalysisField"). */
+export const AnalysisFieldInput = schemaOnFirstUse(() =>
+  z
+    .strictObject({
+      name: z
+        .string()
+        .regex(
+          /^[a-z][a-z0-9_]{0,39}$/,
+          'a lower-case name: a letter, then letters, digits or _ (at most 40)',
+        )
+        .meta({ example: 'budget' }),
+      type: z.enum(ANALYSIS_FIELD_TYPES),
+      /** What the value is, in words: the model reads it. */
+      description: z.string().trim().min(1).max(500),
+      /** The allowed values of an `enum` field (required for it, not allowed for the others). */
+      enum_values: z.array(z.string().trim().min(1).max(100)).min(1).max(50).optional(),
+    })
+    .superRefine((field, ctx) => {
+      if (field.type === 'enum' && !field.enum_values)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['enum_values'],
+          message: 'enum_values is required for an enum field',
+          input: field,
+        });
+      if (field.type !== 'enum' && field.enum_values)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['enum_values'],
+          message: 'enum_values is only for an enum field',
+          input: field,
+        });
+      if (field.enum_values && new Set(field.enum_values).size !== field.enum_values.length)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['enum_values'],
+          message: 'each enum value may appear once',
+          input: field,
+        });
+    }),
+);
+export type AnalysisFieldInput = z.infer<typeof AnalysisFieldInput>;
+
+const analysisFields = () =>
+  z
+    .array(AnalysisFieldInput)
+    .max(MAX_ANALYSIS_FIELDS)
+    .refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, {
+      message: 'each analysis field name may appear once',
+    });
+const successCriteria = () => z.string().trim().max(2_000);
+
 export const CreateAgentBody = schemaOnFirstUse(() =>
   z.strictObject({
     name: name(),
@@ -150,6 +209,10 @@ export const CreateAgentBody = schemaOnFirstUse(() =>
     language: language().optional(),
     voice: voice().nullable().optional(),
     transfer_phone_number: transferPhoneNumber().nullable().optional(),
+    /** What post-call analysis extracts from each call (at most 20). */
+    analysis_fields: analysisFields().optional(),
+    /** What makes a call successful (post-call analysis judges it); absent: the agent's goal. */
+    success_criteria: successCriteria().nullable().optional(),
   }),
 );
 export type CreateAgentBody = z.input<typeof CreateAgentBody>;
@@ -171,6 +234,10 @@ export const UpdateAgentBody = schemaOnFirstUse(() =>
     voice: voice().nullable().optional(),
     /** null: the agent cannot transfer calls. */
     transfer_phone_number: transferPhoneNumber().nullable().optional(),
+    /** Replaces the whole list. */
+    analysis_fields: analysisFields().optional(),
+    /** null: the agent's goal (its prompt) is the measure. */
+    success_criteria: successCriteria().nullable().optional(),
   }),
 );
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
@@ -218,6 +285,17 @@ export const AgentResponse = schemaOnFirstUse(() =>
     voice: z.string().nullable(),
     /** Where the agent's `transfer_call` tool hands the caller; null: it cannot transfer. */
     transfer_phone_number: z.string().nullable(),
+    /** What post-call analysis extracts from each call (the call's `analysis.custom`). */
+    analysis_fields: z.array(
+      z.object({
+        name: z.string(),
+        type: z.enum(ANALYSIS_FIELD_TYPES),
+        description: z.string(),
+        enum_values: z.array(z.string()).optional(),
+      }),
+    ),
+    /** What makes a call successful; null: the agent's goal (its prompt). */
+    success_criteria: z.string().nullable(),
     created_by: z.string(),
     created_at: z.string(),
     updated_at: z.string().nullable(),

@@ -14,6 +14,7 @@ import {
 } from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
 import type {
+  AnalysisFieldInput,
   CreateAgentBody,
   UpdateAgentBody,
   AgentResponse,
@@ -108,6 +109,13 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
     language: agent.language ?? DEFAULT_AGENT_LANGUAGE,
     voice: agent.voice ?? null,
     transfer_phone_number: agent.transferPhoneNumber ?? null,
+    analysis_fields: (agent.analysisFields ?? []).map((field) => ({
+      name: field.name,
+      type: field.type,
+      description: field.description,
+      ...(field.enumValues ? { enum_values: field.enumValues } : {}),
+    })),
+    success_criteria: agent.successCriteria ?? null,
     created_by: agent.createdBy,
     created_at: agent.createdAt,
     updated_at: agent.updatedAt ?? null,
@@ -148,6 +156,8 @@ export async function createAgent(
     ...(body.language ? { language: body.language } : {}),
     ...(body.voice ? { voice: body.voice } : {}),
     ...(body.transfer_phone_number ? { transferPhoneNumber: body.transfer_phone_number } : {}),
+    ...(body.analysis_fields?.length ? { analysisFields: analysisFieldsFrom(body.analysis_fields) } : {}),
+    ...(body.success_criteria ? { successCriteria: body.success_criteria } : {}),
     createdBy: options.createdBy ?? 'system',
     createdAt: clock.now().toISOString(),
   }).go();
@@ -178,6 +188,15 @@ export async function listAgents(workspaceId: string, query: ListQuery): Promise
   return { items: page.items as Agent[], nextCursor: page.nextCursor };
 }
 
+function analysisFieldsFrom(fields: AnalysisFieldInput[]): NonNullable<Agent['analysisFields']> {
+  return fields.map((field) => ({
+    name: field.name,
+    type: field.type,
+    description: field.description,
+    ...(field.enum_values ? { enumValues: field.enum_values } : {}),
+  }));
+}
+
 /** Applies the fields sent; settings are merged field by field, post-call actions replaced. */
 export async function updateAgent(
   workspaceId: string,
@@ -199,6 +218,8 @@ export async function updateAgent(
       | 'language'
       | 'voice'
       | 'transferPhoneNumber'
+      | 'analysisFields'
+      | 'successCriteria'
     >
   > = {};
   if (changes.name !== undefined) set.name = changes.name;
@@ -210,9 +231,12 @@ export async function updateAgent(
   if (changes.language !== undefined) set.language = changes.language;
   if (changes.voice) set.voice = changes.voice;
   if (changes.transfer_phone_number) set.transferPhoneNumber = changes.transfer_phone_number;
-  const removed: ('voice' | 'transferPhoneNumber')[] = [];
+  if (changes.analysis_fields !== undefined) set.analysisFields = analysisFieldsFrom(changes.analysis_fields);
+  if (changes.success_criteria) set.successCriteria = changes.success_criteria;
+  const removed: ('voice' | 'transferPhoneNumber' | 'successCriteria')[] = [];
   if (changes.voice === null) removed.push('voice');
   if (changes.transfer_phone_number === null) removed.push('transferPhoneNumber');
+  if (changes.success_criteria === null || changes.success_criteria === '') removed.push('successCriteria');
   const settings = changes.settings ?? {};
   try {
     const { data } = await AgentEntity.patch({ workspaceId, agentId })

@@ -65,8 +65,9 @@ export async function setCallSentiment(
   workspaceId: string,
   callId: string,
   sentiment: unknown,
+  analysis?: unknown,
 ): Promise<void> {
-  await storeCallSentiment(workspaceId, callId, sentiment);
+  await storeCallSentiment(workspaceId, callId, sentiment, analysis);
 }
 
 const ULID_RANDOM_MIN = '0'.repeat(16);
@@ -214,7 +215,13 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
 }
 
 interface StoredConversation {
-  tool_calls?: { name: string; arguments: Record<string, unknown>; ok: boolean; at: string; error?: string }[];
+  tool_calls?: {
+    name: string;
+    arguments: Record<string, unknown>;
+    ok: boolean;
+    at: string;
+    error?: string;
+  }[];
   latency?: {
     turns: number;
     total_ms: { p50: number | null; p90: number | null };
@@ -265,6 +272,7 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
         }
       : null,
     sentiment: call.sentiment ?? null,
+    analysis: (call.analysis ?? null) as z.infer<typeof CallDetailResponse>['analysis'],
     short_url: call.shortCode ? shortUrl(call.shortCode) : null,
     provider_call_id: call.providerCallId ?? null,
     tool_calls: conversation.tool_calls ?? [],

@@ -148,20 +148,23 @@ const sentimentLabel = (sentiment: unknown): 'Positive' | 'Neutral' | 'Negative'
 };
 
 /**
- * Stores the post-call pipeline's sentiment on the call and counts its label, once (conditional on
+ * Stores the post-call pipeline's sentiment (and analysis) on the call and counts its label, once (conditional on
  * the call having none yet). A call not counted (made before the counters) only stores it.
  */
 export async function storeCallSentiment(
   workspaceId: string,
   callId: string,
   sentiment: unknown,
+  analysis?: unknown,
 ): Promise<void> {
   const call = await readCall(workspaceId, callId);
   if (!call) return;
   if (call.sentiment !== undefined) return;
   const label = sentimentLabel(sentiment);
   if (!call.statsDay || !label) {
-    await CallEntity.patch({ workspaceId, callId }).set({ sentiment }).go({ response: 'none' });
+    await CallEntity.patch({ workspaceId, callId })
+      .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
+      .go({ response: 'none' });
     return;
   }
   const day = call.statsDay;
@@ -170,7 +173,7 @@ export async function storeCallSentiment(
       .write((entities) => [
         entities.call
           .patch({ workspaceId, callId })
-          .set({ sentiment })
+          .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
           .where((attr, op) => op.notExists(attr.sentiment))
           .commit(),
         ...counterUpdates(

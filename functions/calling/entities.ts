@@ -105,6 +105,8 @@ export const CallEntity = new Entity(
       /** Who asked us to hang up, set before the provider is told: its terminal callback answers that request. */
       hangupRequestedBy: { type: 'string' },
       sentiment: { type: 'any' },
+      /** Post-call analysis (functions/post-call/call-analysis.ts), stored with the sentiment. */
+      analysis: { type: 'any' },
       /** The runtime got the contact's earlier calls' summaries (conversation memories): billed on top. */
       memoriesUsed: { type: 'boolean' },
       /** Those summaries, newest first (the conversation engine gives them to the model). */

@@ -105,7 +105,8 @@ export async function applyTransition(
         set.endedBy = call.hangupRequestedBy;
       }
       // The agent ended the conversation (its end_call): whoever then ended the call, it was the agent's doing.
-      if (transition.status === 'completed' && call.agentEnded === 'agent_hangup') set.endReason = 'agent_hangup';
+      if (transition.status === 'completed' && call.agentEnded === 'agent_hangup')
+        set.endReason = 'agent_hangup';
       set.durationSeconds = callDurationSeconds({
         answeredAt,
         endedAt: at,

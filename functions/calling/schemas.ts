@@ -160,6 +160,20 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
     quoted_listings: z.array(QuotedListingResponse),
     recording: z.object({ url: z.string(), duration_seconds: z.number().nullable() }).nullable(),
     sentiment: z.unknown().nullable(),
+    /**
+     * Post-call analysis: by the model (`source: model`), or today's rules when it failed
+     * (`source: rules`); `custom` holds the agent's `analysis_fields`. Null until the post-call
+     * pipeline ran, and for a call without a conversation.
+     */
+    analysis: z
+      .object({
+        source: z.enum(['model', 'rules']),
+        summary: z.string(),
+        call_successful: z.boolean(),
+        user_sentiment: z.enum(['positive', 'neutral', 'negative']),
+        custom: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+      })
+      .nullable(),
     /** The public recording page (`/r/{short_code}`), once the call has a recording. */
     short_url: z.string().nullable(),
     /** The telephony provider's id of the call (Twilio's CallSid); null until it was dialled. */

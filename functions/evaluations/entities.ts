@@ -72,6 +72,18 @@ export const EvaluationResultEntity = new Entity(
       passed: { type: 'boolean', required: true },
       /** Expected phrases the agent never said. */
       missing: { type: 'list', items: { type: 'string' }, required: true },
+      /** The criteria as the judge (the language model) found them; absent on scenarios without. */
+      criteria: {
+        type: 'list',
+        items: {
+          type: 'map',
+          properties: {
+            criterion: { type: 'string', required: true },
+            passed: { type: 'boolean', required: true },
+            reason: { type: 'string', required: true },
+          },
+        },
+      },
       transcript: { type: 'list', items: transcriptTurn, required: true },
       providerCallId: { type: 'string' },
       durationSeconds: { type: 'number' },

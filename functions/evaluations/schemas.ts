@@ -11,17 +11,29 @@ export const MAX_EXPECTED = 10;
 export const MAX_NAME = 100;
 export const MAX_LINE = 500;
 export const MAX_PHRASE = 200;
+export const MAX_CRITERIA = 10;
+export const MAX_CRITERION = 300;
 
 const text = (max: number) => labelText().min(1).max(max);
 
 export const ScenarioInput = schemaOnFirstUse(() =>
-  z.strictObject({
-    name: text(MAX_NAME),
-    /** What the caller says, one line a turn (1–20 lines of 1–500 characters). */
-    caller_script: z.array(text(MAX_LINE)).min(1).max(MAX_CALLER_LINES),
-    /** Phrases the agent must say (1–10 of 1–200 characters; case-insensitive, anywhere in its turns). */
-    expect: z.array(text(MAX_PHRASE)).min(1).max(MAX_EXPECTED),
-  }),
+  z
+    .strictObject({
+      name: text(MAX_NAME),
+      /** What the caller says, one line a turn (1–20 lines of 1–500 characters). */
+      caller_script: z.array(text(MAX_LINE)).min(1).max(MAX_CALLER_LINES),
+      /** Phrases the agent must say (1–10 of 1–200 characters; case-insensitive, anywhere in its turns). */
+      expect: z.array(text(MAX_PHRASE)).min(1).max(MAX_EXPECTED).optional(),
+      /**
+       * Natural-language criteria the language model judges the agent's side against (1–10 of 1–300
+       * characters), e.g. "offers an inspection time". A scenario needs `expect`, `criteria` or both.
+       */
+      criteria: z.array(text(MAX_CRITERION)).min(1).max(MAX_CRITERIA).optional(),
+    })
+    .refine((scenario) => scenario.expect !== undefined || scenario.criteria !== undefined, {
+      message: 'a scenario needs expect phrases, criteria, or both',
+      path: ['expect'],
+    }),
 );
 export type ScenarioInput = z.infer<typeof ScenarioInput>;
 
@@ -47,6 +59,8 @@ export const EvaluationResultResponse = schemaOnFirstUse(() =>
     passed: z.boolean(),
     /** Expected phrases the agent did not say (empty when it passed). */
     missing: z.array(z.string()),
+    /** Each criterion as the judge found it, with a one-line reason (empty without criteria). */
+    criteria: z.array(z.object({ criterion: z.string(), passed: z.boolean(), reason: z.string() })),
     transcript: z.array(TranscriptTurnResponse),
   }),
 );

@@ -12,6 +12,7 @@ import { sendMessages } from '../platform/queue.js';
 import type { EvaluationMessage } from '../platform/queue-messages.js';
 import { entityConfig, isConditionFailure } from '../platform/table.js';
 import { playScript } from '../conversation/scripted.js';
+import { judgeCriteria, type CriterionVerdict } from './judge.js';
 import { LanguageModelError } from '../providers/llm/port.js';
 import { Service } from '../platform/entity.js';
 import {
@@ -35,7 +36,8 @@ import type { CreateEvaluationBody, EvaluationResponse, ScenarioInput } from './
  * simulator's voice runtime answers a scripted caller) and judged:
  *
  *   A scenario passes when every phrase of its `expect` appears in what the agent said (its turns
- *   joined, compared case-insensitively with runs of white space made one space).
+ *   joined, compared case-insensitively with runs of white space made one space), and the language
+ *   model (judge.ts) finds every one of its `criteria` met, each with a one-line reason.
  *
  * Its result is created with a condition in the same transaction that counts it done on the running
  * run, so a redelivered message judges nothing twice and a cancelled run records nothing more. The run
@@ -337,7 +339,22 @@ export async function runScenario(message: EvaluationMessage): Promise<'judged' 
     }
     throw error; // retried by the queue
   }
-  const missing = missingPhrases(scenario.expect, call.transcript);
+  const missing = missingPhrases(scenario.expect ?? [], call.transcript);
+  let verdicts: CriterionVerdict[];
+  try {
+    verdicts = await judgeCriteria(scenario.criteria ?? [], call.transcript);
+  } catch (error) {
+    if (error instanceof LanguageModelError && error.kind === 'refused') {
+      logger.warn('evaluation failed: the language model refused to judge', { evaluationId });
+      await endRun(
+        evaluation,
+        'failed',
+        `The language model refused the request: ${error.message.slice(0, 200)}`,
+      );
+      return 'failed';
+    }
+    throw error; // retried by the queue
+  }
   const now = clock.now().toISOString();
   const result = await evaluationService.transaction
     .write(({ evaluation: runs, evaluationResult }) => [
@@ -347,8 +364,9 @@ export async function runScenario(message: EvaluationMessage): Promise<'judged' 
           index,
           workspaceId,
           scenario: scenario.name,
-          passed: missing.length === 0,
+          passed: missing.length === 0 && verdicts.every((v) => v.passed),
           missing,
+          ...(verdicts.length > 0 ? { criteria: verdicts } : {}),
           transcript: call.transcript.map((t) => ({
             role: t.role,
             text: t.text,
@@ -393,6 +411,7 @@ export function toView(evaluation: Evaluation, results: EvaluationResult[]): Vie
       scenario: r.scenario,
       passed: r.passed,
       missing: r.missing,
+      criteria: r.criteria ?? [],
       transcript: r.transcript.map((t) => ({ role: t.role, text: t.text, offset_seconds: t.offsetSeconds })),
     })),
     created_by: evaluation.createdBy,

@@ -30,7 +30,7 @@ export interface QueueDefinition {
 
 export const QUEUES = {
   calls: { name: 'calls', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
-  postCall: { name: 'post-call', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  postCall: { name: 'post-call', visibilityTimeoutSeconds: 720, maxReceiveCount: 5 },
   postCallActions: { name: 'post-call-actions', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   webhookDelivery: { name: 'webhook-delivery', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   campaigns: { name: 'campaigns', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },

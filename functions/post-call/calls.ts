@@ -1,6 +1,7 @@
 import { findAgent } from '../agents/service.js';
 import { getCallFacts, setCallSentiment } from '../calling/service.js';
 import { listingAddress } from '../knowledge/service.js';
+import type { AnalysisField } from './call-analysis.js';
 import type { ActionType } from './entities.js';
 import type { CallFacts } from './payload.js';
 
@@ -87,9 +88,14 @@ async function withFullAddresses(
   );
 }
 
-/** Stores the call's sentiment analysis on the call, for the call detail of the calls API. */
-export async function storeSentiment(workspaceId: string, callId: string, sentiment: unknown): Promise<void> {
-  await setCallSentiment(workspaceId, callId, sentiment);
+/** Stores the call's sentiment and analysis on the call, for the call detail of the calls API. */
+export async function storeAnalysis(
+  workspaceId: string,
+  callId: string,
+  sentiment: unknown,
+  analysis: unknown,
+): Promise<void> {
+  await setCallSentiment(workspaceId, callId, sentiment, analysis ?? undefined);
 }
 
 /** The agent's actions (all of them, enabled or not), or undefined when the agent is gone. */
@@ -97,7 +103,14 @@ export async function loadAgentActions(
   workspaceId: string,
   agentId: string,
 ): Promise<
-  | { agentName: string; organisationId: string; actions: (ConfiguredAction & { enabled: boolean })[] }
+  | {
+      agentName: string;
+      organisationId: string;
+      prompt: string;
+      successCriteria?: string;
+      analysisFields: AnalysisField[];
+      actions: (ConfiguredAction & { enabled: boolean })[];
+    }
   | undefined
 > {
   const agent = await findAgent(workspaceId, agentId, { consistent: true });
@@ -111,6 +124,14 @@ export async function loadAgentActions(
   return {
     agentName: agent.name,
     organisationId: agent.organisationId,
+    prompt: agent.prompt,
+    successCriteria: agent.successCriteria,
+    analysisFields: (agent.analysisFields ?? []).map((field) => ({
+      name: field.name,
+      type: field.type,
+      description: field.description,
+      ...(field.enumValues ? { enumValues: field.enumValues } : {}),
+    })),
     actions: actions.map((action) => ({
       actionId: action.actionId,
       type: action.type,

@@ -1,4 +1,5 @@
 import { analyseSentiment, summarise, type QuotedProperty, type TranscriptTurn } from './analysis.js';
+import type { CallAnalysis } from './call-analysis.js';
 import type { CallRecordWire, WebhookPayload } from './schemas.js';
 
 /**
@@ -54,7 +55,7 @@ export const recordingApiPath = (workspaceId: string, callId: string): string =>
 
 export function buildCallRecord(
   call: CallFacts,
-  options: { publicBaseUrl: string; contact?: ContactFacts },
+  options: { publicBaseUrl: string; contact?: ContactFacts; analysis?: CallAnalysis },
 ): CallRecordWire {
   const sentiment = analyseSentiment(call.transcript);
   const properties = call.quotedListings.map((listing) => ({
@@ -116,6 +117,7 @@ export function buildCallRecord(
         }
       : null,
     properties,
+    analysis: options.analysis ?? null,
   };
 }
 
@@ -173,5 +175,25 @@ export function sampleCall(input: {
     quotedListings: [
       { listingId: 'lst_example_12', address: '12 Example Street, Sydney NSW 2000', price: '$1,250,000' },
     ],
+  };
+}
+
+/** The sample call's analysis: the agent's own fields, each with an example value of its type. */
+export function sampleAnalysis(
+  fields: readonly { name: string; type: string; enumValues?: string[] }[],
+): CallAnalysis {
+  const example = (field: (typeof fields)[number]): string | number | boolean | null => {
+    if (field.type === 'number') return 1250000;
+    if (field.type === 'boolean') return true;
+    if (field.type === 'enum') return field.enumValues?.[0] ?? null;
+    return 'Example value';
+  };
+  return {
+    source: 'model',
+    summary:
+      'Alex Example asked for the asking price of 12 Example Street. The agent quoted $1,250,000 and Alex thanked them.',
+    call_successful: true,
+    user_sentiment: 'positive',
+    custom: Object.fromEntries(fields.map((field) => [field.name, example(field)])),
   };
 }

@@ -5,7 +5,8 @@ import { config } from '../platform/config.js';
 import { newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessages } from '../platform/queue.js';
-import { loadAgentActions, loadEndedCall, storeSentiment, type ConfiguredAction } from './calls.js';
+import { analyseCall, hadConversation } from './call-analysis.js';
+import { loadAgentActions, loadEndedCall, storeAnalysis, type ConfiguredAction } from './calls.js';
 import {
   ActionRunEntity,
   PostCallRecordEntity,
@@ -51,10 +52,20 @@ async function buildRecord(message: CallEndedMessage): Promise<PostCallRecordIte
   const { facts } = loaded;
   const agent = await loadAgentActions(facts.workspaceId, facts.agentId);
   const contact = await contactFor(facts);
-  const record = buildCallRecord(
-    { ...facts, agentName: facts.agentName ?? agent?.agentName },
-    { publicBaseUrl: config().PUBLIC_BASE_URL, contact },
-  );
+  const options = { publicBaseUrl: config().PUBLIC_BASE_URL, contact };
+  const withName = { ...facts, agentName: facts.agentName ?? agent?.agentName };
+  const ruled = buildCallRecord(withName, options);
+  const analysis = hadConversation(facts.transcript)
+    ? await analyseCall({
+        transcript: facts.transcript,
+        status: facts.status,
+        agentPrompt: agent?.prompt ?? '',
+        successCriteria: agent?.successCriteria,
+        fields: agent?.analysisFields ?? [],
+        rules: { summary: ruled.summary, sentiment: ruled.sentiment.label },
+      })
+    : undefined;
+  const record = analysis ? { ...ruled, analysis } : ruled;
   const actions: ConfiguredAction[] = (agent?.actions ?? [])
     .filter((action) => action.enabled)
     .slice(0, MAX_ACTIONS_PER_CALL)
@@ -106,11 +117,12 @@ async function createRuns(item: PostCallRecordItem, actions: ConfiguredAction[])
 }
 
 export async function processCallEnded(message: CallEndedMessage): Promise<CallEndedOutcome> {
-  // No read first: a first delivery (the normal case) builds the record with a conditional create;
-  // a redelivery, a duplicate or a retry after a failure finds it built (the create's condition
-  // fails and the stored record is read instead) and goes on from it, or stops once its actions are
-  // queued. Duplicates cost the call's reads again; every call saves one.
-  const item = await buildRecord(message);
+  // One read first: a redelivery, a duplicate or a retry after a failure finds the record built
+  // and goes on from it (or stops once its actions are queued) without asking the model again; a
+  // first delivery builds it (analysis included) with a conditional create, and a concurrent
+  // duplicate that lost the race reads the winner's record.
+  const built = (await readPostCallRecord(message.workspace_id, message.call_id)).data;
+  const item = built ?? (await buildRecord(message));
   if (!item) {
     logger.warn('call.ended for a call that does not exist; nothing to do', {
       callId: message.call_id,
@@ -120,7 +132,7 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
   }
   if (item.actionsEnqueuedAt) return 'duplicate';
   const record = JSON.parse(item.record) as CallRecordWire;
-  await storeSentiment(item.workspaceId, item.callId, record.sentiment);
+  await storeAnalysis(item.workspaceId, item.callId, record.sentiment, record.analysis);
   await rememberCall(record);
   const actions = JSON.parse(item.actions) as ConfiguredAction[];
   await createRuns(item, actions);

@@ -81,6 +81,18 @@ export const RecordingWire = schemaOnFirstUse(() =>
   }),
 );
 
+/** Post-call analysis (by the model, or by the rules when the model failed). */
+export const AnalysisWire = schemaOnFirstUse(() =>
+  z.object({
+    source: z.enum(['model', 'rules']),
+    summary: z.string(),
+    call_successful: z.boolean(),
+    user_sentiment: z.enum(['positive', 'neutral', 'negative']),
+    /** The agent's `analysis_fields`, each a value or null when the call did not say. */
+    custom: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  }),
+);
+
 /** The call's record: the `data` of the post-call webhook. */
 export const CallRecordWire = schemaOnFirstUse(() =>
   z.object({
@@ -105,6 +117,8 @@ export const CallRecordWire = schemaOnFirstUse(() =>
     recording: RecordingWire.nullable(),
     contact: ContactWire.nullable(),
     properties: z.array(PropertyWire),
+    /** Post-call analysis; null when the call had no conversation. */
+    analysis: AnalysisWire.nullable(),
   }),
 );
 export type CallRecordWire = z.infer<typeof CallRecordWire>;

@@ -5,7 +5,7 @@ import { conflict, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
 import { deliveryToWire, sendTestDelivery } from '../webhook-deliveries/deliveries.js';
 import { ACTION_CONFIGS } from './schemas.js';
-import { buildCallRecord, sampleCall, webhookPayload } from './payload.js';
+import { buildCallRecord, sampleAnalysis, sampleCall, webhookPayload } from './payload.js';
 
 export const ACTION_NOT_FOUND = 'Post-call action not found';
 
@@ -39,7 +39,14 @@ export async function sendTestPayload(input: {
       agentName: agent.name,
       at: now,
     }),
-    { publicBaseUrl: config().PUBLIC_BASE_URL },
+    {
+      publicBaseUrl: config().PUBLIC_BASE_URL,
+      analysis: sampleAnalysis(
+        ((agent.analysisFields ?? []) as { name: string; type: string; enumValues?: string[] }[]).map(
+          (f) => ({ name: f.name, type: f.type, enumValues: f.enumValues }),
+        ),
+      ),
+    },
   );
   const delivery = await sendTestDelivery({
     workspaceId: input.workspaceId,

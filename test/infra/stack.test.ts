@@ -781,7 +781,7 @@ describe('the voice relay (WebSocket API) from the catalog', () => {
 
   test('Bedrock only for languageModel functions, on the configured model only, with LLM_PROVIDER and LLM_MODEL', () => {
     const conversing = catalog.filter((s) => s.access.languageModel).map((s) => s.id);
-    expect(conversing.sort()).toEqual(['ConversationRelay', 'RunEvaluationScenario']);
+    expect(conversing.sort()).toEqual(['ConversationRelay', 'ProcessCallEnded', 'RunEvaluationScenario']);
     for (const spec of catalog) {
       const fnId = functionId(resources, spec);
       const statements = bedrockStatements(resources, fnId);

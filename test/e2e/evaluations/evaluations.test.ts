@@ -143,6 +143,57 @@ describe('agent evaluations', () => {
     expect(cancel.body).toEqual({ error: 'Evaluation has already ended' });
   });
 
+  it('natural-language criteria: the model judges each, with a reason; a scenario passes when every phrase and criterion does', async () => {
+    const res = await start({
+      scenarios: [
+        {
+          name: 'Parking, judged',
+          caller_script: ['Is there parking nearby?'],
+          criteria: ['tells the caller that parking is free', 'offers an inspection time'],
+        },
+        {
+          name: 'Opening hours, phrase and criterion',
+          caller_script: ['When does your office open?'],
+          expect: ['9am'],
+          criteria: ['says when the office opens'],
+        },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const done = await finished(res.body.id);
+    expect(done.status).toBe('completed');
+    const [parking, hours] = done.results;
+    expect(parking).toMatchObject({ scenario: 'Parking, judged', passed: false, missing: [] });
+    expect(parking.criteria).toEqual([
+      {
+        criterion: 'tells the caller that parking is free',
+        passed: true,
+        reason: 'The agent said: "Parking is free behind the building.".',
+      },
+      {
+        criterion: 'offers an inspection time',
+        passed: false,
+        reason: 'No line of the agent\'s covers "offers", "inspection", "time".',
+      },
+    ]);
+    expect(hours).toMatchObject({
+      scenario: 'Opening hours, phrase and criterion',
+      passed: true,
+      missing: [],
+    });
+    expect(hours.criteria).toEqual([
+      {
+        criterion: 'says when the office opens',
+        passed: true,
+        reason: 'The agent said: "Our office opens at 9am on weekdays.".',
+      },
+    ]);
+    // Scenarios without criteria report none.
+    expect(
+      (await finished((await start({ scenarios: [SCENARIOS[1]] })).body.id)).results[0].criteria,
+    ).toEqual([]);
+  });
+
   it('a start that stopped between the charge and the scenario messages: the sweeper sends them; charged once', async () => {
     const before = await balance();
     // The start itself (the route's code), as if its process died on sending the scenario messages.
@@ -296,6 +347,9 @@ describe('agent evaluations', () => {
       { scenarios: [{ ...scenario, caller_script: Array.from({ length: 21 }, () => 'Hi') }] },
     ],
     ['no expectations', { scenarios: [{ ...scenario, expect: [] }] }],
+    ['neither expect nor criteria', { scenarios: [{ name: 'x', caller_script: ['Hi'] }] }],
+    ['an empty criteria list', { scenarios: [{ ...scenario, criteria: [] }] }],
+    ['a 301-character criterion', { scenarios: [{ ...scenario, criteria: ['x'.repeat(301)] }] }],
     ['a 501-character line', { scenarios: [{ ...scenario, caller_script: ['x'.repeat(501)] }] }],
     ['a blank name', { scenarios: [{ ...scenario, name: '  ' }] }],
     ['an unknown field', { scenarios: [{ ...scenario, judge: 'lenient' }] }],

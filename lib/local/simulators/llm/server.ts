@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { readRequest, textOf, type ChatCompletionRequest } from './protocol.js';
 import { countWords, simulateReply, type SimulatedReply } from './replies.js';
-import { answerStructured as defaultAnswerStructured, type AnswerStructured } from './structured.js';
+import {
+  answerStructured as defaultAnswerStructured,
+  INVALID_STRUCTURED_CONTENT,
+  StructuredFault,
+  type AnswerStructured,
+} from './structured.js';
 
 /**
  * The local model simulator: an OpenAI-compatible chat-completions server, so the voice runtime, the
@@ -38,7 +43,10 @@ import { answerStructured as defaultAnswerStructured, type AnswerStructured } fr
  *     sentences), or "I'm sorry, I don't have that information, but I can have someone follow up
  *     with you.".
  * Structured output (`response_format: {type: "json_schema"}`): the content is
- * structured.ts's `answerStructured(request)`, a value valid for the schema.
+ * structured.ts's `answerStructured(request)`: post-call analysis (`call_analysis`) and evaluation
+ * judging (`evaluation_judgement`) by documented rules (their triggers: "simulate an analysis
+ * error" → 500, "simulate invalid analysis" → content that is not JSON, "simulate a judge error" →
+ * 500), any other schema a value valid for it.
  *
  * Test triggers, anywhere in the caller's line (before the rules above):
  *  - "tell me everything" → a 62-word reply, each chunk LLM_SIMULATOR_CHUNK_DELAY_MS (default 40)
@@ -140,7 +148,7 @@ function answerOf(
   const format = request.response_format?.type;
   const text =
     format === 'json_schema'
-      ? JSON.stringify(structured(request))
+      ? structuredText(request, structured)
       : format === 'json_object'
         ? JSON.stringify({ text: reply.text })
         : reply.text;
@@ -161,6 +169,16 @@ function answerOf(
     finish: toolCalls.length > 0 ? 'tool_calls' : 'stop',
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
   };
+}
+
+/** The structured answer's content; an `invalid` fault answers text that is not JSON. */
+function structuredText(request: ChatCompletionRequest, structured: AnswerStructured): string {
+  try {
+    return JSON.stringify(structured(request));
+  } catch (error) {
+    if (error instanceof StructuredFault && error.fault === 'invalid') return INVALID_STRUCTURED_CONTENT;
+    throw error;
+  }
 }
 
 /** The answer as chat.completion.chunk deltas, in order. */
@@ -226,7 +244,17 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
         500,
         errorBody('The model simulator failed, as asked (simulate a model error)', 'server_error'),
       );
-    const answer = answerOf(request, reply, structured);
+    let answer: Answer;
+    try {
+      answer = answerOf(request, reply, structured);
+    } catch (error) {
+      if (!(error instanceof StructuredFault)) throw error;
+      return sendJson(
+        res,
+        500,
+        errorBody('The model simulator failed, as asked (a structured-output trigger)', 'server_error'),
+      );
+    }
     completions += 1;
     const head = {
       id: `chatcmpl-sim-${completions}`,

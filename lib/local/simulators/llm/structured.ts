@@ -1,24 +1,64 @@
 import { textOf, type ChatCompletionRequest } from './protocol.js';
 
 /**
- * The model simulator's structured output (a request with `response_format: {type: "json_schema"}`):
- * a deterministic value valid for the schema. A string property whose name suggests text from the
+ * The model simulator's structured output (a request with `response_format: {type: "json_schema"}`),
+ * deterministic. By the schema's name:
+ *
+ * `call_analysis` (post-call analysis, functions/post-call/call-analysis.ts), from the transcript in
+ * the user message (`Caller: …` / `Agent: …` lines):
+ *  - a transcript containing "simulate an analysis error" → HTTP 500; containing "simulate invalid
+ *    analysis" → a 200 whose content is not JSON (every time: the retry gets the same);
+ *  - `summary`: `The caller said: "<first caller line of 3+ words>". The agent answered: "<the agent's
+ *    next line>".` then `The caller agreed: "<agreeing line>".` or `Nothing was agreed.`;
+ *  - `call_successful`: the caller agreed to something: a caller line with yes, yeah, sure, okay,
+ *    sounds good, that works, book it / book me, I'll take, let's do, deal, agreed;
+ *  - `user_sentiment`: caller lines' positive words (thanks, thank you, great, perfect, wonderful,
+ *    excellent, helpful, happy, love, awesome) against negative ones (angry, upset, terrible, awful,
+ *    unhappy, disappointed, frustrated, rude, useless, waste, complain): more positive → positive,
+ *    more negative → negative, else neutral;
+ *  - `custom`: each field from the caller lines that name it (its name, underscores as spaces, in the
+ *    line, case and punctuation ignored): `number` → the first amount after the name ($900,000, 1.2
+ *    million, 800k); `boolean` → false when that line says no/not/don't/haven't/isn't, else true;
+ *    `string` → the words after "<name> is" up to the sentence's end; `enum` → the first of its values
+ *    any caller line contains (the name need not be said). Not said → null.
+ *
+ * `evaluation_judgement` (evaluation judging, functions/evaluations/judge.ts), from the numbered
+ * `Criteria:` list and the transcript in the user message: a criterion passes when the agent's lines
+ * hold at least half of its content words (stop words aside; a word matches by its first 5 letters,
+ * so "offers" matches "offer"); the reason quotes the agent's line that matched most, or names the
+ * words no agent line said. A criterion containing "simulate a judge error" → HTTP 500.
+ *
+ * Any other schema: a value valid for it. A string property whose name suggests text from the
  * conversation (summary, notes, reason, text, answer, …) gets the caller's lines; other strings their
  * enum's first value, a `const`, or "" (padded to `minLength`); booleans false; numbers 0 (or their
  * `minimum`); arrays `minItems` items; null where the schema allows it; `$ref`s into `$defs` /
- * `definitions` are followed. Post-call analysis and evaluation judging may replace this module with
- * rules of their own: keep its one export's shape.
+ * `definitions` are followed.
  */
 export type AnswerStructured = (request: ChatCompletionRequest) => unknown;
 
 type Schema = Record<string, unknown>;
 
-const FROM_CONVERSATION =
-  /(summary|notes?|description|reason|text|content|message|answer|quote|transcript|comment|explanation|feedback|rationale)/i;
+/** Thrown by an AnswerStructured: `error` → HTTP 500; `invalid` → a 200 whose content is not JSON. */
+export class StructuredFault extends Error {
+  constructor(readonly fault: 'error' | 'invalid') {
+    super(`structured output fault: ${fault}`);
+    this.name = 'StructuredFault';
+  }
+}
+
+/** The content of an `invalid` answer. */
+export const INVALID_STRUCTURED_CONTENT = 'Sure! Here is the analysis you asked for: {summary: ';
 
 export const answerStructured: AnswerStructured = (request) => {
   const format = request.response_format;
   const schema = format?.type === 'json_schema' ? (format.json_schema.schema ?? {}) : {};
+  const name = format?.type === 'json_schema' ? format.json_schema.name : '';
+  const userText = request.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => textOf(m.content))
+    .join('\n');
+  if (name === 'call_analysis') return analyseCall(userText, schema);
+  if (name === 'evaluation_judgement') return judge(userText);
   const said = request.messages
     .filter((m) => m.role === 'user')
     .map((m) => textOf(m.content).trim())
@@ -26,6 +66,152 @@ export const answerStructured: AnswerStructured = (request) => {
     .join(' ');
   return valueFor(schema, '', { root: schema, said, depth: 0 });
 };
+
+// ── Post-call analysis ───────────────────────────────────────────────────────────────────────────
+
+interface Line {
+  role: 'caller' | 'agent';
+  text: string;
+}
+
+function transcriptLines(text: string): Line[] {
+  const lines: Line[] = [];
+  for (const raw of text.split('\n')) {
+    const match = /^(Caller|Agent): (.*)$/.exec(raw);
+    if (match) lines.push({ role: match[1] === 'Caller' ? 'caller' : 'agent', text: match[2].trim() });
+  }
+  return lines;
+}
+
+const AGREES =
+  /\b(yes|yeah|yep|sure|okay|ok|sounds good|that works|book (?:it|me|that)|i'?ll take|let'?s do|deal|agreed)\b/i;
+const POSITIVE = /\b(thanks|thank you|great|perfect|wonderful|excellent|helpful|happy|love|awesome)\b/gi;
+const NEGATIVE =
+  /\b(angry|upset|terrible|awful|unhappy|disappointed|frustrated|rude|useless|waste|complain\w*)\b/gi;
+const NEGATION = /\b(no|not|don'?t|haven'?t|hasn'?t|isn'?t|won'?t|never)\b/i;
+const AMOUNT = /\$?\s?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m|million|thousand)?\b/i;
+
+const flat = (text: string) =>
+  ` ${text
+    .toLowerCase()
+    .replace(/[^a-z0-9$.,']+/g, ' ')
+    .trim()} `;
+const quote = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text);
+
+function amount(text: string): number | null {
+  const match = AMOUNT.exec(text);
+  if (!match) return null;
+  const value = Number(match[1].replace(/,/g, ''));
+  const unit = (match[2] ?? '').toLowerCase();
+  const factor =
+    unit === 'k' || unit === 'thousand' ? 1_000 : unit === 'm' || unit === 'million' ? 1_000_000 : 1;
+  return Number.isFinite(value) ? value * factor : null;
+}
+
+function customValue(field: string, property: Schema, callerLines: string[]): unknown {
+  const types = Array.isArray(property.type) ? (property.type as string[]) : [String(property.type)];
+  const values = Array.isArray(property.enum)
+    ? property.enum.filter((v): v is string => typeof v === 'string')
+    : [];
+  if (values.length > 0) {
+    for (const line of callerLines) {
+      const found = values.find((v) => flat(line).includes(` ${v.toLowerCase().replace(/_/g, ' ')} `));
+      if (found) return found;
+    }
+    return null;
+  }
+  const named = field.replace(/_/g, ' ');
+  const line = callerLines.find((l) => flat(l).includes(` ${named} `));
+  if (!line) return null;
+  const after = line.slice(line.toLowerCase().indexOf(named.split(' ')[0]) + named.length);
+  if (types.includes('number') || types.includes('integer')) return amount(after);
+  if (types.includes('boolean')) return !NEGATION.test(line);
+  const said = /^\W*(?:is|are|was|:)\s+([^.!?]+)/i.exec(after);
+  return said ? said[1].trim() : null;
+}
+
+function analyseCall(userText: string, schema: Schema): unknown {
+  const lower = userText.toLowerCase();
+  if (lower.includes('simulate an analysis error')) throw new StructuredFault('error');
+  if (lower.includes('simulate invalid analysis')) throw new StructuredFault('invalid');
+  const lines = transcriptLines(userText);
+  const caller = lines.filter((l) => l.role === 'caller').map((l) => l.text);
+  const firstAt = lines.findIndex((l) => l.role === 'caller' && l.text.split(/\s+/).length >= 3);
+  const first = firstAt >= 0 ? lines[firstAt] : lines.find((l) => l.role === 'caller');
+  const answer = firstAt >= 0 ? lines.slice(firstAt + 1).find((l) => l.role === 'agent') : undefined;
+  const agreed = caller.find((line) => AGREES.test(line));
+  const summary = [
+    first ? `The caller said: "${quote(first.text)}".` : 'The caller said nothing.',
+    answer ? `The agent answered: "${quote(answer.text)}".` : '',
+    agreed ? `The caller agreed: "${quote(agreed)}".` : 'Nothing was agreed.',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const count = (pattern: RegExp) => caller.reduce((n, line) => n + (line.match(pattern)?.length ?? 0), 0);
+  const positive = count(POSITIVE);
+  const negative = count(NEGATIVE);
+  const customProperties = ((schema.properties as Schema | undefined)?.custom as Schema | undefined)
+    ?.properties as Record<string, Schema> | undefined;
+  return {
+    summary,
+    call_successful: agreed !== undefined,
+    user_sentiment: positive > negative ? 'positive' : negative > positive ? 'negative' : 'neutral',
+    custom: Object.fromEntries(
+      Object.entries(customProperties ?? {}).map(([field, property]) => [
+        field,
+        customValue(field, property, caller),
+      ]),
+    ),
+  };
+}
+
+// ── Evaluation judging ───────────────────────────────────────────────────────────────────────────
+
+const STOP_WORDS = new Set(
+  'a an the and or but of to in on at for with by from is are was be been it its this that these those agent caller they them their he she his her you your we our i me my does do did should must can will would could has have had any some about into as if then than so not no'.split(
+    ' ',
+  ),
+);
+const stem = (word: string) => word.slice(0, 5);
+const contentWords = (text: string) =>
+  [...new Set(text.toLowerCase().match(/[a-z0-9']+/g) ?? [])].filter((w) => !STOP_WORDS.has(w));
+
+function judge(userText: string): unknown {
+  const criteria: string[] = [];
+  const [head, ...rest] = userText.split(/\n\s*\n/);
+  for (const raw of head.split('\n')) {
+    const match = /^\s*\d+\.\s+(.*)$/.exec(raw);
+    if (match) criteria.push(match[1].trim());
+  }
+  const agentLines = transcriptLines(rest.join('\n\n'))
+    .filter((l) => l.role === 'agent')
+    .map((l) => l.text);
+  return {
+    results: criteria.map((criterion) => {
+      if (criterion.toLowerCase().includes('simulate a judge error')) throw new StructuredFault('error');
+      const wanted = contentWords(criterion);
+      let best = { line: '', hits: [] as string[] };
+      for (const line of agentLines) {
+        const said = new Set(contentWords(line).map(stem));
+        const hits = wanted.filter((w) => said.has(stem(w)));
+        if (hits.length > best.hits.length) best = { line, hits };
+      }
+      const passed = wanted.length > 0 && best.hits.length * 2 >= wanted.length;
+      const missing = wanted.filter((w) => !best.hits.includes(w));
+      return {
+        passed,
+        reason: passed
+          ? `The agent said: "${quote(best.line)}".`
+          : `No line of the agent's covers ${missing.map((w) => `"${w}"`).join(', ')}.`,
+      };
+    }),
+  };
+}
+
+// ── Any other schema ─────────────────────────────────────────────────────────────────────────────
+
+const FROM_CONVERSATION =
+  /(summary|notes?|description|reason|text|content|message|answer|quote|transcript|comment|explanation|feedback|rationale)/i;
 
 interface Walk {
   root: Schema;
