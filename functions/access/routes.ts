@@ -118,7 +118,8 @@ export const accessRoutes = {
   invitationPage: defineRoute({
     method: 'GET',
     path: '/i/{invitation_id}',
-    summary:
+    summary: 'Show an invitation page',
+    description:
       'The page an invitation email links to: the invitee signs in (email and password) and the page accepts ' +
       'the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy',
     auth: 'none',

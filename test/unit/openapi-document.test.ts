@@ -113,6 +113,7 @@ describe('every operation', () => {
       if (/\{\w+\}/.test(route.path)) expected.add('404');
       if (WRITES.has(route.method) && route.auth !== 'none') expected.add('409');
       for (const status of Object.keys(route.errors ?? {})) expected.add(status);
+      if (route.body || route.rawBody) expected.add('415');
       expect(statuses.filter((s) => /^[45]/.test(s)).sort()).toEqual([...expected].sort());
       for (const status of expected) {
         expect(operation.responses[status].content?.['application/json']).toBeDefined();

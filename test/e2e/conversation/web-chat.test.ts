@@ -36,7 +36,7 @@ test('a member chats with an agent: the greeting, replies streamed, the session 
   expect(greeting.reply).toBe('Hi, this is Ava.');
   expect((await chat.say('When are the open homes?')).reply).toBe('Open homes are on Saturdays at 10am.');
   await chat.say('Goodbye!');
-  expect(chat.frames.find((f) => f.type === 'end')).toBeDefined();
+  await chat.until((frames) => frames.find((f) => f.type === 'end'), 'the end frame');
   await chat.waitClosed();
 
   const call = await waitForCall(

@@ -52,7 +52,30 @@ const offered = (request: ChatCompletionRequest, name: string): boolean =>
 
 const say = (text: string): SimulatedReply => ({ text, toolCalls: [] });
 
+/** What the agent says first when the service gave it the caller's earlier calls (conversation memories). */
+export const RECALL_PREFIX = 'Good to speak with you again. Last time:';
+const MEMORIES = /\n## Earlier calls with this caller[^\n]*\n- ([^\n]+)/;
+
+/**
+ * The reply to the request (rules a–h below). On the caller's first line, when the system prompt lists
+ * their earlier calls (the service's `## Earlier calls with this caller` section), the agent first recalls
+ * the latest: "Good to speak with you again. Last time: <its summary>".
+ */
 export function simulateReply(request: ChatCompletionRequest): SimulatedReply {
+  const reply = simulateBaseReply(request);
+  const users = request.messages.filter((m) => m.role === 'user').length;
+  if (users !== 1 || reply.fault || request.messages.at(-1)?.role === 'tool') return reply;
+  const system = request.messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n');
+  const memory = MEMORIES.exec(system)?.[1]?.trim();
+  if (!memory) return reply;
+  const recall = `${RECALL_PREFIX} ${memory.replace(/[.!?]*$/, '')}.`;
+  return { ...reply, text: reply.text ? `${recall} ${reply.text}` : recall };
+}
+
+function simulateBaseReply(request: ChatCompletionRequest): SimulatedReply {
   const messages = request.messages;
   // The agent's own prompt: the service adds its instructions after it, each section under `## `.
   const system = messages
