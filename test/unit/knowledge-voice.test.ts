@@ -1,4 +1,8 @@
-import { asksAboutListing, NOTHING_FOUND_REPLY, replyFromKnowledge } from '../../lib/local/simulators/llm/wording.js';
+import {
+  asksAboutListing,
+  NOTHING_FOUND_REPLY,
+  replyFromKnowledge,
+} from '../../lib/local/simulators/llm/wording.js';
 
 /** The simulated agent's use of the knowledge tool: which lines it looks up, and what it says. */
 
