@@ -262,6 +262,8 @@ export class VoiceAgentStack extends Stack {
       apiUrl,
       authDomain: `${authDomainPrefix}.auth.${this.region}.amazoncognito.com`,
       issuer: jwtIssuer,
+      // The test chat opens the voice relay from the page (CSP connect-src, config.json relay_url).
+      relayUrl: this.voiceRelay.url,
     });
     this.userPoolClient = this.userPool.addClient('DashboardClient', {
       generateSecret: false,
