@@ -131,19 +131,20 @@ const language = () =>
   z
     .string()
     .regex(/^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/, 'a BCP 47 language tag, e.g. en-AU')
-    .meta({ example: 'en-AU' });
+    .meta({ examples: ['en-AU'] });
 const voice = () =>
   z
     .string()
     .trim()
     .min(1)
     .max(200)
-    .regex(/^[\w.:-]+$/, 'a voice id');
+    .regex(/^[\w.:-]+$/, 'a voice id')
+    .meta({ examples: ['UgBBYS2sOqTuMpoF3BR0'] });
 const transferPhoneNumber = () =>
   z
     .string()
     .regex(/^\+[1-9]\d{6,14}$/, 'an E.164 phone number, e.g. +61291234567')
-    .meta({ example: '+61291234567' });
+    .meta({ examples: ['+61291234567'] });
 
 /** One value post-call analysis extracts from each call (docs/api.md "AnalysisField"). */
 export const AnalysisFieldInput = schemaOnFirstUse(() =>
@@ -194,8 +195,26 @@ const analysisFields = () =>
     .max(MAX_ANALYSIS_FIELDS)
     .refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, {
       message: 'each analysis field name may appear once',
+    })
+    .meta({
+      examples: [
+        [
+          { name: 'budget', type: 'number', description: 'The budget the caller named, in dollars' },
+          {
+            name: 'buyer_stage',
+            type: 'enum',
+            description: 'How far along the caller is',
+            enum_values: ['browsing', 'ready_to_buy'],
+          },
+        ],
+      ],
     });
-const successCriteria = () => z.string().trim().max(2_000);
+const successCriteria = () =>
+  z
+    .string()
+    .trim()
+    .max(2_000)
+    .meta({ examples: ['The caller booked an inspection or asked for a follow-up call'] });
 
 export const CreateAgentBody = schemaOnFirstUse(() =>
   z.strictObject({
@@ -280,22 +299,45 @@ export const AgentResponse = schemaOnFirstUse(() =>
     post_call_actions: z.array(PostCallActionResponse),
     knowledge_base_ids: z.array(z.string()),
     /** BCP 47: the language the agent hears and speaks. */
-    language: z.string(),
+    language: z.string().meta({ examples: ['en-AU'] }),
     /** The text-to-speech voice id; null: the provider's default. */
-    voice: z.string().nullable(),
+    voice: z
+      .string()
+      .nullable()
+      .meta({ examples: ['UgBBYS2sOqTuMpoF3BR0'] }),
     /** Where the agent's `transfer_call` tool hands the caller; null: it cannot transfer. */
-    transfer_phone_number: z.string().nullable(),
+    transfer_phone_number: z
+      .string()
+      .nullable()
+      .meta({ examples: ['+61291234567'] }),
     /** What post-call analysis extracts from each call (the call's `analysis.custom`). */
-    analysis_fields: z.array(
-      z.object({
-        name: z.string(),
-        type: z.enum(ANALYSIS_FIELD_TYPES),
-        description: z.string(),
-        enum_values: z.array(z.string()).optional(),
+    analysis_fields: z
+      .array(
+        z.object({
+          name: z.string(),
+          type: z.enum(ANALYSIS_FIELD_TYPES),
+          description: z.string(),
+          enum_values: z.array(z.string()).optional(),
+        }),
+      )
+      .meta({
+        examples: [
+          [
+            { name: 'budget', type: 'number', description: 'The budget the caller named, in dollars' },
+            {
+              name: 'buyer_stage',
+              type: 'enum',
+              description: 'How far along the caller is',
+              enum_values: ['browsing', 'ready_to_buy'],
+            },
+          ],
+        ],
       }),
-    ),
     /** What makes a call successful; null: the agent's goal (its prompt). */
-    success_criteria: z.string().nullable(),
+    success_criteria: z
+      .string()
+      .nullable()
+      .meta({ examples: ['The caller booked an inspection or asked for a follow-up call'] }),
     created_by: z.string(),
     created_at: z.string(),
     updated_at: z.string().nullable(),

@@ -46,7 +46,9 @@ export async function createAgent(
     token: tenant.owner.token,
     body: {
       name: 'Riley',
-      prompt: 'You are a friendly real-estate agent.',
+      // The agent quotes the call's listing when asked (the model simulator reads the price from its prompt).
+      prompt:
+        'You are a friendly real-estate agent calling about the home at {{listing_address}}, listed at {{listing_price}}.',
       greeting: 'Hi {{name}}!',
       post_call_actions: postCallActions,
       ...extra,
