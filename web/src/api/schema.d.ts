@@ -8,7 +8,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Health of the table, queues and bucket */
+    /**
+     * Check health
+     * @description Health of the table, queues and bucket
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['health'];
     put?: never;
     post?: never;
@@ -25,7 +30,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** OpenAPI 3.1 description of every route */
+    /**
+     * Get the OpenAPI document
+     * @description OpenAPI 3.1 description of every route
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['openApi'];
     put?: never;
     post?: never;
@@ -42,7 +52,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Interactive API reference (Redoc) of the OpenAPI document */
+    /**
+     * API reference page
+     * @description Interactive API reference (Redoc) of the OpenAPI document
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['docs'];
     put?: never;
     post?: never;
@@ -59,7 +74,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The API reference's script (Redoc's standalone bundle); `v` is its version, cached for a year */
+    /**
+     * API reference page's script
+     * @description The API reference's script (Redoc's standalone bundle); `v` is its version, cached for a year
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['docsViewer'];
     put?: never;
     post?: never;
@@ -76,7 +96,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's user id and email */
+    /**
+     * Verify a credential
+     * @description The caller's user id and email
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['verifyAuth'];
     put?: never;
     post?: never;
@@ -93,14 +118,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's profile and organisations */
+    /**
+     * Get your profile
+     * @description The caller's profile and organisations
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['getMe'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Change your name */
+    /**
+     * Update your profile
+     * @description Change your name
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     patch: operations['updateMe'];
     trace?: never;
   };
@@ -111,10 +146,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Your organisations */
+    /**
+     * List organisations
+     * @description Your organisations
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listOrganisations'];
     put?: never;
-    /** Create an organisation: you become its owner; a Default workspace; the Free plan with 500 credits */
+    /**
+     * Create an organisation
+     * @description Create an organisation: you become its owner; a Default workspace; the Free plan with 500 credits
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['createOrganisation'];
     delete?: never;
     options?: never;
@@ -129,14 +174,24 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An organisation (members) */
+    /**
+     * Get an organisation
+     * @description An organisation (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['getOrganisation'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Rename an organisation (owner, admin) */
+    /**
+     * Update an organisation
+     * @description Rename an organisation (owner, admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     patch: operations['updateOrganisation'];
     trace?: never;
   };
@@ -147,7 +202,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members and pending invitations (members) */
+    /**
+     * List an organisation's members
+     * @description Members and pending invitations (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listOrganisationMembers'];
     put?: never;
     post?: never;
@@ -166,7 +226,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Invite an address as regular or admin (owner, admin); 200 when it was already pending (resent) */
+    /**
+     * Create an invitation
+     * @description Invite an address as regular or admin (owner, admin); 200 when it was already pending (resent)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['createInvitation'];
     delete?: never;
     options?: never;
@@ -183,7 +248,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a pending invitation again (owner, admin) */
+    /**
+     * Resend an invitation
+     * @description Send a pending invitation again (owner, admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['resendInvitation'];
     delete?: never;
     options?: never;
@@ -200,8 +270,35 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Accept an invitation addressed to your email */
+    /**
+     * Accept an invitation
+     * @description Accept an invitation addressed to your email
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['acceptInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/i/{invitation_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Show an invitation page
+     * @description The page an invitation email links to: the invitee signs in (email and password) and the page accepts the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy
+     *
+     *     **Auth:** None (public).
+     */
+    get: operations['invitationPage'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -215,7 +312,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending invitations addressed to your email */
+    /**
+     * List your invitations
+     * @description Pending invitations addressed to your email
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listMyInvitations'];
     put?: never;
     post?: never;
@@ -235,11 +337,21 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Remove a member, or withdraw a pending one by invitation id (owner, admin) */
+    /**
+     * Remove an organisation member
+     * @description Remove a member, or withdraw a pending one by invitation id (owner, admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     delete: operations['removeOrganisationMember'];
     options?: never;
     head?: never;
-    /** Change a member's role to regular or admin (owner, admin) */
+    /**
+     * Change an organisation member's role
+     * @description Change a member's role to regular or admin (owner, admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     patch: operations['updateOrganisationMember'];
     trace?: never;
   };
@@ -250,10 +362,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Workspaces you have a role in (members) */
+    /**
+     * List workspaces
+     * @description Workspaces you have a role in (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listWorkspaces'];
     put?: never;
-    /** Create a workspace (owner, admin) */
+    /**
+     * Create a workspace
+     * @description Create a workspace (owner, admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['createWorkspace'];
     delete?: never;
     options?: never;
@@ -268,15 +390,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A workspace and its settings (workspace members, or an API key with workspace:read) */
+    /**
+     * Get a workspace
+     * @description A workspace and its settings (workspace members, or an API key with workspace:read)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `workspace:read`.
+     */
     get: operations['getWorkspace'];
     put?: never;
     post?: never;
-    /** Delete a workspace (workspace admin) */
+    /**
+     * Delete a workspace
+     * @description Delete a workspace (workspace admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     delete: operations['deleteWorkspace'];
     options?: never;
     head?: never;
-    /** Change workspace settings (workspace admin) */
+    /**
+     * Update a workspace
+     * @description Change workspace settings (workspace admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     patch: operations['updateWorkspace'];
     trace?: never;
   };
@@ -287,7 +424,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members with their effective roles (workspace members) */
+    /**
+     * List a workspace's members
+     * @description Members with their effective roles (workspace members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listWorkspaceMembers'];
     put?: never;
     post?: never;
@@ -305,10 +447,20 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Set an organisation member's workspace role (workspace admin) */
+    /**
+     * Add or change a workspace member
+     * @description Set an organisation member's workspace role (workspace admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     put: operations['putWorkspaceMember'];
     post?: never;
-    /** Remove a user's workspace role (workspace admin) */
+    /**
+     * Remove a workspace member
+     * @description Remove a user's workspace role (workspace admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     delete: operations['removeWorkspaceMember'];
     options?: never;
     head?: never;
@@ -322,10 +474,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace's API keys, never their secrets (members) */
+    /**
+     * List API keys
+     * @description The workspace's API keys, never their secrets (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listApiKeys'];
     put?: never;
-    /** Create an API key; the whole key is in this response only (members, plan permitting) */
+    /**
+     * Create an API key
+     * @description Create an API key; the whole key is in this response only (members, plan permitting)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['createApiKey'];
     delete?: never;
     options?: never;
@@ -343,7 +505,12 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Revoke an API key: 401 from now on (members) */
+    /**
+     * Revoke an API key
+     * @description Revoke an API key: 401 from now on (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     delete: operations['revokeApiKey'];
     options?: never;
     head?: never;
@@ -359,7 +526,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A new secret for an API key, shown once; the old one stops working (members) */
+    /**
+     * Rotate an API key
+     * @description A new secret for an API key, shown once; the old one stops working (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['rotateApiKey'];
     delete?: never;
     options?: never;
@@ -374,10 +546,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace's agents (viewer) */
+    /**
+     * List agents
+     * @description The workspace's agents (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:read`.
+     */
     get: operations['listAgents'];
     put?: never;
-    /** Create an agent: prompt, greeting, runtime settings, post-call actions (member) */
+    /**
+     * Create an agent
+     * @description Create an agent: prompt, greeting, runtime settings, post-call actions (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
     post: operations['createAgent'];
     delete?: never;
     options?: never;
@@ -392,15 +574,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An agent (viewer) */
+    /**
+     * Get an agent
+     * @description An agent (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:read`.
+     */
     get: operations['getAgent'];
     put?: never;
     post?: never;
-    /** Delete an agent; its number stays in the workspace, disconnected (member) */
+    /**
+     * Delete an agent
+     * @description Delete an agent; its number stays in the workspace, disconnected (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
     delete: operations['deleteAgent'];
     options?: never;
     head?: never;
-    /** Change an agent; settings merge, post-call actions are replaced (member) */
+    /**
+     * Update an agent
+     * @description Change an agent; settings merge, post-call actions are replaced (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
     patch: operations['updateAgent'];
     trace?: never;
   };
@@ -413,7 +610,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start an outbound call: member, or API key with scope start_call; Idempotency-Key supported */
+    /**
+     * Start a call
+     * @description Start an outbound call: member, or API key with scope start_call; Idempotency-Key supported
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `start_call`.
+     */
     post: operations['startCall'];
     delete?: never;
     options?: never;
@@ -428,10 +630,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace's phone numbers (viewer) */
+    /**
+     * List phone numbers
+     * @description The workspace's phone numbers (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:read`.
+     */
     get: operations['listPhoneNumbers'];
     put?: never;
-    /** Buy a number: {country:"AU", area_code?} or {phone_number} (organisation owner/admin, active paid subscription) */
+    /**
+     * Buy a phone number
+     * @description Buy a number: {country:"AU", area_code?} or {phone_number} (organisation owner/admin, active paid subscription)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace.
+     */
     post: operations['buyPhoneNumber'];
     delete?: never;
     options?: never;
@@ -449,11 +661,21 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Release a number at the provider (organisation owner/admin) */
+    /**
+     * Release a phone number
+     * @description Release a number at the provider (organisation owner/admin)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace.
+     */
     delete: operations['releasePhoneNumber'];
     options?: never;
     head?: never;
-    /** Connect the number to an agent ({agent_id}) or disconnect it ({agent_id: null}) (member) */
+    /**
+     * Update a phone number
+     * @description Connect the number to an agent ({agent_id}) or disconnect it ({agent_id: null}) (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
     patch: operations['updatePhoneNumber'];
     trace?: never;
   };
@@ -464,7 +686,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The call log, newest first; filters status, agent_id, direction, from, to (viewer) */
+    /**
+     * List calls
+     * @description The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s calls), from, to (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
+     */
     get: operations['listCalls'];
     put?: never;
     post?: never;
@@ -481,7 +708,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A call: status history, transcript, duration, credits, recording (viewer) */
+    /**
+     * Get a call
+     * @description A call: status history, transcript, duration, credits, recording (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
+     */
     get: operations['getCall'];
     put?: never;
     post?: never;
@@ -500,7 +732,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** End a call that has not ended (member) */
+    /**
+     * Hang up a call
+     * @description End a call that has not ended (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `start_call`.
+     */
     post: operations['hangupCall'];
     delete?: never;
     options?: never;
@@ -515,7 +752,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Redirect (302) to a short-lived signed URL of the recording (viewer) */
+    /**
+     * Get a call recording
+     * @description Redirect (302) to a short-lived signed URL of the recording (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
+     */
     get: operations['getCallRecording'];
     put?: never;
     post?: never;
@@ -532,10 +774,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace’s contacts, newest first, or those matching q (a prefix of a name, email or phone number), 50 a page; filters contactability, source, tag. A filtered page may be short, even empty, with a next_cursor: the list has ended only when next_cursor is null (viewer) */
+    /**
+     * List contacts
+     * @description The workspace’s contacts, newest first, or those matching q (a prefix of a name, email or phone number), 50 a page; filters contactability, source, tag. A filtered page may be short, even empty, with a next_cursor: the list has ended only when next_cursor is null (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:read`.
+     */
     get: operations['listContacts'];
     put?: never;
-    /** Create a contact (member; free). A phone number in national form is read in the workspace’s country; 409 {error, contact_id} when another contact has the phone number or email */
+    /**
+     * Create a contact
+     * @description Create a contact (member; free). A phone number in national form is read in the workspace’s country; 409 {error, contact_id} when another contact has the phone number or email
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     post: operations['createContact'];
     delete?: never;
     options?: never;
@@ -550,15 +802,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A contact (viewer) */
+    /**
+     * Get a contact
+     * @description A contact (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:read`.
+     */
     get: operations['getContact'];
     put?: never;
     post?: never;
-    /** Delete a contact and its notes (member) */
+    /**
+     * Delete a contact
+     * @description Delete a contact and its notes (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     delete: operations['deleteContact'];
     options?: never;
     head?: never;
-    /** Change a contact: null removes phone, email or timezone (one of phone and email stays); tags are replaced, attributes merged (null removes a key); 409 {error, contact_id} when the phone or email is another contact’s (member) */
+    /**
+     * Update a contact
+     * @description Change a contact: null removes phone, email or timezone (one of phone and email stays); tags are replaced, attributes merged (null removes a key); 409 {error, contact_id} when the phone or email is another contact’s (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     patch: operations['updateContact'];
     trace?: never;
   };
@@ -569,10 +836,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A contact’s notes, newest first (viewer) */
+    /**
+     * List a contact's notes
+     * @description A contact’s notes, newest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:read`.
+     */
     get: operations['listContactNotes'];
     put?: never;
-    /** Add a note to a contact: text of 1–500 characters, channel (default direct) (member) */
+    /**
+     * Create a contact note
+     * @description Add a note to a contact: text of 1–500 characters, channel (default direct) (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     post: operations['createContactNote'];
     delete?: never;
     options?: never;
@@ -590,11 +867,21 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a note (member) */
+    /**
+     * Delete a contact note
+     * @description Delete a note (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     delete: operations['deleteContactNote'];
     options?: never;
     head?: never;
-    /** Change a note’s text or channel (member) */
+    /**
+     * Update a contact note
+     * @description Change a note’s text or channel (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     patch: operations['updateContactNote'];
     trace?: never;
   };
@@ -605,10 +892,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace’s contact imports, newest first (viewer) */
+    /**
+     * List contact imports
+     * @description The workspace’s contact imports, newest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:read`.
+     */
     get: operations['listContactImports'];
     put?: never;
-    /** Import contacts from a CSV or vCard (3.0/4.0) file (member). JSON {format, file_name?}: a pending job and upload_url, a presigned PUT for a file up to 50 MB; PUT the file there, then POST …/imports/{job_id}/start. Or send the file itself (at most 5 MB, else 413) as the body with Content-Type text/csv or text/vcard (?file_name= optional): the job starts at once. Rows merge with existing contacts by phone, then email (empty fields filled, nothing overwritten); see docs/data-model.md, contact imports */
+    /**
+     * Create a contact import
+     * @description Import contacts from a CSV or vCard (3.0/4.0) file (member). JSON {format, file_name?}: a pending job and upload_url, a presigned PUT for a file up to 50 MB; PUT the file there, then POST …/imports/{job_id}/start. Or send the file itself (at most 5 MB, else 413) as the body with Content-Type text/csv or text/vcard (?file_name= optional): the job starts at once. Rows merge with existing contacts by phone, then email (empty fields filled, nothing overwritten); see docs/data-model.md, contact imports
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     post: operations['createContactImport'];
     delete?: never;
     options?: never;
@@ -623,7 +920,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An import: status (pending, processing, completed, failed), progress {done, total} (rows), counts {total, created, merged, rejected} (created + merged + rejected = total when completed) and the first 100 rejected rows (viewer) */
+    /**
+     * Get a contact import
+     * @description An import: status (pending, processing, completed, failed), progress {done, total} (rows), counts {total, created, merged, rejected} (created + merged + rejected = total when completed), the first 100 rejected rows and the first 100 rows imported with a warning (an invalid phone or email dropped beside a valid other one) (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:read`.
+     */
     get: operations['getContactImport'];
     put?: never;
     post?: never;
@@ -642,7 +944,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a pending import once its file is uploaded to upload_url: 409 when it is not there yet, 413 (and the job failed) over 50 MB; an import started already is answered as it is (member) */
+    /**
+     * Start a contact import
+     * @description Start a pending import once its file is uploaded to upload_url: 409 when it is not there yet, 413 (and the job failed) over 50 MB; an import started already is answered as it is (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
+     */
     post: operations['startContactImport'];
     delete?: never;
     options?: never;
@@ -657,7 +964,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organisation’s do-not-call numbers, by number (any member; users only: API keys are refused) */
+    /**
+     * List the do-not-call list
+     * @description The organisation’s do-not-call numbers, by number (any member; users only: API keys are refused)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listSuppressionList'];
     put?: never;
     post?: never;
@@ -675,10 +987,20 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Add a number to the do-not-call list, or change its reason: {phone} is E.164, URL-encoded (%2B61…) or with a literal + (owner, admin) */
+    /**
+     * Add a number to the do-not-call list
+     * @description Add a number to the do-not-call list, or change its reason: {phone} is E.164, URL-encoded (%2B61…) or with a literal + (owner, admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     put: operations['putSuppressionEntry'];
     post?: never;
-    /** Take a number off the do-not-call list (owner, admin) */
+    /**
+     * Remove a number from the do-not-call list
+     * @description Take a number off the do-not-call list (owner, admin)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     delete: operations['deleteSuppressionEntry'];
     options?: never;
     head?: never;
@@ -692,10 +1014,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace’s campaigns, newest first; filter status (viewer) */
+    /**
+     * List campaigns
+     * @description The workspace’s campaigns, newest first; filter status (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:read`.
+     */
     get: operations['listCampaigns'];
     put?: never;
-    /** Create a campaign (member; plan feature batch_outbound, else 402): {name, agent_id, from_phone?, calling_window?, retry?, max_concurrency?} → 201, status draft. 422 when the agent has no number and no from_phone is given, from_phone is not the agent’s, max_concurrency is above the workspace’s concurrent_call_limit, the window ends before it starts or names an unknown timezone, or retry is out of range */
+    /**
+     * Create a campaign
+     * @description Create a campaign (member; plan feature batch_outbound, else 402): {name, agent_id, from_phone?, calling_window?, retry?, max_concurrency?} → 201, status draft. 422 when the agent has no number and no from_phone is given, from_phone is not the agent’s, max_concurrency is above the workspace’s concurrent_call_limit, the window ends before it starts or names an unknown timezone, or retry is out of range
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:write`.
+     */
     post: operations['createCampaign'];
     delete?: never;
     options?: never;
@@ -710,15 +1042,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A campaign with its progress (viewer) */
+    /**
+     * Get a campaign
+     * @description A campaign with its progress (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:read`.
+     */
     get: operations['getCampaign'];
     put?: never;
     post?: never;
-    /** Delete a campaign and its batch contacts; 409 while it runs or has calls under way (member) */
+    /**
+     * Delete a campaign
+     * @description Delete a campaign and its batch contacts; 409 while it runs or has calls under way (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:write`.
+     */
     delete: operations['deleteCampaign'];
     options?: never;
     head?: never;
-    /** Start, pause, resume or cancel a campaign ({status: running|paused|cancelled}) and/or change its name, calling_window, retry or max_concurrency (member). 409 for a completed or cancelled campaign, a transition that does not exist, or starting one with no contacts to call */
+    /**
+     * Update a campaign
+     * @description Start, pause, resume or cancel a campaign ({status: running|paused|cancelled}) and/or change its name, calling_window, retry or max_concurrency (member). 409 for a completed or cancelled campaign, a transition that does not exist, or starting one with no contacts to call. A new calling_window (or a resume) re-plans the contacts the old window deferred; next_dial_at / next_dial_reason say when the next call is placed
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:write`.
+     */
     patch: operations['updateCampaign'];
     trace?: never;
   };
@@ -731,7 +1078,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Add batch contacts from a CSV (member; batch_outbound): a phone column (or contact_id) and any parameter columns. The CSV as a text/csv body (at most 5 MB) starts at once; JSON {format: csv, file_name?} gives a pending job and upload_url (PUT the file, then POST …/uploads/{job_id}/start). 202 with the import job: created = batch contacts added (do-not-call ones as skipped_dnc), merged = rows repeating a number already in the campaign, rejected = invalid numbers or rows missing a {{parameter}} of the agent’s prompt (row, reason) */
+    /**
+     * Create a campaign upload
+     * @description Add batch contacts from a CSV (member; batch_outbound): a phone column (or contact_id) and any parameter columns. The CSV as a text/csv body (at most 5 MB) starts at once; JSON {format: csv, file_name?} gives a pending job and upload_url (PUT the file, then POST …/uploads/{job_id}/start). 202 with the import job: created = batch contacts added (do-not-call ones as skipped_dnc), merged = rows repeating a number already in the campaign, rejected = invalid numbers (row, reason). A row lacking a {{parameter}} of the agent’s prompt is taken with the parameter empty (as start-call fills it) and listed in the job’s and the campaign’s warnings
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:write`.
+     */
     post: operations['createCampaignUpload'];
     delete?: never;
     options?: never;
@@ -748,7 +1100,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a pending upload once its file is at upload_url (member): 409 when it is not there yet, 413 over 50 MB */
+    /**
+     * Start a campaign upload
+     * @description Start a pending upload once its file is at upload_url (member): 409 when it is not there yet, 413 over 50 MB
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:write`.
+     */
     post: operations['startCampaignUpload'];
     delete?: never;
     options?: never;
@@ -763,7 +1120,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The campaign’s batch contacts in upload order, or those in one state (filter state; then by next_attempt_at) (viewer) */
+    /**
+     * List a campaign's contacts
+     * @description The campaign’s batch contacts in upload order, or those in one state (filter state; then by next_attempt_at) (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:read`.
+     */
     get: operations['listCampaignContacts'];
     put?: never;
     post?: never;
@@ -780,7 +1142,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The campaign’s upload jobs (newest first) and its run job (from its start: progress = share of contacts done; counts.created = completed, merged = skipped, rejected = failed) (viewer) */
+    /**
+     * List a campaign's upload jobs
+     * @description The campaign’s upload jobs (newest first) and its run job (from its start: progress = share of contacts done; counts.created = completed, merged = skipped, rejected = failed) (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:read`.
+     */
     get: operations['listCampaignJobs'];
     put?: never;
     post?: never;
@@ -797,7 +1164,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One of the campaign’s jobs; an upload with its first 100 rejected rows (viewer) */
+    /**
+     * Get a campaign upload job
+     * @description One of the campaign’s jobs; an upload with its first 100 rejected rows and its warnings (parameters rows lacked) (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:read`.
+     */
     get: operations['getCampaignJob'];
     put?: never;
     post?: never;
@@ -814,7 +1186,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Counts of the campaign’s batch contacts by state and the credits its calls used: {total, pending, calling, completed, failed, skipped, retry_scheduled, cancelled, credits_used} (viewer) */
+    /**
+     * Get a campaign's progress
+     * @description Counts of the campaign’s batch contacts by state and the credits its calls used: {total, pending, calling, completed, failed, skipped, retry_scheduled, cancelled, credits_used} (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `campaigns:read`.
+     */
     get: operations['getCampaignProgress'];
     put?: never;
     post?: never;
@@ -833,7 +1210,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send an SMS (member): {to_phone, body (1–1,600 characters), from_phone? (one of the workspace’s numbers; default its first)}. Charged 5 credits a segment (GSM-7 160 / 153 a part, UCS-2 70 / 67), 402 when short; 409 `Contact has unsubscribed` for an unsubscribed contact or a suppressed number. A number with no contact becomes one (source manual). While billing is past due the message is held (status queued, held true) and sent when billing recovers. A provider error or timeout: status failed with failure_reason, and its charge refunded */
+    /**
+     * Send an SMS
+     * @description Send an SMS (member): {to_phone, body (1–1,600 characters), from_phone? (one of the workspace’s numbers; default its first)}. Charged 5 credits a segment (GSM-7 160 / 153 a part, UCS-2 70 / 67), 402 when short; 409 `Contact has unsubscribed` for an unsubscribed contact or a suppressed number. A number with no contact becomes one (source manual). While billing is past due the message is held (status queued, held true) and sent when billing recovers. A provider error or timeout: status failed with failure_reason, and its charge refunded
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:write`.
+     */
     post: operations['sendSms'];
     delete?: never;
     options?: never;
@@ -848,7 +1230,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One SMS, either direction, with its delivery status (viewer) */
+    /**
+     * Get an SMS
+     * @description One SMS, either direction, with its delivery status (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:read`.
+     */
     get: operations['getSms'];
     put?: never;
     post?: never;
@@ -865,10 +1252,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace’s SMS campaigns, newest first (viewer) */
+    /**
+     * List SMS campaigns
+     * @description The workspace’s SMS campaigns, newest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:read`.
+     */
     get: operations['listSmsCampaigns'];
     put?: never;
-    /** Create an SMS campaign, status draft (member): {name, body, from_phone?, audience: exactly one of contact_ids, tag, all: true (every contactable contact)}. Placeholders {{first_name}}, {{last_name}}, {{name}}, {{phone}}, {{email}} and the contact’s attribute keys; one with no value renders empty */
+    /**
+     * Create an SMS campaign
+     * @description Create an SMS campaign, status draft (member): {name, body, from_phone?, audience: exactly one of contact_ids, tag, all: true (every contactable contact)}. Placeholders {{first_name}}, {{last_name}}, {{name}}, {{phone}}, {{email}} and the contact’s attribute keys; one with no value renders empty
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:write`.
+     */
     post: operations['createSmsCampaign'];
     delete?: never;
     options?: never;
@@ -883,7 +1280,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Compare 2 to 5 SMS campaigns (?ids=a,b; 422 otherwise), in the order asked: counts and delivery, reply and opt-out rates (each over sent) (viewer) */
+    /**
+     * Compare SMS campaigns
+     * @description Compare 2 to 5 SMS campaigns (?ids=a,b; 422 otherwise), in the order asked: counts and delivery, reply and opt-out rates (each over sent) (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:read`.
+     */
     get: operations['compareSmsCampaigns'];
     put?: never;
     post?: never;
@@ -900,15 +1302,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An SMS campaign with its counts {recipients, sent, delivered, failed, skipped, replies, opt_outs, credits} and progress {done, total} (viewer) */
+    /**
+     * Get an SMS campaign
+     * @description An SMS campaign with its counts {recipients, sent, delivered, failed, skipped, replies, opt_outs, credits} and progress {done, total} (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:read`.
+     */
     get: operations['getSmsCampaign'];
     put?: never;
     post?: never;
-    /** Delete an SMS campaign that is not sending (409 while it is: cancel it first) (member) */
+    /**
+     * Delete an SMS campaign
+     * @description Delete an SMS campaign that is not sending (409 while it is: cancel it first) (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:write`.
+     */
     delete: operations['deleteSmsCampaign'];
     options?: never;
     head?: never;
-    /** Change a draft (name, body, from_phone, audience); {status: sending} sends it in the background (202); {status: cancelled} stops a draft or a sending campaign; anything else 409 (member) */
+    /**
+     * Update an SMS campaign
+     * @description Change a draft (name, body, from_phone, audience); {status: sending} sends it in the background (202); {status: cancelled} stops a draft or a sending campaign; anything else 409 (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:write`.
+     */
     patch: operations['updateSmsCampaign'];
     trace?: never;
   };
@@ -919,7 +1336,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** SMS threads, one per contact, newest activity first, with unread counts (viewer) */
+    /**
+     * List the SMS inbox
+     * @description SMS threads, one per contact, newest activity first, with unread counts (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:read`.
+     */
     get: operations['listSmsInbox'];
     put?: never;
     post?: never;
@@ -936,10 +1358,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A contact’s SMS thread, both directions, newest first; reading it marks it read (unread 0) (viewer) */
+    /**
+     * Get an SMS thread
+     * @description A contact’s SMS thread, both directions, newest first; reading it marks it read (unread 0) (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:read`.
+     */
     get: operations['getSmsThread'];
     put?: never;
-    /** Reply in a contact’s thread: {body}; sent and charged like a direct SMS (member) */
+    /**
+     * Reply in an SMS thread
+     * @description Reply in a contact’s thread: {body}; sent and charged like a direct SMS (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `sms:write`.
+     */
     post: operations['replySmsThread'];
     delete?: never;
     options?: never;
@@ -954,10 +1386,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace’s knowledge bases, oldest first (viewer) */
+    /**
+     * List knowledge bases
+     * @description The workspace’s knowledge bases, oldest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:read`.
+     */
     get: operations['listKnowledgeBases'];
     put?: never;
-    /** Create a knowledge base: {name, kind: listings | documents} (member) */
+    /**
+     * Create a knowledge base
+     * @description Create a knowledge base: {name, kind: listings | documents} (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:write`.
+     */
     post: operations['createKnowledgeBase'];
     delete?: never;
     options?: never;
@@ -972,15 +1414,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A knowledge base (viewer) */
+    /**
+     * Get a knowledge base
+     * @description A knowledge base (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:read`.
+     */
     get: operations['getKnowledgeBase'];
     put?: never;
     post?: never;
-    /** Delete a knowledge base with its items (member); 409 while an integration sends its listings there (disconnect and delete the integration first) */
+    /**
+     * Delete a knowledge base
+     * @description Delete a knowledge base with its items (member); 409 while an integration sends its listings there (disconnect and delete the integration first)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:write`.
+     */
     delete: operations['deleteKnowledgeBase'];
     options?: never;
     head?: never;
-    /** Rename a knowledge base: {name} (member) */
+    /**
+     * Update a knowledge base
+     * @description Rename a knowledge base: {name} (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:write`.
+     */
     patch: operations['updateKnowledgeBase'];
     trace?: never;
   };
@@ -991,10 +1448,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A knowledge base’s items, oldest first (viewer) */
+    /**
+     * List a knowledge base's items
+     * @description A knowledge base’s items, oldest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:read`.
+     */
     get: operations['listKnowledgeItems'];
     put?: never;
-    /** Add an item (member). A listings base takes a listing {external_id?, address, suburb?, state?, postcode?, price_text?, status: available | under_offer | sold, bedrooms?, bathrooms?, description?} → 201 (409 when another listing of the base has the external_id). A documents base takes {title, text} or {title, file_name, content_type} (PDF, DOCX, TXT, Markdown) → 202 with the item `processing` and, for a file, upload_url (a presigned PUT, one hour, up to 50 MB). A worker extracts the text, cuts it into passages and indexes them: the item becomes `ready` (searchable) or `failed` with failure_reason */
+    /**
+     * Create a knowledge item
+     * @description Add an item (member). A listings base takes a listing {external_id?, address, suburb?, state?, postcode?, price_text?, status: available | under_offer | sold, bedrooms?, bathrooms?, description?} → 201 (409 when another listing of the base has the external_id). A documents base takes {title, text} or {title, file_name, content_type} (PDF, DOCX, TXT, Markdown) → 202 with the item `processing` and, for a file, upload_url (a presigned PUT, one hour, up to 50 MB). A worker extracts the text, cuts it into passages and indexes them: the item becomes `ready` (searchable) or `failed` with failure_reason
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:write`.
+     */
     post: operations['createKnowledgeItem'];
     delete?: never;
     options?: never;
@@ -1009,15 +1476,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An item (viewer) */
+    /**
+     * Get a knowledge item
+     * @description An item (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:read`.
+     */
     get: operations['getKnowledgeItem'];
     put?: never;
     post?: never;
-    /** Delete an item; it leaves the search index within moments (member) */
+    /**
+     * Delete a knowledge item
+     * @description Delete an item; it leaves the search index within moments (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:write`.
+     */
     delete: operations['deleteKnowledgeItem'];
     options?: never;
     head?: never;
-    /** Change an item (member): a listing’s fields (null removes an optional one; external_id stays), a document’s title */
+    /**
+     * Update a knowledge item
+     * @description Change an item (member): a listing’s fields (null removes an optional one; external_id stays), a document’s title
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:write`.
+     */
     patch: operations['updateKnowledgeItem'];
     trace?: never;
   };
@@ -1028,7 +1510,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Full-text search (BM25, with prefix and fuzzy matching): ?q= (1–1,000 characters, else 422), ?limit= (1–50, default 10) → items ranked best first, each with the passage that matched best (viewer) */
+    /**
+     * Search a knowledge base
+     * @description Full-text search (BM25, with prefix and fuzzy matching): ?q= (1–1,000 characters, else 422), ?limit= (1–50, default 10) → items ranked best first, each with the passage that matched best (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `knowledge:read`.
+     */
     get: operations['searchKnowledgeBase'];
     put?: never;
     post?: never;
@@ -1045,10 +1532,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace’s integrations, oldest first (viewer) */
+    /**
+     * List integrations
+     * @description The workspace’s integrations, oldest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:read`.
+     */
     get: operations['listIntegrations'];
     put?: never;
-    /** Add an integration: {provider: demo_crm | hubspot, name, config} (demo_crm: {account?}; hubspot: {account, listing_object_type?}, its token in the crm secret). It reads nothing until connected (member) */
+    /**
+     * Create an integration
+     * @description Add an integration: {provider: demo_crm | hubspot, name, config} (demo_crm: {account?}; hubspot: {account, listing_object_type?}, its token in the crm secret). It reads nothing until connected (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:write`.
+     */
     post: operations['createIntegration'];
     delete?: never;
     options?: never;
@@ -1063,11 +1560,21 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An integration with its last sync (viewer) */
+    /**
+     * Get an integration
+     * @description An integration with its last sync (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:read`.
+     */
     get: operations['getIntegration'];
     put?: never;
     post?: never;
-    /** Delete an integration: it syncs no more; its listings knowledge base and contacts stay (member) */
+    /**
+     * Delete an integration
+     * @description Delete an integration: it syncs no more; its listings knowledge base and contacts stay (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:write`.
+     */
     delete: operations['deleteIntegration'];
     options?: never;
     head?: never;
@@ -1081,7 +1588,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An integration’s sync jobs, newest first (viewer) */
+    /**
+     * List an integration's sync jobs
+     * @description An integration’s sync jobs, newest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:read`.
+     */
     get: operations['listIntegrationJobs'];
     put?: never;
     post?: never;
@@ -1098,7 +1610,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A sync job: status (processing, completed, failed), progress {done, total} in changes read, counts, retries of CRM reads, failure_reason (viewer) */
+    /**
+     * Get an integration sync job
+     * @description A sync job: status (processing, completed, failed), progress {done, total} in changes read, counts, retries of CRM reads, failure_reason (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:read`.
+     */
     get: operations['getIntegrationJob'];
     put?: never;
     post?: never;
@@ -1117,7 +1634,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Connect (202, the sync job): the first connect makes a listings knowledge base and runs a full sync of listings (into it) and contacts (merged by phone or email; source integration, labelled with the integration’s name; contact.created for each one created), publishing no listing.sold; a reconnect catches up from the last cursor like a sync (member) */
+    /**
+     * Connect an integration
+     * @description Connect (202, the sync job): the first connect makes a listings knowledge base and runs a full sync of listings (into it) and contacts (merged by phone or email; source integration, labelled with the integration’s name; contact.created for each one created), publishing no listing.sold; a reconnect catches up from the last cursor like a sync (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:write`.
+     */
     post: operations['connectIntegration'];
     delete?: never;
     options?: never;
@@ -1134,7 +1656,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Sync now (202, the sync job): the changes since the last cursor; a listing newly sold publishes one listing.sold; a contact the sync creates (not merged) one contact.created; a listing deleted in the CRM leaves the listings base; a contact deleted in the CRM is counted (contacts_deleted) and kept. The running job when one runs; 409 when not connected. Also runs on a schedule (member) */
+    /**
+     * Sync an integration now
+     * @description Sync now (202, the sync job): the changes since the last cursor; a listing newly sold publishes one listing.sold; a contact the sync creates (not merged) one contact.created; a listing deleted in the CRM leaves the listings base; a contact deleted in the CRM is counted (contacts_deleted) and kept. The running job when one runs; 409 when not connected. Also runs on a schedule (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:write`.
+     */
     post: operations['syncIntegration'];
     delete?: never;
     options?: never;
@@ -1151,7 +1678,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Disconnect: no more syncs (a running one stops); the synced listings and contacts stay (member) */
+    /**
+     * Disconnect an integration
+     * @description Disconnect: no more syncs (a running one stops); the synced listings and contacts stay (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `integrations:write`.
+     */
     post: operations['disconnectIntegration'];
     delete?: never;
     options?: never;
@@ -1166,7 +1698,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Plan, subscription status, credit balance, period and usage by kind (members) */
+    /**
+     * Get billing
+     * @description Plan, subscription status, credit balance, period and usage by kind (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['getBilling'];
     put?: never;
     post?: never;
@@ -1183,7 +1720,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every credit movement, newest first (members) */
+    /**
+     * List credit ledger entries
+     * @description Every credit movement, newest first (members)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listLedger'];
     put?: never;
     post?: never;
@@ -1202,9 +1744,19 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Subscribe to a paid plan or change plan; confirmed by the provider webhook (owner) */
+    /**
+     * Start a subscription
+     * @description Subscribe to a paid plan or change plan; confirmed by the provider webhook (owner)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['startSubscription'];
-    /** Cancel the subscription; back to Free once the provider confirms (owner) */
+    /**
+     * Cancel the subscription
+     * @description Cancel the subscription; back to Free once the provider confirms (owner)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     delete: operations['cancelSubscription'];
     options?: never;
     head?: never;
@@ -1220,7 +1772,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** URL of the payment provider's customer portal (owner) */
+    /**
+     * Open a billing portal session
+     * @description URL of the payment provider's customer portal (owner)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['createPortalSession'];
     delete?: never;
     options?: never;
@@ -1237,7 +1794,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Buy extra credits at 0.01 AUD each; granted when the provider confirms payment (owner) */
+    /**
+     * Buy credits
+     * @description Buy extra credits at 0.01 AUD each; granted when the provider confirms payment (owner)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['buyCredits'];
     delete?: never;
     options?: never;
@@ -1252,7 +1814,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Plans, credit prices and metering rules, from the rules the meter charges with (public) */
+    /**
+     * Get the pricing model
+     * @description Plans, credit prices and metering rules, from the rules the meter charges with (public)
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['pricingModel'];
     put?: never;
     post?: never;
@@ -1271,7 +1838,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a signed test payload to a webhook action's URL now; returns the attempt (members; dashboard users) */
+    /**
+     * Send a test post-call webhook
+     * @description Send a signed test payload to a webhook action's URL now; returns the attempt (members; dashboard users)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['testPostCallAction'];
     delete?: never;
     options?: never;
@@ -1286,10 +1858,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace's webhook signing secret (whsec_…), made on first read (members; dashboard users) */
+    /**
+     * Get the webhook signing secret
+     * @description The workspace's webhook signing secret (whsec_…), made on first read (members; dashboard users)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['getWebhookSecret'];
     put?: never;
-    /** Rotate the webhook signing secret; the old one keeps signing for 24 h (members; dashboard users) */
+    /**
+     * Rotate the webhook signing secret
+     * @description Rotate the webhook signing secret; the old one keeps signing for 24 h (members; dashboard users)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['rotateWebhookSecret'];
     delete?: never;
     options?: never;
@@ -1304,7 +1886,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read) */
+    /**
+     * List webhook deliveries
+     * @description Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
+     */
     get: operations['listWebhookDeliveries'];
     put?: never;
     post?: never;
@@ -1323,7 +1910,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users) */
+    /**
+     * Resend a webhook delivery
+     * @description Send a delivery again now, same webhook-id; returns the delivery (members; dashboard users)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['resendWebhookDelivery'];
     delete?: never;
     options?: never;
@@ -1338,10 +1930,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace's webhook endpoints, oldest first (viewer; API key: webhooks:read) */
+    /**
+     * List webhook endpoints
+     * @description The workspace's webhook endpoints, oldest first (viewer; API key: webhooks:read)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `webhooks:read`.
+     */
     get: operations['listWebhookEndpoints'];
     put?: never;
-    /** Subscribe a URL to workspace events: {url, event_types, enabled}; signed with the workspace webhook secret and delivered like the post-call webhook (member; API key: webhooks:write) */
+    /**
+     * Create a webhook endpoint
+     * @description Subscribe a URL to workspace events: {url, event_types, enabled}; signed with the workspace webhook secret and delivered like the post-call webhook (member; API key: webhooks:write)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `webhooks:write`.
+     */
     post: operations['createWebhookEndpoint'];
     delete?: never;
     options?: never;
@@ -1359,11 +1961,21 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a webhook endpoint; its deliveries stay in the log, retries not yet made are not (member; API key: webhooks:write) */
+    /**
+     * Delete a webhook endpoint
+     * @description Delete a webhook endpoint; its deliveries stay in the log, retries not yet made are not (member; API key: webhooks:write)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `webhooks:write`.
+     */
     delete: operations['deleteWebhookEndpoint'];
     options?: never;
     head?: never;
-    /** Change a webhook endpoint: url, event_types (replaced), enabled; enabling it again clears a 410 that disabled the URL (member; API key: webhooks:write) */
+    /**
+     * Update a webhook endpoint
+     * @description Change a webhook endpoint: url, event_types (replaced), enabled; enabling it again clears a 410 that disabled the URL (member; API key: webhooks:write)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `webhooks:write`.
+     */
     patch: operations['updateWebhookEndpoint'];
     trace?: never;
   };
@@ -1374,10 +1986,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace’s workflows, oldest first (viewer) */
+    /**
+     * List workflows
+     * @description The workspace’s workflows, oldest first (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listWorkflows'];
     put?: never;
-    /** Create a workflow: a trigger (a workspace event, or external), auto_mode, and the stages Signal (conditions on the event and the contact), Task (one action) and Outcome (member; plan feature workflows) */
+    /**
+     * Create a workflow
+     * @description Create a workflow: a trigger (a workspace event, or external), auto_mode, and the stages Signal (conditions on the event and the contact), Task (one action) and Outcome (member; plan feature workflows)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['createWorkflow'];
     delete?: never;
     options?: never;
@@ -1392,15 +2014,30 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A workflow (viewer) */
+    /**
+     * Get a workflow
+     * @description A workflow (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['getWorkflow'];
     put?: never;
     post?: never;
-    /** Delete a workflow: no new runs, its runs are no longer shown, its trigger URL answers 404 (member) */
+    /**
+     * Delete a workflow
+     * @description Delete a workflow: no new runs, its runs are no longer shown, its trigger URL answers 404 (member)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     delete: operations['deleteWorkflow'];
     options?: never;
     head?: never;
-    /** Change a workflow; enabled: false disables it (no new runs), true enables it. A stage given replaces that stage. Changes apply to runs triggered afterwards: a run keeps the settings it was triggered with (member) */
+    /**
+     * Update a workflow
+     * @description Change a workflow; enabled: false disables it (no new runs), true enables it. A stage given replaces that stage. Changes apply to runs triggered afterwards: a run keeps the settings it was triggered with (member)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     patch: operations['updateWorkflow'];
     trace?: never;
   };
@@ -1411,7 +2048,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workflow’s runs, newest first; status filters (a filtered page may be short, even empty, with a next_cursor) (viewer) */
+    /**
+     * List a workflow's runs
+     * @description The workflow’s runs, newest first; status filters (a filtered page may be short, even empty, with a next_cursor) (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['listWorkflowRuns'];
     put?: never;
     post?: never;
@@ -1428,7 +2070,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A run: its event, status and each stage’s state (pending, waiting_review, approved, rejected, done, failed, skipped), result and error (viewer) */
+    /**
+     * Get a workflow run
+     * @description A run: its event, status and each stage’s state (pending, waiting_review, approved, rejected, done, failed, skipped), result and error (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     get: operations['getWorkflowRun'];
     put?: never;
     post?: never;
@@ -1447,7 +2094,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approve the stage waiting for review (signal, task or outcome): it runs, on the queue. 409 when the stage is not waiting_review (approved already, not reached, or the run ended) (member) */
+    /**
+     * Approve a run's stage
+     * @description Approve the stage waiting for review (signal, task or outcome): it runs, on the queue. 409 when the stage is not waiting_review (approved already, not reached, or the run ended) (member)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['approveWorkflowStage'];
     delete?: never;
     options?: never;
@@ -1464,7 +2116,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Reject the stage waiting for review: the run ends rejected and its later stages are skipped; 409 when the stage is not waiting_review (member) */
+    /**
+     * Reject a run's stage
+     * @description Reject the stage waiting for review: the run ends rejected and its later stages are skipped; 409 when the stage is not waiting_review (member)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
     post: operations['rejectWorkflowStage'];
     delete?: never;
     options?: never;
@@ -1481,7 +2138,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Trigger an external workflow: API key of the workflow’s workspace with scope workflows:trigger (another workspace’s key, or a user, 403); body = the event payload, a JSON object of at most 64 KB (else 422, 413). 404 for an unknown or deleted workflow, 409 when it is disabled or not external, 402 without the plan feature, 429 with Retry-After past 60 triggers a minute per workflow. Idempotency-Key: the same key answers the first run again → 202 {id, run_id} */
+    /**
+     * Trigger an external workflow
+     * @description Trigger an external workflow: API key of the workflow’s workspace with scope workflows:trigger (another workspace’s key, or a user, 403); body = the event payload, a JSON object of at most 64 KB (else 422, 413). 404 for an unknown or deleted workflow, 409 when it is disabled or not external, 402 without the plan feature, 429 with Retry-After past 60 triggers a minute per workflow. Idempotency-Key: the same key answers the first run again → 202 {id, run_id}
+     *
+     *     **Auth:** An API key of the workspace with scope `workflows:trigger`. A user's JWT is refused (403).
+     */
     post: operations['triggerWorkflow'];
     delete?: never;
     options?: never;
@@ -1496,7 +2158,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Calls over a range of days (from, to: YYYY-MM-DD in the workspace’s time zone, at most 366 days; default the last 30), grouped by day, agent or status, optionally for one agent; from counters kept on write (viewer) */
+    /**
+     * Get call analytics
+     * @description Calls over a range of days (from, to: YYYY-MM-DD in the workspace’s time zone, at most 366 days; default the last 30), grouped by day, agent or status, optionally for one agent; from counters kept on write (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
+     */
     get: operations['callAnalytics'];
     put?: never;
     post?: never;
@@ -1513,10 +2180,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The agent’s evaluation runs, newest first, with their results (viewer) */
+    /**
+     * List evaluations
+     * @description The agent’s evaluation runs, newest first, with their results (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:read`.
+     */
     get: operations['listEvaluations'];
     put?: never;
-    /** Start an evaluation run: 1–20 scenarios {name, caller_script: 1–20 lines, expect: 1–10 phrases}; charges 20 credits at start (402 Insufficient credits); a scenario passes when every expected phrase appears (case-insensitive) in the agent’s turns (member) */
+    /**
+     * Create an evaluation
+     * @description Start an evaluation run: 1–20 scenarios {name, caller_script: 1–20 lines, expect: 1–10 phrases}; charges 20 credits at start (402 Insufficient credits); a scenario passes when every expected phrase appears (case-insensitive) in the agent’s turns (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
     post: operations['createEvaluation'];
     delete?: never;
     options?: never;
@@ -1531,7 +2208,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An evaluation run: status, progress and each judged scenario with its transcript (viewer) */
+    /**
+     * Get an evaluation
+     * @description An evaluation run: status, progress and each judged scenario with its transcript (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:read`.
+     */
     get: operations['getEvaluation'];
     put?: never;
     post?: never;
@@ -1550,7 +2232,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Stop a running evaluation: scenarios not yet played are not played; the 20 credits are not refunded; 409 when it has ended (member) */
+    /**
+     * Cancel an evaluation
+     * @description Stop a running evaluation: scenarios not yet played are not played; the 20 credits are not refunded; 409 when it has ended (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
     post: operations['cancelEvaluation'];
     delete?: never;
     options?: never;
@@ -1565,7 +2252,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The public recording page: an audio player (or “recording unavailable” when it expired or its source is gone) and the SMS replies tied to the code; 404 page for an unknown code. Strict Content-Security-Policy */
+    /**
+     * Public recording page
+     * @description The public recording page: an audio player (or “recording unavailable” when it expired or its source is gone) and the SMS replies tied to the code; 404 page for an unknown code. Strict Content-Security-Policy
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['recordingPage'];
     put?: never;
     post?: never;
@@ -1582,7 +2274,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A recording by its short code: {recording: {available, url|null}, replies}; available false when the recording expired (6 months) or its source is gone; 404 Recording not found for an unknown code */
+    /**
+     * Get a public recording
+     * @description A recording by its short code: {recording: {available, url|null}, replies}; available false when the recording expired (6 months) or its source is gone; 404 Recording not found for an unknown code
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['getPublicRecording'];
     put?: never;
     post?: never;
@@ -1599,7 +2296,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The SMS replies tied to a short code, oldest first ({items}; empty is normal); 404 for an unknown code */
+    /**
+     * List a public recording's replies
+     * @description The SMS replies tied to a short code, oldest first ({items}; empty is normal); 404 for an unknown code
+     *
+     *     **Auth:** None (public).
+     */
     get: operations['listPublicRecordingReplies'];
     put?: never;
     post?: never;
@@ -1616,7 +2318,13 @@ export interface components {
   responses: never;
   parameters: never;
   requestBodies: never;
-  headers: never;
+  headers: {
+    /**
+     * @description The id of this request in our logs.
+     * @example 5f0c2a3e-8b1d-4f6a-9c7e-2d4b6a8c0e1f
+     */
+    RequestId: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1633,9 +2341,20 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "checks": {
+           *         "table": "ok",
+           *         "queue": "ok",
+           *         "bucket": "ok"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @constant */
             status: 'ok';
@@ -1650,29 +2369,68 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description A dependency (table, queue, bucket) does not answer */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -1691,9 +2449,20 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "openapi": "example",
+           *       "info": {
+           *         "title": "Open home on Saturday",
+           *         "version": "example"
+           *       },
+           *       "paths": {}
+           *     }
+           */
           'application/json': {
             openapi: string;
             info: {
@@ -1708,29 +2477,55 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -1749,35 +2544,62 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'text/html': string;
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -1798,35 +2620,62 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'text/javascript': string;
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -1845,71 +2694,97 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "email": "ana.silva@example.com"
+           *     }
+           */
           'application/json': {
             user_id: string;
             email: string;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-          };
-        };
-      };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -1928,9 +2803,26 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "email": "ana.silva@example.com",
+           *       "name": "Ana Silva",
+           *       "organisations": [
+           *         {
+           *           "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Ana Silva",
+           *           "role": "owner"
+           *         }
+           *       ],
+           *       "created_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             user_id: string;
@@ -1946,62 +2838,81 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-          };
-        };
-      };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2011,12 +2922,23 @@ export interface operations {
   updateMe: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ana Silva"
+         *     }
+         */
         'application/json': {
           name?: string | null;
         };
@@ -2026,9 +2948,26 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "email": "ana.silva@example.com",
+           *       "name": "Ana Silva",
+           *       "organisations": [
+           *         {
+           *           "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Ana Silva",
+           *           "role": "owner"
+           *         }
+           *       ],
+           *       "created_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             user_id: string;
@@ -2044,62 +2983,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
-      404: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2121,9 +3105,26 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Harbour Realty",
+           *           "owner_user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "role": "owner",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -2139,62 +3140,81 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-          };
-        };
-      };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2204,12 +3224,23 @@ export interface operations {
   createOrganisation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Harbour Realty"
+         *     }
+         */
         'application/json': {
           name: string;
         };
@@ -2219,9 +3250,24 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Harbour Realty",
+           *       "owner_user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "role": "owner",
+           *       "plan": "example",
+           *       "credit_balance": 25,
+           *       "default_workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             organisation_id: string;
@@ -2237,62 +3283,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
-      404: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2304,6 +3395,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
@@ -2313,9 +3405,24 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Harbour Realty",
+           *       "owner_user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "role": "owner",
+           *       "plan": "example",
+           *       "credit_balance": 25,
+           *       "default_workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             organisation_id: string;
@@ -2331,62 +3438,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2396,14 +3535,26 @@ export interface operations {
   updateOrganisation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Harbour Realty"
+         *     }
+         */
         'application/json': {
           name?: string;
         };
@@ -2413,9 +3564,24 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Harbour Realty",
+           *       "owner_user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "role": "owner",
+           *       "plan": "example",
+           *       "credit_balance": 25,
+           *       "default_workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             organisation_id: string;
@@ -2431,62 +3597,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2501,6 +3725,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
@@ -2510,9 +3735,25 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "email": "ana.silva@example.com",
+           *           "role": "owner",
+           *           "status": "pending",
+           *           "invitation_id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "joined_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               user_id: string | null;
@@ -2528,62 +3769,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2593,14 +3866,33 @@ export interface operations {
   createInvitation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "ana.silva@example.com",
+         *       "role": "regular",
+         *       "workspaces": [
+         *         {
+         *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+         *           "role": "admin"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           email: string;
           /** @enum {string} */
@@ -2617,9 +3909,30 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "invitation_id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "email": "ana.silva@example.com",
+           *       "role": "regular",
+           *       "workspaces": [
+           *         {
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "role": "admin"
+           *         }
+           *       ],
+           *       "status": "pending",
+           *       "email_sent": true,
+           *       "send_count": 25,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "last_sent_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             invitation_id: string;
@@ -2641,62 +3954,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The address is already a member of the organisation; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2706,9 +4077,17 @@ export interface operations {
   resendInvitation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
+        /** @example inv_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         invitation_id: string;
       };
       cookie?: never;
@@ -2718,9 +4097,30 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "invitation_id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "email": "ana.silva@example.com",
+           *       "role": "regular",
+           *       "workspaces": [
+           *         {
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "role": "admin"
+           *         }
+           *       ],
+           *       "status": "pending",
+           *       "email_sent": true,
+           *       "send_count": 25,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "last_sent_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             invitation_id: string;
@@ -2742,62 +4142,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The invitation was accepted already, or changed meanwhile; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2807,8 +4252,15 @@ export interface operations {
   acceptInvitation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example inv_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         invitation_id: string;
       };
       cookie?: never;
@@ -2818,9 +4270,25 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "invitation_id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "status": "accepted",
+           *       "role": "regular",
+           *       "workspaces": [
+           *         {
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "role": "admin"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             invitation_id: string;
@@ -2837,62 +4305,197 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The invitation was accepted already, or is not for this user; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  invitationPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example inv_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        invitation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2914,9 +4517,26 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "invitation_id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "organisation_name": "example",
+           *           "role": "regular",
+           *           "status": "pending",
+           *           "created_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -2933,62 +4553,81 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: string;
-          };
-        };
-      };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -2998,9 +4637,17 @@ export interface operations {
   removeOrganisationMember: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
+        /** @example usr_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         user_id: string;
       };
       cookie?: never;
@@ -3010,66 +4657,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The owner cannot be removed; or the member is the last admin of a workspace (assign another admin first); or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3079,15 +4772,28 @@ export interface operations {
   updateOrganisationMember: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
+        /** @example usr_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         user_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "role": "regular"
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           role: 'regular' | 'admin';
@@ -3098,9 +4804,20 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "email": "ana.silva@example.com",
+           *       "role": "owner",
+           *       "status": "pending",
+           *       "invitation_id": "inv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "joined_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             user_id: string | null;
             email: string;
@@ -3113,62 +4830,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The owner's role cannot change; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3183,6 +4958,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
@@ -3192,9 +4968,32 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Perth office",
+           *           "timezone": "Australia/Perth",
+           *           "country": "AU",
+           *           "hot_reply_alert_recipients": [
+           *             "example"
+           *           ],
+           *           "concurrent_call_limit": 25,
+           *           "role": "admin",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -3213,62 +5012,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3278,14 +5109,28 @@ export interface operations {
   createWorkspace: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Perth office",
+         *       "timezone": "Australia/Perth",
+         *       "country": "AU"
+         *     }
+         */
         'application/json': {
           name: string;
           timezone?: string;
@@ -3297,9 +5142,27 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Perth office",
+           *       "timezone": "Australia/Perth",
+           *       "country": "AU",
+           *       "hot_reply_alert_recipients": [
+           *         "example"
+           *       ],
+           *       "concurrent_call_limit": 25,
+           *       "role": "admin",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -3315,62 +5178,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3382,6 +5303,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -3391,9 +5313,27 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Perth office",
+           *       "timezone": "Australia/Perth",
+           *       "country": "AU",
+           *       "hot_reply_alert_recipients": [
+           *         "example"
+           *       ],
+           *       "concurrent_call_limit": 25,
+           *       "role": "admin",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -3409,62 +5349,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3474,8 +5446,15 @@ export interface operations {
   deleteWorkspace: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -3485,66 +5464,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The workspace has calls under way; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3554,14 +5579,22 @@ export interface operations {
   updateWorkspace: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string;
           timezone?: string;
@@ -3575,9 +5608,27 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Perth office",
+           *       "timezone": "Australia/Perth",
+           *       "country": "AU",
+           *       "hot_reply_alert_recipients": [
+           *         "example"
+           *       ],
+           *       "concurrent_call_limit": 25,
+           *       "role": "admin",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -3593,62 +5644,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3663,6 +5772,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -3672,9 +5782,24 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "email": "ana.silva@example.com",
+           *           "role": "admin",
+           *           "organisation_role": "owner",
+           *           "workspace_role": "admin"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               user_id: string;
@@ -3689,62 +5814,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3754,15 +5911,28 @@ export interface operations {
   putWorkspaceMember: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example usr_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         user_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "role": "admin"
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           role: 'admin' | 'member' | 'viewer';
@@ -3773,9 +5943,19 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "user_id": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "email": "ana.silva@example.com",
+           *       "role": "admin",
+           *       "organisation_role": "owner",
+           *       "workspace_role": "admin"
+           *     }
+           */
           'application/json': {
             user_id: string;
             email: string;
@@ -3787,62 +5967,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3852,9 +6090,17 @@ export interface operations {
   removeWorkspaceMember: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example usr_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         user_id: string;
       };
       cookie?: never;
@@ -3864,66 +6110,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -3938,6 +6230,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -3947,9 +6240,33 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "key_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "key_id": "key_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "CRM sync",
+           *           "scopes": [
+           *             "start_call"
+           *           ],
+           *           "secret_hint": "example",
+           *           "status": "active",
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "rotated_at": "2026-11-22T01:30:00.000Z",
+           *           "revoked_at": "2026-11-22T01:30:00.000Z",
+           *           "last_used_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -3989,62 +6306,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4054,14 +6403,29 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "CRM sync",
+         *       "scopes": [
+         *         "start_call"
+         *       ]
+         *     }
+         */
         'application/json': {
           name: string;
           scopes: (
@@ -4091,9 +6455,29 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "key_id": "key_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "CRM sync",
+           *       "scopes": [
+           *         "start_call"
+           *       ],
+           *       "secret_hint": "example",
+           *       "status": "active",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "rotated_at": "2026-11-22T01:30:00.000Z",
+           *       "revoked_at": "2026-11-22T01:30:00.000Z",
+           *       "last_used_at": "2026-11-22T01:30:00.000Z",
+           *       "key": "vak_01JD8X3T6QW5R2K9M4N7P1B3C5_3xYkq9VbQmT2LrWp8ZsNc4Hd"
+           *     }
+           */
           'application/json': {
             id: string;
             key_id: string;
@@ -4131,62 +6515,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4196,9 +6638,17 @@ export interface operations {
   revokeApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example key_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         key_id: string;
       };
       cookie?: never;
@@ -4208,66 +6658,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4277,9 +6773,17 @@ export interface operations {
   rotateApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example key_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         key_id: string;
       };
       cookie?: never;
@@ -4289,9 +6793,29 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "key_id": "key_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "CRM sync",
+           *       "scopes": [
+           *         "start_call"
+           *       ],
+           *       "secret_hint": "example",
+           *       "status": "active",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "rotated_at": "2026-11-22T01:30:00.000Z",
+           *       "revoked_at": "2026-11-22T01:30:00.000Z",
+           *       "last_used_at": "2026-11-22T01:30:00.000Z",
+           *       "key": "vak_01JD8X3T6QW5R2K9M4N7P1B3C5_3xYkq9VbQmT2LrWp8ZsNc4Hd"
+           *     }
+           */
           'application/json': {
             id: string;
             key_id: string;
@@ -4329,62 +6853,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4399,6 +6968,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -4408,9 +6978,76 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Front desk",
+           *           "prompt": "Hi {{first_name}}, thanks for your time today.",
+           *           "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+           *           "answering_calls": true,
+           *           "suspended_by_billing": true,
+           *           "phone_number": "+61491570156",
+           *           "phone_number_id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "settings": {
+           *             "speech_speed": "slow",
+           *             "expressiveness": "natural",
+           *             "ambient_noise": "none",
+           *             "call_recording": true,
+           *             "interruptible": true,
+           *             "caller_growth_loop": true,
+           *             "conversation_memories": true,
+           *             "timezone": "Australia/Perth",
+           *             "specialised_terms": [
+           *               "example"
+           *             ],
+           *             "max_duration_seconds": 95
+           *           },
+           *           "post_call_actions": [
+           *             {
+           *               "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *               "type": "sms_owner",
+           *               "enabled": true,
+           *               "config": {}
+           *             }
+           *           ],
+           *           "knowledge_base_ids": [
+           *             "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *           ],
+           *           "language": "en-AU",
+           *           "voice": "UgBBYS2sOqTuMpoF3BR0",
+           *           "transfer_phone_number": "+61291234567",
+           *           "analysis_fields": [
+           *             {
+           *               "name": "budget",
+           *               "type": "number",
+           *               "description": "The budget the caller named, in dollars"
+           *             },
+           *             {
+           *               "name": "buyer_stage",
+           *               "type": "enum",
+           *               "description": "How far along the caller is",
+           *               "enum_values": [
+           *                 "browsing",
+           *                 "ready_to_buy"
+           *               ]
+           *             }
+           *           ],
+           *           "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -4453,6 +7090,39 @@ export interface operations {
                 };
               }[];
               knowledge_base_ids: string[];
+              /** @example en-AU */
+              language: string;
+              /** @example UgBBYS2sOqTuMpoF3BR0 */
+              voice: string | null;
+              /** @example +61291234567 */
+              transfer_phone_number: string | null;
+              /**
+               * @example [
+               *       {
+               *         "name": "budget",
+               *         "type": "number",
+               *         "description": "The budget the caller named, in dollars"
+               *       },
+               *       {
+               *         "name": "buyer_stage",
+               *         "type": "enum",
+               *         "description": "How far along the caller is",
+               *         "enum_values": [
+               *           "browsing",
+               *           "ready_to_buy"
+               *         ]
+               *       }
+               *     ]
+               */
+              analysis_fields: {
+                name: string;
+                /** @enum {string} */
+                type: 'string' | 'number' | 'boolean' | 'enum';
+                description: string;
+                enum_values?: string[];
+              }[];
+              /** @example The caller booked an inspection or asked for a follow-up call */
+              success_criteria: string | null;
               created_by: string;
               created_at: string;
               updated_at: string | null;
@@ -4461,62 +7131,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4526,14 +7228,74 @@ export interface operations {
   createAgent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Front desk",
+         *       "prompt": "Hi {{first_name}}, thanks for your time today.",
+         *       "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+         *       "answering_calls": true,
+         *       "settings": {
+         *         "speech_speed": "slow",
+         *         "expressiveness": "natural",
+         *         "ambient_noise": "none",
+         *         "call_recording": true,
+         *         "interruptible": true,
+         *         "caller_growth_loop": true,
+         *         "conversation_memories": true,
+         *         "timezone": "Australia/Perth",
+         *         "specialised_terms": [
+         *           "example"
+         *         ],
+         *         "max_duration_seconds": 95
+         *       },
+         *       "post_call_actions": [
+         *         {
+         *           "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+         *           "type": "sms_owner",
+         *           "enabled": true,
+         *           "config": {}
+         *         }
+         *       ],
+         *       "knowledge_base_ids": [
+         *         "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+         *       ],
+         *       "language": "en-AU",
+         *       "voice": "UgBBYS2sOqTuMpoF3BR0",
+         *       "transfer_phone_number": "+61291234567",
+         *       "analysis_fields": [
+         *         {
+         *           "name": "budget",
+         *           "type": "number",
+         *           "description": "The budget the caller named, in dollars"
+         *         },
+         *         {
+         *           "name": "buyer_stage",
+         *           "type": "enum",
+         *           "description": "How far along the caller is",
+         *           "enum_values": [
+         *             "browsing",
+         *             "ready_to_buy"
+         *           ]
+         *         }
+         *       ],
+         *       "success_criteria": "The caller booked an inspection or asked for a follow-up call"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @default  */
@@ -4575,6 +7337,37 @@ export interface operations {
             };
           }[];
           knowledge_base_ids?: string[];
+          /** @example en-AU */
+          language?: string;
+          voice?: string | null;
+          transfer_phone_number?: string | null;
+          /**
+           * @example [
+           *       {
+           *         "name": "budget",
+           *         "type": "number",
+           *         "description": "The budget the caller named, in dollars"
+           *       },
+           *       {
+           *         "name": "buyer_stage",
+           *         "type": "enum",
+           *         "description": "How far along the caller is",
+           *         "enum_values": [
+           *           "browsing",
+           *           "ready_to_buy"
+           *         ]
+           *       }
+           *     ]
+           */
+          analysis_fields?: {
+            /** @example budget */
+            name: string;
+            /** @enum {string} */
+            type: 'string' | 'number' | 'boolean' | 'enum';
+            description: string;
+            enum_values?: string[];
+          }[];
+          success_criteria?: string | null;
         };
       };
     };
@@ -4582,9 +7375,71 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Front desk",
+           *       "prompt": "Hi {{first_name}}, thanks for your time today.",
+           *       "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+           *       "answering_calls": true,
+           *       "suspended_by_billing": true,
+           *       "phone_number": "+61491570156",
+           *       "phone_number_id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "settings": {
+           *         "speech_speed": "slow",
+           *         "expressiveness": "natural",
+           *         "ambient_noise": "none",
+           *         "call_recording": true,
+           *         "interruptible": true,
+           *         "caller_growth_loop": true,
+           *         "conversation_memories": true,
+           *         "timezone": "Australia/Perth",
+           *         "specialised_terms": [
+           *           "example"
+           *         ],
+           *         "max_duration_seconds": 95
+           *       },
+           *       "post_call_actions": [
+           *         {
+           *           "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "type": "sms_owner",
+           *           "enabled": true,
+           *           "config": {}
+           *         }
+           *       ],
+           *       "knowledge_base_ids": [
+           *         "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *       ],
+           *       "language": "en-AU",
+           *       "voice": "UgBBYS2sOqTuMpoF3BR0",
+           *       "transfer_phone_number": "+61291234567",
+           *       "analysis_fields": [
+           *         {
+           *           "name": "budget",
+           *           "type": "number",
+           *           "description": "The budget the caller named, in dollars"
+           *         },
+           *         {
+           *           "name": "buyer_stage",
+           *           "type": "enum",
+           *           "description": "How far along the caller is",
+           *           "enum_values": [
+           *             "browsing",
+           *             "ready_to_buy"
+           *           ]
+           *         }
+           *       ],
+           *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -4626,68 +7481,159 @@ export interface operations {
               };
             }[];
             knowledge_base_ids: string[];
+            /** @example en-AU */
+            language: string;
+            /** @example UgBBYS2sOqTuMpoF3BR0 */
+            voice: string | null;
+            /** @example +61291234567 */
+            transfer_phone_number: string | null;
+            /**
+             * @example [
+             *       {
+             *         "name": "budget",
+             *         "type": "number",
+             *         "description": "The budget the caller named, in dollars"
+             *       },
+             *       {
+             *         "name": "buyer_stage",
+             *         "type": "enum",
+             *         "description": "How far along the caller is",
+             *         "enum_values": [
+             *           "browsing",
+             *           "ready_to_buy"
+             *         ]
+             *       }
+             *     ]
+             */
+            analysis_fields: {
+              name: string;
+              /** @enum {string} */
+              type: 'string' | 'number' | 'boolean' | 'enum';
+              description: string;
+              enum_values?: string[];
+            }[];
+            /** @example The caller booked an inspection or asked for a follow-up call */
+            success_criteria: string | null;
             created_by: string;
             created_at: string;
             updated_at: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4699,7 +7645,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
       };
       cookie?: never;
@@ -4709,9 +7657,71 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Front desk",
+           *       "prompt": "Hi {{first_name}}, thanks for your time today.",
+           *       "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+           *       "answering_calls": true,
+           *       "suspended_by_billing": true,
+           *       "phone_number": "+61491570156",
+           *       "phone_number_id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "settings": {
+           *         "speech_speed": "slow",
+           *         "expressiveness": "natural",
+           *         "ambient_noise": "none",
+           *         "call_recording": true,
+           *         "interruptible": true,
+           *         "caller_growth_loop": true,
+           *         "conversation_memories": true,
+           *         "timezone": "Australia/Perth",
+           *         "specialised_terms": [
+           *           "example"
+           *         ],
+           *         "max_duration_seconds": 95
+           *       },
+           *       "post_call_actions": [
+           *         {
+           *           "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "type": "sms_owner",
+           *           "enabled": true,
+           *           "config": {}
+           *         }
+           *       ],
+           *       "knowledge_base_ids": [
+           *         "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *       ],
+           *       "language": "en-AU",
+           *       "voice": "UgBBYS2sOqTuMpoF3BR0",
+           *       "transfer_phone_number": "+61291234567",
+           *       "analysis_fields": [
+           *         {
+           *           "name": "budget",
+           *           "type": "number",
+           *           "description": "The budget the caller named, in dollars"
+           *         },
+           *         {
+           *           "name": "buyer_stage",
+           *           "type": "enum",
+           *           "description": "How far along the caller is",
+           *           "enum_values": [
+           *             "browsing",
+           *             "ready_to_buy"
+           *           ]
+           *         }
+           *       ],
+           *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -4753,68 +7763,133 @@ export interface operations {
               };
             }[];
             knowledge_base_ids: string[];
+            /** @example en-AU */
+            language: string;
+            /** @example UgBBYS2sOqTuMpoF3BR0 */
+            voice: string | null;
+            /** @example +61291234567 */
+            transfer_phone_number: string | null;
+            /**
+             * @example [
+             *       {
+             *         "name": "budget",
+             *         "type": "number",
+             *         "description": "The budget the caller named, in dollars"
+             *       },
+             *       {
+             *         "name": "buyer_stage",
+             *         "type": "enum",
+             *         "description": "How far along the caller is",
+             *         "enum_values": [
+             *           "browsing",
+             *           "ready_to_buy"
+             *         ]
+             *       }
+             *     ]
+             */
+            analysis_fields: {
+              name: string;
+              /** @enum {string} */
+              type: 'string' | 'number' | 'boolean' | 'enum';
+              description: string;
+              enum_values?: string[];
+            }[];
+            /** @example The caller booked an inspection or asked for a follow-up call */
+            success_criteria: string | null;
             created_by: string;
             created_at: string;
             updated_at: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4824,9 +7899,17 @@ export interface operations {
   deleteAgent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
       };
       cookie?: never;
@@ -4836,66 +7919,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -4905,15 +8034,76 @@ export interface operations {
   updateAgent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Front desk",
+         *       "prompt": "Hi {{first_name}}, thanks for your time today.",
+         *       "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+         *       "answering_calls": true,
+         *       "settings": {
+         *         "speech_speed": "slow",
+         *         "expressiveness": "natural",
+         *         "ambient_noise": "none",
+         *         "call_recording": true,
+         *         "interruptible": true,
+         *         "caller_growth_loop": true,
+         *         "conversation_memories": true,
+         *         "timezone": "Australia/Perth",
+         *         "specialised_terms": [
+         *           "example"
+         *         ],
+         *         "max_duration_seconds": 95
+         *       },
+         *       "post_call_actions": [
+         *         {
+         *           "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+         *           "type": "sms_owner",
+         *           "enabled": true,
+         *           "config": {}
+         *         }
+         *       ],
+         *       "knowledge_base_ids": [
+         *         "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+         *       ],
+         *       "language": "en-AU",
+         *       "voice": "UgBBYS2sOqTuMpoF3BR0",
+         *       "transfer_phone_number": "+61291234567",
+         *       "analysis_fields": [
+         *         {
+         *           "name": "budget",
+         *           "type": "number",
+         *           "description": "The budget the caller named, in dollars"
+         *         },
+         *         {
+         *           "name": "buyer_stage",
+         *           "type": "enum",
+         *           "description": "How far along the caller is",
+         *           "enum_values": [
+         *             "browsing",
+         *             "ready_to_buy"
+         *           ]
+         *         }
+         *       ],
+         *       "success_criteria": "The caller booked an inspection or asked for a follow-up call"
+         *     }
+         */
         'application/json': {
           name?: string;
           prompt?: string;
@@ -4952,6 +8142,37 @@ export interface operations {
             };
           }[];
           knowledge_base_ids?: string[];
+          /** @example en-AU */
+          language?: string;
+          voice?: string | null;
+          transfer_phone_number?: string | null;
+          /**
+           * @example [
+           *       {
+           *         "name": "budget",
+           *         "type": "number",
+           *         "description": "The budget the caller named, in dollars"
+           *       },
+           *       {
+           *         "name": "buyer_stage",
+           *         "type": "enum",
+           *         "description": "How far along the caller is",
+           *         "enum_values": [
+           *           "browsing",
+           *           "ready_to_buy"
+           *         ]
+           *       }
+           *     ]
+           */
+          analysis_fields?: {
+            /** @example budget */
+            name: string;
+            /** @enum {string} */
+            type: 'string' | 'number' | 'boolean' | 'enum';
+            description: string;
+            enum_values?: string[];
+          }[];
+          success_criteria?: string | null;
         };
       };
     };
@@ -4959,9 +8180,71 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Front desk",
+           *       "prompt": "Hi {{first_name}}, thanks for your time today.",
+           *       "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+           *       "answering_calls": true,
+           *       "suspended_by_billing": true,
+           *       "phone_number": "+61491570156",
+           *       "phone_number_id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "settings": {
+           *         "speech_speed": "slow",
+           *         "expressiveness": "natural",
+           *         "ambient_noise": "none",
+           *         "call_recording": true,
+           *         "interruptible": true,
+           *         "caller_growth_loop": true,
+           *         "conversation_memories": true,
+           *         "timezone": "Australia/Perth",
+           *         "specialised_terms": [
+           *           "example"
+           *         ],
+           *         "max_duration_seconds": 95
+           *       },
+           *       "post_call_actions": [
+           *         {
+           *           "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "type": "sms_owner",
+           *           "enabled": true,
+           *           "config": {}
+           *         }
+           *       ],
+           *       "knowledge_base_ids": [
+           *         "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *       ],
+           *       "language": "en-AU",
+           *       "voice": "UgBBYS2sOqTuMpoF3BR0",
+           *       "transfer_phone_number": "+61291234567",
+           *       "analysis_fields": [
+           *         {
+           *           "name": "budget",
+           *           "type": "number",
+           *           "description": "The budget the caller named, in dollars"
+           *         },
+           *         {
+           *           "name": "buyer_stage",
+           *           "type": "enum",
+           *           "description": "How far along the caller is",
+           *           "enum_values": [
+           *             "browsing",
+           *             "ready_to_buy"
+           *           ]
+           *         }
+           *       ],
+           *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -5003,68 +8286,159 @@ export interface operations {
               };
             }[];
             knowledge_base_ids: string[];
+            /** @example en-AU */
+            language: string;
+            /** @example UgBBYS2sOqTuMpoF3BR0 */
+            voice: string | null;
+            /** @example +61291234567 */
+            transfer_phone_number: string | null;
+            /**
+             * @example [
+             *       {
+             *         "name": "budget",
+             *         "type": "number",
+             *         "description": "The budget the caller named, in dollars"
+             *       },
+             *       {
+             *         "name": "buyer_stage",
+             *         "type": "enum",
+             *         "description": "How far along the caller is",
+             *         "enum_values": [
+             *           "browsing",
+             *           "ready_to_buy"
+             *         ]
+             *       }
+             *     ]
+             */
+            analysis_fields: {
+              name: string;
+              /** @enum {string} */
+              type: 'string' | 'number' | 'boolean' | 'enum';
+              description: string;
+              enum_values?: string[];
+            }[];
+            /** @example The caller booked an inspection or asked for a follow-up call */
+            success_criteria: string | null;
             created_by: string;
             created_at: string;
             updated_at: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5074,15 +8448,33 @@ export interface operations {
   startCall: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "to_phone": "+61491570156",
+         *       "from_phone": "+61491570156",
+         *       "record": true,
+         *       "parameters": {
+         *         "suburb": "example"
+         *       }
+         *     }
+         */
         'application/json': {
           to_phone: string;
           from_phone?: string | null;
@@ -5097,9 +8489,23 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "to_phone": "+61491570156",
+           *       "from_phone": "+61491570156",
+           *       "record": true,
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "status": "created",
+           *       "created_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             agent_id: string;
@@ -5114,62 +8520,151 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Insufficient credits */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The same Idempotency-Key is still being served; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
-      500: {
+      /** @description Too many concurrent calls in the workspace (Retry-After) */
+      429: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
+          /**
+           * @description Seconds to wait before trying again.
+           * @example 30
+           */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5184,6 +8679,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -5193,9 +8689,28 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "phone_number": "+61491570156",
+           *           "country": "AU",
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "provider": "simulator",
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -5213,62 +8728,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5278,14 +8825,27 @@ export interface operations {
   buyPhoneNumber: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "country": "AU",
+         *       "area_code": "08"
+         *     }
+         */
         'application/json': {
           /** @constant */
           country?: 'AU';
@@ -5298,9 +8858,23 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "phone_number": "+61491570156",
+           *       "country": "AU",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "provider": "simulator",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -5315,62 +8889,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The organisation has no active subscription */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The number asked for is not available, or in use; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5380,9 +9025,17 @@ export interface operations {
   releasePhoneNumber: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example pn_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         number_id: string;
       };
       cookie?: never;
@@ -5392,66 +9045,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The number is being changed by another request; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5461,15 +9160,28 @@ export interface operations {
   updatePhoneNumber: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example pn_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         number_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5"
+         *     }
+         */
         'application/json': {
           agent_id: string | null;
         };
@@ -5479,9 +9191,23 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "phone_number": "+61491570156",
+           *       "country": "AU",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "provider": "simulator",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -5496,62 +9222,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The agent has another number, or the number is being changed by another request; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5567,11 +9351,13 @@ export interface operations {
         agent_id?: string;
         direction?: 'outbound' | 'inbound';
         campaign_id?: string;
+        contact_id?: string;
         from?: string;
         to?: string;
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -5581,9 +9367,41 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "agent_name": "example",
+           *           "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "direction": "outbound",
+           *           "to_phone": "+61491570156",
+           *           "from_phone": "+61491570156",
+           *           "record": true,
+           *           "status": "created",
+           *           "end_reason": "completed",
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "initiated_at": "2026-11-22T01:30:00.000Z",
+           *           "connected_at": "2026-11-22T01:30:00.000Z",
+           *           "inprogress_at": "2026-11-22T01:30:00.000Z",
+           *           "ended_at": "2026-11-22T01:30:00.000Z",
+           *           "duration_seconds": 95,
+           *           "credits": 25,
+           *           "recording_available": true,
+           *           "channel": "phone"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -5591,6 +9409,7 @@ export interface operations {
               agent_id: string;
               agent_name: string;
               campaign_id: string | null;
+              contact_id: string | null;
               /** @enum {string} */
               direction: 'outbound' | 'inbound';
               to_phone: string;
@@ -5608,6 +9427,7 @@ export interface operations {
                     | 'hangup'
                     | 'lost'
                     | 'not_answering'
+                    | 'agent_hangup'
                   )
                 | null;
               created_by: string;
@@ -5619,67 +9439,101 @@ export interface operations {
               duration_seconds: number | null;
               credits: number | null;
               recording_available: boolean;
+              /** @enum {string} */
+              channel: 'phone' | 'web';
             }[];
             next_cursor: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5691,7 +9545,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example call_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         call_id: string;
       };
       cookie?: never;
@@ -5701,15 +9557,118 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_name": "example",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "direction": "outbound",
+           *       "to_phone": "+61491570156",
+           *       "from_phone": "+61491570156",
+           *       "record": true,
+           *       "status": "created",
+           *       "end_reason": "completed",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "initiated_at": "2026-11-22T01:30:00.000Z",
+           *       "connected_at": "2026-11-22T01:30:00.000Z",
+           *       "inprogress_at": "2026-11-22T01:30:00.000Z",
+           *       "ended_at": "2026-11-22T01:30:00.000Z",
+           *       "duration_seconds": 95,
+           *       "credits": 25,
+           *       "recording_available": true,
+           *       "channel": "phone",
+           *       "parameters": {
+           *         "suburb": "example"
+           *       },
+           *       "status_history": [
+           *         {
+           *           "status": "created",
+           *           "at": "example",
+           *           "end_reason": "completed",
+           *           "source": "example"
+           *         }
+           *       ],
+           *       "transcript": [
+           *         {
+           *           "role": "agent",
+           *           "text": "Hi {{first_name}}, thanks for your time today.",
+           *           "offset_seconds": 95
+           *         }
+           *       ],
+           *       "quoted_listings": [
+           *         {
+           *           "listing_id": "example",
+           *           "item_id": "kbi_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "address": "12 Marine Parade, Cottesloe WA 6011",
+           *           "price": "example"
+           *         }
+           *       ],
+           *       "recording": {
+           *         "url": "https://example.com/hooks/voice-agent",
+           *         "duration_seconds": 95
+           *       },
+           *       "sentiment": null,
+           *       "analysis": {
+           *         "source": "model",
+           *         "summary": "Hi {{first_name}}, thanks for your time today.",
+           *         "call_successful": true,
+           *         "user_sentiment": "positive",
+           *         "custom": {
+           *           "key": "example"
+           *         }
+           *       },
+           *       "short_url": "https://example.com/hooks/voice-agent",
+           *       "provider_call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "tool_calls": [
+           *         {
+           *           "name": "Ana Silva",
+           *           "arguments": {},
+           *           "ok": true,
+           *           "at": "example",
+           *           "error": "example"
+           *         }
+           *       ],
+           *       "latency": {
+           *         "turns": 1,
+           *         "total_ms": {
+           *           "p50": 1,
+           *           "p90": 1
+           *         },
+           *         "model_ms": {
+           *           "p50": 1,
+           *           "p90": 1
+           *         },
+           *         "service_ms": {
+           *           "p50": 1,
+           *           "p90": 1
+           *         }
+           *       },
+           *       "conversation_incidents": [
+           *         {
+           *           "at": "example",
+           *           "kind": "example",
+           *           "detail": "example"
+           *         }
+           *       ],
+           *       "conversation_ended_by": "agent_hangup",
+           *       "transferred_to": "example"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
             agent_id: string;
             agent_name: string;
             campaign_id: string | null;
+            contact_id: string | null;
             /** @enum {string} */
             direction: 'outbound' | 'inbound';
             to_phone: string;
@@ -5727,6 +9686,7 @@ export interface operations {
                   | 'hangup'
                   | 'lost'
                   | 'not_answering'
+                  | 'agent_hangup'
                 )
               | null;
             created_by: string;
@@ -5738,6 +9698,8 @@ export interface operations {
             duration_seconds: number | null;
             credits: number | null;
             recording_available: boolean;
+            /** @enum {string} */
+            channel: 'phone' | 'web';
             parameters: {
               [key: string]: string;
             };
@@ -5755,6 +9717,7 @@ export interface operations {
                     | 'hangup'
                     | 'lost'
                     | 'not_answering'
+                    | 'agent_hangup'
                   )
                 | null;
               source: string;
@@ -5767,6 +9730,7 @@ export interface operations {
             }[];
             quoted_listings: {
               listing_id: string;
+              item_id: string | null;
               address: string;
               price: string;
             }[];
@@ -5775,66 +9739,141 @@ export interface operations {
               duration_seconds: number | null;
             } | null;
             sentiment: unknown | null;
+            analysis: {
+              /** @enum {string} */
+              source: 'model' | 'rules';
+              summary: string;
+              call_successful: boolean;
+              /** @enum {string} */
+              user_sentiment: 'positive' | 'neutral' | 'negative';
+              custom: {
+                [key: string]: string | number | boolean | null;
+              };
+            } | null;
             short_url: string | null;
+            provider_call_id: string | null;
+            tool_calls: {
+              name: string;
+              arguments: {
+                [key: string]: unknown;
+              };
+              ok: boolean;
+              at: string;
+              error?: string;
+            }[];
+            latency: {
+              turns: number;
+              total_ms: {
+                p50: number | null;
+                p90: number | null;
+              };
+              model_ms: {
+                p50: number | null;
+                p90: number | null;
+              };
+              service_ms: {
+                p50: number | null;
+                p90: number | null;
+              };
+            };
+            conversation_incidents: {
+              at: string;
+              kind: string;
+              detail: string;
+            }[];
+            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup') | null;
+            transferred_to: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -5844,9 +9883,17 @@ export interface operations {
   hangupCall: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example call_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         call_id: string;
       };
       cookie?: never;
@@ -5856,15 +9903,118 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_name": "example",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "direction": "outbound",
+           *       "to_phone": "+61491570156",
+           *       "from_phone": "+61491570156",
+           *       "record": true,
+           *       "status": "created",
+           *       "end_reason": "completed",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "initiated_at": "2026-11-22T01:30:00.000Z",
+           *       "connected_at": "2026-11-22T01:30:00.000Z",
+           *       "inprogress_at": "2026-11-22T01:30:00.000Z",
+           *       "ended_at": "2026-11-22T01:30:00.000Z",
+           *       "duration_seconds": 95,
+           *       "credits": 25,
+           *       "recording_available": true,
+           *       "channel": "phone",
+           *       "parameters": {
+           *         "suburb": "example"
+           *       },
+           *       "status_history": [
+           *         {
+           *           "status": "created",
+           *           "at": "example",
+           *           "end_reason": "completed",
+           *           "source": "example"
+           *         }
+           *       ],
+           *       "transcript": [
+           *         {
+           *           "role": "agent",
+           *           "text": "Hi {{first_name}}, thanks for your time today.",
+           *           "offset_seconds": 95
+           *         }
+           *       ],
+           *       "quoted_listings": [
+           *         {
+           *           "listing_id": "example",
+           *           "item_id": "kbi_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "address": "12 Marine Parade, Cottesloe WA 6011",
+           *           "price": "example"
+           *         }
+           *       ],
+           *       "recording": {
+           *         "url": "https://example.com/hooks/voice-agent",
+           *         "duration_seconds": 95
+           *       },
+           *       "sentiment": null,
+           *       "analysis": {
+           *         "source": "model",
+           *         "summary": "Hi {{first_name}}, thanks for your time today.",
+           *         "call_successful": true,
+           *         "user_sentiment": "positive",
+           *         "custom": {
+           *           "key": "example"
+           *         }
+           *       },
+           *       "short_url": "https://example.com/hooks/voice-agent",
+           *       "provider_call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "tool_calls": [
+           *         {
+           *           "name": "Ana Silva",
+           *           "arguments": {},
+           *           "ok": true,
+           *           "at": "example",
+           *           "error": "example"
+           *         }
+           *       ],
+           *       "latency": {
+           *         "turns": 1,
+           *         "total_ms": {
+           *           "p50": 1,
+           *           "p90": 1
+           *         },
+           *         "model_ms": {
+           *           "p50": 1,
+           *           "p90": 1
+           *         },
+           *         "service_ms": {
+           *           "p50": 1,
+           *           "p90": 1
+           *         }
+           *       },
+           *       "conversation_incidents": [
+           *         {
+           *           "at": "example",
+           *           "kind": "example",
+           *           "detail": "example"
+           *         }
+           *       ],
+           *       "conversation_ended_by": "agent_hangup",
+           *       "transferred_to": "example"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
             agent_id: string;
             agent_name: string;
             campaign_id: string | null;
+            contact_id: string | null;
             /** @enum {string} */
             direction: 'outbound' | 'inbound';
             to_phone: string;
@@ -5882,6 +10032,7 @@ export interface operations {
                   | 'hangup'
                   | 'lost'
                   | 'not_answering'
+                  | 'agent_hangup'
                 )
               | null;
             created_by: string;
@@ -5893,6 +10044,8 @@ export interface operations {
             duration_seconds: number | null;
             credits: number | null;
             recording_available: boolean;
+            /** @enum {string} */
+            channel: 'phone' | 'web';
             parameters: {
               [key: string]: string;
             };
@@ -5910,6 +10063,7 @@ export interface operations {
                     | 'hangup'
                     | 'lost'
                     | 'not_answering'
+                    | 'agent_hangup'
                   )
                 | null;
               source: string;
@@ -5922,6 +10076,7 @@ export interface operations {
             }[];
             quoted_listings: {
               listing_id: string;
+              item_id: string | null;
               address: string;
               price: string;
             }[];
@@ -5930,66 +10085,154 @@ export interface operations {
               duration_seconds: number | null;
             } | null;
             sentiment: unknown | null;
+            analysis: {
+              /** @enum {string} */
+              source: 'model' | 'rules';
+              summary: string;
+              call_successful: boolean;
+              /** @enum {string} */
+              user_sentiment: 'positive' | 'neutral' | 'negative';
+              custom: {
+                [key: string]: string | number | boolean | null;
+              };
+            } | null;
             short_url: string | null;
+            provider_call_id: string | null;
+            tool_calls: {
+              name: string;
+              arguments: {
+                [key: string]: unknown;
+              };
+              ok: boolean;
+              at: string;
+              error?: string;
+            }[];
+            latency: {
+              turns: number;
+              total_ms: {
+                p50: number | null;
+                p90: number | null;
+              };
+              model_ms: {
+                p50: number | null;
+                p90: number | null;
+              };
+              service_ms: {
+                p50: number | null;
+                p90: number | null;
+              };
+            };
+            conversation_incidents: {
+              at: string;
+              kind: string;
+              detail: string;
+            }[];
+            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup') | null;
+            transferred_to: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The call has ended already; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6001,7 +10244,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example call_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         call_id: string;
       };
       cookie?: never;
@@ -6011,66 +10256,99 @@ export interface operations {
       /** @description Success */
       302: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6089,6 +10367,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -6098,9 +10377,37 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "first_name": "Ana",
+           *           "last_name": "Silva",
+           *           "phone": "+61491570156",
+           *           "email": "ana.silva@example.com",
+           *           "contactability": "contactable",
+           *           "source": "manual",
+           *           "source_label": "example",
+           *           "tags": [
+           *             "buyer"
+           *           ],
+           *           "attributes": {
+           *             "suburb": "example"
+           *           },
+           *           "timezone": "Australia/Perth",
+           *           "last_contacted_at": "2026-11-22T01:30:00.000Z",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -6126,62 +10433,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6191,14 +10530,36 @@ export interface operations {
   createContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "first_name": "Ana",
+         *       "last_name": "Silva",
+         *       "phone": "+61491570156",
+         *       "email": "ana.silva@example.com",
+         *       "tags": [
+         *         "buyer"
+         *       ],
+         *       "attributes": {
+         *         "suburb": "Fremantle"
+         *       },
+         *       "timezone": "Australia/Perth"
+         *     }
+         */
         'application/json': {
           first_name?: string;
           last_name?: string;
@@ -6227,9 +10588,32 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "first_name": "Ana",
+           *       "last_name": "Silva",
+           *       "phone": "+61491570156",
+           *       "email": "ana.silva@example.com",
+           *       "contactability": "contactable",
+           *       "source": "manual",
+           *       "source_label": "example",
+           *       "tags": [
+           *         "buyer"
+           *       ],
+           *       "attributes": {
+           *         "suburb": "example"
+           *       },
+           *       "timezone": "Australia/Perth",
+           *       "last_contacted_at": "2026-11-22T01:30:00.000Z",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             first_name: string;
@@ -6252,62 +10636,127 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The phone number or email address belongs to another contact (its id in contact_id); or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @example A contact with this phone number or email already exists */
+                error: string;
+                /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+                contact_id: string;
+              }
+            | {
+                /** @example Workspace not found */
+                error: string;
+              };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6319,7 +10768,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
       };
       cookie?: never;
@@ -6329,9 +10780,32 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "first_name": "Ana",
+           *       "last_name": "Silva",
+           *       "phone": "+61491570156",
+           *       "email": "ana.silva@example.com",
+           *       "contactability": "contactable",
+           *       "source": "manual",
+           *       "source_label": "example",
+           *       "tags": [
+           *         "buyer"
+           *       ],
+           *       "attributes": {
+           *         "suburb": "example"
+           *       },
+           *       "timezone": "Australia/Perth",
+           *       "last_contacted_at": "2026-11-22T01:30:00.000Z",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             first_name: string;
@@ -6354,62 +10828,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6419,9 +10925,17 @@ export interface operations {
   deleteContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
       };
       cookie?: never;
@@ -6431,66 +10945,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6500,15 +11060,39 @@ export interface operations {
   updateContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "first_name": "Ana",
+         *       "last_name": "Silva",
+         *       "phone": "+61491570156",
+         *       "email": "ana.silva@example.com",
+         *       "contactability": "contactable",
+         *       "tags": [
+         *         "buyer"
+         *       ],
+         *       "attributes": {
+         *         "suburb": "example"
+         *       },
+         *       "timezone": "Australia/Perth"
+         *     }
+         */
         'application/json': {
           first_name?: string;
           last_name?: string;
@@ -6528,9 +11112,32 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "first_name": "Ana",
+           *       "last_name": "Silva",
+           *       "phone": "+61491570156",
+           *       "email": "ana.silva@example.com",
+           *       "contactability": "contactable",
+           *       "source": "manual",
+           *       "source_label": "example",
+           *       "tags": [
+           *         "buyer"
+           *       ],
+           *       "attributes": {
+           *         "suburb": "example"
+           *       },
+           *       "timezone": "Australia/Perth",
+           *       "last_contacted_at": "2026-11-22T01:30:00.000Z",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             first_name: string;
@@ -6553,62 +11160,127 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The phone number or email address belongs to another contact (its id in contact_id); or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @example A contact with this phone number or email already exists */
+                error: string;
+                /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+                contact_id: string;
+              }
+            | {
+                /** @example Workspace not found */
+                error: string;
+              };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6623,7 +11295,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
       };
       cookie?: never;
@@ -6633,9 +11307,27 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "note_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "text": "Hi {{first_name}}, thanks for your time today.",
+           *           "channel": "inbound_call",
+           *           "channel_label": "example",
+           *           "author_id": "example",
+           *           "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -6652,62 +11344,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6717,15 +11441,29 @@ export interface operations {
   createContactNote: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "text": "Hi {{first_name}}, thanks for your time today.",
+         *       "channel": "inbound_call"
+         *     }
+         */
         'application/json': {
           text: string;
           /**
@@ -6740,9 +11478,22 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "note_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "text": "Hi {{first_name}}, thanks for your time today.",
+           *       "channel": "inbound_call",
+           *       "channel_label": "example",
+           *       "author_id": "example",
+           *       "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             text: string;
@@ -6756,62 +11507,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6821,10 +11630,19 @@ export interface operations {
   deleteContactNote: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
+        /** @example note_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         note_id: string;
       };
       cookie?: never;
@@ -6834,66 +11652,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -6903,16 +11767,31 @@ export interface operations {
   updateContactNote: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
+        /** @example note_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         note_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "text": "Hi {{first_name}}, thanks for your time today.",
+         *       "channel": "inbound_call"
+         *     }
+         */
         'application/json': {
           text?: string;
           /** @enum {string} */
@@ -6924,9 +11803,22 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "note_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "text": "Hi {{first_name}}, thanks for your time today.",
+           *       "channel": "inbound_call",
+           *       "channel_label": "example",
+           *       "author_id": "example",
+           *       "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             text: string;
@@ -6940,62 +11832,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7010,6 +11960,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -7019,9 +11970,38 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "format": "csv",
+           *           "file_name": "brochure.pdf",
+           *           "status": "pending",
+           *           "progress": {
+           *             "done": 1,
+           *             "total": 25
+           *           },
+           *           "counts": {
+           *             "total": 25,
+           *             "created": 1,
+           *             "merged": 1,
+           *             "rejected": 1
+           *           },
+           *           "failure_reason": "example",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "completed_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -7050,62 +12030,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7115,14 +12127,27 @@ export interface operations {
   createContactImport: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "format": "csv",
+         *       "file_name": "brochure.pdf"
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           format: 'csv' | 'vcf';
@@ -7137,9 +12162,34 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "format": "csv",
+           *       "file_name": "brochure.pdf",
+           *       "status": "pending",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "created": 1,
+           *         "merged": 1,
+           *         "rejected": 1
+           *       },
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z",
+           *       "upload_url": "https://example.com/hooks/voice-agent"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -7166,62 +12216,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The file sent as the body is over 5 MB */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7233,7 +12354,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example job_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         job_id: string;
       };
       cookie?: never;
@@ -7243,9 +12366,45 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "format": "csv",
+           *       "file_name": "brochure.pdf",
+           *       "status": "pending",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "created": 1,
+           *         "merged": 1,
+           *         "rejected": 1
+           *       },
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z",
+           *       "errors": [
+           *         {
+           *           "row": 1,
+           *           "reason": "example"
+           *         }
+           *       ],
+           *       "warnings": [
+           *         {
+           *           "row": 1,
+           *           "reason": "example"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -7272,65 +12431,101 @@ export interface operations {
               row: number;
               reason: string;
             }[];
+            warnings: {
+              row: number;
+              reason: string;
+            }[];
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7340,9 +12535,17 @@ export interface operations {
   startContactImport: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example job_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         job_id: string;
       };
       cookie?: never;
@@ -7352,9 +12555,33 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "format": "csv",
+           *       "file_name": "brochure.pdf",
+           *       "status": "pending",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "created": 1,
+           *         "merged": 1,
+           *         "rejected": 1
+           *       },
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -7380,62 +12607,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The file has not been uploaded yet; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The uploaded file is over 50 MB */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7450,6 +12735,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
@@ -7459,9 +12745,22 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "phone": "+61491570156",
+           *           "reason": "example",
+           *           "created_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               phone: string;
@@ -7472,62 +12771,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7537,15 +12868,28 @@ export interface operations {
   putSuppressionEntry: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         phone: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "example"
+         *     }
+         */
         'application/json': {
           reason?: string | null;
         };
@@ -7555,9 +12899,17 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "phone": "+61491570156",
+           *       "reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             phone: string;
             reason: string | null;
@@ -7565,62 +12917,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7630,9 +13040,17 @@ export interface operations {
   deleteSuppressionEntry: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         phone: string;
       };
       cookie?: never;
@@ -7642,66 +13060,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7717,6 +13181,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -7726,9 +13191,77 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Spring open homes",
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "from_phone": "+61491570156",
+           *           "calling_window": {
+           *             "timezone": "Australia/Perth",
+           *             "days": [
+           *               "sun"
+           *             ],
+           *             "start": "example",
+           *             "end": "example",
+           *             "day_hours": {
+           *               "sun": {
+           *                 "start": "example",
+           *                 "end": "example"
+           *               }
+           *             }
+           *           },
+           *           "retry": {
+           *             "max_attempts": 1,
+           *             "delay_minutes": 1,
+           *             "on": [
+           *               "busy"
+           *             ]
+           *           },
+           *           "max_concurrency": 1,
+           *           "status": "draft",
+           *           "paused_reason": "example",
+           *           "progress": {
+           *             "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "total": 25,
+           *             "pending": 1,
+           *             "calling": 1,
+           *             "completed": 1,
+           *             "failed": 1,
+           *             "skipped": 1,
+           *             "retry_scheduled": 1,
+           *             "cancelled": 1,
+           *             "credits_used": 25
+           *           },
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z",
+           *           "started_at": "2026-11-22T01:30:00.000Z",
+           *           "completed_at": "2026-11-22T01:30:00.000Z",
+           *           "next_dial_at": "2026-11-22T01:30:00.000Z",
+           *           "next_dial_reason": "example",
+           *           "warnings": [
+           *             {
+           *               "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *               "parameter": "example",
+           *               "rows": [
+           *                 1
+           *               ],
+           *               "count": 25
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -7774,67 +13307,107 @@ export interface operations {
               updated_at: string;
               started_at: string | null;
               completed_at: string | null;
+              next_dial_at: string | null;
+              next_dial_reason: string | null;
+              warnings: {
+                job_id: string;
+                parameter: string;
+                rows: number[];
+                count: number;
+              }[];
             }[];
             next_cursor: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -7844,14 +13417,50 @@ export interface operations {
   createCampaign: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Spring open homes",
+         *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+         *       "from_phone": "+61491570156",
+         *       "calling_window": {
+         *         "timezone": "Australia/Perth",
+         *         "days": [
+         *           "sun"
+         *         ],
+         *         "start": "09:00",
+         *         "end": "17:00",
+         *         "day_hours": {
+         *           "sun": {
+         *             "start": "09:00",
+         *             "end": "17:00"
+         *           }
+         *         }
+         *       },
+         *       "retry": {
+         *         "max_attempts": 2,
+         *         "delay_minutes": 60,
+         *         "on": [
+         *           "busy"
+         *         ]
+         *       },
+         *       "max_concurrency": 1
+         *     }
+         */
         'application/json': {
           name: string;
           agent_id: string;
@@ -7859,11 +13468,15 @@ export interface operations {
           calling_window?: {
             timezone: string;
             days: ('sun' | 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat')[];
+            /** @example 09:00 */
             start: string;
+            /** @example 17:00 */
             end: string;
             day_hours?: {
               [key: string]: {
+                /** @example 09:00 */
                 start: string;
+                /** @example 17:00 */
                 end: string;
               };
             };
@@ -7890,9 +13503,72 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Spring open homes",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "from_phone": "+61491570156",
+           *       "calling_window": {
+           *         "timezone": "Australia/Perth",
+           *         "days": [
+           *           "sun"
+           *         ],
+           *         "start": "example",
+           *         "end": "example",
+           *         "day_hours": {
+           *           "sun": {
+           *             "start": "example",
+           *             "end": "example"
+           *           }
+           *         }
+           *       },
+           *       "retry": {
+           *         "max_attempts": 1,
+           *         "delay_minutes": 1,
+           *         "on": [
+           *           "busy"
+           *         ]
+           *       },
+           *       "max_concurrency": 1,
+           *       "status": "draft",
+           *       "paused_reason": "example",
+           *       "progress": {
+           *         "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "total": 25,
+           *         "pending": 1,
+           *         "calling": 1,
+           *         "completed": 1,
+           *         "failed": 1,
+           *         "skipped": 1,
+           *         "retry_scheduled": 1,
+           *         "cancelled": 1,
+           *         "credits_used": 25
+           *       },
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "started_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z",
+           *       "next_dial_at": "2026-11-22T01:30:00.000Z",
+           *       "next_dial_reason": "example",
+           *       "warnings": [
+           *         {
+           *           "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "parameter": "example",
+           *           "rows": [
+           *             1
+           *           ],
+           *           "count": 25
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -7937,65 +13613,144 @@ export interface operations {
             updated_at: string;
             started_at: string | null;
             completed_at: string | null;
+            next_dial_at: string | null;
+            next_dial_reason: string | null;
+            warnings: {
+              job_id: string;
+              parameter: string;
+              rows: number[];
+              count: number;
+            }[];
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include batch outbound */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8007,7 +13762,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
@@ -8017,9 +13774,72 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Spring open homes",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "from_phone": "+61491570156",
+           *       "calling_window": {
+           *         "timezone": "Australia/Perth",
+           *         "days": [
+           *           "sun"
+           *         ],
+           *         "start": "example",
+           *         "end": "example",
+           *         "day_hours": {
+           *           "sun": {
+           *             "start": "example",
+           *             "end": "example"
+           *           }
+           *         }
+           *       },
+           *       "retry": {
+           *         "max_attempts": 1,
+           *         "delay_minutes": 1,
+           *         "on": [
+           *           "busy"
+           *         ]
+           *       },
+           *       "max_concurrency": 1,
+           *       "status": "draft",
+           *       "paused_reason": "example",
+           *       "progress": {
+           *         "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "total": 25,
+           *         "pending": 1,
+           *         "calling": 1,
+           *         "completed": 1,
+           *         "failed": 1,
+           *         "skipped": 1,
+           *         "retry_scheduled": 1,
+           *         "cancelled": 1,
+           *         "credits_used": 25
+           *       },
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "started_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z",
+           *       "next_dial_at": "2026-11-22T01:30:00.000Z",
+           *       "next_dial_reason": "example",
+           *       "warnings": [
+           *         {
+           *           "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "parameter": "example",
+           *           "rows": [
+           *             1
+           *           ],
+           *           "count": 25
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -8064,65 +13884,105 @@ export interface operations {
             updated_at: string;
             started_at: string | null;
             completed_at: string | null;
+            next_dial_at: string | null;
+            next_dial_reason: string | null;
+            warnings: {
+              job_id: string;
+              parameter: string;
+              rows: number[];
+              count: number;
+            }[];
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8132,9 +13992,17 @@ export interface operations {
   deleteCampaign: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
@@ -8144,66 +14012,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The campaign has calls under way or to place; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8213,15 +14127,51 @@ export interface operations {
   updateCampaign: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "running",
+         *       "name": "Spring open homes",
+         *       "calling_window": {
+         *         "timezone": "Australia/Perth",
+         *         "days": [
+         *           "sun"
+         *         ],
+         *         "start": "09:00",
+         *         "end": "17:00",
+         *         "day_hours": {
+         *           "sun": {
+         *             "start": "09:00",
+         *             "end": "17:00"
+         *           }
+         *         }
+         *       },
+         *       "retry": {
+         *         "max_attempts": 2,
+         *         "delay_minutes": 60,
+         *         "on": [
+         *           "busy"
+         *         ]
+         *       },
+         *       "max_concurrency": 1
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           status?: 'running' | 'paused' | 'cancelled';
@@ -8229,11 +14179,15 @@ export interface operations {
           calling_window?: {
             timezone: string;
             days: ('sun' | 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat')[];
+            /** @example 09:00 */
             start: string;
+            /** @example 17:00 */
             end: string;
             day_hours?: {
               [key: string]: {
+                /** @example 09:00 */
                 start: string;
+                /** @example 17:00 */
                 end: string;
               };
             };
@@ -8260,9 +14214,72 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Spring open homes",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "from_phone": "+61491570156",
+           *       "calling_window": {
+           *         "timezone": "Australia/Perth",
+           *         "days": [
+           *           "sun"
+           *         ],
+           *         "start": "example",
+           *         "end": "example",
+           *         "day_hours": {
+           *           "sun": {
+           *             "start": "example",
+           *             "end": "example"
+           *           }
+           *         }
+           *       },
+           *       "retry": {
+           *         "max_attempts": 1,
+           *         "delay_minutes": 1,
+           *         "on": [
+           *           "busy"
+           *         ]
+           *       },
+           *       "max_concurrency": 1,
+           *       "status": "draft",
+           *       "paused_reason": "example",
+           *       "progress": {
+           *         "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "total": 25,
+           *         "pending": 1,
+           *         "calling": 1,
+           *         "completed": 1,
+           *         "failed": 1,
+           *         "skipped": 1,
+           *         "retry_scheduled": 1,
+           *         "cancelled": 1,
+           *         "credits_used": 25
+           *       },
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "started_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z",
+           *       "next_dial_at": "2026-11-22T01:30:00.000Z",
+           *       "next_dial_reason": "example",
+           *       "warnings": [
+           *         {
+           *           "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "parameter": "example",
+           *           "rows": [
+           *             1
+           *           ],
+           *           "count": 25
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -8307,65 +14324,144 @@ export interface operations {
             updated_at: string;
             started_at: string | null;
             completed_at: string | null;
+            next_dial_at: string | null;
+            next_dial_reason: string | null;
+            warnings: {
+              job_id: string;
+              parameter: string;
+              rows: number[];
+              count: number;
+            }[];
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include batch outbound (starting or resuming) */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The campaign cannot make this change in its state (or changed meanwhile); or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8375,15 +14471,29 @@ export interface operations {
   createCampaignUpload: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "format": "csv",
+         *       "file_name": "brochure.pdf"
+         *     }
+         */
         'application/json': {
           /**
            * @default csv
@@ -8399,9 +14509,49 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "kind": "upload",
+           *       "file_name": "brochure.pdf",
+           *       "status": "pending",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "created": 1,
+           *         "merged": 1,
+           *         "rejected": 1
+           *       },
+           *       "errors": [
+           *         {
+           *           "row": 1,
+           *           "reason": "example"
+           *         }
+           *       ],
+           *       "warnings": [
+           *         {
+           *           "parameter": "example",
+           *           "rows": [
+           *             1
+           *           ],
+           *           "count": 25
+           *         }
+           *       ],
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z",
+           *       "upload_url": "https://example.com/hooks/voice-agent"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -8425,6 +14575,11 @@ export interface operations {
               row: number;
               reason: string;
             }[];
+            warnings?: {
+              parameter: string;
+              rows: number[];
+              count: number;
+            }[];
             failure_reason: string | null;
             created_at: string;
             completed_at: string | null;
@@ -8432,62 +14587,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include batch outbound */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The campaign takes no more contacts in its state; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8497,10 +14723,19 @@ export interface operations {
   startCampaignUpload: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
+        /** @example job_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         job_id: string;
       };
       cookie?: never;
@@ -8510,9 +14745,48 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "kind": "upload",
+           *       "file_name": "brochure.pdf",
+           *       "status": "pending",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "created": 1,
+           *         "merged": 1,
+           *         "rejected": 1
+           *       },
+           *       "errors": [
+           *         {
+           *           "row": 1,
+           *           "reason": "example"
+           *         }
+           *       ],
+           *       "warnings": [
+           *         {
+           *           "parameter": "example",
+           *           "rows": [
+           *             1
+           *           ],
+           *           "count": 25
+           *         }
+           *       ],
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -8536,68 +14810,131 @@ export interface operations {
               row: number;
               reason: string;
             }[];
+            warnings?: {
+              parameter: string;
+              rows: number[];
+              count: number;
+            }[];
             failure_reason: string | null;
             created_at: string;
             completed_at: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The file has not been uploaded yet; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The uploaded file is over 50 MB */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8614,7 +14951,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
@@ -8624,9 +14963,36 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "phone": "+61491570156",
+           *           "parameters": {
+           *             "suburb": "example"
+           *           },
+           *           "state": "pending",
+           *           "attempts": [
+           *             {
+           *               "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *               "at": "example",
+           *               "outcome": "completed"
+           *             }
+           *           ],
+           *           "next_attempt_at": "2026-11-22T01:30:00.000Z",
+           *           "reason": "example"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -8657,62 +15023,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8724,7 +15122,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
@@ -8734,9 +15134,53 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "kind": "upload",
+           *           "file_name": "brochure.pdf",
+           *           "status": "pending",
+           *           "progress": {
+           *             "done": 1,
+           *             "total": 25
+           *           },
+           *           "counts": {
+           *             "total": 25,
+           *             "created": 1,
+           *             "merged": 1,
+           *             "rejected": 1
+           *           },
+           *           "errors": [
+           *             {
+           *               "row": 1,
+           *               "reason": "example"
+           *             }
+           *           ],
+           *           "warnings": [
+           *             {
+           *               "parameter": "example",
+           *               "rows": [
+           *                 1
+           *               ],
+           *               "count": 25
+           *             }
+           *           ],
+           *           "failure_reason": "example",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "completed_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -8761,6 +15205,11 @@ export interface operations {
                 row: number;
                 reason: string;
               }[];
+              warnings?: {
+                parameter: string;
+                rows: number[];
+                count: number;
+              }[];
               failure_reason: string | null;
               created_at: string;
               completed_at: string | null;
@@ -8769,62 +15218,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8836,8 +15317,11 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
+        /** @example job_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         job_id: string;
       };
       cookie?: never;
@@ -8847,9 +15331,48 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "kind": "upload",
+           *       "file_name": "brochure.pdf",
+           *       "status": "pending",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "created": 1,
+           *         "merged": 1,
+           *         "rejected": 1
+           *       },
+           *       "errors": [
+           *         {
+           *           "row": 1,
+           *           "reason": "example"
+           *         }
+           *       ],
+           *       "warnings": [
+           *         {
+           *           "parameter": "example",
+           *           "rows": [
+           *             1
+           *           ],
+           *           "count": 25
+           *         }
+           *       ],
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -8873,68 +15396,105 @@ export interface operations {
               row: number;
               reason: string;
             }[];
+            warnings?: {
+              parameter: string;
+              rows: number[];
+              count: number;
+            }[];
             failure_reason: string | null;
             created_at: string;
             completed_at: string | null;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -8946,7 +15506,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
@@ -8956,9 +15518,24 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "total": 25,
+           *       "pending": 1,
+           *       "calling": 1,
+           *       "completed": 1,
+           *       "failed": 1,
+           *       "skipped": 1,
+           *       "retry_scheduled": 1,
+           *       "cancelled": 1,
+           *       "credits_used": 25
+           *     }
+           */
           'application/json': {
             id: string;
             total: number;
@@ -8973,62 +15550,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9038,14 +15647,28 @@ export interface operations {
   sendSms: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "to_phone": "+61491570156",
+         *       "body": "Hi {{first_name}}, thanks for your time today.",
+         *       "from_phone": "+61491570156"
+         *     }
+         */
         'application/json': {
           to_phone: string;
           body: string;
@@ -9057,9 +15680,33 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sms_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "direction": "outbound",
+           *       "kind": "direct",
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "to_phone": "+61491570156",
+           *       "from_phone": "+61491570156",
+           *       "body": "Hi {{first_name}}, thanks for your time today.",
+           *       "segments": 1,
+           *       "encoding": "example",
+           *       "credits": 25,
+           *       "status": "queued",
+           *       "failure_reason": "example",
+           *       "held": true,
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "in_reply_to": "example",
+           *       "hot": true,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "sent_at": "2026-11-22T01:30:00.000Z",
+           *       "delivered_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */
@@ -9087,62 +15734,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Insufficient credits */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description No number to send from, the contact has no phone number or has unsubscribed, or sending is refused; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9154,7 +15872,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example msg_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         message_id: string;
       };
       cookie?: never;
@@ -9164,9 +15884,33 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sms_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "direction": "outbound",
+           *       "kind": "direct",
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "to_phone": "+61491570156",
+           *       "from_phone": "+61491570156",
+           *       "body": "Hi {{first_name}}, thanks for your time today.",
+           *       "segments": 1,
+           *       "encoding": "example",
+           *       "credits": 25,
+           *       "status": "queued",
+           *       "failure_reason": "example",
+           *       "held": true,
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "in_reply_to": "example",
+           *       "hot": true,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "sent_at": "2026-11-22T01:30:00.000Z",
+           *       "delivered_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */
@@ -9194,62 +15938,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9264,6 +16040,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -9273,9 +16050,48 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Spring open homes",
+           *           "body": "Hi {{first_name}}, thanks for your time today.",
+           *           "from_phone": "+61491570156",
+           *           "audience": {
+           *             "contact_ids": [
+           *               "ct_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *             ],
+           *             "tag": "buyer",
+           *             "all": true
+           *           },
+           *           "status": "draft",
+           *           "recipients": 1,
+           *           "sent": 1,
+           *           "delivered": 1,
+           *           "failed": 1,
+           *           "skipped": 1,
+           *           "replies": 1,
+           *           "opt_outs": 1,
+           *           "credits": 25,
+           *           "progress": {
+           *             "done": 1,
+           *             "total": 25
+           *           },
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z",
+           *           "started_at": "2026-11-22T01:30:00.000Z",
+           *           "completed_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -9311,62 +16127,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9376,18 +16224,40 @@ export interface operations {
   createSmsCampaign: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Spring open homes",
+         *       "body": "Hi {{first_name}}, thanks for your time today.",
+         *       "from_phone": "+61491570156",
+         *       "audience": {
+         *         "tag": "buyers"
+         *       }
+         *     }
+         */
         'application/json': {
           name: string;
           body: string;
           from_phone?: string;
+          /**
+           * @example {
+           *       "tag": "buyers"
+           *     }
+           */
           audience: {
             contact_ids?: string[];
             tag?: string;
@@ -9401,9 +16271,43 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Spring open homes",
+           *       "body": "Hi {{first_name}}, thanks for your time today.",
+           *       "from_phone": "+61491570156",
+           *       "audience": {
+           *         "contact_ids": [
+           *           "ct_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *         ],
+           *         "tag": "buyer",
+           *         "all": true
+           *       },
+           *       "status": "draft",
+           *       "recipients": 1,
+           *       "sent": 1,
+           *       "delivered": 1,
+           *       "failed": 1,
+           *       "skipped": 1,
+           *       "replies": 1,
+           *       "opt_outs": 1,
+           *       "credits": 25,
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "started_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             campaign_id: string;
@@ -9436,62 +16340,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9500,11 +16462,12 @@ export interface operations {
   };
   compareSmsCampaigns: {
     parameters: {
-      query?: {
-        ids?: string;
+      query: {
+        ids: string;
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -9514,9 +16477,33 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Spring open homes",
+           *           "status": "draft",
+           *           "recipients": 1,
+           *           "sent": 1,
+           *           "delivered": 1,
+           *           "failed": 1,
+           *           "skipped": 1,
+           *           "replies": 1,
+           *           "opt_outs": 1,
+           *           "credits": 25,
+           *           "delivery_rate": 0.8,
+           *           "reply_rate": 0.8,
+           *           "opt_out_rate": 0.8
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -9539,62 +16526,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9606,7 +16625,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
@@ -9616,9 +16637,43 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Spring open homes",
+           *       "body": "Hi {{first_name}}, thanks for your time today.",
+           *       "from_phone": "+61491570156",
+           *       "audience": {
+           *         "contact_ids": [
+           *           "ct_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *         ],
+           *         "tag": "buyer",
+           *         "all": true
+           *       },
+           *       "status": "draft",
+           *       "recipients": 1,
+           *       "sent": 1,
+           *       "delivered": 1,
+           *       "failed": 1,
+           *       "skipped": 1,
+           *       "replies": 1,
+           *       "opt_outs": 1,
+           *       "credits": 25,
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "started_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             campaign_id: string;
@@ -9651,62 +16706,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9716,9 +16803,17 @@ export interface operations {
   deleteSmsCampaign: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
@@ -9728,66 +16823,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The campaign is sending: cancel it first; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9797,19 +16938,43 @@ export interface operations {
   updateSmsCampaign: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example cmp_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         campaign_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Spring open homes",
+         *       "body": "Hi {{first_name}}, thanks for your time today.",
+         *       "from_phone": "+61491570156",
+         *       "audience": {
+         *         "tag": "buyers"
+         *       },
+         *       "status": "sending"
+         *     }
+         */
         'application/json': {
           name?: string;
           body?: string;
           from_phone?: string | null;
+          /**
+           * @example {
+           *       "tag": "buyers"
+           *     }
+           */
           audience?: {
             contact_ids?: string[];
             tag?: string;
@@ -9825,9 +16990,43 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Spring open homes",
+           *       "body": "Hi {{first_name}}, thanks for your time today.",
+           *       "from_phone": "+61491570156",
+           *       "audience": {
+           *         "contact_ids": [
+           *           "ct_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *         ],
+           *         "tag": "buyer",
+           *         "all": true
+           *       },
+           *       "status": "draft",
+           *       "recipients": 1,
+           *       "sent": 1,
+           *       "delivered": 1,
+           *       "failed": 1,
+           *       "skipped": 1,
+           *       "replies": 1,
+           *       "opt_outs": 1,
+           *       "credits": 25,
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "started_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             campaign_id: string;
@@ -9860,62 +17059,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The campaign is not a draft (or has finished), so it cannot change, be sent or be cancelled; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -9930,6 +17187,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -9939,9 +17197,25 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "phone": "+61491570156",
+           *           "last_message": "Hi {{first_name}}, thanks for your time today.",
+           *           "last_message_at": "2026-11-22T01:30:00.000Z",
+           *           "unread": 1
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -9955,62 +17229,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10025,7 +17331,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
       };
       cookie?: never;
@@ -10035,9 +17343,38 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "direction": "outbound",
+           *           "kind": "direct",
+           *           "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "to_phone": "+61491570156",
+           *           "from_phone": "+61491570156",
+           *           "body": "Hi {{first_name}}, thanks for your time today.",
+           *           "segments": 1,
+           *           "encoding": "example",
+           *           "credits": 25,
+           *           "status": "queued",
+           *           "failure_reason": "example",
+           *           "held": true,
+           *           "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "in_reply_to": "example",
+           *           "hot": true,
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "sent_at": "2026-11-22T01:30:00.000Z",
+           *           "delivered_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -10074,62 +17411,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10139,15 +17508,28 @@ export interface operations {
   replySmsThread: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ct_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         contact_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "body": "Hi {{first_name}}, thanks for your time today."
+         *     }
+         */
         'application/json': {
           body: string;
         };
@@ -10157,9 +17539,33 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "direction": "outbound",
+           *       "kind": "direct",
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "to_phone": "+61491570156",
+           *       "from_phone": "+61491570156",
+           *       "body": "Hi {{first_name}}, thanks for your time today.",
+           *       "segments": 1,
+           *       "encoding": "example",
+           *       "credits": 25,
+           *       "status": "queued",
+           *       "failure_reason": "example",
+           *       "held": true,
+           *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "in_reply_to": "example",
+           *       "hot": true,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "sent_at": "2026-11-22T01:30:00.000Z",
+           *       "delivered_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */
@@ -10187,62 +17593,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Insufficient credits */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description No number to send from, the contact has no phone number or has unsubscribed, or sending is refused; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10257,6 +17734,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -10266,9 +17744,27 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Listings",
+           *           "kind": "listings",
+           *           "item_count": 25,
+           *           "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -10285,62 +17781,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10350,14 +17878,27 @@ export interface operations {
   createKnowledgeBase: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Listings",
+         *       "kind": "listings"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -10369,9 +17910,22 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Listings",
+           *       "kind": "listings",
+           *       "item_count": 25,
+           *       "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -10385,62 +17939,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10452,7 +18064,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
       };
       cookie?: never;
@@ -10462,9 +18076,22 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Listings",
+           *       "kind": "listings",
+           *       "item_count": 25,
+           *       "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -10478,62 +18105,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10543,9 +18202,17 @@ export interface operations {
   deleteKnowledgeBase: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
       };
       cookie?: never;
@@ -10555,66 +18222,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description An integration sends its listings to this knowledge base; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10624,15 +18337,28 @@ export interface operations {
   updateKnowledgeBase: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Listings"
+         *     }
+         */
         'application/json': {
           name: string;
         };
@@ -10642,9 +18368,22 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Listings",
+           *       "kind": "listings",
+           *       "item_count": 25,
+           *       "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -10658,62 +18397,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10728,7 +18525,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
       };
       cookie?: never;
@@ -10738,9 +18537,43 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "kbi_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "type": "listing",
+           *           "external_id": "L-1001",
+           *           "address": "12 Marine Parade, Cottesloe WA 6011",
+           *           "suburb": "Fremantle",
+           *           "state": "WA",
+           *           "postcode": "6160",
+           *           "full_address": "12 Marine Parade, Cottesloe WA 6011",
+           *           "price_text": "Offers over $1,250,000",
+           *           "bedrooms": 1,
+           *           "bathrooms": 1,
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "status": "available",
+           *           "title": "Open home on Saturday",
+           *           "file_name": "brochure.pdf",
+           *           "content_type": "application/pdf",
+           *           "size_bytes": 25,
+           *           "chunks": 1,
+           *           "failure_reason": "example",
+           *           "truncated": true,
+           *           "upload_url": "https://example.com/hooks/voice-agent",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -10774,62 +18607,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10839,27 +18704,95 @@ export interface operations {
   createKnowledgeItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
-        'application/json': {
-          [key: string]: unknown;
-        };
+        /**
+         * @example {
+         *       "external_id": "L-1001",
+         *       "address": "12 Marine Parade, Cottesloe WA 6011",
+         *       "suburb": "Fremantle",
+         *       "state": "WA",
+         *       "postcode": "6160",
+         *       "price_text": "Offers over $1,250,000",
+         *       "status": "available",
+         *       "bedrooms": 1,
+         *       "bathrooms": 1,
+         *       "description": "Hi {{first_name}}, thanks for your time today."
+         *     }
+         */
+        'application/json':
+          | {
+              external_id?: string;
+              address: string;
+              suburb?: string;
+              state?: string;
+              postcode?: string;
+              price_text?: string;
+              /** @enum {string} */
+              status: 'available' | 'under_offer' | 'sold';
+              bedrooms?: number;
+              bathrooms?: number;
+              description?: string;
+            }
+          | {
+              title: string;
+              text?: string;
+              file_name?: string;
+              content_type?: string;
+            };
       };
     };
     responses: {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "kbi_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "type": "listing",
+           *       "external_id": "L-1001",
+           *       "address": "12 Marine Parade, Cottesloe WA 6011",
+           *       "suburb": "Fremantle",
+           *       "state": "WA",
+           *       "postcode": "6160",
+           *       "full_address": "12 Marine Parade, Cottesloe WA 6011",
+           *       "price_text": "Offers over $1,250,000",
+           *       "bedrooms": 1,
+           *       "bathrooms": 1,
+           *       "description": "Hi {{first_name}}, thanks for your time today.",
+           *       "status": "available",
+           *       "title": "Open home on Saturday",
+           *       "file_name": "brochure.pdf",
+           *       "content_type": "application/pdf",
+           *       "size_bytes": 25,
+           *       "chunks": 1,
+           *       "failure_reason": "example",
+           *       "truncated": true,
+           *       "upload_url": "https://example.com/hooks/voice-agent",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             knowledge_base_id: string;
@@ -10890,62 +18823,127 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description A listing with this external_id exists (its id in item_id); or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @example A listing with this external_id already exists */
+                error: string;
+                /** @example kbi_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+                item_id: string;
+              }
+            | {
+                /** @example Workspace not found */
+                error: string;
+              };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -10957,8 +18955,11 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
+        /** @example kbi_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         item_id: string;
       };
       cookie?: never;
@@ -10968,9 +18969,38 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "kbi_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "type": "listing",
+           *       "external_id": "L-1001",
+           *       "address": "12 Marine Parade, Cottesloe WA 6011",
+           *       "suburb": "Fremantle",
+           *       "state": "WA",
+           *       "postcode": "6160",
+           *       "full_address": "12 Marine Parade, Cottesloe WA 6011",
+           *       "price_text": "Offers over $1,250,000",
+           *       "bedrooms": 1,
+           *       "bathrooms": 1,
+           *       "description": "Hi {{first_name}}, thanks for your time today.",
+           *       "status": "available",
+           *       "title": "Open home on Saturday",
+           *       "file_name": "brochure.pdf",
+           *       "content_type": "application/pdf",
+           *       "size_bytes": 25,
+           *       "chunks": 1,
+           *       "failure_reason": "example",
+           *       "truncated": true,
+           *       "upload_url": "https://example.com/hooks/voice-agent",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             knowledge_base_id: string;
@@ -11001,62 +19031,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11066,10 +19128,19 @@ export interface operations {
   deleteKnowledgeItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
+        /** @example kbi_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         item_id: string;
       };
       cookie?: never;
@@ -11079,66 +19150,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11148,28 +19265,92 @@ export interface operations {
   updateKnowledgeItem: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
+        /** @example kbi_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         item_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
-        'application/json': {
-          [key: string]: unknown;
-        };
+        /**
+         * @example {
+         *       "address": "12 Marine Parade, Cottesloe WA 6011",
+         *       "suburb": "Fremantle",
+         *       "state": "WA",
+         *       "postcode": "6160",
+         *       "price_text": "Offers over $1,250,000",
+         *       "status": "available",
+         *       "bedrooms": 1,
+         *       "bathrooms": 1,
+         *       "description": "Hi {{first_name}}, thanks for your time today."
+         *     }
+         */
+        'application/json':
+          | {
+              address?: string;
+              suburb?: string | null;
+              state?: string | null;
+              postcode?: string | null;
+              price_text?: string | null;
+              /** @enum {string} */
+              status?: 'available' | 'under_offer' | 'sold';
+              bedrooms?: number | null;
+              bathrooms?: number | null;
+              description?: string | null;
+            }
+          | {
+              title: string;
+            };
       };
     };
     responses: {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "kbi_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "type": "listing",
+           *       "external_id": "L-1001",
+           *       "address": "12 Marine Parade, Cottesloe WA 6011",
+           *       "suburb": "Fremantle",
+           *       "state": "WA",
+           *       "postcode": "6160",
+           *       "full_address": "12 Marine Parade, Cottesloe WA 6011",
+           *       "price_text": "Offers over $1,250,000",
+           *       "bedrooms": 1,
+           *       "bathrooms": 1,
+           *       "description": "Hi {{first_name}}, thanks for your time today.",
+           *       "status": "available",
+           *       "title": "Open home on Saturday",
+           *       "file_name": "brochure.pdf",
+           *       "content_type": "application/pdf",
+           *       "size_bytes": 25,
+           *       "chunks": 1,
+           *       "failure_reason": "example",
+           *       "truncated": true,
+           *       "upload_url": "https://example.com/hooks/voice-agent",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             knowledge_base_id: string;
@@ -11200,62 +19381,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11264,13 +19503,15 @@ export interface operations {
   };
   searchKnowledgeBase: {
     parameters: {
-      query?: {
-        q?: string;
+      query: {
+        q: string;
         limit?: number;
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example kb_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         kb_id: string;
       };
       cookie?: never;
@@ -11280,9 +19521,33 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "next_cursor": null,
+           *       "items": [
+           *         {
+           *           "id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "item_id": "kbi_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "type": "listing",
+           *           "title": "Open home on Saturday",
+           *           "score": 0.8,
+           *           "passage": "Hi {{first_name}}, thanks for your time today.",
+           *           "listing": {
+           *             "external_id": "L-1001",
+           *             "full_address": "12 Marine Parade, Cottesloe WA 6011",
+           *             "price_text": "Offers over $1,250,000",
+           *             "status": "available",
+           *             "bedrooms": 1,
+           *             "bathrooms": 1
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             next_cursor: null;
             items: {
@@ -11306,62 +19571,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11376,6 +19673,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -11385,9 +19683,46 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "provider": "demo_crm",
+           *           "name": "HubSpot",
+           *           "config": {},
+           *           "status": "created",
+           *           "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "last_sync": {
+           *             "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "status": "processing",
+           *             "completed_at": "2026-11-22T01:30:00.000Z",
+           *             "counts": {
+           *               "total": 25,
+           *               "listings": 1,
+           *               "listings_created": 1,
+           *               "contacts": 1,
+           *               "contacts_created": 1,
+           *               "contacts_merged": 1,
+           *               "rejected": 1,
+           *               "listing_sold_events": 1,
+           *               "listings_deleted": 1,
+           *               "contacts_deleted": 1
+           *             }
+           *           },
+           *           "active_job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -11427,62 +19762,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11492,14 +19859,28 @@ export interface operations {
   createIntegration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "demo_crm",
+         *       "name": "HubSpot",
+         *       "config": {}
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           provider: 'demo_crm' | 'hubspot';
@@ -11515,9 +19896,41 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "provider": "demo_crm",
+           *       "name": "HubSpot",
+           *       "config": {},
+           *       "status": "created",
+           *       "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "last_sync": {
+           *         "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "status": "processing",
+           *         "completed_at": "2026-11-22T01:30:00.000Z",
+           *         "counts": {
+           *           "total": 25,
+           *           "listings": 1,
+           *           "listings_created": 1,
+           *           "contacts": 1,
+           *           "contacts_created": 1,
+           *           "contacts_merged": 1,
+           *           "rejected": 1,
+           *           "listing_sold_events": 1,
+           *           "listings_deleted": 1,
+           *           "contacts_deleted": 1
+           *         }
+           *       },
+           *       "active_job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -11554,62 +19967,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include integrations */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11621,7 +20105,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example int_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         integration_id: string;
       };
       cookie?: never;
@@ -11631,9 +20117,41 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "provider": "demo_crm",
+           *       "name": "HubSpot",
+           *       "config": {},
+           *       "status": "created",
+           *       "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "last_sync": {
+           *         "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "status": "processing",
+           *         "completed_at": "2026-11-22T01:30:00.000Z",
+           *         "counts": {
+           *           "total": 25,
+           *           "listings": 1,
+           *           "listings_created": 1,
+           *           "contacts": 1,
+           *           "contacts_created": 1,
+           *           "contacts_merged": 1,
+           *           "rejected": 1,
+           *           "listing_sold_events": 1,
+           *           "listings_deleted": 1,
+           *           "contacts_deleted": 1
+           *         }
+           *       },
+           *       "active_job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -11670,62 +20188,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11735,9 +20285,17 @@ export interface operations {
   deleteIntegration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example int_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         integration_id: string;
       };
       cookie?: never;
@@ -11747,66 +20305,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11821,7 +20425,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example int_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         integration_id: string;
       };
       cookie?: never;
@@ -11831,9 +20437,48 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "kind": "initial",
+           *           "trigger": "connect",
+           *           "status": "processing",
+           *           "progress": {
+           *             "done": 1,
+           *             "total": 25
+           *           },
+           *           "counts": {
+           *             "total": 25,
+           *             "listings": 1,
+           *             "listings_created": 1,
+           *             "contacts": 1,
+           *             "contacts_created": 1,
+           *             "contacts_merged": 1,
+           *             "rejected": 1,
+           *             "listing_sold_events": 1,
+           *             "listings_deleted": 1,
+           *             "contacts_deleted": 1
+           *           },
+           *           "pages": 1,
+           *           "retries": 1,
+           *           "cursor_resets": 1,
+           *           "last_error": "example",
+           *           "failure_reason": "example",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "completed_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -11873,62 +20518,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -11940,8 +20617,11 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example int_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         integration_id: string;
+        /** @example job_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         job_id: string;
       };
       cookie?: never;
@@ -11951,9 +20631,43 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "kind": "initial",
+           *       "trigger": "connect",
+           *       "status": "processing",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "listings": 1,
+           *         "listings_created": 1,
+           *         "contacts": 1,
+           *         "contacts_created": 1,
+           *         "contacts_merged": 1,
+           *         "rejected": 1,
+           *         "listing_sold_events": 1,
+           *         "listings_deleted": 1,
+           *         "contacts_deleted": 1
+           *       },
+           *       "pages": 1,
+           *       "retries": 1,
+           *       "cursor_resets": 1,
+           *       "last_error": "example",
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -11990,62 +20704,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12055,9 +20801,17 @@ export interface operations {
   connectIntegration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example int_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         integration_id: string;
       };
       cookie?: never;
@@ -12067,9 +20821,43 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "kind": "initial",
+           *       "trigger": "connect",
+           *       "status": "processing",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "listings": 1,
+           *         "listings_created": 1,
+           *         "contacts": 1,
+           *         "contacts_created": 1,
+           *         "contacts_merged": 1,
+           *         "rejected": 1,
+           *         "listing_sold_events": 1,
+           *         "listings_deleted": 1,
+           *         "contacts_deleted": 1
+           *       },
+           *       "pages": 1,
+           *       "retries": 1,
+           *       "cursor_resets": 1,
+           *       "last_error": "example",
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -12106,62 +20894,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The integration is changing: try again; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12171,9 +21004,17 @@ export interface operations {
   syncIntegration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example int_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         integration_id: string;
       };
       cookie?: never;
@@ -12183,9 +21024,43 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "integration_id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "kind": "initial",
+           *       "trigger": "connect",
+           *       "status": "processing",
+           *       "progress": {
+           *         "done": 1,
+           *         "total": 25
+           *       },
+           *       "counts": {
+           *         "total": 25,
+           *         "listings": 1,
+           *         "listings_created": 1,
+           *         "contacts": 1,
+           *         "contacts_created": 1,
+           *         "contacts_merged": 1,
+           *         "rejected": 1,
+           *         "listing_sold_events": 1,
+           *         "listings_deleted": 1,
+           *         "contacts_deleted": 1
+           *       },
+           *       "pages": 1,
+           *       "retries": 1,
+           *       "cursor_resets": 1,
+           *       "last_error": "example",
+           *       "failure_reason": "example",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             job_id: string;
@@ -12222,62 +21097,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The integration is not connected, or is changing; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12287,9 +21207,17 @@ export interface operations {
   disconnectIntegration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example int_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         integration_id: string;
       };
       cookie?: never;
@@ -12299,9 +21227,41 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "int_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "provider": "demo_crm",
+           *       "name": "HubSpot",
+           *       "config": {},
+           *       "status": "created",
+           *       "knowledge_base_id": "kb_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "last_sync": {
+           *         "job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "status": "processing",
+           *         "completed_at": "2026-11-22T01:30:00.000Z",
+           *         "counts": {
+           *           "total": 25,
+           *           "listings": 1,
+           *           "listings_created": 1,
+           *           "contacts": 1,
+           *           "contacts_created": 1,
+           *           "contacts_merged": 1,
+           *           "rejected": 1,
+           *           "listing_sold_events": 1,
+           *           "listings_deleted": 1,
+           *           "contacts_deleted": 1
+           *         }
+           *       },
+           *       "active_job_id": "job_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -12338,62 +21298,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12405,6 +21410,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
@@ -12414,9 +21420,52 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "plan": "free",
+           *       "plan_details": {
+           *         "id": "free",
+           *         "name": "Harbour Realty",
+           *         "monthly_price_aud": 1,
+           *         "included_credits": 25,
+           *         "included_numbers": 1,
+           *         "features": {
+           *           "api_keys": true,
+           *           "workflows": true,
+           *           "batch_outbound": true,
+           *           "integrations": true
+           *         },
+           *         "agents_turn_off_when_credits_run_out": true
+           *       },
+           *       "requested_plan": "free",
+           *       "status": "none",
+           *       "in_good_standing": true,
+           *       "credit_balance": 25,
+           *       "balance_units": 25,
+           *       "units_per_credit": 1,
+           *       "agents_suspended": true,
+           *       "period": {
+           *         "start": "example",
+           *         "end": "example"
+           *       },
+           *       "included_credits_this_period": 25,
+           *       "credits_used_this_period": 25,
+           *       "usage": [
+           *         {
+           *           "kind": "call",
+           *           "name": "Harbour Realty",
+           *           "quantity": 1,
+           *           "quantity_unit": "second",
+           *           "credits": 25
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             organisation_id: string;
             /** @enum {string} */
@@ -12462,62 +21511,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12532,6 +21613,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
@@ -12541,9 +21623,28 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "led_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "kind": "grant",
+           *           "credits": 25,
+           *           "units": 1,
+           *           "reason": "example",
+           *           "source": "example",
+           *           "usage_kind": "call",
+           *           "quantity": 1,
+           *           "created_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -12561,62 +21662,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12626,14 +21759,27 @@ export interface operations {
   startSubscription: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "plan": "starter",
+         *       "return_url": "https://example.com/hooks/voice-agent"
+         *     }
+         */
         'application/json': {
           /** @enum {string} */
           plan: 'starter' | 'growth' | 'scale';
@@ -12645,9 +21791,19 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "plan": "free",
+           *       "requested_plan": "free",
+           *       "status": "none",
+           *       "checkout_url": "https://example.com/hooks/voice-agent"
+           *     }
+           */
           'application/json': {
             organisation_id: string;
             /** @enum {string} */
@@ -12659,62 +21815,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description Already subscribed to this plan; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12724,8 +21938,15 @@ export interface operations {
   cancelSubscription: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
@@ -12735,9 +21956,18 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "organisation_id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "plan": "free",
+           *       "status": "none",
+           *       "cancel_requested": true
+           *     }
+           */
           'application/json': {
             organisation_id: string;
             /** @enum {string} */
@@ -12748,62 +21978,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description There is no subscription to cancel; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12813,14 +22088,26 @@ export interface operations {
   createPortalSession: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "return_url": "https://example.com/hooks/voice-agent"
+         *     }
+         */
         'application/json': {
           return_url?: string;
         };
@@ -12830,70 +22117,134 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "url": "https://example.com/hooks/voice-agent"
+           *     }
+           */
           'application/json': {
             url: string;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -12903,14 +22254,27 @@ export interface operations {
   buyCredits: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example org_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         organisation_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "quantity": 100,
+         *       "return_url": "https://example.com/hooks/voice-agent"
+         *     }
+         */
         'application/json': {
           quantity: number;
           return_url?: string;
@@ -12921,9 +22285,21 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "org_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "purchase_id": "example",
+           *       "quantity": 1,
+           *       "amount_aud": 25,
+           *       "currency": "aud",
+           *       "status": "pending",
+           *       "checkout_url": "https://example.com/hooks/voice-agent"
+           *     }
+           */
           'application/json': {
             id: string;
             purchase_id: string;
@@ -12936,62 +22312,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13010,9 +22444,55 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "currency": "aud",
+           *       "units_per_credit": 1,
+           *       "plans": [
+           *         {
+           *           "id": "free",
+           *           "name": "Ana Silva",
+           *           "monthly_price_aud": 1,
+           *           "included_credits": 25,
+           *           "included_numbers": 1,
+           *           "features": {
+           *             "api_keys": true,
+           *             "workflows": true,
+           *             "batch_outbound": true,
+           *             "integrations": true
+           *           },
+           *           "agents_turn_off_when_credits_run_out": true
+           *         }
+           *       ],
+           *       "extra_credits": {
+           *         "price_aud": 1,
+           *         "min_quantity": 1,
+           *         "max_quantity": 1
+           *       },
+           *       "extra_phone_number": {
+           *         "price_aud_per_month": 1
+           *       },
+           *       "credits_renew": "example",
+           *       "metering_rules": [
+           *         {
+           *           "kind": "call",
+           *           "name": "Ana Silva",
+           *           "credits": 25,
+           *           "per": "minute",
+           *           "billed_in": "second",
+           *           "units_per_quantity": 1,
+           *           "description": "Hi {{first_name}}, thanks for your time today."
+           *         }
+           *       ],
+           *       "free_of_charge": [
+           *         "example"
+           *       ]
+           *     }
+           */
           'application/json': {
             currency: string;
             units_per_credit: number;
@@ -13056,29 +22536,55 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13088,16 +22594,26 @@ export interface operations {
   testPostCallAction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
+        /** @example act_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         action_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>;
       };
     };
@@ -13105,9 +22621,46 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "delivery": {
+           *         "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "webhook_id": "https://example.com/hooks/voice-agent",
+           *         "event_type": "example",
+           *         "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "action_id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "endpoint_id": "whe_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "event_id": "evt_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "url": "https://example.com/hooks/voice-agent",
+           *         "kind": "post_call",
+           *         "state": "pending",
+           *         "next_attempt_at": "2026-11-22T01:30:00.000Z",
+           *         "dead_reason": "example",
+           *         "attempts": [
+           *           {
+           *             "at": "example",
+           *             "status_code": 1,
+           *             "latency_ms": 1,
+           *             "error": "example",
+           *             "manual": true
+           *           }
+           *         ],
+           *         "created_at": "2026-11-22T01:30:00.000Z"
+           *       },
+           *       "attempt": {
+           *         "at": "example",
+           *         "status_code": 1,
+           *         "latency_ms": 1,
+           *         "error": "example",
+           *         "manual": true
+           *       }
+           *     }
+           */
           'application/json': {
             delivery: {
               id: string;
@@ -13144,62 +22697,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The action is not a webhook, or has no valid URL; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13211,6 +22822,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -13220,9 +22832,18 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "previous_secret_expires_at": "2026-11-22T01:30:00.000Z",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "rotated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             secret: string;
             previous_secret_expires_at: string | null;
@@ -13231,62 +22852,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13296,8 +22949,15 @@ export interface operations {
   rotateWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -13307,9 +22967,18 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "previous_secret_expires_at": "2026-11-22T01:30:00.000Z",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "rotated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             secret: string;
             previous_secret_expires_at: string | null;
@@ -13318,62 +22987,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13389,6 +23103,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -13398,9 +23113,42 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "dlv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "webhook_id": "https://example.com/hooks/voice-agent",
+           *           "event_type": "example",
+           *           "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "action_id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "endpoint_id": "whe_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "event_id": "evt_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "url": "https://example.com/hooks/voice-agent",
+           *           "kind": "post_call",
+           *           "state": "pending",
+           *           "next_attempt_at": "2026-11-22T01:30:00.000Z",
+           *           "dead_reason": "example",
+           *           "attempts": [
+           *             {
+           *               "at": "example",
+           *               "status_code": 1,
+           *               "latency_ms": 1,
+           *               "error": "example",
+           *               "manual": true
+           *             }
+           *           ],
+           *           "created_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -13431,62 +23179,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13496,9 +23276,17 @@ export interface operations {
   resendWebhookDelivery: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example dlv_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         delivery_id: string;
       };
       cookie?: never;
@@ -13508,9 +23296,37 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "dlv_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "webhook_id": "https://example.com/hooks/voice-agent",
+           *       "event_type": "example",
+           *       "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "action_id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "endpoint_id": "whe_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "event_id": "evt_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "url": "https://example.com/hooks/voice-agent",
+           *       "kind": "post_call",
+           *       "state": "pending",
+           *       "next_attempt_at": "2026-11-22T01:30:00.000Z",
+           *       "dead_reason": "example",
+           *       "attempts": [
+           *         {
+           *           "at": "example",
+           *           "status_code": 1,
+           *           "latency_ms": 1,
+           *           "error": "example",
+           *           "manual": true
+           *         }
+           *       ],
+           *       "created_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             webhook_id: string;
@@ -13538,62 +23354,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description A delivery attempt is already in progress; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13605,6 +23466,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -13614,9 +23476,27 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "whe_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "url": "https://example.com/hooks/voice-agent",
+           *           "event_types": [
+           *             "call.ended"
+           *           ],
+           *           "enabled": true,
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -13637,62 +23517,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13702,14 +23614,30 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/hooks/voice-agent",
+         *       "event_types": [
+         *         "call.ended"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
         'application/json': {
           url: string;
           event_types: (
@@ -13729,9 +23657,22 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whe_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "url": "https://example.com/hooks/voice-agent",
+           *       "event_types": [
+           *         "call.ended"
+           *       ],
+           *       "enabled": true,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             url: string;
@@ -13749,62 +23690,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The workspace has an endpoint with this URL, or has the most endpoints it may; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13814,9 +23813,17 @@ export interface operations {
   deleteWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example whe_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         endpoint_id: string;
       };
       cookie?: never;
@@ -13826,66 +23833,112 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -13895,15 +23948,32 @@ export interface operations {
   updateWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example whe_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         endpoint_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/hooks/voice-agent",
+         *       "event_types": [
+         *         "call.ended"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
         'application/json': {
           url?: string;
           event_types?: (
@@ -13922,9 +23992,22 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whe_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "url": "https://example.com/hooks/voice-agent",
+           *       "event_types": [
+           *         "call.ended"
+           *       ],
+           *       "enabled": true,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             url: string;
@@ -13942,62 +24025,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The workspace has an endpoint with this URL; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -14012,6 +24153,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -14021,9 +24163,59 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "name": "Follow up hot leads",
+           *           "trigger": {
+           *             "type": "event",
+           *             "event": "call.ended"
+           *           },
+           *           "auto_mode": true,
+           *           "stages": {
+           *             "signal": {
+           *               "yolo": false,
+           *               "conditions": [
+           *                 {
+           *                   "field": "sentiment",
+           *                   "op": "eq",
+           *                   "value": "example"
+           *                 }
+           *               ]
+           *             },
+           *             "task": {
+           *               "yolo": false,
+           *               "action": {
+           *                 "type": "call",
+           *                 "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *                 "parameters": {
+           *                   "suburb": "example"
+           *                 },
+           *                 "to_phone": "+61491570156"
+           *               }
+           *             },
+           *             "outcome": {
+           *               "yolo": false,
+           *               "emit_event": true
+           *             }
+           *           },
+           *           "enabled": true,
+           *           "trigger_url": "https://example.com/hooks/voice-agent",
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -14086,7 +24278,7 @@ export interface operations {
                           first_name?: string;
                           last_name?: string;
                           phone?: string | null;
-                          email?: unknown | null;
+                          email?: string | null;
                           /** @enum {string} */
                           contactability?: 'contactable' | 'do_not_contact' | 'unsubscribed';
                           tags?: unknown;
@@ -14119,62 +24311,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -14184,14 +24408,59 @@ export interface operations {
   createWorkflow: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Follow up hot leads",
+         *       "trigger": {
+         *         "type": "event",
+         *         "event": "call.ended"
+         *       },
+         *       "auto_mode": false,
+         *       "stages": {
+         *         "signal": {
+         *           "yolo": false,
+         *           "conditions": [
+         *             {
+         *               "field": "sentiment",
+         *               "op": "eq",
+         *               "value": "example"
+         *             }
+         *           ]
+         *         },
+         *         "task": {
+         *           "yolo": false,
+         *           "action": {
+         *             "type": "call",
+         *             "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+         *             "parameters": {
+         *               "suburb": "example"
+         *             },
+         *             "to_phone": "+61491570156"
+         *           }
+         *         },
+         *         "outcome": {
+         *           "yolo": false,
+         *           "emit_event": true
+         *         }
+         *       },
+         *       "enabled": true
+         *     }
+         */
         'application/json': {
           name: string;
           trigger:
@@ -14284,9 +24553,54 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Follow up hot leads",
+           *       "trigger": {
+           *         "type": "event",
+           *         "event": "call.ended"
+           *       },
+           *       "auto_mode": true,
+           *       "stages": {
+           *         "signal": {
+           *           "yolo": false,
+           *           "conditions": [
+           *             {
+           *               "field": "sentiment",
+           *               "op": "eq",
+           *               "value": "example"
+           *             }
+           *           ]
+           *         },
+           *         "task": {
+           *           "yolo": false,
+           *           "action": {
+           *             "type": "call",
+           *             "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "parameters": {
+           *               "suburb": "example"
+           *             },
+           *             "to_phone": "+61491570156"
+           *           }
+           *         },
+           *         "outcome": {
+           *           "yolo": false,
+           *           "emit_event": true
+           *         }
+           *       },
+           *       "enabled": true,
+           *       "trigger_url": "https://example.com/hooks/voice-agent",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -14348,7 +24662,7 @@ export interface operations {
                         first_name?: string;
                         last_name?: string;
                         phone?: string | null;
-                        email?: unknown | null;
+                        email?: string | null;
                         /** @enum {string} */
                         contactability?: 'contactable' | 'do_not_contact' | 'unsubscribed';
                         tags?: unknown;
@@ -14379,62 +24693,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include workflows */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -14446,7 +24831,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
       };
       cookie?: never;
@@ -14456,9 +24843,54 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Follow up hot leads",
+           *       "trigger": {
+           *         "type": "event",
+           *         "event": "call.ended"
+           *       },
+           *       "auto_mode": true,
+           *       "stages": {
+           *         "signal": {
+           *           "yolo": false,
+           *           "conditions": [
+           *             {
+           *               "field": "sentiment",
+           *               "op": "eq",
+           *               "value": "example"
+           *             }
+           *           ]
+           *         },
+           *         "task": {
+           *           "yolo": false,
+           *           "action": {
+           *             "type": "call",
+           *             "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "parameters": {
+           *               "suburb": "example"
+           *             },
+           *             "to_phone": "+61491570156"
+           *           }
+           *         },
+           *         "outcome": {
+           *           "yolo": false,
+           *           "emit_event": true
+           *         }
+           *       },
+           *       "enabled": true,
+           *       "trigger_url": "https://example.com/hooks/voice-agent",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -14520,7 +24952,7 @@ export interface operations {
                         first_name?: string;
                         last_name?: string;
                         phone?: string | null;
-                        email?: unknown | null;
+                        email?: string | null;
                         /** @enum {string} */
                         contactability?: 'contactable' | 'do_not_contact' | 'unsubscribed';
                         tags?: unknown;
@@ -14551,62 +24983,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -14616,9 +25080,17 @@ export interface operations {
   deleteWorkflow: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
       };
       cookie?: never;
@@ -14628,66 +25100,125 @@ export interface operations {
       /** @description Success */
       204: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include workflows */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -14697,15 +25228,61 @@ export interface operations {
   updateWorkflow: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Follow up hot leads",
+         *       "trigger": {
+         *         "type": "event",
+         *         "event": "call.ended"
+         *       },
+         *       "auto_mode": true,
+         *       "stages": {
+         *         "signal": {
+         *           "yolo": false,
+         *           "conditions": [
+         *             {
+         *               "field": "sentiment",
+         *               "op": "eq",
+         *               "value": "example"
+         *             }
+         *           ]
+         *         },
+         *         "task": {
+         *           "yolo": false,
+         *           "action": {
+         *             "type": "call",
+         *             "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+         *             "parameters": {
+         *               "suburb": "example"
+         *             },
+         *             "to_phone": "+61491570156"
+         *           }
+         *         },
+         *         "outcome": {
+         *           "yolo": false,
+         *           "emit_event": true
+         *         }
+         *       },
+         *       "enabled": true
+         *     }
+         */
         'application/json': {
           name?: string;
           trigger?:
@@ -14796,9 +25373,54 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Follow up hot leads",
+           *       "trigger": {
+           *         "type": "event",
+           *         "event": "call.ended"
+           *       },
+           *       "auto_mode": true,
+           *       "stages": {
+           *         "signal": {
+           *           "yolo": false,
+           *           "conditions": [
+           *             {
+           *               "field": "sentiment",
+           *               "op": "eq",
+           *               "value": "example"
+           *             }
+           *           ]
+           *         },
+           *         "task": {
+           *           "yolo": false,
+           *           "action": {
+           *             "type": "call",
+           *             "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "parameters": {
+           *               "suburb": "example"
+           *             },
+           *             "to_phone": "+61491570156"
+           *           }
+           *         },
+           *         "outcome": {
+           *           "yolo": false,
+           *           "emit_event": true
+           *         }
+           *       },
+           *       "enabled": true,
+           *       "trigger_url": "https://example.com/hooks/voice-agent",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workspace_id: string;
@@ -14860,7 +25482,7 @@ export interface operations {
                         first_name?: string;
                         last_name?: string;
                         phone?: string | null;
-                        email?: unknown | null;
+                        email?: string | null;
                         /** @enum {string} */
                         contactability?: 'contactable' | 'do_not_contact' | 'unsubscribed';
                         tags?: unknown;
@@ -14891,62 +25513,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include workflows */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -14962,7 +25655,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
       };
       cookie?: never;
@@ -14972,9 +25667,57 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workflow_id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "event": {
+           *             "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "type": "example",
+           *             "occurred_at": "2026-11-22T01:30:00.000Z",
+           *             "data": {}
+           *           },
+           *           "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "auto_mode": true,
+           *           "status": "running",
+           *           "stages": {
+           *             "signal": {
+           *               "state": "pending",
+           *               "yolo": true,
+           *               "result": {},
+           *               "error": "example",
+           *               "updated_at": "2026-11-22T01:30:00.000Z"
+           *             },
+           *             "task": {
+           *               "state": "pending",
+           *               "yolo": true,
+           *               "result": {},
+           *               "error": "example",
+           *               "updated_at": "2026-11-22T01:30:00.000Z"
+           *             },
+           *             "outcome": {
+           *               "state": "pending",
+           *               "yolo": true,
+           *               "result": {},
+           *               "error": "example",
+           *               "updated_at": "2026-11-22T01:30:00.000Z"
+           *             }
+           *           },
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "updated_at": "2026-11-22T01:30:00.000Z",
+           *           "completed_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -15035,62 +25778,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15102,8 +25877,11 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
+        /** @example wfr_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         run_id: string;
       };
       cookie?: never;
@@ -15113,9 +25891,52 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workflow_id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "event": {
+           *         "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "type": "example",
+           *         "occurred_at": "2026-11-22T01:30:00.000Z",
+           *         "data": {}
+           *       },
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "auto_mode": true,
+           *       "status": "running",
+           *       "stages": {
+           *         "signal": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         },
+           *         "task": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         },
+           *         "outcome": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       },
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workflow_id: string;
@@ -15170,62 +25991,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15235,11 +26088,21 @@ export interface operations {
   approveWorkflowStage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
+        /** @example wfr_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         run_id: string;
+        /** @example task */
         stage: string;
       };
       cookie?: never;
@@ -15249,9 +26112,52 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workflow_id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "event": {
+           *         "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "type": "example",
+           *         "occurred_at": "2026-11-22T01:30:00.000Z",
+           *         "data": {}
+           *       },
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "auto_mode": true,
+           *       "status": "running",
+           *       "stages": {
+           *         "signal": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         },
+           *         "task": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         },
+           *         "outcome": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       },
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workflow_id: string;
@@ -15306,62 +26212,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include workflows */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The stage is not waiting for review; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15371,11 +26335,21 @@ export interface operations {
   rejectWorkflowStage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
+        /** @example wfr_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         run_id: string;
+        /** @example task */
         stage: string;
       };
       cookie?: never;
@@ -15385,9 +26359,52 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workflow_id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "event": {
+           *         "id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "type": "example",
+           *         "occurred_at": "2026-11-22T01:30:00.000Z",
+           *         "data": {}
+           *       },
+           *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "auto_mode": true,
+           *       "status": "running",
+           *       "stages": {
+           *         "signal": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         },
+           *         "task": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         },
+           *         "outcome": {
+           *           "state": "pending",
+           *           "yolo": true,
+           *           "result": {},
+           *           "error": "example",
+           *           "updated_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       },
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z",
+           *       "completed_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workflow_id: string;
@@ -15442,62 +26459,120 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include workflows */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The stage is not waiting for review; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15507,14 +26582,22 @@ export interface operations {
   triggerWorkflow: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example wf_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workflow_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           [key: string]: unknown;
         };
@@ -15524,71 +26607,180 @@ export interface operations {
       /** @description Success */
       202: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wf_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "run_id": "wfr_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *     }
+           */
           'application/json': {
             id: string;
             run_id: string;
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Your plan does not include workflows */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The workflow is disabled, or not triggered externally; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The payload is over 64 KB */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
-      500: {
+      /** @description More than 60 triggers a minute for this workflow (Retry-After) */
+      429: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
+          /**
+           * @description Seconds to wait before trying again.
+           * @example 30
+           */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15605,6 +26797,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
       };
       cookie?: never;
@@ -15614,9 +26807,35 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "group_by": "day",
+           *       "from": "+61491570156",
+           *       "to": "+61491570156",
+           *       "timezone": "Australia/Perth",
+           *       "items": [
+           *         {
+           *           "key": "vak_01JD8X3T6QW5R2K9M4N7P1B3C5_3xYkq9VbQmT2LrWp8ZsNc4Hd",
+           *           "calls": 1,
+           *           "answered": 1,
+           *           "completed": 1,
+           *           "failed": 1,
+           *           "total_seconds": 95,
+           *           "average_seconds": 95,
+           *           "credits": 25,
+           *           "sentiment": {
+           *             "positive": 1,
+           *             "neutral": 1,
+           *             "negative": 1
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             group_by: 'day' | 'agent' | 'status';
@@ -15641,62 +26860,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15711,7 +26962,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
       };
       cookie?: never;
@@ -15721,9 +26974,52 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "status": "running",
+           *           "total": 25,
+           *           "done": 1,
+           *           "credits": 25,
+           *           "failure_reason": "example",
+           *           "results": [
+           *             {
+           *               "scenario": "example",
+           *               "passed": true,
+           *               "missing": [
+           *                 "example"
+           *               ],
+           *               "criteria": [
+           *                 {
+           *                   "criterion": "example",
+           *                   "passed": true,
+           *                   "reason": "example"
+           *                 }
+           *               ],
+           *               "transcript": [
+           *                 {
+           *                   "role": "agent",
+           *                   "text": "Hi {{first_name}}, thanks for your time today.",
+           *                   "offset_seconds": 95
+           *                 }
+           *               ]
+           *             }
+           *           ],
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "ended_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
           'application/json': {
             items: {
               id: string;
@@ -15738,6 +27034,11 @@ export interface operations {
                 scenario: string;
                 passed: boolean;
                 missing: string[];
+                criteria: {
+                  criterion: string;
+                  passed: boolean;
+                  reason: string;
+                }[];
                 transcript: {
                   /** @enum {string} */
                   role: 'agent' | 'user';
@@ -15753,62 +27054,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15818,20 +27151,47 @@ export interface operations {
   createEvaluation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "scenarios": [
+         *         {
+         *           "name": "Booking scenarios",
+         *           "caller_script": [
+         *             "example"
+         *           ],
+         *           "expect": [
+         *             "example"
+         *           ],
+         *           "criteria": [
+         *             "example"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           scenarios: {
             name: string;
             caller_script: string[];
-            expect: string[];
+            expect?: string[];
+            criteria?: string[];
           }[];
         };
       };
@@ -15840,9 +27200,47 @@ export interface operations {
       /** @description Success */
       201: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "status": "running",
+           *       "total": 25,
+           *       "done": 1,
+           *       "credits": 25,
+           *       "failure_reason": "example",
+           *       "results": [
+           *         {
+           *           "scenario": "example",
+           *           "passed": true,
+           *           "missing": [
+           *             "example"
+           *           ],
+           *           "criteria": [
+           *             {
+           *               "criterion": "example",
+           *               "passed": true,
+           *               "reason": "example"
+           *             }
+           *           ],
+           *           "transcript": [
+           *             {
+           *               "role": "agent",
+           *               "text": "Hi {{first_name}}, thanks for your time today.",
+           *               "offset_seconds": 95
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "ended_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             agent_id: string;
@@ -15856,6 +27254,11 @@ export interface operations {
               scenario: string;
               passed: boolean;
               missing: string[];
+              criteria: {
+                criterion: string;
+                passed: boolean;
+                reason: string;
+              }[];
               transcript: {
                 /** @enum {string} */
                 role: 'agent' | 'user';
@@ -15869,62 +27272,133 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description Insufficient credits */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -15936,8 +27410,11 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
+        /** @example evl_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         evaluation_id: string;
       };
       cookie?: never;
@@ -15947,9 +27424,47 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "status": "running",
+           *       "total": 25,
+           *       "done": 1,
+           *       "credits": 25,
+           *       "failure_reason": "example",
+           *       "results": [
+           *         {
+           *           "scenario": "example",
+           *           "passed": true,
+           *           "missing": [
+           *             "example"
+           *           ],
+           *           "criteria": [
+           *             {
+           *               "criterion": "example",
+           *               "passed": true,
+           *               "reason": "example"
+           *             }
+           *           ],
+           *           "transcript": [
+           *             {
+           *               "role": "agent",
+           *               "text": "Hi {{first_name}}, thanks for your time today.",
+           *               "offset_seconds": 95
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "ended_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             agent_id: string;
@@ -15963,6 +27478,11 @@ export interface operations {
               scenario: string;
               passed: boolean;
               missing: string[];
+              criteria: {
+                criterion: string;
+                passed: boolean;
+                reason: string;
+              }[];
               transcript: {
                 /** @enum {string} */
                 role: 'agent' | 'user';
@@ -15976,62 +27496,94 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
       422: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -16041,10 +27593,19 @@ export interface operations {
   cancelEvaluation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
       path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         agent_id: string;
+        /** @example evl_01JD8X3T6QW5R2K9M4N7P1B3C5 */
         evaluation_id: string;
       };
       cookie?: never;
@@ -16054,9 +27615,47 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "status": "running",
+           *       "total": 25,
+           *       "done": 1,
+           *       "credits": 25,
+           *       "failure_reason": "example",
+           *       "results": [
+           *         {
+           *           "scenario": "example",
+           *           "passed": true,
+           *           "missing": [
+           *             "example"
+           *           ],
+           *           "criteria": [
+           *             {
+           *               "criterion": "example",
+           *               "passed": true,
+           *               "reason": "example"
+           *             }
+           *           ],
+           *           "transcript": [
+           *             {
+           *               "role": "agent",
+           *               "text": "Hi {{first_name}}, thanks for your time today.",
+           *               "offset_seconds": 95
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "ended_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             agent_id: string;
@@ -16070,6 +27669,11 @@ export interface operations {
               scenario: string;
               passed: boolean;
               missing: string[];
+              criteria: {
+                criterion: string;
+                passed: boolean;
+                reason: string;
+              }[];
               transcript: {
                 /** @enum {string} */
                 role: 'agent' | 'user';
@@ -16083,62 +27687,107 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized */
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
       401: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Forbidden */
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
       403: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Not found */
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
       404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description The evaluation has ended; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -16150,6 +27799,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example short_code-1 */
         short_code: string;
       };
       cookie?: never;
@@ -16159,35 +27809,75 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'text/html': string;
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
+      404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -16199,6 +27889,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example short_code-1 */
         short_code: string;
       };
       cookie?: never;
@@ -16208,9 +27899,25 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "recording": {
+           *         "available": true,
+           *         "url": "https://example.com/hooks/voice-agent"
+           *       },
+           *       "replies": [
+           *         {
+           *           "body": "Hi {{first_name}}, thanks for your time today.",
+           *           "received_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             recording: {
@@ -16224,29 +27931,68 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
+      404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };
@@ -16258,6 +28004,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example short_code-1 */
         short_code: string;
       };
       cookie?: never;
@@ -16267,9 +28014,21 @@ export interface operations {
       /** @description Success */
       200: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "items": [
+           *         {
+           *           "body": "Hi {{first_name}}, thanks for your time today.",
+           *           "received_at": "2026-11-22T01:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             id: string;
             items: {
@@ -16279,29 +28038,68 @@ export interface operations {
           };
         };
       };
-      /** @description Validation error */
-      422: {
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
+      404: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
             detail: {
+              /** @example missing */
               type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
               loc: (string | number)[];
+              /** @example Field required */
               msg: string;
               input: unknown;
             }[];
           };
         };
       };
-      /** @description Internal error */
+      /** @description A fault on our side; the cause is logged, never sent. */
       500: {
         headers: {
+          'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
         content: {
           'application/json': {
+            /** @example Workspace not found */
             error: string;
           };
         };

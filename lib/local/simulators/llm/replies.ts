@@ -108,10 +108,7 @@ function simulateBaseReply(request: ChatCompletionRequest): SimulatedReply {
       text: TRANSFER_REPLY,
       toolCalls: [{ name: 'transfer_call', arguments: { reason: 'caller asked to speak to a person' } }],
     };
-  // d. A property: search the knowledge bases with the caller's words.
-  if (asksAboutListing(line) && offered(request, 'search_knowledge'))
-    return { text: '', toolCalls: [{ name: 'search_knowledge', arguments: { query: line } }] };
-  // e. The price, when the prompt names one.
+  // e. The price, when the prompt names one (the agent knows the listing it calls about: before d).
   const money = MONEY.exec(system);
   if (PRICE.test(line) && money) {
     const address = ADDRESS.exec(system)?.[1];
@@ -119,6 +116,9 @@ function simulateBaseReply(request: ChatCompletionRequest): SimulatedReply {
       `${address ? `The property at ${address}` : 'It'} is listed at ${money[0].replace(/\s/g, '')}.`,
     );
   }
+  // d. A property: search the knowledge bases with the caller's words.
+  if (asksAboutListing(line) && offered(request, 'search_knowledge'))
+    return { text: '', toolCalls: [{ name: 'search_knowledge', arguments: { query: line } }] };
   // f. A key press.
   const key = DTMF.exec(line);
   if (key) return say(`You pressed ${key[1]}.`);

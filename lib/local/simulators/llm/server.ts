@@ -32,11 +32,11 @@ import {
  *     "Thank you for calling. Goodbye!" and the tool call `end_call {"reason":"caller said goodbye"}`.
  *  c. A person (speak/talk to a person, human, someone, manager, agent; transfer me; a real person)
  *     and `transfer_call` is offered → "Let me transfer you now." and `transfer_call {"reason":…}`.
- *  d. A property (a word such as listing, house, street, bedrooms, price; an address; "in Bondi") and
- *     `search_knowledge` is offered → the tool call `search_knowledge {"query":"<the line>"}`, no text.
- *  e. The price (price, how much, cost) and the system prompt holds an amount ($…) → "It is listed
+ *  e. (before d: the agent knows the listing it calls about) The price (price, how much, cost) and the system prompt holds an amount ($…) → "It is listed
  *     at $1,250,000.", or "The property at <address> is listed at …" when the prompt has an address
  *     after "at" (a number, then capitalised words, optionally ", Suburb").
+ *  d. A property (a word such as listing, house, street, bedrooms, price; an address; "in Bondi") and
+ *     `search_knowledge` is offered → the tool call `search_knowledge {"query":"<the line>"}`, no text.
  *  f. A key press, as the voice runtime words it (`The caller pressed the key "5".`) → "You pressed 5.".
  *  g. Only a greeting (hi, hello, hey, good morning…) → "Hello! How can I help you today?".
  *  h. Else the sentence of the system prompt sharing the most words with the line (not "You are …"
