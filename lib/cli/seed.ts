@@ -20,8 +20,9 @@ export interface SeedResult {
 type Log = (line: string) => void;
 
 const DEMO_PROMPT =
-  'You are Ava, the friendly receptionist of Harbour Realty. Help {{name}} with the listing {{listing_id}} ' +
-  'at {{listing_address}}, quote its price of {{listing_price}} when asked, and book an inspection.';
+  'You are Ava, the friendly receptionist of Harbour Realty. Open homes are on Saturdays from 10am, and ' +
+  'inspections can be booked on any weekday. On a call to {{name}} about a listing, it is {{listing_id}} at ' +
+  '{{listing_address}}, listed at {{listing_price}}: quote that price when asked.';
 
 /**
  * A demo organisation, built through the public API exactly as a customer would: the owner signs in

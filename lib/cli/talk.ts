@@ -42,13 +42,15 @@ export async function talk(
     io.output.write('agent> ');
     await session.say(line, { timeoutMs: 60_000, onToken: (token) => io.output.write(token) });
     io.output.write('\n');
+    // The agent's `end` follows its last words.
+    await session.waitForEnd(300);
     if (session.isOver) {
       ended = 'the agent ended the call';
       break;
     }
   }
   lines.close();
-  const end = await session.waitForEnd(0);
+  const end = await session.waitForEnd(300);
   // The agent ended the session: the provider asks what next and hangs up (the simulator does as Twilio).
   if (end?.kind === 'agent') await providerSessionEnded(state, call.sid);
   session.hangUp();
