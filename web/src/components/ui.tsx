@@ -161,3 +161,44 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
 
 export const when = (iso: string | null | undefined): string =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+
+/** A create form's buttons: submit (disabled while it is sent) and Cancel. */
+export function FormActions({
+  submit,
+  pending,
+  onCancel,
+}: {
+  submit: string;
+  pending: boolean;
+  onCancel: () => void;
+}) {
+  return (
+    <div class="buttons">
+      <button type="submit" class="primary" disabled={pending}>
+        {submit}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
+/** A list page's header with its "New …" button, shown to those who may write while no form is open. */
+export function ListPageHeader(props: {
+  title: string;
+  newLabel: string;
+  canWrite: boolean;
+  creating: boolean;
+  onNew: () => void;
+}) {
+  return (
+    <PageHeader title={props.title}>
+      {props.canWrite && !props.creating && (
+        <button type="button" class="primary" onClick={props.onNew}>
+          {props.newLabel}
+        </button>
+      )}
+    </PageHeader>
+  );
+}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormError, PageHeader, PagedTable } from '../components/ui';
+import { Field, FormError, PagedTable, FormActions, ListPageHeader } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 function NewAgentForm({ onDone }: { onDone: () => void }) {
@@ -50,14 +50,7 @@ function NewAgentForm({ onDone }: { onDone: () => void }) {
         {(p) => <input {...p} value={greeting} onInput={(e) => setGreeting(e.currentTarget.value)} />}
       </Field>
       <FormError error={create.error} />
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={create.isPending}>
-          Create agent
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Create agent" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }
@@ -68,13 +61,13 @@ export default function Agents() {
   const [creating, setCreating] = useState(false);
   return (
     <section>
-      <PageHeader title="Agents">
-        {canWrite && !creating && (
-          <button type="button" class="primary" onClick={() => setCreating(true)}>
-            New agent
-          </button>
-        )}
-      </PageHeader>
+      <ListPageHeader
+        title="Agents"
+        newLabel="New agent"
+        canWrite={canWrite}
+        creating={creating}
+        onNew={() => setCreating(true)}
+      />
       {creating && <NewAgentForm onDone={() => setCreating(false)} />}
       <PagedTable
         caption="Agents"

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormError, PageHeader, PagedTable } from '../components/ui';
+import { Field, FormError, PagedTable, FormActions, ListPageHeader } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -122,14 +122,7 @@ function NewCampaign({ onDone }: { onDone: () => void }) {
         ))}
       </fieldset>
       <FormError error={create.error} />
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={create.isPending}>
-          Create campaign
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Create campaign" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }
@@ -140,13 +133,13 @@ export default function Campaigns() {
   const [creating, setCreating] = useState(false);
   return (
     <section>
-      <PageHeader title="Campaigns">
-        {canWrite && !creating && (
-          <button type="button" class="primary" onClick={() => setCreating(true)}>
-            New campaign
-          </button>
-        )}
-      </PageHeader>
+      <ListPageHeader
+        title="Campaigns"
+        newLabel="New campaign"
+        canWrite={canWrite}
+        creating={creating}
+        onNew={() => setCreating(true)}
+      />
       {creating && <NewCampaign onDone={() => setCreating(false)} />}
       <PagedTable
         caption="Campaigns"

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { api, ok } from '../api/client';
 import { ImportProgress, uploadFile } from '../components/import-progress';
-import { Field, FormError, PageHeader, PagedTable, when } from '../components/ui';
+import { Field, FormError, PageHeader, PagedTable, when, FormActions } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 type Contactability = 'contactable' | 'do_not_contact' | 'unsubscribed';
@@ -117,14 +117,7 @@ function NewContact({ onDone }: { onDone: () => void }) {
         {(p) => <input {...p} type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
       </Field>
       <FormError error={create.error} />
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={create.isPending}>
-          Save contact
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Save contact" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }

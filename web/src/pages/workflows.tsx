@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormError, PageHeader, PagedTable } from '../components/ui';
+import { Field, FormError, PagedTable, FormActions, ListPageHeader } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 interface WorkflowBody {
@@ -100,14 +100,7 @@ function NewWorkflowForm({ onDone }: { onDone: () => void }) {
         )}
       </Field>
       <FormError error={create.error} />
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={create.isPending}>
-          Create workflow
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Create workflow" pending={create.isPending} onCancel={onDone} />
     </form>
   );
 }
@@ -118,13 +111,13 @@ export default function Workflows() {
   const [creating, setCreating] = useState(false);
   return (
     <section>
-      <PageHeader title="Workflows">
-        {canWrite && !creating && (
-          <button type="button" class="primary" onClick={() => setCreating(true)}>
-            New workflow
-          </button>
-        )}
-      </PageHeader>
+      <ListPageHeader
+        title="Workflows"
+        newLabel="New workflow"
+        canWrite={canWrite}
+        creating={creating}
+        onNew={() => setCreating(true)}
+      />
       {creating && <NewWorkflowForm onDone={() => setCreating(false)} />}
       <PagedTable
         caption="Workflows"
