@@ -57,3 +57,12 @@ export async function api<T = Json>(
   }
   return { status: response.status, headers: responseHeaders, body: parsed as T, text };
 }
+
+/**
+ * A call detail without what the post-call pipeline adds in its own time (sentiment and analysis), so a
+ * test can check that nothing else about the call moved.
+ */
+export function withoutPostCallAnalysis(call: Json): Json {
+  const { sentiment: _sentiment, analysis: _analysis, ...rest } = call;
+  return rest;
+}
