@@ -99,7 +99,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   }
   const transcriptText = input.kind === 'prompt' ? userText : `(pressed ${input.digit})`;
 
-  const begun = await deps.store.update((state, setup) =>
+  const begin = (state: ConversationState, setup: ConversationSetup): ConversationState =>
     state.ended
       ? state
       : {
@@ -111,14 +111,33 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
             { role: 'user', text: transcriptText, offsetSeconds: offset(setup, receivedAt) },
           ],
           incidents: [...state.incidents, ...incidents],
-        },
-  );
-  const { setup } = begun;
-  if (begun.state.ended) return { spoken: '', superseded: true };
-  const generation = begun.state.generation;
+        };
 
-  const turn = new TurnWork(deps, setup, generation, receivedAt, deadline);
-  await turn.run(begun.state.history);
+  // The model is asked at once, on the state as this frame read it, while the turn's start is written:
+  // the write is then off the caller's wait. Had another frame changed the state in between (the write
+  // had to read again), that request is dropped unheard and the model asked again on what was stored.
+  const loaded = await deps.store.load();
+  if (!loaded) throw new Error('conversation not found');
+  const begun = deps.store.update(begin);
+  if (loaded.state.ended) {
+    await begun;
+    return { spoken: '', superseded: true };
+  }
+  const held = begun.then((stored) =>
+    stored.version === loaded.version + 1 ? stored.state.generation : undefined,
+  );
+  const speculative = new TurnWork(deps, loaded.setup, held, receivedAt, deadline);
+  held.then(
+    (generation) => generation === undefined && speculative.drop(),
+    () => speculative.drop(),
+  );
+  const [stored] = await Promise.all([begun, speculative.run(begin(loaded.state, loaded.setup).history)]);
+  if (stored.state.ended) return { spoken: '', superseded: true };
+  let turn = speculative;
+  if (speculative.dropped) {
+    turn = new TurnWork(deps, stored.setup, Promise.resolve(stored.state.generation), receivedAt, deadline);
+    await turn.run(stored.state.history);
+  }
   const result = await turn.finish();
   if (!result.superseded) await turn.sendLast();
   // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.
@@ -141,11 +160,14 @@ class TurnWork {
   private readonly quoted: QuotedListingRecord[] = [];
   private readonly abort = new AbortController();
   private spokenThisRound = '';
+  /** Asked on a state that did not hold: nothing of it is sent, run or kept. */
+  dropped = false;
 
   constructor(
     private readonly deps: EngineDeps,
     private readonly setup: ConversationSetup,
-    private readonly generation: number,
+    /** The turn's generation once its start is stored; undefined when the state it was asked on did not hold. */
+    private readonly held: Promise<number | undefined>,
     private readonly receivedAt: number,
     private readonly deadline: number,
   ) {}
@@ -154,14 +176,29 @@ class TurnWork {
     return (this.deps.now ?? Date.now)();
   }
 
-  /** Sends a piece if the turn is still current; false (and stops the turn) when it is not. */
-  private async send(token: string, last: boolean): Promise<boolean> {
+  drop(): void {
+    this.dropped = true;
+    this.superseded = true;
+    this.abort.abort();
+  }
+
+  /** Whether the turn may act (send, run a tool): its start is stored and nothing newer came since. */
+  private async current(): Promise<boolean> {
     if (this.superseded) return false;
-    if ((await this.deps.store.generation()) !== this.generation) {
+    const generation = await this.held;
+    if (generation === undefined) this.drop();
+    if (this.superseded) return false;
+    if ((await this.deps.store.generation()) !== generation) {
       this.superseded = true;
       this.abort.abort();
       return false;
     }
+    return true;
+  }
+
+  /** Sends a piece if the turn is still current; false (and stops the turn) when it is not. */
+  private async send(token: string, last: boolean): Promise<boolean> {
+    if (!(await this.current())) return false;
     await this.deps.output.text(token, last);
     this.firstSentAt ??= this.now();
     this.spoken += token;
@@ -240,7 +277,7 @@ class TurnWork {
 
   private async runTools(calls: LlmToolCall[]): Promise<void> {
     for (const call of calls) {
-      if (this.superseded) return;
+      if (!(await this.current())) return;
       if (call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
         if (!(await this.send(FILLER_LINE, false))) return;
       const at = iso(this.now());
@@ -290,8 +327,9 @@ class TurnWork {
             ...(this.superseded ? { interrupted: true } : {}),
           }
         : undefined;
+    const generation = await this.held;
     await this.deps.store.update((state) => {
-      const current = state.generation === this.generation && !this.superseded;
+      const current = state.generation === generation && !this.superseded;
       return {
         ...state,
         history: current ? [...state.history, ...this.added.filter(keepMessage)] : state.history,

@@ -10,7 +10,7 @@ import {
   type ToolRunner,
 } from '../../functions/conversation/engine.js';
 import { emptyState, type ConversationSetup } from '../../functions/conversation/model.js';
-import { MemoryConversationStore } from '../../functions/conversation/store.js';
+import { MemoryConversationStore, type ConversationStore } from '../../functions/conversation/store.js';
 import {
   LanguageModelError,
   type LanguageModelPort,
@@ -161,6 +161,58 @@ test('an interruption mid-reply: nothing more of it is sent, the history keeps o
     interrupted: true,
   });
   expect(JSON.stringify(state)).not.toContain('pool');
+});
+
+test('the model is asked before the turn is stored; if another frame changed the state first, that request goes unheard and the model is asked again on what was stored', async () => {
+  const s = store();
+  await runTurn(
+    {
+      store: s,
+      model: scriptedModel([words('The home has three bedrooms.')]),
+      output: recorder(),
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'Tell me.' },
+  );
+  // The frame read the state (as the relay handler does), then an interruption was stored before its turn began.
+  const readByTheFrame = await s.load();
+  await interrupt(s, 'The home has');
+  const frameStore: ConversationStore = {
+    load: () => Promise.resolve(structuredClone(readByTheFrame)),
+    update: (change) => s.update(change),
+    generation: () => s.generation(),
+  };
+  const out = recorder();
+  const model = scriptedModel([
+    words('A reply to what was never heard.'),
+    words('A reply to what was heard.'),
+  ]);
+  const result = await runTurn(
+    { store: frameStore, model, output: out, runTool: noTools },
+    { kind: 'prompt', text: 'And the garden?' },
+  );
+  expect(model.requests).toHaveLength(2);
+  expect(model.requests[0].signal?.aborted).toBe(true);
+  expect(model.requests[0].messages.at(-2)).toEqual({
+    role: 'assistant',
+    content: 'The home has three bedrooms.',
+  });
+  expect(model.requests[1].messages.slice(-2)).toEqual([
+    { role: 'assistant', content: 'The home has' },
+    { role: 'user', content: 'And the garden?' },
+  ]);
+  expect(out.frames.map((f) => f.token).join('')).toBe('A reply to what was heard.');
+  expect(out.frames.filter((f) => f.last)).toHaveLength(1);
+  expect(result).toEqual({ spoken: 'A reply to what was heard.', superseded: false });
+  const { state } = await s.load();
+  expect(state.history.map((m) => m.content)).toEqual([
+    'Hi, this is Ava.',
+    'Tell me.',
+    'The home has',
+    'And the garden?',
+    'A reply to what was heard.',
+  ]);
+  expect(state.latencies).toHaveLength(2);
 });
 
 test('a newer prompt supersedes a reply still being generated', async () => {
