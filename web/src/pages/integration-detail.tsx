@@ -137,7 +137,15 @@ export default function IntegrationDetail() {
       <h2>Sync jobs</h2>
       <PagedTable
         caption="Sync jobs"
-        queryKey={['integration-jobs', workspace_id, integration_id, i.active_job_id]}
+        // Asked again whenever the integration shows a job started or ended (its polling sees that first).
+        queryKey={[
+          'integration-jobs',
+          workspace_id,
+          integration_id,
+          i.active_job_id,
+          i.last_sync?.job_id,
+          i.last_sync?.status,
+        ]}
         rowKey={(job) => job.id}
         empty="No syncs yet."
         refetchInterval={i.active_job_id ? 1000 : false}

@@ -52,7 +52,7 @@ export default function SmsThread() {
       {canWrite && (
         <form
           class="card"
-          aria-label="Reply"
+          aria-label="Reply in this thread"
           onSubmit={(e) => {
             e.preventDefault();
             reply.mutate();
