@@ -374,7 +374,13 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
   }, 90_000);
 
   it('every new page passes axe and is photographed at 1280 and 390 px', async () => {
-    const pages = ['/knowledge', '/integrations', '/evaluations', '/sms', ...Object.values(made)];
+    const pages: [name: string, path: string][] = [
+      ['knowledge', '/knowledge'],
+      ['integrations', '/integrations'],
+      ['evaluations', '/evaluations'],
+      ['sms', '/sms'],
+      ...Object.entries(made).map(([name, path]): [string, string] => [`${name}-page`, path]),
+    ];
     expect(Object.keys(made).sort()).toEqual([
       'contact',
       'evaluation',
@@ -385,7 +391,7 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
     ]);
     for (const width of [1280, 390]) {
       const { context, page } = await signedIn(demo.owner_email, width);
-      for (const path of pages) {
+      for (const [name, path] of pages) {
         await page.goto(`${baseUrl()}${path}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
         await settled(page);
@@ -395,7 +401,7 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
             page: path,
             violations: [],
           });
-        await shot(page, `lane-a${path}-${width}`);
+        await shot(page, `lane-a-${name}-${width}`);
       }
       await context.close();
     }
