@@ -38,6 +38,15 @@ const settled = (page: Page) =>
     what: 'the page to load',
   });
 
+/** Until a knowledge base's search has answered: its results, or its empty or error state. */
+const searched = (page: Page) =>
+  waitFor(
+    async () =>
+      (await page.locator('[aria-label="Search"] [role="status"].state').count()) === 0 &&
+      (await page.locator('[aria-label="Search results"], [aria-label="Search"] .state').count()) > 0,
+    { what: 'the search to answer' },
+  );
+
 /** The accessible names of the enabled buttons and switches in the page's main region. */
 async function enabledControls(page: Page): Promise<string[]> {
   const controls = page.locator('main button:not([disabled]), main [role="switch"]:not([disabled])');
@@ -163,13 +172,54 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
     await waitFor(
       async () => {
         await page.getByRole('button', { name: 'Search', exact: true }).click();
-        await page.locator('[aria-label="Search"] .state, [aria-label="Search results"]').first().waitFor();
+        await searched(page);
         return (await results.count()) > 0;
       },
-      { what: 'the search to find the listing', intervalMs: 500 },
+      { what: 'the search to find the listing', intervalMs: 500, timeoutMs: 60_000 },
     );
     await expect(results.locator('li').first().textContent()).resolves.toContain('12 Lighthouse Rd');
     await shot(page, 'knowledge-detail-1280');
+    await context.close();
+  }, 120_000);
+
+  it('knowledge: uploads a document file to a documents base, watches it become ready, and finds its passage', async () => {
+    const { context, page } = await signedIn(demo.owner_email);
+    await open(page, 'Knowledge');
+    await page.getByRole('button', { name: 'New knowledge base' }).click();
+    await page.getByLabel('Knowledge base name').fill('Browser documents');
+    await page.getByLabel('Kind').selectOption('documents');
+    await page.getByRole('button', { name: 'Create knowledge base' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Browser documents' }).waitFor();
+    made.documents = new URL(page.url()).pathname;
+    const kbId = made.documents.split('/').pop() ?? '';
+
+    await page.getByRole('button', { name: 'Add document' }).click();
+    await page.getByLabel('Title').fill('Strata report');
+    const text = 'The strata levy for 12 Lighthouse Rd is $1,200 a quarter, and the sinking fund is healthy.';
+    await page
+      .getByLabel('Document file')
+      .setInputFiles({ name: 'strata.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
+    await page.getByRole('button', { name: 'Save document' }).click();
+    const row = page.locator('tr', { has: page.getByRole('cell', { name: 'Strata report' }) });
+    await row.waitFor();
+    await row.getByRole('cell', { name: 'ready' }).waitFor({ timeout: 60_000 });
+    const items = await get(`/knowledge-bases/${kbId}/items`);
+    expect(items.items.map((item: Json) => [item.title, item.status, item.file_name])).toEqual([
+      ['Strata report', 'ready', 'strata.txt'],
+    ]);
+
+    await page.getByLabel('Search this knowledge base').fill('strata levy');
+    const results = page.getByRole('list', { name: 'Search results' });
+    await waitFor(
+      async () => {
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        await searched(page);
+        return (await results.count()) > 0;
+      },
+      { what: 'the search to find the document', intervalMs: 500, timeoutMs: 60_000 },
+    );
+    await expect(results.locator('li').first().textContent()).resolves.toContain('$1,200 a quarter');
+    await shot(page, 'knowledge-documents-1280');
     await context.close();
   }, 120_000);
 
@@ -383,6 +433,7 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
     ];
     expect(Object.keys(made).sort()).toEqual([
       'contact',
+      'documents',
       'evaluation',
       'integration',
       'knowledge',
