@@ -271,12 +271,21 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
     await open(page, 'Evaluations');
     await page.getByLabel('Agent').selectOption(demo.agent_id);
     await page.getByRole('button', { name: 'New evaluation' }).click();
-    // Neither expected phrases nor criteria: the API's 422 shows next to the field it names.
+    // The API's 422 entries show next to the fields they name: a caller line too long (an item of the
+    // list, under the list's field), then neither expected phrases nor criteria.
     await page.getByLabel('Scenario name').fill('Parking');
-    await page.getByLabel('Caller lines').fill('Is there parking nearby?');
+    await page.getByLabel('Caller lines').fill(`Is there parking nearby?\n${'x'.repeat(501)}`);
+    await page.getByLabel('Criteria').fill('tells the caller about parking\noffers an inspection time');
     await page.getByRole('button', { name: 'Run evaluation' }).click();
     await page.locator('.field-error').first().waitFor();
-    await expect(page.getByLabel('Expected phrases').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('Caller lines').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('Criteria').getAttribute('aria-invalid')).resolves.toBeNull();
+
+    await page.getByLabel('Caller lines').fill('Is there parking nearby?');
+    await page.getByLabel('Criteria').fill('');
+    await page.getByRole('button', { name: 'Run evaluation' }).click();
+    await page.getByLabel('Expected phrases').and(page.locator('[aria-invalid="true"]')).waitFor();
+    await expect(page.getByLabel('Caller lines').getAttribute('aria-invalid')).resolves.toBeNull();
 
     await page.getByLabel('Criteria').fill('tells the caller about parking\noffers an inspection time');
     await page.getByRole('button', { name: 'Run evaluation' }).click();

@@ -75,6 +75,7 @@ function NewEvaluation({ agent_id, onDone }: { agent_id: string; onDone: () => v
               label={`Caller lines${n}`}
               name={`${at}.caller_script`}
               error={run.error}
+              nested
               hint="What the caller says, one line a turn."
             >
               {(p) => (
@@ -85,6 +86,7 @@ function NewEvaluation({ agent_id, onDone }: { agent_id: string; onDone: () => v
               label={`Expected phrases${n}`}
               name={`${at}.expect`}
               error={run.error}
+              nested
               hint="Phrases the agent must say, one a line (optional when criteria are given)."
             >
               {(p) => <textarea {...p} rows={2} value={scenario.expect} onInput={edit(index, 'expect')} />}
@@ -93,6 +95,7 @@ function NewEvaluation({ agent_id, onDone }: { agent_id: string; onDone: () => v
               label={`Criteria${n}`}
               name={`${at}.criteria`}
               error={run.error}
+              nested
               hint="What the model judges the agent against, one a line, e.g. “offers an inspection time”."
             >
               {(p) => (

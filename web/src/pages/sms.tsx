@@ -138,6 +138,7 @@ function NewSmsCampaign({ onDone }: { onDone: () => void }) {
           label="Contact ids"
           name="audience.contact_ids"
           error={create.error}
+          nested
           hint="ct_… ids, comma or space separated."
         >
           {(p) => (
