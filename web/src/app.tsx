@@ -10,15 +10,21 @@ const Calls = lazy(() => import('./pages/calls'));
 const CallDetail = lazy(() => import('./pages/call-detail'));
 const PhoneNumbers = lazy(() => import('./pages/phone-numbers'));
 const Contacts = lazy(() => import('./pages/contacts'));
+const ContactDetail = lazy(() => import('./pages/contact-detail'));
 const Campaigns = lazy(() => import('./pages/campaigns'));
 const CampaignDetail = lazy(() => import('./pages/campaign-detail'));
 const Sms = lazy(() => import('./pages/sms'));
+const SmsThread = lazy(() => import('./pages/sms-thread'));
+const SmsCampaign = lazy(() => import('./pages/sms-campaign'));
 const Knowledge = lazy(() => import('./pages/knowledge'));
+const KnowledgeDetail = lazy(() => import('./pages/knowledge-detail'));
 const Integrations = lazy(() => import('./pages/integrations'));
+const IntegrationDetail = lazy(() => import('./pages/integration-detail'));
 const Workflows = lazy(() => import('./pages/workflows'));
 const WorkflowDetail = lazy(() => import('./pages/workflow-detail'));
 const Analytics = lazy(() => import('./pages/analytics'));
 const Evaluations = lazy(() => import('./pages/evaluations'));
+const EvaluationDetail = lazy(() => import('./pages/evaluation-detail'));
 const ApiKeys = lazy(() => import('./pages/api-keys'));
 const Webhooks = lazy(() => import('./pages/webhooks'));
 const Billing = lazy(() => import('./pages/billing'));
@@ -119,15 +125,21 @@ function Shell() {
               <Route path="/calls/:id" component={CallDetail} />
               <Route path="/phone-numbers" component={PhoneNumbers} />
               <Route path="/contacts" component={Contacts} />
+              <Route path="/contacts/:id" component={ContactDetail} />
               <Route path="/campaigns" component={Campaigns} />
               <Route path="/campaigns/:id" component={CampaignDetail} />
               <Route path="/sms" component={Sms} />
+              <Route path="/sms/threads/:contact_id" component={SmsThread} />
+              <Route path="/sms/campaigns/:id" component={SmsCampaign} />
               <Route path="/knowledge" component={Knowledge} />
+              <Route path="/knowledge/:id" component={KnowledgeDetail} />
               <Route path="/integrations" component={Integrations} />
+              <Route path="/integrations/:id" component={IntegrationDetail} />
               <Route path="/workflows" component={Workflows} />
               <Route path="/workflows/:id" component={WorkflowDetail} />
               <Route path="/analytics" component={Analytics} />
               <Route path="/evaluations" component={Evaluations} />
+              <Route path="/evaluations/:agent_id/:id" component={EvaluationDetail} />
               <Route path="/api-keys" component={ApiKeys} />
               <Route path="/webhooks" component={Webhooks} />
               <Route path="/billing" component={Billing} />

@@ -18,10 +18,16 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** The 422 messages about one field (`name`, `settings.timezone`), for showing next to it. */
-  fieldMessages(field: string): string[] {
+  /**
+   * The 422 messages about one field (`name`, `settings.timezone`), for showing next to it; `nested`:
+   * those about its parts too (a list's items, `caller_script.2`).
+   */
+  fieldMessages(field: string, nested = false): string[] {
     return this.detail
-      .filter((issue) => issue.loc.filter((part) => part !== 'body').join('.') === field)
+      .filter((issue) => {
+        const at = issue.loc.filter((part) => part !== 'body').join('.');
+        return at === field || (nested && at.startsWith(`${field}.`));
+      })
       .map((issue) => issue.msg);
   }
 }

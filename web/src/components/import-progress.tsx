@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/preact-query';
 import { ErrorState } from './ui';
 
-interface ImportJob {
+export interface ImportJob {
   status: 'pending' | 'processing' | 'completed' | 'failed';
   progress: { done: number; total: number };
-  counts: { total: number; created: number; merged: number; rejected: number };
+  counts: { total: number; created: number; merged?: number; rejected: number };
   failure_reason: string | null;
   errors?: { row: number; reason: string }[];
 }
@@ -20,7 +20,11 @@ export function ImportProgress({ queryKey, load }: { queryKey: unknown[]; load: 
     },
   });
   if (job.isError) return <ErrorState error={job.error} />;
-  const data = job.data;
+  return <ImportProgressView job={job.data} />;
+}
+
+/** An import's progress bar, counts and rejected rows (`job` undefined: not started yet). */
+export function ImportProgressView({ job: data }: { job: ImportJob | undefined }) {
   const total = data?.progress.total ?? 0;
   const done = data?.progress.done ?? 0;
   const percent = data?.status === 'completed' ? 100 : total > 0 ? Math.floor((done / total) * 100) : 0;
@@ -33,7 +37,7 @@ export function ImportProgress({ queryKey, load }: { queryKey: unknown[]; load: 
       <p role="status">
         {data ? `${data.status}: ${percent} %` : 'Starting…'}
         {data?.status === 'completed' &&
-          ` — ${data.counts.created} created, ${data.counts.merged} merged, ${data.counts.rejected} rejected`}
+          ` — ${data.counts.created} created${data.counts.merged === undefined ? '' : `, ${data.counts.merged} merged`}, ${data.counts.rejected} rejected`}
         {data?.status === 'failed' && ` — ${data.failure_reason ?? 'failed'}`}
       </p>
       {data?.errors && data.errors.length > 0 && (

@@ -51,13 +51,15 @@ interface FieldProps {
   name: string;
   error?: unknown;
   hint?: string;
+  /** Show the messages about the field's parts too (a list's items). */
+  nested?: boolean;
   children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => JSX.Element;
 }
 
 /** A labelled control with the API's 422 messages about `name` under it. */
-export function Field({ label, name, error, hint, children }: FieldProps) {
+export function Field({ label, name, error, hint, nested, children }: FieldProps) {
   const id = `f-${name.replace(/[^a-z0-9]/gi, '-')}-${(fieldIds += 1)}`;
-  const messages = error instanceof ApiError ? error.fieldMessages(name) : [];
+  const messages = error instanceof ApiError ? error.fieldMessages(name, nested) : [];
   const describedBy = [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-error` : '']
     .filter(Boolean)
     .join(' ');

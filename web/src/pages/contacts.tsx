@@ -199,7 +199,14 @@ export default function Contacts() {
           )
         }
         columns={[
-          { label: 'Name', render: (c) => `${c.first_name} ${c.last_name}`.trim() || '—' },
+          {
+            label: 'Name',
+            render: (c) => (
+              <a href={`/contacts/${c.id}`}>
+                {`${c.first_name} ${c.last_name}`.trim() || c.phone || c.email || c.id}
+              </a>
+            ),
+          },
           { label: 'Phone', render: (c) => c.phone ?? '—' },
           { label: 'Email', render: (c) => c.email ?? '—' },
           { label: 'Tags', render: (c) => c.tags.join(', ') },
