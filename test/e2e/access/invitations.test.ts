@@ -40,9 +40,11 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(sent[0].text).toContain('as a member (organisation role: regular)');
     expect(sent[0].text).toContain('Workspace roles: Sales (viewer).');
     const link = sent[0].text.match(/https?:\/\/\S+/)?.[0] as string;
-    const dashboard = stackState().dashboard_url;
+    const dashboard = stackState().env.DASHBOARD_URL;
     expect(link).toBe(
-      dashboard ? `${dashboard.replace(/\/$/, '')}/invitations/${invitationId}` : `${baseUrl()}/i/${invitationId}`,
+      dashboard
+        ? `${dashboard.replace(/\/$/, '')}/invitations/${invitationId}`
+        : `${baseUrl()}/i/${invitationId}`,
     );
     expect((await fetch(link)).status).toBe(200);
     const page = await fetch(`${baseUrl()}/i/${invitationId}`);
