@@ -192,7 +192,7 @@ export function AnalysisFieldsEditor(props: {
                 aria-label={`Remove analysis field ${index + 1}`}
                 onClick={() => onChange(drafts.filter((_, i) => i !== index))}
               >
-                Remove field
+                Remove
               </button>
             )}
           </fieldset>
@@ -367,7 +367,7 @@ export function PostCallActionsEditor(props: {
                   aria-label={`Remove ${name}`}
                   onClick={() => onChange(drafts.filter((_, i) => i !== index))}
                 >
-                  Remove action
+                  Remove
                 </button>
               </div>
             )}

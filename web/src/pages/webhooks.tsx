@@ -227,9 +227,9 @@ function SigningSecret() {
       {shown && secret.isError && <ErrorState error={secret.error} retry={() => void secret.refetch()} />}
       {shown && secret.data && (
         <>
-          <code class="secret" aria-label="Webhook signing secret">
-            {secret.data.secret}
-          </code>
+          <Field label="Webhook signing secret" name="secret">
+            {(p) => <input {...p} class="secret" readOnly value={secret.data.secret} />}
+          </Field>
           {secret.data.previous_secret_expires_at && (
             <p class="muted">
               The previous secret also signs until {when(secret.data.previous_secret_expires_at)}.
