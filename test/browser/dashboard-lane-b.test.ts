@@ -293,15 +293,16 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
     await analysis.getByText(call.analysis!.summary, { exact: true }).waitFor({ timeout: 30_000 });
     await expect(analysis.locator('dt', { hasText: 'Successful' }).count()).resolves.toBe(1);
 
+    // The demo caller says goodbye: the agent ends the call with its end_call tool.
     const tools = page.getByRole('region', { name: 'Tool calls' });
-    if (call.tool_calls.length > 0) {
-      await expect(tools.locator('tbody tr').count()).resolves.toBe(call.tool_calls.length);
-      await expect(tools.locator('tbody tr').first().locator('td').first().textContent()).resolves.toBe(
-        call.tool_calls[0].name,
-      );
-    } else {
-      await tools.getByText('No tool calls.').waitFor();
-    }
+    expect(call.tool_calls.length).toBeGreaterThan(0);
+    await expect(tools.locator('tbody tr').count()).resolves.toBe(call.tool_calls.length);
+    await expect(tools.locator('tbody tr').first().locator('td').first().textContent()).resolves.toBe(
+      call.tool_calls[0].name,
+    );
+    await expect(tools.locator('tbody tr').first().locator('td').nth(2).textContent()).resolves.toEqual(
+      call.tool_calls[0].ok ? 'ok' : expect.stringMatching(/^failed/),
+    );
 
     const latency = page.getByRole('region', { name: 'Latency' });
     expect(call.latency.turns).toBeGreaterThan(0);
@@ -311,6 +312,22 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
       call.latency.total_ms.p50 === null ? '—' : `${call.latency.total_ms.p50} ms`,
     );
     await page.getByText('Ended by').waitFor();
+
+    // The demo agent's post-call webhook (to the demo receiver) is listed once it went out; Resend sends it again.
+    const deliveriesPath = `/api/v1/workspaces/${demo.workspace_id}/webhook-deliveries?call_id=${callId}`;
+    await waitFor(
+      async () => (await api('GET', deliveriesPath, owner())).body.items?.[0]?.state === 'succeeded',
+      { what: "the call's post-call webhook delivery", timeoutMs: 60_000 },
+    );
+    const deliveries = page.getByRole('region', { name: 'Webhook deliveries' });
+    const delivery = deliveries.locator('tbody tr').filter({ hasText: 'succeeded' });
+    await delivery.waitFor({ timeout: 30_000 });
+    await expect(delivery.count()).resolves.toBe(1);
+    await delivery.getByRole('button', { name: 'Resend' }).click();
+    await delivery.locator('td[data-label="Attempts"]', { hasText: /^2$/ }).waitFor({ timeout: 30_000 });
+    const resent = (await api('GET', deliveriesPath, owner())).body.items;
+    expect(resent).toHaveLength(1);
+    expect(resent[0].attempts).toHaveLength(2);
     await checkAndPhotograph(page, 'call-detail-analysis');
     await context.close();
   }, 150_000);

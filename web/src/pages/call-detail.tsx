@@ -12,6 +12,9 @@ const FINAL = new Set(['completed', 'failed']);
 /** How long after its end a call's analysis may still come in (then the page stops asking). */
 const ANALYSIS_WAIT_MS = 120_000;
 
+const recentlyEnded = (call: Call): boolean =>
+  call.ended_at !== null && Date.now() - Date.parse(call.ended_at) < ANALYSIS_WAIT_MS;
+
 /** Nothing more will change: ended, the recording in (or none), the analysis in (or none coming). */
 function settled(call: Call): boolean {
   if (!FINAL.has(call.status)) return false;
@@ -257,12 +260,14 @@ const ENDED_BY: Record<NonNullable<Call['conversation_ended_by']>, string> = {
   caller_hangup: 'the caller',
 };
 
-function Deliveries({ callId }: { callId: string }) {
+/** Its post-call webhook goes out after the call ends (and its analysis): asked again until then. */
+function Deliveries({ callId, live }: { callId: string; live: boolean }) {
   return (
     <section class="card" aria-label="Webhook deliveries">
       <h2>Post-call webhook deliveries</h2>
       <DeliveriesTable
         filter={{ call_id: callId }}
+        live={live}
         caption="Webhook deliveries"
         empty="No webhook deliveries for this call."
       />
@@ -341,7 +346,7 @@ export default function CallDetail() {
       <Analysis call={c} />
       <ToolCalls call={c} />
       <Latency call={c} />
-      <Deliveries callId={c.id} />
+      <Deliveries callId={c.id} live={!FINAL.has(c.status) || recentlyEnded(c)} />
     </section>
   );
 }
