@@ -182,7 +182,7 @@ describe('workspace events to webhook endpoints', () => {
     ]);
   });
 
-  it("?endpoint_id= lists one endpoint's deliveries only, paging until it has them", async () => {
+  it("?endpoint_id= lists one endpoint's deliveries only, and pages them", async () => {
     const hook = await receiver();
     const tenant = await newTenant();
     const contacts = await subscribe(tenant, hook.url, ['contact.created']);
