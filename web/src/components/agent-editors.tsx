@@ -66,6 +66,16 @@ export function KnowledgeBasePicker(props: {
           {base.name} <span class="muted">({base.kind})</span>
         </label>
       ))}
+      {/* A base deleted since it was chosen: shown, so that it can be unchecked. */}
+      {bases.data &&
+        props.selected
+          .filter((id) => !bases.data.some((base) => base.id === id))
+          .map((id) => (
+            <label class="check" key={id}>
+              <input type="checkbox" checked onChange={(e) => toggle(id, e.currentTarget.checked)} /> {id}{' '}
+              <span class="muted">(not found)</span>
+            </label>
+          ))}
       <FieldMessages error={props.error} name="knowledge_base_ids" />
     </fieldset>
   );
