@@ -318,6 +318,8 @@ export class VoiceAgentStack extends Stack {
       JWT_JWKS_URI: `${jwtIssuer}/.well-known/jwks.json`,
       JWT_CLIENT_ID: this.userPoolClient.userPoolClientId,
       PUBLIC_BASE_URL: apiUrl,
+      // Invitation emails link to the dashboard's invitation page.
+      DASHBOARD_URL: this.dashboard.url,
       TELEPHONY_PROVIDER: props.telephonyProvider ?? 'simulator',
       // Not a secret: the TwiML of every answered call names it, and $connect checks signatures against it.
       VOICE_RELAY_URL: this.voiceRelay.url,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The page an invitation email links to (`GET /i/{invitation_id}`): until a dashboard
- * exists, the API serves this small page, which signs the invitee in and accepts. Sign-in asks the
+ * The API's own invitation page (`GET /i/{invitation_id}`): the email links here where no dashboard is
+ * served (`DASHBOARD_URL` unset; else to the dashboard's `/invitations/{id}`). It signs the invitee in and accepts. Sign-in asks the
  * identity provider for an access token with the invitee's email and password (an OAuth2 password
  * grant at the local OpenID provider's token endpoint), then the page calls
  * `POST /api/v1/invitations/{invitation_id}/accept` with it and shows the role that was given. The
@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
  * Content-Security-Policy.
  *
  * In the cloud the dashboard's Cognito client allows SRP sign-in only (no password flow, no hosted
- * UI), which this page does not speak: there it says so and names the accept call, until the
- * dashboard takes the link over.
+ * UI), which this page does not speak: there it says so and names the accept call; the email
+ * links to the dashboard there.
  */
 export interface SignIn {
   /** The token endpoint (password grant). */

@@ -299,13 +299,24 @@ async function workspaceRolesText(workspaces: InvitationWorkspace[]): Promise<st
   return workspaces.map((w) => `${names.get(w.workspaceId) ?? w.workspaceId} (${w.role})`).join(', ');
 }
 
+/**
+ * Where the email sends the invitee: the dashboard's invitation page (sign in, accept, land in the
+ * organisation) where there is a dashboard, else the API's own page that signs in and accepts
+ * (access/invitation-page.ts). The API's accept is a POST: a link cannot be it.
+ */
+export function invitationLink(invitationId: string): string {
+  const { DASHBOARD_URL, PUBLIC_BASE_URL } = config();
+  return DASHBOARD_URL
+    ? `${DASHBOARD_URL.replace(/\/$/, '')}/invitations/${invitationId}`
+    : `${PUBLIC_BASE_URL}/i/${invitationId}`;
+}
+
 async function deliver(invitation: Invitation): Promise<boolean> {
   const { data: organisation } = await OrganisationEntity.get({
     organisationId: invitation.organisationId,
   }).go();
   const organisationName = organisation?.name ?? 'an organisation';
-  // A page that signs in and accepts (access/invitation-page.ts): the API's accept is a POST.
-  const acceptUrl = `${config().PUBLIC_BASE_URL}/i/${invitation.invitationId}`;
+  const acceptUrl = invitationLink(invitation.invitationId);
   const role =
     invitation.role === 'admin'
       ? 'an admin (organisation role: admin)'

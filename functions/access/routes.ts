@@ -120,7 +120,8 @@ export const accessRoutes = {
     path: '/i/{invitation_id}',
     summary: 'Show an invitation page',
     description:
-      'The page an invitation email links to: the invitee signs in (email and password) and the page accepts ' +
+      "The API's own invitation page (the email links here when no dashboard is served, else to the dashboard's " +
+      '/invitations/{invitation_id}): the invitee signs in (email and password) and the page accepts ' +
       'the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy',
     auth: 'none',
     contentType: 'text/html',

@@ -18,6 +18,11 @@ const ConfigSchema = z.object({
   JWT_CLIENT_ID: z.string().optional(),
   /** Public base URL of the API and of the provider webhooks (status callbacks point here). */
   PUBLIC_BASE_URL: z.string().default('http://127.0.0.1:3000'),
+  /**
+   * The dashboard's address, where it is served: an invitation email then links to its
+   * `/invitations/{id}` page; without it, to the API's own page (`/i/{id}`).
+   */
+  DASHBOARD_URL: z.string().optional(),
   WEBHOOKS_BASE_URL: z.string().optional(),
   TELEPHONY_PROVIDER: z.enum(['simulator', 'twilio']).default('simulator'),
   SIMULATOR_TIME_SCALE: z.coerce.number().positive().default(20),

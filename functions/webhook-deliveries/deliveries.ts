@@ -470,13 +470,17 @@ export async function sendTestDelivery(input: {
 
 export async function listDeliveries(
   workspaceId: string,
-  options: { callId?: string; limit: number; cursor?: string },
+  options: { callId?: string; endpointId?: string; limit: number; cursor?: string },
 ): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }> {
+  const { callId, endpointId } = options;
   const page = await queryPage(options.cursor, (cursor) => {
-    const queryOptions = { order: 'desc' as const, limit: options.limit, cursor };
-    return options.callId
-      ? WebhookDeliveryEntity.query.byCall({ workspaceId, callId: options.callId }).go(queryOptions)
-      : WebhookDeliveryEntity.query.byWorkspace({ workspaceId }).go(queryOptions);
+    // `count` (not `limit`): with the endpoint filter, pages until that many match.
+    const queryOptions = { order: 'desc' as const, count: options.limit, cursor };
+    const base = callId
+      ? WebhookDeliveryEntity.query.byCall({ workspaceId, callId })
+      : WebhookDeliveryEntity.query.byWorkspace({ workspaceId });
+    const filtered = endpointId ? base.where((attr, op) => op.eq(attr.endpointId, endpointId)) : base;
+    return filtered.go(queryOptions);
   });
   return { items: page.items as WebhookDelivery[], nextCursor: page.nextCursor };
 }

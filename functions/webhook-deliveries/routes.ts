@@ -42,7 +42,7 @@ export const webhookDeliveryRoutes = {
     path: '/api/v1/workspaces/{workspace_id}/webhook-deliveries',
     summary: 'List webhook deliveries',
     description:
-      'Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)',
+      'Webhook deliveries, newest first, with every attempt; filters call_id, endpoint_id (any workspace role; API key: calls:read)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     query: webhooks.ListDeliveriesQuery,

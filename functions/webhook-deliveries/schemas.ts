@@ -55,6 +55,8 @@ export const DeliveryList = pageOf(DeliveryResponse);
 export const ListDeliveriesQuery = schemaOnFirstUse(() =>
   ListQuery.extend({
     call_id: z.string().min(1).max(64).optional(),
+    /** One webhook endpoint's deliveries (`whe_…`). */
+    endpoint_id: z.string().min(1).max(64).optional(),
   }),
 );
 export type ListDeliveriesQuery = z.infer<typeof ListDeliveriesQuery>;

@@ -53,6 +53,8 @@ export function stackEnvironment(options: {
   jwksUri: string;
   clientId: string;
   gatewayUrl: string;
+  /** Where the dashboard is served, when it is (invitation emails link to its page). */
+  dashboardUrl?: string;
   defaults?: Partial<EnvironmentDefaults>;
   source?: NodeJS.ProcessEnv;
 }): Record<string, string> {
@@ -75,6 +77,7 @@ export function stackEnvironment(options: {
     JWT_CLIENT_ID: options.clientId,
     PUBLIC_BASE_URL: options.gatewayUrl,
     WEBHOOKS_BASE_URL: options.gatewayUrl,
+    ...(options.dashboardUrl ? { DASHBOARD_URL: options.dashboardUrl } : {}),
     TELEPHONY_PROVIDER: 'simulator',
     CURSOR_SECRET: source.CURSOR_SECRET || LOCAL_CURSOR_SECRET,
     SIMULATOR_TIME_SCALE: source.SIMULATOR_TIME_SCALE || defaults.SIMULATOR_TIME_SCALE,

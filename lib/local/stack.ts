@@ -249,6 +249,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       jwksUri: identity.jwksUri,
       clientId: identity.clientId,
       gatewayUrl: gateway.url,
+      ...(web ? { dashboardUrl: gateway.url } : {}),
       defaults: options.defaults,
     });
     // The provider webhooks' own gateway, in the work process: where the simulators call back.

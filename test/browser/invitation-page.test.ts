@@ -1,11 +1,12 @@
 import { chromium, type Browser } from 'playwright-core';
-import { api } from '../helpers/http.js';
+import { api, baseUrl } from '../helpers/http.js';
 import { emailsTo, organisation, uniqueEmail } from '../e2e/access/fixtures.js';
 import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
 
 /**
- * The invitation email's link in a real browser: the page the API serves signs the invitee in at the
- * local OpenID provider and accepts; the page says the role given, and the invitee is then a member.
+ * The API's own invitation page (`/i/{id}`, the email's link where no dashboard is served; the
+ * dashboard's page is tested in dashboard-lane-b.test.ts) in a real browser: it signs the invitee in
+ * at the local OpenID provider and accepts; the page says the role given, and the invitee is then a member.
  */
 const executablePath = chromiumPath();
 if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
@@ -29,9 +30,9 @@ describeWithBrowser('invitation page in Chromium', () => {
       body: { email, role },
     });
     expect(invited.status).toBe(201);
-    const [sent] = emailsTo(email);
-    const link = sent.text.match(/https?:\/\/\S+/)?.[0] as string;
-    return { org, email, link, invitationId: invited.body.invitation_id as string };
+    const invitationId = invited.body.invitation_id as string;
+    expect(emailsTo(email)).toHaveLength(1);
+    return { org, email, link: `${baseUrl()}/i/${invitationId}`, invitationId };
   }
 
   const membersOf = async (org: Awaited<ReturnType<typeof invite>>['org'], email: string) =>

@@ -457,6 +457,8 @@ describe.each([
       expect(JSON.stringify(env.JWT_JWKS_URI)).toContain('/.well-known/jwks.json');
       expect(refId(env.JWT_CLIENT_ID)).toMatch(/^UserPoolDashboardClient/);
       expect(JSON.stringify(env.PUBLIC_BASE_URL)).toContain('HttpApi');
+      // Invitation emails link to the dashboard's invitation page (its CloudFront address).
+      expect(JSON.stringify(env.DASHBOARD_URL)).toContain('DashboardDistribution');
 
       expect('TABLE_NAME' in env).toBe(Boolean(spec.access.table));
       if (spec.access.table) expect(resources[refId(env.TABLE_NAME)!].Type).toBe('AWS::DynamoDB::Table');

@@ -29,6 +29,7 @@ const ApiKeys = lazy(() => import('./pages/api-keys'));
 const Webhooks = lazy(() => import('./pages/webhooks'));
 const Billing = lazy(() => import('./pages/billing'));
 const Team = lazy(() => import('./pages/team'));
+const Invitations = lazy(() => import('./pages/invitations'));
 
 /** The navigation, with the accessible names the contract fixes. */
 export const NAVIGATION: [label: string, path: string][] = [
@@ -155,12 +156,29 @@ function Shell() {
   );
 }
 
+/** An invitation's page stands outside the shell: the invitee may belong to no organisation yet. */
+function Root() {
+  const { path } = useLocation();
+  if (path === '/invitations' || path.startsWith('/invitations/'))
+    return (
+      <ErrorBoundary>
+        <Router>
+          <Route path="/invitations/:id" component={Invitations} />
+          <Route default component={Invitations} />
+        </Router>
+      </ErrorBoundary>
+    );
+  return (
+    <SessionProvider>
+      <Shell />
+    </SessionProvider>
+  );
+}
+
 export function App() {
   return (
     <LocationProvider>
-      <SessionProvider>
-        <Shell />
-      </SessionProvider>
+      <Root />
     </LocationProvider>
   );
 }

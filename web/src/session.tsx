@@ -79,6 +79,9 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       <main class="centred">
         <h1>No organisation yet</h1>
         <p>Ask an owner to invite you, or create an organisation through the API.</p>
+        <p>
+          <a href="/invitations">Your invitations</a>
+        </p>
       </main>
     );
   if (workspaces.isPending) return <Loading what="Loading workspaces…" />;

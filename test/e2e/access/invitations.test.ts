@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { api, baseUrl } from '../../helpers/http.js';
 import { tokenFor } from '../../helpers/tokens.js';
+import { stackState } from '../../helpers/stack-state.js';
 import { emailsTo, member, organisation, uniqueEmail, UNKNOWN, workspace } from './fixtures.js';
 
 describe('invitations (organisation first; HTTP, local stack, real tokens)', () => {
@@ -34,12 +35,19 @@ describe('invitations (organisation first; HTTP, local stack, real tokens)', () 
     expect(sent).toHaveLength(1);
     expect(sent[0].subject).toBe('You are invited to join Invite Co');
     expect(sent[0].text).toContain(invitationId);
-    // It says the role given, and links to a page a browser can open (the API's accept is a POST).
+    // It says the role given, and links to a page a browser can open (the API's accept is a POST):
+    // the dashboard's invitation page where the stack serves the dashboard, else the API's own.
     expect(sent[0].text).toContain('as a member (organisation role: regular)');
     expect(sent[0].text).toContain('Workspace roles: Sales (viewer).');
     const link = sent[0].text.match(/https?:\/\/\S+/)?.[0] as string;
-    expect(link).toBe(`${baseUrl()}/i/${invitationId}`);
-    const page = await fetch(link);
+    const dashboard = stackState().env.DASHBOARD_URL;
+    expect(link).toBe(
+      dashboard
+        ? `${dashboard.replace(/\/$/, '')}/invitations/${invitationId}`
+        : `${baseUrl()}/i/${invitationId}`,
+    );
+    expect((await fetch(link)).status).toBe(200);
+    const page = await fetch(`${baseUrl()}/i/${invitationId}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");

@@ -182,6 +182,43 @@ describe('workspace events to webhook endpoints', () => {
     ]);
   });
 
+  it("?endpoint_id= lists one endpoint's deliveries only, and pages them", async () => {
+    const hook = await receiver();
+    const tenant = await newTenant();
+    const contacts = await subscribe(tenant, hook.url, ['contact.created']);
+    const quiet = await subscribe(tenant, `${hook.url}/quiet`, ['listing.sold']);
+    for (const [index, name] of ['Ada', 'Bo', 'Cy'].entries()) {
+      const res = await api('POST', `${ws(tenant)}/contacts`, {
+        token: tenant.owner.token,
+        body: { first_name: name, phone: `+6149157020${index}` },
+      });
+      expect(res.status).toBe(201);
+    }
+    await waitFor(() => hook.requests.length >= 3, { what: 'three contact.created deliveries' });
+    await waitForQuiescence();
+    const listed = async (query: string) => {
+      const res = await api('GET', `${ws(tenant)}/webhook-deliveries?${query}`, {
+        token: tenant.owner.token,
+      });
+      expect(res.status).toBe(200);
+      return res.body as { items: Json[]; next_cursor: string | null };
+    };
+    const all = await listed(`endpoint_id=${contacts.id}`);
+    expect(all.items).toHaveLength(3);
+    expect(all.items.every((d) => d.endpoint_id === contacts.id && d.event_type === 'contact.created')).toBe(
+      true,
+    );
+    expect((await listed(`endpoint_id=${quiet.id}`)).items).toEqual([]);
+    expect((await listed('endpoint_id=whe_01JZZZZZZZZZZZZZZZZZZZZZZZ')).items).toEqual([]);
+    // Two a page: the second page holds the third, and no more.
+    const first = await listed(`endpoint_id=${contacts.id}&limit=2`);
+    expect(first.items).toHaveLength(2);
+    const second = await listed(
+      `endpoint_id=${contacts.id}&limit=2&cursor=${encodeURIComponent(first.next_cursor!)}`,
+    );
+    expect(second.items.map((d) => d.id)).toEqual(all.items.slice(2).map((d) => d.id));
+  });
+
   it('an endpoint disabled after subscribing, or deleted, gets nothing', async () => {
     const hook = await receiver();
     const gone = await receiver();

@@ -292,7 +292,7 @@ export interface paths {
     };
     /**
      * Show an invitation page
-     * @description The page an invitation email links to: the invitee signs in (email and password) and the page accepts the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy
+     * @description The API's own invitation page (the email links here when no dashboard is served, else to the dashboard's /invitations/{invitation_id}): the invitee signs in (email and password) and the page accepts the invitation (POST …/accept) and shows the role given. Strict Content-Security-Policy
      *
      *     **Auth:** None (public).
      */
@@ -1888,7 +1888,7 @@ export interface paths {
     };
     /**
      * List webhook deliveries
-     * @description Webhook deliveries, newest first, with every attempt; filter call_id (any workspace role; API key: calls:read)
+     * @description Webhook deliveries, newest first, with every attempt; filters call_id, endpoint_id (any workspace role; API key: calls:read)
      *
      *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
      */
@@ -23100,6 +23100,7 @@ export interface operations {
         limit?: number;
         cursor?: string;
         call_id?: string;
+        endpoint_id?: string;
       };
       header?: never;
       path: {

@@ -2,6 +2,16 @@ import { useEffect, useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, ok, messageOf } from '../api/client';
+import {
+  actionDrafts,
+  actionsBody,
+  AnalysisFieldsEditor,
+  analysisFieldDrafts,
+  analysisFieldsBody,
+  KnowledgeBasePicker,
+  PostCallActionsEditor,
+  type ActionType,
+} from '../components/agent-editors';
 import { TestChat } from '../components/test-chat';
 import { ErrorState, Field, FormError, Loading, PageHeader } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
@@ -33,6 +43,17 @@ function PromptPreview({ prompt }: { prompt: string }) {
   );
 }
 
+const EXPRESSIVENESS: [Agent['settings']['expressiveness'], string][] = [
+  ['natural', 'Natural'],
+  ['expressive', 'Expressive'],
+  ['low', 'Low'],
+];
+const AMBIENT_NOISE: [Agent['settings']['ambient_noise'], string][] = [
+  ['none', 'None'],
+  ['office', 'Office'],
+];
+
+/** Everything an agent has but its Answering calls switch, saved with one PATCH. */
 function AgentForm({ agent }: { agent: Agent }) {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
@@ -41,10 +62,23 @@ function AgentForm({ agent }: { agent: Agent }) {
   const [prompt, setPrompt] = useState(agent.prompt);
   const [greeting, setGreeting] = useState(agent.greeting);
   const [speed, setSpeed] = useState(agent.settings.speech_speed);
+  const [expressiveness, setExpressiveness] = useState(agent.settings.expressiveness);
+  const [ambientNoise, setAmbientNoise] = useState(agent.settings.ambient_noise);
   const [timezone, setTimezone] = useState(agent.settings.timezone);
   const [maxDuration, setMaxDuration] = useState(String(agent.settings.max_duration_seconds));
   const [recording, setRecording] = useState(agent.settings.call_recording);
   const [interruptible, setInterruptible] = useState(agent.settings.interruptible);
+  const [growthLoop, setGrowthLoop] = useState(agent.settings.caller_growth_loop);
+  const [memories, setMemories] = useState(agent.settings.conversation_memories);
+  const [terms, setTerms] = useState(agent.settings.specialised_terms.join('\n'));
+  const [voice, setVoice] = useState(agent.voice ?? '');
+  const [language, setLanguage] = useState(agent.language);
+  const [transfer, setTransfer] = useState(agent.transfer_phone_number ?? '');
+  const [knowledgeBases, setKnowledgeBases] = useState(agent.knowledge_base_ids);
+  const [successCriteria, setSuccessCriteria] = useState(agent.success_criteria ?? '');
+  const [fields, setFields] = useState(() => analysisFieldDrafts(agent.analysis_fields));
+  const [actions, setActions] = useState(() => actionDrafts(agent.post_call_actions));
+  const [newActionType, setNewActionType] = useState<ActionType>('webhook');
   const save = useMutation({
     mutationFn: () =>
       ok(
@@ -56,15 +90,35 @@ function AgentForm({ agent }: { agent: Agent }) {
             greeting,
             settings: {
               speech_speed: speed,
+              expressiveness,
+              ambient_noise: ambientNoise,
               timezone,
               max_duration_seconds: Number(maxDuration),
               call_recording: recording,
               interruptible,
+              caller_growth_loop: growthLoop,
+              conversation_memories: memories,
+              specialised_terms: terms
+                .split('\n')
+                .map((t) => t.trim())
+                .filter(Boolean),
             },
+            voice: voice.trim() || null,
+            language: language.trim(),
+            transfer_phone_number: transfer.trim() || null,
+            knowledge_base_ids: knowledgeBases,
+            success_criteria: successCriteria.trim() || null,
+            analysis_fields: analysisFieldsBody(fields),
+            post_call_actions: actionsBody(actions),
           },
         }),
       ),
-    onSuccess: (saved) => queries.setQueryData(['agent', workspace_id, agent.id], saved),
+    onSuccess: (saved) => {
+      queries.setQueryData(['agent', workspace_id, agent.id], saved);
+      // New actions have their ids now (sending them again keeps them, and "Send test payload" needs them).
+      setActions(actionDrafts(saved.post_call_actions));
+      setFields(analysisFieldDrafts(saved.analysis_fields));
+    },
   });
   return (
     <form
@@ -88,7 +142,19 @@ function AgentForm({ agent }: { agent: Agent }) {
         <Field label="Greeting" name="greeting" error={save.error}>
           {(p) => <input {...p} value={greeting} onInput={(e) => setGreeting(e.currentTarget.value)} />}
         </Field>
+        <h2>Voice and language</h2>
         <div class="grid">
+          <Field
+            label="Voice"
+            name="voice"
+            error={save.error}
+            hint="A voice id; empty: the provider's default."
+          >
+            {(p) => <input {...p} value={voice} onInput={(e) => setVoice(e.currentTarget.value)} />}
+          </Field>
+          <Field label="Language" name="language" error={save.error} hint="A BCP 47 tag, e.g. en-AU.">
+            {(p) => <input {...p} value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />}
+          </Field>
           <Field label="Speech speed" name="settings.speech_speed" error={save.error}>
             {(p) => (
               <select {...p} value={speed} onChange={(e) => setSpeed(e.currentTarget.value as typeof speed)}>
@@ -96,6 +162,49 @@ function AgentForm({ agent }: { agent: Agent }) {
                 <option value="medium">Medium</option>
                 <option value="fast">Fast</option>
               </select>
+            )}
+          </Field>
+          <Field label="Expressiveness" name="settings.expressiveness" error={save.error}>
+            {(p) => (
+              <select
+                {...p}
+                value={expressiveness}
+                onChange={(e) => setExpressiveness(e.currentTarget.value as typeof expressiveness)}
+              >
+                {EXPRESSIVENESS.map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Ambient noise" name="settings.ambient_noise" error={save.error}>
+            {(p) => (
+              <select
+                {...p}
+                value={ambientNoise}
+                onChange={(e) => setAmbientNoise(e.currentTarget.value as typeof ambientNoise)}
+              >
+                {AMBIENT_NOISE.map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
+        <h2>Calls</h2>
+        <div class="grid">
+          <Field
+            label="Transfer number"
+            name="transfer_phone_number"
+            error={save.error}
+            hint="Where the agent hands a caller over (E.164); empty: it cannot transfer."
+          >
+            {(p) => (
+              <input {...p} type="tel" value={transfer} onInput={(e) => setTransfer(e.currentTarget.value)} />
             )}
           </Field>
           <Field label="Time zone" name="settings.timezone" error={save.error}>
@@ -132,6 +241,59 @@ function AgentForm({ agent }: { agent: Agent }) {
           />{' '}
           Caller may interrupt
         </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={growthLoop}
+            onChange={(e) => setGrowthLoop(e.currentTarget.checked)}
+          />{' '}
+          Caller growth loop
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={memories} onChange={(e) => setMemories(e.currentTarget.checked)} />{' '}
+          Conversation memories (+5 credits a call minute when used)
+        </label>
+        <Field
+          label="Specialised terms"
+          name="settings.specialised_terms"
+          error={save.error}
+          hint="One a line: names and words the agent should hear right."
+        >
+          {(p) => <textarea {...p} rows={3} value={terms} onInput={(e) => setTerms(e.currentTarget.value)} />}
+        </Field>
+        <KnowledgeBasePicker
+          workspaceId={workspace_id}
+          selected={knowledgeBases}
+          onChange={setKnowledgeBases}
+          error={save.error}
+        />
+        <h2>Post-call analysis</h2>
+        <Field
+          label="Success criteria"
+          name="success_criteria"
+          error={save.error}
+          hint="What makes a call successful; empty: the agent's goal (its prompt)."
+        >
+          {(p) => (
+            <textarea
+              {...p}
+              rows={2}
+              value={successCriteria}
+              onInput={(e) => setSuccessCriteria(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <AnalysisFieldsEditor drafts={fields} onChange={setFields} error={save.error} canWrite={canWrite} />
+        <PostCallActionsEditor
+          workspaceId={workspace_id}
+          agentId={agent.id}
+          drafts={actions}
+          onChange={setActions}
+          newType={newActionType}
+          onNewType={setNewActionType}
+          error={save.error}
+          canWrite={canWrite}
+        />
       </fieldset>
       <FormError error={save.error} />
       {save.isSuccess && <p role="status">Saved.</p>}
@@ -259,42 +421,6 @@ function StartCall({ agent }: { agent: Agent }) {
   );
 }
 
-function PostCallActions({ agent }: { agent: Agent }) {
-  const workspace_id = useWorkspaceId();
-  const { canWrite } = useSession();
-  const test = useMutation({
-    mutationFn: (action_id: string) =>
-      ok(
-        api().POST('/api/v1/workspaces/{workspace_id}/agents/{agent_id}/post-call-actions/{action_id}/test', {
-          params: { path: { workspace_id, agent_id: agent.id, action_id } },
-          body: {},
-        }),
-      ),
-  });
-  if (agent.post_call_actions.length === 0) return <p class="muted">No post-call actions.</p>;
-  return (
-    <section class="card" aria-label="Post-call actions">
-      <h2>Post-call actions</h2>
-      <ul class="plain">
-        {agent.post_call_actions.map((action) => (
-          <li key={action.id} class="row">
-            <span>
-              {action.type} {action.enabled ? '' : '(off)'}
-            </span>
-            {canWrite && action.type === 'webhook' && (
-              <button type="button" onClick={() => test.mutate(action.id)} disabled={test.isPending}>
-                Send test payload
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-      {test.isSuccess && <p role="status">Test payload sent.</p>}
-      <FormError error={test.error} />
-    </section>
-  );
-}
-
 export default function AgentDetail() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
@@ -327,7 +453,6 @@ export default function AgentDetail() {
       <AnsweringSwitch agent={agent.data} />
       {canWrite && <StartCall agent={agent.data} />}
       <AgentForm key={agent.data.id} agent={agent.data} />
-      <PostCallActions agent={agent.data} />
     </section>
   );
 }

@@ -1,12 +1,28 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
+import { useQuery } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { accessToken, api, ok } from '../api/client';
 import { config } from '../config';
-import { ErrorState, FormError, Loading, PageHeader, PagedTable, when } from '../components/ui';
-import { useSession, useWorkspaceId } from '../session';
+import { DeliveriesTable } from '../components/deliveries';
+import { ErrorState, Loading, PageHeader, when } from '../components/ui';
+import { useWorkspaceId } from '../session';
 
 const FINAL = new Set(['completed', 'failed']);
+
+/** How long after its end a call's analysis may still come in (then the page stops asking). */
+const ANALYSIS_WAIT_MS = 120_000;
+
+const recentlyEnded = (call: Call): boolean =>
+  call.ended_at !== null && Date.now() - Date.parse(call.ended_at) < ANALYSIS_WAIT_MS;
+
+/** Nothing more will change: ended, the recording in (or none), the analysis in (or none coming). */
+function settled(call: Call): boolean {
+  if (!FINAL.has(call.status)) return false;
+  if (call.record && !call.recording_available) return false;
+  const analysisDue = call.transcript.length > 0 && call.analysis === null;
+  const endedAt = call.ended_at ? Date.parse(call.ended_at) : 0;
+  return !analysisDue || Date.now() - endedAt > ANALYSIS_WAIT_MS;
+}
 
 const loadCall = (workspace_id: string, call_id: string) =>
   ok(
@@ -107,49 +123,153 @@ function RecordingAndTranscript({ call }: { call: Call }) {
   );
 }
 
-function Deliveries({ callId }: { callId: string }) {
-  const workspace_id = useWorkspaceId();
-  const { canWrite } = useSession();
-  const queries = useQueryClient();
-  const resend = useMutation({
-    mutationFn: (delivery_id: string) =>
-      ok(
-        api().POST('/api/v1/workspaces/{workspace_id}/webhook-deliveries/{delivery_id}/resend', {
-          params: { path: { workspace_id, delivery_id } },
-        }),
-      ),
-    onSuccess: () => queries.invalidateQueries({ queryKey: ['deliveries', workspace_id, callId] }),
-  });
+const ms = (value: number | null): string => (value === null ? '—' : `${value} ms`);
+
+const valueText = (value: string | number | boolean | null): string =>
+  value === null ? '—' : typeof value === 'boolean' ? (value ? 'Yes' : 'No') : String(value);
+
+/** Post-call analysis: the summary, whether the call succeeded, and the agent's analysis fields. */
+function Analysis({ call }: { call: Call }) {
+  const analysis = call.analysis;
+  const custom = analysis ? Object.entries(analysis.custom) : [];
+  return (
+    <section class="card" aria-label="Analysis">
+      <h2>Analysis</h2>
+      {!analysis ? (
+        <p class="muted">
+          {FINAL.has(call.status) && call.transcript.length > 0
+            ? 'The analysis is not in yet.'
+            : 'No analysis: the call had no conversation.'}
+        </p>
+      ) : (
+        <>
+          <p>{analysis.summary}</p>
+          <dl class="facts">
+            <dt>Successful</dt>
+            <dd>{analysis.call_successful ? 'Yes' : 'No'}</dd>
+            <dt>Caller sentiment</dt>
+            <dd>{analysis.user_sentiment}</dd>
+            <dt>Analysed by</dt>
+            <dd>{analysis.source === 'model' ? 'the model' : 'the rules (the model was not available)'}</dd>
+            {custom.map(([name, value]) => [
+              <dt key={`${name}-name`}>{name}</dt>,
+              <dd key={name}>{valueText(value)}</dd>,
+            ])}
+          </dl>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The agent's tools as it used them during the conversation. */
+function ToolCalls({ call }: { call: Call }) {
+  return (
+    <section class="card" aria-label="Tool calls">
+      <h2>Tool calls</h2>
+      {call.tool_calls.length === 0 ? (
+        <p class="muted">No tool calls.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Tool calls</caption>
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col">Arguments</th>
+                <th scope="col">Result</th>
+                <th scope="col">At</th>
+              </tr>
+            </thead>
+            <tbody>
+              {call.tool_calls.map((tool, index) => (
+                <tr key={index}>
+                  <td data-label="Tool">{tool.name}</td>
+                  <td data-label="Arguments">
+                    <code>{JSON.stringify(tool.arguments)}</code>
+                  </td>
+                  <td data-label="Result">
+                    {tool.ok ? 'ok' : `failed${tool.error ? `: ${tool.error}` : ''}`}
+                  </td>
+                  <td data-label="At">{when(tool.at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** How fast the agent answered, per turn: p50 and p90 of the whole, the model's part and ours. */
+function Latency({ call }: { call: Call }) {
+  const { latency } = call;
+  const rows: [string, { p50: number | null; p90: number | null }][] = [
+    ['Total (caller done → agent speaks)', latency.total_ms],
+    ['Model (request → first token)', latency.model_ms],
+    ['Service', latency.service_ms],
+  ];
+  return (
+    <section class="card" aria-label="Latency">
+      <h2>Latency</h2>
+      {latency.turns === 0 ? (
+        <p class="muted">No turns measured.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption>Over {latency.turns} turns</caption>
+            <thead>
+              <tr>
+                <th scope="col">Part</th>
+                <th scope="col">p50</th>
+                <th scope="col">p90</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(([label, value]) => (
+                <tr key={label}>
+                  <td data-label="Part">{label}</td>
+                  <td data-label="p50">{ms(value.p50)}</td>
+                  <td data-label="p90">{ms(value.p90)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {call.conversation_incidents.length > 0 && (
+        <>
+          <h3>Incidents</h3>
+          <ul>
+            {call.conversation_incidents.map((incident, index) => (
+              <li key={index}>
+                {when(incident.at)}: <strong>{incident.kind}</strong> {incident.detail}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+const ENDED_BY: Record<NonNullable<Call['conversation_ended_by']>, string> = {
+  agent_hangup: 'the agent',
+  transfer: 'a transfer',
+  caller_hangup: 'the caller',
+};
+
+/** Its post-call webhook goes out after the call ends (and its analysis): asked again until then. */
+function Deliveries({ callId, live }: { callId: string; live: boolean }) {
   return (
     <section class="card" aria-label="Webhook deliveries">
       <h2>Post-call webhook deliveries</h2>
-      <FormError error={resend.error} />
-      <PagedTable
+      <DeliveriesTable
+        filter={{ call_id: callId }}
+        live={live}
         caption="Webhook deliveries"
-        queryKey={['deliveries', workspace_id, callId]}
-        rowKey={(d) => d.id}
         empty="No webhook deliveries for this call."
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/webhook-deliveries', {
-              params: { path: { workspace_id }, query: { cursor, call_id: callId } },
-            }),
-          )
-        }
-        columns={[
-          { label: 'URL', render: (d) => d.url },
-          { label: 'State', render: (d) => d.state },
-          { label: 'Attempts', render: (d) => d.attempts.length },
-          {
-            label: 'Actions',
-            render: (d) =>
-              canWrite ? (
-                <button type="button" onClick={() => resend.mutate(d.id)} disabled={resend.isPending}>
-                  Resend
-                </button>
-              ) : null,
-          },
-        ]}
       />
     </section>
   );
@@ -161,11 +281,8 @@ export default function CallDetail() {
   const call = useQuery({
     queryKey: ['call', workspace_id, params.id],
     queryFn: () => loadCall(workspace_id, params.id),
-    // Live until the call has ended and its recording is in.
-    refetchInterval: (query) => {
-      const data = query.state.data;
-      return data && FINAL.has(data.status) && (data.recording_available || !data.record) ? false : 1000;
-    },
+    // Live until the call has ended and its recording and analysis are in.
+    refetchInterval: (query) => (query.state.data && settled(query.state.data) ? false : 1000),
   });
   if (call.isPending) return <Loading />;
   if (call.isError) return <ErrorState error={call.error} retry={() => void call.refetch()} />;
@@ -195,13 +312,23 @@ export default function CallDetail() {
         <dd>{c.duration_seconds === null ? '—' : `${c.duration_seconds} s`}</dd>
         <dt>Credits</dt>
         <dd>{c.credits ?? '—'}</dd>
+        <dt>Ended by</dt>
+        <dd>{c.conversation_ended_by ? ENDED_BY[c.conversation_ended_by] : '—'}</dd>
+        {c.transferred_to && (
+          <>
+            <dt>Transferred to</dt>
+            <dd>{c.transferred_to}</dd>
+          </>
+        )}
         <dt>Sentiment</dt>
         <dd>
           {c.sentiment === null || c.sentiment === undefined
             ? '—'
-            : typeof c.sentiment === 'object'
-              ? JSON.stringify(c.sentiment)
-              : String(c.sentiment)}
+            : typeof c.sentiment === 'object' && 'label' in c.sentiment
+              ? `${String(c.sentiment.label)}${'score' in c.sentiment ? ` (${String(c.sentiment.score)})` : ''}`
+              : typeof c.sentiment === 'object'
+                ? JSON.stringify(c.sentiment)
+                : String(c.sentiment)}
         </dd>
       </dl>
       <details>
@@ -216,7 +343,10 @@ export default function CallDetail() {
         </ol>
       </details>
       <RecordingAndTranscript call={c} />
-      <Deliveries callId={c.id} />
+      <Analysis call={c} />
+      <ToolCalls call={c} />
+      <Latency call={c} />
+      <Deliveries callId={c.id} live={!FINAL.has(c.status) || recentlyEnded(c)} />
     </section>
   );
 }
