@@ -66,11 +66,14 @@ function RecordingAndTranscript({ call }: { call: Call }) {
   const recording = useRecording(call);
   const audio = useRef<HTMLAudioElement>(null);
   const [time, setTime] = useState(0);
+  const [duration, setDuration] = useState(0);
   const turns = call.transcript;
-  const current = turns.reduce(
-    (found, turn, index) => (turn.offset_seconds <= time + 0.05 ? index : found),
-    -1,
-  );
+  // At the recording's end the last turn is the one heard, even when its offset is a little past the
+  // recording's length (the provider's duration is whole seconds, the turn's offset is when it began).
+  const atEnd = duration > 0 && time >= duration - 0.25;
+  const current = atEnd
+    ? turns.length - 1
+    : turns.reduce((found, turn, index) => (turn.offset_seconds <= time + 0.05 ? index : found), -1);
   return (
     <section class="card" aria-label="Recording and transcript">
       <h2>Recording</h2>
@@ -87,6 +90,7 @@ function RecordingAndTranscript({ call }: { call: Call }) {
           aria-label="Call recording"
           onTimeUpdate={(e) => setTime(e.currentTarget.currentTime)}
           onSeeked={(e) => setTime(e.currentTarget.currentTime)}
+          onLoadedMetadata={(e) => setDuration(e.currentTarget.duration)}
         />
       )}
       <h2>Transcript</h2>
