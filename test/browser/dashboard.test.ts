@@ -48,7 +48,7 @@ const PAGES = [
 
 /** Accessible names of controls that change something: a viewer must see none of them. */
 const WRITE_CONTROLS =
-  /^(New agent|New contact|New campaign|New workflow|Save|Start call|Test chat|Send|Create key|Create agent|Revoke|Rotate|Import|Upload|Buy number|Release|Add endpoint|Send invitation|Resend|Remove|Sync now|Create knowledge base|Manage subscription|Approve|Reject|Start|Pause|Resume)\b/;
+  /^(New agent|New contact|New campaign|New workflow|Save|Start call|Test chat|Send|Create key|Create agent|Revoke|Rotate|Import|Upload|Buy number|Release|Add endpoint|Send invitation|Resend|Remove|Sync now|Create knowledge base|Manage subscription|Change plan|Cancel subscription|Buy credits|Approve|Reject|Start|Pause|Resume)\b/;
 
 /** Until the page's loading states are gone. */
 const settled = (page: Page) =>
@@ -333,6 +333,21 @@ describeWithBrowser('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Revoke Browser key' }).click();
     await page.getByRole('cell', { name: 'revoked' }).waitFor();
     await expect(calls().then((r) => r.status)).resolves.toBe(401);
+    await context.close();
+  });
+
+  it('billing: the owner buys credits (a bad quantity shows the 422 at its field) and is sent to the checkout', async () => {
+    const { context, page } = await signedIn(demo.owner_email);
+    await open(page, 'Billing');
+    const quantity = page.getByLabel('Credits to buy');
+    await quantity.fill('50');
+    await page.getByRole('button', { name: 'Buy credits' }).click();
+    await page.locator('.field-error').first().waitFor();
+    await expect(quantity.getAttribute('aria-invalid')).resolves.toBe('true');
+    await quantity.fill('500');
+    await page.getByRole('button', { name: 'Buy credits' }).click();
+    await page.waitForURL(/\/checkout\/cs_/);
+    await expect(page.textContent('body')).resolves.toMatch(/Simulated checkout cs_/);
     await context.close();
   });
 

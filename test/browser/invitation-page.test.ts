@@ -5,7 +5,7 @@ import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
 
 /**
  * The API's own invitation page (`/i/{id}`, the email's link where no dashboard is served; the
- * dashboard's page is tested in dashboard-lane-b.test.ts) in a real browser: it signs the invitee in
+ * dashboard's page is tested in dashboard-agents-webhooks.test.ts) in a real browser: it signs the invitee in
  * at the local OpenID provider and accepts; the page says the role given, and the invitee is then a member.
  */
 const executablePath = chromiumPath();

@@ -1,7 +1,122 @@
-import { useQuery } from '@tanstack/preact-query';
+import { useState } from 'preact/hooks';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { api, ok } from '../api/client';
-import { ErrorState, Loading, PageHeader, PagedTable, when } from '../components/ui';
+import { ErrorState, Field, FormError, Loading, PageHeader, PagedTable, when } from '../components/ui';
 import { useSession } from '../session';
+
+const PAID_PLANS = ['starter', 'growth', 'scale'] as const;
+type PaidPlan = (typeof PAID_PLANS)[number];
+
+/** The provider's hosted page (checkout) when it asks for one; else the page says what was asked. */
+const goTo = (url: string | null | undefined): boolean => {
+  if (!url) return false;
+  location.assign(url);
+  return true;
+};
+
+/** The owner's actions: change plan, cancel, buy credits (each confirmed by the payment provider). */
+function OwnerActions({ organisation_id, plan }: { organisation_id: string; plan: string }) {
+  const queries = useQueryClient();
+  const [wanted, setWanted] = useState<PaidPlan>(PAID_PLANS.find((p) => p !== plan) ?? PAID_PLANS[0]);
+  const [quantity, setQuantity] = useState('1000');
+  const [said, setSaid] = useState<string>();
+  const refresh = () => queries.invalidateQueries({ queryKey: ['billing', organisation_id] });
+  const path = { params: { path: { organisation_id } } };
+  const changePlan = useMutation({
+    mutationFn: () =>
+      ok(
+        api().POST('/api/v1/organisations/{organisation_id}/billing/subscription', {
+          ...path,
+          body: { plan: wanted, return_url: location.href },
+        }),
+      ),
+    onSuccess: (subscription) => {
+      if (goTo(subscription.checkout_url)) return;
+      setSaid(`Plan change to ${wanted} requested: it takes effect when the payment provider confirms it.`);
+      void refresh();
+    },
+  });
+  const cancel = useMutation({
+    mutationFn: () => ok(api().DELETE('/api/v1/organisations/{organisation_id}/billing/subscription', path)),
+    onSuccess: () => {
+      setSaid('Cancellation requested: the organisation goes back to Free when the provider confirms it.');
+      void refresh();
+    },
+  });
+  const buy = useMutation({
+    mutationFn: () =>
+      ok(
+        api().POST('/api/v1/organisations/{organisation_id}/billing/credits', {
+          ...path,
+          body: { quantity: Number(quantity), return_url: location.href },
+        }),
+      ),
+    onSuccess: (purchase) => void goTo(purchase.checkout_url),
+  });
+  return (
+    <div class="card">
+      <h2>Plan and credits</h2>
+      {said && <p role="status">{said}</p>}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          changePlan.mutate();
+        }}
+      >
+        <Field label="New plan" name="plan" error={changePlan.error}>
+          {(props) => (
+            <select {...props} value={wanted} onChange={(e) => setWanted(e.currentTarget.value as PaidPlan)}>
+              {PAID_PLANS.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <FormError error={changePlan.error} />
+        <button type="submit" disabled={changePlan.isPending}>
+          Change plan
+        </button>
+      </form>
+      {plan !== 'free' && (
+        <p>
+          <button type="button" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
+            Cancel subscription
+          </button>
+          <FormError error={cancel.error} />
+        </p>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          buy.mutate();
+        }}
+      >
+        <Field
+          label="Credits to buy"
+          name="quantity"
+          error={buy.error}
+          hint="At least 100; 0.01 AUD each, granted once the payment is confirmed."
+        >
+          {(props) => (
+            <input
+              {...props}
+              type="number"
+              inputMode="numeric"
+              value={quantity}
+              onInput={(e) => setQuantity(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <FormError error={buy.error} />
+        <button type="submit" disabled={buy.isPending}>
+          Buy credits
+        </button>
+      </form>
+    </div>
+  );
+}
 
 export default function Billing() {
   const { organisation, isOwner } = useSession();
@@ -48,6 +163,7 @@ export default function Billing() {
           <dd>{billing.data.plan_details.included_credits}</dd>
         </dl>
       )}
+      {isOwner && billing.data && <OwnerActions organisation_id={organisation_id} plan={billing.data.plan} />}
       <h2>Ledger</h2>
       <PagedTable
         caption="Credit ledger"

@@ -19,17 +19,17 @@ import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
  * reloads, a bad value shows the API's 422 next to its field, a call's detail shows what the API
  * holds, an endpoint gets a delivery and resends it, an invitee accepts through the e-mail's link
  * and lands in the organisation, and a viewer finds no write control. axe-core on each page;
- * screenshots at 1280 and 390 px under .local/test-output/dashboard-lane-b/.
+ * screenshots at 1280 and 390 px under .local/test-output/dashboard-agents-webhooks/.
  */
 const executablePath = chromiumPath();
 if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
 if (!executablePath) console.warn(`SKIPPED test/browser: ${MISSING_CHROMIUM}`);
 const describeWithBrowser = executablePath ? describe : describe.skip;
 
-const OUTPUT = join(repoRoot, '.local', 'test-output', 'dashboard-lane-b');
+const OUTPUT = join(repoRoot, '.local', 'test-output', 'dashboard-agents-webhooks');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** Accessible names of controls that change something (dashboard.test.ts's, and this lane's). */
+/** Accessible names of controls that change something (dashboard.test.ts's, and this file's pages'). */
 const WRITE_CONTROLS =
   /^(New agent|New contact|New campaign|New workflow|New endpoint|Save|Start call|Test chat|Send|Create key|Create agent|Revoke|Rotate|Import|Upload|Buy number|Release|Add endpoint|Add field|Add action|Send invitation|Send test payload|Resend|Remove|Delete|Edit|Sync now|Create knowledge base|Manage subscription|Approve|Reject|Start|Pause|Resume|Accept invitation)\b/;
 
@@ -70,7 +70,7 @@ interface Call {
   latency: { turns: number; total_ms: { p50: number | null; p90: number | null } };
 }
 
-describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, webhooks, invitations', () => {
+describeWithBrowser('dashboard in Chromium: agent editing, call detail, webhooks, invitations', () => {
   let browser: Browser;
   let demo: SeedResult;
   let agentId: string;
@@ -87,7 +87,7 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
     receiver = await startReceiver(() => ({ status: 200, body: 'ok' }));
     const agent = await api('POST', `/api/v1/workspaces/${demo.workspace_id}/agents`, {
       ...owner(),
-      body: { name: 'Lane B agent', prompt: 'Help {{name}} with listings.' },
+      body: { name: 'Agent edited in the browser', prompt: 'Help {{name}} with listings.' },
     });
     expect(agent.status).toBe(201);
     agentId = agent.body.id;
@@ -160,9 +160,9 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
 
   it('edits an agent: voice, language, transfer number, knowledge base, analysis field, post-call action; saved across a reload', async () => {
     const { context, page } = await signedIn(demo.owner_email, `/agents/${agentId}`);
-    await page.getByRole('heading', { level: 1, name: 'Lane B agent' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Agent edited in the browser' }).waitFor();
     await settled(page);
-    await page.getByLabel('Voice', { exact: true }).fill('aria.lane_b');
+    await page.getByLabel('Voice', { exact: true }).fill('aria.edited');
     await page.getByLabel('Language', { exact: true }).fill('en-GB');
     await page.getByLabel('Transfer number').fill('+61291234567');
     await page.getByLabel('Harbour listings').check();
@@ -188,7 +188,7 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
 
     const saved = (await api('GET', agentPath(), owner())).body;
     expect(saved).toMatchObject({
-      voice: 'aria.lane_b',
+      voice: 'aria.edited',
       language: 'en-GB',
       transfer_phone_number: '+61291234567',
       knowledge_base_ids: [knowledgeBaseId],
@@ -212,9 +212,9 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
     );
 
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Lane B agent' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Agent edited in the browser' }).waitFor();
     await settled(page);
-    await expect(page.getByLabel('Voice', { exact: true }).inputValue()).resolves.toBe('aria.lane_b');
+    await expect(page.getByLabel('Voice', { exact: true }).inputValue()).resolves.toBe('aria.edited');
     await expect(page.getByLabel('Language', { exact: true }).inputValue()).resolves.toBe('en-GB');
     await expect(page.getByLabel('Transfer number').inputValue()).resolves.toBe('+61291234567');
     await expect(page.getByLabel('Harbour listings').isChecked()).resolves.toBe(true);
@@ -247,7 +247,7 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
 
   it('a bad value: the API 422 shows next to its field, and nothing changes', async () => {
     const { context, page } = await signedIn(demo.owner_email, `/agents/${agentId}`);
-    await page.getByRole('heading', { level: 1, name: 'Lane B agent' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Agent edited in the browser' }).waitFor();
     await settled(page);
     const before = (await api('GET', agentPath(), owner())).body;
     await page.getByLabel('Transfer number').fill('0291234567');
@@ -413,7 +413,7 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
   }, 120_000);
 
   it('an invitee opens the e-mail link, signs in, accepts and lands in the organisation', async () => {
-    const email = uniqueEmail('lane-b-invitee');
+    const email = uniqueEmail('invitee');
     const invited = await api('POST', `/api/v1/organisations/${demo.organisation_id}/invitations`, {
       ...owner(),
       body: { email, role: 'regular', workspaces: [{ workspace_id: demo.workspace_id, role: 'member' }] },
@@ -425,7 +425,7 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
     expect(link).toBe(`${baseUrl()}/invitations/${invitationId}`);
 
     // Someone else signed in: told so, and nothing is accepted.
-    const stranger = await signedIn(uniqueEmail('lane-b-stranger'), new URL(link).pathname);
+    const stranger = await signedIn(uniqueEmail('stranger'), new URL(link).pathname);
     await stranger.page.getByRole('heading', { level: 1, name: 'Accept your invitation' }).waitFor();
     await settled(stranger.page);
     await stranger.page.getByText(/No pending invitation here for/).waitFor();
@@ -457,7 +457,7 @@ describeWithBrowser('dashboard lane B in Chromium: agent editing, call detail, w
   }, 90_000);
 
   it('a viewer finds no write control on the agent, call detail and webhooks pages', async () => {
-    const email = uniqueEmail('lane-b-viewer');
+    const email = uniqueEmail('viewer');
     const invited = await api('POST', `/api/v1/organisations/${demo.organisation_id}/invitations`, {
       ...owner(),
       body: { email, role: 'regular', workspaces: [{ workspace_id: demo.workspace_id, role: 'viewer' }] },

@@ -461,7 +461,7 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
             page: path,
             violations: [],
           });
-        await shot(page, `lane-a-${name}-${width}`);
+        await shot(page, `${name}-${width}`);
       }
       await context.close();
     }
