@@ -1,17 +1,19 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { seed, type SeedResult } from '../../lib/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
-import { repoRoot } from '../../lib/local/paths.js';
 import { api, baseUrl } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
 import { emailsTo, uniqueEmail } from '../e2e/access/fixtures.js';
 import { startReceiver, type Receiver } from '../e2e/post-call/fixtures.js';
-import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
+import {
+  DashboardBrowser,
+  describeWithBrowser,
+  enabledControls,
+  seriousAxeViolations,
+  settled,
+} from './dashboard-kit.js';
 
 /**
  * The dashboard's agent editing, call detail (analysis, tool calls, latency), webhook endpoints and
@@ -21,46 +23,9 @@ import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
  * and lands in the organisation, and a viewer finds no write control. axe-core on each page;
  * screenshots at 1280 and 390 px under .local/test-output/dashboard-agents-webhooks/.
  */
-const executablePath = chromiumPath();
-if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
-if (!executablePath) console.warn(`SKIPPED test/browser: ${MISSING_CHROMIUM}`);
-const describeWithBrowser = executablePath ? describe : describe.skip;
-
-const OUTPUT = join(repoRoot, '.local', 'test-output', 'dashboard-agents-webhooks');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
 /** Accessible names of controls that change something (dashboard.test.ts's, and this file's pages'). */
 const WRITE_CONTROLS =
   /^(New agent|New contact|New campaign|New workflow|New endpoint|Save|Start call|Test chat|Send|Create key|Create agent|Revoke|Rotate|Import|Upload|Buy number|Release|Add endpoint|Add field|Add action|Send invitation|Send test payload|Resend|Remove|Delete|Edit|Sync now|Create knowledge base|Manage subscription|Approve|Reject|Start|Pause|Resume|Accept invitation)\b/;
-
-const settled = (page: Page) =>
-  waitFor(async () => (await page.locator('main [role="status"].state').count()) === 0, {
-    what: 'the page to load',
-  });
-
-async function enabledControls(page: Page): Promise<string[]> {
-  const controls = page.locator(
-    // :enabled: also not disabled by a disabled fieldset around it.
-    'main button:enabled, main input:enabled, main select:enabled, main textarea:enabled',
-  );
-  const names: string[] = [];
-  for (let i = 0; i < (await controls.count()); i += 1) {
-    const control = controls.nth(i);
-    const tag = await control.evaluate((e) => e.tagName.toLowerCase());
-    if (tag === 'button' || (await control.getAttribute('role')) === 'switch')
-      names.push(((await control.getAttribute('aria-label')) ?? (await control.textContent()) ?? '').trim());
-    else if (!(await control.evaluate((e) => (e as unknown as { readOnly: boolean }).readOnly)))
-      names.push(`field: ${(await control.getAttribute('id')) ?? tag}`);
-  }
-  return names;
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 interface Call {
   id: string;
@@ -71,18 +36,16 @@ interface Call {
 }
 
 describeWithBrowser('dashboard in Chromium: agent editing, call detail, webhooks, invitations', () => {
-  let browser: Browser;
+  let kit: DashboardBrowser;
   let demo: SeedResult;
   let agentId: string;
   let knowledgeBaseId: string;
   let callId: string;
   let receiver: Receiver;
-  const cspViolations: string[] = [];
   const agentPath = () => `/api/v1/workspaces/${demo.workspace_id}/agents/${agentId}`;
   const owner = () => ({ token: demo.owner_token });
 
   beforeAll(async () => {
-    mkdirSync(OUTPUT, { recursive: true });
     demo = await seed(stackState() as unknown as StackState, { plan: 'growth' }, () => undefined);
     receiver = await startReceiver(() => ({ status: 200, body: 'ok' }));
     const agent = await api('POST', `/api/v1/workspaces/${demo.workspace_id}/agents`, {
@@ -97,57 +60,26 @@ describeWithBrowser('dashboard in Chromium: agent editing, call detail, webhooks
     });
     expect(base.status).toBe(201);
     knowledgeBaseId = base.body.id;
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--mute-audio'],
-    });
+    kit = await DashboardBrowser.launch('dashboard-agents-webhooks');
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await kit?.close();
     await receiver?.stop();
   });
 
-  function watch(page: Page): void {
-    page.on('console', (message) => {
-      if (/Content.Security.Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('dialog', (dialog) => void dialog.accept());
-  }
-
   /** Signs in on the local identity provider's page, starting at `path`. */
-  async function signedIn(
-    email: string,
-    path = '/agents',
-    width = 1280,
-  ): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    watch(page);
-    await page.goto(`${baseUrl()}${path}`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    // Back from the identity provider, past the sign-in callback, on the page asked for.
-    await page.waitForURL((url) => url.origin === new URL(baseUrl()).origin && url.pathname === path);
-    await page.getByRole('heading', { level: 1 }).waitFor();
-    return { context, page };
-  }
-
-  async function axeViolations(page: Page): Promise<AxeViolation[]> {
-    await page.evaluate(AXE);
-    const violations = (await page.evaluate(
-      'axe.run().then((result) => result.violations)',
-    )) as AxeViolation[];
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  }
+  const signedIn = (email: string, path = '/agents') => kit.signedIn(email, { path });
 
   /** axe-core finds no serious violation, and the page is photographed at 1280 and 390 px. */
   async function checkAndPhotograph(page: Page, name: string): Promise<void> {
     await settled(page);
-    expect({ page: name, violations: await axeViolations(page) }).toEqual({ page: name, violations: [] });
+    expect({ page: name, violations: await seriousAxeViolations(page) }).toEqual({
+      page: name,
+      violations: [],
+    });
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: join(OUTPUT, `${name}-${width}.png`), fullPage: true });
+      await kit.shot(page, `${name}-${width}`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   }
@@ -482,15 +414,15 @@ describeWithBrowser('dashboard in Chromium: agent editing, call detail, webhooks
       const show = page.getByRole('button', { name: 'Show deliveries' });
       while ((await show.count()) > 0) await show.first().click();
       await settled(page);
-      seen[name] = (await enabledControls(page)).filter(
+      seen[name] = (await enabledControls(page, { fields: true })).filter(
         (n) => WRITE_CONTROLS.test(n) || n.startsWith('field:'),
       );
     }
     expect(seen).toEqual({ Agent: [], 'Call detail': [], Webhooks: [] });
     await page.goto(`${baseUrl()}/agents/${agentId}`);
     await page.getByRole('group', { name: 'Webhook (action 1)' }).waitFor();
-    await page.screenshot({ path: join(OUTPUT, 'viewer-agent-1280.png'), fullPage: true });
+    await kit.shot(page, 'viewer-agent-1280');
     await context.close();
-    expect(cspViolations).toEqual([]);
+    expect(kit.cspViolations).toEqual([]);
   }, 90_000);
 });

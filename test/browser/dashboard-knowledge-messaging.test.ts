@@ -1,17 +1,19 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { receiveSms } from '../../lib/cli/sms.js';
 import { seed, type SeedResult } from '../../lib/cli/seed.js';
 import { crmSimulator } from '../../lib/local/simulators/crm/client.js';
 import type { StackState } from '../../lib/local/state.js';
-import { repoRoot } from '../../lib/local/paths.js';
 import { api, baseUrl, type Json } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor, waitForQuiescence } from '../helpers/wait.js';
-import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
+import {
+  DashboardBrowser,
+  describeWithBrowser,
+  enabledControls,
+  seriousAxeViolations,
+  settled,
+} from './dashboard-kit.js';
 
 /**
  * The dashboard's knowledge, integrations, evaluations, SMS and contact-notes pages in a real browser
@@ -20,23 +22,9 @@ import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
  * photographed at 1280 and 390 px under .local/test-output/dashboard/, and a viewer finds no write
  * control on any of them.
  */
-const executablePath = chromiumPath();
-if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
-if (!executablePath) console.warn(`SKIPPED test/browser: ${MISSING_CHROMIUM}`);
-const describeWithBrowser = executablePath ? describe : describe.skip;
-
-const OUTPUT = join(repoRoot, '.local', 'test-output', 'dashboard');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
 /** Accessible names of controls that change something on these pages: a viewer must see none. */
 const WRITE_CONTROLS =
   /^(New knowledge base|Create knowledge base|Add listing|Add document|Save listing|Save document|Upload listings|New integration|Create integration|Connect|Sync now|Disconnect|New evaluation|Run evaluation|Add scenario|Cancel evaluation|Send|Send reply|New SMS campaign|Create SMS campaign|Start sending|Cancel campaign|Add note)\b/;
-
-/** Until the page's loading states are gone. */
-const settled = (page: Page) =>
-  waitFor(async () => (await page.locator('main [role="status"].state').count()) === 0, {
-    what: 'the page to load',
-  });
 
 /** Until a knowledge base's search has answered: its results, or its empty or error state. */
 const searched = (page: Page) =>
@@ -47,24 +35,6 @@ const searched = (page: Page) =>
     { what: 'the search to answer' },
   );
 
-/** The accessible names of the enabled buttons and switches in the page's main region. */
-async function enabledControls(page: Page): Promise<string[]> {
-  const controls = page.locator('main button:not([disabled]), main [role="switch"]:not([disabled])');
-  const names: string[] = [];
-  for (let i = 0; i < (await controls.count()); i += 1) {
-    const control = controls.nth(i);
-    names.push(((await control.getAttribute('aria-label')) ?? (await control.textContent()) ?? '').trim());
-  }
-  return names;
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
 let sequence = Math.floor(Math.random() * 400_000);
 /** A mobile number the simulators treat as ordinary (+61 491 57x xxx avoided). */
 function uniqueMobile(): string {
@@ -73,9 +43,8 @@ function uniqueMobile(): string {
 }
 
 describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations, SMS, contact notes', () => {
-  let browser: Browser;
+  let kit: DashboardBrowser;
   let demo: SeedResult;
-  const cspViolations: string[] = [];
   /** The detail pages the owner's tests made, for the axe, screenshot and viewer passes. */
   const made: Record<string, string> = {};
 
@@ -87,49 +56,16 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
   };
 
   beforeAll(async () => {
-    mkdirSync(OUTPUT, { recursive: true });
     demo = await seed(stackState() as unknown as StackState, { plan: 'growth' }, () => undefined);
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--mute-audio'],
-    });
+    kit = await DashboardBrowser.launch('dashboard');
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await kit?.close();
   });
 
-  async function signedIn(email: string, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${baseUrl()}/agents`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).waitFor();
-    return { context, page };
-  }
-
-  async function axeViolations(page: Page): Promise<AxeViolation[]> {
-    // Evaluated through the debugging protocol: the page's CSP (no inline script) stays on.
-    await page.evaluate(AXE);
-    const violations = (await page.evaluate(
-      'axe.run().then((result) => result.violations)',
-    )) as AxeViolation[];
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  }
-
-  async function open(page: Page, name: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
-    await page.getByRole('heading', { level: 1, name }).waitFor();
-    await settled(page);
-  }
-
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(OUTPUT, `${name.toLowerCase().replace(/\W+/g, '-')}.png`), fullPage: true });
+  const signedIn = (email: string, width = 1280) => kit.signedIn(email, { width });
+  const open = (page: Page, name: string) => kit.open(page, name);
+  const shot = (page: Page, name: string) => kit.shot(page, name);
 
   it('knowledge: creates a listings base, uploads a listings CSV to done with its rejected row, and searches it', async () => {
     const { context, page } = await signedIn(demo.owner_email);
@@ -457,7 +393,7 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
         await settled(page);
         await expect(page.locator('main [role="alert"]').count()).resolves.toBe(0);
         if (width === 1280)
-          expect({ page: path, violations: await axeViolations(page) }).toEqual({
+          expect({ page: path, violations: await seriousAxeViolations(page) }).toEqual({
             page: path,
             violations: [],
           });
@@ -465,7 +401,7 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
       }
       await context.close();
     }
-    expect(cspViolations).toEqual([]);
+    expect(kit.cspViolations).toEqual([]);
   }, 180_000);
 
   it('a viewer finds no write control on these pages', async () => {

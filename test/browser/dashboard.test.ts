@@ -1,15 +1,18 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { seed, type SeedResult } from '../../lib/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
-import { repoRoot } from '../../lib/local/paths.js';
 import { api, baseUrl } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
-import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
+import {
+  DashboardBrowser,
+  describeWithBrowser,
+  enabledControls,
+  executablePath,
+  seriousAxeViolations,
+  settled,
+} from './dashboard-kit.js';
 
 /**
  * The dashboard (web/) in a real browser: the system Chromium, driven by playwright-core, signs in as
@@ -17,16 +20,8 @@ import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
  * local stack's real API. Each page is checked with axe-core (no serious or critical violation) and
  * photographed at 1280 and 390 px under .local/test-output/dashboard/.
  */
-const executablePath = chromiumPath();
-if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
-if (!executablePath) console.warn(`SKIPPED test/browser: ${MISSING_CHROMIUM}`);
-const describeWithBrowser = executablePath ? describe : describe.skip;
-
 /** The test chat talks to the voice relay the local stack serves (stack.json `voice_relay_url`). */
 const relayUrl = executablePath ? stackState().voice_relay_url : undefined;
-
-const OUTPUT = join(repoRoot, '.local', 'test-output', 'dashboard');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const PAGES = [
   'Agents',
@@ -50,83 +45,25 @@ const PAGES = [
 const WRITE_CONTROLS =
   /^(New agent|New contact|New campaign|New workflow|Save|Start call|Test chat|Send|Create key|Create agent|Revoke|Rotate|Import|Upload|Buy number|Release|Add endpoint|Send invitation|Resend|Remove|Sync now|Create knowledge base|Manage subscription|Change plan|Cancel subscription|Buy credits|Approve|Reject|Start|Pause|Resume)\b/;
 
-/** Until the page's loading states are gone. */
-const settled = (page: Page) =>
-  waitFor(async () => (await page.locator('main [role="status"].state').count()) === 0, {
-    what: 'the page to load',
-  });
-
 /** Until an import's progress bar is full. */
 const progressComplete = (page: Page) =>
   page.locator('.import progress[value="100"]').waitFor({ timeout: 60_000 });
 
-/** The accessible names of the enabled buttons and switches in the page's main region. */
-async function enabledControls(page: Page): Promise<string[]> {
-  const controls = page.locator('main button:not([disabled]), main [role="switch"]:not([disabled])');
-  const names: string[] = [];
-  for (let i = 0; i < (await controls.count()); i += 1) {
-    const control = controls.nth(i);
-    names.push(((await control.getAttribute('aria-label')) ?? (await control.textContent()) ?? '').trim());
-  }
-  return names;
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
 describeWithBrowser('dashboard in Chromium', () => {
-  let browser: Browser;
+  let kit: DashboardBrowser;
   let demo: SeedResult;
-  const cspViolations: string[] = [];
 
   beforeAll(async () => {
-    mkdirSync(OUTPUT, { recursive: true });
     demo = await seed(stackState() as unknown as StackState, { plan: 'growth' }, () => undefined);
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
-    });
+    kit = await DashboardBrowser.launch('dashboard', ['--autoplay-policy=no-user-gesture-required']);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await kit?.close();
   });
 
-  async function signedIn(email: string, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${baseUrl()}/agents`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).waitFor();
-    return { context, page };
-  }
-
-  async function axeViolations(page: Page): Promise<AxeViolation[]> {
-    // Evaluated through the debugging protocol: the page's CSP (no inline script) stays on.
-    await page.evaluate(AXE);
-    const violations = (await page.evaluate(
-      'axe.run().then((result) => result.violations)',
-    )) as AxeViolation[];
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  }
-
-  async function open(page: Page, name: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
-    await page.getByRole('heading', { level: 1, name }).waitFor();
-    await settled(page);
-  }
-
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(OUTPUT, `${name.toLowerCase().replace(/\W+/g, '-')}.png`), fullPage: true });
+  const signedIn = (email: string, width = 1280) => kit.signedIn(email, { width });
+  const open = (page: Page, name: string) => kit.open(page, name);
+  const shot = (page: Page, name: string) => kit.shot(page, name);
 
   it('serves the app with a strict CSP and SPA fallback; the sign-in keeps no token in localStorage', async () => {
     const response = await fetch(`${baseUrl()}/calls/call_unknown`);
@@ -162,7 +99,7 @@ describeWithBrowser('dashboard in Chromium', () => {
         await settled(page);
         await expect(page.locator('main [role="alert"]').count()).resolves.toBe(0);
         if (width === 1280)
-          expect({ page: name, violations: await axeViolations(page) }).toEqual({
+          expect({ page: name, violations: await seriousAxeViolations(page) }).toEqual({
             page: name,
             violations: [],
           });
@@ -170,7 +107,7 @@ describeWithBrowser('dashboard in Chromium', () => {
       }
       await context.close();
     }
-    expect(cspViolations).toEqual([]);
+    expect(kit.cspViolations).toEqual([]);
   }, 240_000);
 
   it('creates an agent: the API 422 shows next to its field, then the agent is made and opened', async () => {

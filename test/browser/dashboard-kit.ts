@@ -1,0 +1,133 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { repoRoot } from '../../lib/local/paths.js';
+import { baseUrl } from '../helpers/http.js';
+import { waitFor } from '../helpers/wait.js';
+import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
+
+/**
+ * What the dashboard's browser tests share: the system Chromium (playwright-core), signing in through
+ * the local identity provider's page, axe-core, screenshots under .local/test-output/, and the
+ * controls a viewer must not find. Without Chromium the tests are skipped, except in CI.
+ */
+export const executablePath = chromiumPath();
+if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
+if (!executablePath) console.warn(`SKIPPED test/browser: ${MISSING_CHROMIUM}`);
+export const describeWithBrowser = executablePath ? describe : describe.skip;
+
+const AXE = executablePath
+  ? readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+  : '';
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** Until the page's loading states are gone. */
+export const settled = (page: Page) =>
+  waitFor(async () => (await page.locator('main [role="status"].state').count()) === 0, {
+    what: 'the page to load',
+  });
+
+/**
+ * The accessible names of the enabled buttons and switches in the page's main region; with `fields`,
+ * its editable fields too (`field: <id>`), so a viewer's form that is only disabled shows.
+ */
+export async function enabledControls(page: Page, options: { fields?: boolean } = {}): Promise<string[]> {
+  const controls = page.locator(
+    options.fields
+      ? // :enabled: also not disabled by a disabled fieldset around it.
+        'main button:enabled, main input:enabled, main select:enabled, main textarea:enabled'
+      : 'main button:not([disabled]), main [role="switch"]:not([disabled])',
+  );
+  const names: string[] = [];
+  for (let i = 0; i < (await controls.count()); i += 1) {
+    const control = controls.nth(i);
+    const tag = await control.evaluate((e) => e.tagName.toLowerCase());
+    if (tag === 'button' || (await control.getAttribute('role')) === 'switch')
+      names.push(((await control.getAttribute('aria-label')) ?? (await control.textContent()) ?? '').trim());
+    else if (!(await control.evaluate((e) => (e as unknown as { readOnly: boolean }).readOnly)))
+      names.push(`field: ${(await control.getAttribute('id')) ?? tag}`);
+  }
+  return names;
+}
+
+/** axe-core's serious and critical findings on the page as it is now. */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  // Evaluated through the debugging protocol: the page's CSP (no inline script) stays on.
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate('axe.run().then((result) => result.violations)')) as AxeViolation[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** A Chromium for one test file, its screenshots in `.local/test-output/<folder>/`. */
+export class DashboardBrowser {
+  /** What the pages' consoles said about the Content-Security-Policy (a test expects none). */
+  readonly cspViolations: string[] = [];
+
+  private constructor(
+    private readonly browser: Browser,
+    private readonly output: string,
+  ) {}
+
+  static async launch(folder: string, extraArgs: string[] = []): Promise<DashboardBrowser> {
+    const output = join(repoRoot, '.local', 'test-output', folder);
+    mkdirSync(output, { recursive: true });
+    const browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--mute-audio', ...extraArgs],
+    });
+    return new DashboardBrowser(browser, output);
+  }
+
+  /** A new page that records CSP complaints and accepts confirmation dialogs. */
+  async newPage(width = 1280): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await this.browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (/Content.Security.Policy|Refused to/i.test(message.text())) this.cspViolations.push(message.text());
+    });
+    page.on('dialog', (dialog) => void dialog.accept());
+    return { context, page };
+  }
+
+  /** Signs in on the local identity provider's page, starting at `path`, and is back on that page. */
+  async signedIn(
+    email: string,
+    options: { path?: string; width?: number } = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const path = options.path ?? '/agents';
+    const { context, page } = await this.newPage(options.width);
+    await page.goto(`${baseUrl()}${path}`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Back from the identity provider, past the sign-in callback, on the page asked for.
+    await page.waitForURL((url) => url.origin === new URL(baseUrl()).origin && url.pathname === path);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    return { context, page };
+  }
+
+  /** Follows the main navigation's link to a page and waits until it has loaded. */
+  async open(page: Page, name: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+    await settled(page);
+  }
+
+  shot(page: Page, name: string): Promise<Buffer> {
+    return page.screenshot({
+      path: join(this.output, `${name.toLowerCase().replace(/\W+/g, '-')}.png`),
+      fullPage: true,
+    });
+  }
+
+  close(): Promise<void> {
+    return this.browser.close();
+  }
+}
