@@ -127,6 +127,18 @@ export class DashboardBrowser {
     });
   }
 
+  /** The page has loaded without an error, axe-core finds nothing serious (when `axe`), and it is photographed. */
+  async checkPage(page: Page, label: string, shotName: string, options: { axe: boolean }): Promise<void> {
+    await settled(page);
+    await expect(page.locator('main [role="alert"]').count()).resolves.toBe(0);
+    if (options.axe)
+      expect({ page: label, violations: await seriousAxeViolations(page) }).toEqual({
+        page: label,
+        violations: [],
+      });
+    await this.shot(page, shotName);
+  }
+
   close(): Promise<void> {
     return this.browser.close();
   }

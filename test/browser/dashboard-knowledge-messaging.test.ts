@@ -7,13 +7,7 @@ import { api, baseUrl, type Json } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor, waitForQuiescence } from '../helpers/wait.js';
-import {
-  DashboardBrowser,
-  describeWithBrowser,
-  enabledControls,
-  seriousAxeViolations,
-  settled,
-} from './dashboard-kit.js';
+import { DashboardBrowser, describeWithBrowser, enabledControls, settled } from './dashboard-kit.js';
 
 /**
  * The dashboard's knowledge, integrations, evaluations, SMS and contact-notes pages in a real browser
@@ -390,14 +384,7 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
       for (const [name, path] of pages) {
         await page.goto(`${baseUrl()}${path}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
-        await settled(page);
-        await expect(page.locator('main [role="alert"]').count()).resolves.toBe(0);
-        if (width === 1280)
-          expect({ page: path, violations: await seriousAxeViolations(page) }).toEqual({
-            page: path,
-            violations: [],
-          });
-        await shot(page, `${name}-${width}`);
+        await kit.checkPage(page, path, `${name}-${width}`, { axe: width === 1280 });
       }
       await context.close();
     }

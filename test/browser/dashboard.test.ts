@@ -5,14 +5,7 @@ import { api, baseUrl } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
-import {
-  DashboardBrowser,
-  describeWithBrowser,
-  enabledControls,
-  executablePath,
-  seriousAxeViolations,
-  settled,
-} from './dashboard-kit.js';
+import { DashboardBrowser, describeWithBrowser, enabledControls, executablePath } from './dashboard-kit.js';
 
 /**
  * The dashboard (web/) in a real browser: the system Chromium, driven by playwright-core, signs in as
@@ -96,14 +89,7 @@ describeWithBrowser('dashboard in Chromium', () => {
         if (width === 390) await page.goto(`${baseUrl()}/${name.toLowerCase().replace(/ /g, '-')}`);
         else await open(page, name);
         await page.getByRole('heading', { level: 1, name }).waitFor();
-        await settled(page);
-        await expect(page.locator('main [role="alert"]').count()).resolves.toBe(0);
-        if (width === 1280)
-          expect({ page: name, violations: await seriousAxeViolations(page) }).toEqual({
-            page: name,
-            violations: [],
-          });
-        await shot(page, `${name}-${width}`);
+        await kit.checkPage(page, name, `${name}-${width}`, { axe: width === 1280 });
       }
       await context.close();
     }
