@@ -424,21 +424,53 @@ export async function syncPage(
   return completeJob(job);
 }
 
+/**
+ * The job completes and the integration records it in one transaction, so no reader sees a completed
+ * job while its integration still holds it. When the transaction is refused (the integration no
+ * longer holds the job, or a concurrent write on it), the job completes alone and the integration is
+ * released if it still holds it.
+ */
 async function completeJob(job: SyncJob): Promise<string> {
   const { workspaceId, integrationId, jobId } = job;
   const at = now();
-  let completed: SyncJob;
-  try {
-    const { data } = await SyncJobEntity.patch({ workspaceId, integrationId, jobId })
-      .set({ status: 'completed', completedAt: at, updatedAt: at, remaining: 0 })
-      .where((attr, op) => op.eq(attr.status, 'processing'))
-      .go({ response: 'all_new' });
-    completed = data as SyncJob;
-  } catch (error) {
-    if (isConditionFailure(error)) return 'job ended already';
-    throw error;
+  const current = await getJob(workspaceId, integrationId, jobId);
+  if (!current || current.status !== 'processing') return 'job ended already';
+  const ended = { status: 'completed' as const, completedAt: at, updatedAt: at, remaining: 0 };
+  const completed: SyncJob = { ...current, ...ended };
+  const { canceled } = await integrationsService.transaction
+    .write(({ syncJob, integration }) => [
+      syncJob
+        .patch({ workspaceId, integrationId, jobId })
+        .set(ended)
+        .where((attr, op) => op.eq(attr.status, 'processing'))
+        .commit(),
+      integration
+        .patch({ workspaceId, integrationId })
+        .set({
+          lastSync: lastSyncOf(completed),
+          updatedAt: at,
+          ...(completed.kind === 'initial' ? { initialSyncDone: true } : {}),
+        })
+        .remove(['activeJobId'])
+        .where((attr, op) => op.eq(attr.activeJobId, jobId))
+        .commit(),
+    ])
+    .go();
+  if (canceled) {
+    try {
+      await SyncJobEntity.patch({ workspaceId, integrationId, jobId })
+        .set(ended)
+        .where((attr, op) => op.eq(attr.status, 'processing'))
+        .go({ response: 'none' });
+    } catch (error) {
+      if (isConditionFailure(error)) return 'job ended already';
+      throw error;
+    }
+    // Canceled by a concurrent write on the integration, not by its release: release it now.
+    await releaseIntegration(completed, completed.kind === 'initial' ? { initialSyncDone: true } : {});
   }
-  await finishRelease(completed);
+  const integration = await getIntegration(workspaceId, integrationId);
+  if (integration?.knowledgeBaseId) await touchBase(workspaceId, integration.knowledgeBaseId);
   return `completed: ${completed.records} changes in ${completed.pages} pages`;
 }
 
