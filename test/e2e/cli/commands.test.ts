@@ -4,7 +4,7 @@
  * missing stack is said clearly; `seed --plan free` prints the end state of billing only.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,18 +54,24 @@ test('with LOCAL_STATE_DIR: seed finds the stack, demo reads its demo.json, impo
   const env = { LOCAL_STATE_DIR: stateDir() };
   const seeded = await cli(['seed', '--json'], env);
   expect(seeded.code).toBe(0);
-  // What `npm start` keeps: the demo file in the state folder.
-  writeFileSync(join(stateDir(), 'demo.json'), seeded.stdout);
-  const demo = JSON.parse(seeded.stdout) as { workspace_id: string; api_key: string };
+  // What `npm start` keeps: the demo file in the state folder. The test stack is shared and makes no
+  // demo (other tests rely on that), so the file goes again when this test ends.
+  const demoFile = join(stateDir(), 'demo.json');
+  writeFileSync(demoFile, seeded.stdout);
+  try {
+    const demo = JSON.parse(seeded.stdout) as { workspace_id: string; api_key: string };
 
-  const field = await cli(['demo', 'workspace_id'], env);
-  expect(field).toMatchObject({ code: 0, stdout: `${demo.workspace_id}\n` });
+    const field = await cli(['demo', 'workspace_id'], env);
+    expect(field).toMatchObject({ code: 0, stdout: `${demo.workspace_id}\n` });
 
-  const file = join(mkdtempSync(join(tmpdir(), 'import-')), 'leads.csv');
-  writeFileSync(file, `First Name,Phone\nAda,${uniqueMobile()}\n`);
-  const imported = await cli(['import', file, '--json'], env);
-  expect(imported.code).toBe(0);
-  expect(JSON.parse(imported.stdout)).toMatchObject({ status: 'completed', counts: { created: 1 } });
+    const file = join(mkdtempSync(join(tmpdir(), 'import-')), 'leads.csv');
+    writeFileSync(file, `First Name,Phone\nAda,${uniqueMobile()}\n`);
+    const imported = await cli(['import', file, '--json'], env);
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ status: 'completed', counts: { created: 1 } });
+  } finally {
+    rmSync(demoFile, { force: true });
+  }
 }, 180_000);
 
 test('seed --plan free prints the end state of billing, not the Growth plan it passed through', async () => {
