@@ -1,4 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
+import { useState } from 'preact/hooks';
 import { useInfiniteQuery, type QueryKey } from '@tanstack/preact-query';
 import { ApiError, messageOf } from '../api/client';
 
@@ -202,5 +203,70 @@ export function ListPageHeader(props: {
         </button>
       )}
     </PageHeader>
+  );
+}
+
+/**
+ * A list page: its header with the "New …" button (for those who may write), the create form while it
+ * is open (`form` gets the function that closes it), then the paged list.
+ */
+export function ListPage<T>({
+  title,
+  newLabel,
+  canWrite,
+  form,
+  ...table
+}: {
+  title: string;
+  newLabel: string;
+  canWrite: boolean;
+  form: (close: () => void) => ComponentChildren;
+} & PagedTableProps<T>) {
+  const [creating, setCreating] = useState(false);
+  return (
+    <section>
+      <ListPageHeader
+        title={title}
+        newLabel={newLabel}
+        canWrite={canWrite}
+        creating={creating}
+        onNew={() => setCreating(true)}
+      />
+      {creating && form(() => setCreating(false))}
+      <PagedTable {...table} />
+    </section>
+  );
+}
+
+export interface StatusAction<S extends string> {
+  label: string;
+  to: S;
+  /** Whether the move is offered from the resource's current status. */
+  shown: boolean;
+  kind?: 'primary' | 'danger';
+}
+
+/** A page's buttons that move its resource to another status, disabled while one move is sent. */
+export function StatusButtons<S extends string>(props: {
+  actions: StatusAction<S>[];
+  pending: boolean;
+  onChange: (to: S) => void;
+}) {
+  return (
+    <>
+      {props.actions
+        .filter((action) => action.shown)
+        .map((action) => (
+          <button
+            key={action.label}
+            type="button"
+            class={action.kind}
+            onClick={() => props.onChange(action.to)}
+            disabled={props.pending}
+          >
+            {action.label}
+          </button>
+        ))}
+    </>
   );
 }

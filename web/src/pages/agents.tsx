@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormError, PagedTable, FormActions, ListPageHeader } from '../components/ui';
+import { Field, FormError, FormActions, ListPage } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 function NewAgentForm({ onDone }: { onDone: () => void }) {
@@ -58,39 +58,32 @@ function NewAgentForm({ onDone }: { onDone: () => void }) {
 export default function Agents() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
-  const [creating, setCreating] = useState(false);
   return (
-    <section>
-      <ListPageHeader
-        title="Agents"
-        newLabel="New agent"
-        canWrite={canWrite}
-        creating={creating}
-        onNew={() => setCreating(true)}
-      />
-      {creating && <NewAgentForm onDone={() => setCreating(false)} />}
-      <PagedTable
-        caption="Agents"
-        queryKey={['agents', workspace_id]}
-        rowKey={(agent) => agent.id}
-        empty="No agents yet."
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-              params: { path: { workspace_id }, query: { cursor } },
-            }),
-          )
-        }
-        columns={[
-          { label: 'Name', render: (agent) => <a href={`/agents/${agent.id}`}>{agent.name}</a> },
-          { label: 'Number', render: (agent) => agent.phone_number ?? '—' },
-          {
-            label: 'Answering calls',
-            render: (agent) =>
-              agent.suspended_by_billing ? 'Suspended' : agent.answering_calls ? 'On' : 'Off',
-          },
-        ]}
-      />
-    </section>
+    <ListPage
+      title="Agents"
+      newLabel="New agent"
+      canWrite={canWrite}
+      form={(close) => <NewAgentForm onDone={close} />}
+      caption="Agents"
+      queryKey={['agents', workspace_id]}
+      rowKey={(agent) => agent.id}
+      empty="No agents yet."
+      fetchPage={(cursor?: string) =>
+        ok(
+          api().GET('/api/v1/workspaces/{workspace_id}/agents', {
+            params: { path: { workspace_id }, query: { cursor } },
+          }),
+        )
+      }
+      columns={[
+        { label: 'Name', render: (agent) => <a href={`/agents/${agent.id}`}>{agent.name}</a> },
+        { label: 'Number', render: (agent) => agent.phone_number ?? '—' },
+        {
+          label: 'Answering calls',
+          render: (agent) =>
+            agent.suspended_by_billing ? 'Suspended' : agent.answering_calls ? 'On' : 'Off',
+        },
+      ]}
+    />
   );
 }

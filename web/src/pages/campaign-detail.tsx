@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client';
 import { ImportProgress, uploadFile } from '../components/import-progress';
-import { ErrorState, FormError, Loading, PageHeader } from '../components/ui';
+import { ErrorState, FormError, Loading, PageHeader, StatusButtons } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 type Status = 'running' | 'paused' | 'cancelled';
@@ -65,30 +65,26 @@ export default function CampaignDetail() {
   return (
     <section>
       <PageHeader title={c.name}>
-        {canWrite && (c.status === 'draft' || c.status === 'paused') && (
-          <button
-            type="button"
-            class="primary"
-            onClick={() => change.mutate('running')}
-            disabled={change.isPending}
-          >
-            {c.status === 'draft' ? 'Start' : 'Resume'}
-          </button>
-        )}
-        {canWrite && c.status === 'running' && (
-          <button type="button" onClick={() => change.mutate('paused')} disabled={change.isPending}>
-            Pause
-          </button>
-        )}
-        {canWrite && c.status !== 'completed' && c.status !== 'cancelled' && (
-          <button
-            type="button"
-            class="danger"
-            onClick={() => change.mutate('cancelled')}
-            disabled={change.isPending}
-          >
-            Cancel campaign
-          </button>
+        {canWrite && (
+          <StatusButtons
+            pending={change.isPending}
+            onChange={(to) => change.mutate(to)}
+            actions={[
+              {
+                label: c.status === 'draft' ? 'Start' : 'Resume',
+                to: 'running',
+                shown: c.status === 'draft' || c.status === 'paused',
+                kind: 'primary',
+              },
+              { label: 'Pause', to: 'paused', shown: c.status === 'running' },
+              {
+                label: 'Cancel campaign',
+                to: 'cancelled',
+                shown: c.status !== 'completed' && c.status !== 'cancelled',
+                kind: 'danger',
+              },
+            ]}
+          />
         )}
       </PageHeader>
       <FormError error={change.error} />

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormError, PagedTable, FormActions, ListPageHeader } from '../components/ui';
+import { Field, FormError, FormActions, ListPage } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -130,40 +130,33 @@ function NewCampaign({ onDone }: { onDone: () => void }) {
 export default function Campaigns() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
-  const [creating, setCreating] = useState(false);
   return (
-    <section>
-      <ListPageHeader
-        title="Campaigns"
-        newLabel="New campaign"
-        canWrite={canWrite}
-        creating={creating}
-        onNew={() => setCreating(true)}
-      />
-      {creating && <NewCampaign onDone={() => setCreating(false)} />}
-      <PagedTable
-        caption="Campaigns"
-        queryKey={['campaigns', workspace_id]}
-        rowKey={(c) => c.id}
-        empty="No campaigns yet."
-        refetchInterval={3000}
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/campaigns', {
-              params: { path: { workspace_id }, query: { cursor } },
-            }),
-          )
-        }
-        columns={[
-          { label: 'Name', render: (c) => <a href={`/campaigns/${c.id}`}>{c.name}</a> },
-          { label: 'Status', render: (c) => <span class={`badge ${c.status}`}>{c.status}</span> },
-          {
-            label: 'Progress',
-            render: (c) =>
-              `${c.progress.completed + c.progress.failed + c.progress.skipped + c.progress.cancelled} / ${c.progress.total}`,
-          },
-        ]}
-      />
-    </section>
+    <ListPage
+      title="Campaigns"
+      newLabel="New campaign"
+      canWrite={canWrite}
+      form={(close) => <NewCampaign onDone={close} />}
+      caption="Campaigns"
+      queryKey={['campaigns', workspace_id]}
+      rowKey={(c) => c.id}
+      empty="No campaigns yet."
+      refetchInterval={3000}
+      fetchPage={(cursor?: string) =>
+        ok(
+          api().GET('/api/v1/workspaces/{workspace_id}/campaigns', {
+            params: { path: { workspace_id }, query: { cursor } },
+          }),
+        )
+      }
+      columns={[
+        { label: 'Name', render: (c) => <a href={`/campaigns/${c.id}`}>{c.name}</a> },
+        { label: 'Status', render: (c) => <span class={`badge ${c.status}`}>{c.status}</span> },
+        {
+          label: 'Progress',
+          render: (c) =>
+            `${c.progress.completed + c.progress.failed + c.progress.skipped + c.progress.cancelled} / ${c.progress.total}`,
+        },
+      ]}
+    />
   );
 }

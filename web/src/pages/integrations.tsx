@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormActions, FormError, ListPageHeader, PagedTable, when } from '../components/ui';
+import { Field, FormActions, FormError, ListPage, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 type Provider = 'demo_crm' | 'hubspot';
@@ -72,45 +72,38 @@ function NewIntegration({ onDone }: { onDone: () => void }) {
 export default function Integrations() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
-  const [creating, setCreating] = useState(false);
   return (
-    <section>
-      <ListPageHeader
-        title="Integrations"
-        newLabel="New integration"
-        canWrite={canWrite}
-        creating={creating}
-        onNew={() => setCreating(true)}
-      />
-      {creating && <NewIntegration onDone={() => setCreating(false)} />}
-      <PagedTable
-        caption="Integrations"
-        queryKey={['integrations', workspace_id]}
-        rowKey={(i) => i.id}
-        empty="No integrations yet."
-        refetchInterval={5000}
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/integrations', {
-              params: { path: { workspace_id }, query: { cursor } },
-            }),
-          )
-        }
-        columns={[
-          { label: 'Name', render: (i) => <a href={`/integrations/${i.id}`}>{i.name}</a> },
-          { label: 'CRM', render: (i) => i.provider },
-          { label: 'Status', render: (i) => <span class={`badge ${i.status}`}>{i.status}</span> },
-          {
-            label: 'Last sync',
-            render: (i) =>
-              i.active_job_id
-                ? 'syncing…'
-                : i.last_sync
-                  ? `${i.last_sync.status} ${when(i.last_sync.completed_at)}`
-                  : '—',
-          },
-        ]}
-      />
-    </section>
+    <ListPage
+      title="Integrations"
+      newLabel="New integration"
+      canWrite={canWrite}
+      form={(close) => <NewIntegration onDone={close} />}
+      caption="Integrations"
+      queryKey={['integrations', workspace_id]}
+      rowKey={(i) => i.id}
+      empty="No integrations yet."
+      refetchInterval={5000}
+      fetchPage={(cursor?: string) =>
+        ok(
+          api().GET('/api/v1/workspaces/{workspace_id}/integrations', {
+            params: { path: { workspace_id }, query: { cursor } },
+          }),
+        )
+      }
+      columns={[
+        { label: 'Name', render: (i) => <a href={`/integrations/${i.id}`}>{i.name}</a> },
+        { label: 'CRM', render: (i) => i.provider },
+        { label: 'Status', render: (i) => <span class={`badge ${i.status}`}>{i.status}</span> },
+        {
+          label: 'Last sync',
+          render: (i) =>
+            i.active_job_id
+              ? 'syncing…'
+              : i.last_sync
+                ? `${i.last_sync.status} ${when(i.last_sync.completed_at)}`
+                : '—',
+        },
+      ]}
+    />
   );
 }

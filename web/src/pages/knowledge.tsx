@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormActions, FormError, ListPageHeader, PagedTable, when } from '../components/ui';
+import { Field, FormActions, FormError, ListPage, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 type Kind = 'listings' | 'documents';
@@ -56,36 +56,29 @@ function NewKnowledgeBase({ onDone }: { onDone: () => void }) {
 export default function Knowledge() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
-  const [creating, setCreating] = useState(false);
   return (
-    <section>
-      <ListPageHeader
-        title="Knowledge"
-        newLabel="New knowledge base"
-        canWrite={canWrite}
-        creating={creating}
-        onNew={() => setCreating(true)}
-      />
-      {creating && <NewKnowledgeBase onDone={() => setCreating(false)} />}
-      <PagedTable
-        caption="Knowledge bases"
-        queryKey={['knowledge-bases', workspace_id]}
-        rowKey={(kb) => kb.id}
-        empty="No knowledge bases yet."
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/knowledge-bases', {
-              params: { path: { workspace_id }, query: { cursor } },
-            }),
-          )
-        }
-        columns={[
-          { label: 'Name', render: (kb) => <a href={`/knowledge/${kb.id}`}>{kb.name}</a> },
-          { label: 'Kind', render: (kb) => kb.kind },
-          { label: 'Items', render: (kb) => kb.item_count },
-          { label: 'Updated', render: (kb) => when(kb.updated_at) },
-        ]}
-      />
-    </section>
+    <ListPage
+      title="Knowledge"
+      newLabel="New knowledge base"
+      canWrite={canWrite}
+      form={(close) => <NewKnowledgeBase onDone={close} />}
+      caption="Knowledge bases"
+      queryKey={['knowledge-bases', workspace_id]}
+      rowKey={(kb) => kb.id}
+      empty="No knowledge bases yet."
+      fetchPage={(cursor?: string) =>
+        ok(
+          api().GET('/api/v1/workspaces/{workspace_id}/knowledge-bases', {
+            params: { path: { workspace_id }, query: { cursor } },
+          }),
+        )
+      }
+      columns={[
+        { label: 'Name', render: (kb) => <a href={`/knowledge/${kb.id}`}>{kb.name}</a> },
+        { label: 'Kind', render: (kb) => kb.kind },
+        { label: 'Items', render: (kb) => kb.item_count },
+        { label: 'Updated', render: (kb) => when(kb.updated_at) },
+      ]}
+    />
   );
 }

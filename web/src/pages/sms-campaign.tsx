@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { ErrorState, FormError, Loading, PageHeader, when } from '../components/ui';
+import { ErrorState, FormError, Loading, PageHeader, StatusButtons, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 type Status = 'sending' | 'cancelled';
@@ -52,25 +52,20 @@ export default function SmsCampaign() {
   return (
     <section>
       <PageHeader title={c.name}>
-        {canWrite && c.status === 'draft' && (
-          <button
-            type="button"
-            class="primary"
-            onClick={() => change.mutate('sending')}
-            disabled={change.isPending}
-          >
-            Start sending
-          </button>
-        )}
-        {canWrite && (c.status === 'draft' || c.status === 'sending') && (
-          <button
-            type="button"
-            class="danger"
-            onClick={() => change.mutate('cancelled')}
-            disabled={change.isPending}
-          >
-            Cancel campaign
-          </button>
+        {canWrite && (
+          <StatusButtons
+            pending={change.isPending}
+            onChange={(to) => change.mutate(to)}
+            actions={[
+              { label: 'Start sending', to: 'sending', shown: c.status === 'draft', kind: 'primary' },
+              {
+                label: 'Cancel campaign',
+                to: 'cancelled',
+                shown: c.status === 'draft' || c.status === 'sending',
+                kind: 'danger',
+              },
+            ]}
+          />
         )}
       </PageHeader>
       <FormError error={change.error} />

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
-import { Field, FormError, PagedTable, FormActions, ListPageHeader } from '../components/ui';
+import { Field, FormError, FormActions, ListPage } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
 interface WorkflowBody {
@@ -108,39 +108,31 @@ function NewWorkflowForm({ onDone }: { onDone: () => void }) {
 export default function Workflows() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
-  const [creating, setCreating] = useState(false);
   return (
-    <section>
-      <ListPageHeader
-        title="Workflows"
-        newLabel="New workflow"
-        canWrite={canWrite}
-        creating={creating}
-        onNew={() => setCreating(true)}
-      />
-      {creating && <NewWorkflowForm onDone={() => setCreating(false)} />}
-      <PagedTable
-        caption="Workflows"
-        queryKey={['workflows', workspace_id]}
-        rowKey={(w) => w.id}
-        empty="No workflows yet."
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/workflows', {
-              params: { path: { workspace_id }, query: { cursor } },
-            }),
-          )
-        }
-        columns={[
-          { label: 'Name', render: (w) => <a href={`/workflows/${w.id}`}>{w.name}</a> },
-          {
-            label: 'Trigger',
-            render: (w) =>
-              w.trigger.type === 'event' ? w.trigger.event : 'external (POST /api/v1/triggers)',
-          },
-          { label: 'Auto Mode', render: (w) => (w.auto_mode ? 'On' : 'Off') },
-        ]}
-      />
-    </section>
+    <ListPage
+      title="Workflows"
+      newLabel="New workflow"
+      canWrite={canWrite}
+      form={(close) => <NewWorkflowForm onDone={close} />}
+      caption="Workflows"
+      queryKey={['workflows', workspace_id]}
+      rowKey={(w) => w.id}
+      empty="No workflows yet."
+      fetchPage={(cursor?: string) =>
+        ok(
+          api().GET('/api/v1/workspaces/{workspace_id}/workflows', {
+            params: { path: { workspace_id }, query: { cursor } },
+          }),
+        )
+      }
+      columns={[
+        { label: 'Name', render: (w) => <a href={`/workflows/${w.id}`}>{w.name}</a> },
+        {
+          label: 'Trigger',
+          render: (w) => (w.trigger.type === 'event' ? w.trigger.event : 'external (POST /api/v1/triggers)'),
+        },
+        { label: 'Auto Mode', render: (w) => (w.auto_mode ? 'On' : 'Off') },
+      ]}
+    />
   );
 }
