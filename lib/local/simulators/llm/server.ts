@@ -292,7 +292,10 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     if (reply.slow && !(await pause(res, slowMs))) return;
     for (const [i, chunk] of chunksOf(answer).entries()) {
       if (reply.fault === 'broken' && i === CHUNKS_BEFORE_BREAK) return void res.socket?.destroy();
-      if (i > 0 && !(await pause(res, reply.paced ? chunkDelayMs : 0))) return;
+      // Unpaced, the answer is written at once: a pause per chunk, however short, waits a turn of this
+      // process's event loop, and under load that spreads the reply over its other work.
+      const paced = reply.paced || reply.fault === 'broken';
+      if (i > 0 && paced && !(await pause(res, reply.paced ? chunkDelayMs : 0))) return;
       res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', ...chunk })}\n\n`);
     }
     res.end('data: [DONE]\n\n');
