@@ -160,6 +160,8 @@ class TurnWork {
   private readonly quoted: QuotedListingRecord[] = [];
   private readonly abort = new AbortController();
   private spokenThisRound = '';
+  /** The closing write found this turn's generation current: that conditioned write was the check. */
+  private keptCurrent = false;
   /** Asked on a state that did not hold: nothing of it is sent, run or kept. */
   dropped = false;
 
@@ -183,8 +185,9 @@ class TurnWork {
   }
 
   /** Whether the turn may act (send, run a tool): its start is stored and nothing newer came since. */
-  private async current(): Promise<boolean> {
+  private async current(checked = false): Promise<boolean> {
     if (this.superseded) return false;
+    if (checked) return true;
     const generation = await this.held;
     if (generation === undefined) this.drop();
     if (this.superseded) return false;
@@ -196,9 +199,12 @@ class TurnWork {
     return true;
   }
 
-  /** Sends a piece if the turn is still current; false (and stops the turn) when it is not. */
-  private async send(token: string, last: boolean): Promise<boolean> {
-    if (!(await this.current())) return false;
+  /**
+   * Sends a piece if the turn is still current; false (and stops the turn) when it is not. `checked`:
+   * the generation was just checked by a conditioned write of this turn, no read is needed.
+   */
+  private async send(token: string, last: boolean, checked = false): Promise<boolean> {
+    if (!(await this.current(checked))) return false;
     await this.deps.output.text(token, last);
     this.firstSentAt ??= this.now();
     this.spoken += token;
@@ -231,9 +237,13 @@ class TurnWork {
     if (this.spoken.trim() === '') await this.send(APOLOGY_SILENT, false);
   }
 
-  /** Ends the reply (`last`): after the turn was kept, so the caller's next line never races its write. */
+  /**
+   * Ends the reply (`last`): after the turn was kept, so the caller's next line never races its write.
+   * That write was conditioned on the state it changed: when it found this turn's generation still
+   * current, it is the check, and `last` goes without reading the generation again.
+   */
   async sendLast(): Promise<void> {
-    await this.send('', true);
+    await this.send('', true, this.keptCurrent);
   }
 
   /** One model request, streamed; returns the tool calls it asked for (undefined: superseded). */
@@ -328,7 +338,7 @@ class TurnWork {
           }
         : undefined;
     const generation = await this.held;
-    await this.deps.store.update((state) => {
+    const kept = await this.deps.store.update((state) => {
       const current = state.generation === generation && !this.superseded;
       return {
         ...state,
@@ -342,6 +352,7 @@ class TurnWork {
         ...(current && this.ended ? { ended: this.ended } : {}),
       };
     });
+    this.keptCurrent = !this.superseded && kept.state.generation === generation;
     return {
       spoken: this.spoken,
       superseded: this.superseded,

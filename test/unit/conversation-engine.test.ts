@@ -128,6 +128,57 @@ test('a turn: the reply streams in clause-sized pieces, the last one carries las
   expect(model.requests[0].system).toBe('You are Ava.');
 });
 
+test("the generation is read before each piece; the reply's `last` goes on the closing write's own check, or not at all when that write found the turn superseded", async () => {
+  const counted = (inner: ConversationStore, beforeClosingWrite?: () => Promise<void>) => {
+    let updates = 0;
+    const wrapped: ConversationStore & { reads: number } = {
+      reads: 0,
+      load: () => inner.load(),
+      update: async (change) => {
+        updates += 1;
+        if (updates === 2) await beforeClosingWrite?.();
+        return inner.update(change);
+      },
+      generation: () => {
+        wrapped.reads += 1;
+        return inner.generation();
+      },
+    };
+    return wrapped;
+  };
+  const s = counted(store());
+  const out = recorder();
+  await runTurn(
+    {
+      store: s,
+      model: scriptedModel([words('Sure. Open homes are on Saturdays.')]),
+      output: out,
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'When?' },
+  );
+  expect(out.frames).toEqual([
+    { token: 'Sure.', last: false },
+    { token: ' Open homes are on Saturdays.', last: false },
+    { token: '', last: true },
+  ]);
+  expect(s.reads).toBe(2); // one per piece, none for `last`
+
+  // A newer prompt lands between the reply's last piece and its closing write: no `last` for this turn.
+  const inner = store();
+  const raced = counted(inner, () =>
+    inner.update((state) => ({ ...state, generation: state.generation + 1 })).then(() => undefined),
+  );
+  const racedOut = recorder();
+  const result = await runTurn(
+    { store: raced, model: scriptedModel([words('Sure.')]), output: racedOut, runTool: noTools },
+    { kind: 'prompt', text: 'When?' },
+  );
+  expect(racedOut.frames).toEqual([{ token: 'Sure.', last: false }]);
+  expect(result.spoken).toBe('Sure.');
+  expect(raced.reads).toBe(2); // the piece's, and `last`'s own read once the closing write found it superseded
+});
+
 test('an interruption mid-reply: nothing more of it is sent, the history keeps only what was heard', async () => {
   const s = store();
   const out = recorder();
