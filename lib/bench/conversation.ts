@@ -1,13 +1,10 @@
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import type { FunctionSpec } from '../catalog-types.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
-import { startRelayGateway, type RelayGateway } from '../local/relay-gateway.js';
-import { resetConnectionsClient } from '../../functions/platform/connections.js';
-import { resetTableClients } from '../../functions/platform/table.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../functions/providers/telephony/twilio-format.js';
 import { summarise, type LatencySummary } from './load.js';
+import { RELAY_FLOOR_PATH } from './relay-floor-handler.js';
 import { startBenchStack } from './stack-process.js';
 
 /**
@@ -16,8 +13,8 @@ import { startBenchStack } from './stack-process.js';
  *
  * 1. Latency per turn: `concurrentCalls` (20) live calls at once, `turns` each, `prompt` frame sent →
  *    first `text` frame received, taking turns in `rounds` with its floor: the same WebSocket round trip
- *    through the same local relay gateway code (a second `startRelayGateway` in the bench's process,
- *    serving lib/bench/relay-floor-handler.ts: one GetItem, one PutItem on the stack's table, one
+ *    through the same local relay gateway (the stack's own, at `/bench-floor`, in the same process as
+ *    the turns, lib/bench/relay-floor-handler.ts: one GetItem, one PutItem on the stack's table, one
  *    streamed request to the stack's model simulator, its first chunk forwarded with PostToConnection).
  *    Budgets: p50 ≤ 1.5x the floor's, p99 ≤ 2x, and the service's own part (the turn less the model's
  *    time to first token) ≤ 50 ms at p50, from the call detail's `latency.service_ms` and from the
@@ -234,10 +231,9 @@ export async function measureConversation(options: {
     root: options.root,
     stateDir: join(options.root, '.local', `bench-${process.pid}-conversation`),
     logPath: join(options.root, '.local', 'bench-stack-conversation.log'),
-    env: options.env,
+    // The floor's handler is served by the stack's own relay gateway, beside the turns.
+    env: { ...options.env, LOCAL_BENCH_RELAY_FLOOR: '1' },
   });
-  const environment = { ...process.env };
-  let floorGateway: RelayGateway | undefined;
   try {
     const demo = await seed(stack.state, { plan: 'growth' }, log);
     const owner = new ApiClient(stack.state.base_url, demo.owner_token);
@@ -306,22 +302,8 @@ export async function measureConversation(options: {
     };
 
     // ── 1. Latency per turn against the floor, taking turns ──
-    Object.assign(process.env, stack.state.env);
-    const floorSpec: FunctionSpec = {
-      id: 'BenchRelayFloor',
-      group: 'conversation',
-      entry: 'lib/bench/relay-floor-handler.ts',
-      webSocket: { routes: ['$connect', '$default', '$disconnect'] },
-      access: { table: 'readwrite', manageConnections: true, languageModel: true },
-    };
-    floorGateway = await startRelayGateway({
-      functions: [floorSpec],
-      region: stack.state.env.AWS_REGION ?? 'ap-southeast-2',
-    });
-    process.env.VOICE_RELAY_MANAGEMENT_URL = floorGateway.managementUrl;
-    process.env.BENCH_RELAY_FLOOR_PK = `WS#${demo.workspace_id}`;
-    process.env.BENCH_RELAY_FLOOR_SK = `AGENT#${demo.agent_id}`;
-    const floorUrl = floorGateway.url;
+    const floorUrl = new URL(`/${RELAY_FLOOR_PATH}`, relayUrl).href;
+    const floorItem = { pk: `WS#${demo.workspace_id}`, sk: `AGENT#${demo.agent_id}` };
 
     const turnTimes: number[] = [];
     const floorTimes: number[] = [];
@@ -329,14 +311,16 @@ export async function measureConversation(options: {
     const details: CallDetail[] = [];
     const n = options.concurrentCalls;
 
+    // Each round starts on a quiet stack: the last round's post-call work (analysis, webhooks) done.
     const floorRound = async (measure: boolean) => {
+      await stack.settle();
       await Promise.all(
         Array.from({ length: n }, async (_, index) => {
           const relay = await BenchRelay.connect(floorUrl);
           const system = PROMPT.replaceAll('{{name}}', callerName(index));
-          await relay.say('Hello.', { system });
+          await relay.say('Hello.', { system, item: floorItem });
           for (let t = 0; t < options.turns; t += 1) {
-            const turn = await relay.say(lineFor(index, t), { system });
+            const turn = await relay.say(lineFor(index, t), { system, item: floorItem });
             if (measure) {
               floorTimes.push(turn.firstTextMs);
               if (turn.modelMs !== undefined) floorModel.push(turn.modelMs);
@@ -347,6 +331,7 @@ export async function measureConversation(options: {
       );
     };
     const conversationRound = async (measure: boolean) => {
+      await stack.settle();
       const calls = await inParallel(
         Array.from({ length: n }, (_, i) => i),
         DIAL_WIDTH,
@@ -483,11 +468,6 @@ export async function measureConversation(options: {
       },
     };
   } finally {
-    await floorGateway?.stop();
-    resetTableClients();
-    resetConnectionsClient();
-    for (const key of Object.keys(process.env)) if (!(key in environment)) delete process.env[key];
-    Object.assign(process.env, environment);
     await stack.stop();
   }
 }

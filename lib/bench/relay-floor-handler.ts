@@ -1,19 +1,31 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { FunctionSpec } from '../catalog-types.js';
 import { postToConnection } from '../../functions/platform/connections.js';
 import { dynamoClient, tableName } from '../../functions/platform/table.js';
 
 /**
  * The floor under a conversation turn (`npm run bench`, part `conversation`): the least work any
- * turn must do, served by a second local relay gateway (lib/local/relay-gateway.ts, the same code as
- * the stack's) in the bench's process. For each `prompt` frame: one GetItem (the agent's item, read
- * as a turn reads its state) and one PutItem (a bench-only item: the caller's line) on the stack's
- * table, one streamed request to the stack's model simulator (LLM_BASE_URL, as the OpenAI-compatible
- * adapter makes it: plain fetch, `stream: true`), its first chunk forwarded with PostToConnection (the
- * handlers' own Management API client, VOICE_RELAY_MANAGEMENT_URL = this gateway) as a `text` frame,
- * then the rest of the stream read to its end (the connection is reused, as the adapter's is). The
- * frame carries `model_ms` (request → first chunk), the model's time to first token.
- * BENCH_RELAY_FLOOR_PK / _SK name the item read.
+ * turn must do, served by the stack's own relay gateway (lib/local/relay-gateway.ts) at
+ * `/bench-floor` (RELAY_FLOOR_PATH) beside the turns it is compared with — same server, same process and
+ * event loop, same priority — when the bench starts the stack with LOCAL_BENCH_RELAY_FLOOR=1. For
+ * each `prompt` frame: one GetItem (the item the frame names, `item: {pk, sk}`: the agent's, read as a
+ * turn reads its state) and one PutItem (a bench-only item: the caller's line) on the stack's table,
+ * one streamed request to the stack's model simulator (LLM_BASE_URL, as the OpenAI-compatible adapter
+ * makes it: plain fetch, `stream: true`), its first chunk forwarded with PostToConnection (the
+ * handlers' own Management API client) as a `text` frame, then the rest of the stream read to its end
+ * (the connection is reused, as the adapter's is). The frame carries `model_ms` (request → first
+ * chunk), the model's time to first token.
  */
+export const RELAY_FLOOR_PATH = 'bench-floor';
+
+export const RELAY_FLOOR_FUNCTION: FunctionSpec = {
+  id: 'BenchRelayFloor',
+  group: 'conversation',
+  entry: 'lib/bench/relay-floor-handler.ts',
+  webSocket: { routes: ['$connect', '$default', '$disconnect'] },
+  access: { table: 'readwrite', manageConnections: true, languageModel: true },
+};
+
 export interface FloorEvent {
   requestContext: { routeKey: string; connectionId: string };
   body?: string;
@@ -24,7 +36,12 @@ const S = (value: string) => ({ S: value });
 export async function handler(event: FloorEvent): Promise<{ statusCode: number }> {
   const { routeKey, connectionId } = event.requestContext;
   if (routeKey !== '$default' || !event.body) return { statusCode: 200 };
-  const frame = JSON.parse(event.body) as { type?: string; voicePrompt?: string; system?: string };
+  const frame = JSON.parse(event.body) as {
+    type?: string;
+    voicePrompt?: string;
+    system?: string;
+    item?: { pk: string; sk: string };
+  };
   if (frame.type !== 'prompt') return { statusCode: 200 };
   const line = frame.voicePrompt ?? '';
   const client = dynamoClient();
@@ -32,7 +49,7 @@ export async function handler(event: FloorEvent): Promise<{ statusCode: number }
   await client.send(
     new GetItemCommand({
       TableName: table,
-      Key: { pk: S(process.env.BENCH_RELAY_FLOOR_PK ?? ''), sk: S(process.env.BENCH_RELAY_FLOOR_SK ?? '') },
+      Key: { pk: S(frame.item?.pk ?? ''), sk: S(frame.item?.sk ?? '') },
     }),
   );
   await client.send(

@@ -18,6 +18,7 @@ import type {
 } from './background.js';
 import { applyEnvironment } from './environment.js';
 import { startFauxqsLocal, type FauxqsLocal } from './fauxqs.js';
+import type { FunctionSpec } from '../catalog-types.js';
 import type { Gateway } from './gateway.js';
 import type { RelayGateway } from './relay-gateway.js';
 import { say, warn } from './log.js';
@@ -103,6 +104,13 @@ async function stopAll(): Promise<void> {
   fauxqs = undefined;
 }
 
+/** `npm run bench`'s floor under a turn, served beside the turns (lib/bench/relay-floor-handler.ts). */
+async function benchRelayFloor(): Promise<Record<string, FunctionSpec[]>> {
+  if (process.env.LOCAL_BENCH_RELAY_FLOOR !== '1') return {};
+  const { RELAY_FLOOR_FUNCTION, RELAY_FLOOR_PATH } = await import('../bench/relay-floor-handler.js');
+  return { [RELAY_FLOOR_PATH]: [RELAY_FLOOR_FUNCTION] };
+}
+
 const handlers: {
   [C in BackgroundCall]: (argument: BackgroundCalls[C][0]) => Promise<BackgroundCalls[C][1]>;
 } = {
@@ -136,6 +144,7 @@ const handlers: {
     relay = await startRelayGateway({
       functions: catalog.filter((fn) => fn.webSocket && functionIds.includes(fn.id)),
       region,
+      extraApis: await benchRelayFloor(),
     });
     const relayEnv = { VOICE_RELAY_URL: relay.url, VOICE_RELAY_MANAGEMENT_URL: relay.managementUrl };
     Object.assign(process.env, relayEnv);

@@ -35,6 +35,7 @@ const MAX_CONNECTION_MS = 2 * 3600_000;
 
 interface Connection {
   id: string;
+  routes: Map<string, FunctionSpec>;
   socket: WebSocket;
   connectedAt: number;
   lastActiveAt: number;
@@ -46,9 +47,21 @@ export async function startRelayGateway(options: {
   functions: FunctionSpec[];
   region: string;
   port?: number;
+  /**
+   * More WebSocket APIs on the same server and event loop, by path (`/{path}` instead of the stage):
+   * the bench's floor under a turn is served here, beside the turns it is compared with. Their
+   * connections share the Management API.
+   */
+  extraApis?: Record<string, FunctionSpec[]>;
 }): Promise<RelayGateway> {
-  const byRoute = new Map<string, FunctionSpec>();
-  for (const fn of options.functions) for (const route of fn.webSocket?.routes ?? []) byRoute.set(route, fn);
+  const routesOf = (functions: FunctionSpec[]) => {
+    const byRoute = new Map<string, FunctionSpec>();
+    for (const fn of functions) for (const route of fn.webSocket?.routes ?? []) byRoute.set(route, fn);
+    return byRoute;
+  };
+  const apis = new Map<string, Map<string, FunctionSpec>>([[RELAY_STAGE, routesOf(options.functions)]]);
+  for (const [path, functions] of Object.entries(options.extraApis ?? {}))
+    apis.set(path, routesOf(functions));
   const connections = new Map<string, Connection>();
   let inFlight = 0;
   let baseHost = '';
@@ -72,8 +85,12 @@ export async function startRelayGateway(options: {
     identity: { sourceIp: connection.sourceIp },
   });
 
-  async function invoke(routeKey: string, event: Record<string, unknown>): Promise<unknown> {
-    const fn = byRoute.get(routeKey) ?? byRoute.get('$default');
+  async function invoke(
+    routes: Map<string, FunctionSpec>,
+    routeKey: string,
+    event: Record<string, unknown>,
+  ): Promise<unknown> {
+    const fn = routes.get(routeKey) ?? routes.get('$default');
     if (!fn) return { statusCode: 200 };
     inFlight += 1;
     try {
@@ -91,7 +108,7 @@ export async function startRelayGateway(options: {
   function disconnect(connection: Connection, reason: string): void {
     if (!connections.delete(connection.id)) return;
     for (const timer of connection.timers) clearTimeout(timer);
-    void invoke('$disconnect', {
+    void invoke(connection.routes, '$disconnect', {
       requestContext: {
         ...requestContext('$disconnect', 'DISCONNECT', connection),
         disconnectReason: reason,
@@ -106,7 +123,7 @@ export async function startRelayGateway(options: {
     const bytes = Buffer.isBuffer(data)
       ? data
       : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
-    void invoke('$default', {
+    void invoke(connection.routes, '$default', {
       requestContext: { ...requestContext('$default', 'MESSAGE', connection), messageId: randomUUID() },
       body: isBinary ? bytes.toString('base64') : bytes.toString('utf8'),
       isBase64Encoded: isBinary,
@@ -117,12 +134,14 @@ export async function startRelayGateway(options: {
 
   async function upgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://relay');
-    if (url.pathname.replace(/\/$/, '') !== `/${RELAY_STAGE}`) {
+    const routes = apis.get(url.pathname.replace(/^\/|\/$/g, ''));
+    if (!routes) {
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
       return;
     }
     const connection = {
       id: randomBytes(12).toString('base64url'),
+      routes,
       sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
       connectedAt: Date.now(),
     };
@@ -133,7 +152,7 @@ export async function startRelayGateway(options: {
     let status: number;
     try {
       status = statusOf(
-        await invoke('$connect', {
+        await invoke(routes, '$connect', {
           requestContext: requestContext('$connect', 'CONNECT', connection),
           headers,
           queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
