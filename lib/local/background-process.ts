@@ -18,9 +18,7 @@ import type {
 } from './background.js';
 import { applyEnvironment } from './environment.js';
 import { startFauxqsLocal, type FauxqsLocal } from './fauxqs.js';
-import type { FunctionSpec } from '../catalog-types.js';
 import type { Gateway } from './gateway.js';
-import type { RelayGateway } from './relay-gateway.js';
 import { say, warn } from './log.js';
 import { installMetrics, processMetrics } from './metrics.js';
 import { repoRoot } from './paths.js';
@@ -56,7 +54,6 @@ let pollers: QueuePoller[] = [];
 let scheduler: Scheduler | undefined;
 let stopSqs: (() => void) | undefined;
 let webhooks: Gateway | undefined;
-let relay: RelayGateway | undefined;
 
 /** Imports every module in lib/local/services/ (each calls registerLocalService). */
 async function loadServiceModules(): Promise<void> {
@@ -77,13 +74,11 @@ async function stopWork(): Promise<void> {
       .reverse()
       .map((service): [string, () => Promise<void> | void] => [service.name, () => service.stop?.()]),
     ['provider webhooks', () => webhooks?.stop()],
-    ['voice relay', () => relay?.stop()],
   ];
   scheduler = undefined;
   pollers = [];
   stopSqs = undefined;
   webhooks = undefined;
-  relay = undefined;
   startedServices.length = 0;
   for (const [name, stop] of steps) {
     try {
@@ -102,13 +97,6 @@ async function stopAll(): Promise<void> {
     warn('stopping fauxqs failed', error);
   }
   fauxqs = undefined;
-}
-
-/** `npm run bench`'s floor under a turn, served beside the turns (lib/bench/relay-floor-handler.ts). */
-async function benchRelayFloor(): Promise<Record<string, FunctionSpec[]>> {
-  if (process.env.LOCAL_BENCH_RELAY_FLOOR !== '1') return {};
-  const { RELAY_FLOOR_FUNCTION, RELAY_FLOOR_PATH } = await import('../bench/relay-floor-handler.js');
-  return { [RELAY_FLOOR_PATH]: [RELAY_FLOOR_FUNCTION] };
 }
 
 const handlers: {
@@ -139,16 +127,7 @@ const handlers: {
       accessLog,
     });
     webhooks.setReady();
-    // The voice relay's WebSocket API, beside the provider webhooks: the provider connects to it.
-    const { startRelayGateway } = await import('./relay-gateway.js');
-    relay = await startRelayGateway({
-      functions: catalog.filter((fn) => fn.webSocket && functionIds.includes(fn.id)),
-      region,
-      extraApis: await benchRelayFloor(),
-    });
-    const relayEnv = { VOICE_RELAY_URL: relay.url, VOICE_RELAY_MANAGEMENT_URL: relay.managementUrl };
-    Object.assign(process.env, relayEnv);
-    return { url: webhooks.url, port: webhooks.port, relay: { ...relayEnv, port: relay.port } };
+    return { url: webhooks.url, port: webhooks.port };
   },
 
   async startServices({ baseUrl, webhooksUrl, env, stateDir, inMemory, region, verbose }) {
@@ -217,7 +196,7 @@ const handlers: {
       pollers,
       scheduler,
       services: [...startedServices],
-      webhooksInFlight: () => (webhooks?.inFlight() ?? 0) + (relay?.activity().invocations_in_flight ?? 0),
+      webhooksInFlight: () => webhooks?.inFlight() ?? 0,
     };
     return { pollers: pollers.map((p) => p.name) };
   },

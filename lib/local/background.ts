@@ -50,12 +50,7 @@ export interface BackgroundCalls {
    */
   startWebhooks: [
     { env: Record<string, string>; functionIds: string[]; region: string; accessLog: boolean },
-    {
-      url: string;
-      port: number;
-      /** The voice relay (lib/local/relay-gateway.ts): its URL and its Management API's endpoint. */
-      relay: { VOICE_RELAY_URL: string; VOICE_RELAY_MANAGEMENT_URL: string; port: number };
-    },
+    { url: string; port: number },
   ];
   /** work */
   startServices: [

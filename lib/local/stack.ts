@@ -13,6 +13,7 @@ import { bold, green, label, say, warn } from './log.js';
 import { installMetrics, processMetrics, stackMetrics, type StackMetrics } from './metrics.js';
 import { defaultStateDir, repoRoot } from './paths.js';
 import { quiescenceReport, type QuiescenceReport } from './quiescence.js';
+import { startRelayGateway } from './relay-gateway.js';
 import { ensureResources } from './resources-setup.js';
 import {
   readPreferredPorts,
@@ -62,6 +63,13 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** `npm run bench`'s floor under a turn, served beside the turns (lib/bench/relay-floor-handler.ts). */
+async function benchRelayFloor(): Promise<Record<string, FunctionSpec[]>> {
+  if (process.env.LOCAL_BENCH_RELAY_FLOOR !== '1') return {};
+  const { RELAY_FLOOR_FUNCTION, RELAY_FLOOR_PATH } = await import('../bench/relay-floor-handler.js');
+  return { [RELAY_FLOOR_PATH]: [RELAY_FLOOR_FUNCTION] };
+}
+
 /** The gateway's local-only endpoint for the quiescence signal (stack.json `urls.quiescence`). */
 export const QUIESCENCE_PATH = '/_local/quiescence';
 /** The gateway's local-only endpoint for the cost counters (stack.json `urls.metrics`). */
@@ -76,8 +84,8 @@ const numberFrom = (value: string | undefined, fallback: number) => {
 /**
  * Starts everything `npm start` runs: DynamoDB Local (java child), fauxqs (SQS + S3), the identity
  * provider, the table/queues/bucket, the gateway, extra local services, queue pollers and the
- * scheduler; then writes `<stateDir>/stack.json`. `stop()` ends all of it. The gateway, the identity
- * provider and DynamoDB Local run from this process; fauxqs from a process of its own, and the
+ * scheduler; then writes `<stateDir>/stack.json`. `stop()` ends all of it. The gateway, the voice
+ * relay's WebSocket API, the identity provider and DynamoDB Local run from this process; fauxqs from a process of its own, and the
  * services, the pollers and the scheduler from a work process at a lower priority (both started
  * here, lib/local/background.ts), so that the work behind the API never starves the API.
  *
@@ -252,6 +260,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(web ? { dashboardUrl: gateway.url } : {}),
       defaults: options.defaults,
     });
+    // The voice relay's WebSocket API, in this process beside the API and at its priority: a live
+    // conversation is a front door too, and the work process's queued work must never slow a turn.
+    const relay = await startRelayGateway({
+      functions: functions.filter((fn) => fn.webSocket),
+      region,
+      extraApis: await benchRelayFloor(),
+    });
+    stoppers.push({ name: 'voice relay', stop: relay.stop });
+    stackEnv.VOICE_RELAY_URL = relay.url;
+    stackEnv.VOICE_RELAY_MANAGEMENT_URL = relay.managementUrl;
     // The provider webhooks' own gateway, in the work process: where the simulators call back.
     stoppers.push({ name: 'background work', stop: async () => void (await work.call('stopWork', {})) });
     const webhooks = await work.call('startWebhooks', {
@@ -261,8 +279,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       accessLog: accessLog(),
     });
     stackEnv.WEBHOOKS_BASE_URL = webhooks.url;
-    stackEnv.VOICE_RELAY_URL = webhooks.relay.VOICE_RELAY_URL;
-    stackEnv.VOICE_RELAY_MANAGEMENT_URL = webhooks.relay.VOICE_RELAY_MANAGEMENT_URL;
     applyEnvironment(stackEnv);
     installMetrics();
     gateway.setReady();
@@ -279,7 +295,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     print(`${label('provider webhooks')} ${webhooks.url}/webhooks  (the simulators call back here)`);
     print(
-      `${label('voice relay')} ${webhooks.relay.VOICE_RELAY_URL}  (ConversationRelay WebSocket; Management API on the same port)`,
+      `${label('voice relay')} ${relay.url}  (ConversationRelay WebSocket; Management API on the same port)`,
     );
 
     // Extra services (demo webhook receiver, simulators…), pollers and the scheduler: the work
@@ -287,7 +303,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const ports: Record<string, number> = {
       gateway: gateway.port,
       webhooks: webhooks.port,
-      relay: webhooks.relay.port,
+      relay: relay.port,
       dynamodb: dynamoDb.port,
       fauxqs: fauxqs.port,
       identity: identity.port,
@@ -339,8 +355,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       );
     }
 
+    const frontDoorsInFlight = () => gateway.inFlight() + relay.activity().invocations_in_flight;
     const quiescence = async () => {
-      const gatewayBefore = gateway.inFlight();
+      const gatewayBefore = frontDoorsInFlight();
       const before = await work.call('activity', {});
       const queues = await standIns.call('queueActivity', { queues: resources.queues });
       const after = await work.call('activity', {});
@@ -348,7 +365,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         before,
         queues,
         after,
-        gateway: { before: gatewayBefore, after: gateway.inFlight() },
+        gateway: { before: gatewayBefore, after: frontDoorsInFlight() },
       });
     };
     const metrics = async () => {
@@ -382,7 +399,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         quiescence: `${gateway.url}${QUIESCENCE_PATH}`,
         metrics: `${gateway.url}${METRICS_PATH}`,
       },
-      voice_relay_url: webhooks.relay.VOICE_RELAY_URL,
+      voice_relay_url: relay.url,
       env: stackEnv,
       services: serviceInfo,
       ...(web ? { dashboard_url: `${gateway.url}/` } : {}),
