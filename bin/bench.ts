@@ -24,8 +24,9 @@
  *  - the dashboard's script (web/dist, built when stale): gzipped, the first load ≤ 60 KB and each
  *    lazily loaded page chunk ≤ 30 KB (lib/bench/web.ts; part `web`).
  *  - the voice runtime (part `conversation`): latency per turn, BENCH_CONVERSATION_CALLS (20) calls at once,
- *    BENCH_CONVERSATION_TURNS (10) turns each, against its floor through the same relay gateway code
- *    in the same run, and BENCH_RELAY_SESSIONS (100) relay sessions of BENCH_RELAY_SESSION_TURNS (10)
+ *    BENCH_CONVERSATION_TURNS (10) turns each, the caller pausing BENCH_CONVERSATION_PAUSE_MS (1000) on
+ *    average after each reply, against its floor through the same relay gateway in the same run (and one
+ *    round back to back, no pause, for reference), and BENCH_RELAY_SESSIONS (100) relay sessions of BENCH_RELAY_SESSION_TURNS (10)
  *    turns at once: every prompt answered once, by its own call, transcripts exact
  *    (lib/bench/conversation.ts).
  * Results print as a table and are written to .local/bench.json.
@@ -367,7 +368,8 @@ async function main(): Promise<void> {
         root: ROOT,
         concurrentCalls: Number(process.env.BENCH_CONVERSATION_CALLS ?? 20),
         turns: Number(process.env.BENCH_CONVERSATION_TURNS ?? 10),
-        rounds: Number(process.env.BENCH_CONVERSATION_ROUNDS ?? 3),
+        rounds: Number(process.env.BENCH_CONVERSATION_ROUNDS ?? 5),
+        callerPauseMs: Number(process.env.BENCH_CONVERSATION_PAUSE_MS ?? 1000),
         sessions: Number(process.env.BENCH_RELAY_SESSIONS ?? 100),
         sessionTurns: Number(process.env.BENCH_RELAY_SESSION_TURNS ?? 10),
         env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '1' },

@@ -12,10 +12,14 @@ import { startBenchStack } from './stack-process.js';
  * own with the model simulator (answers at once, a word a chunk):
  *
  * 1. Latency per turn: `concurrentCalls` (20) live calls at once, `turns` each, `prompt` frame sent →
- *    first `text` frame received, taking turns in `rounds` with its floor: the same WebSocket round trip
- *    through the same local relay gateway (the stack's own, at `/bench-floor`, in the same process as
- *    the turns, lib/bench/relay-floor-handler.ts: one GetItem, one PutItem on the stack's table, one
- *    streamed request to the stack's model simulator, its first chunk forwarded with PostToConnection).
+ *    first `text` frame received. A call's caller pauses after each reply (`callerPauseMs`, 1 s on
+ *    average, half to one and a half: less than the reply takes to be spoken, so the load is above
+ *    that of 20 real calls); one more round of each with no pause at all is reported beside it, for
+ *    reference (every call's next line the moment its reply ends: the load of far more calls). Taking
+ *    turns in `rounds` with its floor: the same WebSocket round trip through the same local relay
+ *    gateway (the stack's own, at `/bench-floor`, in the same process as the turns,
+ *    lib/bench/relay-floor-handler.ts: one GetItem, one PutItem on the stack's table, one streamed
+ *    request to the stack's model simulator, its first chunk forwarded with PostToConnection).
  *    Budgets: p50 ≤ 1.5x the floor's, p99 ≤ 2x, and the service's own part (the turn less the model's
  *    time to first token) ≤ 50 ms at p50, from the call detail's `latency.service_ms` and from the
  *    turn's p50 less the floor's model time to first token.
@@ -36,20 +40,29 @@ const TURN_TIMEOUT_MS = 30_000;
 /** Calls placed at once while the sessions are opened (before any turn is timed). */
 const DIAL_WIDTH = 5;
 
+interface TurnsAgainstFloor {
+  turn: LatencySummary;
+  floor: LatencySummary;
+  /** The floor's model time to first token (request → first chunk, in the floor's handler). */
+  floorModelMs: LatencySummary;
+  ratios: { p50: number; p99: number };
+  /** The turn's p50 less the floor's model p50. */
+  serviceMsFromFloor: number;
+  /** The floor's own part: its p50 less its model p50 (the least any turn adds to the model's time). */
+  floorOwnMs: number;
+}
+
 export interface ConversationReport {
-  latency: {
+  latency: TurnsAgainstFloor & {
     concurrentCalls: number;
     turnsPerCall: number;
     rounds: number;
-    turn: LatencySummary;
-    floor: LatencySummary;
-    /** The floor's model time to first token (request → first chunk, in the floor's handler). */
-    floorModelMs: LatencySummary;
-    ratios: { p50: number; p99: number };
+    /** The caller's pause between the agent's last word and the next line, on average. */
+    callerPauseMs: number;
     /** Median over the calls of the call detail's `latency.service_ms.p50` (and model, total). */
     callDetail: { serviceMsP50: number; modelMsP50: number; totalMsP50: number; calls: number };
-    /** The turn's p50 less the floor's model p50. */
-    serviceMsFromFloor: number;
+    /** One more round of each with no pause at all (every line the moment the reply ends): for reference. */
+    backToBack: TurnsAgainstFloor & { calls: number };
     withinBudget: { p50: boolean; p99: boolean; serviceMs: boolean };
     budget: typeof CONVERSATION_BUDGET;
   };
@@ -221,6 +234,8 @@ export async function measureConversation(options: {
   concurrentCalls: number;
   turns: number;
   rounds: number;
+  /** The caller's pause between the agent's last word and the next line, on average (0: none). */
+  callerPauseMs: number;
   sessions: number;
   sessionTurns: number;
   env: Record<string, string>;
@@ -305,14 +320,23 @@ export async function measureConversation(options: {
     const floorUrl = new URL(`/${RELAY_FLOOR_PATH}`, relayUrl).href;
     const floorItem = { pk: `WS#${demo.workspace_id}`, sk: `AGENT#${demo.agent_id}` };
 
-    const turnTimes: number[] = [];
-    const floorTimes: number[] = [];
-    const floorModel: number[] = [];
-    const details: CallDetail[] = [];
     const n = options.concurrentCalls;
+    /** What a round measured: first-frame times of turns and of the floor, the floor's model times. */
+    interface Sink {
+      turn: number[];
+      floor: number[];
+      floorModel: number[];
+      details: CallDetail[];
+    }
+    const newSink = (): Sink => ({ turn: [], floor: [], floorModel: [], details: [] });
+    const paced = newSink();
+    const backToBack = newSink();
+    /** The caller's pause after the agent's last word: `pauseMs` on average (half to one and a half). */
+    const callerPause = (pauseMs: number) =>
+      pauseMs > 0 ? new Promise((r) => setTimeout(r, pauseMs * (0.5 + Math.random()))) : undefined;
 
     // Each round starts on a quiet stack: the last round's post-call work (analysis, webhooks) done.
-    const floorRound = async (measure: boolean) => {
+    const floorRound = async (sink: Sink | undefined, pauseMs: number) => {
       await stack.settle();
       await Promise.all(
         Array.from({ length: n }, async (_, index) => {
@@ -320,17 +344,16 @@ export async function measureConversation(options: {
           const system = PROMPT.replaceAll('{{name}}', callerName(index));
           await relay.say('Hello.', { system, item: floorItem });
           for (let t = 0; t < options.turns; t += 1) {
+            await callerPause(pauseMs);
             const turn = await relay.say(lineFor(index, t), { system, item: floorItem });
-            if (measure) {
-              floorTimes.push(turn.firstTextMs);
-              if (turn.modelMs !== undefined) floorModel.push(turn.modelMs);
-            }
+            sink?.floor.push(turn.firstTextMs);
+            if (turn.modelMs !== undefined) sink?.floorModel.push(turn.modelMs);
           }
           await relay.close();
         }),
       );
     };
-    const conversationRound = async (measure: boolean) => {
+    const conversationRound = async (sink: Sink | undefined, pauseMs: number) => {
       await stack.settle();
       const calls = await inParallel(
         Array.from({ length: n }, (_, i) => i),
@@ -342,44 +365,59 @@ export async function measureConversation(options: {
           // Not measured: the first prompt may wait for the session's setup (each frame is its own invocation).
           await call.relay.say('Hello.');
           for (let t = 0; t < options.turns; t += 1) {
+            await callerPause(pauseMs);
             const turn = await call.relay.say(lineFor(call.index, t));
-            if (measure) turnTimes.push(turn.firstTextMs);
+            sink?.turn.push(turn.firstTextMs);
           }
         }),
       );
       const ended = await hangUpAll(calls, options.turns);
-      if (measure) details.push(...ended);
+      sink?.details.push(...ended);
     };
 
+    const pauseMs = options.callerPauseMs;
     log(`conversation latency: warming up (${n} calls, ${options.turns} turns, and the floor)`);
-    await floorRound(false);
-    await conversationRound(false);
+    await floorRound(undefined, 0);
+    await conversationRound(undefined, 0);
     for (let round = 0; round < options.rounds; round += 1) {
-      log(`conversation latency: round ${round + 1} of ${options.rounds}`);
-      await floorRound(true);
-      await conversationRound(true);
+      log(`conversation latency: round ${round + 1} of ${options.rounds} (the caller pauses ~${pauseMs} ms)`);
+      await floorRound(paced, pauseMs);
+      await conversationRound(paced, pauseMs);
     }
-    const turn = summarise(turnTimes);
-    const floor = summarise(floorTimes);
-    const floorModelMs = summarise(floorModel);
+    log('conversation latency: back to back (no pause), for reference');
+    await floorRound(backToBack, 0);
+    await conversationRound(backToBack, 0);
+
+    const summary = (sink: Sink): TurnsAgainstFloor => {
+      const turn = summarise(sink.turn);
+      const floor = summarise(sink.floor);
+      const floorModelMs = summarise(sink.floorModel);
+      return {
+        turn,
+        floor,
+        floorModelMs,
+        ratios: { p50: turn.p50 / floor.p50, p99: turn.p99 / floor.p99 },
+        serviceMsFromFloor: turn.p50 - floorModelMs.p50,
+        floorOwnMs: floor.p50 - floorModelMs.p50,
+      };
+    };
+    const details = paced.details;
     const callDetail = {
       serviceMsP50: median(details.map((d) => d.latency?.service_ms.p50 ?? NaN)),
       modelMsP50: median(details.map((d) => d.latency?.model_ms.p50 ?? NaN)),
       totalMsP50: median(details.map((d) => d.latency?.total_ms.p50 ?? NaN)),
       calls: details.length,
     };
-    const ratios = { p50: turn.p50 / floor.p50, p99: turn.p99 / floor.p99 };
-    const serviceMsFromFloor = turn.p50 - floorModelMs.p50;
+    const measured = summary(paced);
+    const { ratios, serviceMsFromFloor } = measured;
     const latency = {
       concurrentCalls: n,
       turnsPerCall: options.turns,
       rounds: options.rounds,
-      turn,
-      floor,
-      floorModelMs,
-      ratios,
+      callerPauseMs: pauseMs,
+      ...measured,
       callDetail,
-      serviceMsFromFloor,
+      backToBack: { ...summary(backToBack), calls: backToBack.details.length },
       withinBudget: {
         p50: ratios.p50 <= CONVERSATION_BUDGET.p50,
         p99: ratios.p99 <= CONVERSATION_BUDGET.p99,
@@ -478,13 +516,14 @@ const mark = (ok: boolean) => (ok ? 'within' : '**OVER**');
 export function conversationTable(r: ConversationReport): string[] {
   const { latency: l, concurrency: c } = r;
   return [
-    `### latency per turn: ${l.concurrentCalls} calls at once, ${l.turnsPerCall} turns each, ${l.rounds} rounds (prompt sent → first text frame)`,
+    `### latency per turn: ${l.concurrentCalls} calls at once, ${l.turnsPerCall} turns each, the caller pausing ~${l.callerPauseMs} ms after each reply, ${l.rounds} rounds (prompt sent → first text frame)`,
     '| measure | floor (same gateway code, GetItem + PutItem + model stream + PostToConnection) | turn | ratio | budget | |',
     '|---|---:|---:|---:|---:|---|',
     `| p50 | ${f(l.floor.p50)} ms | ${f(l.turn.p50)} ms | ${f(l.ratios.p50, 2)}x | ≤ ${l.budget.p50}x | ${mark(l.withinBudget.p50)} |`,
     `| p99 | ${f(l.floor.p99)} ms | ${f(l.turn.p99)} ms | ${f(l.ratios.p99, 2)}x | ≤ ${l.budget.p99}x | ${mark(l.withinBudget.p99)} |`,
     `| p90 / mean | ${f(l.floor.p90)} / ${f(l.floor.mean)} ms | ${f(l.turn.p90)} / ${f(l.turn.mean)} ms | | | |`,
-    `| service's own part, p50 | model's first token ${f(l.floorModelMs.p50)} ms (p99 ${f(l.floorModelMs.p99)}) | ${f(l.serviceMsFromFloor)} ms (turn p50 less the floor's model p50); call detail service_ms ${f(l.callDetail.serviceMsP50)} ms (model_ms ${f(l.callDetail.modelMsP50)}, total_ms ${f(l.callDetail.totalMsP50)}; median of ${l.callDetail.calls} calls) | | ≤ ${l.budget.serviceMs} ms | ${mark(l.withinBudget.serviceMs)} |`,
+    `| service's own part, p50 | model's first token ${f(l.floorModelMs.p50)} ms (p99 ${f(l.floorModelMs.p99)}); the floor's own part ${f(l.floorOwnMs)} ms | ${f(l.serviceMsFromFloor)} ms (turn p50 less the floor's model p50); call detail service_ms ${f(l.callDetail.serviceMsP50)} ms (model_ms ${f(l.callDetail.modelMsP50)}, total_ms ${f(l.callDetail.totalMsP50)}; median of ${l.callDetail.calls} calls) | | ≤ ${l.budget.serviceMs} ms | ${mark(l.withinBudget.serviceMs)} |`,
+    `| back to back (no pause; reference, not the budget) | p50 ${f(l.backToBack.floor.p50)} ms, p99 ${f(l.backToBack.floor.p99)} ms; model's first token ${f(l.backToBack.floorModelMs.p50)} ms; own part ${f(l.backToBack.floorOwnMs)} ms | p50 ${f(l.backToBack.turn.p50)} ms, p99 ${f(l.backToBack.turn.p99)} ms; own part ${f(l.backToBack.serviceMsFromFloor)} ms | ${f(l.backToBack.ratios.p50, 2)}x / ${f(l.backToBack.ratios.p99, 2)}x | | |`,
     '',
     `### concurrency: ${c.sessions} relay sessions at once, ${c.turnsPerSession} turns each (${f(c.seconds)} s)`,
     '| prompts | answered | answered twice | unanswered | reply of another call | stray text frames | transcripts exact | transcripts wrong |',
