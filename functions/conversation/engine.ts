@@ -77,7 +77,8 @@ const offset = (setup: ConversationSetup, at: number) =>
 /** The caller's key press, as the model reads it. */
 export const dtmfLine = (digit: string) => `The caller pressed the key "${digit}".`;
 
-type TurnInput = { kind: 'prompt'; text: string } | { kind: 'dtmf'; digit: string };
+/** `at`: when the frame reached the socket (the gateway's time of it); now when not given. */
+type TurnInput = ({ kind: 'prompt'; text: string } | { kind: 'dtmf'; digit: string }) & { at?: number };
 
 export interface TurnResult {
   /** What was sent, in order. */
@@ -111,6 +112,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
             { role: 'user', text: transcriptText, offsetSeconds: offset(setup, receivedAt) },
           ],
           incidents: [...state.incidents, ...incidents],
+          turnFrameAt: input.at ?? receivedAt,
         };
 
   // The model is asked at once, on the state as this frame read it, while the turn's start is written:
@@ -367,7 +369,11 @@ const keepMessage = (message: LlmMessage) =>
 
 /**
  * The caller spoke over the agent: nothing more of the reply being spoken is sent (the generation
- * moves on), and the history keeps only what the caller heard of it.
+ * moves on), and the history keeps only what the caller heard of it. `at`: when the interruption
+ * reached the socket. One that reached it no later than the frame of the latest turn was handled
+ * late (frames are handled in parallel): it concerns the reply before that turn, which the turn's
+ * prompt already stopped, so the turn goes on and only what was heard of that reply is kept, before
+ * the turn's line.
  */
 export async function interrupt(
   store: ConversationStore,
@@ -375,6 +381,7 @@ export async function interrupt(
   at: number = Date.now(),
 ): Promise<void> {
   await store.update((state, setup) => {
+    if (cameBeforeLatestTurn(state, at)) return keepHeardBeforeTurn(state, setup, heard, at);
     const cut = heard.trim();
     const history = [...state.history];
     const transcript = [...state.transcript];
@@ -390,6 +397,48 @@ export async function interrupt(
     }
     return { ...state, generation: state.generation + 1, history, transcript };
   });
+}
+
+/**
+ * The interruption reached the socket before the frame of the latest turn. The same millisecond counts
+ * while that turn is still going (its line is the last thing kept): a caller never interrupts a reply
+ * in the instant it was asked for.
+ */
+function cameBeforeLatestTurn(state: ConversationState, at: number): boolean {
+  if (state.turnFrameAt === undefined) return false;
+  if (at !== state.turnFrameAt) return at < state.turnFrameAt;
+  return state.history.at(-1)?.role === 'user';
+}
+
+/** A late interruption: what was heard of the reply before the latest turn, kept before that turn's line. */
+function keepHeardBeforeTurn(
+  state: ConversationState,
+  setup: ConversationSetup,
+  heard: string,
+  at: number,
+): ConversationState {
+  const cut = heard.trim();
+  const history = [...state.history];
+  const transcript = [...state.transcript];
+  const line = history.findLastIndex((m) => m.role === 'user');
+  const lineEntry = transcript.findLastIndex((t) => t.role === 'user');
+  if (line < 0 || lineEntry < 0) return state;
+  const before = history[line - 1];
+  const beforeEntry = transcript[lineEntry - 1];
+  if (before?.role === 'assistant' && beforeEntry?.role === 'agent') {
+    // That reply was kept whole (its turn ended before the caller spoke): cut it to what was heard.
+    history[line - 1] = { ...before, content: cut };
+    transcript[lineEntry - 1] = { ...beforeEntry, text: cut, interrupted: true };
+  } else if (cut !== '') {
+    history.splice(line, 0, { role: 'assistant', content: cut });
+    transcript.splice(lineEntry, 0, {
+      role: 'agent',
+      text: cut,
+      offsetSeconds: Math.min(offset(setup, at), transcript[lineEntry].offsetSeconds),
+      interrupted: true,
+    });
+  }
+  return { ...state, history, transcript };
 }
 
 /** The caller hung up (or the socket dropped): the conversation is over. */

@@ -80,6 +80,12 @@ export interface ConversationState {
   incidents: ConversationIncident[];
   quotedListings: QuotedListingRecord[];
   ended?: ConversationEnd;
+  /**
+   * When the frame that began the latest turn reached the socket (ms since the epoch). Frames are
+   * handled in parallel, so an interruption may be handled after a newer prompt: one that reached the
+   * socket no later than that prompt concerns the reply before it, and does not stop the newer turn.
+   */
+  turnFrameAt?: number;
 }
 
 export const emptyState = (greeting: string): ConversationState => ({

@@ -16,7 +16,7 @@ import { ConversationEntity, conversationService, type ConversationItem } from '
 import { emptyState, type ConversationEnd } from './model.js';
 import { recordConversation } from './record.js';
 import { conversationSetup } from './setup.js';
-import { TableConversationStore, toStored } from './table-store.js';
+import { RecentConversations, TableConversationStore, toStored } from './table-store.js';
 import { runAgentTool } from './tools.js';
 
 /**
@@ -52,8 +52,15 @@ const InterruptFrame = z.object({
 });
 const DtmfFrame = z.object({ type: z.literal('dtmf'), digit: z.string().regex(/^[0-9*#A-D]$/) });
 
-/** One frame from the provider. Not JSON, of an unknown type or malformed: ignored and logged. */
-export async function handleRelayFrame(connectionId: string, body: string | undefined): Promise<void> {
+/**
+ * One frame from the provider. Not JSON, of an unknown type or malformed: ignored and logged. `at`:
+ * when it reached the socket (API Gateway's `requestTimeEpoch`).
+ */
+export async function handleRelayFrame(
+  connectionId: string,
+  body: string | undefined,
+  at: number = Date.now(),
+): Promise<void> {
   let frame: unknown;
   try {
     frame = JSON.parse(body ?? '');
@@ -68,7 +75,7 @@ export async function handleRelayFrame(connectionId: string, body: string | unde
     case 'prompt':
     case 'interrupt':
     case 'dtmf':
-      return onSessionFrame(connectionId, type, frame);
+      return onSessionFrame(connectionId, type, frame, at);
     case 'start':
       return startWebSession(connectionId);
     case 'error':
@@ -144,6 +151,9 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
   );
 }
 
+/** At most this many conversations' items kept in memory (an item is at most 400 KB, most a few KB). */
+const recent = new RecentConversations(128);
+
 async function loadConversation(connectionId: string): Promise<ConversationItem | undefined> {
   const { data } = await ConversationEntity.get({ connectionId }).go({ consistent: true });
   return data ?? undefined;
@@ -165,17 +175,33 @@ async function onSessionFrame(
   connectionId: string,
   type: 'prompt' | 'interrupt' | 'dtmf',
   frame: unknown,
+  at: number,
 ): Promise<void> {
-  const item = await awaitConversation(connectionId);
+  const item = recent.get(connectionId) ?? (await awaitConversation(connectionId));
   if (!item) {
     logger.warn('relay frame without a session; ignored', { connectionId, type });
     return;
   }
   const store = new TableConversationStore(connectionId, item);
+  try {
+    await onConversationFrame(store, item, type, frame, at);
+  } finally {
+    recent.remember(store.latest());
+  }
+}
+
+async function onConversationFrame(
+  store: TableConversationStore,
+  item: ConversationItem,
+  type: 'prompt' | 'interrupt' | 'dtmf',
+  frame: unknown,
+  at: number,
+): Promise<void> {
+  const { connectionId } = item;
   if (type === 'interrupt') {
     const parsed = InterruptFrame.safeParse(frame);
     if (!parsed.success) return logger.warn('malformed interrupt; ignored', { connectionId });
-    await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000));
+    await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000), at);
     return;
   }
   const deps = {
@@ -187,14 +213,14 @@ async function onSessionFrame(
   if (type === 'dtmf') {
     const parsed = DtmfFrame.safeParse(frame);
     if (!parsed.success) return logger.warn('malformed dtmf; ignored', { connectionId });
-    await runTurn(deps, { kind: 'dtmf', digit: parsed.data.digit });
+    await runTurn(deps, { kind: 'dtmf', digit: parsed.data.digit, at });
     return;
   }
   const parsed = PromptFrame.safeParse(frame);
   if (!parsed.success) return logger.warn('malformed prompt; ignored', { connectionId });
   // Partial transcripts (`last: false`) are only sent when asked for; a turn answers the whole line.
   if (parsed.data.last === false || parsed.data.voicePrompt.trim() === '') return;
-  const result = await runTurn(deps, { kind: 'prompt', text: parsed.data.voicePrompt });
+  const result = await runTurn(deps, { kind: 'prompt', text: parsed.data.voicePrompt, at });
   if (result.ended)
     logger.info('agent ended the conversation', { connectionId, reason: result.ended.reason });
 }
@@ -258,6 +284,7 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
  * in progress.
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
+  recent.forget(connectionId);
   const item = await loadConversation(connectionId);
   if (!item) return;
   const state = await endByCaller(new TableConversationStore(connectionId, item));

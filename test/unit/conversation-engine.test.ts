@@ -214,6 +214,68 @@ test('an interruption mid-reply: nothing more of it is sent, the history keeps o
   expect(JSON.stringify(state)).not.toContain('pool');
 });
 
+test('an interruption handled after a newer prompt it came before: that turn goes on, and what was heard of the reply before it is kept before its line', async () => {
+  const s = store();
+  await runTurn(
+    {
+      store: s,
+      model: scriptedModel([words('The home has three bedrooms and a pool.')]),
+      output: recorder(),
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'Tell me.', at: 1_000 },
+  );
+  let release!: () => void;
+  const held = new Promise<void>((resolveHeld) => (release = resolveHeld));
+  const out = recorder();
+  const turn = runTurn(
+    {
+      store: s,
+      model: scriptedModel([[{ type: 'wait', until: () => held }, ...words('Open homes are on Saturdays.')]]),
+      output: out,
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'When are the open homes?', at: 5_000 },
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  // The caller spoke over the first reply (4.9 s), then asked (5 s); the interruption is handled last.
+  await interrupt(s, 'The home has three', 4_900);
+  release();
+  const result = await turn;
+  expect(result.superseded).toBe(false);
+  expect(out.frames).toEqual([
+    { token: 'Open homes are on Saturdays.', last: false },
+    { token: '', last: true },
+  ]);
+  const { state } = await s.load();
+  expect(state.history.map((m) => `${m.role}: ${m.content}`)).toEqual([
+    'assistant: Hi, this is Ava.',
+    'user: Tell me.',
+    'assistant: The home has three',
+    'user: When are the open homes?',
+    'assistant: Open homes are on Saturdays.',
+  ]);
+  expect(state.transcript.find((t) => t.text === 'The home has three')).toMatchObject({ interrupted: true });
+
+  // One that reached the socket after the turn's prompt stops that turn, as always.
+  const later = recorder();
+  const stopped = runTurn(
+    {
+      store: s,
+      model: scriptedModel([
+        [{ type: 'wait', until: () => new Promise((r) => setTimeout(r, 30)) }, ...words('Too late.')],
+      ]),
+      output: later,
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'And the price?', at: 9_000 },
+  );
+  await new Promise((r) => setTimeout(r, 10));
+  await interrupt(s, '', 9_500);
+  expect((await stopped).superseded).toBe(true);
+  expect(later.frames).toEqual([]);
+});
+
 test('the model is asked before the turn is stored; if another frame changed the state first, that request goes unheard and the model is asked again on what was stored', async () => {
   const s = store();
   await runTurn(

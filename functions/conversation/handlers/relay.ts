@@ -9,7 +9,8 @@ import { acceptWebChat } from '../web-chat.js';
  * bounded well under API Gateway's 29 s integration timeout, conversation/engine.ts).
  */
 export interface RelayEvent {
-  requestContext: { routeKey: string; connectionId: string };
+  /** `requestTimeEpoch`: when the frame reached the socket (frames are handled in parallel). */
+  requestContext: { routeKey: string; connectionId: string; requestTimeEpoch?: number };
   headers?: Record<string, string | undefined>;
   queryStringParameters?: Record<string, string | undefined> | null;
   body?: string;
@@ -37,7 +38,7 @@ export async function handler(event: RelayEvent): Promise<{ statusCode: number }
     default: {
       const body =
         event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-      await handleRelayFrame(connectionId, body);
+      await handleRelayFrame(connectionId, body, event.requestContext.requestTimeEpoch);
       return ok;
     }
   }

@@ -11,6 +11,8 @@ import {
   ws,
   type Tenant,
 } from '../calling/fixtures.js';
+import { interrupt } from '../../../functions/conversation/engine.js';
+import { TableConversationStore } from '../../../functions/conversation/table-store.js';
 import { liveCall, openSession, providerEndsSession, storedCall, TestRelay } from './relay-client.js';
 
 /**
@@ -202,6 +204,47 @@ test('an interruption: nothing more of the interrupted reply is sent, and the hi
   expect(agentTurns).toContain(heard);
   expect(agentTurns.join(' ')).not.toMatch(/Tell me everything/);
   expect(agentTurns.some((text: string) => text.length > heard.length && text.startsWith(heard))).toBe(false);
+}, 90_000);
+
+test('a change another container made between two frames is never lost: the turn starts on the item it knew, its write is refused, it reads again and answers on what was stored', async () => {
+  const { tenant, agent } = await ready();
+  const call = await liveCall(tenant, agent.id, PARAMETERS);
+  const relay = await openSession(call);
+  const first = await relay.say('Which property is it, and what is the price?');
+  expect(first.reply).toBe('The property at 12 Harbour St, Sydney NSW 2000 is listed at $1,250,000.');
+  // Another Lambda container handles an interruption of that reply (this process, on the same table):
+  // the relay's process still knows the item as it wrote it.
+  const connectionId = (await storedCall(call.workspaceId, call.callId))?.relayConnectionId;
+  expect(connectionId).toBeDefined();
+  const elsewhere = new TableConversationStore(connectionId!);
+  await interrupt(elsewhere, 'The property at 12 Harbour St');
+  const versionBefore = (await elsewhere.load())!.version;
+
+  const next = await relay.say('When are the open homes?');
+  expect(next.reply).toBe('Open homes are on Saturdays at 10am.');
+  const stored = (await new TableConversationStore(connectionId!).load())!;
+  // Both changes are kept: the interruption's cut, and this turn after it.
+  expect(stored.version).toBeGreaterThan(versionBefore);
+  expect(stored.state.history.map((m) => `${m.role}: ${m.content}`).slice(-4)).toEqual([
+    'user: Which property is it, and what is the price?',
+    'assistant: The property at 12 Harbour St',
+    'user: When are the open homes?',
+    'assistant: Open homes are on Saturdays at 10am.',
+  ]);
+  relay.close();
+  const ended = await waitForCall(
+    tenant,
+    call.callId,
+    (c) => c.status === 'completed' && c.transcript.length >= 5,
+    30_000,
+  );
+  expect(ended.transcript.map((t: Json) => `${t.role}: ${t.text}`)).toEqual([
+    'agent: Hi Sam, this is Ava.',
+    'user: Which property is it, and what is the price?',
+    'agent: The property at 12 Harbour St',
+    'user: When are the open homes?',
+    'agent: Open homes are on Saturdays at 10am.',
+  ]);
 }, 90_000);
 
 test('key presses reach the model; the knowledge tool answers from the agent’s own bases', async () => {
