@@ -182,12 +182,8 @@ async function onSessionFrame(
     logger.warn('relay frame without a session; ignored', { connectionId, type });
     return;
   }
-  const store = new TableConversationStore(connectionId, item);
-  try {
-    await onConversationFrame(store, item, type, frame, at);
-  } finally {
-    recent.remember(store.latest());
-  }
+  recent.remember(item);
+  await onConversationFrame(new TableConversationStore(connectionId, item, recent), item, type, frame, at);
 }
 
 async function onConversationFrame(

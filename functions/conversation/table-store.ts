@@ -9,8 +9,10 @@ export class TableConversationStore implements ConversationStore {
 
   constructor(
     readonly connectionId: string,
-    /** The item as the frame's handler just read it: the first update decides on it. */
+    /** The item as the frame's handler knows it: the first update decides on it. */
     read?: ConversationItem,
+    /** Told of every version this store reads or writes (the process's recent conversations). */
+    private readonly recent?: RecentConversations,
   ) {
     this.last = read;
   }
@@ -20,6 +22,7 @@ export class TableConversationStore implements ConversationStore {
       consistent: true,
     });
     this.last = data ?? undefined;
+    this.recent?.remember(this.last);
     return this.last;
   }
 
@@ -43,6 +46,7 @@ export class TableConversationStore implements ConversationStore {
           .where((attr, op) => op.eq(attr.version, item.version))
           .go({ response: 'none' });
         this.last = { ...item, ...next };
+        this.recent?.remember(this.last);
         return { setup: current.setup, state, version: next.version };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -50,11 +54,6 @@ export class TableConversationStore implements ConversationStore {
       }
     }
     throw new Error('conversation: too many concurrent changes');
-  }
-
-  /** The item as this store last read or wrote it. */
-  latest(): ConversationItem | undefined {
-    return this.last;
   }
 
   async generation(): Promise<number> {
