@@ -8,7 +8,7 @@ import { logger } from '../platform/logger.js';
 import { toE164 } from '../platform/phone.js';
 import { telephony } from '../providers/telephony/index.js';
 import { emptyTwiml, parseVoiceCallback, rejectTwiml } from '../providers/telephony/twilio-format.js';
-import { takeConcurrencySlot } from './concurrency.js';
+import { callOpeningWrites } from './call-opening.js';
 import { callingService, ProviderCallEntity, type Call } from './entities.js';
 import { applyTransition, readCall, storeRecording } from './lifecycle.js';
 import { callAdds, counterUpdates, localDay } from './call-stats.js';
@@ -205,33 +205,11 @@ async function answerIncoming(
     ...(memories.length > 0 ? { memoriesUsed: true, memories } : {}),
   };
   const result = await callingService.transaction
-    .write(({ call: calls, callStatusEvent, openCall, providerCall, workspace: workspaces }) => [
-      providerCall.create({ provider: port.name, providerCallId, callId, workspaceId, twiml }).commit(),
-      calls.create(call).commit(),
-      callStatusEvent
-        .create({
-          callId,
-          workspaceId,
-          rank: 0,
-          status: 'created',
-          at: now,
-          source: 'provider',
-          recordedAt: now,
-        })
+    .write((entities) => [
+      entities.providerCall
+        .create({ provider: port.name, providerCallId, callId, workspaceId, twiml })
         .commit(),
-      callStatusEvent
-        .create({
-          callId,
-          workspaceId,
-          rank: 2,
-          status: 'initiated',
-          at: now,
-          source: 'provider',
-          recordedAt: now,
-        })
-        .commit(),
-      openCall.create({ shard: call.openShard, createdAt: now, callId, workspaceId }).commit(),
-      takeConcurrencySlot(workspaces, workspaceId),
+      ...callOpeningWrites(entities, call, 'provider'),
     ])
     .go();
   if (!result.canceled) return twiml;

@@ -1,8 +1,8 @@
 import type { Agent } from '../agents/entities.js';
 import { renderTemplate } from '../agents/template.js';
 import type { Call } from '../calling/entities.js';
-import { agentTools } from './tools.js';
-import type { ConversationSetup } from './model.js';
+import { agentTools } from './tools/built-in.js';
+import type { ConversationSetup } from './engine/model.js';
 
 /**
  * What the model is told for one call: the agent's prompt with the call's parameters filled; the

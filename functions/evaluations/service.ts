@@ -11,7 +11,7 @@ import { queryPage, type ListQuery, type Page } from '../platform/pagination.js'
 import { sendMessages } from '../platform/queue.js';
 import type { EvaluationMessage } from '../platform/queue-messages.js';
 import { entityConfig, isConditionFailure } from '../platform/table.js';
-import { playScript } from '../conversation/scripted.js';
+import { playScript } from '../conversation/transports/scripted.js';
 import { judgeCriteria, type CriterionVerdict } from './judge.js';
 import { LanguageModelError } from '../providers/llm/port.js';
 import { Service } from '../platform/entity.js';

@@ -1,16 +1,19 @@
-import { ClauseChunker } from '../../functions/conversation/clauses.js';
+import { ClauseChunker } from '../../functions/conversation/engine/clauses.js';
 import {
   APOLOGY_MODEL,
   APOLOGY_SILENT,
   FILLER_LINE,
-  interrupt,
   MAX_TOOL_ROUNDS,
   runTurn,
   type ConversationOutput,
   type ToolRunner,
-} from '../../functions/conversation/engine.js';
-import { emptyState, type ConversationSetup } from '../../functions/conversation/model.js';
-import { MemoryConversationStore, type ConversationStore } from '../../functions/conversation/store.js';
+} from '../../functions/conversation/engine/turn.js';
+import { interrupt } from '../../functions/conversation/engine/interruption.js';
+import { emptyState, type ConversationSetup } from '../../functions/conversation/engine/model.js';
+import {
+  MemoryConversationStore,
+  type ConversationStore,
+} from '../../functions/conversation/engine/store.js';
 import {
   LanguageModelError,
   type LanguageModelPort,

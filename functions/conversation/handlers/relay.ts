@@ -1,7 +1,7 @@
 import { logger } from '../../platform/logger.js';
 import { SIGNATURE_HEADER } from '../../providers/telephony/twilio-format.js';
-import { acceptRelayConnection, handleRelayDisconnect, handleRelayFrame } from '../relay.js';
-import { acceptWebChat } from '../web-chat.js';
+import { acceptRelayConnection, handleRelayDisconnect, handleRelayFrame } from '../transports/relay.js';
+import { acceptWebChat } from '../transports/web-chat.js';
 
 /**
  * The voice relay's WebSocket API (`$connect`, `$default`, `$disconnect`): Twilio ConversationRelay

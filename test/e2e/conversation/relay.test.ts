@@ -11,8 +11,8 @@ import {
   ws,
   type Tenant,
 } from '../calling/fixtures.js';
-import { interrupt } from '../../../functions/conversation/engine.js';
-import { TableConversationStore } from '../../../functions/conversation/table-store.js';
+import { interrupt } from '../../../functions/conversation/engine/interruption.js';
+import { TableConversationStore } from '../../../functions/conversation/storage/table-store.js';
 import { liveCall, openSession, providerEndsSession, storedCall, TestRelay } from './relay-client.js';
 
 /**

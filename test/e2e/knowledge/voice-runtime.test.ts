@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { CallEntity } from '../../../functions/calling/entities.js';
 import { KNOWLEDGE_TOOL_PATH } from '../../../functions/knowledge/voice-tool.js';
 import { findAgent } from '../../../functions/agents/service.js';
-import { playScript } from '../../../functions/conversation/scripted.js';
+import { playScript } from '../../../functions/conversation/transports/scripted.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 import { repoRoot } from '../../../lib/local/paths.js';
 import { api, type Json } from '../../helpers/http.js';

@@ -1,8 +1,8 @@
 import type { EntityItem } from 'electrodb';
-import { CallEntity } from '../calling/entities.js';
-import { Entity, Service } from '../platform/entity.js';
-import { primaryIndex } from '../platform/keys.js';
-import { entityConfig } from '../platform/table.js';
+import { CallEntity } from '../../calling/entities.js';
+import { Entity, Service } from '../../platform/entity.js';
+import { primaryIndex } from '../../platform/keys.js';
+import { entityConfig } from '../../platform/table.js';
 
 /**
  * A conversation while it goes on, found by the socket it runs on (every frame names its connection).

@@ -3,7 +3,7 @@ import {
   type LanguageModelPort,
   type LlmMessage,
   type LlmToolCall,
-} from '../providers/llm/port.js';
+} from '../../providers/llm/port.js';
 import { ClauseChunker } from './clauses.js';
 import {
   TOOL_NAMES,
@@ -16,18 +16,21 @@ import {
   type TranscriptEntry,
 } from './model.js';
 import type { ConversationStore } from './store.js';
+import { TurnGuard } from './turn-guard.js';
 
 /**
  * The conversation engine: one turn of the agent per caller prompt. No transport or AWS type here —
- * ConversationRelay (a phone call), the test chat and an evaluation's scripted caller drive the same
- * turns through `ConversationOutput`.
+ * ConversationRelay (a phone call), the test chat and an evaluation's scripted caller
+ * (../transports/) drive the same turns through `ConversationOutput`, on a `ConversationStore`
+ * (store.ts; the table's in ../storage/).
  *
- * A turn: the prompt is recorded and the call's generation bumped; the model streams the reply, which
- * leaves in clause-sized pieces as each clause completes; tool calls run between model rounds (at
- * most MAX_TOOL_ROUNDS); the last piece carries `last`. Before every piece is sent the generation is
- * read again: an interruption or a newer prompt bumped it, and nothing more of this turn is sent or
- * kept (the interruption records what the caller heard). The model failing, a tool failing or the
- * turn's deadline passing: the caller hears a short apology, never silence.
+ * A turn: the prompt is recorded and the call's generation bumped, while the model is already asked;
+ * the model streams the reply, which leaves in clause-sized pieces as each clause completes; tool calls
+ * run between model rounds (at most MAX_TOOL_ROUNDS); the last piece carries `last`, after the turn
+ * is kept. Whether the turn may still send or act is its `TurnGuard`'s answer (turn-guard.ts: the
+ * generation, the version, the proof each piece needs). The model failing, a tool failing or the
+ * turn's deadline passing: the caller hears a short apology, never silence. Interruptions and hang-ups
+ * are interruption.ts.
  */
 
 export interface ConversationOutput {
@@ -71,7 +74,7 @@ export const APOLOGY_MODEL = "I'm sorry, I'm having trouble answering right now.
 export const APOLOGY_SILENT = "I'm sorry, I didn't catch that. Could you say it again?";
 export const FILLER_LINE = 'One moment while I check that. ';
 
-const offset = (setup: ConversationSetup, at: number) =>
+export const offset = (setup: ConversationSetup, at: number) =>
   Math.max(0, Math.floor(((at - Date.parse(setup.startedAt)) / 1000) * setup.timeScale));
 
 /** The caller's key press, as the model reads it. */
@@ -154,59 +157,45 @@ class TurnWork {
   private spoken = '';
   private firstSentAt: number | undefined;
   private modelMs = 0;
-  private superseded = false;
   private ended: ConversationEnd | undefined;
   private readonly added: LlmMessage[] = [];
   private readonly toolCalls: ToolCallRecord[] = [];
   private readonly incidents: ConversationIncident[] = [];
   private readonly quoted: QuotedListingRecord[] = [];
-  private readonly abort = new AbortController();
   private spokenThisRound = '';
-  /** The closing write found this turn's generation current: that conditioned write was the check. */
-  private keptCurrent = false;
-  /** Asked on a state that did not hold: nothing of it is sent, run or kept. */
-  dropped = false;
+  private readonly guard: TurnGuard;
 
   constructor(
     private readonly deps: EngineDeps,
     private readonly setup: ConversationSetup,
     /** The turn's generation once its start is stored; undefined when the state it was asked on did not hold. */
-    private readonly held: Promise<number | undefined>,
+    startGeneration: Promise<number | undefined>,
     private readonly receivedAt: number,
     private readonly deadline: number,
-  ) {}
+  ) {
+    this.guard = new TurnGuard(startGeneration, () => deps.store.generation());
+  }
+
+  /** Asked on a state that did not hold: nothing of it is sent, run or kept. */
+  get dropped(): boolean {
+    return this.guard.dropped;
+  }
+
+  private get superseded(): boolean {
+    return this.guard.stopped;
+  }
 
   private now(): number {
     return (this.deps.now ?? Date.now)();
   }
 
   drop(): void {
-    this.dropped = true;
-    this.superseded = true;
-    this.abort.abort();
+    this.guard.drop();
   }
 
-  /** Whether the turn may act (send, run a tool): its start is stored and nothing newer came since. */
-  private async current(checked = false): Promise<boolean> {
-    if (this.superseded) return false;
-    if (checked) return true;
-    const generation = await this.held;
-    if (generation === undefined) this.drop();
-    if (this.superseded) return false;
-    if ((await this.deps.store.generation()) !== generation) {
-      this.superseded = true;
-      this.abort.abort();
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Sends a piece if the turn is still current; false (and stops the turn) when it is not. `checked`:
-   * the generation was just checked by a conditioned write of this turn, no read is needed.
-   */
-  private async send(token: string, last: boolean, checked = false): Promise<boolean> {
-    if (!(await this.current(checked))) return false;
+  /** Sends a piece if the turn is still current; false (and stops the turn) when it is not. */
+  private async send(token: string, last: boolean): Promise<boolean> {
+    if (!(await (last ? this.guard.mayEnd() : this.guard.mayAct()))) return false;
     await this.deps.output.text(token, last);
     this.firstSentAt ??= this.now();
     this.spoken += token;
@@ -215,7 +204,7 @@ class TurnWork {
   }
 
   async run(history: LlmMessage[]): Promise<void> {
-    const timer = setTimeout(() => this.abort.abort(), Math.max(0, this.deadline - this.now()));
+    const timer = setTimeout(() => this.guard.abort.abort(), Math.max(0, this.deadline - this.now()));
     try {
       for (let round = 0; round < MAX_TOOL_ROUNDS + 1 && !this.superseded && !this.ended; round += 1) {
         const toolCalls = await this.modelRound([...history, ...this.added], round < MAX_TOOL_ROUNDS);
@@ -240,12 +229,11 @@ class TurnWork {
   }
 
   /**
-   * Ends the reply (`last`): after the turn was kept, so the caller's next line never races its write.
-   * That write was conditioned on the state it changed: when it found this turn's generation still
-   * current, it is the check, and `last` goes without reading the generation again.
+   * Ends the reply (`last`): after the turn was kept, so the caller's next line never races its write
+   * (that write's own check stands in for a read: turn-guard.ts).
    */
   async sendLast(): Promise<void> {
-    await this.send('', true, this.keptCurrent);
+    await this.send('', true);
   }
 
   /** One model request, streamed; returns the tool calls it asked for (undefined: superseded). */
@@ -264,7 +252,7 @@ class TurnWork {
       messages,
       tools: toolsAllowed ? this.setup.tools : this.setup.tools.filter((t) => t.name === TOOL_NAMES.endCall),
       maxTokens: 400,
-      signal: this.abort.signal,
+      signal: this.guard.abort.signal,
     });
     for await (const event of stream) {
       if (this.superseded) return undefined;
@@ -289,7 +277,7 @@ class TurnWork {
 
   private async runTools(calls: LlmToolCall[]): Promise<void> {
     for (const call of calls) {
-      if (!(await this.current())) return;
+      if (!(await this.guard.mayAct())) return;
       if (call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
         if (!(await this.send(FILLER_LINE, false))) return;
       const at = iso(this.now());
@@ -339,7 +327,7 @@ class TurnWork {
             ...(this.superseded ? { interrupted: true } : {}),
           }
         : undefined;
-    const generation = await this.held;
+    const generation = await this.guard.startGeneration;
     const kept = await this.deps.store.update((state) => {
       const current = state.generation === generation && !this.superseded;
       return {
@@ -354,7 +342,7 @@ class TurnWork {
         ...(current && this.ended ? { ended: this.ended } : {}),
       };
     });
-    this.keptCurrent = !this.superseded && kept.state.generation === generation;
+    this.guard.closingWriteFound(kept.state.generation, generation);
     return {
       spoken: this.spoken,
       superseded: this.superseded,
@@ -366,85 +354,3 @@ class TurnWork {
 /** An assistant message with neither words nor tool calls says nothing to the model. */
 const keepMessage = (message: LlmMessage) =>
   message.role !== 'assistant' || message.content.trim() !== '' || (message.toolCalls?.length ?? 0) > 0;
-
-/**
- * The caller spoke over the agent: nothing more of the reply being spoken is sent (the generation
- * moves on), and the history keeps only what the caller heard of it. `at`: when the interruption
- * reached the socket. One that reached it no later than the frame of the latest turn was handled
- * late (frames are handled in parallel): it concerns the reply before that turn, which the turn's
- * prompt already stopped, so the turn goes on and only what was heard of that reply is kept, before
- * the turn's line.
- */
-export async function interrupt(
-  store: ConversationStore,
-  heard: string,
-  at: number = Date.now(),
-): Promise<void> {
-  await store.update((state, setup) => {
-    if (cameBeforeLatestTurn(state, at)) return keepHeardBeforeTurn(state, setup, heard, at);
-    const cut = heard.trim();
-    const history = [...state.history];
-    const transcript = [...state.transcript];
-    const lastMessage = history[history.length - 1];
-    const lastEntry = transcript[transcript.length - 1];
-    if (lastMessage?.role === 'assistant' && lastEntry?.role === 'agent') {
-      // The reply was kept whole (its turn ended before the caller spoke): cut it to what was heard.
-      history[history.length - 1] = { ...lastMessage, content: cut };
-      transcript[transcript.length - 1] = { ...lastEntry, text: cut, interrupted: true };
-    } else if (cut !== '') {
-      history.push({ role: 'assistant', content: cut });
-      transcript.push({ role: 'agent', text: cut, offsetSeconds: offset(setup, at), interrupted: true });
-    }
-    return { ...state, generation: state.generation + 1, history, transcript };
-  });
-}
-
-/**
- * The interruption reached the socket before the frame of the latest turn. The same millisecond counts
- * while that turn is still going (its line is the last thing kept): a caller never interrupts a reply
- * in the instant it was asked for.
- */
-function cameBeforeLatestTurn(state: ConversationState, at: number): boolean {
-  if (state.turnFrameAt === undefined) return false;
-  if (at !== state.turnFrameAt) return at < state.turnFrameAt;
-  return state.history.at(-1)?.role === 'user';
-}
-
-/** A late interruption: what was heard of the reply before the latest turn, kept before that turn's line. */
-function keepHeardBeforeTurn(
-  state: ConversationState,
-  setup: ConversationSetup,
-  heard: string,
-  at: number,
-): ConversationState {
-  const cut = heard.trim();
-  const history = [...state.history];
-  const transcript = [...state.transcript];
-  const line = history.findLastIndex((m) => m.role === 'user');
-  const lineEntry = transcript.findLastIndex((t) => t.role === 'user');
-  if (line < 0 || lineEntry < 0) return state;
-  const before = history[line - 1];
-  const beforeEntry = transcript[lineEntry - 1];
-  if (before?.role === 'assistant' && beforeEntry?.role === 'agent') {
-    // That reply was kept whole (its turn ended before the caller spoke): cut it to what was heard.
-    history[line - 1] = { ...before, content: cut };
-    transcript[lineEntry - 1] = { ...beforeEntry, text: cut, interrupted: true };
-  } else if (cut !== '') {
-    history.splice(line, 0, { role: 'assistant', content: cut });
-    transcript.splice(lineEntry, 0, {
-      role: 'agent',
-      text: cut,
-      offsetSeconds: Math.min(offset(setup, at), transcript[lineEntry].offsetSeconds),
-      interrupted: true,
-    });
-  }
-  return { ...state, history, transcript };
-}
-
-/** The caller hung up (or the socket dropped): the conversation is over. */
-export async function endByCaller(store: ConversationStore): Promise<ConversationState> {
-  const stored = await store.update((state) =>
-    state.ended ? state : { ...state, generation: state.generation + 1, ended: { reason: 'caller_hangup' } },
-  );
-  return stored.state;
-}

@@ -1,11 +1,11 @@
-import type { Agent } from '../agents/entities.js';
-import { renderTemplate } from '../agents/template.js';
-import { languageModel } from '../providers/llm/index.js';
-import { runTurn, type ConversationOutput } from './engine.js';
-import { emptyState, type ConversationSetup, type TranscriptEntry } from './model.js';
-import { systemPrompt } from './setup.js';
-import { MemoryConversationStore } from './store.js';
-import { agentTools, runAgentTool } from './tools.js';
+import type { Agent } from '../../agents/entities.js';
+import { renderTemplate } from '../../agents/template.js';
+import { languageModel } from '../../providers/llm/index.js';
+import { runTurn, type ConversationOutput } from '../engine/turn.js';
+import { emptyState, type ConversationSetup, type TranscriptEntry } from '../engine/model.js';
+import { systemPrompt } from '../setup.js';
+import { MemoryConversationStore } from '../engine/store.js';
+import { agentTools, runAgentTool } from '../tools/built-in.js';
 
 /**
  * A scripted caller talks to an agent through the same engine as a phone call (its prompt, its

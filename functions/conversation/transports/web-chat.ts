@@ -1,20 +1,20 @@
-import { WorkspaceEntity } from '../access/entities.js';
-import { requireWorkspace } from '../access/workspace-access.js';
-import { AgentEntity } from '../agents/entities.js';
-import { BillingAccountEntity } from '../billing/entities.js';
-import { takeConcurrencySlot } from '../calling/concurrency.js';
-import { CallEntity, CallStatusEventEntity, OpenCallEntity, type Call } from '../calling/entities.js';
-import { shardOf } from '../calling/start-call.js';
-import { deadlineFor, RANK } from '../calling/status.js';
-import { Service } from '../platform/entity.js';
-import { HttpError } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
-import { logger } from '../platform/logger.js';
-import { authenticateBearer } from '../platform/auth/authenticate-bearer.js';
-import { entityConfig } from '../platform/table.js';
-import { ConversationEntity } from './entities.js';
-import { emptyState } from './model.js';
-import { conversationSetup } from './setup.js';
+import { WorkspaceEntity } from '../../access/entities.js';
+import { requireWorkspace } from '../../access/workspace-access.js';
+import { AgentEntity } from '../../agents/entities.js';
+import { BillingAccountEntity } from '../../billing/entities.js';
+import { callOpeningWrites } from '../../calling/call-opening.js';
+import { CallEntity, CallStatusEventEntity, OpenCallEntity, type Call } from '../../calling/entities.js';
+import { shardOf } from '../../calling/start-call.js';
+import { deadlineFor, RANK } from '../../calling/status.js';
+import { Service } from '../../platform/entity.js';
+import { HttpError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { logger } from '../../platform/logger.js';
+import { authenticateBearer } from '../../platform/auth/authenticate-bearer.js';
+import { entityConfig } from '../../platform/table.js';
+import { ConversationEntity } from '../storage/entities.js';
+import { emptyState } from '../engine/model.js';
+import { conversationSetup } from '../setup.js';
 
 /**
  * The dashboard's test chat: a user talks to an agent in the browser, over the same relay WebSocket and
@@ -93,15 +93,10 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
       relayConnectionId: connectionId,
     };
     const setup = conversationSetup({ call, agent, channel: 'web', now, timeScale: 1 });
-    const event = { callId, workspaceId, at, source: 'api', recordedAt: at } as const;
     const result = await webChatService.transaction
-      .write(({ conversation, call: calls, callStatusEvent, openCall, workspace }) => [
-        calls.create(call).commit(),
-        callStatusEvent.create({ ...event, rank: RANK.created, status: 'created' }).commit(),
-        callStatusEvent.create({ ...event, rank: RANK.inprogress, status: 'inprogress' }).commit(),
-        openCall.create({ shard: call.openShard, createdAt: at, callId, workspaceId }).commit(),
-        takeConcurrencySlot(workspace, workspaceId),
-        conversation
+      .write((entities) => [
+        ...callOpeningWrites(entities, call, 'api'),
+        entities.conversation
           .create({
             connectionId,
             workspaceId,

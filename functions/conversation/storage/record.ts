@@ -1,7 +1,7 @@
-import { CallEntity, type Call } from '../calling/entities.js';
-import { finishCall, readCall } from '../calling/lifecycle.js';
-import { isTerminal } from '../calling/status.js';
-import { percentile, type ConversationState, type QuotedListingRecord } from './model.js';
+import { CallEntity, type Call } from '../../calling/entities.js';
+import { finishCall, readCall } from '../../calling/lifecycle.js';
+import { isTerminal } from '../../calling/status.js';
+import { percentile, type ConversationState, type QuotedListingRecord } from '../engine/model.js';
 
 /**
  * What a call keeps of its conversation, written when the conversation ends (the agent ended it, the

@@ -1,23 +1,25 @@
 import * as z from 'zod';
-import { AgentEntity } from '../agents/entities.js';
-import { hangupCall } from '../calling/call-log.js';
-import { CallEntity } from '../calling/entities.js';
-import { applyTransition, readCall } from '../calling/lifecycle.js';
-import { relayUrl } from '../calling/relay-settings.js';
-import { isTerminal } from '../calling/status.js';
-import { closeConnection, ConnectionGone, postToConnection } from '../platform/connections.js';
-import { isId } from '../platform/ids.js';
-import { logger } from '../platform/logger.js';
-import { isConditionFailure } from '../platform/table.js';
-import { languageModel } from '../providers/llm/index.js';
-import { telephony } from '../providers/telephony/index.js';
-import { endByCaller, interrupt, runTurn, type ConversationOutput } from './engine.js';
-import { ConversationEntity, conversationService, type ConversationItem } from './entities.js';
-import { emptyState, type ConversationEnd } from './model.js';
-import { recordConversation } from './record.js';
-import { conversationSetup } from './setup.js';
-import { RecentConversations, TableConversationStore, toStored } from './table-store.js';
-import { runAgentTool } from './tools.js';
+import { AgentEntity } from '../../agents/entities.js';
+import { hangupCall } from '../../calling/call-log.js';
+import { CallEntity } from '../../calling/entities.js';
+import { applyTransition, readCall } from '../../calling/lifecycle.js';
+import { relayUrl } from '../../calling/relay-settings.js';
+import { isTerminal } from '../../calling/status.js';
+import { closeConnection, ConnectionGone, postToConnection } from '../../platform/connections.js';
+import { isId } from '../../platform/ids.js';
+import { logger } from '../../platform/logger.js';
+import { isConditionFailure } from '../../platform/table.js';
+import { languageModel } from '../../providers/llm/index.js';
+import { telephony } from '../../providers/telephony/index.js';
+import { endByCaller, interrupt } from '../engine/interruption.js';
+import { runTurn, type ConversationOutput } from '../engine/turn.js';
+import { ConversationEntity, conversationService, type ConversationItem } from '../storage/entities.js';
+import { emptyState, type ConversationEnd } from '../engine/model.js';
+import { recordConversation } from '../storage/record.js';
+import { conversationSetup } from '../setup.js';
+import { RecentConversations } from '../storage/recent.js';
+import { TableConversationStore, toStored } from '../storage/table-store.js';
+import { runAgentTool } from '../tools/built-in.js';
 
 /**
  * The ConversationRelay transport: Twilio's messages in, the engine's words out. Its socket is the

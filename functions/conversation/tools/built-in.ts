@@ -1,7 +1,7 @@
-import { searchKnowledgeBases } from '../knowledge/voice-tool.js';
-import type { LlmTool, LlmToolCall } from '../providers/llm/port.js';
-import type { ToolOutcome } from './engine.js';
-import { TOOL_NAMES, type ConversationSetup } from './model.js';
+import { searchKnowledgeBases } from '../../knowledge/voice-tool.js';
+import type { LlmTool, LlmToolCall } from '../../providers/llm/port.js';
+import type { ToolOutcome } from '../engine/turn.js';
+import { TOOL_NAMES, type ConversationSetup } from '../engine/model.js';
 
 /**
  * The agent's tools: `end_call` always, `search_knowledge` over the agent's own knowledge bases (read

@@ -1,4 +1,4 @@
-import type { LlmMessage, LlmTool } from '../providers/llm/port.js';
+import type { LlmMessage, LlmTool } from '../../providers/llm/port.js';
 
 /**
  * A conversation between a caller and an agent, independent of how it is carried (a phone call's

@@ -1,0 +1,90 @@
+import type { ConversationSetup, ConversationState } from './model.js';
+import type { ConversationStore } from './store.js';
+import { offset } from './turn.js';
+
+/**
+ * What happens between turns: the caller interrupts a reply, or hangs up. Both move the conversation's
+ * generation on, which is what stops a reply being sent (turn.ts checks it before every piece).
+ */
+
+/**
+ * The caller spoke over the agent: nothing more of the reply being spoken is sent (the generation
+ * moves on), and the history keeps only what the caller heard of it. `at`: when the interruption
+ * reached the socket. One that reached it no later than the frame of the latest turn was handled
+ * late (frames are handled in parallel): it concerns the reply before that turn, which the turn's
+ * prompt already stopped, so the turn goes on and only what was heard of that reply is kept, before
+ * the turn's line.
+ */
+export async function interrupt(
+  store: ConversationStore,
+  heard: string,
+  at: number = Date.now(),
+): Promise<void> {
+  await store.update((state, setup) => {
+    if (cameBeforeLatestTurn(state, at)) return keepHeardBeforeTurn(state, setup, heard, at);
+    const cut = heard.trim();
+    const history = [...state.history];
+    const transcript = [...state.transcript];
+    const lastMessage = history[history.length - 1];
+    const lastEntry = transcript[transcript.length - 1];
+    if (lastMessage?.role === 'assistant' && lastEntry?.role === 'agent') {
+      // The reply was kept whole (its turn ended before the caller spoke): cut it to what was heard.
+      history[history.length - 1] = { ...lastMessage, content: cut };
+      transcript[transcript.length - 1] = { ...lastEntry, text: cut, interrupted: true };
+    } else if (cut !== '') {
+      history.push({ role: 'assistant', content: cut });
+      transcript.push({ role: 'agent', text: cut, offsetSeconds: offset(setup, at), interrupted: true });
+    }
+    return { ...state, generation: state.generation + 1, history, transcript };
+  });
+}
+
+/**
+ * The interruption reached the socket before the frame of the latest turn. The same millisecond counts
+ * while that turn is still going (its line is the last thing kept): a caller never interrupts a reply
+ * in the instant it was asked for.
+ */
+function cameBeforeLatestTurn(state: ConversationState, at: number): boolean {
+  if (state.turnFrameAt === undefined) return false;
+  if (at !== state.turnFrameAt) return at < state.turnFrameAt;
+  return state.history.at(-1)?.role === 'user';
+}
+
+/** A late interruption: what was heard of the reply before the latest turn, kept before that turn's line. */
+function keepHeardBeforeTurn(
+  state: ConversationState,
+  setup: ConversationSetup,
+  heard: string,
+  at: number,
+): ConversationState {
+  const cut = heard.trim();
+  const history = [...state.history];
+  const transcript = [...state.transcript];
+  const line = history.findLastIndex((m) => m.role === 'user');
+  const lineEntry = transcript.findLastIndex((t) => t.role === 'user');
+  if (line < 0 || lineEntry < 0) return state;
+  const before = history[line - 1];
+  const beforeEntry = transcript[lineEntry - 1];
+  if (before?.role === 'assistant' && beforeEntry?.role === 'agent') {
+    // That reply was kept whole (its turn ended before the caller spoke): cut it to what was heard.
+    history[line - 1] = { ...before, content: cut };
+    transcript[lineEntry - 1] = { ...beforeEntry, text: cut, interrupted: true };
+  } else if (cut !== '') {
+    history.splice(line, 0, { role: 'assistant', content: cut });
+    transcript.splice(lineEntry, 0, {
+      role: 'agent',
+      text: cut,
+      offsetSeconds: Math.min(offset(setup, at), transcript[lineEntry].offsetSeconds),
+      interrupted: true,
+    });
+  }
+  return { ...state, history, transcript };
+}
+
+/** The caller hung up (or the socket dropped): the conversation is over. */
+export async function endByCaller(store: ConversationStore): Promise<ConversationState> {
+  const stored = await store.update((state) =>
+    state.ended ? state : { ...state, generation: state.generation + 1, ended: { reason: 'caller_hangup' } },
+  );
+  return stored.state;
+}

@@ -1,0 +1,74 @@
+/**
+ * Whether a turn may still act — send a piece of its reply, run a tool, end the call. The turn's
+ * protocol in one place:
+ *
+ * - **Generation.** Every turn's start bumps the conversation's generation, and so does an
+ *   interruption or the caller hanging up. A turn may act only while the stored generation is the one
+ *   its own start wrote; once another moved it, the turn stops for good (nothing more is sent or run,
+ *   its model request and tool requests are aborted).
+ * - **Version.** Every write is conditioned on the item's version (store.ts). A turn asks the model on
+ *   the state its frame read while its start is written; when that write had to read again (another
+ *   frame changed the item first), the start's generation is unknown to this request: the turn is
+ *   *dropped* — its request goes unheard and it is asked again on what was stored.
+ * - **Proof.** Before each piece the generation is read again (a consistent read), except for the
+ *   reply's `last`: the turn's closing write is conditioned on the version it changed, so when that
+ *   write found the turn's generation current it is the check, and no read is needed.
+ * - **Frame order.** Frames of a call run in parallel; their order is the socket's (interruption.ts).
+ */
+export class TurnGuard {
+  /** Aborts the turn's model request and tool requests: stopped, dropped, or past the deadline. */
+  readonly abort = new AbortController();
+  private status: 'current' | 'superseded' | 'dropped' = 'current';
+  private closingWriteFoundCurrent = false;
+
+  constructor(
+    /** The generation the turn's start stored; undefined when the state it was asked on did not hold. */
+    readonly startGeneration: Promise<number | undefined>,
+    /** A consistent read of the stored generation. */
+    private readonly storedGeneration: () => Promise<number>,
+  ) {}
+
+  /** Stopped: superseded by a newer frame, or dropped. Nothing more of the turn is sent, run or kept. */
+  get stopped(): boolean {
+    return this.status !== 'current';
+  }
+
+  /** Asked on a state that did not hold: the turn is to be asked again on what was stored. */
+  get dropped(): boolean {
+    return this.status === 'dropped';
+  }
+
+  drop(): void {
+    this.status = 'dropped';
+    this.abort.abort();
+  }
+
+  private supersede(): void {
+    if (this.status === 'current') this.status = 'superseded';
+    this.abort.abort();
+  }
+
+  /** Whether the turn may act now: its start is stored and no newer frame moved the generation since. */
+  async mayAct(): Promise<boolean> {
+    if (this.stopped) return false;
+    const generation = await this.startGeneration;
+    if (generation === undefined) this.drop();
+    if (this.stopped) return false;
+    if ((await this.storedGeneration()) !== generation) {
+      this.supersede();
+      return false;
+    }
+    return true;
+  }
+
+  /** The turn's closing write stored `generation` (conditioned on the version it changed). */
+  closingWriteFound(generation: number, startGeneration: number | undefined): void {
+    this.closingWriteFoundCurrent = !this.stopped && generation === startGeneration;
+  }
+
+  /** Whether the reply's `last` may go: the closing write's own check stands in for a read. */
+  async mayEnd(): Promise<boolean> {
+    if (this.stopped) return false;
+    return this.closingWriteFoundCurrent || this.mayAct();
+  }
+}
