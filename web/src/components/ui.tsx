@@ -45,6 +45,13 @@ export function FormError({ error }: { error: unknown }) {
   );
 }
 
+/** 422 messages about a list as a whole (`knowledge_base_ids`: an unknown base, a repeated one). */
+export function FieldMessages({ error, name }: { error: unknown; name: string }) {
+  const messages = error instanceof ApiError ? error.fieldMessages(name) : [];
+  if (messages.length === 0) return null;
+  return <small class="field-error">{messages.join(' ')}</small>;
+}
+
 let fieldIds = 0;
 
 interface FieldProps {
