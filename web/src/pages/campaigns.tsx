@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { agentQueries } from '../api/queries/agents';
 import { Field, FormError, FormActions, ListPage } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -12,15 +13,7 @@ function NewCampaign({ onDone }: { onDone: () => void }) {
   const workspace_id = useWorkspaceId();
   const { route } = useLocation();
   const queries = useQueryClient();
-  const agents = useQuery({
-    queryKey: ['agents', workspace_id, 'all'],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-          params: { path: { workspace_id }, query: { limit: 100 } },
-        }),
-      ),
-  });
+  const agents = useQuery(agentQueries.all(workspace_id));
   const [name, setName] = useState('');
   const [agentId, setAgentId] = useState('');
   const [timezone, setTimezone] = useState(Intl.DateTimeFormat().resolvedOptions().timeZone);
