@@ -5,7 +5,7 @@ import { Empty } from './components/ui';
 import { SessionProvider, useSession } from './session';
 
 const Agents = lazy(() => import('./pages/agents'));
-const AgentDetail = lazy(() => import('./pages/agent-detail'));
+const AgentDetail = lazy(() => import('./pages/agent/page'));
 const Calls = lazy(() => import('./pages/calls'));
 const CallDetail = lazy(() => import('./pages/call-detail'));
 const PhoneNumbers = lazy(() => import('./pages/phone-numbers'));

@@ -1,7 +1,8 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { useInfiniteQuery, type QueryKey } from '@tanstack/preact-query';
+import { useInfiniteQuery } from '@tanstack/preact-query';
 import { ApiError, messageOf } from '../api/client';
+import type { Page, PagedList } from '../api/queries/paged';
 
 export function Loading({ what = 'Loading…' }: { what?: string }) {
   return (
@@ -45,6 +46,13 @@ export function FormError({ error }: { error: unknown }) {
   );
 }
 
+/** 422 messages about a list as a whole (`knowledge_base_ids`: an unknown base, a repeated one). */
+export function FieldMessages({ error, name }: { error: unknown; name: string }) {
+  const messages = error instanceof ApiError ? error.fieldMessages(name) : [];
+  if (messages.length === 0) return null;
+  return <small class="field-error">{messages.join(' ')}</small>;
+}
+
 let fieldIds = 0;
 
 interface FieldProps {
@@ -86,19 +94,12 @@ export function Field({ label, name, error, hint, nested, children }: FieldProps
   );
 }
 
-export interface Page<T> {
-  items: T[];
-  next_cursor?: string | null;
-}
-
 export interface Column<T> {
   label: string;
   render: (item: T) => ComponentChildren;
 }
 
-interface PagedTableProps<T> {
-  queryKey: QueryKey;
-  fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
+interface PagedTableProps<T> extends PagedList<T> {
   columns: Column<NoInfer<T>>[];
   empty: string;
   caption: string;

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { agentQueries } from '../api/queries/agents';
 import { Field, FormError, FormActions, ListPage } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -21,7 +22,7 @@ function NewAgentForm({ onDone }: { onDone: () => void }) {
         }),
       ),
     onSuccess: (agent) => {
-      void queries.invalidateQueries({ queryKey: ['agents', workspace_id] });
+      void queries.invalidateQueries({ queryKey: agentQueries.lists(workspace_id) });
       onDone();
       route(`/agents/${agent.id}`);
     },
@@ -65,16 +66,9 @@ export default function Agents() {
       canWrite={canWrite}
       form={(close) => <NewAgentForm onDone={close} />}
       caption="Agents"
-      queryKey={['agents', workspace_id]}
+      {...agentQueries.list(workspace_id)}
       rowKey={(agent) => agent.id}
       empty="No agents yet."
-      fetchPage={(cursor?: string) =>
-        ok(
-          api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-            params: { path: { workspace_id }, query: { cursor } },
-          }),
-        )
-      }
       columns={[
         { label: 'Name', render: (agent) => <a href={`/agents/${agent.id}`}>{agent.name}</a> },
         { label: 'Number', render: (agent) => agent.phone_number ?? '—' },

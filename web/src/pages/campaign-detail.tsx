@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { campaignQueries } from '../api/queries/campaigns';
 import { ImportProgress, uploadFile } from '../components/import-progress';
 import { ErrorState, FormError, Loading, PageHeader, StatusButtons } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
@@ -17,13 +18,7 @@ export default function CampaignDetail() {
   const [file, setFile] = useState<File>();
   const [uploadJob, setUploadJob] = useState<string>();
   const campaign = useQuery({
-    queryKey: ['campaign', workspace_id, campaign_id],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/campaigns/{campaign_id}', {
-          params: { path: { workspace_id, campaign_id } },
-        }),
-      ),
+    ...campaignQueries.detail(workspace_id, campaign_id),
     refetchInterval: (query) => (query.state.data?.status === 'running' ? 1000 : 5000),
   });
   const change = useMutation({
@@ -34,7 +29,8 @@ export default function CampaignDetail() {
           body: { status },
         }),
       ),
-    onSuccess: (saved) => queries.setQueryData(['campaign', workspace_id, campaign_id], saved),
+    onSuccess: (saved) =>
+      queries.setQueryData(campaignQueries.detail(workspace_id, campaign_id).queryKey, saved),
   });
   const upload = useMutation({
     mutationFn: async () => {
@@ -150,7 +146,9 @@ export default function CampaignDetail() {
                     params: { path: { workspace_id, campaign_id, job_id: uploadJob } },
                   }),
                 );
-                void queries.invalidateQueries({ queryKey: ['campaign', workspace_id, campaign_id] });
+                void queries.invalidateQueries({
+                  queryKey: campaignQueries.detail(workspace_id, campaign_id).queryKey,
+                });
                 return job;
               }}
             />

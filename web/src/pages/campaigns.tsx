@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { campaignQueries } from '../api/queries/campaigns';
+import { agentQueries } from '../api/queries/agents';
 import { Field, FormError, FormActions, ListPage } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -12,15 +14,7 @@ function NewCampaign({ onDone }: { onDone: () => void }) {
   const workspace_id = useWorkspaceId();
   const { route } = useLocation();
   const queries = useQueryClient();
-  const agents = useQuery({
-    queryKey: ['agents', workspace_id, 'all'],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-          params: { path: { workspace_id }, query: { limit: 100 } },
-        }),
-      ),
-  });
+  const agents = useQuery(agentQueries.all(workspace_id));
   const [name, setName] = useState('');
   const [agentId, setAgentId] = useState('');
   const [timezone, setTimezone] = useState(Intl.DateTimeFormat().resolvedOptions().timeZone);
@@ -43,7 +37,7 @@ function NewCampaign({ onDone }: { onDone: () => void }) {
         }),
       ),
     onSuccess: (campaign) => {
-      void queries.invalidateQueries({ queryKey: ['campaigns', workspace_id] });
+      void queries.invalidateQueries({ queryKey: campaignQueries.lists(workspace_id) });
       onDone();
       route(`/campaigns/${campaign.id}`);
     },
@@ -137,17 +131,10 @@ export default function Campaigns() {
       canWrite={canWrite}
       form={(close) => <NewCampaign onDone={close} />}
       caption="Campaigns"
-      queryKey={['campaigns', workspace_id]}
+      {...campaignQueries.list(workspace_id)}
       rowKey={(c) => c.id}
       empty="No campaigns yet."
       refetchInterval={3000}
-      fetchPage={(cursor?: string) =>
-        ok(
-          api().GET('/api/v1/workspaces/{workspace_id}/campaigns', {
-            params: { path: { workspace_id }, query: { cursor } },
-          }),
-        )
-      }
       columns={[
         { label: 'Name', render: (c) => <a href={`/campaigns/${c.id}`}>{c.name}</a> },
         { label: 'Status', render: (c) => <span class={`badge ${c.status}`}>{c.status}</span> },

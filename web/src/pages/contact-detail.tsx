@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { contactQueries } from '../api/queries/contacts';
 import { ErrorState, Field, FormError, Loading, PageHeader, PagedTable, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -19,7 +20,7 @@ function AddNote({ contact_id }: { contact_id: string }) {
       ),
     onSuccess: () => {
       setText('');
-      void queries.invalidateQueries({ queryKey: ['contact-notes', workspace_id, contact_id] });
+      void queries.invalidateQueries({ queryKey: contactQueries.notes(workspace_id, contact_id).queryKey });
     },
   });
   return (
@@ -46,15 +47,7 @@ export default function ContactDetail() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
   const contact_id = useRoute().params.id;
-  const contact = useQuery({
-    queryKey: ['contact', workspace_id, contact_id],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/contacts/{contact_id}', {
-          params: { path: { workspace_id, contact_id } },
-        }),
-      ),
-  });
+  const contact = useQuery(contactQueries.detail(workspace_id, contact_id));
   if (contact.isPending) return <Loading />;
   if (contact.isError) return <ErrorState error={contact.error} retry={() => void contact.refetch()} />;
   const c = contact.data;
@@ -92,16 +85,9 @@ export default function ContactDetail() {
       {canWrite && <AddNote contact_id={c.id} />}
       <PagedTable
         caption="Notes"
-        queryKey={['contact-notes', workspace_id, contact_id]}
+        {...contactQueries.notes(workspace_id, contact_id)}
         rowKey={(note) => note.id}
         empty="No notes yet."
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/contacts/{contact_id}/notes', {
-              params: { path: { workspace_id, contact_id }, query: { cursor } },
-            }),
-          )
-        }
         columns={[
           { label: 'Note', render: (note) => note.text },
           { label: 'Channel', render: (note) => note.channel_label },

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { agentQueries } from '../api/queries/agents';
 import { Empty, Field, FormActions, FormError, ListPageHeader, PagedTable, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -127,15 +128,7 @@ export default function Evaluations() {
   const workspace_id = useWorkspaceId();
   const { canWrite } = useSession();
   const [creating, setCreating] = useState(false);
-  const agents = useQuery({
-    queryKey: ['agents', workspace_id, 'all'],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-          params: { path: { workspace_id }, query: { limit: 100 } },
-        }),
-      ),
-  });
+  const agents = useQuery(agentQueries.all(workspace_id));
   const [picked, setPicked] = useState('');
   const agent_id = picked || agents.data?.items[0]?.id || '';
   return (

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ApiError, messageOf, ok } from '../api/client';
+import { knowledgeBaseQueries } from '../api/queries/knowledge-bases';
 import type { paths } from '../api/schema';
 import { readCsv } from '../components/csv';
 import { ImportProgressView, uploadFile, type ImportJob } from '../components/import-progress';
@@ -42,15 +43,12 @@ const LISTING_COLUMNS = [
   'description',
 ];
 
-/** The key of a base's items list, to refresh it after a write. */
-const itemsKey = (workspace_id: string, kb_id: string) => ['knowledge-items', workspace_id, kb_id];
-
 function useItemsChanged(kb_id: string) {
   const workspace_id = useWorkspaceId();
   const queries = useQueryClient();
   return () => {
-    void queries.invalidateQueries({ queryKey: itemsKey(workspace_id, kb_id) });
-    void queries.invalidateQueries({ queryKey: ['knowledge-base', workspace_id, kb_id] });
+    void queries.invalidateQueries({ queryKey: knowledgeBaseQueries.items(workspace_id, kb_id).queryKey });
+    void queries.invalidateQueries({ queryKey: knowledgeBaseQueries.detail(workspace_id, kb_id).queryKey });
   };
 }
 
@@ -71,16 +69,7 @@ function Search({ kb_id }: { kb_id: string }) {
   const workspace_id = useWorkspaceId();
   const [text, setText] = useState('');
   const [asked, setAsked] = useState<{ q: string; at: number }>();
-  const results = useQuery({
-    queryKey: ['knowledge-search', workspace_id, kb_id, asked],
-    enabled: asked !== undefined,
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/knowledge-bases/{kb_id}/search', {
-          params: { path: { workspace_id, kb_id }, query: { q: asked?.q ?? '', limit: 10 } },
-        }),
-      ),
-  });
+  const results = useQuery(knowledgeBaseQueries.search(workspace_id, kb_id, asked));
   return (
     <section class="card" aria-label="Search">
       <h2>Search</h2>
@@ -338,15 +327,7 @@ export default function KnowledgeDetail() {
   const { canWrite } = useSession();
   const kb_id = useRoute().params.id;
   const [adding, setAdding] = useState(false);
-  const base = useQuery({
-    queryKey: ['knowledge-base', workspace_id, kb_id],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/knowledge-bases/{kb_id}', {
-          params: { path: { workspace_id, kb_id } },
-        }),
-      ),
-  });
+  const base = useQuery(knowledgeBaseQueries.detail(workspace_id, kb_id));
   if (base.isPending) return <Loading />;
   if (base.isError) return <ErrorState error={base.error} retry={() => void base.refetch()} />;
   const kb = base.data;
@@ -381,17 +362,10 @@ export default function KnowledgeDetail() {
       <h2>{listings ? 'Listings' : 'Documents'}</h2>
       <PagedTable
         caption={listings ? 'Listings' : 'Documents'}
-        queryKey={itemsKey(workspace_id, kb_id)}
+        {...knowledgeBaseQueries.items(workspace_id, kb_id)}
         rowKey={(item) => item.id}
         empty={listings ? 'No listings yet.' : 'No documents yet.'}
         refetchInterval={listings ? false : 2000}
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/knowledge-bases/{kb_id}/items', {
-              params: { path: { workspace_id, kb_id }, query: { cursor } },
-            }),
-          )
-        }
         columns={
           listings
             ? [

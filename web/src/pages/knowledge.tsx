@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { knowledgeBaseQueries } from '../api/queries/knowledge-bases';
 import { Field, FormActions, FormError, ListPage, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -22,7 +23,7 @@ function NewKnowledgeBase({ onDone }: { onDone: () => void }) {
         }),
       ),
     onSuccess: (base) => {
-      void queries.invalidateQueries({ queryKey: ['knowledge-bases', workspace_id] });
+      void queries.invalidateQueries({ queryKey: knowledgeBaseQueries.lists(workspace_id) });
       onDone();
       route(`/knowledge/${base.id}`);
     },
@@ -63,16 +64,9 @@ export default function Knowledge() {
       canWrite={canWrite}
       form={(close) => <NewKnowledgeBase onDone={close} />}
       caption="Knowledge bases"
-      queryKey={['knowledge-bases', workspace_id]}
+      {...knowledgeBaseQueries.list(workspace_id)}
       rowKey={(kb) => kb.id}
       empty="No knowledge bases yet."
-      fetchPage={(cursor?: string) =>
-        ok(
-          api().GET('/api/v1/workspaces/{workspace_id}/knowledge-bases', {
-            params: { path: { workspace_id }, query: { cursor } },
-          }),
-        )
-      }
       columns={[
         { label: 'Name', render: (kb) => <a href={`/knowledge/${kb.id}`}>{kb.name}</a> },
         { label: 'Kind', render: (kb) => kb.kind },

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { api, ok } from '../api/client';
+import { agentQueries } from '../api/queries/agents';
+import { phoneNumberQueries } from '../api/queries/phone-numbers';
 import { Field, FormError, PageHeader, PagedTable } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -9,16 +11,8 @@ export default function PhoneNumbers() {
   const { canWrite } = useSession();
   const queries = useQueryClient();
   const [country, setCountry] = useState('AU');
-  const refresh = () => queries.invalidateQueries({ queryKey: ['phone-numbers', workspace_id] });
-  const agents = useQuery({
-    queryKey: ['agents', workspace_id, 'all'],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-          params: { path: { workspace_id }, query: { limit: 100 } },
-        }),
-      ),
-  });
+  const refresh = () => queries.invalidateQueries({ queryKey: phoneNumberQueries.lists(workspace_id) });
+  const agents = useQuery(agentQueries.all(workspace_id));
   const buy = useMutation({
     mutationFn: () =>
       ok(
@@ -79,16 +73,9 @@ export default function PhoneNumbers() {
       <FormError error={assign.error ?? release.error} />
       <PagedTable
         caption="Phone numbers"
-        queryKey={['phone-numbers', workspace_id]}
+        {...phoneNumberQueries.list(workspace_id)}
         rowKey={(n) => n.id}
         empty="No phone numbers yet."
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/phone-numbers', {
-              params: { path: { workspace_id }, query: { cursor } },
-            }),
-          )
-        }
         columns={[
           { label: 'Number', render: (n) => n.phone_number },
           {

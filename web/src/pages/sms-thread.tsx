@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { contactQueries } from '../api/queries/contacts';
 import { Field, FormError, PageHeader, PagedTable, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -12,15 +13,7 @@ export default function SmsThread() {
   const contact_id = useRoute().params.contact_id;
   const queries = useQueryClient();
   const [body, setBody] = useState('');
-  const contact = useQuery({
-    queryKey: ['contact', workspace_id, contact_id],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/contacts/{contact_id}', {
-          params: { path: { workspace_id, contact_id } },
-        }),
-      ),
-  });
+  const contact = useQuery(contactQueries.detail(workspace_id, contact_id));
   const reply = useMutation({
     mutationFn: () =>
       ok(

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { workflowQueries } from '../api/queries/workflows';
 import { ErrorState, FormError, Loading, PageHeader, PagedTable, when } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -13,15 +14,7 @@ export default function WorkflowDetail() {
   const { params } = useRoute();
   const workflow_id = params.id;
   const queries = useQueryClient();
-  const workflow = useQuery({
-    queryKey: ['workflow', workspace_id, workflow_id],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/workflows/{workflow_id}', {
-          params: { path: { workspace_id, workflow_id } },
-        }),
-      ),
-  });
+  const workflow = useQuery(workflowQueries.detail(workspace_id, workflow_id));
   const update = useMutation({
     mutationFn: (body: { auto_mode?: boolean; stages?: Record<string, unknown> }) =>
       ok(
@@ -30,7 +23,8 @@ export default function WorkflowDetail() {
           body: body as never,
         }),
       ),
-    onSuccess: (saved) => queries.setQueryData(['workflow', workspace_id, workflow_id], saved),
+    onSuccess: (saved) =>
+      queries.setQueryData(workflowQueries.detail(workspace_id, workflow_id).queryKey, saved),
   });
   const review = useMutation({
     mutationFn: ({
@@ -57,7 +51,8 @@ export default function WorkflowDetail() {
             ),
           );
     },
-    onSuccess: () => queries.invalidateQueries({ queryKey: ['runs', workspace_id, workflow_id] }),
+    onSuccess: () =>
+      queries.invalidateQueries({ queryKey: workflowQueries.runs(workspace_id, workflow_id).queryKey }),
   });
   if (workflow.isPending) return <Loading />;
   if (workflow.isError) return <ErrorState error={workflow.error} retry={() => void workflow.refetch()} />;
@@ -102,17 +97,10 @@ export default function WorkflowDetail() {
       <FormError error={review.error} />
       <PagedTable
         caption="Runs"
-        queryKey={['runs', workspace_id, workflow_id]}
+        {...workflowQueries.runs(workspace_id, workflow_id)}
         rowKey={(run) => run.id}
         empty="No runs yet."
         refetchInterval={2000}
-        fetchPage={(cursor?: string) =>
-          ok(
-            api().GET('/api/v1/workspaces/{workspace_id}/workflows/{workflow_id}/runs', {
-              params: { path: { workspace_id, workflow_id }, query: { cursor } },
-            }),
-          )
-        }
         columns={[
           { label: 'Started', render: (run) => when(run.created_at) },
           { label: 'Event', render: (run) => run.event.type },

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { workflowQueries } from '../api/queries/workflows';
 import { Field, FormError, FormActions, ListPage } from '../components/ui';
 import { useSession, useWorkspaceId } from '../session';
 
@@ -52,7 +53,7 @@ function NewWorkflowForm({ onDone }: { onDone: () => void }) {
       );
     },
     onSuccess: (workflow) => {
-      void queries.invalidateQueries({ queryKey: ['workflows', workspace_id] });
+      void queries.invalidateQueries({ queryKey: workflowQueries.lists(workspace_id) });
       onDone();
       route(`/workflows/${workflow.id}`);
     },
@@ -115,16 +116,9 @@ export default function Workflows() {
       canWrite={canWrite}
       form={(close) => <NewWorkflowForm onDone={close} />}
       caption="Workflows"
-      queryKey={['workflows', workspace_id]}
+      {...workflowQueries.list(workspace_id)}
       rowKey={(w) => w.id}
       empty="No workflows yet."
-      fetchPage={(cursor?: string) =>
-        ok(
-          api().GET('/api/v1/workspaces/{workspace_id}/workflows', {
-            params: { path: { workspace_id }, query: { cursor } },
-          }),
-        )
-      }
       columns={[
         { label: 'Name', render: (w) => <a href={`/workflows/${w.id}`}>{w.name}</a> },
         {

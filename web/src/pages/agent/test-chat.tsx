@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { accessToken } from '../api/client';
-import { config } from '../config';
+import { accessToken } from '../../api/client';
+import { config } from '../../config';
 
 /** One line of the test chat: the user's, the agent's (streaming until `done`), or a tool the agent used. */
 type Line =
