@@ -6,7 +6,7 @@ const EVALUATIONS = '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/evaluat
 const EVALUATION = `${EVALUATIONS}/{evaluation_id}`;
 
 /**
- * Agent evaluations: scenarios played as scripted calls through the telephony port's scripted caller,
+ * Agent evaluations: scenarios played as scripted calls through the conversation engine (no phone),
  * each judged against its expected phrases. 20 credits, charged in the transaction that creates the
  * run (402 when short), never refunded (not even on cancel).
  */

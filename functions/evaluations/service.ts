@@ -11,7 +11,7 @@ import { queryPage, type ListQuery, type Page } from '../platform/pagination.js'
 import { sendMessages } from '../platform/queue.js';
 import type { EvaluationMessage } from '../platform/queue-messages.js';
 import { entityConfig, isConditionFailure } from '../platform/table.js';
-import { playScript } from '../conversation/transports/scripted.js';
+import { playScript, ScriptedCallFailed } from '../conversation/transports/scripted.js';
 import { judgeCriteria, type CriterionVerdict } from './judge.js';
 import { LanguageModelError } from '../providers/llm/port.js';
 import { Service } from '../platform/entity.js';
@@ -32,8 +32,8 @@ import type { CreateEvaluationBody, EvaluationResponse, ScenarioInput } from './
  * marked when the messages went out: should the request stop between the charge and the send, the
  * scheduled sweeper (sweepEvaluationDispatches) sends the messages of the scenarios not yet judged —
  * the run is charged once (the ledger's cause is its id) and finishes as if nothing happened; should
- * the messages be lost or dead-lettered, it sends them again after a while without progress. Each scenario is played as a scripted call through the telephony port (the
- * simulator's voice runtime answers a scripted caller) and judged:
+ * the messages be lost or dead-lettered, it sends them again after a while without progress. Each scenario is played as a scripted call through the conversation engine (the
+ * agent's prompt, tools and model, as on a phone call; conversation/transports/scripted.ts) and judged:
  *
  *   A scenario passes when every phrase of its `expect` appears in what the agent said (its turns
  *   joined, compared case-insensitively with runs of white space made one space), and the language
@@ -41,8 +41,8 @@ import type { CreateEvaluationBody, EvaluationResponse, ScenarioInput } from './
  *
  * Its result is created with a condition in the same transaction that counts it done on the running
  * run, so a redelivered message judges nothing twice and a cancelled run records nothing more. The run
- * completes when every scenario is judged; cancel stops it (the charge stays: no refund); a provider
- * that cannot play scripted calls fails it.
+ * completes when every scenario is judged; cancel stops it (the charge stays: no refund); the model
+ * failing during a scenario's conversation, or refusing to judge, fails it (nothing judged on apologies).
  */
 export const EVALUATION_NOT_FOUND = 'Evaluation not found';
 export const EVALUATION_ENDED = 'Evaluation has already ended';
@@ -328,16 +328,18 @@ export async function runScenario(message: EvaluationMessage): Promise<'judged' 
   try {
     call = await playScript({ agent, callerScript: scenario.caller_script });
   } catch (error) {
-    if (error instanceof LanguageModelError && error.kind === 'refused') {
-      logger.warn('evaluation failed: the language model refused the scenario', { evaluationId });
-      await endRun(
-        evaluation,
-        'failed',
-        `The language model refused the request: ${error.message.slice(0, 200)}`,
-      );
-      return 'failed';
-    }
-    throw error; // retried by the queue
+    if (!(error instanceof ScriptedCallFailed)) throw error; // retried by the queue
+    // Nothing of the scenario is judged: the agent's side of it was apologies for the model's failure.
+    logger.warn('evaluation failed: the language model failed during the scenario', {
+      evaluationId,
+      failure: error.detail.slice(0, 200),
+    });
+    await endRun(
+      evaluation,
+      'failed',
+      `The language model failed during the scenario's conversation (${error.detail.slice(0, 200)})`,
+    );
+    return 'failed';
   }
   const missing = missingPhrases(scenario.expect ?? [], call.transcript);
   let verdicts: CriterionVerdict[];

@@ -8,10 +8,23 @@ import { MemoryConversationStore } from '../engine/store.js';
 import { agentTools, runAgentTool } from '../tools/built-in.js';
 
 /**
+ * The model failed during a scripted call (a bad key, the provider down, a turn past its deadline): the
+ * agent's words were apologies, not answers. `detail` names the failure (no conversation text).
+ */
+export class ScriptedCallFailed extends Error {
+  constructor(readonly detail: string) {
+    super(`the language model failed during the scripted call: ${detail}`);
+    this.name = 'ScriptedCallFailed';
+  }
+}
+
+/**
  * A scripted caller talks to an agent through the same engine as a phone call (its prompt, its
  * tools, its knowledge bases, the configured model), without a phone: an evaluation's scenario. The
  * caller's lines are said one after another, each after the agent's reply; the conversation stops when
- * the agent ends it. Nothing is stored but what is returned.
+ * the agent ends it. Nothing is stored but what is returned. A turn whose model request failed (the
+ * caller heard an apology) ends the script with `ScriptedCallFailed`: what followed it would be a
+ * conversation with apologies.
  */
 export async function playScript(input: {
   agent: Agent;
@@ -57,6 +70,10 @@ export async function playScript(input: {
       { store, model: languageModel(), output, runTool: runAgentTool },
       { kind: 'prompt', text: line },
     );
+    const failure = (await store.load()).state.incidents.find(
+      (incident) => incident.kind === 'model_error' || incident.kind === 'turn_deadline',
+    );
+    if (failure) throw new ScriptedCallFailed(`${failure.kind}: ${failure.detail}`);
   }
   const { state } = await store.load();
   return {

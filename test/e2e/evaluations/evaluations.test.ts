@@ -7,8 +7,8 @@ import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../
 import { addMember, createAgent, newTenant, setBalance, ws, type Tenant } from '../calling/fixtures.js';
 
 /**
- * Agent evaluations over the local stack: scenarios played as scripted calls by the telephony
- * simulator's scripted caller and judged against the expected phrases; 20 credits charged at start in
+ * Agent evaluations over the local stack: scenarios played as scripted calls through the conversation
+ * engine and the model simulator, and judged against the expected phrases; 20 credits charged at start in
  * the ledger (402 when short), never refunded, even on cancel; bounded input; tenancy.
  */
 const PROMPT =
@@ -192,6 +192,22 @@ describe('agent evaluations', () => {
     expect(
       (await finished((await start({ scenarios: [SCENARIOS[1]] })).body.id)).results[0].criteria,
     ).toEqual([]);
+  });
+
+  it('the model failing during a scenario: the run fails naming that failure, and no scenario is judged on the apologies', async () => {
+    const res = await start({
+      scenarios: [
+        { name: 'Broken model', caller_script: ['Please simulate a model error now.'], expect: ['sorry'] },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const done = await finished(res.body.id);
+    expect(done.status).toBe('failed');
+    expect(done.failure_reason).toMatch(
+      /language model failed during the scenario's conversation \(model_error: /,
+    );
+    expect(done.results).toEqual([]);
+    expect(done.done).toBe(0);
   });
 
   it('a start that stopped between the charge and the scenario messages: the sweeper sends them; charged once', async () => {
