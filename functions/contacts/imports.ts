@@ -20,14 +20,11 @@ import {
 import type { ImportFormat, ParseOptions, ParsedRow, RowFields } from './import-parse.js';
 import { onePage, type Page } from './paging.js';
 import type { ContactInput } from './schemas.js';
-import { inParallel } from './parallel.js';
-import {
-  checkContactInput,
-  createImportedContacts,
-  mergeContact,
-  normaliseEmail,
-  type NewContactFields,
-} from './service.js';
+import { inParallel } from '../platform/parallel.js';
+import { createImportedContacts } from './bulk-creation.js';
+import { mergeContact } from './creation.js';
+import { checkContactInput, type NewContactFields } from './input.js';
+import { normaliseEmail } from './lookup.js';
 
 /**
  * Contact imports: a CSV or vCard file becomes contacts, merged with those already there.
@@ -664,7 +661,7 @@ const ROWS_AT_ONCE = 25;
  *   where it has none (doing so again changes nothing).
  * The first row of each group (rows that share a number or address are one group, in file order)
  * goes in bulk: one batch read of the keys, then the new contacts many to a transaction
- * (service.ts: createImportedContacts). The rest — the group's next rows (merged into the first's
+ * (bulk-creation.ts: createImportedContacts). The rest — the group's next rows (merged into the first's
  * contact), rows that match a contact, rows of a refused transaction — one at a time with
  * mergeContact, in file order within a group, ROWS_AT_ONCE groups at once.
  */

@@ -2,7 +2,8 @@ import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
 import { importedContactId, planImport, processChunk } from '../../../functions/contacts/imports.js';
-import { checkContactInput, createImportedContacts } from '../../../functions/contacts/service.js';
+import { createImportedContacts } from '../../../functions/contacts/bulk-creation.js';
+import { checkContactInput } from '../../../functions/contacts/input.js';
 import { ContactImportEntity, ContactImportRowEntity } from '../../../functions/contacts/entities.js';
 import {
   addMember,
