@@ -1,14 +1,12 @@
 import { AgentEntity } from '../agents/entities.js';
 import { ContactImportRowEntity, type Contact, type ContactImport } from '../contacts/entities.js';
 import {
-  importIssues,
-  importView,
-  listImports,
   recordRowOutcome,
   rowRecordBase,
   type ImportPipeline,
   type RowRecordBase,
-} from '../contacts/imports.js';
+} from '../contacts/import-pipeline.js';
+import { importIssues, importView, listImports } from '../contacts/imports.js';
 import type { ParsedRow } from '../contacts/import-parse.js';
 import type { ContactInput } from '../contacts/schemas.js';
 import { normaliseAttributeKey } from '../contacts/model.js';

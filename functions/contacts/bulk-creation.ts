@@ -146,7 +146,7 @@ export type ImportedOutcome = 'created' | 'taken' | 'refused';
 /**
  * For imports: creates, free of charge, the contacts whose phone number and email address nobody
  * has. Each contact's id is given by the caller and is the same each time the same row is imported
- * (functions/contacts/imports.ts: importedContactId), so a key that points at it tells that an
+ * (functions/contacts/contact-import-rows.ts: importedContactId), so a key that points at it tells that an
  * earlier receive created it.
  *
  * 1. One consistent batch read of the keys.
