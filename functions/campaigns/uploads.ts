@@ -1,29 +1,24 @@
 import { AgentEntity } from '../agents/entities.js';
 import { ContactImportRowEntity, type Contact, type ContactImport } from '../contacts/entities.js';
 import {
-  importIssues,
-  importView,
-  listImports,
   recordRowOutcome,
   rowRecordBase,
   type ImportPipeline,
   type RowRecordBase,
-} from '../contacts/imports.js';
+} from '../contacts/import-pipeline.js';
+import { importIssues, importView, listImports } from '../contacts/imports.js';
 import type { ParsedRow } from '../contacts/import-parse.js';
 import type { ContactInput } from '../contacts/schemas.js';
 import { normaliseAttributeKey } from '../contacts/model.js';
-import {
-  createContactsTogether,
-  ensureContact,
-  findContactByPhone,
-  getContact,
-  newAmong,
-  validateContactInput,
-} from '../contacts/service.js';
+import { createContactsTogether, newAmong } from '../contacts/bulk-creation.js';
+import { validateContactInput } from '../contacts/input.js';
+import { findContactByPhone, getContact } from '../contacts/lookup.js';
+import { ensureContact } from '../contacts/post-call-changes.js';
 import { isSuppressed, suppressedAmong } from '../contacts/suppression.js';
 import { clock } from '../platform/clock.js';
 import { conflict } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
+import { inParallel } from '../platform/parallel.js';
 import { toE164InCountry } from '../platform/phone.js';
 import { sendMessage, sendMessages } from '../platform/queue.js';
 import { COUNTER_SHARDS, DUE_NOW, type Campaign } from './entities.js';
@@ -425,23 +420,6 @@ const stateFor = (campaign: Campaign, dnc: string | undefined) =>
 
 const counterFor = (state: 'pending' | 'cancelled' | 'skipped_dnc'): keyof Progress =>
   state === 'pending' ? 'pending' : state === 'cancelled' ? 'cancelled' : 'skipped';
-
-async function inParallel<T>(
-  items: T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next;
-        next += 1;
-        await work(items[index], index);
-      }
-    }),
-  );
-}
 
 /** An upload job on the wire (the contact import's view, with its campaign and kind). */
 export async function uploadJobView(job: ContactImport, withErrors: boolean) {

@@ -19,7 +19,7 @@ import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
  *                                                                             begins_with(<normalised q>)
  *   suppression    pk ORG#<org>                sk SUPPRESSED#<e164>            is this number do-not-call; the list
  *
- * Invariants, all by conditions in one transaction (functions/contacts/service.ts):
+ * Invariants, all by conditions in one transaction (functions/contacts/writes.ts):
  * - A contact and its phone/email keys are written together; a key is created with "does not exist",
  *   so two contacts never share a phone number or an email address (concurrent creates: one wins).
  *   Changing a contact's phone or email deletes the old key and creates the new one in the same
@@ -27,7 +27,7 @@ import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
  * - Every contact write is conditioned on the `version` it read (absent on contacts written before
  *   versions existed) and rewrites the contact's search entries in the same transaction, so the
  *   entries always show the contact as it is. One exception, for speed: a contact an import creates
- *   (service.ts: createImportedContacts) is written with its keys in a transaction, and its entries
+ *   (bulk-creation.ts: createImportedContacts) is written with its keys in a transaction, and its entries
  *   right after in batch writes (in a transaction an item costs DynamoDB about three times as much);
  *   the contacts are then read again, and one written meanwhile (version > 1) has its entries
  *   rewritten from it. So for a few milliseconds a new imported contact is not found by `q`.
@@ -53,7 +53,7 @@ import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
  * Migration: attributes were only added (first/last name, tags, attributes, timezone, version, …).
  * Contacts written before them read as before (`name` split into first and last name; `source` and
  * `contactability` keep the stored labels). They get search entries on their next write, or from
- * `reindexContacts` (service.ts), which rewrites every contact of a workspace once.
+ * `reindexContacts` (list.ts), which rewrites every contact of a workspace once.
  */
 const cfg = entityConfig();
 

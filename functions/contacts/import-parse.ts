@@ -5,12 +5,12 @@ import { normaliseAttributeKey } from './model.js';
 
 /**
  * Reading an import file (CSV or vCard) into rows of contact fields. Nothing here writes or checks a
- * phone number: the rows are decided by functions/contacts/imports.ts.
+ * phone number: the rows are decided by functions/contacts/contact-import-rows.ts.
  *
  * - Encoding: UTF-8, with or without a byte-order mark. A file that is not valid UTF-8 is read as
  *   Windows-1252 (Latin-1 and its printable superset: what spreadsheet programs save as "CSV"), so
  *   `José` saved by Excel imports as `José`. (A direct `text/csv` body is decoded as text by API
- *   Gateway before it reaches us: a non-UTF-8 one is refused there; see imports.ts.)
+ *   Gateway before it reaches us: a non-UTF-8 one is refused there; see imports.ts: createDirectImport.)
  * - CSV: the first record is the header; columns are matched by name, trimmed and case-insensitive,
  *   spaces, hyphens and underscores alike (`First Name` = `first_name` = `first-name`), with the
  *   aliases of HEADER_ALIASES; any other column becomes an attribute under its header's normalised

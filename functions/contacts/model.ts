@@ -27,7 +27,8 @@ export type NoteChannel = (typeof NOTE_CHANNELS)[number];
  * The one key an attribute is stored under, whatever its header or body spelt: trimmed, lower case,
  * spaces, hyphens and underscores alike (`Suburb`, `suburb` → `suburb`; `Home Suburb`, `home-suburb`
  * → `home_suburb`), at most 64 characters. Import headers (import-parse.ts) and the API's bodies
- * (service.ts) are read through it, so a merge sees one attribute where a file and a form differ.
+ * (input.ts, creation.ts, changes.ts) are read through it, so a merge sees one attribute where a
+ * file and a form differ.
  */
 export const normaliseAttributeKey = (key: string): string =>
   key

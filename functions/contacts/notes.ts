@@ -9,13 +9,13 @@ import { parseOrThrow } from '../platform/validation.js';
 import { ContactNoteEntity, contactsService, type ContactNote, type NoteChannel } from './entities.js';
 import { onePage, type Page } from './paging.js';
 import { CreateNoteBody, UpdateNoteBody } from './schemas.js';
-import { CONTACT_NOT_FOUND, requireContact } from './service.js';
+import { CONTACT_NOT_FOUND, requireContact } from './lookup.js';
 
 /**
  * A contact's notes: written by people (`direct` unless they say which channel) or by the system
- * (the post-call pipeline's `post_call` note, written with the call in service.ts). A note is written
- * only while its contact exists (a condition on the contact in the same transaction), so deleting a
- * contact and then its notes leaves none behind.
+ * (the post-call pipeline's `post_call` note, written with the call in post-call-changes.ts). A note
+ * is written only while its contact exists (a condition on the contact in the same transaction), so
+ * deleting a contact and then its notes leaves none behind.
  */
 
 export const NOTE_NOT_FOUND = 'Note not found';

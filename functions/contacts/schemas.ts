@@ -193,7 +193,7 @@ export const ContactResponse = schemaOnFirstUse(() =>
   }),
 );
 /**
- * A page reads at most a bounded number of index entries (functions/contacts/service.ts): with
+ * A page reads at most a bounded number of index entries (functions/contacts/list.ts): with
  * filters it can hold fewer than `limit` contacts, even none, while `next_cursor` is not null. The
  * list has ended only when `next_cursor` is null.
  */

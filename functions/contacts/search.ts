@@ -2,7 +2,7 @@ import { nationalDigits } from '../platform/phone.js';
 
 /**
  * Search tokens of contacts, and the normalised form of a query `q` (pure functions; the entries are
- * written by service.ts, the access pattern is described in entities.ts).
+ * written by writes.ts, the access pattern is described in entities.ts).
  *
  * Normalisation (the same for tokens and queries): Unicode NFKD, accents removed, lower case,
  * whitespace collapsed, `#` and control characters removed (`#` separates the token from the contact

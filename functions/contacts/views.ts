@@ -1,4 +1,4 @@
-import type { ContactNote, Suppression } from './entities.js';
+import type { Contact, ContactNote, Suppression } from './entities.js';
 import type { Contactability, ContactSource, NoteChannel } from './model.js';
 
 /**
@@ -147,5 +147,15 @@ export function suppressionView(entry: Suppression) {
     phone: entry.phone,
     reason: entry.reason ? entry.reason : null,
     created_at: entry.createdAt,
+  };
+}
+
+/** The wire shape used inside post-call records and payloads. */
+export function contactSummary(contact: Contact) {
+  return {
+    contact_id: contact.contactId,
+    name: contact.name ?? null,
+    phone: contact.phone ?? null,
+    email: contact.email ?? null,
   };
 }

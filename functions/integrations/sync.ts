@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
 import { ContactEntity, type Contact } from '../contacts/entities.js';
 import type { ContactInput } from '../contacts/schemas.js';
-import { mergeContact, normaliseEmail, validateContactInput } from '../contacts/service.js';
+import { mergeContact } from '../contacts/creation.js';
+import { validateContactInput } from '../contacts/input.js';
+import { normaliseEmail } from '../contacts/lookup.js';
 import { contactView, sourceLabel } from '../contacts/views.js';
 import {
   listingByExternalId,

@@ -1,5 +1,5 @@
 import { isConditionFailure } from '../platform/table.js';
-import { findContactByPhone, getContact } from '../contacts/service.js';
+import { findContactByPhone, getContact } from '../contacts/lookup.js';
 import { clock } from '../platform/clock.js';
 import { config } from '../platform/config.js';
 import { newId } from '../platform/ids.js';

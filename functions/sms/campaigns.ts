@@ -1,7 +1,8 @@
 import { renderTemplate } from '../agents/template.js';
 import { isInGoodStanding } from '../billing/standing.js';
 import type { Contact } from '../contacts/entities.js';
-import { getContact, listContacts } from '../contacts/service.js';
+import { listContacts } from '../contacts/list.js';
+import { getContact } from '../contacts/lookup.js';
 import { suppressedAmong } from '../contacts/suppression.js';
 import { attributesOf, namesOf } from '../contacts/views.js';
 import { clock } from '../platform/clock.js';

@@ -1,6 +1,8 @@
 import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
 import { smsSegmentation } from '../billing/sms-segments.js';
-import { ensureContact, getContact, normalisePhone, updateContact } from '../contacts/service.js';
+import { updateContact } from '../contacts/changes.js';
+import { getContact, normalisePhone } from '../contacts/lookup.js';
+import { ensureContact } from '../contacts/post-call-changes.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { clock } from '../platform/clock.js';
 import { isId, newId } from '../platform/ids.js';

@@ -1,4 +1,4 @@
-import { requireContact } from '../contacts/service.js';
+import { requireContact } from '../contacts/lookup.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
 import { SmsMessageEntity, SmsThreadEntity, type SmsMessage, type SmsThread } from './entities.js';
 

@@ -1,4 +1,4 @@
-import { findContactByPhone } from '../contacts/service.js';
+import { findContactByPhone } from '../contacts/lookup.js';
 import { SmsMessageEntity, type SmsMessage } from '../sms/entities.js';
 import { deliver, sendSms } from '../sms/messages.js';
 import type { WorkflowRun } from './entities.js';

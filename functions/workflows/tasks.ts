@@ -1,5 +1,6 @@
 import { WorkspaceEntity, workspaceCountry } from '../access/entities.js';
-import { findContactByEmail, findContactByPhone, getContact, updateContact } from '../contacts/service.js';
+import { updateContact } from '../contacts/changes.js';
+import { findContactByEmail, findContactByPhone, getContact } from '../contacts/lookup.js';
 import type { Contact } from '../contacts/entities.js';
 import { contactView } from '../contacts/views.js';
 import type { ApiKeyPrincipal } from '../platform/auth/principal.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { BillingAccountEntity } from '../../functions/billing/entities.js';
-import { createContact } from '../../functions/contacts/service.js';
+import { createContact } from '../../functions/contacts/creation.js';
 import { readSmsOutbox } from '../../functions/providers/sms/local-outbox.js';
 import { SmsMessageEntity } from '../../functions/sms/entities.js';
 import { ApiClient } from '../cli/api-client.js';

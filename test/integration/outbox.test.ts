@@ -1,4 +1,5 @@
-import { getContact, createContact } from '../../functions/contacts/service.js';
+import { createContact } from '../../functions/contacts/creation.js';
+import { getContact } from '../../functions/contacts/lookup.js';
 import { resetClock, setClock } from '../../functions/platform/clock.js';
 import { OUTBOX_SHARDS, OutboxEventEntity, sweepOutbox } from '../../functions/platform/outbox.js';
 import { queueUrlEnv } from '../../functions/platform/resources.js';

@@ -16,7 +16,7 @@ import {
   type CallFacts,
 } from '../../functions/post-call/payload.js';
 import { CallRecordWire, WebhookPayload } from '../../functions/post-call/schemas.js';
-import { mergeFacts } from '../../functions/contacts/service.js';
+import { mergeFacts } from '../../functions/contacts/profiles.js';
 
 const turn = (role: 'agent' | 'user', text: string, offsetSeconds = 0): TranscriptTurn => ({
   role,

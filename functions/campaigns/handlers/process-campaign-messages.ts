@@ -1,4 +1,4 @@
-import { planImport, processChunk } from '../../contacts/imports.js';
+import { planImport, processChunk } from '../../contacts/import-worker.js';
 import { queueConsumer } from '../../platform/queue-consumer.js';
 import { dialPass } from '../dialer.js';
 import { campaignPipeline } from '../uploads.js';

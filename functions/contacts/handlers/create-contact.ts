@@ -2,7 +2,7 @@ import { workspaceCountry } from '../../access/entities.js';
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { implement } from '../../platform/http/index.js';
 import { contactRoutes } from '../routes.js';
-import { createContact } from '../service.js';
+import { createContact } from '../creation.js';
 import { contactView } from '../views.js';
 
 /** POST /api/v1/workspaces/{workspace_id}/contacts — workspace member (API key: contacts:write). */

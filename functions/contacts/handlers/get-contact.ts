@@ -1,7 +1,7 @@
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { implement } from '../../platform/http/index.js';
 import { contactRoutes } from '../routes.js';
-import { requireContact } from '../service.js';
+import { requireContact } from '../lookup.js';
 import { contactView } from '../views.js';
 
 /** GET /api/v1/workspaces/{workspace_id}/contacts/{contact_id} — any workspace role (API key: contacts:read). */

@@ -1,9 +1,9 @@
 import { queueConsumer } from '../../platform/queue-consumer.js';
-import { planImport, processChunk } from '../imports.js';
+import { planImport, processChunk } from '../import-worker.js';
 
 /**
- * The `imports` queue: a contact import's plan and chunk steps (functions/contacts/imports.ts), each
- * safe to receive twice.
+ * The `imports` queue: a contact import's plan and chunk steps (functions/contacts/import-worker.ts),
+ * each safe to receive twice.
  */
 export const handler = queueConsumer('imports', (message) =>
   message.type === 'contacts.import.plan'

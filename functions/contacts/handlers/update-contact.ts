@@ -2,7 +2,7 @@ import { workspaceCountry } from '../../access/entities.js';
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { implement } from '../../platform/http/index.js';
 import { contactRoutes } from '../routes.js';
-import { updateContact } from '../service.js';
+import { updateContact } from '../changes.js';
 import { contactView } from '../views.js';
 
 /** PATCH /api/v1/workspaces/{workspace_id}/contacts/{contact_id} — workspace member (API key: contacts:write). */

@@ -1,11 +1,10 @@
+import { normaliseEmail, normalisePhone } from '../../contacts/lookup.js';
 import {
   ensureContact,
-  normaliseEmail,
-  normalisePhone,
   recordCallOnContact,
   setEmailIfFree,
   setNameIfMissing,
-} from '../../contacts/service.js';
+} from '../../contacts/post-call-changes.js';
 import type { CallRecordWire } from '../schemas.js';
 import { otherPartyOf, PermanentActionError, type PostCallAction } from './action.js';
 

@@ -1,11 +1,6 @@
-import {
-  ensureContact,
-  mergeProfile,
-  normaliseEmail,
-  normalisePhone,
-  setEmailIfFree,
-  setNameIfMissing,
-} from '../../contacts/service.js';
+import { normaliseEmail, normalisePhone } from '../../contacts/lookup.js';
+import { ensureContact, setEmailIfFree, setNameIfMissing } from '../../contacts/post-call-changes.js';
+import { mergeProfile } from '../../contacts/profiles.js';
 import { extractProfile } from '../analysis.js';
 import { otherPartyOf, PermanentActionError, type PostCallAction } from './action.js';
 

@@ -1,4 +1,4 @@
-import { normalisePhone } from '../../contacts/service.js';
+import { normalisePhone } from '../../contacts/lookup.js';
 import { otherPartyOf, PermanentActionError, type PostCallAction } from './action.js';
 import { sendChargedSms } from './charged-sms.js';
 

@@ -1,6 +1,6 @@
 import { workspaceCountry } from '../../access/entities.js';
 import { requireWorkspace } from '../../access/workspace-access.js';
-import { requireContact } from '../../contacts/service.js';
+import { requireContact } from '../../contacts/lookup.js';
 import { actorId } from '../../platform/auth/principal.js';
 import { implement } from '../../platform/http/index.js';
 import { sendSms } from '../messages.js';

@@ -1,8 +1,10 @@
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
-import { importedContactId, planImport, processChunk } from '../../../functions/contacts/imports.js';
-import { checkContactInput, createImportedContacts } from '../../../functions/contacts/service.js';
+import { importedContactId } from '../../../functions/contacts/contact-import-rows.js';
+import { planImport, processChunk } from '../../../functions/contacts/import-worker.js';
+import { createImportedContacts } from '../../../functions/contacts/bulk-creation.js';
+import { checkContactInput } from '../../../functions/contacts/input.js';
 import { ContactImportEntity, ContactImportRowEntity } from '../../../functions/contacts/entities.js';
 import {
   addMember,

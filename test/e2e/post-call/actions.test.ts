@@ -1,4 +1,4 @@
-import { findContactByPhone } from '../../../functions/contacts/service.js';
+import { findContactByPhone } from '../../../functions/contacts/lookup.js';
 import { readActionRun } from '../../../functions/post-call/entities.js';
 import { getCallRecord } from '../../../functions/post-call/pipeline.js';
 import { api } from '../../helpers/http.js';

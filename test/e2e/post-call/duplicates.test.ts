@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findContactByPhone } from '../../../functions/contacts/service.js';
+import { findContactByPhone } from '../../../functions/contacts/lookup.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
 import type { CallEndedMessage } from '../../../functions/platform/queue-messages.js';
 import { readActionRun } from '../../../functions/post-call/entities.js';

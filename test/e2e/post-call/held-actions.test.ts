@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isInGoodStanding } from '../../../functions/billing/standing.js';
 import { waitForSubscriptionActive } from '../../../functions/billing/subscriptions.js';
-import { findContactByPhone } from '../../../functions/contacts/service.js';
+import { findContactByPhone } from '../../../functions/contacts/lookup.js';
 import { countHeldActions, releaseHeldActions } from '../../../functions/post-call/held-actions.js';
 import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
 import { api } from '../../helpers/http.js';

@@ -3,17 +3,11 @@ import {
   ContactPhoneEntity,
   ContactSearchEntity,
 } from '../../../functions/contacts/entities.js';
-import {
-  createContact,
-  DuplicateContactError,
-  FILTERED_PAGE_READ,
-  getContact,
-  listContacts,
-  mergeContact,
-  reindexContacts,
-  updateContact,
-  validateContactInput,
-} from '../../../functions/contacts/service.js';
+import { updateContact } from '../../../functions/contacts/changes.js';
+import { createContact, mergeContact } from '../../../functions/contacts/creation.js';
+import { validateContactInput } from '../../../functions/contacts/input.js';
+import { FILTERED_PAGE_READ, listContacts, reindexContacts } from '../../../functions/contacts/list.js';
+import { DuplicateContactError, getContact } from '../../../functions/contacts/lookup.js';
 import { contactView } from '../../../functions/contacts/views.js';
 import { ContactListQuery } from '../../../functions/contacts/schemas.js';
 import { newId } from '../../../functions/platform/ids.js';

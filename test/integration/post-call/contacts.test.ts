@@ -1,13 +1,12 @@
 import { ContactEntity } from '../../../functions/contacts/entities.js';
+import { findContactByEmail, findContactByPhone } from '../../../functions/contacts/lookup.js';
 import {
   ensureContact,
-  findContactByEmail,
-  findContactByPhone,
-  mergeProfile,
   recordCallOnContact,
   setEmailIfFree,
   setNameIfMissing,
-} from '../../../functions/contacts/service.js';
+} from '../../../functions/contacts/post-call-changes.js';
+import { mergeProfile } from '../../../functions/contacts/profiles.js';
 import { newId } from '../../../functions/platform/ids.js';
 
 /**

@@ -1,0 +1,132 @@
+import { clock } from '../platform/clock.js';
+import { notFound, ValidationError } from '../platform/errors.js';
+import { isId } from '../platform/ids.js';
+import { parseOrThrow } from '../platform/validation.js';
+import { ContactCallEntity, ContactNoteEntity, contactsService, type Contact } from './entities.js';
+import { NEEDS_PHONE_OR_EMAIL, phoneIn, tagKeysOf } from './input.js';
+import { CONTACT_NOT_FOUND, getContact, requireContact } from './lookup.js';
+import { normaliseAttributeKey } from './model.js';
+import { MAX_ATTRIBUTES, UpdateContactBody } from './schemas.js';
+import { attributesOf, contactabilityLabel } from './views.js';
+import { backOff, changeContact, ContactGone, deleteAll, MAX_TRIES, type ContactRecord } from './writes.js';
+
+/** The API's changes of a contact: PATCH and DELETE …/contacts/{contact_id}. */
+
+/** 404 `Contact not found` for a contact that does not exist (any more). */
+async function orNotFound<T>(change: Promise<T>): Promise<T> {
+  try {
+    return await change;
+  } catch (error) {
+    if (error instanceof ContactGone) throw notFound(CONTACT_NOT_FOUND);
+    throw error;
+  }
+}
+
+/** Applies a PATCH: 422 when it leaves neither phone nor email; 409 when the phone or email is another contact's. */
+export async function updateContact(
+  workspaceId: string,
+  contactId: string,
+  input: UpdateContactBody,
+  options: { country: string },
+): Promise<Contact> {
+  const body = parseOrThrow(UpdateContactBody, input, 'body');
+  if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
+  const phone =
+    body.phone === undefined
+      ? undefined
+      : body.phone === null
+        ? null
+        : phoneIn(body.phone, options.country, ['body', 'phone']);
+  await orNotFound(
+    changeContact(workspaceId, contactId, (current) => {
+      const changes: Partial<ContactRecord> = {};
+      if (body.first_name !== undefined) changes.firstName = body.first_name || undefined;
+      if (body.last_name !== undefined) changes.lastName = body.last_name || undefined;
+      if (phone !== undefined) changes.phone = phone ?? undefined;
+      if (body.email !== undefined) changes.email = body.email ?? undefined;
+      if (body.contactability !== undefined)
+        changes.contactability = contactabilityLabel(body.contactability);
+      if (body.tags !== undefined) {
+        changes.tags = body.tags.length > 0 ? body.tags : undefined;
+        changes.tagKeys = tagKeysOf(body.tags);
+      }
+      if (body.attributes !== undefined) {
+        const merged: Record<string, string> = attributesOf(current.customAttributes);
+        for (const [key, value] of Object.entries(body.attributes)) {
+          // One key per attribute however it is spelt; "" (or blank) removes it, as null does.
+          const name = normaliseAttributeKey(key);
+          if (value === null || !value.trim()) delete merged[name];
+          else merged[name] = value;
+        }
+        if (Object.keys(merged).length > MAX_ATTRIBUTES) {
+          throw new ValidationError([
+            {
+              type: 'value_error',
+              loc: ['body', 'attributes'],
+              msg: `Value error, a contact has at most ${MAX_ATTRIBUTES} attributes`,
+              input: body.attributes,
+            },
+          ]);
+        }
+        changes.customAttributes = Object.keys(merged).length > 0 ? merged : undefined;
+      }
+      if (body.timezone !== undefined) changes.timezone = body.timezone ?? undefined;
+      const next = { ...current, ...changes };
+      if (!next.phone && !next.email) {
+        throw new ValidationError([
+          { type: 'value_error', loc: ['body'], msg: `Value error, ${NEEDS_PHONE_OR_EMAIL}`, input },
+        ]);
+      }
+      const changed = (Object.keys(changes) as (keyof ContactRecord)[]).some(
+        (key) => JSON.stringify(changes[key]) !== JSON.stringify(current[key as keyof Contact]),
+      );
+      if (!changed) return { write: false, result: undefined };
+      return {
+        write: true,
+        changes: { ...changes, updatedAt: clock.now().toISOString() },
+        result: undefined,
+      };
+    }),
+  );
+  return requireContact(workspaceId, contactId);
+}
+
+/** Deletes a contact with its phone/email keys and search entries (one transaction), then its notes and call links. */
+export async function deleteContact(workspaceId: string, contactId: string): Promise<void> {
+  if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
+  for (let attempt = 0; ; attempt += 1) {
+    const current = await getContact(workspaceId, contactId);
+    if (!current) throw notFound(CONTACT_NOT_FOUND);
+    const result = await contactsService.transaction
+      .write((tx) => [
+        tx.contact
+          .delete({ workspaceId, contactId })
+          .where((attr, op) =>
+            current.version === undefined
+              ? `${op.exists(attr.createdAt)} AND ${op.notExists(attr.version)}`
+              : op.eq(attr.version, current.version),
+          )
+          .commit(),
+        ...(current.phone ? [tx.contactPhone.delete({ workspaceId, phone: current.phone }).commit()] : []),
+        ...(current.email ? [tx.contactEmail.delete({ workspaceId, email: current.email }).commit()] : []),
+        ...(current.searchTokens ?? []).map((token) =>
+          tx.contactSearch.delete({ workspaceId, token, contactId }).commit(),
+        ),
+      ])
+      .go();
+    if (!result.canceled) break;
+    if (attempt >= MAX_TRIES) throw new Error(`contact ${contactId} kept changing; try again`);
+    await backOff(attempt);
+  }
+  // Notes are written only while the contact exists (a condition on it), so none can follow these.
+  const notes = await ContactNoteEntity.query.byContact({ workspaceId, contactId }).go({ pages: 'all' });
+  await deleteAll(
+    (keys) => ContactNoteEntity.delete(keys).go(),
+    notes.data.map(({ noteId }) => ({ workspaceId, contactId, noteId })),
+  );
+  const calls = await ContactCallEntity.query.byContact({ workspaceId, contactId }).go({ pages: 'all' });
+  await deleteAll(
+    (keys) => ContactCallEntity.delete(keys).go(),
+    calls.data.map(({ callId }) => ({ workspaceId, contactId, callId })),
+  );
+}
