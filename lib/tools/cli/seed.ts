@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
-import { requestAccessToken } from '../local/tokens.js';
-import type { StackState } from '../local/state.js';
+import { requestAccessToken } from '../../local/tokens.js';
+import type { StackState } from '../../local/state.js';
 import { ApiClient } from './api-client.js';
 
 export interface SeedResult {

@@ -1,6 +1,6 @@
 import { Arn, ArnFormat, Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { DEFAULT_BEDROCK_MODEL } from '../../functions/providers/llm/index.js';
+import { DEFAULT_BEDROCK_MODEL } from '../../../functions/providers/llm/index.js';
 
 /**
  * The language model the functions with `languageModel` access ask (functions/providers/llm): Amazon

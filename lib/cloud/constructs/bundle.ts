@@ -3,7 +3,7 @@ import { copyFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { FunctionSpec } from '../catalog-types.js';
-import { PHONE_METADATA } from '../../functions/platform/phone.js';
+import { PHONE_METADATA } from '../../../functions/platform/phone.js';
 
 /** Lets bundled CommonJS dependencies call `require` inside the ESM output (every file of it). */
 export const ESM_REQUIRE_BANNER =
@@ -23,7 +23,7 @@ export const BUNDLE_DEFINE: Record<string, string> = {
  * checker, which the bundles do not run (see the stub).
  */
 export const BUNDLE_ALIASES: Record<string, string> = {
-  jsonschema: './lib/constructs/bundle-stubs/jsonschema.mjs',
+  jsonschema: './lib/cloud/constructs/bundle-stubs/jsonschema.mjs',
 };
 
 /** The file Lambda loads at init (`index.handler`). */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { requestAccessToken } from '../local/tokens.js';
-import type { StackState } from '../local/state.js';
+import { requestAccessToken } from '../../local/tokens.js';
+import type { StackState } from '../../local/state.js';
 import { ApiClient, ApiError } from './api-client.js';
 import { seed, type SeedResult } from './seed.js';
 

@@ -4,17 +4,17 @@
  * same source as `GET /api/v1/openapi.json`. `npm run docs:api -- --check` only says whether the file
  * is up to date (exit 1 when not); test/unit/api-reference.test.ts does the same.
  */
-import '../local/node-version-warning.js';
+import '../../local/node-version-warning.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format, resolveConfig } from 'prettier';
-import { apiRoutes, apiTags } from '../../functions/api-routes.js';
-import { authText, buildOpenApiDocument, type ApiTag } from '../../functions/platform/openapi.js';
-import type { Route, RouteTable } from '../../functions/platform/http/route.js';
-import { catalog } from '../catalog.js';
+import { apiRoutes, apiTags } from '../../../functions/api-routes.js';
+import { authText, buildOpenApiDocument, type ApiTag } from '../../../functions/platform/openapi.js';
+import type { Route, RouteTable } from '../../../functions/platform/http/route.js';
+import { catalog } from '../../cloud/catalog.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 
 /** Where the reference is written, relative to the repository root. */
 export const API_REFERENCE_FILE = 'docs/api.md';

@@ -2,7 +2,7 @@ import { build, type BuildOptions } from 'esbuild';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FunctionSpec } from '../catalog-types.js';
+import type { FunctionSpec } from '../../cloud/catalog-types.js';
 import {
   BUNDLE_DEFINE,
   BUNDLE_ENTRY_FILE,
@@ -10,7 +10,7 @@ import {
   bundleFiles,
   bundleFunction,
   initFiles,
-} from '../constructs/bundle.js';
+} from '../../cloud/constructs/bundle.js';
 
 /** The budget: each bundle at most this many times the bare handler's size and cold load. */
 export const BUNDLE_BUDGET = { size: 2, coldLoad: 1.5 } as const;

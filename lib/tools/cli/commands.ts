@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { defaultStateDir } from '../local/paths.js';
-import { readStackState, stackStatePath, type StackState } from '../local/state.js';
-import { requestAccessToken } from '../local/tokens.js';
+import { defaultStateDir } from '../../local/paths.js';
+import { readStackState, stackStatePath, type StackState } from '../../local/state.js';
+import { requestAccessToken } from '../../local/tokens.js';
 import { ApiClient } from './api-client.js';
 import { describeCampaign, watchCampaign } from './campaign.js';
 import { describeInboundCall, receiveCall } from './call.js';

@@ -1,8 +1,8 @@
 import type { FunctionSpec, StackGroup } from './catalog-types.js';
-import { apiRoutes, type ApiDomain } from '../functions/api-routes.js';
-import { unionAccess } from '../functions/platform/http/route.js';
-import { VIEWER } from '../functions/public/docs-viewer.js';
-import { takesCursor } from '../functions/platform/pagination.js';
+import { apiRoutes, type ApiDomain } from '../../functions/api-routes.js';
+import { unionAccess } from '../../functions/platform/http/route.js';
+import { VIEWER } from '../../functions/public/docs-viewer.js';
+import { takesCursor } from '../../functions/platform/pagination.js';
 
 export type { FunctionSpec, HttpRoute, HttpMethod, StackGroup } from './catalog-types.js';
 
@@ -23,7 +23,7 @@ function domainApi(
 
 /**
  * Every function of the service, declared once: its handler file, its triggers and what it may touch.
- * The CDK stack (lib/stack.ts) and the local stack (lib/local/) are both built from this list. HTTP
+ * The CDK stack (lib/cloud/stack.ts) and the local stack (lib/local/) are both built from this list. HTTP
  * routes are declared in each domain's routes.ts (functions/api-routes.ts lists them); a domain's
  * routes are served by one function. Start-call keeps its own (hot path); queue consumers, schedules
  * and provider webhooks one each. A test fails when a handler file is not named here.

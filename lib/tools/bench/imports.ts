@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
-import { resetTableClients, tableName } from '../../functions/platform/table.js';
+import { resetTableClients, tableName } from '../../../functions/platform/table.js';
 import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { batchWriteFloorOf, transactWriteAll } from './batch-write-floor.js';
 import { startBenchStack } from './stack-process.js';

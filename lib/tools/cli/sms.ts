@@ -1,5 +1,5 @@
-import { isE164 } from '../../functions/platform/phone.js';
-import type { StackState } from '../local/state.js';
+import { isE164 } from '../../../functions/platform/phone.js';
+import type { StackState } from '../../local/state.js';
 
 /** What the SMS simulator answers when it delivers an inbound message (its `POST /inbound`). */
 export interface InboundSms {

@@ -4,16 +4,16 @@
  * openapi-typescript; the dashboard's client (openapi-fetch) is typed by it. `--check` only says whether
  * the file is up to date (exit 1 when not); test/unit/web-api-types.test.ts does the same.
  */
-import '../local/node-version-warning.js';
+import '../../local/node-version-warning.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { format, resolveConfig } from 'prettier';
-import { apiRoutes } from '../../functions/api-routes.js';
-import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
+import { apiRoutes } from '../../../functions/api-routes.js';
+import { buildOpenApiDocument } from '../../../functions/platform/openapi.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
 
 /** Where the types are written, relative to the repository root. */
 export const WEB_API_TYPES_FILE = 'web/src/api/schema.d.ts';

@@ -1,7 +1,7 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import type { FunctionSpec } from '../catalog-types.js';
-import { postToConnection } from '../../functions/platform/connections.js';
-import { dynamoClient, tableName } from '../../functions/platform/table.js';
+import type { FunctionSpec } from '../../cloud/catalog-types.js';
+import { postToConnection } from '../../../functions/platform/connections.js';
+import { dynamoClient, tableName } from '../../../functions/platform/table.js';
 
 /**
  * The floor under a conversation turn (`npm run bench`, part `conversation`): the least work any
@@ -21,7 +21,7 @@ export const RELAY_FLOOR_PATH = 'bench-floor';
 export const RELAY_FLOOR_FUNCTION: FunctionSpec = {
   id: 'BenchRelayFloor',
   group: 'conversation',
-  entry: 'lib/bench/relay-floor-handler.ts',
+  entry: 'lib/tools/bench/relay-floor-handler.ts',
   webSocket: { routes: ['$connect', '$default', '$disconnect'] },
   access: { table: 'readwrite', manageConnections: true, languageModel: true },
 };

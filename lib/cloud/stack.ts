@@ -17,11 +17,11 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { catalog as defaultCatalog } from './catalog.js';
 import type { FunctionSpec, StackGroup } from './catalog-types.js';
-import { routeKey } from '../functions/platform/http/route.js';
+import { routeKey } from '../../functions/platform/http/route.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { ServiceQueue } from './constructs/service-queue.js';
 import { DashboardSite } from './constructs/dashboard-site.js';
-import { WEB_DIST } from './local/web.js';
+import { WEB_DIST } from '../local/web.js';
 import {
   DEFAULT_LANGUAGE_MODEL,
   bedrockInvokeStatements,
@@ -39,10 +39,10 @@ import {
   queueUrlEnv,
   webhookUrlEnv,
   type QueueKey,
-} from '../functions/platform/resources.js';
+} from '../../functions/platform/resources.js';
 
 /** The repository root: catalog entries and package-lock.json are resolved from here. */
-export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 type SecretName = NonNullable<FunctionSpec['access']['secrets']>[number];
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
-import { INDEX_OPTIONS } from '../../functions/knowledge/search-index.js';
-import { getKnowledgeBase, touchBase, upsertListing } from '../../functions/knowledge/service.js';
-import { getObject } from '../../functions/platform/storage.js';
-import { resetQueueClient } from '../../functions/platform/queue.js';
-import { resetTableClients } from '../../functions/platform/table.js';
+import { INDEX_OPTIONS } from '../../../functions/knowledge/search-index.js';
+import { getKnowledgeBase, touchBase, upsertListing } from '../../../functions/knowledge/service.js';
+import { getObject } from '../../../functions/platform/storage.js';
+import { resetQueueClient } from '../../../functions/platform/queue.js';
+import { resetTableClients } from '../../../functions/platform/table.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
 import { summarise, type LatencySummary } from './load.js';

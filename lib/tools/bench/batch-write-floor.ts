@@ -5,7 +5,7 @@ import {
   type TransactWriteItem,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { dynamoClient, tableName } from '../../functions/platform/table.js';
+import { dynamoClient, tableName } from '../../../functions/platform/table.js';
 
 /** BatchWriteItem requests the floors send at once. */
 const FLOOR_CONCURRENCY = 8;

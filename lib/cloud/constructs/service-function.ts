@@ -4,7 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionSpec } from '../catalog-types.js';
-import { SERVICE_NAME } from '../../functions/platform/resources.js';
+import { SERVICE_NAME } from '../../../functions/platform/resources.js';
 import { BUNDLE_ENTRY_FILE, bundleFunction } from './bundle.js';
 
 /** Runtime of every function: the newest Node.js line Lambda offers (cdk-nag L1 checks it is the latest). */
@@ -32,7 +32,7 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One catalog entry as a Lambda function: Node.js on arm64, bundled by esbuild (lib/constructs/bundle.ts:
+ * One catalog entry as a Lambda function: Node.js on arm64, bundled by esbuild (lib/cloud/constructs/bundle.ts:
  * an ESM entry and the chunks it loads on demand), its own log group with a retention, and
  * its own role that starts with nothing but writing to that log group (grants are added by the stack).
  */

@@ -5,8 +5,8 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { dynamoClient, resetTableClients, tableName } from '../../functions/platform/table.js';
-import { resetQueueClient, sqsClient } from '../../functions/platform/queue.js';
+import { dynamoClient, resetTableClients, tableName } from '../../../functions/platform/table.js';
+import { resetQueueClient, sqsClient } from '../../../functions/platform/queue.js';
 
 /**
  * The floor under start-call: the least work any implementation of it must do, done directly with

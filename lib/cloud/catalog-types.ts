@@ -1,7 +1,7 @@
-import type { Access, Route } from '../functions/platform/http/route.js';
-import type { QueueKey } from '../functions/platform/resources.js';
+import type { Access, Route } from '../../functions/platform/http/route.js';
+import type { QueueKey } from '../../functions/platform/resources.js';
 
-export type { HttpMethod, Route as HttpRoute, Access } from '../functions/platform/http/route.js';
+export type { HttpMethod, Route as HttpRoute, Access } from '../../functions/platform/http/route.js';
 
 /**
  * The nested stack a function is deployed in: one per domain, so every template keeps room to grow,

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StackMetrics } from '../local/metrics.js';
-import type { QuiescenceReport } from '../local/quiescence.js';
-import { isProcessAlive, type StackState } from '../local/state.js';
+import type { StackMetrics } from '../../local/metrics.js';
+import type { QuiescenceReport } from '../../local/quiescence.js';
+import { isProcessAlive, type StackState } from '../../local/state.js';
 
 /**
  * The local stack as `npm start` runs it (`node --import tsx bin/local.ts`: the gateway's process and

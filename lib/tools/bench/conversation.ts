@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
-import { signTwilioRequest, SIGNATURE_HEADER } from '../../functions/providers/telephony/twilio-format.js';
+import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 import { summarise, type LatencySummary } from './load.js';
 import { RELAY_FLOOR_PATH } from './relay-floor-handler.js';
 import { startBenchStack } from './stack-process.js';
@@ -18,7 +18,7 @@ import { startBenchStack } from './stack-process.js';
  *    reference (every call's next line the moment its reply ends: the load of far more calls). Taking
  *    turns in `rounds` with its floor: the same WebSocket round trip through the same local relay
  *    gateway (the stack's own, at `/bench-floor`, in the same process as the turns,
- *    lib/bench/relay-floor-handler.ts: one GetItem, one PutItem on the stack's table, one streamed
+ *    lib/tools/bench/relay-floor-handler.ts: one GetItem, one PutItem on the stack's table, one streamed
  *    request to the stack's model simulator, its first chunk forwarded with PostToConnection).
  *    Budgets: p50 ≤ 1.5x the floor's, p99 ≤ 2x, and the service's own part (the turn less the model's
  *    time to first token) ≤ 50 ms at p50, from the call detail's `latency.service_ms` and from the

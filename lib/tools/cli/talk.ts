@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
-import { LOCAL_TELEPHONY_AUTH_TOKEN } from '../../functions/providers/telephony/index.js';
-import type { StackState } from '../local/state.js';
-import { RelaySession } from '../local/simulators/telephony/relay-client.js';
+import { LOCAL_TELEPHONY_AUTH_TOKEN } from '../../../functions/providers/telephony/index.js';
+import type { StackState } from '../../local/state.js';
+import { RelaySession } from '../../local/simulators/telephony/relay-client.js';
 import { receiveCall } from './call.js';
 
 /**

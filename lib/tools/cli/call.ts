@@ -1,5 +1,5 @@
-import { isE164 } from '../../functions/platform/phone.js';
-import type { StackState } from '../local/state.js';
+import { isE164 } from '../../../functions/platform/phone.js';
+import type { StackState } from '../../local/state.js';
 
 /** What the telephony simulator answers when it dials one of our numbers (its `POST /inbound`). */
 export interface InboundCall {

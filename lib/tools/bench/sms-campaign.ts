@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { BillingAccountEntity } from '../../functions/billing/entities.js';
-import { createContact } from '../../functions/contacts/service.js';
-import { readSmsOutbox } from '../../functions/providers/sms/local-outbox.js';
-import { SmsMessageEntity } from '../../functions/sms/entities.js';
+import { BillingAccountEntity } from '../../../functions/billing/entities.js';
+import { createContact } from '../../../functions/contacts/service.js';
+import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
+import { SmsMessageEntity } from '../../../functions/sms/entities.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
-import { resetTableClients } from '../../functions/platform/table.js';
+import { resetTableClients } from '../../../functions/platform/table.js';
 import { batchWriteFloorOf } from './batch-write-floor.js';
 import { startBenchStack } from './stack-process.js';
 

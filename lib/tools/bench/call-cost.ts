@@ -1,4 +1,4 @@
-import type { ProcessMetrics, StackMetrics } from '../local/metrics.js';
+import type { ProcessMetrics, StackMetrics } from '../../local/metrics.js';
 import type { BenchStack } from './stack-process.js';
 import { startCallClient } from './start-call.js';
 

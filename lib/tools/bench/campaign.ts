@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { WorkspaceEntity } from '../../functions/access/entities.js';
-import { BillingAccountEntity } from '../../functions/billing/entities.js';
-import { CallEntity } from '../../functions/calling/entities.js';
-import { BatchContactEntity } from '../../functions/campaigns/entities.js';
+import { WorkspaceEntity } from '../../../functions/access/entities.js';
+import { BillingAccountEntity } from '../../../functions/billing/entities.js';
+import { CallEntity } from '../../../functions/calling/entities.js';
+import { BatchContactEntity } from '../../../functions/campaigns/entities.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
 import { startBenchStack } from './stack-process.js';

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { dlqName, QUEUES, type QueueKey } from '../../functions/platform/resources.js';
+import { dlqName, QUEUES, type QueueKey } from '../../../functions/platform/resources.js';
 
 /** How long a dead-lettered message waits for someone to look at it (the SQS maximum). */
 export const DLQ_RETENTION = Duration.days(14);

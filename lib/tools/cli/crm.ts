@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { StackState } from '../local/state.js';
-import { crmSimulator } from '../local/simulators/crm/client.js';
+import type { StackState } from '../../local/state.js';
+import { crmSimulator } from '../../local/simulators/crm/client.js';
 
 /**
  * `npm run cli -- crm …`: what a user of the demo CRM would do, so a connected `demo_crm`
