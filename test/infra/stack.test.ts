@@ -19,7 +19,8 @@ import {
   queueUrlEnv,
   webhookUrlEnv,
 } from '../../functions/platform/resources.js';
-import { VoiceAgentStack, secretArnEnv, type VoiceAgentStackProps } from '../../lib/cloud/stack.js';
+import { secretArnEnv } from '../../lib/cloud/secrets.js';
+import { VoiceAgentStack, type VoiceAgentStackProps } from '../../lib/cloud/stack.js';
 import { DEFAULT_BEDROCK_MODEL } from '../../functions/providers/llm/index.js';
 
 const STACK_NAME = 'TestStack';
