@@ -1,5 +1,5 @@
 /**
- * The CDK app (`npx cdk synth`, `npx cdk deploy`): one stack built from lib/catalog.ts, checked by
+ * The CDK app (`npx cdk synth`, `npx cdk deploy`): one stack built from lib/cloud/catalog.ts, checked by
  * cdk-nag's AWS Solutions rules (an unsuppressed finding fails the synth).
  *
  * Context (`-c key=value`): stackName (default VoiceAgentService), telephonyProvider (simulator|twilio,
@@ -13,10 +13,10 @@
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { LanguageModelSettings } from '../lib/constructs/language-model.js';
+import type { LanguageModelSettings } from '../lib/cloud/constructs/language-model.js';
 import { DEFAULT_BEDROCK_MODEL } from '../functions/providers/llm/index.js';
 import { ensureWebBuild } from '../lib/local/web.js';
-import { VoiceAgentStack } from '../lib/stack.js';
+import { VoiceAgentStack } from '../lib/cloud/stack.js';
 
 const app = new App();
 

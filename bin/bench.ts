@@ -5,39 +5,39 @@
  *    TransactWriteItems, 1 SendMessage to a bench-only queue) done directly with the handlers' own SDK
  *    clients against the same DynamoDB Local and fauxqs — and start-call through the local gateway with
  *    an API key, both one at a time (p50, p99) and by 8 loops at once (throughput), in the same run;
- *    budget: start-call p50 ≤ 1.5x the floor's, p99 ≤ 2x, throughput ≥ 0.6x (lib/bench/floor.ts),
+ *    budget: start-call p50 ≤ 1.5x the floor's, p99 ≤ 2x, throughput ≥ 0.6x (lib/tools/bench/floor.ts),
  *  - the cost of a call, start-call to the post-call webhook at the demo receiver: DynamoDB requests
  *    by command, queue messages and the stack's CPU, per call over BENCH_CALLS calls, from the stack's
- *    own counters between two quiescent points (GET /_local/metrics; lib/bench/call-cost.ts),
+ *    own counters between two quiescent points (GET /_local/metrics; lib/tools/bench/call-cost.ts),
  *  - each function bundle's size and cold load (a fresh Node process importing it, median of 3), as
  *    ratios to a bare DynamoDB-reading handler bundled in the same run: budget 2x size, 1.5x cold load
- *    (lib/bench/bundles.ts; the reviewers' bundle check holds the same).
+ *    (lib/tools/bench/bundles.ts; the reviewers' bundle check holds the same).
  *  - knowledge-base search over BENCH_KB_ITEMS (10,000) listings through the gateway, p50 and p99 against
- *    a GET of the same base (same gateway, token and GetItem) in the same run (lib/bench/knowledge-search.ts).
+ *    a GET of the same base (same gateway, token and GetItem) in the same run (lib/tools/bench/knowledge-search.ts).
  *  - a batch campaign of BENCH_CAMPAIGN_CONTACTS (10,000) contacts under a cap of BENCH_CAMPAIGN_CAP (20),
  *    calls at SIMULATOR_TIME_SCALE BENCH_CAMPAIGN_TIME_SCALE (120): every contact dialled exactly once
  *    (0 duplicates, 0 lost, from the call records), the live calls sampled never above the cap, and
- *    dials per second against the cap's theoretical rate (lib/bench/campaign.ts).
+ *    dials per second against the cap's theoretical rate (lib/tools/bench/campaign.ts).
  *  - an SMS campaign of BENCH_SMS_MESSAGES (5,000) messages: messages per second from PATCH sending to
  *    `sent` (and to every delivery callback applied), counts and charges exact, against BatchWriteItem
- *    of as many items in the same run (lib/bench/sms-campaign.ts).
+ *    of as many items in the same run (lib/tools/bench/sms-campaign.ts).
  *  - the dashboard's script (web/dist, built when stale): gzipped, the first load ≤ 60 KB and each
- *    lazily loaded page chunk ≤ 30 KB (lib/bench/web.ts; part `web`).
+ *    lazily loaded page chunk ≤ 30 KB (lib/tools/bench/web.ts; part `web`).
  *  - the voice runtime (part `conversation`): latency per turn, BENCH_CONVERSATION_CALLS (20) calls at once,
  *    BENCH_CONVERSATION_TURNS (10) turns each, the caller pausing BENCH_CONVERSATION_PAUSE_MS (1000) on
  *    average after each reply, against its floor through the same relay gateway in the same run (and one
  *    round back to back, no pause, for reference), and BENCH_RELAY_SESSIONS (100) relay sessions of BENCH_RELAY_SESSION_TURNS (10)
  *    turns at once: every prompt answered once, by its own call, transcripts exact
- *    (lib/bench/conversation.ts).
+ *    (lib/tools/bench/conversation.ts).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { catalog } from '../lib/catalog.js';
-import { bundlesTable, measureBundles } from '../lib/bench/bundles.js';
-import { measureCallCost, type CallCost } from '../lib/bench/call-cost.js';
-import { prepareFloor } from '../lib/bench/floor.js';
+import { catalog } from '../lib/cloud/catalog.js';
+import { bundlesTable, measureBundles } from '../lib/tools/bench/bundles.js';
+import { measureCallCost, type CallCost } from '../lib/tools/bench/call-cost.js';
+import { prepareFloor } from '../lib/tools/bench/floor.js';
 import {
   combine,
   concurrent,
@@ -45,18 +45,18 @@ import {
   type LatencySummary,
   type Runs,
   type Throughput,
-} from '../lib/bench/load.js';
-import { startBenchStack, type BenchStack } from '../lib/bench/stack-process.js';
-import { startCallClient } from '../lib/bench/start-call.js';
-import { ApiClient } from '../lib/cli/api-client.js';
-import { importTable, measureImport } from '../lib/bench/imports.js';
-import { measureSearch, searchTable } from '../lib/bench/knowledge-search.js';
-import { campaignTable, measureCampaign } from '../lib/bench/campaign.js';
-import { measureSmsCampaign, smsCampaignTable } from '../lib/bench/sms-campaign.js';
-import { seed, type SeedResult } from '../lib/cli/seed.js';
-import { measureWeb, webTable } from '../lib/bench/web.js';
+} from '../lib/tools/bench/load.js';
+import { startBenchStack, type BenchStack } from '../lib/tools/bench/stack-process.js';
+import { startCallClient } from '../lib/tools/bench/start-call.js';
+import { ApiClient } from '../lib/tools/cli/api-client.js';
+import { importTable, measureImport } from '../lib/tools/bench/imports.js';
+import { measureSearch, searchTable } from '../lib/tools/bench/knowledge-search.js';
+import { campaignTable, measureCampaign } from '../lib/tools/bench/campaign.js';
+import { measureSmsCampaign, smsCampaignTable } from '../lib/tools/bench/sms-campaign.js';
+import { seed, type SeedResult } from '../lib/tools/cli/seed.js';
+import { measureWeb, webTable } from '../lib/tools/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
-import { conversationTable, measureConversation } from '../lib/bench/conversation.js';
+import { conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -83,14 +83,14 @@ const PARTS = new Set(
     process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation'
   ).split(','),
 );
-/** Knowledge-base search (lib/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
+/** Knowledge-base search (lib/tools/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
 const KB_ITEMS = Number(process.env.BENCH_KB_ITEMS ?? 10_000);
-/** The batch campaign (lib/bench/campaign.ts, part `campaign`): contacts, cap, simulator time scale. */
+/** The batch campaign (lib/tools/bench/campaign.ts, part `campaign`): contacts, cap, simulator time scale. */
 const CAMPAIGN_CONTACTS = Number(process.env.BENCH_CAMPAIGN_CONTACTS ?? 10_000);
 const CAMPAIGN_CAP = Number(process.env.BENCH_CAMPAIGN_CAP ?? 20);
 const CAMPAIGN_TIME_SCALE = Number(process.env.BENCH_CAMPAIGN_TIME_SCALE ?? 120);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-/** Contact import (lib/bench/imports.ts): rows of the generated CSV (part `import`). */
+/** Contact import (lib/tools/bench/imports.ts): rows of the generated CSV (part `import`). */
 const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 50_000);
 
 async function demoOrganisation(stack: BenchStack): Promise<SeedResult> {
@@ -323,7 +323,7 @@ async function main(): Promise<void> {
   mkdirSync(join(ROOT, '.local'), { recursive: true });
   const startCall = PARTS.has('start-call') ? await measureStartCallAgainstFloor() : undefined;
   const callCost = PARTS.has('call-cost') ? await measureCostOfACall() : undefined;
-  // ── Contact import: 50,000 rows vs BatchWriteItem of as many items (lib/bench/imports.ts) ──
+  // ── Contact import: 50,000 rows vs BatchWriteItem of as many items (lib/tools/bench/imports.ts) ──
   const contactImport = PARTS.has('import')
     ? await measureImport({ root: ROOT, rows: IMPORT_ROWS, env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL }, log })
     : undefined;
@@ -352,7 +352,7 @@ async function main(): Promise<void> {
       })
     : undefined;
 
-  // ── SMS campaign: 5,000 messages, messages/s vs BatchWriteItem of as many items (lib/bench/sms-campaign.ts) ──
+  // ── SMS campaign: 5,000 messages, messages/s vs BatchWriteItem of as many items (lib/tools/bench/sms-campaign.ts) ──
   const smsCampaign = PARTS.has('sms')
     ? await measureSmsCampaign({
         root: ROOT,
@@ -362,7 +362,7 @@ async function main(): Promise<void> {
       })
     : undefined;
 
-  // ── The voice runtime: latency per turn vs its floor, 100 concurrent sessions (lib/bench/conversation.ts) ──
+  // ── The voice runtime: latency per turn vs its floor, 100 concurrent sessions (lib/tools/bench/conversation.ts) ──
   const conversation = PARTS.has('conversation')
     ? await measureConversation({
         root: ROOT,
@@ -383,7 +383,7 @@ async function main(): Promise<void> {
     bundles = await measureBundles(ROOT, catalog, join(ROOT, '.local', 'bench-bundles'));
   }
 
-  // ── The dashboard's script: first load and each page's chunk, gzipped (lib/bench/web.ts) ──
+  // ── The dashboard's script: first load and each page's chunk, gzipped (lib/tools/bench/web.ts) ──
   let web;
   if (PARTS.has('web')) {
     await ensureWebBuild(log);

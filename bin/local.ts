@@ -4,7 +4,7 @@
  * Environment: PORT (gateway, default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local),
  * LOCAL_IN_MEMORY=1 (DynamoDB in memory), LOCAL_VISIBILITY_TIMEOUT_SECONDS (default 5),
  * LOCAL_POLLER_CONCURRENCY (default 1), LOCAL_SCHEDULER=off, LOCAL_DEMO=off (no demo organisation;
- * lib/cli/demo.ts), LOCAL_WEB=off (no dashboard at `/`; otherwise web/dist is built first when missing or
+ * lib/tools/cli/demo.ts), LOCAL_WEB=off (no dashboard at `/`; otherwise web/dist is built first when missing or
  * stale, lib/local/web.ts), LOCAL_EXIT_WITH_PARENT=<pid> (stop when
  * that process is gone: the test harness), LOCAL_BACKGROUND_NICE (the work process's priority, default
  * 10; 0: normal), LLM_BASE_URL / LLM_MODEL / LLM_API_KEY (your own OpenAI-compatible model server
@@ -20,7 +20,7 @@
  * (lib/local/metrics.ts).
  */
 import '../lib/local/node-version-warning.js';
-import { demoBanner, demoWanted, ensureDemo } from '../lib/cli/demo.js';
+import { demoBanner, demoWanted, ensureDemo } from '../lib/tools/cli/demo.js';
 import { LocalStackError } from '../lib/local/errors.js';
 import { banner, startLocalStack, stopOnSignals, type LocalStack } from '../lib/local/stack.js';
 import { isProcessAlive } from '../lib/local/state.js';

@@ -117,7 +117,7 @@ const handlers: {
     applyEnvironment(env);
     installMetrics();
     const [{ catalog }, { startGateway }] = await Promise.all([
-      import('../catalog.js'),
+      import('../cloud/catalog.js'),
       import('./gateway.js'),
     ]);
     webhooks = await startGateway({
@@ -170,7 +170,7 @@ const handlers: {
     const [{ SQSClient }, { catalog }, { startPollers }, { startScheduler }, { LOCAL_CREDENTIALS }] =
       await Promise.all([
         import('@aws-sdk/client-sqs'),
-        import('../catalog.js'),
+        import('../cloud/catalog.js'),
         import('./pollers.js'),
         import('./scheduler.js'),
         import('./resources-setup.js'),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FunctionSpec } from '../catalog-types.js';
+import type { FunctionSpec } from '../cloud/catalog-types.js';
 import { httpApiEvent } from './events.js';
 import { invokeFunction } from './invoke.js';
 import { dim, warn } from './log.js';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { runWithGrants } from '../../functions/platform/grants.js';
-import type { FunctionSpec } from '../catalog-types.js';
+import type { FunctionSpec } from '../cloud/catalog-types.js';
 import { repoRoot } from './paths.js';
 
 /** What a catalog entry file exports: a Lambda handler (middy or plain async function). */

@@ -6,7 +6,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import type { FunctionSpec } from '../catalog-types.js';
+import type { FunctionSpec } from '../cloud/catalog-types.js';
 import type { QueueKey } from '../../functions/platform/resources.js';
 import { sqsEvent } from './events.js';
 import { invokeFunction } from './invoke.js';

@@ -1,4 +1,4 @@
-import type { FunctionSpec } from '../catalog-types.js';
+import type { FunctionSpec } from '../cloud/catalog-types.js';
 import type { QueueKey } from '../../functions/platform/resources.js';
 import type { QueuePoller } from './pollers.js';
 import type { LocalQueue } from './resources-setup.js';

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { FunctionSpec } from '../catalog-types.js';
+import type { FunctionSpec } from '../cloud/catalog-types.js';
 import { invokeFunction } from './invoke.js';
 import { warn } from './log.js';
 

@@ -1,4 +1,4 @@
-import type { FunctionSpec, HttpMethod } from '../catalog-types.js';
+import type { FunctionSpec, HttpMethod } from '../cloud/catalog-types.js';
 
 /** One place a request can land: an HTTP API route of a function, or a function URL. */
 export interface RouteTarget {

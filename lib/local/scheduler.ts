@@ -1,4 +1,4 @@
-import type { FunctionSpec } from '../catalog-types.js';
+import type { FunctionSpec } from '../cloud/catalog-types.js';
 import { scheduledEvent } from './events.js';
 import { invokeFunction } from './invoke.js';
 import { warn } from './log.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { catalog as fullCatalog } from '../catalog.js';
-import type { FunctionSpec } from '../catalog-types.js';
+import { catalog as fullCatalog } from '../cloud/catalog.js';
+import type { FunctionSpec } from '../cloud/catalog-types.js';
 import { startBackground, type Background } from './background.js';
 import { checkJava, startDynamoDbLocal } from './dynamodb.js';
 import { applyEnvironment, stackEnvironment, type EnvironmentDefaults } from './environment.js';
@@ -66,7 +66,7 @@ export interface LocalStack {
 /** `npm run bench`'s floor under a turn, served beside the turns (lib/bench/relay-floor-handler.ts). */
 async function benchRelayFloor(): Promise<Record<string, FunctionSpec[]>> {
   if (process.env.LOCAL_BENCH_RELAY_FLOOR !== '1') return {};
-  const { RELAY_FLOOR_FUNCTION, RELAY_FLOOR_PATH } = await import('../bench/relay-floor-handler.js');
+  const { RELAY_FLOOR_FUNCTION, RELAY_FLOOR_PATH } = await import('../tools/bench/relay-floor-handler.js');
   return { [RELAY_FLOOR_PATH]: [RELAY_FLOOR_FUNCTION] };
 }
 

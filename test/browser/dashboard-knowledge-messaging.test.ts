@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { receiveSms } from '../../lib/cli/sms.js';
-import { seed, type SeedResult } from '../../lib/cli/seed.js';
+import { receiveSms } from '../../lib/tools/cli/sms.js';
+import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
 import { crmSimulator } from '../../lib/local/simulators/crm/client.js';
 import type { StackState } from '../../lib/local/state.js';
 import { api, baseUrl, type Json } from '../helpers/http.js';

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { seed, type SeedResult } from '../../lib/cli/seed.js';
+import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
 import { api, baseUrl } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';

@@ -5,7 +5,7 @@
  */
 import { httpApiEvent } from '../../lib/local/events.js';
 import { Router } from '../../lib/local/router.js';
-import type { FunctionSpec } from '../../lib/catalog-types.js';
+import type { FunctionSpec } from '../../lib/cloud/catalog-types.js';
 import { api, baseUrl } from '../helpers/http.js';
 import { subjectFor, tokenFor } from '../helpers/tokens.js';
 

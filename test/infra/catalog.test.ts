@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { catalog } from '../../lib/catalog.js';
+import { catalog } from '../../lib/cloud/catalog.js';
 import { apiRoutes } from '../../functions/api-routes.js';
 import { routeKey } from '../../functions/platform/http/route.js';
 import { QUEUES } from '../../functions/platform/resources.js';

@@ -1,12 +1,12 @@
 /**
- * The dashboard in the cloud (lib/constructs/dashboard-site.ts): a private bucket behind CloudFront
+ * The dashboard in the cloud (lib/cloud/constructs/dashboard-site.ts): a private bucket behind CloudFront
  * with Origin Access Control, a strict CSP, the SPA's routes falling back to index.html, and the user
  * pool's client set up for the authorization code flow with the site's callback and logout URLs.
  */
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { VoiceAgentStack } from '../../lib/stack.js';
+import { VoiceAgentStack } from '../../lib/cloud/stack.js';
 
 const stack = new VoiceAgentStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'DashStack', {
   env: { account: '123456789012', region: 'ap-southeast-2' },

@@ -213,14 +213,14 @@ describe('the checker itself', () => {
   test('flags an import upwards, from lib/ and of the SDK outside the bottom layer', () => {
     const found = violations([
       file('functions/billing/ledger.ts', ['../agents/entities.js', '../access/entities.js']),
-      file('functions/agents/service.ts', ['../../lib/catalog.js', '@aws-sdk/client-sqs']),
+      file('functions/agents/service.ts', ['../../lib/cloud/catalog.js', '@aws-sdk/client-sqs']),
       file('functions/platform/table.ts', ['@aws-sdk/client-dynamodb']),
       file('functions/billing/handlers/x.ts', ['../../post-call/held-actions.js']),
       file('functions/billing/renewal.ts', ['./handlers/renew-credits.js']),
     ]).map((v) => `${v.rule} ${v.from} -> ${v.to}`);
     expect(found).toEqual([
       'layer functions/billing/ledger.ts -> functions/agents/entities.ts',
-      'outside-functions functions/agents/service.ts -> lib/catalog.ts',
+      'outside-functions functions/agents/service.ts -> lib/cloud/catalog.ts',
       'aws-sdk functions/agents/service.ts -> @aws-sdk/client-sqs',
       'layer functions/billing/renewal.ts -> functions/billing/handlers/renew-credits.ts',
     ]);

@@ -1,5 +1,5 @@
 /**
- * CDK template assertions for lib/stack.ts, against the real catalog and against a fixture catalog that
+ * CDK template assertions for lib/cloud/stack.ts, against the real catalog and against a fixture catalog that
  * exercises every trigger and access kind (the real catalog may not have a queue consumer, a schedule or
  * a webhook yet). Asset bundling is skipped through the app context, so no esbuild run and no Docker.
  */
@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { App, Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { catalog } from '../../lib/catalog.js';
-import type { FunctionSpec } from '../../lib/catalog-types.js';
-import { functionDescription } from '../../lib/constructs/service-function.js';
+import { catalog } from '../../lib/cloud/catalog.js';
+import type { FunctionSpec } from '../../lib/cloud/catalog-types.js';
+import { functionDescription } from '../../lib/cloud/constructs/service-function.js';
 import {
   BUCKET,
   QUEUES,
@@ -19,7 +19,8 @@ import {
   queueUrlEnv,
   webhookUrlEnv,
 } from '../../functions/platform/resources.js';
-import { VoiceAgentStack, secretArnEnv, type VoiceAgentStackProps } from '../../lib/stack.js';
+import { secretArnEnv } from '../../lib/cloud/secrets.js';
+import { VoiceAgentStack, type VoiceAgentStackProps } from '../../lib/cloud/stack.js';
 import { DEFAULT_BEDROCK_MODEL } from '../../functions/providers/llm/index.js';
 
 const STACK_NAME = 'TestStack';

@@ -4,7 +4,7 @@
  * still playing each keep the stack busy; once they are done it is quiescent. The endpoint is the
  * gateway's own, outside the API, and no catalog route (so no cloud route) lives under /_local/.
  */
-import { catalog } from '../../lib/catalog.js';
+import { catalog } from '../../lib/cloud/catalog.js';
 import { sendMessage } from '../../functions/platform/queue.js';
 import { queueKeys } from '../../functions/platform/resources.js';
 import { api } from '../helpers/http.js';

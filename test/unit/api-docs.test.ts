@@ -16,8 +16,8 @@ import { LOCAL_LOGO, REDOC_CDN_LOGO, VIEWER, viewerScript } from '../../function
 import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
 import { apiRoutes } from '../../functions/api-routes.js';
 import { defineRoute, implement, type HttpEvent } from '../../functions/platform/http/index.js';
-import { catalog } from '../../lib/catalog.js';
-import { copyBundleFiles } from '../../lib/constructs/bundle.js';
+import { catalog } from '../../lib/cloud/catalog.js';
+import { copyBundleFiles } from '../../lib/cloud/constructs/bundle.js';
 
 interface Response {
   statusCode: number;

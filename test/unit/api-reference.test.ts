@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { apiRoutes, apiTags } from '../../functions/api-routes.js';
-import { API_REFERENCE_FILE, renderApiReference } from '../../lib/cli/api-reference.js';
+import { API_REFERENCE_FILE, renderApiReference } from '../../lib/tools/cli/api-reference.js';
 
 const committed = readFileSync(
   fileURLToPath(new URL(`../../${API_REFERENCE_FILE}`, import.meta.url)),

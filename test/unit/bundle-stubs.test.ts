@@ -10,7 +10,7 @@ import {
   bundleFunction,
   bundleOptions,
   initFiles,
-} from '../../lib/constructs/bundle.js';
+} from '../../lib/cloud/constructs/bundle.js';
 import { UserEntity, UserIdentityEntity, identityService } from '../../functions/platform/auth/entities.js';
 
 /**

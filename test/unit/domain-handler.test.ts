@@ -6,7 +6,7 @@
 import type { Context } from 'aws-lambda';
 import { pathToFileURL } from 'node:url';
 import * as path from 'node:path';
-import { catalog } from '../../lib/catalog.js';
+import { catalog } from '../../lib/cloud/catalog.js';
 import {
   defineRoute,
   domainHandler,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import { renderWebApiTypes, WEB_API_TYPES_FILE } from '../../lib/cli/web-api-types.js';
+import { renderWebApiTypes, WEB_API_TYPES_FILE } from '../../lib/tools/cli/web-api-types.js';
 
 describe('web/src/api/schema.d.ts', () => {
   it('is up to date with the route declarations (npm run web:api-types)', async () => {

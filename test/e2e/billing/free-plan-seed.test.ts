@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { seed, type SeedResult } from '../../../lib/cli/seed.js';
+import { seed, type SeedResult } from '../../../lib/tools/cli/seed.js';
 import { readStackState } from '../../../lib/local/state.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/wait.js';

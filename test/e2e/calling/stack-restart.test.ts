@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkspaceEntity } from '../../../functions/access/entities.js';
-import { seed, type SeedResult } from '../../../lib/cli/seed.js';
+import { seed, type SeedResult } from '../../../lib/tools/cli/seed.js';
 import { repoRoot } from '../../../lib/local/paths.js';
 import { readStackState, stackStatePath, type StackState } from '../../../lib/local/state.js';
 import { stackState } from '../../helpers/stack-state.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { commands } from '../../../lib/cli/commands.js';
+import { commands } from '../../../lib/tools/cli/commands.js';
 import { uniqueMobile } from '../contacts/fixtures.js';
 
 const exec = promisify(execFile);

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { demoBanner, demoWanted, ensureDemo, type Demo } from '../../../lib/cli/demo.js';
-import type { SeedResult } from '../../../lib/cli/seed.js';
+import { demoBanner, demoWanted, ensureDemo, type Demo } from '../../../lib/tools/cli/demo.js';
+import type { SeedResult } from '../../../lib/tools/cli/seed.js';
 import { readStackState, type StackState } from '../../../lib/local/state.js';
 import { api, type Json } from '../../helpers/http.js';
 
 /**
- * The demo data `npm start` brings up (lib/cli/demo.ts), against the shared test stack with a state
+ * The demo data `npm start` brings up (lib/tools/cli/demo.ts), against the shared test stack with a state
  * folder of the test's own: made once and written to demo.json, kept by the next start while its API
  * key answers, made again when its data is gone or the file is unreadable. The printed start-call
  * works as printed.

@@ -1,5 +1,5 @@
 import { CallEntity } from '../../../functions/calling/entities.js';
-import { receiveSms } from '../../../lib/cli/sms.js';
+import { receiveSms } from '../../../lib/tools/cli/sms.js';
 import type { StackState } from '../../../lib/local/state.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
