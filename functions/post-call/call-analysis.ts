@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { languageModel, LanguageModelError, type LanguageModelPort } from '../providers/llm/index.js';
 import { logger } from '../platform/logger.js';
+import { errorName, surfaceProgrammingErrorInTests } from '../platform/programming-errors.js';
 import type { SentimentLabel, TranscriptTurn } from './analysis.js';
 
 /**
@@ -222,10 +223,15 @@ export async function analyseCall(
         continue;
       }
       // Any other fault of the model (or of its configuration) falls back: the call is never held up.
-      const kind = error instanceof LanguageModelError ? error.kind : 'unexpected';
-      logger.warn('the model failed the call analysis; the rules answer', {
-        kind,
-        error: error instanceof Error ? error.name : 'unknown',
+      if (error instanceof LanguageModelError) {
+        logger.warn('the model failed the call analysis; the rules answer', { kind: error.kind });
+        return rulesAnalysis(input);
+      }
+      // Not the model's fault: a bug of ours fails the tests; in service it is logged and the rules answer.
+      surfaceProgrammingErrorInTests(error);
+      logger.error('the call analysis failed unexpectedly; the rules answer', {
+        error: errorName(error),
+        stack: error instanceof Error ? error.stack?.split('\n').slice(1, 5).join(' | ') : undefined,
       });
       return rulesAnalysis(input);
     }

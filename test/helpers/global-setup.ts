@@ -87,6 +87,8 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
       LOCAL_STATE_DIR: stateDir,
       LOCAL_EXIT_WITH_PARENT: String(process.pid),
       LOCAL_DEMO: 'off',
+      // A bug caught where faults are caught (a tool, the call analysis) fails the tests (platform/programming-errors.ts).
+      SURFACE_PROGRAMMING_ERRORS: '1',
       // INFO, as `npm start` runs: test/e2e/platform/logs.test.ts reads this log for personal data.
       POWERTOOLS_LOG_LEVEL: 'INFO',
       LOCAL_VISIBILITY_TIMEOUT_SECONDS: '1',

@@ -137,11 +137,19 @@ describe('post-call analysis by the model', () => {
         user_sentiment: 'neutral',
         custom: { budget: null, pre_approved: null, suburb: null, intent: null, email: null },
       });
-      // The OpenAI adapter's own retries aside, the analysis asked once.
-      expect(server.requests).toBeGreaterThanOrEqual(1);
+      // A model fault is not retried: asked exactly once.
+      expect(server.requests).toBe(1);
     } finally {
       await server.stop();
     }
+  });
+
+  it('a bug of ours (a programming error, not the model) is not hidden behind the rules: it surfaces under test', async () => {
+    const broken = {
+      ...modelAt('http://127.0.0.1:9/v1'),
+      complete: () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'text')")),
+    } as unknown as Parameters<typeof analyseCall>[1];
+    await expect(analyseCall(input(CALL), broken)).rejects.toThrow(TypeError);
   });
 
   it('invalid JSON twice: asked exactly twice, then the rules', async () => {

@@ -387,7 +387,46 @@ test('tools: rounds are bounded, a failing or unknown tool gets a spoken apology
   expect(ending.ends).toEqual([{ reason: 'agent_hangup' }]);
 });
 
-test('a slow tool is preceded by a filler line', async () => {
+test('a tool that throws: the model is told it failed, the incident names the error class, the call goes on', async () => {
+  const s = store();
+  const model = scriptedModel([
+    [
+      { type: 'tool_call', call: { id: 't1', name: 'search_knowledge', arguments: { query: 'x' } } },
+      { type: 'end', stopReason: 'tool_use' },
+    ],
+    words('Sorry, I could not look that up.'),
+  ]);
+  const runTool: ToolRunner = () => Promise.reject(new Error('the index is unreachable'));
+  const result = await runTurn(
+    { store: s, model, output: recorder(), runTool },
+    { kind: 'prompt', text: 'x?' },
+  );
+  expect(result.spoken).toContain('Sorry, I could not look that up.');
+  expect(model.requests[1].messages.at(-1)).toMatchObject({
+    role: 'tool',
+    content: '{"error":"the tool failed"}',
+  });
+  const { state } = await s.load();
+  expect(state.incidents).toEqual([
+    expect.objectContaining({ kind: 'tool_error', detail: 'search_knowledge: the tool failed (Error)' }),
+  ]);
+  expect(state.toolCalls).toEqual([expect.objectContaining({ name: 'search_knowledge', ok: false })]);
+});
+
+test('a tool with a bug of ours (a programming error) is not hidden as "the tool failed": it surfaces under test', async () => {
+  const model = scriptedModel([
+    [
+      { type: 'tool_call', call: { id: 't1', name: 'search_knowledge', arguments: { query: 'x' } } },
+      { type: 'end', stopReason: 'tool_use' },
+    ],
+  ]);
+  const runTool: ToolRunner = () => Promise.reject(new TypeError('x is not a function'));
+  await expect(
+    runTurn({ store: store(), model, output: recorder(), runTool }, { kind: 'prompt', text: 'x?' }),
+  ).rejects.toThrow(TypeError);
+});
+
+test('a knowledge search asked before the agent said anything is preceded by a filler line (every search, slow or not)', async () => {
   const out = recorder();
   const model = scriptedModel([
     [

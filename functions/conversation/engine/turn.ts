@@ -17,6 +17,8 @@ import {
 } from './model.js';
 import type { ConversationStore } from './store.js';
 import { TurnGuard } from './turn-guard.js';
+import { logger } from '../../platform/logger.js';
+import { errorName, surfaceProgrammingErrorInTests } from '../../platform/programming-errors.js';
 
 /**
  * The conversation engine: one turn of the agent per caller prompt. No transport or AWS type here —
@@ -284,11 +286,14 @@ class TurnWork {
       let outcome: ToolOutcome;
       try {
         outcome = await this.deps.runTool(call, this.setup);
-      } catch {
+      } catch (error) {
+        surfaceProgrammingErrorInTests(error);
+        const failure = errorName(error);
+        logger.error('a tool threw; the model is told it failed', { tool: call.name, error: failure });
         outcome = {
           ok: false,
           content: JSON.stringify({ error: 'the tool failed' }),
-          error: 'the tool failed',
+          error: `the tool failed (${failure})`,
         };
       }
       const record: ToolCallRecord = {

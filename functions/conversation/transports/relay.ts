@@ -259,7 +259,13 @@ async function startWebSession(connectionId: string): Promise<void> {
   }
   const { setup } = toStored(item);
   const output = relayOutput(item);
-  await postToConnection(connectionId, { type: 'session', call_id: item.callId }).catch(() => undefined);
+  try {
+    await postToConnection(connectionId, { type: 'session', call_id: item.callId });
+  } catch (error) {
+    // The chat's socket closed before its first frame: nothing to greet.
+    if (error instanceof ConnectionGone) return;
+    throw error;
+  }
   if (setup.greeting) await output.text(setup.greeting, false);
   await output.text('', true);
 }
