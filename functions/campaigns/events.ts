@@ -16,7 +16,8 @@ export const campaignEventSubscriber: EventSubscriber = {
     const callId = event.data.call_id;
     if (typeof campaignId !== 'string' || typeof callId !== 'string' || !campaignId) return;
     // The dialer (and start-call behind it) is loaded by the first campaign call's event only.
-    const { followUp, recordCallEnded } = await import('./dialer.js');
+    const { recordCallEnded } = await import('./dialer-reconcile.js');
+    const { followUp } = await import('./dialer.js');
     const recorded = await recordCallEnded(event.workspaceId, campaignId, callId);
     // A pass now, unless one is scheduled already (the follow-ups of a campaign with calls out).
     if (recorded) await followUp({ workspaceId: event.workspaceId, campaignId }, 0);

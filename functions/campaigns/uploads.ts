@@ -22,7 +22,7 @@ import { inParallel } from '../platform/parallel.js';
 import { toE164InCountry } from '../platform/phone.js';
 import { sendMessage, sendMessages } from '../platform/queue.js';
 import { COUNTER_SHARDS, DUE_NOW, type Campaign } from './entities.js';
-import { doNotCall } from './dialer.js';
+import { doNotCall } from './dialer-reads.js';
 import { agentParameters, getCampaign, transact, type Progress } from './service.js';
 
 /**

@@ -1,3 +1,4 @@
+import { inParallel } from '../../../functions/platform/parallel.js';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { ApiClient } from '../cli/api-client.js';
@@ -207,21 +208,6 @@ const until = async <T>(check: () => Promise<T | undefined>, what: string, timeo
     await new Promise((r) => setTimeout(r, 200));
   }
 };
-
-/** `work` over `items`, at most `width` at once. */
-async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]);
-      }
-    }),
-  );
-  return results;
-}
 
 const median = (values: number[]) => summarise(values).p50;
 const callerName = (index: number) => `Caller ${index}`;

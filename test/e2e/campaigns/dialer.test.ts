@@ -3,7 +3,8 @@ import { api, type Json } from '../../helpers/http.js';
 import { readQuiescence, waitFor, waitForConsumed } from '../../helpers/wait.js';
 import { sendMessages } from '../../../functions/platform/queue.js';
 import { startCall } from '../../../functions/calling/start-call.js';
-import { attemptKey, dialPass } from '../../../functions/campaigns/dialer.js';
+import { dialPass } from '../../../functions/campaigns/dialer.js';
+import { attemptKey } from '../../../functions/campaigns/dialer-claims.js';
 import { BatchContactEntity, CampaignEntity } from '../../../functions/campaigns/entities.js';
 import {
   batchContacts,

@@ -13,7 +13,15 @@ import {
 } from '../calling/fixtures.js';
 import { interrupt } from '../../../functions/conversation/engine/interruption.js';
 import { TableConversationStore } from '../../../functions/conversation/storage/table-store.js';
-import { liveCall, openSession, providerEndsSession, storedCall, TestRelay } from './relay-client.js';
+import { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
+import {
+  connectRelay,
+  liveCall,
+  openSession,
+  providerEndsSession,
+  setupFrame,
+  storedCall,
+} from './fixtures.js';
 
 /**
  * The voice runtime over ConversationRelay, with the test as the relay client (the simulator's
@@ -40,7 +48,7 @@ async function ready(agentBody: Record<string, unknown> = {}) {
 }
 
 /** The caller hangs up; the call as soon as `recorded` holds (its conversation written to it). */
-async function hangUp(relay: TestRelay, tenant: Tenant, callId: string, recorded: (call: Json) => boolean) {
+async function hangUp(relay: RelayClient, tenant: Tenant, callId: string, recorded: (call: Json) => boolean) {
   relay.close();
   return waitForCall(tenant, callId, recorded, 30_000);
 }
@@ -99,14 +107,14 @@ test('a whole conversation: parameters in the prompt, replies streamed in clause
 }, 90_000);
 
 test('the upgrade needs the provider’s signature of the configured relay URL; nothing is stored without it', async () => {
-  const unsigned = await TestRelay.connect({ signature: false });
+  const unsigned = await connectRelay({ signature: false });
   expect(unsigned).toEqual({ refused: 403 });
-  const wrong = await TestRelay.connect({
+  const wrong = await connectRelay({
     signature: signTwilioRequest('another-auth-token', stackState().voice_relay_url, {}),
   });
   expect(wrong).toEqual({ refused: 403 });
   // Signed for another URL (one rebuilt from a Host header would be): refused too.
-  const otherUrl = await TestRelay.connect({
+  const otherUrl = await connectRelay({
     signature: signTwilioRequest(stackState().env.TELEPHONY_AUTH_TOKEN, 'wss://attacker.example/relay', {}),
   });
   expect(otherUrl).toEqual({ refused: 403 });
@@ -124,15 +132,15 @@ test('setup is refused for an unknown call, another callSid, a call that is not 
     { ...call, workspaceId: (await newTenant()).workspaceId },
   ];
   for (const attempt of attempts) {
-    const relay = (await TestRelay.connect()) as TestRelay;
-    relay.setup(attempt);
+    const relay = (await connectRelay()) as RelayClient;
+    relay.send(setupFrame(attempt));
     await relay.waitClosed();
   }
   expect(await storedCall(call.workspaceId, call.callId)).toEqual(before);
 
   const first = await openSession(call);
-  const second = (await TestRelay.connect()) as TestRelay;
-  second.setup(call);
+  const second = (await connectRelay()) as RelayClient;
+  second.send(setupFrame(call));
   await second.waitClosed();
   // The first session goes on.
   expect((await first.say('When are the open homes?')).reply).toBe('Open homes are on Saturdays at 10am.');
@@ -140,8 +148,8 @@ test('setup is refused for an unknown call, another callSid, a call that is not 
   // Once the call has ended, a new session is refused.
   first.close();
   await waitForCall(tenant, call.callId, (c) => c.status === 'completed', 30_000);
-  const late = (await TestRelay.connect()) as TestRelay;
-  late.setup(call);
+  const late = (await connectRelay()) as RelayClient;
+  late.send(setupFrame(call));
   await late.waitClosed();
 }, 90_000);
 

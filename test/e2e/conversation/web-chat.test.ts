@@ -1,7 +1,8 @@
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { addMember, createAgent, newTenant, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
-import { TestRelay } from './relay-client.js';
+import { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
+import { connectRelay } from './fixtures.js';
 
 /**
  * The dashboard's test chat: the same relay WebSocket and engine as a phone call, authenticated by the
@@ -23,11 +24,11 @@ test('a member chats with an agent: the greeting, replies streamed, the session 
     prompt: 'You are Ava from Harbour Realty. Open homes are on Saturdays at 10am.',
     greeting: 'Hi, this is Ava.',
   });
-  const chat = await TestRelay.connect({
+  const chat = await connectRelay({
     url: chatUrl(tenant, agent.id, tenant.owner.token),
     signature: false,
   });
-  if (!(chat instanceof TestRelay)) throw new Error(`refused: ${chat.refused}`);
+  if (!(chat instanceof RelayClient)) throw new Error(`refused: ${chat.refused}`);
   const start = chat.frames.length;
   chat.send({ type: 'start' });
   const greeting = await chat.reply(start);
@@ -67,20 +68,20 @@ test('the test chat is refused without a token, to a viewer, across tenants and 
   const other = await newTenant({ paid: true });
   const agent = await createAgent(tenant, {});
   const viewer = await addMember(tenant, 'viewer');
-  expect(await TestRelay.connect({ url: chatUrl(tenant, agent.id, ''), signature: false })).toEqual({
+  expect(await connectRelay({ url: chatUrl(tenant, agent.id, ''), signature: false })).toEqual({
     refused: 401,
   });
-  expect(await TestRelay.connect({ url: chatUrl(tenant, agent.id, 'not-a-jwt'), signature: false })).toEqual({
+  expect(await connectRelay({ url: chatUrl(tenant, agent.id, 'not-a-jwt'), signature: false })).toEqual({
     refused: 401,
   });
-  expect(await TestRelay.connect({ url: chatUrl(tenant, agent.id, viewer.token), signature: false })).toEqual(
-    { refused: 403 },
+  expect(await connectRelay({ url: chatUrl(tenant, agent.id, viewer.token), signature: false })).toEqual({
+    refused: 403,
+  });
+  expect(await connectRelay({ url: chatUrl(tenant, agent.id, other.owner.token), signature: false })).toEqual(
+    { refused: 404 },
   );
   expect(
-    await TestRelay.connect({ url: chatUrl(tenant, agent.id, other.owner.token), signature: false }),
-  ).toEqual({ refused: 404 });
-  expect(
-    await TestRelay.connect({
+    await connectRelay({
       url: chatUrl(tenant, 'ag_01ARZ3NDEKTSV4RRFFQ69G5FAV', tenant.owner.token),
       signature: false,
     }),

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import {
@@ -12,6 +11,14 @@ import {
   signTwilioRequest,
   SIGNATURE_HEADER,
 } from '../../../../functions/providers/telephony/twilio-format.js';
+import {
+  readJsonObject,
+  requireString,
+  routeTable,
+  sendJson,
+  simulatorServer,
+  SimulatorError,
+} from '../http-kit.js';
 
 /**
  * The SMS simulator: a small HTTP service standing in for Twilio Messages. It takes our outbound
@@ -71,38 +78,6 @@ export interface SmsSimulator {
 
 const ACCOUNT_SID = `AC${'0'.repeat(32)}`;
 const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
-
-class RequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // falls through
-  }
-  throw new RequestError(400, 'body must be a JSON object');
-}
-
-function str(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value === '') throw new RequestError(400, `${name} is required`);
-  return value;
-}
-
-function send(res: ServerResponse, status: number, body?: unknown): void {
-  res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
-  res.end(body === undefined ? undefined : JSON.stringify(body));
-}
 
 interface Callback {
   url: string;
@@ -188,11 +163,11 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
   }
 
   async function outbound(body: Record<string, unknown>) {
-    const to = str(body.to, 'to');
-    const key = str(body.idempotency_key, 'idempotency_key');
-    const text = str(body.text, 'text');
+    const to = requireString(body.to, 'to');
+    const key = requireString(body.idempotency_key, 'idempotency_key');
+    const text = requireString(body.text, 'text');
     if (to.startsWith(FAILING_NUMBER_PREFIX))
-      throw new RequestError(
+      throw new SimulatorError(
         400,
         `the number ${to} is unreachable (numbers ${FAILING_NUMBER_PREFIX}x always fail)`,
       );
@@ -216,8 +191,8 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
   }
 
   async function inbound(body: Record<string, unknown>) {
-    const from = str(body.from, 'from');
-    const to = str(body.to, 'to');
+    const from = requireString(body.from, 'from');
+    const to = requireString(body.to, 'to');
     const text = typeof body.body === 'string' ? body.body : '';
     const messageSid = typeof body.sid === 'string' && body.sid !== '' ? body.sid : sid('SM');
     const url = `${options.gatewayUrl.replace(/\/$/, '')}/webhooks/telephony/sms`;
@@ -236,33 +211,36 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
     return { sid: messageSid, http_status: result.status, response: result.text.slice(0, 2000) };
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const method = req.method ?? 'GET';
-    if (req.headers.authorization !== `Bearer ${options.authToken}`)
-      return send(res, 401, { error: 'bad credentials' });
-    if (method === 'POST' && url.pathname === '/messages')
-      return send(res, 201, await outbound(await readJson(req)));
-    if (method === 'GET' && url.pathname === '/messages') {
-      const to = url.searchParams.get('to');
-      const from = url.searchParams.get('from');
-      const items = readSmsOutbox(options.outboxPath).filter(
-        (line) => (to === null || line.to === to) && (from === null || line.from === from),
-      );
-      return send(res, 200, { items });
-    }
-    if (method === 'POST' && url.pathname === '/inbound')
-      return send(res, 201, await inbound(await readJson(req)));
-    return send(res, 404, { error: 'not found' });
-  }
+  const routes = routeTable([
+    {
+      method: 'POST',
+      path: '/messages',
+      handle: async ({ req, res }) => sendJson(res, 201, await outbound(await readJsonObject(req))),
+    },
+    {
+      method: 'GET',
+      path: '/messages',
+      handle: ({ res, url }) => {
+        const to = url.searchParams.get('to');
+        const from = url.searchParams.get('from');
+        const items = readSmsOutbox(options.outboxPath).filter(
+          (line) => (to === null || line.to === to) && (from === null || line.from === from),
+        );
+        sendJson(res, 200, { items });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/inbound',
+      handle: async ({ req, res }) => sendJson(res, 201, await inbound(await readJsonObject(req))),
+    },
+  ]);
 
-  const server = createServer((req, res) => {
-    route(req, res).catch((error: unknown) => {
-      const status = error instanceof RequestError ? error.status : 500;
-      if (!res.headersSent)
-        send(res, status, { error: error instanceof Error ? error.message : String(error) });
-      else res.end();
-    });
+  const server = simulatorServer(async (req, res, url) => {
+    if (req.headers.authorization !== `Bearer ${options.authToken}`)
+      return sendJson(res, 401, { error: 'bad credentials' });
+    if (await routes(req, res, url)) return;
+    sendJson(res, 404, { error: 'not found' });
   });
   await new Promise<void>((resolveListening, reject) => {
     server.once('error', reject);
