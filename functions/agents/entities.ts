@@ -101,6 +101,10 @@ export const AgentEntity = new Entity(
           },
         },
       },
+      /** Function tools and MCP servers (agents/tool-definitions.ts `StoredTool[]`); absent: none. */
+      tools: { type: 'any' },
+      /** Sealed header values of the tools by id (`tsec_…` → `StoredToolSecret`, agents/tool-secrets.ts). */
+      toolSecrets: { type: 'any' },
       phoneNumberId: { type: 'string' },
       phoneNumber: { type: 'string' },
       createdBy: { type: 'string', required: true },
@@ -117,3 +121,25 @@ export const AgentEntity = new Entity(
 
 export type Agent = EntityItem<typeof AgentEntity>;
 export type AgentSettings = Agent['settings'];
+
+/**
+ * Runs of the tool test route counted per agent and minute (429 past TOOL_TESTS_PER_MINUTE):
+ *   tool test window  pk AGENT#<ag>  sk TOOLTESTS#<window>   (an atomic ADD conditioned on the count; TTL)
+ */
+export const ToolTestWindowEntity = new Entity(
+  {
+    model: { entity: 'agentToolTestWindow', version: '1', service: 'va' },
+    attributes: {
+      agentId: { type: 'string', required: true },
+      /** Epoch seconds of the window's start. */
+      windowStart: { type: 'number', required: true },
+      count: { type: 'number', required: true },
+      /** Epoch seconds; DynamoDB's TTL removes the counter after its window. */
+      expiresAt: { type: 'number', required: true, field: 'expires_at' },
+    },
+    indexes: {
+      byWindow: primaryIndex(['agentId'], 'AGENT#${agentId}', ['windowStart'], 'TOOLTESTS#${windowStart}'),
+    },
+  },
+  cfg,
+);

@@ -8,4 +8,6 @@ export const handler = domainHandler(agentRoutes, {
   getAgent: () => import('./handlers/get-agent.js'),
   updateAgent: () => import('./handlers/update-agent.js'),
   deleteAgent: () => import('./handlers/delete-agent.js'),
+  listAgentToolTools: () => import('./handlers/list-agent-tool-tools.js'),
+  testAgentTool: () => import('./handlers/test-agent-tool.js'),
 });

@@ -1,6 +1,7 @@
 import { defineRoute } from '../platform/http/route.js';
 import * as pagination from '../platform/pagination.js';
 import * as agents from './schemas.js';
+import * as tools from './tools-schema.js';
 
 export const agentRoutes = {
   createAgent: defineRoute({
@@ -12,7 +13,7 @@ export const agentRoutes = {
     scope: 'agents:write',
     body: agents.CreateAgentBody,
     response: agents.AgentResponse,
-    access: { table: 'readwrite' },
+    access: { table: 'readwrite', secrets: ['tool-headers-key'] },
   }),
   listAgents: defineRoute({
     method: 'GET',
@@ -44,7 +45,7 @@ export const agentRoutes = {
     scope: 'agents:write',
     body: agents.UpdateAgentBody,
     response: agents.AgentResponse,
-    access: { table: 'readwrite' },
+    access: { table: 'readwrite', secrets: ['tool-headers-key'] },
   }),
   deleteAgent: defineRoute({
     method: 'DELETE',
@@ -55,5 +56,35 @@ export const agentRoutes = {
     scope: 'agents:write',
     successStatus: 204,
     access: { table: 'readwrite' },
+  }),
+  listAgentToolTools: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/tools/{name}/list',
+    summary: "List an MCP tool's tools",
+    description:
+      "The tools an agent's MCP server offers (`tools/list`), each with its input schema and whether the agent offers it to the model (`allowed_tools`); a function tool lists itself. A server that cannot be reached is `tools: []` with `error` (member)",
+    auth: 'user_or_api_key',
+    scope: 'agents:write',
+    response: tools.ListToolToolsResponse,
+    successStatus: 200,
+    errors: { 404: 'The agent, or a tool of that name, does not exist' },
+    access: { table: 'readwrite', secrets: ['tool-headers-key'] },
+  }),
+  testAgentTool: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/tools/{name}/test',
+    summary: 'Test a tool',
+    description:
+      "Runs one tool once as a call would: a function tool's signed POST (`test: true`, `call.id` null), or an MCP tool named `{server}__{tool}`. The endpoint's failures are a 200 with `status` `error`, `timeout` or `cancelled` (member)",
+    auth: 'user_or_api_key',
+    scope: 'agents:write',
+    body: tools.TestToolBody,
+    response: tools.TestToolResponse,
+    successStatus: 200,
+    errors: {
+      404: 'The agent, or a tool of that name, does not exist',
+      429: "More than 10 tests of the agent's tools in the current minute (Retry-After)",
+    },
+    access: { table: 'readwrite', secrets: ['tool-headers-key'] },
   }),
 };

@@ -12,6 +12,7 @@ import {
   SPEECH_SPEEDS,
 } from './entities.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
+import { ToolResponse, ToolsInput } from './tools-schema.js';
 
 /**
  * Request and response shapes of the agent routes (docs/api.md "Agent fields" and "PostCallAction").
@@ -232,6 +233,8 @@ export const CreateAgentBody = schemaOnFirstUse(() =>
     analysis_fields: analysisFields().optional(),
     /** What makes a call successful (post-call analysis judges it); absent: the agent's goal. */
     success_criteria: successCriteria().nullable().optional(),
+    /** Function tools and MCP servers the model may call (at most 20; docs/api.md "Agent tools"). */
+    tools: ToolsInput.optional(),
   }),
 );
 export type CreateAgentBody = z.input<typeof CreateAgentBody>;
@@ -257,6 +260,8 @@ export const UpdateAgentBody = schemaOnFirstUse(() =>
     analysis_fields: analysisFields().optional(),
     /** null: the agent's goal (its prompt) is the measure. */
     success_criteria: successCriteria().nullable().optional(),
+    /** Replaces the whole list; a header value sent back as its mask keeps the stored value. */
+    tools: ToolsInput.optional(),
   }),
 );
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
@@ -338,6 +343,8 @@ export const AgentResponse = schemaOnFirstUse(() =>
       .string()
       .nullable()
       .meta({ examples: ['The caller booked an inspection or asked for a follow-up call'] }),
+    /** Function tools and MCP servers; header values are masked (`••••` and the last 4 characters). */
+    tools: z.array(ToolResponse),
     created_by: z.string(),
     created_at: z.string(),
     updated_at: z.string().nullable(),

@@ -13,6 +13,7 @@ import {
   type AgentSettings,
 } from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
+import { prepareTools, toolsToWire } from './tool-definitions.js';
 import type {
   AnalysisFieldInput,
   CreateAgentBody,
@@ -116,6 +117,7 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
       ...(field.enumValues ? { enum_values: field.enumValues } : {}),
     })),
     success_criteria: agent.successCriteria ?? null,
+    tools: toolsToWire(agent),
     created_by: agent.createdBy,
     created_at: agent.createdAt,
     updated_at: agent.updatedAt ?? null,
@@ -142,9 +144,11 @@ export async function createAgent(
       throw notFound('Workspace');
     timezone = workspace.timezone;
   }
+  const agentId = newId('agent');
+  const tools = body.tools?.length ? await prepareTools(body.tools, { workspaceId, agentId }) : undefined;
   const { data } = await AgentEntity.create({
     workspaceId,
-    agentId: newId('agent'),
+    agentId,
     organisationId,
     name: body.name,
     prompt: body.prompt,
@@ -158,6 +162,7 @@ export async function createAgent(
     ...(body.transfer_phone_number ? { transferPhoneNumber: body.transfer_phone_number } : {}),
     ...(body.analysis_fields?.length ? { analysisFields: analysisFieldsFrom(body.analysis_fields) } : {}),
     ...(body.success_criteria ? { successCriteria: body.success_criteria } : {}),
+    ...(tools ?? {}),
     createdBy: options.createdBy ?? 'system',
     createdAt: clock.now().toISOString(),
   }).go();
@@ -238,33 +243,63 @@ export async function updateAgent(
   if (changes.transfer_phone_number === null) removed.push('transferPhoneNumber');
   if (changes.success_criteria === null || changes.success_criteria === '') removed.push('successCriteria');
   const settings = changes.settings ?? {};
-  try {
-    const { data } = await AgentEntity.patch({ workspaceId, agentId })
-      .set({ ...set, updatedAt: clock.now().toISOString() })
-      .remove(removed)
-      // Each setting is its own path: two edits of different settings never undo each other.
-      .data((attr, op) => {
-        if (settings.speech_speed !== undefined) op.set(attr.settings.speechSpeed, settings.speech_speed);
-        if (settings.expressiveness !== undefined)
-          op.set(attr.settings.expressiveness, settings.expressiveness);
-        if (settings.ambient_noise !== undefined) op.set(attr.settings.ambientNoise, settings.ambient_noise);
-        if (settings.call_recording !== undefined)
-          op.set(attr.settings.callRecording, settings.call_recording);
-        if (settings.interruptible !== undefined) op.set(attr.settings.interruptible, settings.interruptible);
-        if (settings.caller_growth_loop !== undefined)
-          op.set(attr.settings.callerGrowthLoop, settings.caller_growth_loop);
-        if (settings.conversation_memories !== undefined)
-          op.set(attr.settings.conversationMemories, settings.conversation_memories);
-        if (settings.timezone !== undefined) op.set(attr.settings.timezone, settings.timezone);
-        if (settings.specialised_terms !== undefined)
-          op.set(attr.settings.specialisedTerms, settings.specialised_terms);
-        if (settings.max_duration_seconds !== undefined)
-          op.set(attr.settings.maxDurationSeconds, settings.max_duration_seconds);
-      })
-      .go({ response: 'all_new' });
-    return data as Agent;
-  } catch (error) {
-    if (isConditionFailure(error)) throw notFound(AGENT_NOT_FOUND);
-    throw error;
+  // New tools resolve their masked header values against the tools read here: the write is
+  // conditioned on that read (its updatedAt), and tried again on a concurrent change.
+  for (let attempt = 0; ; attempt += 1) {
+    let tools: Pick<Agent, 'tools' | 'toolSecrets'> = {};
+    let readAt: string | null | undefined;
+    if (changes.tools !== undefined) {
+      const current = await findAgent(workspaceId, agentId, { consistent: true });
+      if (!current) throw notFound(AGENT_NOT_FOUND);
+      tools = await prepareTools(changes.tools, current);
+      readAt = current.updatedAt ?? null;
+    }
+    try {
+      return await patchAgent(workspaceId, agentId, { ...set, ...tools }, removed, settings, readAt);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      if (readAt === undefined || attempt >= 2) throw notFound(AGENT_NOT_FOUND);
+    }
   }
+}
+
+async function patchAgent(
+  workspaceId: string,
+  agentId: string,
+  set: Partial<Agent>,
+  removed: ('voice' | 'transferPhoneNumber' | 'successCriteria')[],
+  settings: SettingsInput,
+  /** The updatedAt the write is conditioned on (null: none yet); undefined: no condition. */
+  readAt: string | null | undefined,
+): Promise<Agent> {
+  const { data } = await AgentEntity.patch({ workspaceId, agentId })
+    .set({ ...set, updatedAt: clock.now().toISOString() })
+    .remove(removed)
+    // Each setting is its own path: two edits of different settings never undo each other.
+    .data((attr, op) => {
+      if (settings.speech_speed !== undefined) op.set(attr.settings.speechSpeed, settings.speech_speed);
+      if (settings.expressiveness !== undefined)
+        op.set(attr.settings.expressiveness, settings.expressiveness);
+      if (settings.ambient_noise !== undefined) op.set(attr.settings.ambientNoise, settings.ambient_noise);
+      if (settings.call_recording !== undefined) op.set(attr.settings.callRecording, settings.call_recording);
+      if (settings.interruptible !== undefined) op.set(attr.settings.interruptible, settings.interruptible);
+      if (settings.caller_growth_loop !== undefined)
+        op.set(attr.settings.callerGrowthLoop, settings.caller_growth_loop);
+      if (settings.conversation_memories !== undefined)
+        op.set(attr.settings.conversationMemories, settings.conversation_memories);
+      if (settings.timezone !== undefined) op.set(attr.settings.timezone, settings.timezone);
+      if (settings.specialised_terms !== undefined)
+        op.set(attr.settings.specialisedTerms, settings.specialised_terms);
+      if (settings.max_duration_seconds !== undefined)
+        op.set(attr.settings.maxDurationSeconds, settings.max_duration_seconds);
+    })
+    .where((attr, op) =>
+      readAt === undefined
+        ? ''
+        : readAt === null
+          ? op.notExists(attr.updatedAt)
+          : op.eq(attr.updatedAt, readAt),
+    )
+    .go({ response: 'all_new' });
+  return data as Agent;
 }

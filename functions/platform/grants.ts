@@ -251,7 +251,14 @@ function secretKeyOf(secretId: string): SecretKey | undefined {
   const name = secretId.startsWith('arn:')
     ? secretId.replace(/^.*:secret:/, '').replace(/-[A-Za-z0-9]{6}$/, '')
     : secretId;
-  const keys: SecretKey[] = ['telephony', 'payments', 'identity-webhook', 'crm', 'cursor-key'];
+  const keys: SecretKey[] = [
+    'telephony',
+    'payments',
+    'identity-webhook',
+    'crm',
+    'cursor-key',
+    'tool-headers-key',
+  ];
   return keys.find(
     (key) => process.env[secretArnVariable(key)] === secretId || name === key || name.endsWith(`/${key}`),
   );

@@ -28,6 +28,8 @@ export const ID_PREFIXES = {
   evaluation: 'evl',
   webhookEndpoint: 'whe',
   sms: 'sms',
+  /** A sealed header value of an agent's tool (agents/tool-secrets.ts). */
+  toolSecret: 'tsec',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

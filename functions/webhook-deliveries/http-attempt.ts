@@ -56,7 +56,7 @@ export function refusalReason(url: string, options: { requireHttps: boolean }): 
   return undefined;
 }
 
-export async function postWebhook(input: {
+export interface PostInput {
   url: string;
   body: string;
   headers: Record<string, string>;
@@ -64,32 +64,85 @@ export async function postWebhook(input: {
   requireHttps: boolean;
   timeoutMs?: number;
   maxResponseBytes?: number;
-}): Promise<HttpAttempt> {
+}
+
+export async function postWebhook(input: PostInput): Promise<HttpAttempt> {
+  const {
+    body: _body,
+    contentType: _type,
+    timedOut: _t,
+    cancelled: _c,
+    ...attempt
+  } = await post(input, { forAnswer: false });
+  return attempt;
+}
+
+/** An attempt with what the response said: its body (the first `maxResponseBytes`) and content type. */
+export interface HttpExchange extends HttpAttempt {
+  /** The response body read (UTF-8), at most `maxResponseBytes`; '' when no response came. */
+  body: string;
+  contentType?: string;
+  /** True when `timeoutMs` passed before the response was read. */
+  timedOut: boolean;
+  /** True when the caller's signal aborted it. */
+  cancelled: boolean;
+}
+
+/**
+ * The same POST as postWebhook (same SSRF agents, allow-list, no redirects, bounded time and size),
+ * for callers that use the answer (agents' function tools): the body read (the read stops at
+ * `maxResponseBytes`) and the content type; `signal` aborts the request.
+ */
+export function postForResponse(input: PostInput & { signal?: AbortSignal }): Promise<HttpExchange> {
+  return post(input, { signal: input.signal, forAnswer: true });
+}
+
+/** The agent a request to `url` connects with: the SSRF-filtering one unless the allow-list names it. */
+export function connectionAgent(url: URL, allowed: readonly AllowedHost[]): http.Agent {
+  const secure = url.protocol === 'https:';
+  if (isAllowedHost(url, allowed)) return secure ? allowListedAgents.https : allowListedAgents.http;
+  return secure ? filteringAgents.https : filteringAgents.http;
+}
+
+/** Whether a request error is request-filtering-agent refusing the address. */
+export const isRefusedAddress = (error: Error): boolean => REFUSED_ADDRESS.test(error.message);
+
+/**
+ * `forAnswer`: a response cut by the timeout or the signal is a failure even after a 2xx status
+ * (the answer is incomplete); postWebhook keeps its rule (a 2xx status delivered the event).
+ */
+async function post(
+  input: PostInput,
+  options: { signal?: AbortSignal; forAnswer: boolean },
+): Promise<HttpExchange> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+  const base = { body: '', timedOut: false, cancelled: false };
   const refusal = refusalReason(input.url, { requireHttps: input.requireHttps });
-  if (refusal) return { latencyMs: 0, error: `refused: ${refusal}`, refused: true, truncated: false };
+  if (refusal)
+    return { ...base, latencyMs: 0, error: `refused: ${refusal}`, refused: true, truncated: false };
+  if (options.signal?.aborted)
+    return { ...base, latencyMs: 0, error: 'cancelled', cancelled: true, refused: false, truncated: false };
   const url = new URL(input.url);
   const secure = url.protocol === 'https:';
-  const allowListed = isAllowedHost(url, input.allowedHosts);
-  const agent = allowListed
-    ? secure
-      ? allowListedAgents.https
-      : allowListedAgents.http
-    : secure
-      ? filteringAgents.https
-      : filteringAgents.http;
+  const agent = connectionAgent(url, input.allowedHosts);
   const timeoutMs = input.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const maxBytes = input.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const body = Buffer.from(input.body, 'utf8');
 
-  return new Promise<HttpAttempt>((resolve) => {
+  return new Promise<HttpExchange>((resolve) => {
     let settled = false;
-    const finish = (result: Omit<HttpAttempt, 'latencyMs'>) => {
+    let timedOut = false;
+    let cancelled = false;
+    const finish = (
+      result: Omit<HttpExchange, 'latencyMs' | 'body' | 'timedOut' | 'cancelled'>,
+      text = '',
+    ) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...result, latencyMs: elapsed() });
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ ...result, body: text, timedOut, cancelled, latencyMs: elapsed() });
     };
     const request = (secure ? https : http).request(url, {
       method: 'POST',
@@ -97,25 +150,44 @@ export async function postWebhook(input: {
       headers: { ...input.headers, 'content-length': String(body.length) },
     });
     const timer = setTimeout(() => {
+      timedOut = true;
       request.destroy(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      request.destroy(new Error('cancelled'));
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
 
     request.on('response', (response) => {
       const statusCode = response.statusCode ?? 0;
       const retryAfter = headerValue(response.headers['retry-after']);
+      const contentType = headerValue(response.headers['content-type']);
       const chunks: Buffer[] = [];
       let received = 0;
       let truncated = false;
       const done = () => {
         const ok = statusCode >= 200 && statusCode < 300;
-        const text = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_BODY_CHARS).trim();
-        finish({
-          statusCode,
-          retryAfter,
-          refused: false,
-          truncated,
-          ...(ok ? {} : { error: describeStatus(statusCode, text) }),
-        });
+        const all = Buffer.concat(chunks).toString('utf8');
+        const text = all.slice(0, ERROR_BODY_CHARS).trim();
+        const interrupted = !options.forAnswer
+          ? undefined
+          : timedOut
+            ? `timed out after ${timeoutMs} ms`
+            : cancelled
+              ? 'cancelled'
+              : undefined;
+        finish(
+          {
+            statusCode,
+            retryAfter,
+            refused: false,
+            truncated,
+            ...(contentType ? { contentType } : {}),
+            ...(interrupted ? { error: interrupted } : ok ? {} : { error: describeStatus(statusCode, text) }),
+          },
+          all,
+        );
       };
       response.on('data', (chunk: Buffer) => {
         if (truncated) return;
@@ -135,7 +207,7 @@ export async function postWebhook(input: {
     });
 
     request.on('error', (error: NodeJS.ErrnoException) => {
-      if (REFUSED_ADDRESS.test(error.message)) {
+      if (isRefusedAddress(error)) {
         finish({ refused: true, truncated: false, error: `refused: address not allowed (${error.message})` });
         return;
       }

@@ -53,7 +53,7 @@ export const catalog: FunctionSpec[] = [
     queue: { name: 'evaluations', batchSize: 5 },
     // The scenario's caller talks to the agent through the conversation engine (its model, its
     // knowledge bases).
-    access: { table: 'readwrite', bucket: 'read', languageModel: true },
+    access: { table: 'readwrite', bucket: 'read', languageModel: true, secrets: ['tool-headers-key'] },
     // A scenario's turns each ask the model (a real one takes seconds a turn).
     timeoutSeconds: 150,
   },
@@ -97,7 +97,7 @@ export const catalog: FunctionSpec[] = [
       table: 'readwrite',
       bucket: 'read',
       sendsTo: ['postCall', 'workspaceEvents'],
-      secrets: ['telephony'],
+      secrets: ['telephony', 'tool-headers-key'],
       manageConnections: true,
       languageModel: true,
     },

@@ -19,6 +19,12 @@ import { registerLocalService, type LocalServiceContext } from './services.js';
  */
 
 export const DEMO_RECEIVER_PATH = '/webhooks/demo';
+/**
+ * A demo function tool (an agent's `tools`, docs/api.md "Agent tools"): `POST /tools/book_inspection`
+ * verifies the signature like a webhook (the workspace is the body's `call.workspace_id`) and answers
+ * a JSON confirmation of the inspection the arguments ask for (`date`, `time`, `address`).
+ */
+export const DEMO_TOOL_PATH = '/tools/book_inspection';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ReceivedWebhook {
@@ -33,6 +39,8 @@ export interface ReceivedWebhook {
 
 export interface DemoReceiver {
   url: string;
+  /** The demo `book_inspection` tool's URL. */
+  toolUrl: string;
   port: number;
   received: ReceivedWebhook[];
   stop(): Promise<void>;
@@ -82,6 +90,17 @@ export async function startDemoReceiver(options: {
       if (request.method === 'GET' && (request.url === '/' || request.url === DEMO_RECEIVER_PATH)) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ received }, null, 2));
+        return;
+      }
+      if (request.method === 'POST' && request.url === DEMO_TOOL_PATH) {
+        const answer = await bookInspection(await readBody(request), request, secretsFor);
+        say(
+          answer.status === 200
+            ? `✓ tool book_inspection — webhook-id ${String(request.headers['webhook-id'])}, signature valid`
+            : `✗ tool book_inspection — ${answer.body.error}`,
+        );
+        response.writeHead(answer.status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answer.body));
         return;
       }
       if (request.method !== 'POST' || !request.url?.startsWith(DEMO_RECEIVER_PATH)) {
@@ -151,9 +170,52 @@ export async function startDemoReceiver(options: {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}${DEMO_RECEIVER_PATH}`,
+    toolUrl: `http://127.0.0.1:${port}${DEMO_TOOL_PATH}`,
     port,
     received,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The demo tool's answer: 401 unless a signature of the call's workspace matches, else the booking. */
+async function bookInspection(
+  body: string,
+  request: IncomingMessage,
+  secretsFor: (workspaceId: string) => Promise<string[]>,
+): Promise<{ status: number; body: Record<string, unknown> & { error?: string } }> {
+  let payload: { call?: { workspace_id?: string }; arguments?: Record<string, unknown> } = {};
+  try {
+    payload = JSON.parse(body) as typeof payload;
+  } catch {
+    return { status: 400, body: { error: 'the body is not JSON' } };
+  }
+  const workspaceId = payload.call?.workspace_id;
+  const secrets = workspaceId ? await secretsFor(workspaceId) : [];
+  const verified = secrets.some((secret) => {
+    try {
+      verifySignedRequest(secret, body, request.headers as Record<string, string | string[] | undefined>);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!verified) return { status: 401, body: { error: 'signature not valid' } };
+  const args = payload.arguments ?? {};
+  const text = (value: unknown, fallback: string) =>
+    typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 200) : fallback;
+  const webhookId = String(request.headers['webhook-id'] ?? '');
+  const digits = [...webhookId].reduce((sum, c) => (sum * 31 + c.charCodeAt(0)) % 10_000, 7);
+  return {
+    status: 200,
+    body: {
+      confirmed: true,
+      inspection: {
+        date: text(args.date, 'the next business day'),
+        time: text(args.time, '10:00'),
+        address: text(args.address, 'the listed property'),
+      },
+      reference: `INS-${String(digits).padStart(4, '0')}`,
+    },
   };
 }
 
@@ -188,6 +250,7 @@ registerLocalService({
       port: running.port,
       env: {
         DEMO_WEBHOOK_RECEIVER_URL: running.url,
+        DEMO_TOOL_BOOK_INSPECTION_URL: running.toolUrl,
         WEBHOOK_ALLOWED_HOSTS: withAllowedHost(ctx.env.WEBHOOK_ALLOWED_HOSTS, '127.0.0.1', running.port),
       },
       description: 'verifies post-call webhook signatures and prints each delivery (GET / lists them)',

@@ -28,6 +28,8 @@ const NOT_RESOURCES: Record<string, string> = {
   listSuppressionList: 'numbers of the organisation’s do-not-call list, each named by its phone (E.164)',
   putSuppressionEntry: 'a number of the organisation’s do-not-call list, named by its phone (E.164)',
   callAnalytics: 'counts of calls over a range of days, computed, not a resource',
+  listAgentToolTools: 'the tools an MCP server offers now, named by their names, asked each time',
+  testAgentTool: 'the outcome of one run of a tool, not stored',
 };
 
 /** Envelopes around a resource: the property that holds it. */

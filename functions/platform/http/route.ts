@@ -11,10 +11,12 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'none' | 'user' | 'api_key' | 'user_or_api_key';
 
 /**
- * Secrets Manager secrets a function may read: cloud adapters' credentials, and `cursor-key`, which
- * seals list cursors (platform/pagination.ts; granted to every function with a list route).
+ * Secrets Manager secrets a function may read: cloud adapters' credentials, `cursor-key`, which
+ * seals list cursors (platform/pagination.ts; granted to every function with a list route), and
+ * `tool-headers-key`, which seals agents' tool header values (agents/tool-secrets.ts).
  */
-export type SecretKey = 'telephony' | 'payments' | 'identity-webhook' | 'crm' | 'cursor-key';
+export type SecretKey =
+  'telephony' | 'payments' | 'identity-webhook' | 'crm' | 'cursor-key' | 'tool-headers-key';
 
 /**
  * What code may touch: the table, the bucket, queues to send to, secrets, SES. A route declares what

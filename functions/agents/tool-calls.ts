@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { clock } from '../platform/clock.js';
+import { logger } from '../platform/logger.js';
+import { postForResponse } from '../webhook-deliveries/http-attempt.js';
+import { signingSecrets } from '../webhook-deliveries/secrets.js';
+import { allowedHosts, requireHttps } from '../webhook-deliveries/settings.js';
+import { signatureHeaders } from '../webhook-deliveries/signing.js';
+import type { ResolvedTool, StoredFunctionTool } from './tool-definitions.js';
+
+/**
+ * Running an agent's function tool (docs/api.md "Agent tools"): one signed POST to the tool's URL,
+ * as a webhook (Standard Webhooks, the workspace's webhook secret, the webhook kernel's SSRF rules,
+ * checked at each call after DNS), no retry. A 2xx answer of JSON or `text/*` is the result (its
+ * first 16 KB); anything else is `{"error": …}` for the model. The conversation engine, the test chat,
+ * evaluations and the test route all run tools through here.
+ */
+
+export const MAX_TOOL_RESULT_BYTES = 16 * 1024;
+
+export type ToolRunStatus = 'ok' | 'error' | 'timeout' | 'cancelled';
+
+export interface ToolRun {
+  status: ToolRunStatus;
+  /** The endpoint's HTTP status, when one answered. */
+  httpStatus?: number;
+  durationMs: number;
+  /** What the model reads: the result, or `{"error": …}` as JSON. */
+  content: string;
+  /** Why it failed, in a few words (also inside `content`). */
+  error?: string;
+}
+
+/** The call a tool runs in, as the request body's `call` tells the endpoint. */
+export interface ToolCallContext {
+  /** null for the test route. */
+  callId: string | null;
+  channel: 'phone' | 'web' | 'evaluation';
+  workspaceId: string;
+  agentId: string;
+  agentVersion: number | null;
+  direction: 'inbound' | 'outbound' | null;
+  fromPhone: string | null;
+  toPhone: string | null;
+  parameters: Record<string, string>;
+  /** True for the test chat, evaluations and the test route. */
+  test: boolean;
+}
+
+export type ResolvedFunctionTool = Extract<ResolvedTool, { type: 'function' }>;
+
+const isJson = (type: string) => /^application\/([\w.+-]*\+)?json\b/i.test(type);
+const isText = (type: string) => /^text\//i.test(type);
+
+export const failed = (
+  status: ToolRunStatus,
+  error: string,
+  durationMs: number,
+  httpStatus?: number,
+): ToolRun => ({
+  status,
+  durationMs,
+  error,
+  content: JSON.stringify({ error }),
+  ...(httpStatus !== undefined ? { httpStatus } : {}),
+});
+
+/** The request body a function tool's endpoint receives (static arguments merged, they win). */
+export function toolRequestBody(
+  tool: Pick<StoredFunctionTool, 'name' | 'staticArguments'>,
+  args: Record<string, unknown>,
+  ctx: ToolCallContext,
+): string {
+  return JSON.stringify({
+    tool: tool.name,
+    test: ctx.test,
+    call: {
+      id: ctx.callId,
+      channel: ctx.channel,
+      agent_id: ctx.agentId,
+      agent_version: ctx.agentVersion,
+      workspace_id: ctx.workspaceId,
+      direction: ctx.direction,
+      from_phone: ctx.fromPhone,
+      to_phone: ctx.toPhone,
+      parameters: ctx.parameters,
+    },
+    arguments: { ...args, ...(tool.staticArguments ?? {}) },
+  });
+}
+
+/**
+ * Runs a function tool once. Never throws for what the endpoint does (refused address, network
+ * error, timeout, bad answer): that is a ToolRun with its status. `signal` aborts the request.
+ */
+export async function invokeFunctionTool(
+  tool: ResolvedFunctionTool,
+  args: Record<string, unknown>,
+  ctx: ToolCallContext,
+  signal?: AbortSignal,
+): Promise<ToolRun> {
+  const started = Date.now();
+  const { argumentsProblem } = await import('./tools-validation.js');
+  const problem = await argumentsProblem(tool.parameters, args);
+  if (problem) return finish(tool, ctx, failed('error', problem, Date.now() - started));
+  const payload = toolRequestBody(tool, args, ctx);
+  const signed = signatureHeaders({
+    webhookId: `tool_${randomUUID()}`,
+    timestamp: clock.now(),
+    payload,
+    secrets: await signingSecrets(ctx.workspaceId),
+  });
+  const exchange = await postForResponse({
+    url: tool.url,
+    body: payload,
+    headers: { ...tool.openedHeaders, 'content-type': 'application/json', ...signed },
+    allowedHosts: allowedHosts(),
+    requireHttps: requireHttps(),
+    timeoutMs: tool.timeoutMs,
+    maxResponseBytes: MAX_TOOL_RESULT_BYTES,
+    signal,
+  });
+  const durationMs = Date.now() - started;
+  const status = exchange.statusCode;
+  if (exchange.cancelled) return finish(tool, ctx, failed('cancelled', 'cancelled', durationMs, status));
+  if (exchange.timedOut)
+    return finish(tool, ctx, failed('timeout', `timed out after ${tool.timeoutMs} ms`, durationMs, status));
+  if (exchange.error) return finish(tool, ctx, failed('error', exchange.error, durationMs, status));
+  const type = exchange.contentType ?? '';
+  if (exchange.body !== '' && !isJson(type) && !isText(type))
+    return finish(
+      tool,
+      ctx,
+      failed('error', `unsupported content type ${type.slice(0, 100) || '(none)'}`, durationMs, status),
+    );
+  return finish(tool, ctx, { status: 'ok', httpStatus: status, durationMs, content: exchange.body });
+}
+
+function finish(tool: { name: string }, ctx: ToolCallContext, run: ToolRun): ToolRun {
+  logger.info('tool run', {
+    tool: tool.name,
+    kind: 'function',
+    callId: ctx.callId,
+    agentId: ctx.agentId,
+    test: ctx.test,
+    status: run.status,
+    httpStatus: run.httpStatus,
+    durationMs: run.durationMs,
+    ...(run.error ? { error: run.error.slice(0, 200) } : {}),
+  });
+  return run;
+}
