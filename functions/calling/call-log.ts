@@ -221,6 +221,10 @@ interface StoredConversation {
     ok: boolean;
     at: string;
     error?: string;
+    type?: 'builtin' | 'function' | 'mcp';
+    status?: 'ok' | 'error' | 'timeout' | 'cancelled';
+    http_status?: number;
+    duration_ms?: number;
   }[];
   latency?: {
     turns: number;

@@ -186,6 +186,12 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
         ok: z.boolean(),
         at: z.string(),
         error: z.string().optional(),
+        /** builtin (end, transfer, knowledge search), function (the agent's HTTP tools) or mcp. */
+        type: z.enum(['builtin', 'function', 'mcp']).optional(),
+        status: z.enum(['ok', 'error', 'timeout', 'cancelled']).optional(),
+        /** The tool endpoint's HTTP status, when one answered. */
+        http_status: z.number().int().optional(),
+        duration_ms: z.number().int().optional(),
       }),
     ),
     /**

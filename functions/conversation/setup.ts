@@ -1,6 +1,8 @@
 import type { Agent } from '../agents/entities.js';
 import { renderTemplate } from '../agents/template.js';
 import type { Call } from '../calling/entities.js';
+import { storedTools } from '../agents/tool-definitions.js';
+import type { CallTools } from './tools/agent-toolbox.js';
 import { agentTools } from './tools/built-in.js';
 import type { ConversationSetup } from './engine/model.js';
 
@@ -83,7 +85,29 @@ export function conversationSetup(input: {
     tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!agent.transferPhoneNumber }),
     knowledgeBaseIds,
     ...(agent.transferPhoneNumber ? { transferPhoneNumber: agent.transferPhoneNumber } : {}),
+    ...(storedTools(agent).length > 0 ? { agentTools: true } : {}),
     startedAt: input.now.toISOString(),
     timeScale: input.timeScale,
+  };
+}
+
+/** The agent's own tools for a call, and what their requests tell the endpoint of it; none: undefined. */
+export function callTools(call: Call, agent: Agent, channel: 'phone' | 'web'): CallTools | undefined {
+  const tools = storedTools(agent);
+  if (tools.length === 0) return undefined;
+  return {
+    tools,
+    context: {
+      callId: call.callId,
+      channel,
+      workspaceId: call.workspaceId,
+      agentId: call.agentId,
+      agentVersion: null,
+      direction: call.direction,
+      fromPhone: call.fromPhone,
+      toPhone: call.toPhone,
+      parameters: (call.parameters ?? {}) as Record<string, string>,
+      test: channel === 'web',
+    },
   };
 }

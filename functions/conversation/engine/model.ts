@@ -23,6 +23,8 @@ export interface ConversationSetup {
   tools: LlmTool[];
   knowledgeBaseIds: string[];
   transferPhoneNumber?: string;
+  /** The agent has tools of its own (kept beside the conversation, not here: tools/agent-toolbox.ts). */
+  agentTools?: boolean;
   /** When the conversation started (ISO). Transcript offsets count from here. */
   startedAt: string;
   /** Call seconds per wall-clock second (the local telephony simulator plays calls faster). */
@@ -39,11 +41,16 @@ export interface TranscriptEntry {
 
 export interface ToolCallRecord {
   name: string;
+  /** The model's arguments (an agent tool's static arguments are never among them). */
   arguments: Record<string, unknown>;
   ok: boolean;
   at: string;
   /** Why it failed (unknown tool, an error): never personal data. */
   error?: string;
+  type?: 'builtin' | 'function' | 'mcp';
+  status?: 'ok' | 'error' | 'timeout' | 'cancelled';
+  httpStatus?: number;
+  durationMs?: number;
 }
 
 /** A turn's latency: from the caller's prompt to the agent's first words sent. */
@@ -56,7 +63,13 @@ export interface TurnLatency {
 
 export interface ConversationIncident {
   at: string;
-  kind: 'model_error' | 'tool_error' | 'turn_deadline' | 'prompt_truncated';
+  kind:
+    | 'model_error'
+    | 'tool_error'
+    | 'turn_deadline'
+    | 'prompt_truncated'
+    | 'mcp_tool_skipped'
+    | 'mcp_server_failed';
   detail: string;
 }
 

@@ -2,6 +2,7 @@ import {
   LanguageModelError,
   type LanguageModelPort,
   type LlmMessage,
+  type LlmTool,
   type LlmToolCall,
 } from '../../providers/llm/port.js';
 import { ClauseChunker } from './clauses.js';
@@ -46,6 +47,10 @@ export interface ConversationOutput {
 
 export interface ToolOutcome {
   ok: boolean;
+  type?: 'builtin' | 'function' | 'mcp';
+  status?: 'ok' | 'error' | 'timeout' | 'cancelled';
+  httpStatus?: number;
+  durationMs?: number;
   /** What goes back to the model (JSON text). */
   content: string;
   error?: string;
@@ -55,19 +60,39 @@ export interface ToolOutcome {
   end?: ConversationEnd;
 }
 
-export type ToolRunner = (call: LlmToolCall, setup: ConversationSetup) => Promise<ToolOutcome>;
+export type ToolRunner = (
+  call: LlmToolCall,
+  setup: ConversationSetup,
+  signal?: AbortSignal,
+) => Promise<ToolOutcome>;
+
+/**
+ * The agent's own tools (function tools, MCP servers' tools) beside the built-in ones: what the
+ * model is offered, and the lines said around a tool's request. Running them is `runTool`'s.
+ */
+export interface AgentToolBox {
+  /** The tools offered now; the first call may list MCP servers, whose trouble comes back as incidents. */
+  offered(): Promise<{ tools: LlmTool[]; incidents: Omit<ConversationIncident, 'at'>[] }>;
+  /** `speak_during` (said before the request) and `speak_on_failure` (said instead of asking again). */
+  lines(name: string): { during?: string; onFailure?: string } | undefined;
+}
 
 export interface EngineDeps {
   store: ConversationStore;
   model: LanguageModelPort;
   output: ConversationOutput;
   runTool: ToolRunner;
+  agentTools?: AgentToolBox;
   now?: () => number;
   /** How long a whole turn may take (API Gateway cuts an integration at 29 s). */
   turnDeadlineMs?: number;
 }
 
 export const MAX_TOOL_ROUNDS = 3;
+export const MAX_TOOL_CALLS_A_ROUND = 5;
+export const MAX_TOOL_CALLS_A_CALL = 30;
+/** A tool's result as kept in the history (the item is rewritten, and billed per KB, on every turn). */
+export const MAX_KEPT_TOOL_RESULT_CHARS = 4_096;
 export const DEFAULT_TURN_DEADLINE_MS = 24_000;
 /** A caller's line longer than this is cut (speech-to-text never produces one; a client might). */
 export const MAX_PROMPT_CHARS = 4_000;
@@ -133,7 +158,14 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   const held = begun.then((stored) =>
     stored.version === loaded.version + 1 ? stored.state.generation : undefined,
   );
-  const speculative = new TurnWork(deps, loaded.setup, held, receivedAt, deadline);
+  const speculative = new TurnWork(
+    deps,
+    loaded.setup,
+    held,
+    receivedAt,
+    deadline,
+    loaded.state.toolCalls.length,
+  );
   held.then(
     (generation) => generation === undefined && speculative.drop(),
     () => speculative.drop(),
@@ -142,7 +174,14 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   if (stored.state.ended) return { spoken: '', superseded: true };
   let turn = speculative;
   if (speculative.dropped) {
-    turn = new TurnWork(deps, stored.setup, Promise.resolve(stored.state.generation), receivedAt, deadline);
+    turn = new TurnWork(
+      deps,
+      stored.setup,
+      Promise.resolve(stored.state.generation),
+      receivedAt,
+      deadline,
+      stored.state.toolCalls.length,
+    );
     await turn.run(stored.state.history);
   }
   const result = await turn.finish();
@@ -165,6 +204,8 @@ class TurnWork {
   private readonly incidents: ConversationIncident[] = [];
   private readonly quoted: QuotedListingRecord[] = [];
   private spokenThisRound = '';
+  /** A tool failed and said its own line: the model is not asked again this turn. */
+  private failureSpoken = false;
   private readonly guard: TurnGuard;
 
   constructor(
@@ -174,6 +215,8 @@ class TurnWork {
     startGeneration: Promise<number | undefined>,
     private readonly receivedAt: number,
     private readonly deadline: number,
+    /** Tool calls the call made before this turn (at most MAX_TOOL_CALLS_A_CALL in all). */
+    private readonly earlierToolCalls: number,
   ) {
     this.guard = new TurnGuard(startGeneration, () => deps.store.generation());
   }
@@ -208,7 +251,11 @@ class TurnWork {
   async run(history: LlmMessage[]): Promise<void> {
     const timer = setTimeout(() => this.guard.abort.abort(), Math.max(0, this.deadline - this.now()));
     try {
-      for (let round = 0; round < MAX_TOOL_ROUNDS + 1 && !this.superseded && !this.ended; round += 1) {
+      for (
+        let round = 0;
+        round < MAX_TOOL_ROUNDS + 1 && !this.superseded && !this.ended && !this.failureSpoken;
+        round += 1
+      ) {
         const toolCalls = await this.modelRound([...history, ...this.added], round < MAX_TOOL_ROUNDS);
         if (toolCalls === undefined || toolCalls.length === 0) break;
         await this.runTools(toolCalls);
@@ -249,10 +296,18 @@ class TurnWork {
     const calls: LlmToolCall[] = [];
     this.spokenThisRound = '';
     let text = '';
+    const agentTools: LlmTool[] = [];
+    if (toolsAllowed && this.deps.agentTools) {
+      const offer = await this.deps.agentTools.offered();
+      agentTools.push(...offer.tools);
+      for (const incident of offer.incidents) this.incidents.push({ at: iso(this.now()), ...incident });
+    }
     const stream = this.deps.model.stream({
       system: this.setup.system,
       messages,
-      tools: toolsAllowed ? this.setup.tools : this.setup.tools.filter((t) => t.name === TOOL_NAMES.endCall),
+      tools: toolsAllowed
+        ? [...this.setup.tools, ...agentTools]
+        : this.setup.tools.filter((t) => t.name === TOOL_NAMES.endCall),
       maxTokens: 400,
       signal: this.guard.abort.signal,
     });
@@ -278,38 +333,64 @@ class TurnWork {
   }
 
   private async runTools(calls: LlmToolCall[]): Promise<void> {
-    for (const call of calls) {
+    for (const [index, call] of calls.entries()) {
       if (!(await this.guard.mayAct())) return;
       if (call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
         if (!(await this.send(FILLER_LINE, false))) return;
+      const lines = this.deps.agentTools?.lines(call.name);
+      const limit =
+        index >= MAX_TOOL_CALLS_A_ROUND
+          ? `at most ${MAX_TOOL_CALLS_A_ROUND} tool calls a round`
+          : this.earlierToolCalls + this.toolCalls.length >= MAX_TOOL_CALLS_A_CALL
+            ? `at most ${MAX_TOOL_CALLS_A_CALL} tool calls a call`
+            : undefined;
+      if (!limit && lines?.during && !(await this.send(spaced(this.spoken, lines.during), false))) return;
       const at = iso(this.now());
-      let outcome: ToolOutcome;
-      try {
-        outcome = await this.deps.runTool(call, this.setup);
-      } catch (error) {
-        surfaceProgrammingErrorInTests(error);
-        const failure = errorName(error);
-        logger.error('a tool threw; the model is told it failed', { tool: call.name, error: failure });
-        outcome = {
-          ok: false,
-          content: JSON.stringify({ error: 'the tool failed' }),
-          error: `the tool failed (${failure})`,
-        };
-      }
+      const outcome = limit ? refusedOutcome(limit) : await this.runOne(call);
+      // An interruption or a newer prompt while the tool ran: nothing of its result is used.
+      if (this.superseded) return;
       const record: ToolCallRecord = {
         name: call.name,
         arguments: call.arguments,
         ok: outcome.ok,
         at,
         ...(outcome.error ? { error: outcome.error } : {}),
+        type: outcome.type ?? 'builtin',
+        status: outcome.status ?? (outcome.ok ? 'ok' : 'error'),
+        ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
+        ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
       };
       this.toolCalls.push(record);
       if (!outcome.ok)
         this.incidents.push({ at, kind: 'tool_error', detail: `${call.name}: ${outcome.error ?? 'failed'}` });
       if (outcome.quoted) this.quoted.push(...outcome.quoted);
       if (outcome.end) this.ended = outcome.end;
-      this.added.push({ role: 'tool', toolCallId: call.id, name: call.name, content: outcome.content });
+      this.added.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content: outcome.content.slice(0, MAX_KEPT_TOOL_RESULT_CHARS),
+      });
       await this.deps.output.tool?.(record);
+      if (!outcome.ok && !limit && lines?.onFailure) {
+        if (!(await this.send(spaced(this.spoken, lines.onFailure), false))) return;
+        this.failureSpoken = true;
+      }
+    }
+  }
+
+  private async runOne(call: LlmToolCall): Promise<ToolOutcome> {
+    try {
+      return await this.deps.runTool(call, this.setup, this.guard.abort.signal);
+    } catch (error) {
+      surfaceProgrammingErrorInTests(error);
+      const failure = errorName(error);
+      logger.error('a tool threw; the model is told it failed', { tool: call.name, error: failure });
+      return {
+        ok: false,
+        content: JSON.stringify({ error: 'the tool failed' }),
+        error: `the tool failed (${failure})`,
+      };
     }
   }
 
@@ -355,6 +436,16 @@ class TurnWork {
     };
   }
 }
+
+const refusedOutcome = (error: string): ToolOutcome => ({
+  ok: false,
+  content: JSON.stringify({ error }),
+  error,
+  status: 'error',
+});
+
+/** `line` after what was said, with a space between. */
+const spaced = (said: string, line: string) => `${said && !said.endsWith(' ') ? ' ' : ''}${line} `;
 
 /** An assistant message with neither words nor tool calls says nothing to the model. */
 const keepMessage = (message: LlmMessage) =>

@@ -3,6 +3,7 @@ import { CallEntity } from '../../calling/entities.js';
 import { Entity, Service } from '../../platform/entity.js';
 import { primaryIndex } from '../../platform/keys.js';
 import { entityConfig } from '../../platform/table.js';
+import { CallToolsEntity } from './call-tools.js';
 
 /**
  * A conversation while it goes on, found by the socket it runs on (every frame names its connection).
@@ -42,6 +43,6 @@ export type ConversationItem = EntityItem<typeof ConversationEntity>;
 
 /** The conversation and the call it belongs to, written together when a session starts. */
 export const conversationService = new Service(
-  { conversation: ConversationEntity, call: CallEntity },
+  { conversation: ConversationEntity, call: CallEntity, callTools: CallToolsEntity },
   entityConfig(),
 );

@@ -27,7 +27,17 @@ export async function recordConversation(
   const models = state.latencies.map((l) => l.modelMs);
   const services = state.latencies.map((l) => Math.max(0, l.totalMs - l.modelMs));
   const conversation = {
-    tool_calls: state.toolCalls,
+    tool_calls: state.toolCalls.map((record) => ({
+      name: record.name,
+      arguments: record.arguments,
+      ok: record.ok,
+      at: record.at,
+      ...(record.error ? { error: record.error } : {}),
+      type: record.type ?? 'builtin',
+      status: record.status ?? (record.ok ? 'ok' : 'error'),
+      ...(record.httpStatus !== undefined ? { http_status: record.httpStatus } : {}),
+      ...(record.durationMs !== undefined ? { duration_ms: record.durationMs } : {}),
+    })),
     latency: {
       turns: state.latencies.length,
       service_ms: { p50: percentile(services, 50), p90: percentile(services, 90) },

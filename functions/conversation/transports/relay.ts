@@ -16,10 +16,12 @@ import { runTurn, type ConversationOutput } from '../engine/turn.js';
 import { ConversationEntity, conversationService, type ConversationItem } from '../storage/entities.js';
 import { emptyState, type ConversationEnd } from '../engine/model.js';
 import { recordConversation } from '../storage/record.js';
-import { conversationSetup } from '../setup.js';
+import { callTools, conversationSetup } from '../setup.js';
+import { callToolsItem, TableCallToolsStore } from '../storage/call-tools.js';
+import { CallToolBox } from '../tools/agent-toolbox.js';
+import { toolRunner } from '../tools/runner.js';
 import { RecentConversations } from '../storage/recent.js';
 import { TableConversationStore, toStored } from '../storage/table-store.js';
-import { runAgentTool } from '../tools/built-in.js';
 
 /**
  * The ConversationRelay transport: Twilio's messages in, the engine's words out. Its socket is the
@@ -119,8 +121,11 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
     timeScale: telephony().callSecondsPerWallSecond,
   });
   const state = emptyState(setup.greeting);
+  const tools = callTools(call, agent, 'phone');
+  const expiresAt = Math.floor(now.getTime() / 1000) + CONVERSATION_TTL_SECONDS;
   const result = await conversationService.transaction
-    .write(({ conversation, call: calls }) => [
+    .write(({ conversation, call: calls, callTools: toolItems }) => [
+      ...(tools ? [toolItems.create(callToolsItem(connectionId, tools, expiresAt)).commit()] : []),
       conversation
         .create({
           connectionId,
@@ -133,7 +138,7 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
           generation: 0,
           version: 0,
           createdAt: now.toISOString(),
-          expiresAt: Math.floor(now.getTime() / 1000) + CONVERSATION_TTL_SECONDS,
+          expiresAt,
         })
         .commit(),
       calls
@@ -202,11 +207,13 @@ async function onConversationFrame(
     await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000), at);
     return;
   }
+  const box = await agentToolBox(item);
   const deps = {
     store,
     model: languageModel(),
     output: relayOutput(item),
-    runTool: runAgentTool,
+    runTool: toolRunner(box),
+    ...(box ? { agentTools: box } : {}),
   };
   if (type === 'dtmf') {
     const parsed = DtmfFrame.safeParse(frame);
@@ -221,6 +228,14 @@ async function onConversationFrame(
   const result = await runTurn(deps, { kind: 'prompt', text: parsed.data.voicePrompt, at });
   if (result.ended)
     logger.info('agent ended the conversation', { connectionId, reason: result.ended.reason });
+}
+
+/** The agent's own tools for the call, when it has any (kept beside the conversation). */
+async function agentToolBox(item: ConversationItem): Promise<CallToolBox | undefined> {
+  if (!(JSON.parse(item.setup) as { agentTools?: boolean }).agentTools) return undefined;
+  const store = new TableCallToolsStore(item.connectionId);
+  const tools = await store.load();
+  return tools ? new CallToolBox(tools, store) : undefined;
 }
 
 /** The engine's words as ConversationRelay frames; a socket already gone is not an error. */
@@ -289,6 +304,7 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
   recent.forget(connectionId);
+  new TableCallToolsStore(connectionId).forget();
   const item = await loadConversation(connectionId);
   if (!item) return;
   const state = await endByCaller(new TableConversationStore(connectionId, item));

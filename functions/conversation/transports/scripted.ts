@@ -5,7 +5,10 @@ import { runTurn, type ConversationOutput } from '../engine/turn.js';
 import { emptyState, type ConversationSetup, type TranscriptEntry } from '../engine/model.js';
 import { systemPrompt } from '../setup.js';
 import { MemoryConversationStore } from '../engine/store.js';
-import { agentTools, runAgentTool } from '../tools/built-in.js';
+import { storedSecrets, storedTools } from '../../agents/tool-definitions.js';
+import { CallToolBox, MemoryCallToolsStore } from '../tools/agent-toolbox.js';
+import { agentTools } from '../tools/built-in.js';
+import { toolRunner } from '../tools/runner.js';
 
 /**
  * The model failed during a scripted call (a bad key, the provider down, a turn past its deadline): the
@@ -55,6 +58,7 @@ export async function playScript(input: {
     timeScale: 1,
   };
   const store = new MemoryConversationStore(setup, emptyState(setup.greeting));
+  const box = scriptedToolBox(agent);
   let ended = false;
   const output: ConversationOutput = {
     text: () => Promise.resolve(),
@@ -67,7 +71,13 @@ export async function playScript(input: {
   for (const line of input.callerScript) {
     if (ended) break;
     await runTurn(
-      { store, model: languageModel(), output, runTool: runAgentTool },
+      {
+        store,
+        model: languageModel(),
+        output,
+        runTool: toolRunner(box),
+        ...(box ? { agentTools: box } : {}),
+      },
       { kind: 'prompt', text: line },
     );
     const failure = (await store.load()).state.incidents.find(
@@ -80,4 +90,26 @@ export async function playScript(input: {
     transcript: state.transcript,
     durationSeconds: Math.max(1, Math.round((Date.now() - started) / 1000)),
   };
+}
+
+/** An evaluation runs the agent's own tools too, as a test (`test: true`, no call id). */
+function scriptedToolBox(agent: Agent): CallToolBox | undefined {
+  const tools = storedTools(agent);
+  if (tools.length === 0) return undefined;
+  const callTools = {
+    tools,
+    context: {
+      callId: null,
+      channel: 'evaluation' as const,
+      workspaceId: agent.workspaceId,
+      agentId: agent.agentId,
+      agentVersion: null,
+      direction: null,
+      fromPhone: null,
+      toPhone: null,
+      parameters: {},
+      test: true,
+    },
+  };
+  return new CallToolBox(callTools, new MemoryCallToolsStore(callTools, storedSecrets(agent)));
 }

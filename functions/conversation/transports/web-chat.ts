@@ -14,7 +14,8 @@ import { authenticateBearer } from '../../platform/auth/authenticate-bearer.js';
 import { entityConfig } from '../../platform/table.js';
 import { ConversationEntity } from '../storage/entities.js';
 import { emptyState } from '../engine/model.js';
-import { conversationSetup } from '../setup.js';
+import { callTools, conversationSetup } from '../setup.js';
+import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
 
 /**
  * The dashboard's test chat: a user talks to an agent in the browser, over the same relay WebSocket and
@@ -34,6 +35,7 @@ export interface WebChatQuery {
 const webChatService = new Service(
   {
     conversation: ConversationEntity,
+    callTools: CallToolsEntity,
     call: CallEntity,
     callStatusEvent: CallStatusEventEntity,
     openCall: OpenCallEntity,
@@ -93,9 +95,12 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
       relayConnectionId: connectionId,
     };
     const setup = conversationSetup({ call, agent, channel: 'web', now, timeScale: 1 });
+    const tools = callTools(call, agent, 'web');
+    const expiresAt = Math.floor(now.getTime() / 1000) + TTL_SECONDS;
     const result = await webChatService.transaction
       .write((entities) => [
         ...callOpeningWrites(entities, call, 'api'),
+        ...(tools ? [entities.callTools.create(callToolsItem(connectionId, tools, expiresAt)).commit()] : []),
         entities.conversation
           .create({
             connectionId,
@@ -107,7 +112,7 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
             generation: 0,
             version: 0,
             createdAt: at,
-            expiresAt: Math.floor(now.getTime() / 1000) + TTL_SECONDS,
+            expiresAt,
           })
           .commit(),
       ])

@@ -601,6 +601,50 @@ export interface paths {
     patch: operations['updateAgent'];
     trace?: never;
   };
+  '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/tools/{name}/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * List an MCP tool's tools
+     * @description The tools an agent's MCP server offers (`tools/list`), each with its input schema and whether the agent offers it to the model (`allowed_tools`); a function tool lists itself. A server that cannot be reached is `tools: []` with `error` (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
+    post: operations['listAgentToolTools'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/tools/{name}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test a tool
+     * @description Runs one tool once as a call would: a function tool's signed POST (`test: true`, `call.id` null), or an MCP tool named `{server}__{tool}`. The endpoint's failures are a 200 with `status` `error`, `timeout` or `cancelled` (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
+    post: operations['testAgentTool'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call': {
     parameters: {
       query?: never;
@@ -7040,6 +7084,22 @@ export interface operations {
            *             }
            *           ],
            *           "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *           "tools": [
+           *             {
+           *               "type": "function",
+           *               "name": "Front desk",
+           *               "description": "Hi {{first_name}}, thanks for your time today.",
+           *               "parameters": {},
+           *               "url": "https://example.com/hooks/voice-agent",
+           *               "headers": {
+           *                 "authorization": "••••c123"
+           *               },
+           *               "static_arguments": {},
+           *               "timeout_ms": 1,
+           *               "speak_during": "example",
+           *               "speak_on_failure": "example"
+           *             }
+           *           ],
            *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "created_at": "2026-11-22T01:30:00.000Z",
            *           "updated_at": "2026-11-22T01:30:00.000Z"
@@ -7123,6 +7183,48 @@ export interface operations {
               }[];
               /** @example The caller booked an inspection or asked for a follow-up call */
               success_criteria: string | null;
+              tools: (
+                | {
+                    /** @constant */
+                    type: 'function';
+                    name: string;
+                    description: string;
+                    parameters: {
+                      [key: string]: unknown;
+                    };
+                    url: string;
+                    /**
+                     * @example {
+                     *       "authorization": "••••c123"
+                     *     }
+                     */
+                    headers?: {
+                      [key: string]: string;
+                    };
+                    static_arguments?: {
+                      [key: string]: unknown;
+                    };
+                    timeout_ms: number;
+                    speak_during?: string;
+                    speak_on_failure?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: 'mcp';
+                    name: string;
+                    url: string;
+                    /**
+                     * @example {
+                     *       "authorization": "••••c123"
+                     *     }
+                     */
+                    headers?: {
+                      [key: string]: string;
+                    };
+                    allowed_tools?: string[];
+                    timeout_ms: number;
+                  }
+              )[];
               created_by: string;
               created_at: string;
               updated_at: string | null;
@@ -7293,7 +7395,37 @@ export interface operations {
          *           ]
          *         }
          *       ],
-         *       "success_criteria": "The caller booked an inspection or asked for a follow-up call"
+         *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+         *       "tools": [
+         *         {
+         *           "type": "function",
+         *           "name": "book_inspection",
+         *           "description": "Book a property inspection for the caller",
+         *           "parameters": {
+         *             "type": "object",
+         *             "properties": {
+         *               "date": {
+         *                 "description": "The day, YYYY-MM-DD",
+         *                 "format": "date"
+         *               },
+         *               "time": {
+         *                 "description": "The time, HH:MM",
+         *                 "pattern": "^\\d{2}:\\d{2}$"
+         *               }
+         *             },
+         *             "required": [
+         *               "date",
+         *               "time"
+         *             ]
+         *           },
+         *           "url": "https://api.example.com/tools/book-inspection",
+         *           "headers": {
+         *             "authorization": "Bearer sk_live_abc123"
+         *           },
+         *           "timeout_ms": 8000,
+         *           "speak_during": "One moment while I book that."
+         *         }
+         *       ]
          *     }
          */
         'application/json': {
@@ -7368,6 +7500,104 @@ export interface operations {
             enum_values?: string[];
           }[];
           success_criteria?: string | null;
+          /**
+           * @example [
+           *       {
+           *         "type": "function",
+           *         "name": "book_inspection",
+           *         "description": "Book a property inspection for the caller",
+           *         "parameters": {
+           *           "type": "object",
+           *           "properties": {
+           *             "date": {
+           *               "description": "The day, YYYY-MM-DD",
+           *               "format": "date"
+           *             },
+           *             "time": {
+           *               "description": "The time, HH:MM",
+           *               "pattern": "^\\d{2}:\\d{2}$"
+           *             }
+           *           },
+           *           "required": [
+           *             "date",
+           *             "time"
+           *           ]
+           *         },
+           *         "url": "https://api.example.com/tools/book-inspection",
+           *         "headers": {
+           *           "authorization": "Bearer sk_live_abc123"
+           *         },
+           *         "timeout_ms": 8000,
+           *         "speak_during": "One moment while I book that."
+           *       }
+           *     ]
+           */
+          tools?: (
+            | {
+                /** @constant */
+                type: 'function';
+                /** @example book_inspection */
+                name: string;
+                description: string;
+                /**
+                 * @example {
+                 *       "type": "object",
+                 *       "properties": {
+                 *         "date": {
+                 *           "description": "The day, YYYY-MM-DD",
+                 *           "format": "date"
+                 *         },
+                 *         "attendees": {
+                 *           "type": "integer",
+                 *           "minimum": 1
+                 *         }
+                 *       },
+                 *       "required": [
+                 *         "date"
+                 *       ]
+                 *     }
+                 */
+                parameters: {
+                  [key: string]: unknown;
+                };
+                /** @example https://api.example.com/tools/book-inspection */
+                url: string;
+                /**
+                 * @example {
+                 *       "authorization": "Bearer sk_live_abc123"
+                 *     }
+                 */
+                headers?: {
+                  [key: string]: string;
+                };
+                static_arguments?: {
+                  [key: string]: unknown;
+                };
+                /** @default 8000 */
+                timeout_ms?: number;
+                speak_during?: string;
+                speak_on_failure?: string;
+              }
+            | {
+                /** @constant */
+                type: 'mcp';
+                /** @example crm */
+                name: string;
+                /** @example https://api.example.com/tools/book-inspection */
+                url: string;
+                /**
+                 * @example {
+                 *       "authorization": "Bearer sk_live_abc123"
+                 *     }
+                 */
+                headers?: {
+                  [key: string]: string;
+                };
+                allowed_tools?: string[];
+                /** @default 8000 */
+                timeout_ms?: number;
+              }
+          )[];
         };
       };
     };
@@ -7435,6 +7665,22 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "tools": [
+           *         {
+           *           "type": "function",
+           *           "name": "Front desk",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "parameters": {},
+           *           "url": "https://example.com/hooks/voice-agent",
+           *           "headers": {
+           *             "authorization": "••••c123"
+           *           },
+           *           "static_arguments": {},
+           *           "timeout_ms": 1,
+           *           "speak_during": "example",
+           *           "speak_on_failure": "example"
+           *         }
+           *       ],
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
            *       "updated_at": "2026-11-22T01:30:00.000Z"
@@ -7514,6 +7760,48 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            tools: (
+              | {
+                  /** @constant */
+                  type: 'function';
+                  name: string;
+                  description: string;
+                  parameters: {
+                    [key: string]: unknown;
+                  };
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  static_arguments?: {
+                    [key: string]: unknown;
+                  };
+                  timeout_ms: number;
+                  speak_during?: string;
+                  speak_on_failure?: string;
+                }
+              | {
+                  /** @constant */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  allowed_tools?: string[];
+                  timeout_ms: number;
+                }
+            )[];
             created_by: string;
             created_at: string;
             updated_at: string | null;
@@ -7717,6 +8005,22 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "tools": [
+           *         {
+           *           "type": "function",
+           *           "name": "Front desk",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "parameters": {},
+           *           "url": "https://example.com/hooks/voice-agent",
+           *           "headers": {
+           *             "authorization": "••••c123"
+           *           },
+           *           "static_arguments": {},
+           *           "timeout_ms": 1,
+           *           "speak_during": "example",
+           *           "speak_on_failure": "example"
+           *         }
+           *       ],
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
            *       "updated_at": "2026-11-22T01:30:00.000Z"
@@ -7796,6 +8100,48 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            tools: (
+              | {
+                  /** @constant */
+                  type: 'function';
+                  name: string;
+                  description: string;
+                  parameters: {
+                    [key: string]: unknown;
+                  };
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  static_arguments?: {
+                    [key: string]: unknown;
+                  };
+                  timeout_ms: number;
+                  speak_during?: string;
+                  speak_on_failure?: string;
+                }
+              | {
+                  /** @constant */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  allowed_tools?: string[];
+                  timeout_ms: number;
+                }
+            )[];
             created_by: string;
             created_at: string;
             updated_at: string | null;
@@ -8101,7 +8447,37 @@ export interface operations {
          *           ]
          *         }
          *       ],
-         *       "success_criteria": "The caller booked an inspection or asked for a follow-up call"
+         *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+         *       "tools": [
+         *         {
+         *           "type": "function",
+         *           "name": "book_inspection",
+         *           "description": "Book a property inspection for the caller",
+         *           "parameters": {
+         *             "type": "object",
+         *             "properties": {
+         *               "date": {
+         *                 "description": "The day, YYYY-MM-DD",
+         *                 "format": "date"
+         *               },
+         *               "time": {
+         *                 "description": "The time, HH:MM",
+         *                 "pattern": "^\\d{2}:\\d{2}$"
+         *               }
+         *             },
+         *             "required": [
+         *               "date",
+         *               "time"
+         *             ]
+         *           },
+         *           "url": "https://api.example.com/tools/book-inspection",
+         *           "headers": {
+         *             "authorization": "Bearer sk_live_abc123"
+         *           },
+         *           "timeout_ms": 8000,
+         *           "speak_during": "One moment while I book that."
+         *         }
+         *       ]
          *     }
          */
         'application/json': {
@@ -8173,6 +8549,104 @@ export interface operations {
             enum_values?: string[];
           }[];
           success_criteria?: string | null;
+          /**
+           * @example [
+           *       {
+           *         "type": "function",
+           *         "name": "book_inspection",
+           *         "description": "Book a property inspection for the caller",
+           *         "parameters": {
+           *           "type": "object",
+           *           "properties": {
+           *             "date": {
+           *               "description": "The day, YYYY-MM-DD",
+           *               "format": "date"
+           *             },
+           *             "time": {
+           *               "description": "The time, HH:MM",
+           *               "pattern": "^\\d{2}:\\d{2}$"
+           *             }
+           *           },
+           *           "required": [
+           *             "date",
+           *             "time"
+           *           ]
+           *         },
+           *         "url": "https://api.example.com/tools/book-inspection",
+           *         "headers": {
+           *           "authorization": "Bearer sk_live_abc123"
+           *         },
+           *         "timeout_ms": 8000,
+           *         "speak_during": "One moment while I book that."
+           *       }
+           *     ]
+           */
+          tools?: (
+            | {
+                /** @constant */
+                type: 'function';
+                /** @example book_inspection */
+                name: string;
+                description: string;
+                /**
+                 * @example {
+                 *       "type": "object",
+                 *       "properties": {
+                 *         "date": {
+                 *           "description": "The day, YYYY-MM-DD",
+                 *           "format": "date"
+                 *         },
+                 *         "attendees": {
+                 *           "type": "integer",
+                 *           "minimum": 1
+                 *         }
+                 *       },
+                 *       "required": [
+                 *         "date"
+                 *       ]
+                 *     }
+                 */
+                parameters: {
+                  [key: string]: unknown;
+                };
+                /** @example https://api.example.com/tools/book-inspection */
+                url: string;
+                /**
+                 * @example {
+                 *       "authorization": "Bearer sk_live_abc123"
+                 *     }
+                 */
+                headers?: {
+                  [key: string]: string;
+                };
+                static_arguments?: {
+                  [key: string]: unknown;
+                };
+                /** @default 8000 */
+                timeout_ms?: number;
+                speak_during?: string;
+                speak_on_failure?: string;
+              }
+            | {
+                /** @constant */
+                type: 'mcp';
+                /** @example crm */
+                name: string;
+                /** @example https://api.example.com/tools/book-inspection */
+                url: string;
+                /**
+                 * @example {
+                 *       "authorization": "Bearer sk_live_abc123"
+                 *     }
+                 */
+                headers?: {
+                  [key: string]: string;
+                };
+                allowed_tools?: string[];
+                /** @default 8000 */
+                timeout_ms?: number;
+              }
+          )[];
         };
       };
     };
@@ -8240,6 +8714,22 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "tools": [
+           *         {
+           *           "type": "function",
+           *           "name": "Front desk",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "parameters": {},
+           *           "url": "https://example.com/hooks/voice-agent",
+           *           "headers": {
+           *             "authorization": "••••c123"
+           *           },
+           *           "static_arguments": {},
+           *           "timeout_ms": 1,
+           *           "speak_during": "example",
+           *           "speak_on_failure": "example"
+           *         }
+           *       ],
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
            *       "updated_at": "2026-11-22T01:30:00.000Z"
@@ -8319,6 +8809,48 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            tools: (
+              | {
+                  /** @constant */
+                  type: 'function';
+                  name: string;
+                  description: string;
+                  parameters: {
+                    [key: string]: unknown;
+                  };
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  static_arguments?: {
+                    [key: string]: unknown;
+                  };
+                  timeout_ms: number;
+                  speak_during?: string;
+                  speak_on_failure?: string;
+                }
+              | {
+                  /** @constant */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  allowed_tools?: string[];
+                  timeout_ms: number;
+                }
+            )[];
             created_by: string;
             created_at: string;
             updated_at: string | null;
@@ -8427,6 +8959,385 @@ export interface operations {
               msg: string;
               input: unknown;
             }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  listAgentToolTools: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        agent_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "tools": [
+           *         {
+           *           "name": "lookup_contact",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "input_schema": {},
+           *           "allowed": true
+           *         }
+           *       ],
+           *       "error": "example"
+           *     }
+           */
+          'application/json': {
+            tools: {
+              /** @example lookup_contact */
+              name: string;
+              description: string;
+              input_schema: {
+                [key: string]: unknown;
+              };
+              allowed: boolean;
+            }[];
+            error?: string;
+          };
+        };
+      };
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The agent, or a tool of that name, does not exist */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  testAgentTool: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        agent_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "arguments": {
+         *         "date": "2025-07-01",
+         *         "time": "10:00"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /**
+           * @default {}
+           * @example {
+           *       "date": "2025-07-01",
+           *       "time": "10:00"
+           *     }
+           */
+          arguments?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "http_status": 1,
+           *       "duration_ms": 95,
+           *       "result": {
+           *         "confirmed": true,
+           *         "reference": "INS-4821"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok' | 'error' | 'timeout' | 'cancelled';
+            http_status: number | null;
+            duration_ms: number;
+            /**
+             * @example {
+             *       "confirmed": true,
+             *       "reference": "INS-4821"
+             *     }
+             */
+            result: unknown;
+          };
+        };
+      };
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The agent, or a tool of that name, does not exist */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description More than 10 tests of the agent's tools in the current minute (Retry-After) */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          /**
+           * @description Seconds to wait before trying again.
+           * @example 30
+           */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
           };
         };
       };
@@ -9633,7 +10544,11 @@ export interface operations {
            *           "arguments": {},
            *           "ok": true,
            *           "at": "example",
-           *           "error": "example"
+           *           "error": "example",
+           *           "type": "builtin",
+           *           "status": "ok",
+           *           "http_status": 1,
+           *           "duration_ms": 95
            *         }
            *       ],
            *       "latency": {
@@ -9760,6 +10675,12 @@ export interface operations {
               ok: boolean;
               at: string;
               error?: string;
+              /** @enum {string} */
+              type?: 'builtin' | 'function' | 'mcp';
+              /** @enum {string} */
+              status?: 'ok' | 'error' | 'timeout' | 'cancelled';
+              http_status?: number;
+              duration_ms?: number;
             }[];
             latency: {
               turns: number;
@@ -9979,7 +10900,11 @@ export interface operations {
            *           "arguments": {},
            *           "ok": true,
            *           "at": "example",
-           *           "error": "example"
+           *           "error": "example",
+           *           "type": "builtin",
+           *           "status": "ok",
+           *           "http_status": 1,
+           *           "duration_ms": 95
            *         }
            *       ],
            *       "latency": {
@@ -10106,6 +11031,12 @@ export interface operations {
               ok: boolean;
               at: string;
               error?: string;
+              /** @enum {string} */
+              type?: 'builtin' | 'function' | 'mcp';
+              /** @enum {string} */
+              status?: 'ok' | 'error' | 'timeout' | 'cancelled';
+              http_status?: number;
+              duration_ms?: number;
             }[];
             latency: {
               turns: number;

@@ -108,6 +108,9 @@ function simulateBaseReply(request: ChatCompletionRequest): SimulatedReply {
       text: TRANSFER_REPLY,
       toolCalls: [{ name: 'transfer_call', arguments: { reason: 'caller asked to speak to a person' } }],
     };
+  // i. One of the agent's own tools, named by the caller's words (every word of its name in the line).
+  const own = namedAgentTool(request, line);
+  if (own) return { text: '', toolCalls: [own] };
   // e. The price, when the prompt names one (the agent knows the listing it calls about: before d).
   const money = MONEY.exec(system);
   if (PRICE.test(line) && money) {
@@ -161,8 +164,51 @@ function speakToolResult(name: string, content: string, line: string): string {
   }
   if (name === 'transfer_call') return TRANSFERRED_REPLY;
   if (name === 'end_call') return ENDED_REPLY;
-  return TOOL_DONE_REPLY;
+  return agentToolReply(result) ?? TOOL_DONE_REPLY;
 }
 
 /** Roughly a token a word. */
 export const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+const BUILT_IN = new Set(['end_call', 'transfer_call', 'search_knowledge']);
+
+/**
+ * Rule i: an offered tool that is not a built-in one, every word of whose name (split at `_`, words
+ * of 3 letters or more) the caller's line contains ("book_inspection": "Can you book an inspection?").
+ * Its arguments: each required property of its schema, a string property given the caller's line.
+ */
+function namedAgentTool(
+  request: ChatCompletionRequest,
+  line: string,
+): { name: string; arguments: Record<string, unknown> } | undefined {
+  const lower = line.toLowerCase();
+  for (const tool of request.tools ?? []) {
+    const { name } = tool.function;
+    if (BUILT_IN.has(name)) continue;
+    const words = (name.split('__').at(-1) ?? name).split(/[_-]+/).filter((w) => w.length >= 3);
+    if (words.length === 0 || !words.every((word) => lower.includes(word.toLowerCase()))) continue;
+    const schema = (tool.function.parameters ?? {}) as {
+      required?: string[];
+      properties?: Record<string, { type?: string }>;
+    };
+    const args: Record<string, unknown> = {};
+    for (const key of schema.required ?? []) {
+      const type = schema.properties?.[key]?.type;
+      args[key] =
+        type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : line.slice(0, 200);
+    }
+    return { name, arguments: args };
+  }
+  return undefined;
+}
+
+/** An agent tool's answer, spoken: its `message`, or a booking's confirmation and reference. */
+function agentToolReply(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const answer = result as { message?: unknown; confirmed?: unknown; reference?: unknown };
+  if (typeof answer.message === 'string' && answer.message.trim() !== '')
+    return answer.message.trim().slice(0, 300);
+  if (answer.confirmed === true)
+    return `That's booked${typeof answer.reference === 'string' ? `, your reference is ${answer.reference}` : ''}.`;
+  return undefined;
+}

@@ -1,0 +1,178 @@
+import { callMcpTool, listMcpTools, splitCombinedName } from '../../agents/mcp-tools.js';
+import { invokeFunctionTool, type ToolCallContext, type ToolRun } from '../../agents/tool-calls.js';
+import { resolveTool, type StoredTool, type ToolSecrets } from '../../agents/tool-definitions.js';
+import type { LlmTool, LlmToolCall } from '../../providers/llm/port.js';
+import type { ConversationIncident } from '../engine/model.js';
+import type { AgentToolBox, ToolOutcome } from '../engine/turn.js';
+
+/**
+ * The agent's own tools in a call (function tools, MCP servers' tools), as the engine sees them
+ * (`AgentToolBox`) and runs them. Their definitions are read from the agent when the session starts
+ * and kept for the call beside the conversation (`CallToolsStore`), never in the conversation item
+ * every turn rewrites; header values stay sealed in the agent item and are opened only for the
+ * request that needs them. An MCP server's tools are listed once per call, at the first turn that
+ * offers tools, and the list and the server's session are kept for the rest of the call.
+ */
+
+export interface McpListing {
+  offers: { name: string; remoteName: string; description: string; inputSchema: Record<string, unknown> }[];
+  sessionId?: string;
+  failed?: string;
+}
+
+export interface CallTools {
+  tools: StoredTool[];
+  context: ToolCallContext;
+  /** By server (the tool's name): what it offered, once listed. */
+  mcp?: Record<string, McpListing>;
+}
+
+export interface CallToolsStore {
+  load(): Promise<CallTools | undefined>;
+  /** Keeps the call's MCP listing; when another frame kept one first, that one is returned. */
+  keepMcp(mcp: Record<string, McpListing>): Promise<CallTools>;
+  /** The agent's sealed header values (read when a tool with headers runs). */
+  secrets(): Promise<ToolSecrets>;
+}
+
+const MCP_LIST_TIMEOUT_MS = 5_000;
+
+export class CallToolBox implements AgentToolBox {
+  constructor(
+    private tools: CallTools,
+    private readonly store: CallToolsStore,
+  ) {}
+
+  async offered(): Promise<{ tools: LlmTool[]; incidents: Omit<ConversationIncident, 'at'>[] }> {
+    const incidents: Omit<ConversationIncident, 'at'>[] = [];
+    const servers = this.tools.tools.filter((t) => t.type === 'mcp');
+    if (servers.length > 0 && !this.tools.mcp) incidents.push(...(await this.listServers()));
+    const offered: LlmTool[] = [];
+    for (const tool of this.tools.tools) {
+      if (tool.type === 'function')
+        offered.push({ name: tool.name, description: tool.description, parameters: tool.parameters });
+      else
+        for (const offer of this.tools.mcp?.[tool.name]?.offers ?? [])
+          offered.push({ name: offer.name, description: offer.description, parameters: offer.inputSchema });
+    }
+    return { tools: offered, incidents };
+  }
+
+  private async listServers(): Promise<Omit<ConversationIncident, 'at'>[]> {
+    const incidents: Omit<ConversationIncident, 'at'>[] = [];
+    const secrets = await this.secretsIfNeeded(this.tools.tools.filter((t) => t.type === 'mcp'));
+    const listings = await Promise.all(
+      this.tools.tools.flatMap((tool) =>
+        tool.type !== 'mcp'
+          ? []
+          : [
+              (async (): Promise<[string, McpListing]> => {
+                try {
+                  const resolved = await resolveTool(this.owner(secrets), tool);
+                  const signal = AbortSignal.timeout(Math.min(tool.timeoutMs, MCP_LIST_TIMEOUT_MS));
+                  const list = await listMcpTools({ ...tool, openedHeaders: resolved.openedHeaders }, signal);
+                  incidents.push(...list.incidents);
+                  const offers = list.tools
+                    .filter((offer) => offer.allowed)
+                    .map(({ name, remoteName, description, inputSchema }) => ({
+                      name,
+                      remoteName,
+                      description,
+                      inputSchema,
+                    }));
+                  return [tool.name, { offers, ...(list.sessionId ? { sessionId: list.sessionId } : {}) }];
+                } catch (error) {
+                  const reason = error instanceof Error ? error.message.slice(0, 200) : 'unreachable';
+                  incidents.push({ kind: 'mcp_server_failed', detail: `${tool.name}: ${reason}` });
+                  return [tool.name, { offers: [], failed: reason }];
+                }
+              })(),
+            ],
+      ),
+    );
+    this.tools = await this.store.keepMcp(Object.fromEntries(listings));
+    return incidents;
+  }
+
+  lines(name: string): { during?: string; onFailure?: string } | undefined {
+    const tool = this.tools.tools.find((t) => t.type === 'function' && t.name === name);
+    if (!tool || tool.type !== 'function') return undefined;
+    return { during: tool.speakDuring, onFailure: tool.speakOnFailure };
+  }
+
+  /** Whether `name` is one of the agent's own tools offered in this call. */
+  has(name: string): boolean {
+    if (this.tools.tools.some((t) => t.type === 'function' && t.name === name)) return true;
+    const split = splitCombinedName(this.tools.tools, name);
+    return !!split && !!this.tools.mcp?.[split.prefix]?.offers.some((o) => o.name === name);
+  }
+
+  async run(call: LlmToolCall, signal?: AbortSignal): Promise<ToolOutcome> {
+    const fn = this.tools.tools.find((t) => t.type === 'function' && t.name === call.name);
+    if (fn && fn.type === 'function') {
+      const resolved = await resolveTool(this.owner(await this.secretsIfNeeded([fn])), fn);
+      return outcome(
+        'function',
+        await invokeFunctionTool(
+          { ...fn, openedHeaders: resolved.openedHeaders },
+          call.arguments,
+          this.tools.context,
+          signal,
+        ),
+      );
+    }
+    const split = splitCombinedName(this.tools.tools, call.name);
+    const server = split && this.tools.tools.find((t) => t.type === 'mcp' && t.name === split.prefix);
+    if (!split || !server || server.type !== 'mcp') throw new Error(`not an agent tool: ${call.name}`);
+    const resolved = await resolveTool(this.owner(await this.secretsIfNeeded([server])), server);
+    const session = this.tools.mcp?.[server.name]?.sessionId;
+    const signals = [AbortSignal.timeout(server.timeoutMs), ...(signal ? [signal] : [])];
+    const run = await callMcpTool(
+      { ...server, openedHeaders: resolved.openedHeaders },
+      split.remoteName,
+      call.arguments,
+      this.tools.context,
+      AbortSignal.any(signals),
+      session,
+    );
+    return outcome('mcp', run);
+  }
+
+  private owner(toolSecrets: ToolSecrets) {
+    return { workspaceId: this.tools.context.workspaceId, agentId: this.tools.context.agentId, toolSecrets };
+  }
+
+  private async secretsIfNeeded(tools: StoredTool[]): Promise<ToolSecrets> {
+    return tools.some((t) => Object.keys(t.headers ?? {}).length > 0) ? this.store.secrets() : {};
+  }
+}
+
+function outcome(type: 'function' | 'mcp', run: ToolRun): ToolOutcome {
+  return {
+    ok: run.status === 'ok',
+    content: run.content,
+    ...(run.error ? { error: run.error.slice(0, 300) } : {}),
+    type,
+    status: run.status,
+    ...(run.httpStatus !== undefined ? { httpStatus: run.httpStatus } : {}),
+    durationMs: run.durationMs,
+  };
+}
+
+/** A CallToolsStore in memory (an evaluation's scripted call). */
+export class MemoryCallToolsStore implements CallToolsStore {
+  constructor(
+    private tools: CallTools,
+    private readonly toolSecrets: ToolSecrets,
+  ) {}
+  load(): Promise<CallTools> {
+    return Promise.resolve(this.tools);
+  }
+  keepMcp(mcp: Record<string, McpListing>): Promise<CallTools> {
+    this.tools = { ...this.tools, mcp: this.tools.mcp ?? mcp };
+    return Promise.resolve(this.tools);
+  }
+  secrets(): Promise<ToolSecrets> {
+    return Promise.resolve(this.toolSecrets);
+  }
+}
