@@ -32,9 +32,15 @@ export function addSecrets(
             description: 'Seals list cursors (generated; replacing it only ends the pages clients hold open)',
             generateSecretString: { passwordLength: 64, excludePunctuation: true },
           }
-        : {
-            description: `Credentials for ${name} (put the real value with aws secretsmanager put-secret-value)`,
-          }),
+        : name === 'tool-headers-key'
+          ? {
+              description:
+                "Seals agents' tool header values (generated; replacing it makes the stored values unreadable: set them again)",
+              generateSecretString: { passwordLength: 64, excludePunctuation: true },
+            }
+          : {
+              description: `Credentials for ${name} (put the real value with aws secretsmanager put-secret-value)`,
+            }),
     });
   }
   return secrets;
