@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { Webhook } from 'standardwebhooks';
+import type { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
+import type { Json } from '../../helpers/http.js';
+import { readyToCall, waitForCall, type Tenant } from '../calling/fixtures.js';
+import { functionTool, startEndpoint, webhookSecret, type Endpoint } from '../agents-tools/fixtures.js';
+import { liveCall, openSession } from './fixtures.js';
+
+/**
+ * An agent's function tool in a phone call, through the relay against a real local endpoint: the
+ * model (the simulator) calls the tool the caller names; the service says `speak_during`, posts the
+ * signed request (static arguments merged, the header value opened, `test: false`) and the model
+ * speaks the answer; a failing endpoint: `speak_on_failure`, the call goes on; the call detail's
+ * `tool_calls` has the type, status, HTTP status and duration, the arguments without static ones.
+ */
+
+let endpoint: Endpoint;
+beforeAll(async () => {
+  endpoint = await startEndpoint();
+});
+afterAll(async () => {
+  await endpoint.stop();
+});
+
+async function callWithTool(path: string, extra: Record<string, unknown>) {
+  const { tenant, agent } = await readyToCall({
+    prompt: 'You are Ava from Harbour Realty. You book inspections.',
+    greeting: 'Hi, this is Ava.',
+    tools: [functionTool(`${endpoint.base}${path}`, extra)],
+  });
+  const call = await liveCall(tenant, agent.id);
+  const relay = await openSession(call);
+  return { tenant, agent, call, relay };
+}
+
+async function hangUp(relay: RelayClient, tenant: Tenant, callId: string): Promise<Json> {
+  relay.close();
+  return waitForCall(tenant, callId, (c) => c.status === 'completed' && c.latency.turns >= 1, 30_000);
+}
+
+test('the caller names a tool: speak_during, the signed request, the answer spoken, recorded with its status', async () => {
+  const { tenant, agent, call, relay } = await callWithTool('/ok', {
+    headers: { 'x-api-key': 'key-in-call-9876' },
+    static_arguments: { office: 'north' },
+    speak_during: 'Let me book that for you.',
+  });
+  const before = endpoint.received.length;
+  const turn = await relay.say('Can you book an inspection for Saturday?');
+  expect(turn.reply).toBe("Let me book that for you. That's booked.");
+
+  const requests = endpoint.received.slice(before).filter((r) => r.path === '/ok');
+  expect(requests).toHaveLength(1);
+  const [request] = requests;
+  expect(request.headers['x-api-key']).toBe('key-in-call-9876');
+  const body = new Webhook(await webhookSecret(tenant)).verify(
+    request.body as string,
+    request.headers as Record<string, string>,
+  ) as Json;
+  expect(body).toMatchObject({
+    tool: 'book_inspection',
+    test: false,
+    call: { id: call.callId, channel: 'phone', agent_id: agent.id, direction: 'outbound' },
+    arguments: { date: 'Can you book an inspection for Saturday?', office: 'north' },
+  });
+
+  const ended = await hangUp(relay, tenant, call.callId);
+  expect(ended.tool_calls).toEqual([
+    {
+      name: 'book_inspection',
+      arguments: { date: 'Can you book an inspection for Saturday?' },
+      ok: true,
+      at: expect.any(String),
+      type: 'function',
+      status: 'ok',
+      http_status: 200,
+      duration_ms: expect.any(Number),
+    },
+  ]);
+}, 90_000);
+
+test('an endpoint that fails: speak_on_failure is said (the model not asked again), the call goes on, an incident', async () => {
+  const { tenant, call, relay } = await callWithTool('/fail', {
+    speak_on_failure: 'I could not book that just now; someone will call you back.',
+  });
+  const failed = await relay.say('Please book an inspection.');
+  expect(failed.reply).toBe('I could not book that just now; someone will call you back.');
+  // The call goes on.
+  const next = await relay.say('Hello?');
+  expect(next.reply).not.toBe('');
+  const ended = await hangUp(relay, tenant, call.callId);
+  expect(ended.tool_calls).toEqual([
+    expect.objectContaining({
+      name: 'book_inspection',
+      ok: false,
+      type: 'function',
+      status: 'error',
+      http_status: 500,
+    }),
+  ]);
+  expect(ended.conversation_incidents).toEqual(
+    expect.arrayContaining([expect.objectContaining({ kind: 'tool_error' })]),
+  );
+}, 90_000);
