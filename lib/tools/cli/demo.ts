@@ -39,6 +39,7 @@ export async function ensureDemo(state: StackState, log: (line: string) => void)
   }
   const demo = await seed(state, { plan: 'growth' }, log);
   await addDemoContacts(demo, log);
+  await addDemoTool(demo, state.env.DEMO_TOOL_BOOK_INSPECTION_URL, log);
   writeFileSync(path, `${JSON.stringify(demo)}\n`);
   return { demo, created: true, path };
 }
@@ -78,6 +79,36 @@ async function addDemoContacts(demo: SeedResult, log: (line: string) => void): P
     `contacts: ${DEMO_CONTACTS.map((c) => `${c.first_name} ${c.last_name}`).join(', ')}; ` +
       "the demo agent's calls update them (post-call action contact_update)",
   );
+}
+
+/**
+ * The demo agent's function tool: `book_inspection`, served by the demo receiver (which verifies the
+ * signature and confirms). "Can you book an inspection?" in `call talk` shows it end to end.
+ */
+async function addDemoTool(demo: SeedResult, url: string | undefined, log: (line: string) => void) {
+  if (!url) return;
+  const owner = new ApiClient(demo.base_url, demo.owner_token);
+  await owner.patch(`/api/v1/workspaces/${demo.workspace_id}/agents/${demo.agent_id}`, {
+    tools: [
+      {
+        type: 'function',
+        name: 'book_inspection',
+        description: 'Book an inspection of a property for the caller.',
+        parameters: {
+          type: 'object',
+          properties: {
+            date: { type: 'string', description: 'When the caller would like to inspect.' },
+            address: { type: 'string', description: 'The property, if the caller named one.' },
+          },
+          required: ['date'],
+        },
+        url,
+        timeout_ms: 5000,
+        speak_during: 'One moment, I am booking that.',
+      },
+    ],
+  });
+  log('tool: the demo agent books inspections (book_inspection, served by the demo receiver)');
 }
 
 function readDemo(path: string): SeedResult | undefined {
