@@ -139,6 +139,7 @@ export class VoiceAgentStack extends Stack {
       apiUrl,
       jwtIssuer,
       relayUrl: this.voiceRelay.url,
+      logRetention,
     });
     this.dashboard = dashboard;
     this.userPoolClient = userPoolClient;

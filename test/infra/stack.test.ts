@@ -988,6 +988,30 @@ describe('operations: alarms, the dashboard and tracing, from the catalog', () =
     }
   });
 
+  test("every function, CDK's own too, logs to a log group of ours with a retention", () => {
+    const functions = ofType(resources, 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(catalog.length);
+    for (const [id, fn] of functions) {
+      const groupId = refId(props<{ LoggingConfig?: { LogGroup?: unknown } }>(fn).LoggingConfig?.LogGroup);
+      expect({ id, group: groupId && resources[groupId]?.Type }).toEqual({
+        id,
+        group: 'AWS::Logs::LogGroup',
+      });
+      expect(props(resources[groupId!]).RetentionInDays).toBeGreaterThan(0);
+    }
+    for (const [, group] of ofType(resources, 'AWS::Logs::LogGroup'))
+      expect(props(group).RetentionInDays).toBeGreaterThan(0);
+  });
+
+  test('both API stages write access logs', () => {
+    const stages = ofType(resources, 'AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(2);
+    for (const [, stage] of stages) {
+      const settings = props<{ AccessLogSettings?: { DestinationArn: unknown } }>(stage).AccessLogSettings;
+      expect(resources[refId(settings?.DestinationArn)!].Type).toBe('AWS::Logs::LogGroup');
+    }
+  });
+
   test('alarmEmail subscribes that address to the topic', () => {
     const own = synth(fixture, { alarmEmail: 'ops@example.com' }).resources;
     const subscriptions = ofType(own, 'AWS::SNS::Subscription').map(([, r]) => props(r));
