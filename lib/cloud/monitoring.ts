@@ -18,7 +18,7 @@ import type { ServiceFunction } from './constructs/service-function.js';
 import { RELAY_INTEGRATION_TIMEOUT } from './constructs/voice-relay-api.js';
 import type { VoiceAgentStack } from './stack.js';
 import { METRICS_NAMESPACE, type MetricName } from '../../functions/platform/metrics.js';
-import { queueKeys } from '../../functions/platform/resources.js';
+import { QUEUES, queueKeys } from '../../functions/platform/resources.js';
 
 /** Five minutes: the period of every alarm but the dead-letter queues' (one minute). */
 const PERIOD = Duration.minutes(5);
@@ -113,8 +113,8 @@ export function addServiceAlarms(stack: VoiceAgentStack, topic: sns.ITopic): clo
     const { deadLetterQueue } = stack.queues[key];
     alarms.push(
       alarm(stack, `${stack.queues[key].node.id}DeadLetterAlarm`, topic, {
-        alarmName: `${prefix}-${key}-dead-letters`,
-        alarmDescription: `A message of the ${key} queue failed every receive and waits in its dead-letter queue. docs/operations.md#dead-letters`,
+        alarmName: `${prefix}-${QUEUES[key].name}-dead-letters`,
+        alarmDescription: `A message of the ${QUEUES[key].name} queue failed every receive and waits in its dead-letter queue. docs/operations.md#dead-letters`,
         metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
           period: Duration.minutes(1),
           statistic: cloudwatch.Stats.MAXIMUM,
@@ -279,7 +279,7 @@ export function addOperationsDashboard(
         stack.queues[key].deadLetterQueue.metricApproximateNumberOfMessagesVisible({
           period: Duration.minutes(1),
           statistic: cloudwatch.Stats.MAXIMUM,
-          label: key,
+          label: QUEUES[key].name,
         }),
       ),
     ),
@@ -291,7 +291,7 @@ export function addOperationsDashboard(
         stack.queues[key].queue.metricApproximateNumberOfMessagesVisible({
           period: Duration.minutes(1),
           statistic: cloudwatch.Stats.MAXIMUM,
-          label: key,
+          label: QUEUES[key].name,
         }),
       ),
     ),
@@ -301,7 +301,7 @@ export function addOperationsDashboard(
         stack.queues[key].queue.metricApproximateAgeOfOldestMessage({
           period: Duration.minutes(1),
           statistic: cloudwatch.Stats.MAXIMUM,
-          label: key,
+          label: QUEUES[key].name,
         }),
       ),
     ),
