@@ -8,7 +8,8 @@
  * default DEFAULT_BEDROCK_MODEL of functions/providers/llm), llmProvider (bedrock|openai, default
  * bedrock), llmBaseUrl (required for openai: an OpenAI-compatible server that needs no API key);
  * apiGatewayCloudWatchRole (default true; false when the account already has API Gateway's logging role);
- * authDomainPrefix (the Cognito hosted UI's domain prefix, default voice-agent-<account>). The dashboard
+ * authDomainPrefix (the Cognito hosted UI's domain prefix, default voice-agent-<account>); alarmEmail
+ * (where the alarm topic e-mails; no subscription when unset, docs/operations.md). The dashboard
  * (web/) is built first when web/dist is missing or stale.
  */
 import { App, Aspects } from 'aws-cdk-lib';
@@ -56,6 +57,7 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   languageModel,
   apiGatewayCloudWatchRole: context('apiGatewayCloudWatchRole') !== 'false',
   authDomainPrefix: context('authDomainPrefix'),
+  alarmEmail: context('alarmEmail'),
 });
 
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

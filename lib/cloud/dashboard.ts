@@ -5,6 +5,7 @@
  */
 import { Duration, type Stack } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { DashboardSite } from './constructs/dashboard-site.js';
 
@@ -19,6 +20,7 @@ export interface DashboardOptions {
   apiUrl: string;
   jwtIssuer: string;
   relayUrl: string;
+  logRetention: logs.RetentionDays;
 }
 
 export function addDashboard(
@@ -35,6 +37,7 @@ export function addDashboard(
     issuer: options.jwtIssuer,
     // The test chat opens the voice relay from the page (CSP connect-src, config.json relay_url).
     relayUrl: options.relayUrl,
+    logRetention: options.logRetention,
   });
   const userPoolClient = userPool.addClient('DashboardClient', {
     generateSecret: false,

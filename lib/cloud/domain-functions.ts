@@ -12,10 +12,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { NagSuppressions } from 'cdk-nag';
 import type { FunctionSpec, StackGroup } from './catalog-types.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { bedrockInvokeStatements, languageModelEnvironment } from './constructs/language-model.js';
+import { addFunctionAlarms } from './monitoring.js';
 import { pascal } from './names.js';
 import { AUTHORISATION_IN_FUNCTIONS, suppressGrantWildcardsFor } from './nag-suppressions.js';
 import { secretArnEnv } from './secrets.js';
@@ -37,6 +39,8 @@ export interface DomainFunctionsOptions {
   logRetention: logs.RetentionDays;
   /** Sender of every email; its domain is the SES identity the senders may use. */
   emailFrom: string;
+  /** The topic each function's alarms (Errors, Throttles) notify. */
+  alarmTopic: sns.ITopic;
 }
 
 /** A function per catalog entry, in its domain's nested stack, with its grants and triggers. */
@@ -56,6 +60,7 @@ export function addDomainFunctions(
     Tags.of(fn).add(`${SERVICE_NAME}:function`, spec.id);
     stack.functions[spec.id] = fn;
     grantAccess(stack, fn, spec, options.emailFrom);
+    addFunctionAlarms(stack.stackName, fn, options.alarmTopic);
     const url = addTriggers(stack, fn, spec);
     if (url) functionUrls.push(url);
   }

@@ -4,8 +4,10 @@ import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import type { Construct } from 'constructs';
 import { catalog as defaultCatalog } from './catalog.js';
@@ -18,6 +20,7 @@ import { VoiceRelayApi } from './constructs/voice-relay-api.js';
 import { addDashboard } from './dashboard.js';
 import { addDomainFunctions, validateFunctions } from './domain-functions.js';
 import { addHttpApi } from './http-api.js';
+import { addAlarmTopic, addOperationsDashboard, addServiceAlarms } from './monitoring.js';
 import { addUserPool, jwtIssuerOf } from './identity.js';
 import { suppressStackFindings } from './nag-suppressions.js';
 import { addOutputs } from './outputs.js';
@@ -59,6 +62,8 @@ export interface VoiceAgentStackProps extends StackProps {
   dashboardAssets?: string;
   /** The Cognito hosted UI's domain prefix (context `authDomainPrefix`; default voice-agent-<account>). */
   authDomainPrefix?: string;
+  /** Where the alarm topic e-mails (context `alarmEmail`); no subscription when unset. */
+  alarmEmail?: string;
 }
 
 /**
@@ -83,6 +88,9 @@ export class VoiceAgentStack extends Stack {
   readonly secrets: Partial<Record<SecretName, secretsmanager.Secret>>;
   readonly functions: Record<string, ServiceFunction> = {};
   readonly domainStacks = new Map<StackGroup, NestedStack>();
+  /** The topic every alarm notifies. */
+  readonly alarmTopic: sns.Topic;
+  readonly operationsDashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: VoiceAgentStackProps = {}) {
     super(scope, id, props);
@@ -131,6 +139,7 @@ export class VoiceAgentStack extends Stack {
       apiUrl,
       jwtIssuer,
       relayUrl: this.voiceRelay.url,
+      logRetention,
     });
     this.dashboard = dashboard;
     this.userPoolClient = userPoolClient;
@@ -138,7 +147,10 @@ export class VoiceAgentStack extends Stack {
     // ── Provider secrets: created empty of real values; the operator puts them after deploy ────────
     this.secrets = addSecrets(this, specs);
 
-    // ── Functions: one nested stack per domain ─────────────────────────────────────────────────────
+    // ── Alarms notify one topic (e-mailed to alarmEmail when set) ──────────────────────────────────
+    this.alarmTopic = addAlarmTopic(this, props.alarmEmail);
+
+    // ── Functions: one nested stack per domain, each function's alarms beside it ──────────────────
     addDomainFunctions(this, specs, {
       repoRoot: REPO_ROOT,
       sharedEnvironment: {
@@ -164,7 +176,12 @@ export class VoiceAgentStack extends Stack {
       },
       logRetention,
       emailFrom: props.emailFrom ?? 'Voice Agent <no-reply@example.com>',
+      alarmTopic: this.alarmTopic,
     });
+
+    // ── Operations: the dead letters' and the APIs' alarms, the CloudWatch dashboard ───────────────
+    const serviceAlarms = addServiceAlarms(this, this.alarmTopic);
+    this.operationsDashboard = addOperationsDashboard(this, serviceAlarms);
 
     // ── Outputs ────────────────────────────────────────────────────────────────────────────────────
     addOutputs(this, { apiUrl, jwtIssuer });

@@ -19,6 +19,7 @@ import {
   queueUrlEnv,
   webhookUrlEnv,
 } from '../../functions/platform/resources.js';
+import { METRICS, METRICS_NAMESPACE } from '../../functions/platform/metrics.js';
 import { secretArnEnv } from '../../lib/cloud/secrets.js';
 import { VoiceAgentStack, type VoiceAgentStackProps } from '../../lib/cloud/stack.js';
 import { DEFAULT_BEDROCK_MODEL } from '../../functions/providers/llm/index.js';
@@ -141,6 +142,9 @@ function grantedStatements(resources: Resources, fnId: string): PolicyStatement[
 
 const grantedActions = (resources: Resources, fnId: string): string[] =>
   grantedStatements(resources, fnId).flatMap((s) => asArray(s.Action));
+
+/** What active tracing grants every role, on `*` (X-Ray has no resource-level permissions). */
+const X_RAY_WRITE_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 
 const environmentOf = (resources: Resources, fnId: string): Record<string, unknown> =>
   props<{ Environment?: { Variables?: Record<string, unknown> } }>(resources[fnId]).Environment?.Variables ??
@@ -606,9 +610,10 @@ describe.each([
       if (!spec.queue) expect(actions).not.toContain('sqs:ReceiveMessage');
       if (secrets.length === 0) expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
 
-      // Nothing is granted on "*": every statement names this stack's resources.
+      // Nothing is granted on "*" but X-Ray's trace writes: every other statement names this stack's resources.
       for (const statement of statements) {
-        expect(asArray(statement.Resource as unknown[])).not.toContain('*');
+        if (asArray(statement.Resource as unknown[]).includes('*'))
+          expect(asArray(statement.Action).sort()).toEqual(X_RAY_WRITE_ACTIONS);
       }
       // The queues it may send to, and no other.
       const sendResources = statements
@@ -641,7 +646,7 @@ describe('least privilege in the real catalog', () => {
     const own = synth([nothing]).resources;
     const actions = grantedActions(own, functionId(own, nothing));
     expect(actions.filter((a) => /^(dynamodb|s3|sqs|secretsmanager):/.test(a))).toEqual([]);
-    expect(actions.every((a) => a.startsWith('logs:'))).toBe(true);
+    expect(actions.filter((a) => !a.startsWith('logs:')).sort()).toEqual(X_RAY_WRITE_ACTIONS);
     expect(Object.keys(environmentOf(own, functionId(own, nothing)))).not.toContain('TABLE_NAME');
   });
 
@@ -870,6 +875,149 @@ describe('the voice relay (WebSocket API) from the catalog', () => {
     expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map((f) => f.id)).toEqual(
       [],
     );
+  });
+});
+
+describe('operations: alarms, the dashboard and tracing, from the catalog', () => {
+  const { templates, resources } = synth(catalog);
+  interface AlarmProperties {
+    Namespace?: string;
+    MetricName?: string;
+    Dimensions?: { Name: string; Value: unknown }[];
+    ExtendedStatistic?: string;
+    Threshold?: number;
+    AlarmActions?: unknown[];
+    OKActions?: unknown[];
+  }
+  const alarmsIn = (res: Resources) =>
+    ofType(res, 'AWS::CloudWatch::Alarm').map(([, r]) => props<AlarmProperties>(r));
+  const alarms = alarmsIn(resources);
+  const dimension = (alarm: AlarmProperties, name: string) =>
+    alarm.Dimensions?.find((d) => d.Name === name)?.Value;
+  const on = (list: AlarmProperties[], namespace: string, metric: string) =>
+    list.filter((a) => a.Namespace === namespace && a.MetricName === metric);
+  const topics = ofType(resources, 'AWS::SNS::Topic');
+
+  test('one SNS topic, encrypted with its own rotated key; no subscription without alarmEmail', () => {
+    expect(topics).toHaveLength(1);
+    const keyId = refId(props(topics[0][1]).KmsMasterKeyId);
+    expect(keyId).toBeDefined();
+    expect(props(resources[keyId!]).EnableKeyRotation).toBe(true);
+    expect(ofType(resources, 'AWS::SNS::Subscription')).toEqual([]);
+  });
+
+  test('every alarm notifies that topic when it fires and when it clears', () => {
+    expect(alarms.length).toBeGreaterThan(2 * catalog.length);
+    for (const alarm of alarms) {
+      expect(asArray(alarm.AlarmActions).map(refId)).toEqual([topics[0][0]]);
+      expect(asArray(alarm.OKActions).map(refId)).toEqual([topics[0][0]]);
+    }
+  });
+
+  test('every dead-letter queue has an alarm on a message visible in it', () => {
+    const dlqIds = ofType(resources, 'AWS::SQS::Queue')
+      .map(([, q]) => props<{ RedrivePolicy?: { deadLetterTargetArn: unknown } }>(q).RedrivePolicy)
+      .filter((policy) => policy !== undefined)
+      .map((policy) => refId(policy.deadLetterTargetArn));
+    expect(dlqIds).toHaveLength(queueKeys.length);
+    const visible = on(alarms, 'AWS/SQS', 'ApproximateNumberOfMessagesVisible');
+    for (const dlqId of dlqIds) {
+      const watching = visible.filter((a) => refId(dimension(a, 'QueueName')) === dlqId);
+      expect({ dlqId, thresholds: watching.map((a) => a.Threshold) }).toEqual({ dlqId, thresholds: [1] });
+    }
+  });
+
+  test("every function has an Errors and a Throttles alarm, in its own domain's stack", () => {
+    for (const spec of catalog) {
+      const fnId = functionId(resources, spec);
+      const own = templates.find((t) => fnId in (t.toJSON().Resources as Resources));
+      const ownAlarms = alarmsIn(own!.toJSON().Resources as Resources);
+      for (const metric of ['Errors', 'Throttles']) {
+        const watching = on(ownAlarms, 'AWS/Lambda', metric).filter(
+          (a) => refId(dimension(a, 'FunctionName')) === fnId,
+        );
+        expect({ id: spec.id, metric, alarms: watching.length }).toEqual({ id: spec.id, metric, alarms: 1 });
+        expect(watching[0].Threshold).toBe(1);
+      }
+    }
+  });
+
+  test("the relay function's Duration alarm fires before API Gateway's 29 s cut", () => {
+    const relay = catalog.filter((s) => s.webSocket);
+    expect(relay.length).toBeGreaterThan(0);
+    for (const spec of relay) {
+      const fnId = functionId(resources, spec);
+      const [duration] = on(alarms, 'AWS/Lambda', 'Duration').filter(
+        (a) => refId(dimension(a, 'FunctionName')) === fnId,
+      );
+      expect(duration.Threshold).toBeGreaterThan(20_000);
+      expect(duration.Threshold).toBeLessThan(29_000);
+    }
+  });
+
+  test("the HTTP API's 5xx and p99 latency, and the voice relay's integration errors, have alarms", () => {
+    const apis = ofType(resources, 'AWS::ApiGatewayV2::Api');
+    const [httpApiId] = apis.find(([, r]) => props(r).ProtocolType === 'HTTP')!;
+    const [relayApiId] = apis.find(([, r]) => props(r).ProtocolType === 'WEBSOCKET')!;
+    const ofApi = (metric: string, apiId: string) =>
+      on(alarms, 'AWS/ApiGateway', metric).filter((a) => refId(dimension(a, 'ApiId')) === apiId);
+    expect(ofApi('5xx', httpApiId)).toHaveLength(1);
+    expect(ofApi('Latency', httpApiId).map((a) => a.ExtendedStatistic)).toEqual(['p99']);
+    const relay = ofApi('IntegrationError', relayApiId);
+    expect(relay).toHaveLength(1);
+    expect(dimension(relay[0], 'Stage')).toBe('live');
+  });
+
+  test("one CloudWatch dashboard: the service's metrics, the APIs, the queues, every function's errors", () => {
+    const dashboards = ofType(resources, 'AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const body = flat(props(dashboards[0][1]).DashboardBody);
+    for (const name of [METRICS_NAMESPACE, ...Object.keys(METRICS)]) expect(body).toContain(name);
+    for (const metric of ['ApproximateAgeOfOldestMessage', '5xx', 'IntegrationError', 'Throttles'])
+      expect(body).toContain(metric);
+    for (const spec of catalog) expect(body).toContain(`<${functionId(resources, spec)}>`);
+  });
+
+  test('active X-Ray tracing on every function', () => {
+    for (const spec of catalog) {
+      const fn = resources[functionId(resources, spec)];
+      expect({ id: spec.id, tracing: props(fn).TracingConfig }).toEqual({
+        id: spec.id,
+        tracing: { Mode: 'Active' },
+      });
+    }
+  });
+
+  test("every function, CDK's own too, logs to a log group of ours with a retention", () => {
+    const functions = ofType(resources, 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(catalog.length);
+    for (const [id, fn] of functions) {
+      const groupId = refId(props<{ LoggingConfig?: { LogGroup?: unknown } }>(fn).LoggingConfig?.LogGroup);
+      expect({ id, group: groupId && resources[groupId]?.Type }).toEqual({
+        id,
+        group: 'AWS::Logs::LogGroup',
+      });
+      expect(props(resources[groupId!]).RetentionInDays).toBeGreaterThan(0);
+    }
+    for (const [, group] of ofType(resources, 'AWS::Logs::LogGroup'))
+      expect(props(group).RetentionInDays).toBeGreaterThan(0);
+  });
+
+  test('both API stages write access logs', () => {
+    const stages = ofType(resources, 'AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(2);
+    for (const [, stage] of stages) {
+      const settings = props<{ AccessLogSettings?: { DestinationArn: unknown } }>(stage).AccessLogSettings;
+      expect(resources[refId(settings?.DestinationArn)!].Type).toBe('AWS::Logs::LogGroup');
+    }
+  });
+
+  test('alarmEmail subscribes that address to the topic', () => {
+    const own = synth(fixture, { alarmEmail: 'ops@example.com' }).resources;
+    const subscriptions = ofType(own, 'AWS::SNS::Subscription').map(([, r]) => props(r));
+    expect(subscriptions).toHaveLength(1);
+    expect(subscriptions[0]).toMatchObject({ Protocol: 'email', Endpoint: 'ops@example.com' });
+    expect(refId(subscriptions[0].TopicArn)).toBe(ofType(own, 'AWS::SNS::Topic')[0][0]);
   });
 });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { NagSuppressions } from 'cdk-nag';
@@ -21,6 +22,8 @@ export interface DashboardSiteProps {
   issuer: string;
   /** The test chat's relay (a wss:// URL), when deployed. */
   relayUrl?: string;
+  /** Retention of the deployment handler's log group (default one month). */
+  logRetention?: logs.RetentionDays;
 }
 
 /**
@@ -170,6 +173,11 @@ export class DashboardSite extends Construct {
       distributionPaths: ['/index.html', '/config.json'],
       prune: true,
       memoryLimit: 512,
+      // Its own log group with a retention (Lambda's implicit /aws/lambda/… group would keep logs forever).
+      logGroup: new logs.LogGroup(this, 'DeployLogs', {
+        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
     });
     // The deployment's handler is a stack-wide singleton function, made by CDK.
     const handler = Stack.of(this).node.children.filter((child) =>

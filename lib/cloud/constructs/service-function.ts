@@ -34,7 +34,8 @@ export interface ServiceFunctionProps {
 /**
  * One catalog entry as a Lambda function: Node.js on arm64, bundled by esbuild (lib/cloud/constructs/bundle.ts:
  * an ESM entry and the chunks it loads on demand), its own log group with a retention, and
- * its own role that starts with nothing but writing to that log group (grants are added by the stack).
+ * its own role that starts with nothing but writing to that log group and X-Ray (grants are added by the
+ * stack), active X-Ray tracing.
  */
 export class ServiceFunction extends lambda.Function {
   readonly spec: FunctionSpec;
@@ -63,6 +64,8 @@ export class ServiceFunction extends lambda.Function {
       role,
       logGroup,
       environment: props.environment,
+      // X-Ray: every invocation is a trace (the log lines carry its xray_trace_id, docs/operations.md).
+      tracing: lambda.Tracing.ACTIVE,
     });
     this.spec = spec;
   }

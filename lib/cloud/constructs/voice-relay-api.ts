@@ -16,7 +16,7 @@ export const VOICE_RELAY_STAGE = 'live';
 
 /**
  * API Gateway cuts a WebSocket integration at 29 s; the relay function answers inside it (its timeout is
- * 28 s and a turn is bounded at 24 s in functions/conversation/engine.ts).
+ * 28 s and a turn is bounded at 24 s in functions/conversation/engine/turn.ts).
  */
 export const RELAY_INTEGRATION_TIMEOUT = Duration.seconds(29);
 
