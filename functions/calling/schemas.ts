@@ -3,6 +3,7 @@ import { ListQuery, pageOf } from '../platform/pagination.js';
 import { isE164 } from '../platform/phone.js';
 import { CALL_STATUSES, END_REASONS } from './status.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
+import { parameterName, parameterText } from '../platform/validation.js';
 
 /**
  * Start-call exactly as docs/api.md (plus `id`, `agent_id`, `workspace_id` in the
@@ -17,7 +18,7 @@ const e164 = z.string().refine(isE164, { message: 'value is not a valid phone nu
 
 const Parameters = schemaOnFirstUse(() =>
   z
-    .record(z.string().min(1).max(MAX_PARAMETER_NAME), z.string().max(MAX_PARAMETER_VALUE))
+    .record(parameterName().min(1).max(MAX_PARAMETER_NAME), parameterText().max(MAX_PARAMETER_VALUE))
     .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, {
       message: `at most ${MAX_PARAMETERS} parameters`,
     }),

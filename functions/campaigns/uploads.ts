@@ -16,6 +16,7 @@ import { findContactByPhone, getContact } from '../contacts/lookup.js';
 import { ensureContact } from '../contacts/post-call-changes.js';
 import { isSuppressed, suppressedAmong } from '../contacts/suppression.js';
 import { clock } from '../platform/clock.js';
+import { textProblem } from '../platform/validation.js';
 import { conflict } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { inParallel } from '../platform/parallel.js';
@@ -138,6 +139,27 @@ function parametersOf(row: ParsedRow, contact: Contact | null, names: string[]):
   return Object.fromEntries(Object.entries(parameters).slice(0, 50));
 }
 
+/**
+ * Why the row's own values cannot be a call's parameters (the text rules of start-call's
+ * `parameters`: platform/validation.ts), or undefined. A contact's stored values were checked when
+ * they were written.
+ */
+export function rowParameterProblem(row: ParsedRow): string | undefined {
+  const f = row.fields;
+  const values: Record<string, string | undefined> = {
+    first_name: f.first_name,
+    last_name: f.last_name,
+    email: f.email,
+    ...(f.attributes ?? {}),
+  };
+  for (const [name, value] of Object.entries(values)) {
+    const problem =
+      textProblem(name, 'label') ?? (value === undefined ? undefined : textProblem(value, 'parameter'));
+    if (problem) return `column "${clip(name, 40)}" ${problem}`;
+  }
+  return undefined;
+}
+
 async function decideRow(
   ctx: Context,
   job: ContactImport,
@@ -148,6 +170,8 @@ async function decideRow(
   const { campaign } = ctx;
   const workspaceId = job.workspaceId;
   const f = row.fields;
+  const unfit = rowParameterProblem(row);
+  if (unfit) return reject(unfit);
   let contact: Contact | null = null;
   let phone: string | undefined;
   if (f.contact_id) {
@@ -258,6 +282,11 @@ async function decideInBulk(
     }
     const phone = toE164InCountry(f.phone, job.country);
     const base = rowRecordBase(job, row);
+    const unfit = rowParameterProblem(row);
+    if (unfit) {
+      rejected.push({ ...base, outcome: 'rejected', reason: unfit });
+      continue;
+    }
     if (!phone) {
       rejected.push({
         ...base,

@@ -206,7 +206,11 @@ export function parseRequestParts<B, Q>(parts: {
 //   make a name read as something else ("Trojan Source") where it is shown beside other text;
 // - free text (a note, a message body, a prompt, a description) may have tab, line feed and carriage
 //   return, and bidirectional controls (right-to-left writing uses them); no other control character
-//   (NUL included).
+//   (NUL included);
+// - a parameter value (a call's `parameters`, filled into the agent's greeting and prompt: start-call,
+//   a campaign's rows) is free text without bidirectional controls.
+// No text of any kind has a lone surrogate (half of a UTF-16 pair, `"\ud800"` in JSON): it is not a
+// character, and it cannot be stored or sent as UTF-8.
 
 // Control characters are what these find.
 // eslint-disable-next-line no-control-regex
@@ -214,23 +218,28 @@ const LABEL_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // eslint-disable-next-line no-control-regex
 const FREE_TEXT_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export type TextKind = 'label' | 'free' | 'parameter';
 
 const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** Why `value` is not acceptable text of this kind, or undefined when it is. */
-export function textProblem(value: string, kind: 'label' | 'free'): string | undefined {
+export function textProblem(value: string, kind: TextKind): string | undefined {
+  const surrogate = LONE_SURROGATE.exec(value);
+  if (surrogate) return `must be valid Unicode text (found a lone surrogate ${codePoint(surrogate[0])})`;
   const control = (kind === 'label' ? LABEL_CONTROL : FREE_TEXT_CONTROL).exec(value);
   if (control) {
     return kind === 'label'
       ? `must be one line without control characters (found ${codePoint(control[0])})`
       : `must not contain control characters other than tab and line breaks (found ${codePoint(control[0])})`;
   }
-  const bidi = kind === 'label' ? BIDI_CONTROL.exec(value) : null;
+  const bidi = kind === 'free' ? null : BIDI_CONTROL.exec(value);
   if (bidi) return `must not contain bidirectional control characters (found ${codePoint(bidi[0])})`;
   return undefined;
 }
 
-const refuse = (kind: 'label' | 'free') => (value: string, ctx: z.RefinementCtx) => {
+const refuse = (kind: TextKind) => (value: string, ctx: z.RefinementCtx) => {
   const problem = textProblem(value, kind);
   if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
 };
@@ -240,6 +249,12 @@ export const labelText = () => z.string().trim().superRefine(refuse('label'));
 
 /** Free text (tab and line breaks allowed), not trimmed: chain `.trim()`, `.min()`, `.max()` as needed. */
 export const freeText = () => z.string().superRefine(refuse('free'));
+
+/** A parameter's name: a label, not trimmed (`{{name}}` matches it as given). */
+export const parameterName = () => z.string().superRefine(refuse('label'));
+
+/** A parameter's value (free text, no bidirectional controls), not trimmed: chain `.max()`. */
+export const parameterText = () => z.string().superRefine(refuse('parameter'));
 
 // ── E-mail addresses ────────────────────────────────────────────────────────────────────────────────
 

@@ -8,6 +8,8 @@ import {
   parseOrThrow,
   textProblem,
 } from '../../functions/platform/validation.js';
+import { StartCallBody } from '../../functions/calling/schemas.js';
+import { rowParameterProblem } from '../../functions/campaigns/uploads.js';
 
 /** The text rules every domain's schemas share (functions/platform/validation.ts). */
 describe('labels and free text', () => {
@@ -113,5 +115,63 @@ describe('e-mail addresses (the provider sends to 7-bit ASCII addresses only)', 
     for (const value of ['zoe', 'zoe@', '@example.com', 'zoe@exa mple.com', 'zoe@@example.com']) {
       expect(emailAddress().safeParse(value).success).toBe(false);
     }
+  });
+});
+
+describe("a call's parameters (start-call, campaign rows)", () => {
+  const problems = (parameters: unknown) => {
+    try {
+      parseOrThrow(StartCallBody, { to_phone: '+61491570156', parameters }, 'body');
+      return [];
+    } catch (error) {
+      if (error instanceof ValidationError) return error.detail;
+      throw error;
+    }
+  };
+
+  it.each([
+    ['NUL', 'a\u0000b', /U\+0000/],
+    ['an escape', '\u001b[31m', /U\+001B/],
+    [
+      'a bidirectional override',
+      'invoice\u202efdp.exe',
+      /bidirectional control characters \(found U\+202E\)/,
+    ],
+    ['an isolate', 'a\u2066b', /U\+2066/],
+    ['a lone high surrogate', 'a\ud800b', /lone surrogate U\+D800/],
+    ['a lone low surrogate', '\udc00', /lone surrogate U\+DC00/],
+  ])('refuses %s in a value (422 value_error on the parameter)', (_what, value, msg) => {
+    const [issue] = problems({ first_name: value });
+    expect(issue).toMatchObject({ type: 'value_error', loc: ['body', 'parameters', 'first_name'] });
+    expect(issue.msg).toMatch(msg);
+  });
+
+  it('takes tab, line breaks, emoji and right-to-left text in a value', () => {
+    expect(problems({ note: 'line one\r\n\tline two', who: 'Zoë 🏡', rtl: 'שלום' })).toEqual([]);
+  });
+
+  it('refuses a control character in a name', () => {
+    expect(problems({ 'first\nname': 'Zoe' })[0]).toMatchObject({
+      type: 'value_error',
+      loc: ['body', 'parameters', 'first\nname'],
+    });
+  });
+
+  it("refuses a campaign row whose own values are not a parameter's text, naming the column", () => {
+    expect(
+      rowParameterProblem({ row: 2, fields: { phone: '0491570156', first_name: 'Zoe' } }),
+    ).toBeUndefined();
+    expect(
+      rowParameterProblem({ row: 2, fields: { phone: '0491570156', attributes: { listing: 'a\u202eb' } } }),
+    ).toBe('column "listing" must not contain bidirectional control characters (found U+202E)');
+    expect(rowParameterProblem({ row: 3, fields: { first_name: 'Zo\u0000e' } })).toMatch(
+      /^column "first_name" must not contain control characters/,
+    );
+  });
+
+  it('no text of any kind takes a lone surrogate; a pair is a character', () => {
+    expect(textProblem('a\ud83d', 'label')).toMatch(/lone surrogate U\+D83D/);
+    expect(textProblem('a\ude00', 'free')).toMatch(/lone surrogate U\+DE00/);
+    expect(textProblem('a\ud83d\ude00', 'free')).toBeUndefined();
   });
 });
