@@ -1,4 +1,4 @@
-import { unitsToCredits } from '../billing/credits.js';
+import { displayCredits } from '../billing/credits.js';
 import { dayKey, localDay, readCallStats, type CallStats } from '../calling/service.js';
 import { STATS_STATUSES, type StatsStatus } from '../calling/service.js';
 import { clock } from '../platform/clock.js';
@@ -57,7 +57,7 @@ function add(totals: Totals, stats: CallStats, statuses: readonly StatsStatus[] 
   }
 }
 
-function toItem(key: string, t: Totals): Item {
+export function toItem(key: string, t: Totals): Item {
   return {
     key,
     calls: t.calls,
@@ -66,7 +66,7 @@ function toItem(key: string, t: Totals): Item {
     failed: t.failed,
     total_seconds: t.seconds,
     average_seconds: t.answered > 0 ? Math.round((t.seconds / t.answered) * 10) / 10 : 0,
-    credits: unitsToCredits(t.units),
+    credits: displayCredits(t.units),
     sentiment: { positive: t.positive, neutral: t.neutral, negative: t.negative },
   };
 }

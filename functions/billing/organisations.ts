@@ -5,7 +5,7 @@ import type { UserPrincipal } from '../platform/auth/principal.js';
 import { clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { entityConfig } from '../platform/table.js';
-import { unitsToCredits } from './credits.js';
+import { displayCredits } from './credits.js';
 import { BillingAccountEntity, LedgerEntryEntity, LedgerKeyEntity, type PlanId } from './entities.js';
 import { includedUnits, periodGrantKey, periodOf, PLANS } from './plans.js';
 
@@ -94,5 +94,5 @@ export async function organisationBilling(
   organisationId: string,
 ): Promise<{ plan: PlanId; credit_balance: number } | null> {
   const { data: account } = await BillingAccountEntity.get({ organisationId }).go({ consistent: true });
-  return account ? { plan: account.plan, credit_balance: unitsToCredits(account.balanceUnits) } : null;
+  return account ? { plan: account.plan, credit_balance: displayCredits(account.balanceUnits) } : null;
 }

@@ -1,7 +1,7 @@
 import { encodeTime } from 'ulid';
 import type { z } from 'zod';
 import { queryPage, type Page } from '../platform/pagination.js';
-import { unitsToCredits } from '../billing/credits.js';
+import { displayCredits } from '../billing/credits.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
@@ -208,7 +208,7 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     inprogress_at: call.inprogressAt ?? null,
     ended_at: call.endedAt ?? null,
     duration_seconds: call.durationSeconds ?? null,
-    credits: call.chargedUnits === undefined ? null : unitsToCredits(call.chargedUnits),
+    credits: call.chargedUnits === undefined ? null : displayCredits(call.chargedUnits),
     recording_available: call.recordingKey !== undefined,
     channel: call.channel ?? 'phone',
   };

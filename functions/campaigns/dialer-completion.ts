@@ -1,3 +1,4 @@
+import { displayCredits } from '../billing/credits.js';
 import { listImports } from '../contacts/imports.js';
 import { clock } from '../platform/clock.js';
 import { publishWorkspaceEvent } from '../platform/workspace-events.js';
@@ -93,7 +94,7 @@ export async function publishCompleted(campaign: Campaign): Promise<void> {
         failed: progress.failed,
         skipped: progress.skipped,
         cancelled: progress.cancelled,
-        credits_used: Math.round((progress.creditsUnits / 60) * 100) / 100,
+        credits_used: displayCredits(progress.creditsUnits),
       },
     });
     await markPublished(campaign);

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { WorkspaceAccess } from '../access/workspace-access.js';
 import { AgentEntity, type Agent } from '../agents/entities.js';
 import { referencedParameters } from '../agents/template.js';
-import { unitsToCredits } from '../billing/credits.js';
+import { displayCredits } from '../billing/credits.js';
 import { requireFeature } from '../billing/features.js';
 import { ContactEntity } from '../contacts/entities.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
@@ -413,7 +413,7 @@ export function progressView(campaignId: string, p: Progress): z.infer<typeof Ca
     skipped: p.skipped,
     retry_scheduled: p.retryScheduled,
     cancelled: p.cancelled,
-    credits_used: Math.round(unitsToCredits(p.creditsUnits) * 100) / 100,
+    credits_used: displayCredits(p.creditsUnits),
   };
 }
 

@@ -1,6 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { displayCredits, UNITS_PER_CREDIT, unitsToCredits } from '../../functions/billing/credits.js';
+import { toItem } from '../../functions/analytics/service.js';
+import type { Call } from '../../functions/calling/entities.js';
+import { toCallSummary } from '../../functions/calling/call-log.js';
+import { progressView, type Progress } from '../../functions/campaigns/service.js';
 import {
   includedUnits,
   periodGrantKey,
@@ -118,6 +122,26 @@ describe('units and credits', () => {
     expect(displayCredits(1180)).toBe(19.67);
     expect(displayCredits(-20)).toBe(-0.33);
     expect(unitsToCredits(30_000)).toBe(500);
+  });
+});
+
+describe('credits in responses: 2 decimals, the figure the ledger shows', () => {
+  // 80 units are 1.3333… credits (60 units a credit): the ledger shows 1.33.
+  const units = 80;
+
+  test("a call's credits", () => {
+    const call = { callId: 'call_1', workspaceId: 'ws_1', agentId: 'agt_1', chargedUnits: units } as Call;
+    expect(toCallSummary(call).credits).toBe(1.33);
+  });
+
+  test("a campaign's progress", () => {
+    const progress = { creditsUnits: units } as Progress;
+    expect(progressView('cmp_1', progress).credits_used).toBe(1.33);
+  });
+
+  test('an analytics item', () => {
+    const totals = { calls: 1, answered: 1, completed: 1, failed: 0, seconds: 80, units };
+    expect(toItem('2026-11-27', { ...totals, positive: 0, neutral: 0, negative: 0 }).credits).toBe(1.33);
   });
 });
 
