@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import { randomUUID } from 'node:crypto';
 import { SERVICE_NAME } from './resources.js';
 
 /**
@@ -16,6 +18,27 @@ import { SERVICE_NAME } from './resources.js';
  * LOCAL_LOG_FORMAT=json keeps the cloud's JSON.
  */
 export const REDACTED = '[redacted]';
+
+/**
+ * The keys every line of one invocation carries (an HTTP request's `request_id` and `route`, a queue
+ * message's id, a scheduled run's id), held per invocation in AsyncLocalStorage, not appended to the
+ * shared logger: locally every handler runs concurrently in one process with this one logger, and
+ * keys appended to it would be read by whichever handler logs next.
+ */
+const invocationKeys = new AsyncLocalStorage<Record<string, unknown>>();
+
+/** Runs `work` (one invocation, or one record of a batch) with exactly these keys on its log lines. */
+export function runWithLogKeys<T>(keys: Record<string, unknown>, work: () => T): T {
+  return invocationKeys.run({ ...keys }, work);
+}
+
+/** The running invocation's keys (empty outside one). */
+export const currentLogKeys = (): Readonly<Record<string, unknown>> => invocationKeys.getStore() ?? {};
+
+/** A scheduled handler: each run's lines carry its `run_id` (the EventBridge event's id). */
+export function scheduledRun<R>(work: () => Promise<R>): (event?: { id?: string }) => Promise<R> {
+  return (event) => runWithLogKeys({ run_id: event?.id ?? randomUUID() }, work);
+}
 
 /** Keys whose values are personal data (compared lower-case, without `_` or `-`). */
 const PERSONAL_KEYS = new Set([
@@ -115,7 +138,9 @@ export class RedactingLogFormatter extends LogFormatter {
       sampling_rate: attributes.sampleRateValue,
       xray_trace_id: attributes.xRayTraceId,
     };
-    return new LogItem({ attributes: base }).addAttributes(redact(additional) as LogAttributes);
+    // The invocation's keys first; a line's own key of the same name wins.
+    const keyed = { ...currentLogKeys(), ...additional };
+    return new LogItem({ attributes: base }).addAttributes(redact(keyed) as LogAttributes);
   }
 }
 

@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from './logger.js';
+import { logger, runWithLogKeys } from './logger.js';
 import { messageSchema, type MessageQueue, type QueueMessage } from './queue-messages.js';
 
 /** A message that is not its queue's shape (or not JSON): no receive will ever handle it. */
@@ -29,7 +29,11 @@ export function queueConsumer<Q extends MessageQueue>(
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   const schema = messageSchema(queue);
 
-  async function recordHandler(record: SQSRecord): Promise<void> {
+  // Each record's lines carry its queue and message id (not those of whatever else this process ran).
+  const recordHandler = (record: SQSRecord): Promise<void> =>
+    runWithLogKeys({ queue, messageId: record.messageId }, () => handleRecord(record));
+
+  async function handleRecord(record: SQSRecord): Promise<void> {
     const about = {
       queue,
       messageId: record.messageId,

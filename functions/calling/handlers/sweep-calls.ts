@@ -1,4 +1,5 @@
+import { scheduledRun } from '../../platform/logger.js';
 import { sweepCalls } from '../sweeper.js';
 
 /** Scheduled: ends calls that never got a terminal callback, re-dispatches lost dispatches, finishes reporting. */
-export const handler = async () => sweepCalls();
+export const handler = scheduledRun(() => sweepCalls());

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { authenticate } from './authenticate.js';
 import { errorHandler } from './error-handler.js';
 import { jsonBody } from './json-body.js';
-import { requestContext } from './request-context.js';
+import { requestContext, withRequestLogKeys } from './request-context.js';
 import { jsonResponse, resultResponse } from './response.js';
 import type { HttpContext, HttpEvent, HttpResponse, HttpResult, RawRequestBody } from './types.js';
 import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../auth/principal.js';
@@ -74,7 +74,10 @@ export function implement<B, Q, A extends RouteAuth>(
       });
       return resultResponse(await sealNextCursor(result), state.requestId);
     });
-  return { route: route as Route<unknown, unknown>, handler: handler as LambdaHttpHandler };
+  return {
+    route: route as Route<unknown, unknown>,
+    handler: withRequestLogKeys(handler as LambdaHttpHandler),
+  };
 }
 
 /** A list's `cursor` as sent is sealed (platform/pagination.ts): the handler reads the plain one. */

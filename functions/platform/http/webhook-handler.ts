@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { HttpError } from '../errors.js';
 import { errorHandler } from './error-handler.js';
-import { requestContext } from './request-context.js';
+import { requestContext, withRequestLogKeys } from './request-context.js';
 import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
 
 /** A provider's webhook request as it arrived: the exact bytes are what its signature covers. */
@@ -26,7 +26,7 @@ export interface WebhookResult {
  * handed over untouched for signature checks, the same request id and error mapping as the API.
  */
 export function webhookHandler(handle: (request: WebhookRequest) => Promise<WebhookResult>) {
-  return middy<HttpEvent, HttpResponse, Error, HttpContext>()
+  const handler = middy<HttpEvent, HttpResponse, Error, HttpContext>()
     .use(requestContext())
     .use(errorHandler())
     .handler(async (event, context) => {
@@ -58,4 +58,5 @@ export function webhookHandler(handle: (request: WebhookRequest) => Promise<Webh
         body: json ? JSON.stringify(result.body) : (result.body as string),
       };
     });
+  return withRequestLogKeys(handler);
 }

@@ -1,4 +1,5 @@
+import { scheduledRun } from '../../platform/logger.js';
 import { sweepOutbox } from '../../platform/outbox.js';
 
 /** Scheduled: publishes workspace events recorded with their write whose request could not publish them. */
-export const handler = async () => sweepOutbox();
+export const handler = scheduledRun(() => sweepOutbox());
