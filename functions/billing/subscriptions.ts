@@ -288,8 +288,11 @@ export async function applySubscriptionChange(
     }
     logger.info('subscription changed', {
       organisationId,
-      from: [account.plan, account.subscriptionStatus],
-      to: [plan, status],
+      // Not `from`/`to`: those keys are phone fields to the redactor (platform/logger.ts).
+      from_plan: account.plan,
+      from_status: account.subscriptionStatus,
+      to_plan: plan,
+      to_status: status,
     });
     if (account.subscriptionStatus === 'past_due' && status !== 'past_due')
       await listener.goodStandingRestored(organisationId);

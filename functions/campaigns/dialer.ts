@@ -2,6 +2,7 @@ import { WorkspaceEntity } from '../access/entities.js';
 import { suppressedAmong } from '../contacts/suppression.js';
 import { clock } from '../platform/clock.js';
 import { inParallel } from '../platform/parallel.js';
+import { NothingChanged } from '../platform/queue-consumer.js';
 import { sendMessage, sendMessages } from '../platform/queue.js';
 import { isConditionFailure } from '../platform/table.js';
 import { ActiveCampaignEntity, type BatchContact, type Campaign } from './entities.js';
@@ -98,7 +99,7 @@ export async function dialPass(
   workspaceId: string,
   campaignId: string,
   hooks: PassHooks = {},
-): Promise<string> {
+): Promise<string | NothingChanged> {
   const first = await getCampaign(workspaceId, campaignId);
   if (!first) {
     await ActiveCampaignEntity.delete({ workspaceId, campaignId }).go();
@@ -144,7 +145,7 @@ export async function dialPass(
     const waiting = progress.pending + progress.retryScheduled > 0;
     if (campaign.activeCalls > 0 || waiting)
       await followUp(campaign, campaign.activeCalls > 0 ? FOLLOW_UP_SECONDS : SLOT_WAIT_SECONDS);
-    return `${done}, no free slot`;
+    return reconciled > 0 ? `${done}, no free slot` : new NothingChanged(`${done}, no free slot`);
   }
   const now = clock.now();
   const limit = free * 2 + 10;
@@ -188,10 +189,12 @@ export async function dialPass(
   // Calls out, or more due contacts than this pass looked at: the next pass follows shortly.
   if (campaign.activeCalls + claimed.length > 0 || candidates.length >= limit)
     await followUp(campaign, FOLLOW_UP_SECONDS);
-  return (
+  const outcome =
     `${done}, ${claimed.length} claimed, ${placed.filter(Boolean).length} dialled, ${skipped} skipped, ` +
-    `${deferred} deferred, ${replanned} re-planned`
-  );
+    `${deferred} deferred, ${replanned} re-planned`;
+  // Nothing due (the schedule's tick while contacts wait for their window): a heartbeat, not a change.
+  const changed = reconciled + claimed.length + skipped + deferred + replanned > 0;
+  return changed ? outcome : new NothingChanged(outcome);
 }
 
 /**

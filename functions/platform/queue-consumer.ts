@@ -3,6 +3,21 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { logger, runWithLogKeys } from './logger.js';
 import { messageSchema, type MessageQueue, type QueueMessage } from './queue-messages.js';
 
+/**
+ * What a handler returns when its message changed nothing (a heartbeat: the campaigns' ticker sends
+ * a dial pass every second while nothing is due). Its line is logged at DEBUG, not INFO: the log shows
+ * changes, not heartbeats.
+ */
+export class NothingChanged {
+  constructor(readonly outcome: string) {}
+  toJSON(): string {
+    return this.outcome;
+  }
+  toString(): string {
+    return this.outcome;
+  }
+}
+
 /** A message that is not its queue's shape (or not JSON): no receive will ever handle it. */
 export class MalformedMessage extends Error {
   override readonly name = 'MalformedMessage';
@@ -60,7 +75,9 @@ export function queueConsumer<Q extends MessageQueue>(
       logger.warn('queue message failed', { ...about, queueMessage: message, error: String(error) });
       throw error;
     }
-    logger.info('queue message handled', { ...about, ...idsOf(message), outcome });
+    const line = { ...about, ...idsOf(message), outcome: outcomeWithoutRepeats(outcome, message) };
+    if (outcome instanceof NothingChanged) logger.debug('queue message handled: nothing changed', line);
+    else logger.info('queue message handled', line);
   }
 
   // A processor per invocation: its state is the batch's (locally, batches may run concurrently).
@@ -86,6 +103,19 @@ function idsOf(message: unknown, prefix = ''): Record<string, unknown> {
   return ids;
 }
 const NAMING_KEY = /(^|_)id$|Id$|^type$|^kind$/;
+
+/**
+ * The outcome without what the line names already: a handler that answers the event it handled
+ * (`{event_id, deliveries}`) would repeat `event.id` as `event_id`.
+ */
+export function outcomeWithoutRepeats(outcome: unknown, message: unknown): unknown {
+  if (outcome instanceof NothingChanged) return outcome.outcome;
+  if (!outcome || typeof outcome !== 'object' || Array.isArray(outcome)) return outcome;
+  const named = new Set(Object.values(idsOf(message)));
+  return Object.fromEntries(
+    Object.entries(outcome).filter(([key, value]) => !(NAMING_KEY.test(key) && named.has(value as string))),
+  );
+}
 
 function parseJson(body: string): unknown {
   try {

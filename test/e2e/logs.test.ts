@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createContact, newTenant, uniqueMobile } from './contacts/fixtures.js';
 import { waitFor, waitForQuiescence } from '../helpers/wait.js';
+import { subscribe } from './billing/fixtures.js';
 
 /**
  * Logs never carry personal data at INFO (functions/platform/logger.ts): the test stack runs at INFO
@@ -41,8 +42,25 @@ test('a created contactâ€™s phone, e-mail and name appear nowhere in the stackâ€
   const log = stackLog();
   expect(handled(log)).toHaveLength(1);
   expect(handled(log)[0]).toMatch(/^\d\d:\d\d:\d\d INFO /);
+  // Its event's id once (`event.id`), not again as the outcome's `event_id`.
+  expect(handled(log)[0]).toContain('event.id=');
+  expect(handled(log)[0]).not.toContain('event_id=');
 
   const national = `0${phone.slice(3)}`;
   for (const personal of [phone, phone.slice(1), national, email, lastName, 'Zephyrine'])
     expect(log).not.toContain(personal);
+});
+
+test('a plan change is logged with the plans it went from and to (not a redacted `from`)', async () => {
+  const tenant = await newTenant();
+  await subscribe(tenant.organisationId, tenant.owner.token, 'starter');
+  const changed = (log: string) =>
+    log
+      .split('\n')
+      .filter((line) => line.includes('subscription changed') && line.includes(tenant.organisationId));
+  await waitFor(() => changed(stackLog()).length > 0, { what: 'the plan change to be logged' });
+  const [line] = changed(stackLog());
+  expect(line).toContain('from_plan=free');
+  expect(line).toContain('to_plan=starter');
+  expect(line).not.toContain('[redacted]');
 });

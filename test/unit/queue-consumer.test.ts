@@ -1,6 +1,12 @@
+import { jest } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { sqsEvent } from '../../lib/local/events.js';
-import { queueConsumer } from '../../functions/platform/queue-consumer.js';
+import { logger } from '../../functions/platform/logger.js';
+import {
+  NothingChanged,
+  outcomeWithoutRepeats,
+  queueConsumer,
+} from '../../functions/platform/queue-consumer.js';
 import type { DispatchMessage } from '../../functions/platform/queue-messages.js';
 
 /** The one SQS consumer: per-record failures, one schema per queue, malformed messages fail to the DLQ. */
@@ -61,5 +67,34 @@ describe('queueConsumer', () => {
     });
     const { batchItemFailures } = await handler(event(dispatch('c1'), '{}'), context);
     expect(batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m0', 'm1']);
+  });
+
+  describe('its log: changes, not heartbeats; each id once', () => {
+    it('a message that changed nothing is logged at DEBUG, a change at INFO', async () => {
+      const info = jest.spyOn(logger, 'info').mockImplementation(() => undefined);
+      const debug = jest.spyOn(logger, 'debug').mockImplementation(() => undefined);
+      try {
+        const handler = queueConsumer('calls', async (message) =>
+          message.call_id === 'idle' ? new NothingChanged('0 claimed') : '1 claimed',
+        );
+        await handler(event(dispatch('idle'), dispatch('busy')), context);
+        expect(info.mock.calls.map(([message]) => message)).toEqual(['queue message handled']);
+        expect(debug.mock.calls).toEqual([
+          ['queue message handled: nothing changed', expect.objectContaining({ outcome: '0 claimed' })],
+        ]);
+      } finally {
+        info.mockRestore();
+        debug.mockRestore();
+      }
+    });
+
+    it("an outcome does not repeat the message's ids (`event.id` and `event_id`)", () => {
+      const message = { type: 'workspace.event', event: { id: 'evt_1', type: 'contact.created' } };
+      expect(
+        outcomeWithoutRepeats({ event_id: 'evt_1', deliveries: ['wd_1'], subscribers: [] }, message),
+      ).toEqual({ deliveries: ['wd_1'], subscribers: [] });
+      expect(outcomeWithoutRepeats({ event_id: 'evt_2' }, message)).toEqual({ event_id: 'evt_2' });
+      expect(outcomeWithoutRepeats('applied', message)).toBe('applied');
+    });
   });
 });

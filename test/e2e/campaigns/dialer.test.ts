@@ -5,6 +5,7 @@ import { sendMessages } from '../../../functions/platform/queue.js';
 import { startCall } from '../../../functions/calling/start-call.js';
 import { dialPass } from '../../../functions/campaigns/dialer.js';
 import { attemptKey } from '../../../functions/campaigns/dialer-claims.js';
+import { NothingChanged } from '../../../functions/platform/queue-consumer.js';
 import { BatchContactEntity, CampaignEntity } from '../../../functions/campaigns/entities.js';
 import {
   batchContacts,
@@ -346,4 +347,24 @@ test('a crash between claim and dial: the sweeper finds the call made by the att
   expect(calls).toHaveLength(2);
   expect(calls.map((c) => c.id)).toContain(made1.id);
   expect([...dialsPerNumber(calls).values()].every((n) => n === 1)).toBe(true);
+});
+
+test('a pass with nothing due changes nothing and says so (its queue line is DEBUG, not one INFO line a second)', async () => {
+  const made = await readyCampaign([uniqueMobile()]);
+  const [waiting] = await batchContacts(tenant, made.id, 'pending');
+  // Due in an hour: the ticker's passes until then find nothing to do.
+  await BatchContactEntity.patch({
+    workspaceId: tenant.workspaceId,
+    campaignId: made.id,
+    batchContactId: waiting.id,
+  })
+    .set({ dueAt: new Date(Date.now() + 3_600_000).toISOString() })
+    .go();
+  await CampaignEntity.patch({ workspaceId: tenant.workspaceId, campaignId: made.id })
+    .set({ status: 'running' })
+    .go();
+  const pass = await dialPass(tenant.workspaceId, made.id);
+  expect(pass).toBeInstanceOf(NothingChanged);
+  expect(String(pass)).toMatch(/0 claimed, 0 dialled/);
+  await patchCampaign(tenant, made.id, { status: 'cancelled' });
 });
