@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { APIGatewayProxyEventV2, EventBridgeEvent, SQSRecord } from 'aws-lambda';
@@ -96,6 +97,7 @@ export function httpApiEvent(
 
   const hasBody = request.body.length > 0;
   const text = isTextContent(headers['content-type']);
+  const asText = text && isUtf8(request.body);
   const method = request.method.toUpperCase();
   const requestId = request.requestId ?? randomUUID();
   const event: APIGatewayProxyEventV2 = {
@@ -125,8 +127,11 @@ export function httpApiEvent(
       time: clfTime(now),
       timeEpoch: now.getTime(),
     },
-    ...(hasBody ? { body: text ? request.body.toString('utf8') : request.body.toString('base64') } : {}),
-    isBase64Encoded: hasBody && !text,
+    // A text body that is not valid UTF-8 is handed over base64-encoded, its bytes intact: decoded to a
+    // string it would carry replacement characters where the bad bytes were, and the kernel could not
+    // tell (functions/platform/http/json-body.ts refuses it).
+    ...(hasBody ? { body: asText ? request.body.toString('utf8') : request.body.toString('base64') } : {}),
+    isBase64Encoded: hasBody && !asText,
   };
   return event;
 }

@@ -82,6 +82,34 @@ describe('the HTTP kernel (a real middy handler)', () => {
     expect(res.json.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
   });
 
+  it('answers a body that is not valid UTF-8 with 422 json_invalid (no replacement characters)', async () => {
+    // {"to_phone": "+6149\xff\xfe"}: bytes no UTF-8 text has, as the gateway hands them over (base64).
+    const bytes = Buffer.concat([
+      Buffer.from('{"to_phone": "+6149'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
+    const response = (await echo.handler(
+      { ...event(), body: bytes.toString('base64'), isBase64Encoded: true } as HttpEvent,
+      context,
+    )) as HttpResponse & { statusCode: number; body: string };
+    expect(response.statusCode).toBe(422);
+    expect(JSON.parse(response.body).detail[0]).toMatchObject({
+      type: 'json_invalid',
+      loc: ['body', 0],
+      msg: 'JSON decode error: the body is not valid UTF-8',
+    });
+    // Valid UTF-8 sent base64-encoded is read as before.
+    const fine = Buffer.from(JSON.stringify({ to_phone: '+61491570156 ü' })).toString('base64');
+    const ok = (await echo.handler(
+      { ...event(), body: fine, isBase64Encoded: true } as HttpEvent,
+      context,
+    )) as {
+      statusCode: number;
+    };
+    expect(ok.statusCode).toBe(201);
+  });
+
   it('answers a body of another media type than JSON with 415, and reads JSON types and an absent type as JSON', async () => {
     const body = JSON.stringify({ to_phone: '+61491570156' });
     for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'application/xml']) {

@@ -6,6 +6,17 @@ import type { HttpContext, HttpEvent, HttpResponse } from './types.js';
 /** Deepest nesting of objects and arrays a body may have; no route's schema needs more than a few. */
 export const MAX_JSON_DEPTH = 32;
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The bytes as UTF-8 text, or undefined when they are not valid UTF-8. */
+function utf8(bytes: Buffer): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `application/json` and the JSON-based types (`application/problem+json`, …). */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
 
@@ -41,7 +52,18 @@ export const jsonBody = (
         `Unsupported media type ${contentType}: this route takes ${['application/json', ...rawTypes].join(', ')}`,
       );
     }
-    const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    const text = event.isBase64Encoded ? utf8(Buffer.from(event.body, 'base64')) : event.body;
+    if (text === undefined) {
+      // Not decoded with replacement characters: a body that is not UTF-8 is not JSON (RFC 8259 §8.1).
+      throw new ValidationError([
+        {
+          type: 'json_invalid',
+          loc: ['body', 0],
+          msg: 'JSON decode error: the body is not valid UTF-8',
+          input: {},
+        },
+      ]);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
