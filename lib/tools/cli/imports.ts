@@ -6,7 +6,8 @@ import { ApiClient } from './api-client.js';
 /**
  * `npm run cli -- import FILE --workspace WS (--email OWNER | --token TOKEN) [--format csv|vcf]`: asks
  * for an import job, PUTs the file to its presigned upload_url, starts it, and shows a progress bar
- * until the job ends; then the counts (and the first rejected rows).
+ * until the job ends; then the counts, the first rejected rows and the first warnings (rows imported
+ * with a change the file did not ask for: a phone or e-mail dropped).
  */
 
 interface ImportJob {
@@ -15,6 +16,8 @@ interface ImportJob {
   progress: { done: number; total: number };
   counts: { total: number; created: number; merged: number; rejected: number };
   errors?: { row: number; reason: string }[];
+  /** The first rows imported with a warning (the job lists at most WARNINGS_LISTED). */
+  warnings?: { row: number; reason: string }[];
   failure_reason: string | null;
   upload_url?: string;
 }
@@ -62,13 +65,29 @@ export async function importContacts(
   }
 }
 
+/** How many warnings the job lists (functions/contacts/import-pipeline.ts MAX_ERRORS): more may exist. */
+const WARNINGS_LISTED = 100;
+const REJECTED_SHOWN = 10;
+const WARNINGS_SHOWN = 5;
+
 export function describeImport(job: ImportJob): string {
   if (job.status === 'failed') return `Import ${job.id} failed: ${job.failure_reason}`;
   const { total, created, merged, rejected } = job.counts;
+  const warnings = job.warnings ?? [];
+  // The job lists its first WARNINGS_LISTED: a full list may have more.
+  const more = warnings.length >= WARNINGS_LISTED ? '+' : '';
+  const warned = `${warnings.length}${more}`;
   const lines = [
-    `Import ${job.id} completed: ${total} rows, ${created} created, ${merged} merged, ${rejected} rejected`,
+    `Import ${job.id} completed: ${total} rows, ${created} created, ${merged} merged, ${rejected} rejected, ` +
+      `${warned} warning${warnings.length === 1 ? '' : 's'}`,
   ];
-  for (const error of (job.errors ?? []).slice(0, 10)) lines.push(`  row ${error.row}: ${error.reason}`);
-  if (rejected > 10) lines.push(`  … ${rejected - 10} more rejected rows`);
+  for (const error of (job.errors ?? []).slice(0, REJECTED_SHOWN))
+    lines.push(`  row ${error.row}: ${error.reason}`);
+  if (rejected > REJECTED_SHOWN) lines.push(`  … ${rejected - REJECTED_SHOWN} more rejected rows`);
+  if (warnings.length > 0) lines.push('Warnings (imported with a change):');
+  for (const warning of warnings.slice(0, WARNINGS_SHOWN))
+    lines.push(`  row ${warning.row}: ${warning.reason}`);
+  if (warnings.length > WARNINGS_SHOWN)
+    lines.push(`  … ${warnings.length - WARNINGS_SHOWN}${more} more warnings`);
   return lines.join('\n');
 }
