@@ -24,6 +24,7 @@ import { demoBanner, demoWanted, ensureDemo } from '../lib/tools/cli/demo.js';
 import { LocalStackError } from '../lib/local/errors.js';
 import { banner, startLocalStack, stopOnSignals, type LocalStack } from '../lib/local/stack.js';
 import { isProcessAlive } from '../lib/local/state.js';
+import { cliCommand } from '../lib/local/paths.js';
 
 let stack: LocalStack | undefined;
 
@@ -63,7 +64,10 @@ async function demoLines(state: LocalStack['state']): Promise<string[]> {
     );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return [`  No demo data: ${reason}`, '  Make it with: npm run --silent cli -- seed --json'];
+    return [
+      `  No demo data: ${reason}`,
+      `  Make it with: ${cliCommand(process.env, { silent: true })} seed --json`,
+    ];
   }
 }
 

@@ -10,3 +10,16 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   if (!configured) return resolve(repoRoot, '.local');
   return isAbsolute(configured) ? configured : resolve(repoRoot, configured);
 }
+
+/** A path as one shell word. */
+const shellWord = (value: string) =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The CLI as the banner prints it: `npm run cli --`, with `LOCAL_STATE_DIR=…` in front when the stack
+ * runs with one (without it, the CLI would look for a stack in `.local` and not find this one).
+ */
+export function cliCommand(env: NodeJS.ProcessEnv = process.env, options: { silent?: boolean } = {}): string {
+  const npm = options.silent ? 'npm run --silent cli --' : 'npm run cli --';
+  return env.LOCAL_STATE_DIR ? `LOCAL_STATE_DIR=${shellWord(defaultStateDir(env))} ${npm}` : npm;
+}

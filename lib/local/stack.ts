@@ -11,7 +11,7 @@ import { dashboardCsp, ensureWebBuild, webSite } from './web.js';
 import { LOCAL_CLIENT_ID, startIdentity } from './identity.js';
 import { bold, green, label, say, warn } from './log.js';
 import { installMetrics, processMetrics, stackMetrics, type StackMetrics } from './metrics.js';
-import { defaultStateDir, repoRoot } from './paths.js';
+import { cliCommand, defaultStateDir, repoRoot } from './paths.js';
 import { quiescenceReport, type QuiescenceReport } from './quiescence.js';
 import { startRelayGateway } from './relay-gateway.js';
 import { ensureResources } from './resources-setup.js';
@@ -431,7 +431,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The ready-to-paste lines printed once the stack is up. */
-export function banner(state: StackState, demoLines: string[] = []): string {
+export function banner(
+  state: StackState,
+  demoLines: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const lines = [
     '',
     green(bold(`Local stack ready on ${state.base_url}`)),
@@ -442,9 +446,9 @@ export function banner(state: StackState, demoLines: string[] = []): string {
     '',
     ...(demoLines.length > 0 ? [...demoLines, ''] : []),
     '  Get a token for a dashboard user (a Cognito-style access token from the local identity provider):',
-    '    npm run cli -- token --email you@example.com',
+    `    ${cliCommand(env)} token --email you@example.com`,
     `  Seed ${demoLines.length > 0 ? 'another' : 'a'} demo organisation, workspace, agent and number:`,
-    '    npm run --silent cli -- seed --json',
+    `    ${cliCommand(env, { silent: true })} seed --json`,
     '',
     `  State: ${join(state.state_dir, 'stack.json')}   Stop: Ctrl-C`,
     '',

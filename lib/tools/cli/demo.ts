@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cliCommand } from '../../local/paths.js';
 import { requestAccessToken } from '../../local/tokens.js';
 import type { StackState } from '../../local/state.js';
 import { ApiClient, ApiError } from './api-client.js';
@@ -136,7 +137,7 @@ async function answers(state: StackState, demo: SeedResult): Promise<boolean> {
 }
 
 /** The banner's lines about the demo: its ids, and two commands that work as printed. */
-export function demoBanner({ demo, created, path }: Demo): string[] {
+export function demoBanner({ demo, created, path }: Demo, env: NodeJS.ProcessEnv = process.env): string[] {
   const startCall = {
     to_phone: '+61491570156',
     parameters: {
@@ -156,6 +157,6 @@ export function demoBanner({ demo, created, path }: Demo): string[] {
     `      -H "Authorization: Bearer ${demo.api_key}" -H "Content-Type: application/json" \\`,
     `      -d '${JSON.stringify(startCall)}'`,
     '  Call the demo agent (the telephony simulator dials its number):',
-    `    npm run --silent cli -- call receive --from +61491570199 --to ${demo.phone_number}`,
+    `    ${cliCommand(env, { silent: true })} call receive --from +61491570199 --to ${demo.phone_number}`,
   ];
 }
