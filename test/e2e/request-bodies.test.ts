@@ -26,5 +26,5 @@ test('a JSON body that is not valid UTF-8 is 422 json_invalid, and nothing is cr
   const list = await fetch(`${baseUrl()}${ws(tenant)}/contacts`, {
     headers: { authorization: `Bearer ${tenant.owner.token}` },
   });
-  expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
+  expect(((await list.json()) as { items: unknown[] }).items).toEqual([]);
 });
