@@ -1,4 +1,5 @@
-import { forbidden, notFound, viewerReadOnly } from '../platform/errors.js';
+import { forbidden, HttpError, notFound, viewerReadOnly } from '../platform/errors.js';
+import { registerWriteGuard } from '../platform/http/write-guard.js';
 import { isId } from '../platform/ids.js';
 import { USERS_ONLY } from '../platform/http/authenticate.js';
 import type { Principal, UserPrincipal } from '../platform/auth/principal.js';
@@ -109,6 +110,21 @@ export async function loadWorkspaceAccess(
   }).go();
   return accessFrom(principal, { workspace, orgMember, workspaceRole: workspaceMember?.role });
 }
+
+/**
+ * The kernel's check before a write's 422 (platform/http/write-guard.ts): a viewer is refused (403)
+ * whatever the body; anyone else, or a caller this workspace does not know, is left to the 422.
+ */
+registerWriteGuard(async (principal, workspaceId) => {
+  let access: WorkspaceAccess;
+  try {
+    access = await loadWorkspaceAccess(principal, workspaceId);
+  } catch (error) {
+    if (error instanceof HttpError) return; // not a member: the handler's 404 is for a valid body
+    throw error;
+  }
+  if (access.workspaceRole === 'viewer') throw viewerReadOnly();
+});
 
 /** The workspace, if the caller may do `action` there; else 404 (not a member) or 403 (role). */
 export async function requireWorkspace(

@@ -41,7 +41,8 @@ export interface RouteHandler {
 
 /**
  * Serves one declared route. Middleware order is the order of checks of the API contract:
- * request id → credential (401/403) → JSON body (422) → schema validation (422) → Idempotency-Key
+ * request id → credential (401/403) → JSON body (422) → schema validation (422; but a viewer's write
+ * to a workspace is 403 first: write-guard.ts) → Idempotency-Key
  * (replay or 409) → handler; the error handler maps whatever was thrown. Everything the middleware
  * checks comes from the route's declaration, so the runtime cannot disagree with the documentation.
  */
