@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createConversions } from 'electrodb';
 import { onFirstUse } from '../platform/first-use.js';
 import { clock } from '../platform/clock.js';
@@ -120,8 +121,9 @@ export async function createDirectImport(
   input: { format: ImportFormat; fileName?: string; country: string; createdBy: string; bytes: Buffer },
   pipeline: ImportPipeline = contactImportPipeline,
 ): Promise<ContactImport> {
-  if (input.bytes.includes(REPLACEMENT_CHARACTER)) {
-    // API Gateway hands text/* bodies over decoded as UTF-8: invalid bytes arrive as U+FFFD.
+  if (input.bytes.includes(REPLACEMENT_CHARACTER) || !isUtf8(input.bytes)) {
+    // API Gateway hands text/* bodies over decoded as UTF-8: invalid bytes arrive as U+FFFD (or, as
+    // the local gateway hands a text body that is not UTF-8, base64-encoded with its bytes intact).
     throw new ValidationError([
       {
         type: 'value_error',
