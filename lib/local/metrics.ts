@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { currentGrants } from '../../functions/platform/grants.js';
 import { dynamoClient } from '../../functions/platform/table.js';
 import { onQueueClient } from '../../functions/platform/queue.js';
+import { onMetric } from '../../functions/platform/metrics.js';
 
 /**
  * The local stack's cost counters (GET /_local/metrics): what the handlers of one process asked of
@@ -24,7 +25,23 @@ export interface ProcessMetrics {
   queue_messages_sent: Record<string, number>;
   /** DynamoDB requests by catalog function, then command: where they come from. */
   dynamodb_by_function: Record<string, Record<string, number>>;
+  /**
+   * The service's own metrics (functions/platform/metrics.ts: TurnLatency, ModelFirstToken, …), as
+   * the cloud's CloudWatch gets them: how many values, their sum, and the last SAMPLES of them.
+   */
+  service_metrics: Record<string, ServiceMetric>;
 }
+
+export interface ServiceMetric {
+  count: number;
+  sum: number;
+  samples: number[];
+  p50?: number;
+  p99?: number;
+}
+
+/** Values kept per metric for its percentiles (the newest). */
+const SAMPLES = 1000;
 
 export interface StackMetrics extends ProcessMetrics {
   /** Per process of the stack (`gateway`, `background`). */
@@ -39,6 +56,7 @@ const counts = {
   dynamodbItems: {} as Record<string, number>,
   sent: {} as Record<string, number>,
   byFunction: {} as Record<string, Record<string, number>>,
+  service: {} as Record<string, ServiceMetric>,
 };
 let installed = false;
 
@@ -62,6 +80,13 @@ function itemsOf(input: Record<string, unknown>): number {
 export function installMetrics(): void {
   if (installed) return;
   installed = true;
+  onMetric((name, value) => {
+    const metric = (counts.service[name] ??= { count: 0, sum: 0, samples: [] });
+    metric.count += 1;
+    metric.sum += value;
+    metric.samples.push(value);
+    if (metric.samples.length > SAMPLES) metric.samples.shift();
+  });
   dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
       const fnId = currentGrants()?.fnId;
@@ -104,8 +129,14 @@ export function processMetrics(): ProcessMetrics {
     dynamodb_by_function: Object.fromEntries(
       Object.entries(counts.byFunction).map(([fnId, commands]) => [fnId, { ...commands }]),
     ),
+    service_metrics: Object.fromEntries(
+      Object.entries(counts.service).map(([name, m]) => [name, { ...m, samples: [...m.samples] }]),
+    ),
   };
 }
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 const addInto = (target: Record<string, number>, source: Record<string, number>) => {
   for (const [key, value] of Object.entries(source)) bump(target, key, value);
@@ -122,6 +153,7 @@ export function stackMetrics(
     dynamodb_items: {},
     queue_messages_sent: {},
     dynamodb_by_function: {},
+    service_metrics: {},
   };
   for (const metrics of Object.values(processes)) {
     total.cpu_ms += metrics.cpu_ms;
@@ -130,6 +162,17 @@ export function stackMetrics(
     addInto(total.queue_messages_sent, metrics.queue_messages_sent);
     for (const [fnId, commands] of Object.entries(metrics.dynamodb_by_function))
       addInto((total.dynamodb_by_function[fnId] ??= {}), commands);
+    for (const [name, m] of Object.entries(metrics.service_metrics ?? {})) {
+      const into = (total.service_metrics[name] ??= { count: 0, sum: 0, samples: [] });
+      into.count += m.count;
+      into.sum += m.sum;
+      into.samples.push(...m.samples);
+    }
+  }
+  for (const metric of Object.values(total.service_metrics)) {
+    const sorted = [...metric.samples].sort((a, b) => a - b);
+    if (sorted.length > 0)
+      Object.assign(metric, { p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
   }
   const java = dynamoDbLocalPid === undefined ? undefined : processCpuMs(dynamoDbLocalPid);
   return {

@@ -1,5 +1,6 @@
 import type { ConversationSetup, ConversationState } from './model.js';
 import type { ConversationStore } from './store.js';
+import { recordMetrics, type MetricChannel } from '../../platform/metrics.js';
 import { offset } from './turn.js';
 
 /**
@@ -19,7 +20,9 @@ export async function interrupt(
   store: ConversationStore,
   heard: string,
   at: number = Date.now(),
+  channel?: MetricChannel,
 ): Promise<void> {
+  recordMetrics({ Interruptions: 1 }, channel);
   await store.update((state, setup) => {
     if (cameBeforeLatestTurn(state, at)) return keepHeardBeforeTurn(state, setup, heard, at);
     const cut = heard.trim();

@@ -19,6 +19,7 @@ import {
 import type { ConversationStore } from './store.js';
 import { TurnGuard } from './turn-guard.js';
 import { logger } from '../../platform/logger.js';
+import { recordMetrics, type MetricChannel } from '../../platform/metrics.js';
 import { errorName, surfaceProgrammingErrorInTests } from '../../platform/programming-errors.js';
 
 /**
@@ -83,6 +84,8 @@ export interface EngineDeps {
   output: ConversationOutput;
   runTool: ToolRunner;
   agentTools?: AgentToolBox;
+  /** The channel the turn's metrics are recorded under (phone, web, evaluation). */
+  channel?: MetricChannel;
   now?: () => number;
   /** How long a whole turn may take (API Gateway cuts an integration at 29 s). */
   turnDeadlineMs?: number;
@@ -263,6 +266,7 @@ class TurnWork {
     } catch (error) {
       if (this.superseded) return;
       const timedOut = this.now() >= this.deadline;
+      if (error instanceof LanguageModelError) recordMetrics({ ModelErrors: 1 }, this.deps.channel);
       this.incidents.push({
         at: iso(this.now()),
         kind: timedOut ? 'turn_deadline' : 'model_error',
@@ -361,6 +365,8 @@ class TurnWork {
         ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
       };
       this.toolCalls.push(record);
+      if (outcome.durationMs !== undefined)
+        recordMetrics({ ToolDuration: outcome.durationMs }, this.deps.channel);
       if (!outcome.ok)
         this.incidents.push({ at, kind: 'tool_error', detail: `${call.name}: ${outcome.error ?? 'failed'}` });
       if (outcome.quoted) this.quoted.push(...outcome.quoted);
@@ -403,6 +409,15 @@ class TurnWork {
             modelMs: Math.min(this.modelMs, this.firstSentAt - this.receivedAt),
           }
         : undefined;
+    if (latency)
+      recordMetrics(
+        {
+          TurnLatency: latency.totalMs,
+          ModelFirstToken: latency.modelMs,
+          ServicePart: latency.totalMs - latency.modelMs,
+        },
+        this.deps.channel,
+      );
     const agentLine = this.spoken.trim();
     const entry: TranscriptEntry | undefined =
       agentLine !== ''

@@ -204,7 +204,7 @@ async function onConversationFrame(
   if (type === 'interrupt') {
     const parsed = InterruptFrame.safeParse(frame);
     if (!parsed.success) return logger.warn('malformed interrupt; ignored', { connectionId });
-    await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000), at);
+    await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000), at, item.channel);
     return;
   }
   const box = await agentToolBox(item);
@@ -213,6 +213,7 @@ async function onConversationFrame(
     model: languageModel(),
     output: relayOutput(item),
     runTool: toolRunner(box),
+    channel: item.channel,
     ...(box ? { agentTools: box } : {}),
   };
   if (type === 'dtmf') {

@@ -76,6 +76,7 @@ export async function playScript(input: {
         model: languageModel(),
         output,
         runTool: toolRunner(box),
+        channel: 'evaluation',
         ...(box ? { agentTools: box } : {}),
       },
       { kind: 'prompt', text: line },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import type { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
-import type { Json } from '../../helpers/http.js';
+import { baseUrl, type Json } from '../../helpers/http.js';
 import { readyToCall, waitForCall, type Tenant } from '../calling/fixtures.js';
 import { functionTool, startEndpoint, webhookSecret, type Endpoint } from '../agents-tools/fixtures.js';
 import { liveCall, openSession } from './fixtures.js';
@@ -33,6 +33,14 @@ async function callWithTool(path: string, extra: Record<string, unknown>) {
   return { tenant, agent, call, relay };
 }
 
+/** The service's own metrics as GET /_local/metrics shows them (the cloud's CloudWatch gets the same). */
+async function serviceMetrics(): Promise<Record<string, { count: number; p50?: number }>> {
+  const res = await fetch(`${baseUrl()}/_local/metrics`);
+  return ((await res.json()) as { service_metrics: Record<string, { count: number; p50?: number }> })
+    .service_metrics;
+}
+const countOf = (metrics: Record<string, { count: number }>, name: string) => metrics[name]?.count ?? 0;
+
 async function hangUp(relay: RelayClient, tenant: Tenant, callId: string): Promise<Json> {
   relay.close();
   return waitForCall(tenant, callId, (c) => c.status === 'completed' && c.latency.turns >= 1, 30_000);
@@ -45,6 +53,7 @@ test('the caller names a tool: speak_during, the signed request, the answer spok
     speak_during: 'Let me book that for you.',
   });
   const before = endpoint.received.length;
+  const metricsBefore = await serviceMetrics();
   const turn = await relay.say('Can you book an inspection for Saturday?');
   expect(turn.reply).toBe("Let me book that for you. That's booked.");
 
@@ -64,6 +73,13 @@ test('the caller names a tool: speak_during, the signed request, the answer spok
   });
 
   const ended = await hangUp(relay, tenant, call.callId);
+  // The turn's metrics: the tool's duration once (only agent tools record one: no other test's turn
+  // can), and its latency parts (other calls the shared stack plays may add theirs).
+  const metricsAfter = await serviceMetrics();
+  expect(countOf(metricsAfter, 'ToolDuration') - countOf(metricsBefore, 'ToolDuration')).toBe(1);
+  for (const name of ['TurnLatency', 'ModelFirstToken', 'ServicePart'])
+    expect(countOf(metricsAfter, name)).toBeGreaterThan(countOf(metricsBefore, name));
+  expect(metricsAfter.TurnLatency.p50).toEqual(expect.any(Number));
   expect(ended.tool_calls).toEqual([
     {
       name: 'book_inspection',
