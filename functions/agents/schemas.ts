@@ -28,7 +28,10 @@ export const SettingsInput = schemaOnFirstUse(() =>
   z.strictObject({
     speech_speed: z.enum(SPEECH_SPEEDS).optional(),
     expressiveness: z.enum(EXPRESSIVENESS).optional(),
-    ambient_noise: z.enum(AMBIENT_NOISE).optional(),
+    ambient_noise: z.enum(AMBIENT_NOISE).optional().meta({
+      description:
+        "Kept for your own records, not played: Twilio ConversationRelay has no background-sound parameter (a play is part of the agent's speech, not an ambience).",
+    }),
     call_recording: z.boolean().optional(),
     interruptible: z.boolean().optional(),
     caller_growth_loop: z.boolean().optional(),
@@ -292,7 +295,10 @@ export const AgentResponse = schemaOnFirstUse(() =>
     settings: z.object({
       speech_speed: z.enum(SPEECH_SPEEDS),
       expressiveness: z.enum(EXPRESSIVENESS),
-      ambient_noise: z.enum(AMBIENT_NOISE),
+      ambient_noise: z.enum(AMBIENT_NOISE).meta({
+        description:
+          'Not played: Twilio ConversationRelay has no background-sound parameter (kept for your records).',
+      }),
       call_recording: z.boolean(),
       interruptible: z.boolean(),
       caller_growth_loop: z.boolean(),

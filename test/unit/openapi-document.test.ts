@@ -191,3 +191,14 @@ describe('the introduction', () => {
     expect(text).toContain('`workflows:trigger` | `triggerWorkflow`');
   });
 });
+
+describe('a setting the runtime does not use says so where it is set', () => {
+  it('ambient_noise: not played (ConversationRelay has no background sound), in the create, PATCH and response schemas', () => {
+    const text = JSON.stringify(document);
+    const described = [...text.matchAll(/"ambient_noise":\{[^}]*"description":"([^"]*)"/g)].map((m) => m[1]);
+    // Create, update and the agent view (at least): none silent.
+    const all = [...text.matchAll(/"ambient_noise":\{/g)].length;
+    expect(described.length).toBe(all);
+    for (const description of described) expect(description).toMatch(/not played/i);
+  });
+});

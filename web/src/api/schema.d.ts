@@ -7124,7 +7124,10 @@ export interface operations {
                 speech_speed: 'slow' | 'medium' | 'fast';
                 /** @enum {string} */
                 expressiveness: 'natural' | 'expressive' | 'low';
-                /** @enum {string} */
+                /**
+                 * @description Not played: Twilio ConversationRelay has no background-sound parameter (kept for your records).
+                 * @enum {string}
+                 */
                 ambient_noise: 'none' | 'office';
                 call_recording: boolean;
                 interruptible: boolean;
@@ -7441,7 +7444,10 @@ export interface operations {
             speech_speed?: 'slow' | 'medium' | 'fast';
             /** @enum {string} */
             expressiveness?: 'natural' | 'expressive' | 'low';
-            /** @enum {string} */
+            /**
+             * @description Kept for your own records, not played: Twilio ConversationRelay has no background-sound parameter (a play is part of the agent's speech, not an ambience).
+             * @enum {string}
+             */
             ambient_noise?: 'none' | 'office';
             call_recording?: boolean;
             interruptible?: boolean;
@@ -7701,7 +7707,10 @@ export interface operations {
               speech_speed: 'slow' | 'medium' | 'fast';
               /** @enum {string} */
               expressiveness: 'natural' | 'expressive' | 'low';
-              /** @enum {string} */
+              /**
+               * @description Not played: Twilio ConversationRelay has no background-sound parameter (kept for your records).
+               * @enum {string}
+               */
               ambient_noise: 'none' | 'office';
               call_recording: boolean;
               interruptible: boolean;
@@ -8041,7 +8050,10 @@ export interface operations {
               speech_speed: 'slow' | 'medium' | 'fast';
               /** @enum {string} */
               expressiveness: 'natural' | 'expressive' | 'low';
-              /** @enum {string} */
+              /**
+               * @description Not played: Twilio ConversationRelay has no background-sound parameter (kept for your records).
+               * @enum {string}
+               */
               ambient_noise: 'none' | 'office';
               call_recording: boolean;
               interruptible: boolean;
@@ -8490,7 +8502,10 @@ export interface operations {
             speech_speed?: 'slow' | 'medium' | 'fast';
             /** @enum {string} */
             expressiveness?: 'natural' | 'expressive' | 'low';
-            /** @enum {string} */
+            /**
+             * @description Kept for your own records, not played: Twilio ConversationRelay has no background-sound parameter (a play is part of the agent's speech, not an ambience).
+             * @enum {string}
+             */
             ambient_noise?: 'none' | 'office';
             call_recording?: boolean;
             interruptible?: boolean;
@@ -8750,7 +8765,10 @@ export interface operations {
               speech_speed: 'slow' | 'medium' | 'fast';
               /** @enum {string} */
               expressiveness: 'natural' | 'expressive' | 'low';
-              /** @enum {string} */
+              /**
+               * @description Not played: Twilio ConversationRelay has no background-sound parameter (kept for your records).
+               * @enum {string}
+               */
               ambient_noise: 'none' | 'office';
               call_recording: boolean;
               interruptible: boolean;
