@@ -97,3 +97,24 @@ export async function providerEndsSession(providerCallId: string): Promise<{ dia
   if (res.status !== 200) throw new Error(`simulator relay-ended: ${res.status}`);
   return (await res.json()) as { dialled: string | null };
 }
+
+export interface ModelRequest {
+  messages: { role: string; content: unknown }[];
+  tools?: { function: { name: string } }[];
+}
+
+/** What the service sent the model (the stack's model simulator keeps the last 200 requests). */
+export async function modelRequests(): Promise<ModelRequest[]> {
+  const base = stackState().env.LLM_BASE_URL.replace(/\/v1\/?$/, '');
+  const res = await fetch(`${base}/requests`);
+  if (res.status !== 200) throw new Error(`GET /requests of the model simulator: ${res.status}`);
+  return ((await res.json()) as { requests: ModelRequest[] }).requests;
+}
+
+/** The text of a message's content (a string, or the parts' texts). */
+export const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { text?: string }) => part.text ?? '').join('')
+      : '';

@@ -18,6 +18,8 @@ import {
  *                               tool calls with their arguments in fragments, a usage chunk, then
  *                               `data: [DONE]`) or whole; `usage` always filled (a token a word)
  *   GET  /v1/models             the one model, `simulator` (any `model` name is accepted)
+ *   GET  /requests              the last 200 chat-completions requests as received (local only: a
+ *                               test asserts on what the service sent the model, not on the echo)
  *
  * What it answers, first rule that applies, from the last message:
  *  a. Tool results are last (after the assistant's tool calls): it speaks from them.
@@ -305,6 +307,7 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
     const handle = async () => {
       if (req.method === 'POST' && path === '/v1/chat/completions') return complete(req, res);
+      if (req.method === 'GET' && path === '/requests') return sendJson(res, 200, { requests: received });
       if (req.method === 'GET' && path === '/v1/models')
         return sendJson(res, 200, {
           object: 'list',
