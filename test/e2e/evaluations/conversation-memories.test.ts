@@ -4,6 +4,7 @@ import { repoRoot } from '../../../lib/local/paths.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitForQuiescence } from '../../helpers/wait.js';
 import { readyToCall, TEST_NUMBERS, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
+import { modelRequests, textOf } from '../conversation/fixtures.js';
 
 /**
  * Conversation memories (API family "Analytics, evaluations, memories"): with the agent setting on, a
@@ -101,6 +102,14 @@ describe('conversation memories', () => {
     const second = await callAndWait(TEST_NUMBERS.answered);
     const recall = second.transcript.find((t: Json) => /Last time:/.test(t.text));
     expect(recall).toBeDefined();
+    // What the model was sent (not only what the simulator echoes): the first call's summary, under
+    // the section the service writes into the system prompt.
+    const systems = (await modelRequests()).map((request) => textOf(request.messages[0]?.content));
+    const withMemories = systems.filter((system) => system.includes('## Earlier calls with this caller'));
+    expect(withMemories.length).toBeGreaterThan(0);
+    // The memory is the first call's summary: who was called, how it ended, what the caller said.
+    const entry = `- Outbound call to ${TEST_NUMBERS.answered} with ${agent.name}, completed after`;
+    expect(withMemories.some((system) => system.includes(entry))).toBe(true);
     expect(recall.role).toBe('agent');
     const entries = await ledgerFor(second.id);
     expect(entries.map((e: Json) => e.source).sort()).toEqual([`${second.id}:call`, `${second.id}:memories`]);
