@@ -56,7 +56,7 @@ import { measureSmsCampaign, smsCampaignTable } from '../lib/tools/bench/sms-cam
 import { seed, type SeedResult } from '../lib/tools/cli/seed.js';
 import { measureWeb, webTable } from '../lib/tools/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
-import { conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
+import { cloudPathTable, conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -376,6 +376,26 @@ async function main(): Promise<void> {
         log,
       })
     : undefined;
+  // The same turns on the cloud's path: every frame as on a fresh Lambda container (no process cache),
+  // as the frames of one call land on different containers in the cloud.
+  const conversationCloud =
+    PARTS.has('conversation') && process.env.BENCH_CONVERSATION_CLOUD_PATH !== 'off'
+      ? await measureConversation({
+          root: ROOT,
+          concurrentCalls: Number(process.env.BENCH_CONVERSATION_CALLS ?? 20),
+          turns: Number(process.env.BENCH_CONVERSATION_TURNS ?? 10),
+          rounds: Number(process.env.BENCH_CONVERSATION_CLOUD_ROUNDS ?? 2),
+          callerPauseMs: Number(process.env.BENCH_CONVERSATION_PAUSE_MS ?? 1000),
+          sessions: Number(process.env.BENCH_RELAY_CLOUD_SESSIONS ?? 20),
+          sessionTurns: Number(process.env.BENCH_RELAY_SESSION_TURNS ?? 10),
+          env: {
+            POWERTOOLS_LOG_LEVEL: LOG_LEVEL,
+            SIMULATOR_TIME_SCALE: '1',
+            CONVERSATION_PROCESS_CACHE: 'off',
+          },
+          log,
+        })
+      : undefined;
 
   let bundles;
   if (PARTS.has('bundles')) {
@@ -467,6 +487,7 @@ async function main(): Promise<void> {
           `## the voice runtime: turns vs their floor, and ${conversation.concurrency.sessions} sessions at once (log level ${LOG_LEVEL})`,
           ...conversationTable(conversation),
           '',
+          ...(conversationCloud ? [...cloudPathTable(conversation, conversationCloud), ''] : []),
         ]
       : []),
   ];

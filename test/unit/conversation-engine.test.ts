@@ -478,3 +478,22 @@ test('a key press reaches the model as what the caller pressed', async () => {
   });
   expect((await s.load()).state.transcript.at(-2)).toMatchObject({ role: 'user', text: '(pressed 5)' });
 });
+
+test("a turn is timed from when its frame reached the socket (the gateway's time), not from its handler's start", async () => {
+  const s = store();
+  const at = Date.now() - 300; // the frame waited 300 ms before its handler ran (a cold start)
+  await runTurn(
+    { store: s, model: scriptedModel([words('Yes.')]), output: recorder(), runTool: noTools },
+    { kind: 'prompt', text: 'Hello?', at },
+  );
+  const { state } = await s.load();
+  expect(state.latencies).toHaveLength(1);
+  expect(state.latencies[0].totalMs).toBeGreaterThanOrEqual(300);
+  // A time from another clock (far in the past) is not a wait: the turn is timed from its handler.
+  const t = store();
+  await runTurn(
+    { store: t, model: scriptedModel([words('Yes.')]), output: recorder(), runTool: noTools },
+    { kind: 'prompt', text: 'Hello?', at: 5_000 },
+  );
+  expect((await t.load()).state.latencies[0].totalMs).toBeLessThan(1_000);
+});

@@ -123,7 +123,7 @@ export interface TurnResult {
 /** One turn: the caller said `input.text` (or pressed a key); the agent answers. */
 export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnResult> {
   const now = deps.now ?? Date.now;
-  const receivedAt = now();
+  const receivedAt = frameTime(input.at, now());
   const deadline = receivedAt + (deps.turnDeadlineMs ?? DEFAULT_TURN_DEADLINE_MS);
   let userText = input.kind === 'prompt' ? input.text.trim() : dtmfLine(input.digit);
   const incidents: ConversationIncident[] = [];
@@ -192,6 +192,18 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.
   if (result.ended) await deps.output.end(result.ended);
   return result;
+}
+
+/** A frame's gateway time further back than this is another clock's, not a wait. */
+const MAX_FRAME_WAIT_MS = 10_000;
+
+/**
+ * When the turn began: the time its frame reached the socket (the gateway's), not when its handler
+ * began — the caller waited from then. Clocks differ a little: never later than now, and a time too
+ * far back for a wait (another clock, a test's) is not taken.
+ */
+function frameTime(at: number | undefined, now: number): number {
+  return at === undefined || at > now || now - at > MAX_FRAME_WAIT_MS ? now : at;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -32,6 +32,7 @@ export const CallToolsEntity = new Entity(
 
 const known = new Map<string, CallTools>();
 const remember = (connectionId: string, tools: CallTools) => {
+  if (process.env.CONVERSATION_PROCESS_CACHE === 'off') return;
   known.delete(connectionId);
   known.set(connectionId, tools);
   if (known.size > 128) known.delete(known.keys().next().value!);

@@ -18,7 +18,7 @@ export class RecentConversations {
 
   /** Keeps the item unless a newer version of it is kept already (frames of a call finish in any order). */
   remember(item: ConversationItem | undefined): void {
-    if (!item) return;
+    if (!item || this.capacity === 0) return;
     const known = this.items.get(item.connectionId);
     if (known && known.version > item.version) return;
     this.items.delete(item.connectionId);

@@ -158,8 +158,12 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
   );
 }
 
-/** At most this many conversations' items kept in memory (an item is at most 400 KB, most a few KB). */
-const recent = new RecentConversations(128);
+/**
+ * At most this many conversations' items kept in memory (an item is at most 400 KB, most a few KB).
+ * CONVERSATION_PROCESS_CACHE=off keeps none: every frame then starts as on a fresh Lambda container
+ * (`npm run bench`'s cloud path measures that).
+ */
+const recent = new RecentConversations(process.env.CONVERSATION_PROCESS_CACHE === 'off' ? 0 : 128);
 
 async function loadConversation(connectionId: string): Promise<ConversationItem | undefined> {
   const { data } = await ConversationEntity.get({ connectionId }).go({ consistent: true });

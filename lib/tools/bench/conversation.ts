@@ -522,3 +522,20 @@ export function conversationTable(r: ConversationReport): string[] {
     ...c.examples.map((e) => `- ${e}`),
   ];
 }
+
+/** The turn on the local path (a process cache) beside the cloud's (every frame a fresh container). */
+export function cloudPathTable(local: ConversationReport, cloud: ConversationReport): string[] {
+  const perTurn = (r: ConversationReport) =>
+    Object.entries(r.concurrency.dynamodbPerTurn)
+      .map(([command, n]) => `${command} ${n}`)
+      .join(', ');
+  const row = (name: string, r: ConversationReport) =>
+    `| ${name} | ${f(r.latency.floor.p50)} / ${f(r.latency.floor.p99)} ms | ${f(r.latency.turn.p50)} / ${f(r.latency.turn.p99)} ms | ${f(r.latency.ratios.p50, 2)}x / ${f(r.latency.ratios.p99, 2)}x | ${f(r.latency.serviceMsFromFloor)} ms | ${perTurn(r)} |`;
+  return [
+    `### the turn's cloud path: every frame as on a fresh Lambda container (CONVERSATION_PROCESS_CACHE=off), beside the local path`,
+    "| path | floor p50 / p99 | turn p50 / p99 | ratio p50 / p99 | service's own part p50 | DynamoDB requests per turn |",
+    '|---|---:|---:|---:|---:|---|',
+    row('local (process cache)', local),
+    row('cloud (no process cache)', cloud),
+  ];
+}

@@ -9,11 +9,13 @@ import { dynamoClient, tableName } from '../../../functions/platform/table.js';
  * `/bench-floor` (RELAY_FLOOR_PATH) beside the turns it is compared with — same server, same process and
  * event loop, same priority — when the bench starts the stack with LOCAL_BENCH_RELAY_FLOOR=1. For
  * each `prompt` frame: one GetItem (the item the frame names, `item: {pk, sk}`: the agent's, read as a
- * turn reads its state) and one PutItem (a bench-only item: the caller's line) on the stack's table,
- * one streamed request to the stack's model simulator (LLM_BASE_URL, as the OpenAI-compatible adapter
+ * turn reads its state), then — at once, as a turn overlaps its start's write with the model request —
+ * one PutItem (a bench-only item: the caller's line) on the stack's table beside one streamed request
+ * to the stack's model simulator (LLM_BASE_URL, as the OpenAI-compatible adapter
  * makes it: plain fetch, `stream: true`), its first chunk forwarded with PostToConnection (the
  * handlers' own Management API client) as a `text` frame, then the rest of the stream read to its end
- * (the connection is reused, as the adapter's is). The frame carries `model_ms` (request → first
+ * (the connection is reused, as the adapter's is); the first chunk is forwarded once the write is
+ * done, as a turn sends nothing before its start is stored. The frame carries `model_ms` (request → first
  * chunk), the model's time to first token.
  */
 export const RELAY_FLOOR_PATH = 'bench-floor';
@@ -52,7 +54,7 @@ export async function handler(event: FloorEvent): Promise<{ statusCode: number }
       Key: { pk: S(frame.item?.pk ?? ''), sk: S(frame.item?.sk ?? '') },
     }),
   );
-  await client.send(
+  const written = client.send(
     new PutItemCommand({
       TableName: table,
       Item: { pk: S(`BENCHFLOOR#RELAY#${connectionId}`), sk: S('TURN'), line: S(line) },
@@ -89,6 +91,7 @@ export async function handler(event: FloorEvent): Promise<{ statusCode: number }
       const token = chunk.choices?.[0]?.delta?.content;
       if (!token) continue;
       const modelMs = performance.now() - requestedAt;
+      await written;
       await postToConnection(connectionId, { type: 'text', token, last: true, model_ms: modelMs });
       forwarded = true;
     }
