@@ -7,7 +7,7 @@ import type { Locator, Page } from 'playwright-core';
 import * as z from 'zod';
 import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
-import { api, baseUrl } from '../helpers/http.js';
+import { api } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
