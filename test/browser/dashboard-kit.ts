@@ -106,6 +106,8 @@ export const VIEWER_READ_ONLY_CONTROLS: readonly (string | RegExp)[] = [
   /^Play\b/,
   /^Pause\b/,
   /^Seek to\b/,
+  // A transcript turn's time: plays the call's recording from there.
+  /^\d+:\d{2}$/,
   // The call log's export: it reads the calls page by page and saves them as a file.
   'Export CSV',
   // Filters and searches of lists (in a search or filter form), and the analytics' grouping.
@@ -119,6 +121,12 @@ export const VIEWER_READ_ONLY_CONTROLS: readonly (string | RegExp)[] = [
   'filter: Contactability',
   'filter: Agent',
   'field: Group by',
+  // A knowledge base's search.
+  'filter: Search this knowledge base',
+  'Search',
+  // SMS campaigns picked to compare, and the comparison.
+  /^field: Compare /,
+  /^Compare selected\b/,
 ];
 
 const allowedForViewer = (name: string): boolean =>

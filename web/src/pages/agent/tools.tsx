@@ -293,7 +293,7 @@ function ToolTest(props: { workspaceId: string; agentId: string; tool: SavedTool
         name="arguments"
         error={error}
         nested
-        hint="What the model would pass; checked against the parameters."
+        hint="What the model would pass; runs the saved tool, checked against its saved parameters."
       >
         {(p) => (
           <textarea
