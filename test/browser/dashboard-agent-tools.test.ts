@@ -295,6 +295,36 @@ describeWithBrowser('dashboard in Chromium: the agent Tools editor', () => {
     await context.close();
   }, 90_000);
 
+  it('more than 10 tests of the agent in a minute: the 429 is said as the API words it, and nothing more is sent', async () => {
+    const { context, page } = await openAgent(demo.owner_email);
+    const tool = tool1(page);
+    const refused = tool.getByRole('alert');
+    await tool.getByLabel('Test arguments (JSON)').fill('{ "date": "2026-12-03" }');
+    // The limit counts a calendar minute: at most 10 answered before the 429 (more if the minute turns).
+    let answered = 0;
+    let sentWhenRefused: number | undefined;
+    for (let i = 0; i < 25 && sentWhenRefused === undefined; i += 1) {
+      const before = receiver.requests.length;
+      await tool.getByRole('button', { name: 'Test Function tool (tool 1)' }).click();
+      await waitFor(async () => receiver.requests.length > before || (await refused.count()) > 0, {
+        what: 'the test to be answered or refused',
+      });
+      await tool
+        .getByRole('button', { name: 'Test Function tool (tool 1)' })
+        .and(page.locator(':enabled'))
+        .waitFor();
+      if ((await refused.count()) > 0) sentWhenRefused = receiver.requests.length - before;
+      else answered += receiver.requests.length - before;
+    }
+    await expect(refused.textContent()).resolves.toBe(
+      'Too many tool tests for this agent: at most 10 a minute',
+    );
+    // Each answered test reached the endpoint once; the refused one did not reach it.
+    expect(answered).toBeGreaterThanOrEqual(1);
+    expect(sentWhenRefused).toBe(0);
+    await context.close();
+  }, 120_000);
+
   it('a viewer reads the tools (header masked) and finds no control to change or run them', async () => {
     const email = `viewer-tools-${Date.now()}@example.com`;
     const invited = await api('POST', `/api/v1/organisations/${demo.organisation_id}/invitations`, {
