@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { repoRoot } from '../../lib/local/paths.js';
 import { baseUrl } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait.js';
@@ -10,7 +10,7 @@ import { chromiumPath, inCi, MISSING_CHROMIUM } from './chromium.js';
 /**
  * What the dashboard's browser tests share: the system Chromium (playwright-core), signing in through
  * the local identity provider's page, axe-core, screenshots under .local/test-output/, and the
- * controls a viewer must not find. Without Chromium the tests are skipped, except in CI.
+ * one allow-list of the read-only controls a viewer's page may hold. Without Chromium the tests are skipped, except in CI.
  */
 export const executablePath = chromiumPath();
 if (!executablePath && inCi()) throw new Error(`${MISSING_CHROMIUM} CI must run the browser tests.`);
@@ -36,13 +36,14 @@ export const settled = (page: Page) =>
 
 /**
  * The accessible names of the enabled buttons and switches in the page's main region; with `fields`,
- * its editable fields too (`field: <id>`), so a viewer's form that is only disabled shows.
+ * its editable fields too (`field: <label>`, or `filter: <label>` in a search or filter form), so a
+ * viewer's form that is only disabled shows.
  */
 export async function enabledControls(page: Page, options: { fields?: boolean } = {}): Promise<string[]> {
   const controls = page.locator(
     options.fields
       ? // :enabled: also not disabled by a disabled fieldset around it.
-        'main button:enabled, main input:enabled, main select:enabled, main textarea:enabled'
+        'main button:enabled, main [role="switch"]:not([disabled]), main input:enabled, main select:enabled, main textarea:enabled'
       : 'main button:not([disabled]), main [role="switch"]:not([disabled])',
   );
   const names: string[] = [];
@@ -52,9 +53,93 @@ export async function enabledControls(page: Page, options: { fields?: boolean } 
     if (tag === 'button' || (await control.getAttribute('role')) === 'switch')
       names.push(((await control.getAttribute('aria-label')) ?? (await control.textContent()) ?? '').trim());
     else if (!(await control.evaluate((e) => (e as unknown as { readOnly: boolean }).readOnly)))
-      names.push(`field: ${(await control.getAttribute('id')) ?? tag}`);
+      names.push(await fieldName(control));
   }
   return names;
+}
+
+interface LabelNode {
+  cloneNode(deep: boolean): LabelNode;
+  querySelectorAll(selector: string): ArrayLike<{ remove(): void }>;
+  textContent: string | null;
+}
+
+/**
+ * A field's name: `filter: <label>` inside a search or filter form, else `field: <label>`. The label
+ * is its aria-label, else its <label>s' own text (a label around a select: not the options'), else its
+ * id or tag.
+ */
+const fieldName = (control: Locator): Promise<string> =>
+  control.evaluate((e) => {
+    const element = e as unknown as {
+      tagName: string;
+      id: string;
+      getAttribute(name: string): string | null;
+      closest(selector: string): unknown;
+      labels: ArrayLike<LabelNode> | null;
+    };
+    const labels = Array.from(element.labels ?? [])
+      .map((label) => {
+        const copy = label.cloneNode(true);
+        Array.from(copy.querySelectorAll('input, select, textarea')).forEach((c) => c.remove());
+        return (copy.textContent ?? '').trim();
+      })
+      .filter(Boolean);
+    const label =
+      element.getAttribute('aria-label') ??
+      (labels.length > 0 ? labels.join(' ') : element.id || element.tagName.toLowerCase());
+    return `${element.closest('[role="search"], .filters') ? 'filter' : 'field'}: ${label}`;
+  });
+
+/**
+ * The ONE list of controls a viewer's page may hold: each reads (pages, filters, opens or closes
+ * what is already there) and changes nothing. Buttons and switches by accessible name, fields as
+ * `field: <label>` (`filter: <label>` in a search or filter form). A control not listed here on a viewer's page is a write control shown to a viewer.
+ */
+export const VIEWER_READ_ONLY_CONTROLS: readonly (string | RegExp)[] = [
+  // Lists and their loading and error states.
+  'Load more',
+  'Try again',
+  // Showing what is there.
+  /^Show deliveries\b/,
+  /^Hide deliveries\b/,
+  /^Play\b/,
+  /^Pause\b/,
+  /^Seek to\b/,
+  // A transcript turn's time: plays the call's recording from there.
+  /^\d+:\d{2}$/,
+  // The call log's export: it reads the calls page by page and saves them as a file.
+  'Export CSV',
+  // Filters and searches of lists (in a search or filter form), and the analytics' grouping.
+  'filter: Status',
+  'filter: Direction',
+  'filter: Agent id',
+  'filter: From date',
+  'filter: To date',
+  'filter: Phone',
+  'filter: Search contacts',
+  'filter: Contactability',
+  'filter: Agent',
+  'field: Group by',
+  // A knowledge base's search.
+  'filter: Search this knowledge base',
+  'Search',
+  // SMS campaigns picked to compare, and the comparison.
+  /^field: Compare /,
+  /^Compare selected\b/,
+];
+
+const allowedForViewer = (name: string): boolean =>
+  VIEWER_READ_ONLY_CONTROLS.some((allowed) =>
+    typeof allowed === 'string' ? allowed === name : allowed.test(name),
+  );
+
+/**
+ * The enabled controls (buttons, switches and editable fields) of the page's main region that are
+ * not in VIEWER_READ_ONLY_CONTROLS: for a viewer, there must be none.
+ */
+export async function controlsBeyondReadOnly(page: Page): Promise<string[]> {
+  return (await enabledControls(page, { fields: true })).filter((name) => !allowedForViewer(name));
 }
 
 /** axe-core's serious and critical findings on the page as it is now. */

@@ -5,7 +5,14 @@ import { api, baseUrl } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
-import { DashboardBrowser, describeWithBrowser, enabledControls, executablePath } from './dashboard-kit.js';
+import { LONG_REPLY } from '../../lib/local/simulators/llm/replies.js';
+import {
+  controlsBeyondReadOnly,
+  DashboardBrowser,
+  describeWithBrowser,
+  executablePath,
+  settled,
+} from './dashboard-kit.js';
 
 /**
  * The dashboard (web/) in a real browser: the system Chromium, driven by playwright-core, signs in as
@@ -33,10 +40,6 @@ const PAGES = [
   'Billing',
   'Team',
 ];
-
-/** Accessible names of controls that change something: a viewer must see none of them. */
-const WRITE_CONTROLS =
-  /^(New agent|New contact|New campaign|New workflow|Save|Start call|Test chat|Send|Create key|Create agent|Revoke|Rotate|Import|Upload|Buy number|Release|Add endpoint|Send invitation|Resend|Remove|Sync now|Create knowledge base|Manage subscription|Change plan|Cancel subscription|Buy credits|Approve|Reject|Start|Pause|Resume)\b/;
 
 /** Until an import's progress bar is full. */
 const progressComplete = (page: Page) =>
@@ -290,12 +293,12 @@ describeWithBrowser('dashboard in Chromium', () => {
     const seen: Record<string, string[]> = {};
     for (const name of PAGES) {
       await open(page, name);
-      const names = await enabledControls(page);
-      seen[name] = names.filter((n) => WRITE_CONTROLS.test(n));
+      seen[name] = await controlsBeyondReadOnly(page);
     }
     await page.goto(`${baseUrl()}/agents/${demo.agent_id}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
-    seen['Agent detail'] = (await enabledControls(page)).filter((n) => WRITE_CONTROLS.test(n));
+    await settled(page);
+    seen['Agent detail'] = await controlsBeyondReadOnly(page);
     expect(seen).toEqual(Object.fromEntries(Object.keys(seen).map((name) => [name, []])));
     await shot(page, 'viewer-agent-1280');
     await context.close();
@@ -311,23 +314,60 @@ describeWithBrowser('dashboard in Chromium', () => {
     await chat.getByText('Connected').waitFor();
     await chat.locator('.chat-agent').first().waitFor();
     await chat.locator('.chat-agent .typing').waitFor({ state: 'detached' });
-    await chat.getByLabel('Message').fill('Hi, is the Harbour St listing still available?');
+    // Every state of the reply's line, as the page shows it, from before the message is sent: the
+    // model simulator paces "tell me everything" (LONG_REPLY, a word a chunk), so it streams in.
+    await page.evaluate(`(() => {
+      const list = document.querySelector('[aria-label="Conversation"]');
+      window.__replyStates = [];
+      const record = () => {
+        const line = list.querySelectorAll('li.chat-agent')[1];
+        if (!line) return;
+        const copy = line.cloneNode(true);
+        copy.querySelectorAll('.who, .typing').forEach((e) => e.remove());
+        const state = { text: copy.textContent.trim(), typing: line.querySelector('.typing') !== null };
+        const last = window.__replyStates[window.__replyStates.length - 1];
+        if (!last || last.text !== state.text || last.typing !== state.typing) window.__replyStates.push(state);
+      };
+      new MutationObserver(record).observe(list, { childList: true, subtree: true, characterData: true });
+    })()`);
+    await chat.getByLabel('Message').fill('Please tell me everything.');
     await chat.getByRole('button', { name: 'Send' }).click();
     await chat.locator('.chat-agent').nth(1).waitFor({ timeout: 30_000 });
     await chat.locator('.chat-agent .typing').waitFor({ state: 'detached', timeout: 30_000 });
+    const states = (await page.evaluate('window.__replyStates')) as { text: string; typing: boolean }[];
+    const final = states[states.length - 1];
+    expect(final).toEqual({ text: LONG_REPLY, typing: false });
+    // Before it, while the agent was still typing: each state a beginning of the final text, each
+    // longer than the one before, and at least two of them short of the whole reply.
+    const typing = states.slice(0, -1).filter((s) => s.typing && s.text !== '');
+    for (const [i, state] of typing.entries()) {
+      expect(LONG_REPLY.startsWith(state.text)).toBe(true);
+      if (i > 0) expect(state.text.length).toBeGreaterThan(typing[i - 1].text.length);
+    }
+    expect(typing.filter((s) => s.text.length < LONG_REPLY.length).length).toBeGreaterThanOrEqual(2);
+    // Shown once: one reply line besides the greeting.
+    await expect(chat.locator('.chat-agent').count()).resolves.toBe(2);
     const callLink = await chat.getByRole('link', { name: /^Call call_/ }).textContent();
     const callId = (callLink ?? '').replace(/^Call /, '');
     await chat.getByRole('button', { name: 'Hang up' }).click();
-    const call = await waitFor(async () => {
-      const found = await api('GET', `/api/v1/workspaces/${demo.workspace_id}/calls/${callId}`, {
-        token: demo.owner_token,
-      });
-      return found.status === 200 && ['completed', 'failed'].includes(found.body.status)
-        ? found.body
-        : undefined;
-    });
+    const call = await waitFor(
+      async () => {
+        const found = await api('GET', `/api/v1/workspaces/${demo.workspace_id}/calls/${callId}`, {
+          token: demo.owner_token,
+        });
+        return found.status === 200 && ['completed', 'failed'].includes(found.body.status)
+          ? found.body
+          : undefined;
+      },
+      { what: 'the test chat call to end' },
+    );
+    expect(call.status).toBe('completed');
     expect(call.channel).toBe('web');
-    expect(call.transcript.length).toBeGreaterThanOrEqual(2);
+    // The transcript holds the reply once, as it was shown.
+    const replies = (call.transcript as { role: string; text: string }[]).filter(
+      (t) => t.text === LONG_REPLY,
+    );
+    expect(replies).toHaveLength(1);
     await context.close();
   }, 90_000);
 });

@@ -1,3 +1,4 @@
+import { ApiError, type ValidationIssue } from '../../api/client';
 import type { Agent, AgentBody } from '../../api/queries/agents';
 
 /**
@@ -86,6 +87,161 @@ export const actionsBody = (drafts: ActionDraft[]): NonNullable<AgentBody['post_
     config: configBody(d),
   }));
 
+// ── Tools (docs/tools.md) ───────────────────────────────────────────────────────────────────────
+
+export type ToolBody = NonNullable<AgentBody['tools']>[number];
+export type SavedTool = Agent['tools'][number];
+export type ToolType = ToolBody['type'];
+
+/** What a stored header value reads back as: `••••` and its last 4 characters. */
+export const HEADER_MASK_PREFIX = '••••';
+
+export interface HeaderDraft {
+  key: string;
+  name: string;
+  /** The stored value's mask as the API returned it (absent for a header added here). */
+  stored?: string;
+  /** A new value typed; empty with a `stored` mask: the stored value is kept (the mask is sent back). */
+  value: string;
+}
+
+export interface ToolDraft {
+  key: string;
+  type: ToolType;
+  /** The name the agent holds it under (Test and List tools run the saved tool); absent until saved. */
+  savedName?: string;
+  name: string;
+  url: string;
+  headers: HeaderDraft[];
+  /** Empty: the default (8,000 ms). */
+  timeoutMs: string;
+  // Function tools:
+  description: string;
+  /** The JSON Schema, as typed. */
+  parameters: string;
+  /** JSON, as typed; empty: none. */
+  staticArguments: string;
+  speakDuring: string;
+  speakOnFailure: string;
+  // MCP servers:
+  /** Comma-separated; empty: all the server's tools. */
+  allowedTools: string;
+}
+
+const json = (value: unknown): string => JSON.stringify(value, null, 2);
+
+export const DEFAULT_PARAMETERS = json({ type: 'object', properties: {}, required: [] });
+
+export const newToolDraft = (type: ToolType): ToolDraft => ({
+  key: draftKey(),
+  type,
+  name: '',
+  url: '',
+  headers: [],
+  timeoutMs: '',
+  description: '',
+  parameters: type === 'function' ? DEFAULT_PARAMETERS : '',
+  staticArguments: '',
+  speakDuring: '',
+  speakOnFailure: '',
+  allowedTools: '',
+});
+
+export const toolDrafts = (tools: SavedTool[]): ToolDraft[] =>
+  tools.map((tool) => ({
+    ...newToolDraft(tool.type),
+    savedName: tool.name,
+    name: tool.name,
+    url: tool.url,
+    headers: Object.entries(tool.headers ?? {}).map(([name, stored]) => ({
+      key: draftKey(),
+      name,
+      stored,
+      value: '',
+    })),
+    timeoutMs: String(tool.timeout_ms),
+    ...(tool.type === 'function'
+      ? {
+          description: tool.description,
+          parameters: json(tool.parameters),
+          staticArguments: tool.static_arguments ? json(tool.static_arguments) : '',
+          speakDuring: tool.speak_during ?? '',
+          speakOnFailure: tool.speak_on_failure ?? '',
+        }
+      : { allowedTools: (tool.allowed_tools ?? []).join(', ') }),
+  }));
+
+/** A JSON text's object, or why it is not one (the message shown at its field, nothing sent). */
+export function parseJsonObject(text: string): { value: Record<string, unknown> } | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { problem: `Not valid JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { problem: 'Must be a JSON object ({ … }).' };
+  return { value: value as Record<string, unknown> };
+}
+
+/**
+ * The headers to send: a typed value replaces the stored one; an untouched stored header sends its
+ * mask back (the API keeps the stored value); a row with neither name nor value is left out.
+ */
+function headersBody(drafts: HeaderDraft[]): Record<string, string> | undefined {
+  const rows = drafts.filter((h) => h.name.trim() !== '' || h.value !== '');
+  if (rows.length === 0) return undefined;
+  return Object.fromEntries(
+    rows.map((h) => [h.name.trim(), h.value === '' && h.stored ? h.stored : h.value]),
+  );
+}
+
+const optionalText = (text: string) => (text.trim() === '' ? undefined : text);
+const timeoutBody = (text: string) => (text.trim() === '' ? undefined : Number(text));
+
+/** The `tools` of the PATCH; JSON that does not parse is a problem at its field (`problems`). */
+export function toolsBody(drafts: ToolDraft[], problems: ValidationIssue[]): ToolBody[] {
+  return drafts.map((d, index): ToolBody => {
+    const at = (field: string) => ['body', 'tools', index, field];
+    const headers = headersBody(d.headers);
+    const timeout_ms = timeoutBody(d.timeoutMs);
+    if (d.type === 'mcp') {
+      const allowed = d.allowedTools
+        .split(/[,\n]/)
+        .map((t) => t.trim())
+        .filter(Boolean);
+      return {
+        type: 'mcp',
+        name: d.name.trim(),
+        url: d.url.trim(),
+        ...(headers ? { headers } : {}),
+        ...(allowed.length > 0 ? { allowed_tools: allowed } : {}),
+        ...(timeout_ms !== undefined ? { timeout_ms } : {}),
+      };
+    }
+    const parameters = parseJsonObject(d.parameters);
+    if ('problem' in parameters)
+      problems.push({ type: 'json_invalid', loc: at('parameters'), msg: parameters.problem });
+    const statics = d.staticArguments.trim() === '' ? undefined : parseJsonObject(d.staticArguments);
+    if (statics && 'problem' in statics)
+      problems.push({ type: 'json_invalid', loc: at('static_arguments'), msg: statics.problem });
+    const speak_during = optionalText(d.speakDuring);
+    const speak_on_failure = optionalText(d.speakOnFailure);
+    return {
+      type: 'function',
+      name: d.name.trim(),
+      description: d.description,
+      parameters: 'value' in parameters ? parameters.value : {},
+      url: d.url.trim(),
+      ...(headers ? { headers } : {}),
+      ...(statics && 'value' in statics ? { static_arguments: statics.value } : {}),
+      ...(timeout_ms !== undefined ? { timeout_ms } : {}),
+      ...(speak_during !== undefined ? { speak_during } : {}),
+      ...(speak_on_failure !== undefined ? { speak_on_failure } : {}),
+    };
+  });
+}
+
 // ── The draft ────────────────────────────────────────────────────────────────────────────────────
 
 type Settings = Agent['settings'];
@@ -112,6 +268,7 @@ export interface AgentDraft {
   successCriteria: string;
   fields: AnalysisFieldDraft[];
   actions: ActionDraft[];
+  tools: ToolDraft[];
   /** The type the "Add action" button adds (not sent). */
   newActionType: ActionType;
 }
@@ -138,13 +295,17 @@ export function draftOf(agent: Agent): AgentDraft {
     successCriteria: agent.success_criteria ?? '',
     fields: analysisFieldDrafts(agent.analysis_fields),
     actions: actionDrafts(agent.post_call_actions),
+    tools: toolDrafts(agent.tools),
     newActionType: 'webhook',
   };
 }
 
 export type DraftEvent =
   | { type: 'edit'; change: Partial<AgentDraft> }
-  /** Saved: new actions have their ids now (sending them again keeps them, "Send test payload" needs them). */
+  /**
+   * Saved: new actions have their ids now (sending them again keeps them, "Send test payload" needs
+   * them); tools are as the API holds them (header values masked, typed values gone).
+   */
   | { type: 'saved'; agent: Agent };
 
 export function draftReducer(draft: AgentDraft, event: DraftEvent): AgentDraft {
@@ -156,12 +317,19 @@ export function draftReducer(draft: AgentDraft, event: DraftEvent): AgentDraft {
         ...draft,
         actions: actionDrafts(event.agent.post_call_actions),
         fields: analysisFieldDrafts(event.agent.analysis_fields),
+        tools: toolDrafts(event.agent.tools),
       };
   }
 }
 
-/** The PATCH body of the whole form. */
+/**
+ * The PATCH body of the whole form. Throws a 422-shaped ApiError (shown at the fields it names, and
+ * nothing is sent) when a tool's JSON does not parse.
+ */
 export function toBody(draft: AgentDraft): AgentBody {
+  const problems: ValidationIssue[] = [];
+  const tools = toolsBody(draft.tools, problems);
+  if (problems.length > 0) throw new ApiError(422, 'Some fields need attention.', problems);
   return {
     name: draft.name,
     prompt: draft.prompt,
@@ -188,6 +356,7 @@ export function toBody(draft: AgentDraft): AgentBody {
     success_criteria: draft.successCriteria.trim() || null,
     analysis_fields: analysisFieldsBody(draft.fields),
     post_call_actions: actionsBody(draft.actions),
+    tools,
   };
 }
 

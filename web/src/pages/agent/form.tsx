@@ -10,6 +10,7 @@ import { draftOf, draftReducer, toBody, type AgentDraft, type SectionProps } fro
 import { KnowledgeSection } from './knowledge';
 import { PostCallActionsSection } from './post-call-actions';
 import { SettingsSection } from './settings';
+import { ToolsSection } from './tools';
 import { VoiceSection } from './voice';
 
 /** The form's sections, in order: a new one is a file of its own and a line here. */
@@ -20,6 +21,7 @@ const SECTIONS: FunctionComponent<SectionProps>[] = [
   KnowledgeSection,
   AnalysisSection,
   PostCallActionsSection,
+  ToolsSection,
 ];
 
 /** Everything an agent has but its Answering calls switch, saved with one PATCH. */

@@ -57,7 +57,12 @@ export function VoiceSection({ draft, edit, error }: SectionProps) {
             </select>
           )}
         </Field>
-        <Field label="Ambient noise" name="settings.ambient_noise" error={error}>
+        <Field
+          label="Ambient noise"
+          name="settings.ambient_noise"
+          error={error}
+          hint="Not played: Twilio ConversationRelay has no background sound; kept for your own records."
+        >
           {(p) => (
             <select
               {...p}
