@@ -1,80 +1,27 @@
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import * as z from 'zod';
 import { api } from '../../helpers/http.js';
 import { agentPath, createAgent, newTenant, type Tenant } from './fixtures.js';
+import { LONG_NAME, startMcpServer, type McpTestServer } from './mcp-server.js';
+
+let server: McpTestServer;
+let base: string;
+let seen: McpTestServer['seen'];
+beforeAll(async () => {
+  server = await startMcpServer();
+  base = server.url;
+  seen = server.seen;
+});
+afterAll(async () => {
+  await server.stop();
+});
 
 /**
  * MCP tools against a real MCP server the test builds with the SDK (McpServer over the Streamable
  * HTTP transport, with sessions, on a local port): `…/tools/{name}/list` and a `{server}__{tool}` run
  * through `…/tools/{name}/test`; a server that is down.
  */
-
-const LONG_NAME = `t${'x'.repeat(63)}`;
-
-function buildServer(): McpServer {
-  const server = new McpServer({ name: 'crm-test', version: '1.0.0' });
-  server.registerTool(
-    'lookup_contact',
-    { description: 'Find a contact by phone', inputSchema: { phone: z.string() } },
-    async ({ phone }) => ({ content: [{ type: 'text', text: `Contact for ${phone}: Sam Lee` }] }),
-  );
-  server.registerTool('failing_tool', { description: 'Always fails' }, async () => ({
-    isError: true,
-    content: [{ type: 'text', text: 'the CRM is read-only today' }],
-  }));
-  server.registerTool('not.allowed', { description: 'A dotted name' }, async () => ({ content: [] }));
-  server.registerTool(LONG_NAME, { description: 'A long name' }, async () => ({ content: [] }));
-  server.registerTool('other_tool', { description: 'Not in allowed_tools' }, async () => ({ content: [] }));
-  return server;
-}
-
-let http: Server;
-let base: string;
-const seen: { method: string; headers: IncomingHttpHeaders }[] = [];
-const transports = new Map<string, StreamableHTTPServerTransport>();
-
-beforeAll(async () => {
-  http = createServer((request, response) => {
-    void (async () => {
-      seen.push({ method: request.method ?? '', headers: request.headers });
-      const sessionId = request.headers['mcp-session-id'] as string | undefined;
-      let transport = sessionId ? transports.get(sessionId) : undefined;
-      if (!transport) {
-        if (sessionId) {
-          response.writeHead(404).end();
-          return;
-        }
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => {
-            transports.set(id, created);
-          },
-        });
-        created.onclose = () => {
-          if (created.sessionId) transports.delete(created.sessionId);
-        };
-        await buildServer().connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(request, response);
-    })().catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(500).end(String(error));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-});
-
-afterAll(async () => {
-  for (const transport of transports.values()) await transport.close();
-  http.closeAllConnections();
-  await new Promise<void>((resolve) => http.close(() => resolve()));
-});
 
 async function mcpAgent(tenant: Tenant, url: string, extra: Record<string, unknown> = {}) {
   return createAgent(tenant, [

@@ -4,6 +4,7 @@ import type { RelayClient } from '../../../lib/local/simulators/telephony/relay-
 import { baseUrl, type Json } from '../../helpers/http.js';
 import { readyToCall, waitForCall, type Tenant } from '../calling/fixtures.js';
 import { functionTool, startEndpoint, webhookSecret, type Endpoint } from '../agents-tools/fixtures.js';
+import { startMcpServer } from '../agents-tools/mcp-server.js';
 import { liveCall, openSession } from './fixtures.js';
 
 /**
@@ -116,4 +117,37 @@ test('an endpoint that fails: speak_on_failure is said (the model not asked agai
   expect(ended.conversation_incidents).toEqual(
     expect.arrayContaining([expect.objectContaining({ kind: 'tool_error' })]),
   );
+}, 90_000);
+
+test("an MCP server's tool in a call: listed once for the call, called by the model, its text spoken; a server that is down leaves its tools out and the call goes on", async () => {
+  const mcp = await startMcpServer();
+  try {
+    const { tenant, agent } = await readyToCall({
+      prompt: 'You are Ava from Harbour Realty. You look up contacts.',
+      greeting: 'Hi, this is Ava.',
+      tools: [
+        { type: 'mcp', name: 'crm', url: mcp.url, allowed_tools: ['lookup_contact'], timeout_ms: 5000 },
+        { type: 'mcp', name: 'down', url: 'http://127.0.0.1:9/mcp', timeout_ms: 1000 },
+      ],
+    });
+    const call = await liveCall(tenant, agent.id);
+    const relay = await openSession(call);
+    const first = await relay.say('Can you lookup contact details for me?');
+    expect(first.reply).toBe('Contact for Can you lookup contact details for me?: Sam Lee');
+    const second = await relay.say('And lookup contact again please.');
+    expect(second.reply).toBe('Contact for And lookup contact again please.: Sam Lee');
+    // Listed once for the whole call (the list is kept beside the conversation), called twice.
+    expect(mcp.seen.filter((r) => r.rpc === 'tools/list')).toHaveLength(1);
+    expect(mcp.seen.filter((r) => r.rpc === 'tools/call')).toHaveLength(2);
+    const ended = await hangUp(relay, tenant, call.callId);
+    expect(ended.tool_calls).toEqual([
+      expect.objectContaining({ name: 'crm__lookup_contact', ok: true, type: 'mcp', status: 'ok' }),
+      expect.objectContaining({ name: 'crm__lookup_contact', ok: true, type: 'mcp', status: 'ok' }),
+    ]);
+    const failures = ended.conversation_incidents.filter((i: Json) => i.kind === 'mcp_server_failed');
+    expect(failures).toHaveLength(1);
+    expect(failures[0].detail).toMatch(/^down: /);
+  } finally {
+    await mcp.stop();
+  }
 }, 90_000);

@@ -164,6 +164,8 @@ function speakToolResult(name: string, content: string, line: string): string {
   }
   if (name === 'transfer_call') return TRANSFERRED_REPLY;
   if (name === 'end_call') return ENDED_REPLY;
+  // A text answer (an MCP tool's, a text/* endpoint's) is said as it is, cut to a spoken length.
+  if (result === undefined && content.trim() !== '') return content.trim().slice(0, 300);
   return agentToolReply(result) ?? TOOL_DONE_REPLY;
 }
 
