@@ -1,4 +1,4 @@
-import { callMcpTool, listMcpTools, splitCombinedName } from '../../agents/mcp-tools.js';
+import { callMcpTool, endMcpSession, listMcpTools, splitCombinedName } from '../../agents/mcp-tools.js';
 import { invokeFunctionTool, type ToolCallContext, type ToolRun } from '../../agents/tool-calls.js';
 import { resolveTool, type StoredTool, type ToolSecrets } from '../../agents/tool-definitions.js';
 import type { LlmTool, LlmToolCall } from '../../providers/llm/port.js';
@@ -136,6 +136,25 @@ export class CallToolBox implements AgentToolBox {
       session,
     );
     return outcome('mcp', run);
+  }
+
+  /** The call is over: the MCP sessions kept for it are ended (best effort: a server may be gone). */
+  async endSessions(): Promise<void> {
+    const servers = this.tools.tools.filter(
+      (tool) => tool.type === 'mcp' && this.tools.mcp?.[tool.name]?.sessionId,
+    );
+    if (servers.length === 0) return;
+    const secrets = await this.secretsIfNeeded(servers);
+    await Promise.all(
+      servers.map(async (server) => {
+        if (server.type !== 'mcp') return;
+        const resolved = await resolveTool(this.owner(secrets), server);
+        await endMcpSession(
+          { ...server, openedHeaders: resolved.openedHeaders },
+          this.tools.mcp![server.name].sessionId!,
+        );
+      }),
+    );
   }
 
   private owner(toolSecrets: ToolSecrets) {

@@ -8,6 +8,7 @@ import { isTerminal } from '../../calling/status.js';
 import { closeConnection, ConnectionGone, postToConnection } from '../../platform/connections.js';
 import { isId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
+import { errorName } from '../../platform/programming-errors.js';
 import { isConditionFailure } from '../../platform/table.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { telephony } from '../../providers/telephony/index.js';
@@ -243,6 +244,17 @@ async function agentToolBox(item: ConversationItem): Promise<CallToolBox | undef
   return tools ? new CallToolBox(tools, store) : undefined;
 }
 
+/** The call's MCP sessions end with it; a server that cannot be told is logged, the call is not held up. */
+async function endToolSessions(item: ConversationItem): Promise<void> {
+  try {
+    await (await agentToolBox(item))?.endSessions();
+  } catch (error) {
+    logger.warn('MCP sessions not ended', { connectionId: item.connectionId, error: errorName(error) });
+  } finally {
+    new TableCallToolsStore(item.connectionId).forget();
+  }
+}
+
 /** The engine's words as ConversationRelay frames; a socket already gone is not an error. */
 function relayOutput(item: ConversationItem): ConversationOutput {
   const post = async (frame: unknown) => {
@@ -309,9 +321,9 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
   recent.forget(connectionId);
-  new TableCallToolsStore(connectionId).forget();
   const item = await loadConversation(connectionId);
   if (!item) return;
+  await endToolSessions(item);
   const state = await endByCaller(new TableConversationStore(connectionId, item));
   const call = await recordConversation(item, state);
   logger.info('relay session ended', { connectionId, callId: item.callId, endedBy: state.ended?.reason });

@@ -144,6 +144,8 @@ test("an MCP server's tool in a call: listed once for the call, called by the mo
       expect.objectContaining({ name: 'crm__lookup_contact', ok: true, type: 'mcp', status: 'ok' }),
       expect.objectContaining({ name: 'crm__lookup_contact', ok: true, type: 'mcp', status: 'ok' }),
     ]);
+    // The call's session with the server ended with the call.
+    expect(mcp.seen.filter((r) => r.method === 'DELETE')).toHaveLength(1);
     const failures = ended.conversation_incidents.filter((i: Json) => i.kind === 'mcp_server_failed');
     expect(failures).toHaveLength(1);
     expect(failures[0].detail).toMatch(/^down: /);
