@@ -19,7 +19,7 @@ export const MAX_MCP_PREFIX_LENGTH = 20;
 export const MIN_TOOL_TIMEOUT_MS = 500;
 export const MAX_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 8_000;
-/** The tools the conversation engine always has (conversation/model.ts TOOL_NAMES). */
+/** The tools the conversation engine always has (conversation/engine/model.ts TOOL_NAMES). */
 export const BUILT_IN_TOOL_NAMES: readonly string[] = ['end_call', 'search_knowledge', 'transfer_call'];
 /** Header names a tool may not set: the request's own, and the signature's. */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type']);

@@ -101,7 +101,7 @@ export const catalog: FunctionSpec[] = [
       manageConnections: true,
       languageModel: true,
     },
-    // API Gateway ends an integration at 29 s; a turn is bounded at 24 s (conversation/engine.ts).
+    // API Gateway ends an integration at 29 s; a turn is bounded at 24 s (conversation/engine/turn.ts).
     timeoutSeconds: 28,
     memoryMb: 1024,
   },

@@ -6,7 +6,7 @@ import { acceptWebChat } from '../transports/web-chat.js';
 /**
  * The voice relay's WebSocket API (`$connect`, `$default`, `$disconnect`): Twilio ConversationRelay
  * speaks to the agent here, and so does the dashboard's test chat (`?channel=web&…`, web-chat.ts). One invocation per frame; each returns at once after its work (a turn is
- * bounded well under API Gateway's 29 s integration timeout, conversation/engine.ts).
+ * bounded well under API Gateway's 29 s integration timeout, conversation/engine/turn.ts).
  */
 export interface RelayEvent {
   /** `requestTimeEpoch`: when the frame reached the socket (frames are handled in parallel). */

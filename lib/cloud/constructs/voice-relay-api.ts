@@ -163,7 +163,7 @@ const RELAY_AUTHORISATION_IN_FUNCTION = {
   id: 'AwsSolutions-APIG4',
   reason:
     'The relay is opened by Twilio ConversationRelay, which cannot present an AWS or JWT credential: the ' +
-    '$connect handler (functions/conversation/relay.ts) checks X-Twilio-Signature against the configured relay URL ' +
+    '$connect handler (functions/conversation/transports/relay.ts) checks X-Twilio-Signature against the configured relay URL ' +
     'with the telephony auth token and refuses the upgrade otherwise; $default and $disconnect only act on a ' +
     'connection that $connect accepted and that setup bound to a live call.',
 };
