@@ -57,6 +57,7 @@ import { seed, type SeedResult } from '../lib/tools/cli/seed.js';
 import { measureWeb, webTable } from '../lib/tools/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
 import { cloudPathTable, conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
+import { measureToolTurn, toolTurnTable } from '../lib/tools/bench/tool-turn.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -80,7 +81,8 @@ const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 /** Which parts to run (comma-separated): start-call, call-cost, bundles, … Default: all. */
 const PARTS = new Set(
   (
-    process.env.BENCH_PARTS ?? 'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation'
+    process.env.BENCH_PARTS ??
+    'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation,tools'
   ).split(','),
 );
 /** Knowledge-base search (lib/tools/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
@@ -397,6 +399,17 @@ async function main(): Promise<void> {
         })
       : undefined;
 
+  // ── A tool turn: the model calls a function tool answering in 50 ms (lib/tools/bench/tool-turn.ts) ──
+  const toolTurn = PARTS.has('tools')
+    ? await measureToolTurn({
+        root: ROOT,
+        calls: Number(process.env.BENCH_TOOL_CALLS ?? 10),
+        turns: Number(process.env.BENCH_TOOL_TURNS ?? 10),
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '1' },
+        log,
+      })
+    : undefined;
+
   let bundles;
   if (PARTS.has('bundles')) {
     log('bundling every function');
@@ -490,6 +503,7 @@ async function main(): Promise<void> {
           ...(conversationCloud ? [...cloudPathTable(conversation, conversationCloud), ''] : []),
         ]
       : []),
+    ...(toolTurn ? [...toolTurnTable(toolTurn), ''] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

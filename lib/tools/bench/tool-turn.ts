@@ -1,0 +1,230 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { inParallel } from '../../../functions/platform/parallel.js';
+import { RelayClient } from '../../local/simulators/telephony/relay-client.js';
+import { ApiClient } from '../cli/api-client.js';
+import { seed } from '../cli/seed.js';
+import { summarise, type LatencySummary } from './load.js';
+import { startBenchStack } from './stack-process.js';
+
+/**
+ * A tool turn (`npm run bench`, part `tools`): the caller asks, the model calls the agent's function
+ * tool, served by a local endpoint answering in a fixed 50 ms, the result goes back to the model and
+ * its first words reach the caller — timed from the prompt sent to the first text frame. Its floor, in
+ * the same run: the same two model requests (the stack's model simulator, streamed as the adapter asks)
+ * and the same 50 ms endpoint, called directly one after the other. Budget: the service's part of a
+ * tool turn (turn p50 less the floor's p50) ≤ 15 ms, p99 ≤ 2x the floor's.
+ */
+export const TOOL_TURN_BUDGET = { serviceMs: 15, p99: 2 } as const;
+const ENDPOINT_MS = 50;
+const EXTERNAL_RELAY_NUMBER = '+61491570116';
+const PROMPT = 'You are Ava from Harbour Realty. You book inspections.';
+const LINE = 'Can you book an inspection for Saturday?';
+const TOOL = {
+  type: 'function',
+  name: 'book_inspection',
+  description: 'Book an inspection of a property for the caller.',
+  parameters: { type: 'object', properties: { date: { type: 'string' } }, required: ['date'] },
+};
+
+export interface ToolTurnReport {
+  calls: number;
+  turnsPerCall: number;
+  turn: LatencySummary;
+  floor: LatencySummary;
+  serviceMs: number;
+  p99Ratio: number;
+  withinBudget: { serviceMs: boolean; p99: boolean };
+}
+
+/** The endpoint: answers every POST after ENDPOINT_MS with a JSON confirmation. */
+async function slowEndpoint(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () =>
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ message: 'Booked for Saturday.' }));
+      }, ENDPOINT_MS),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/book`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** One streamed chat completion; resolves at its first content chunk, or with its tool call at the end. */
+async function streamed(base: string, body: unknown): Promise<{ firstText?: number; toolCall?: unknown }> {
+  const response = await fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...(body as object), stream: true }),
+  });
+  if (!response.ok || !response.body) throw new Error(`model simulator: ${response.status}`);
+  const decoder = new TextDecoder();
+  let buffered = '';
+  let firstText: number | undefined;
+  let toolCall: unknown;
+  for await (const bytes of response.body) {
+    buffered += decoder.decode(bytes as Uint8Array, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const sse = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (!sse.startsWith('data:') || sse === 'data: [DONE]') continue;
+      const delta = (JSON.parse(sse.slice(5)) as { choices?: { delta?: Record<string, unknown> }[] })
+        .choices?.[0]?.delta;
+      if (delta?.content && firstText === undefined) firstText = performance.now();
+      if (delta?.tool_calls) toolCall = delta.tool_calls;
+    }
+  }
+  return { firstText, toolCall };
+}
+
+export async function measureToolTurn(options: {
+  root: string;
+  calls: number;
+  turns: number;
+  env: Record<string, string>;
+  log: (line: string) => void;
+}): Promise<ToolTurnReport> {
+  const { log } = options;
+  const endpoint = await slowEndpoint();
+  const stack = await startBenchStack({
+    root: options.root,
+    stateDir: join(options.root, '.local', `bench-${process.pid}-tools`),
+    logPath: join(options.root, '.local', 'bench-stack-tools.log'),
+    env: options.env,
+  });
+  try {
+    const demo = await seed(stack.state, { plan: 'growth' }, log);
+    const owner = new ApiClient(stack.state.base_url, demo.owner_token);
+    const workspace = `/api/v1/workspaces/${demo.workspace_id}`;
+    await owner.patch(workspace, { concurrent_call_limit: 1000 });
+    await owner.patch(`${workspace}/agents/${demo.agent_id}`, {
+      prompt: PROMPT,
+      greeting: 'Hello.',
+      tools: [{ ...TOOL, url: endpoint.url, timeout_ms: 5000 }],
+    });
+    const relayUrl = stack.state.voice_relay_url;
+    const signature = RelayClient.sign(stack.state.env.TELEPHONY_AUTH_TOKEN, relayUrl);
+    const base = stack.state.env.LLM_BASE_URL;
+
+    const floorTurn = async (): Promise<number> => {
+      const started = performance.now();
+      const messages = [
+        { role: 'system', content: PROMPT },
+        { role: 'user', content: LINE },
+      ];
+      const tools = [{ type: 'function', function: TOOL }];
+      const first = await streamed(base, { model: 'simulator', messages, tools });
+      await fetch(endpoint.url, { method: 'POST', body: JSON.stringify({ arguments: { date: LINE } }) }).then(
+        (r) => r.text(),
+      );
+      const second = await streamed(base, {
+        model: 'simulator',
+        tools,
+        messages: [
+          ...messages,
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'c1',
+                type: 'function',
+                function: { name: TOOL.name, arguments: JSON.stringify({ date: LINE }) },
+              },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: JSON.stringify({ message: 'Booked for Saturday.' }) },
+        ],
+      });
+      if (first.toolCall === undefined || second.firstText === undefined)
+        throw new Error('the floor did not get a tool call and then words');
+      return second.firstText - started;
+    };
+
+    const call = async (): Promise<number[]> => {
+      const started = await owner.post<{ id: string }>(`${workspace}/agents/${demo.agent_id}/start-call`, {
+        to_phone: EXTERNAL_RELAY_NUMBER,
+      });
+      let providerCallId: string | undefined;
+      for (let i = 0; i < 300 && !providerCallId; i += 1) {
+        const detail = await owner.get<{ status: string; provider_call_id?: string }>(
+          `${workspace}/calls/${started.id}`,
+        );
+        if (detail.status === 'inprogress' && detail.provider_call_id)
+          providerCallId = detail.provider_call_id;
+        else await new Promise((r) => setTimeout(r, 100));
+      }
+      if (!providerCallId) throw new Error(`call ${started.id} not answered`);
+      const relay = await RelayClient.connect({ url: relayUrl, signature });
+      if (!(relay instanceof RelayClient)) throw new Error(`relay refused: ${relay.refused}`);
+      relay.send({
+        type: 'setup',
+        callSid: providerCallId,
+        customParameters: { call_id: started.id, workspace_id: demo.workspace_id },
+      });
+      const samples: number[] = [];
+      // The first turn may wait for the session's setup (frames run in parallel): it is not timed.
+      for (let turn = 0; turn <= options.turns; turn += 1) {
+        const from = relay.frames.length;
+        const sentAt = performance.now();
+        relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
+        await relay.until(
+          (frames) => frames.slice(from).find((f) => f.type === 'text' && f.token),
+          'the words after the tool',
+        );
+        if (turn > 0) samples.push(performance.now() - sentAt);
+        await relay.reply(from);
+      }
+      relay.close();
+      return samples;
+    };
+
+    log(`tool turn: warming up`);
+    await call();
+    await floorTurn();
+    log(`tool turn: ${options.calls} calls × ${options.turns} turns, and the floor beside them`);
+    const turns = (
+      await inParallel(Array.from({ length: options.calls }), options.calls, () => call())
+    ).flat();
+    const floors: number[] = [];
+    for (let i = 0; i < turns.length; i += 1) floors.push(await floorTurn());
+    const turn = summarise(turns);
+    const floor = summarise(floors);
+    const serviceMs = turn.p50 - floor.p50;
+    const p99Ratio = turn.p99 / floor.p99;
+    return {
+      calls: options.calls,
+      turnsPerCall: options.turns,
+      turn,
+      floor,
+      serviceMs,
+      p99Ratio,
+      withinBudget: {
+        serviceMs: serviceMs <= TOOL_TURN_BUDGET.serviceMs,
+        p99: p99Ratio <= TOOL_TURN_BUDGET.p99,
+      },
+    };
+  } finally {
+    await stack.stop();
+    await endpoint.stop();
+  }
+}
+
+const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+
+export function toolTurnTable(r: ToolTurnReport): string[] {
+  return [
+    `### a tool turn: ${r.calls} calls, ${r.turnsPerCall} turns each (prompt sent → the first words after a function tool answering in ${ENDPOINT_MS} ms)`,
+    '| measure | floor (the same two model requests and the endpoint, called directly) | turn | | budget |',
+    '|---|---:|---:|---:|---:|',
+    `| p50 | ${f(r.floor.p50)} ms | ${f(r.turn.p50)} ms | service's part ${f(r.serviceMs)} ms | ≤ ${TOOL_TURN_BUDGET.serviceMs} ms ${r.withinBudget.serviceMs ? '✓' : '✗'} |`,
+    `| p99 | ${f(r.floor.p99)} ms | ${f(r.turn.p99)} ms | ${f(r.p99Ratio, 2)}x | ≤ ${TOOL_TURN_BUDGET.p99}x ${r.withinBudget.p99 ? '✓' : '✗'} |`,
+  ];
+}
