@@ -1,7 +1,7 @@
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
-import { AgentVersionEntity, type Agent, type AgentVersion } from './entities.js';
+import { AgentEntity, AgentVersionEntity, type Agent, type AgentVersion } from './entities.js';
 
 /**
  * Agent versions. Every change of an agent's own fields (create, PATCH, restore) writes the agent and
@@ -161,4 +161,23 @@ export function toVersionSummary(version: AgentVersionSummary): {
     created_by: version.createdBy,
     changed: version.changed ?? [],
   };
+}
+
+/**
+ * The agent as a call runs it: the version recorded on the call (`agentVersion`), read beside the
+ * live item (its identity, number and tool secrets) in parallel. Undefined when the agent is gone. A
+ * call without a version (made before versions existed) runs the agent as it is.
+ */
+export async function agentForCall(call: {
+  workspaceId: string;
+  agentId: string;
+  agentVersion?: number;
+}): Promise<Agent | undefined> {
+  const { workspaceId, agentId, agentVersion } = call;
+  const [{ data: live }, version] = await Promise.all([
+    AgentEntity.get({ workspaceId, agentId }).go(),
+    agentVersion ? findAgentVersion(workspaceId, agentId, agentVersion) : undefined,
+  ]);
+  if (!live) return undefined;
+  return version ? agentAsOf(live, version) : live;
 }

@@ -254,6 +254,8 @@ export const CallStatsEntity = new Entity(
       statKey: { type: 'string', required: true },
       day: { type: 'string' },
       agentId: { type: 'string' },
+      /** On an agent version's day (`DAY#<day>#AGENT#<ag>#VERSION#<n>`): the version. */
+      agentVersion: { type: 'number' },
       completedCalls: counter,
       completedAnswered: counter,
       completedSeconds: counter,
