@@ -45,7 +45,9 @@ export const agentRoutes = {
     scope: 'agents:write',
     body: agents.UpdateAgentBody,
     response: agents.AgentResponse,
-    errors: { 409: 'The agent kept changing while this change was written (concurrent changes are retried first)' },
+    errors: {
+      409: 'The agent kept changing while this change was written (concurrent changes are retried first)',
+    },
     access: { table: 'readwrite', secrets: ['tool-headers-key'] },
   }),
   deleteAgent: defineRoute({

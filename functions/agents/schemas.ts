@@ -366,7 +366,10 @@ export const AgentList = pageOf(AgentResponse);
 export const AgentVersionSummaryResponse = schemaOnFirstUse(() =>
   z.object({
     agent_id: z.string(),
-    version: z.number().int().meta({ examples: [2] }),
+    version: z
+      .number()
+      .int()
+      .meta({ examples: [2] }),
     created_at: z.string(),
     /** Who made the change: a user id, an API key id, or `system`. */
     created_by: z.string(),

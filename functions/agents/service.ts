@@ -297,13 +297,17 @@ export async function updateAgent(
                 .set({
                   ...versionedSet(after),
                   ...(tools.toolSecrets ? { toolSecrets: tools.toolSecrets } : {}),
-                  ...(changes.answering_calls !== undefined ? { answeringCalls: changes.answering_calls } : {}),
+                  ...(changes.answering_calls !== undefined
+                    ? { answeringCalls: changes.answering_calls }
+                    : {}),
                   version,
                   updatedAt: clock.now().toISOString(),
                 })
                 .remove(fieldsToRemove(current, after) as RemovableField[])
                 .where((attr, op) =>
-                  current.version === undefined ? op.notExists(attr.version) : op.eq(attr.version, current.version),
+                  current.version === undefined
+                    ? op.notExists(attr.version)
+                    : op.eq(attr.version, current.version),
                 )
                 .commit()
             : // The switch alone: no version, no condition on one.

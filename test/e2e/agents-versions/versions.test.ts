@@ -69,7 +69,9 @@ describe('versions made by create and PATCH', () => {
       created_by: tenant.owner.userId,
       created_at: expect.any(String),
     });
-    expect(first.body.items[0].changed).toEqual(expect.arrayContaining(['name', 'prompt', 'greeting', 'settings']));
+    expect(first.body.items[0].changed).toEqual(
+      expect.arrayContaining(['name', 'prompt', 'greeting', 'settings']),
+    );
     expect(first.body.items[0].changed).not.toContain('answering_calls');
 
     const changed = await patch(tenant, agent.id, {
@@ -97,7 +99,11 @@ describe('versions made by create and PATCH', () => {
     // Paged, newest first.
     const page = await versions(tenant, agent.id, '?limit=2');
     expect(page.body.items.map((v: Json) => v.version)).toEqual([3, 2]);
-    const rest = await versions(tenant, agent.id, `?limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`);
+    const rest = await versions(
+      tenant,
+      agent.id,
+      `?limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`,
+    );
     expect(rest.body.items.map((v: Json) => v.version)).toEqual([1]);
 
     // One version: the agent as it was.
@@ -126,9 +132,15 @@ describe('versions made by create and PATCH', () => {
     expect(now).toMatchObject({ version: 3, prompt: V2_PROMPT, greeting: 'Concurrent hello' });
     const list = (await versions(tenant, agent.id)).body.items as Json[];
     expect(list.map((v) => v.version)).toEqual([3, 2, 1]);
-    expect(list.slice(0, 2).flatMap((v) => v.changed).sort()).toEqual(['greeting', 'prompt']);
+    expect(
+      list
+        .slice(0, 2)
+        .flatMap((v) => v.changed)
+        .sort(),
+    ).toEqual(['greeting', 'prompt']);
     // Each version holds the other's change only if it came after it.
-    const v3 = (await api('GET', `${agentPath(tenant, agent.id)}/versions/3`, { token: tenant.owner.token })).body;
+    const v3 = (await api('GET', `${agentPath(tenant, agent.id)}/versions/3`, { token: tenant.owner.token }))
+      .body;
     expect(v3.agent).toMatchObject({ prompt: V2_PROMPT, greeting: 'Concurrent hello' });
   });
 
@@ -175,7 +187,8 @@ describe('versions made by create and PATCH', () => {
     expect(dropped.body.tools[0].headers).toBeUndefined();
     expect(Object.keys(((await stored())?.toolSecrets ?? {}) as Json)).toContain(secretId);
     // The version keeps the id, never the sealed value.
-    const v1 = (await api('GET', `${agentPath(tenant, agent.id)}/versions/1`, { token: tenant.owner.token })).body;
+    const v1 = (await api('GET', `${agentPath(tenant, agent.id)}/versions/1`, { token: tenant.owner.token }))
+      .body;
     expect(v1.agent.tools[0].headers).toEqual({ authorization: '••••1234' });
 
     const restored = await api('POST', `${agentPath(tenant, agent.id)}/versions/1/restore`, {
@@ -197,7 +210,9 @@ describe('refusals', () => {
 
   test('a version that does not exist is 404 Agent version not found; an unknown agent is Agent not found', async () => {
     for (const n of ['2', '0', 'abc', '99999999999']) {
-      const res = await api('GET', `${agentPath(tenant, agent.id)}/versions/${n}`, { token: tenant.owner.token });
+      const res = await api('GET', `${agentPath(tenant, agent.id)}/versions/${n}`, {
+        token: tenant.owner.token,
+      });
       expect({ n, status: res.status, body: res.body }).toEqual({
         n,
         status: 404,
@@ -234,10 +249,14 @@ describe('refusals', () => {
       });
     }
     // Checked after the agent.
-    const unknownAgent = await api('POST', `${agentPath(tenant, 'ag_01ARZ3NDEKTSV4RRFFQ69G5FAV')}/start-call`, {
-      token: tenant.owner.token,
-      body: { to_phone: TEST_NUMBERS.answered, agent_version: 1 },
-    });
+    const unknownAgent = await api(
+      'POST',
+      `${agentPath(tenant, 'ag_01ARZ3NDEKTSV4RRFFQ69G5FAV')}/start-call`,
+      {
+        token: tenant.owner.token,
+        body: { to_phone: TEST_NUMBERS.answered, agent_version: 1 },
+      },
+    );
     expect(unknownAgent.body.error).toBe('Agent not found');
     const bad = await api('POST', `${agentPath(tenant, agent.id)}/start-call`, {
       token: tenant.owner.token,
@@ -252,7 +271,9 @@ describe('refusals', () => {
     });
     expect(evaluation.status).toBe(404);
     expect(evaluation.body.error).toBe('Agent version not found');
-    const runs = await api('GET', `${agentPath(tenant, agent.id)}/evaluations`, { token: tenant.owner.token });
+    const runs = await api('GET', `${agentPath(tenant, agent.id)}/evaluations`, {
+      token: tenant.owner.token,
+    });
     expect(runs.body.items).toEqual([]);
   });
 
@@ -262,7 +283,9 @@ describe('refusals', () => {
     expect(list.status).toBe(200);
     const one = await api('GET', `${agentPath(tenant, agent.id)}/versions/1`, { token: viewer.token });
     expect(one.status).toBe(200);
-    const restore = await api('POST', `${agentPath(tenant, agent.id)}/versions/1/restore`, { token: viewer.token });
+    const restore = await api('POST', `${agentPath(tenant, agent.id)}/versions/1/restore`, {
+      token: viewer.token,
+    });
     expect(restore.status).toBe(403);
     expect(restore.body.error).toBe('Viewers have read-only access');
 
@@ -293,7 +316,12 @@ describe('calls run their version', () => {
     // Version 1 has no transfer number: no transfer tool is offered.
     expect((await relay.say('Can I speak to a person?')).reply).not.toBe('Let me transfer you now.');
     relay.close();
-    const ended = await waitForCall(tenant, call.callId, (c) => c.status === 'completed' && c.transcript?.length >= 3, 30_000);
+    const ended = await waitForCall(
+      tenant,
+      call.callId,
+      (c) => c.status === 'completed' && c.transcript?.length >= 3,
+      30_000,
+    );
     expect(ended.agent_version).toBe(1);
     expect(ended.tool_calls.filter((t: Json) => t.name === 'transfer_call')).toEqual([]);
     const listed = (await callsOf(tenant)).find((c) => c.id === call.callId);
@@ -305,13 +333,21 @@ describe('calls run their version', () => {
     const call = await liveCall(tenant, agent.id);
     expect(call.created.agent_version).toBe(1);
     // The agent changes before the relay session starts.
-    const changed = await patch(tenant, agent.id, { prompt: V2_PROMPT, transfer_phone_number: '+61291234567' });
+    const changed = await patch(tenant, agent.id, {
+      prompt: V2_PROMPT,
+      transfer_phone_number: '+61291234567',
+    });
     expect(changed.body.version).toBe(2);
     const relay = await openSession(call);
     expect((await relay.say('When are the open homes?')).reply).toBe('Open homes are on Saturdays at 10am.');
     expect((await relay.say('Can I speak to a person?')).reply).not.toBe('Let me transfer you now.');
     relay.close();
-    const ended = await waitForCall(tenant, call.callId, (c) => c.status === 'completed' && c.transcript?.length >= 3, 30_000);
+    const ended = await waitForCall(
+      tenant,
+      call.callId,
+      (c) => c.status === 'completed' && c.transcript?.length >= 3,
+      30_000,
+    );
     expect(ended.agent_version).toBe(1);
     expect(ended.tool_calls.filter((t: Json) => t.name === 'transfer_call')).toEqual([]);
     // The next call runs version 2.
@@ -336,18 +372,28 @@ describe('calls run their version', () => {
     const ids = [await place()];
     await patch(tenant, agent.id, { prompt: V2_PROMPT });
     ids.push(await place(), await place(), await place({ agent_version: 1 }));
-    await Promise.all(ids.map((id) => waitForCall(tenant, id, (c) => c.status === 'completed' && c.credits !== null, 30_000)));
+    await Promise.all(
+      ids.map((id) => waitForCall(tenant, id, (c) => c.status === 'completed' && c.credits !== null, 30_000)),
+    );
     await waitForQuiescence();
-    const res = await api('GET', `${ws(tenant)}/analytics/calls?group_by=agent_version&agent_id=${agent.id}`, {
-      token: tenant.owner.token,
-    });
+    const res = await api(
+      'GET',
+      `${ws(tenant)}/analytics/calls?group_by=agent_version&agent_id=${agent.id}`,
+      {
+        token: tenant.owner.token,
+      },
+    );
     expect(res.status).toBe(200);
-    expect(res.body.items.map((i: Json) => [i.key, i.agent_id, i.agent_version, i.calls, i.completed])).toEqual([
+    expect(
+      res.body.items.map((i: Json) => [i.key, i.agent_id, i.agent_version, i.calls, i.completed]),
+    ).toEqual([
       [`${agent.id}#1`, agent.id, 1, 2, 2],
       [`${agent.id}#2`, agent.id, 2, 2, 2],
     ]);
     // The agent's own totals are not counted twice.
-    const byAgent = await api('GET', `${ws(tenant)}/analytics/calls?group_by=agent`, { token: tenant.owner.token });
+    const byAgent = await api('GET', `${ws(tenant)}/analytics/calls?group_by=agent`, {
+      token: tenant.owner.token,
+    });
     expect(byAgent.body.items).toEqual([expect.objectContaining({ key: agent.id, calls: 4 })]);
   }, 90_000);
 });
