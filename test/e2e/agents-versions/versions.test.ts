@@ -396,4 +396,36 @@ describe('calls run their version', () => {
     });
     expect(byAgent.body.items).toEqual([expect.objectContaining({ key: agent.id, calls: 4 })]);
   }, 90_000);
+
+  test('an evaluation plays the version it names, else the current one, and says which', async () => {
+    const { tenant, agent } = await readyToCall({ prompt: V1_PROMPT });
+    await patch(tenant, agent.id, { prompt: V2_PROMPT });
+    const scenario = (phrase: string) => ({
+      name: 'open homes',
+      caller_script: ['When are the open homes?'],
+      expect: [phrase],
+    });
+    const run = async (body: Json) => {
+      const started = await api('POST', `${agentPath(tenant, agent.id)}/evaluations`, {
+        token: tenant.owner.token,
+        body,
+      });
+      expect(started.status).toBe(201);
+      return waitFor(
+        async () => {
+          const res = await api('GET', `${agentPath(tenant, agent.id)}/evaluations/${started.body.id}`, {
+            token: tenant.owner.token,
+          });
+          return res.body.status !== 'running' ? (res.body as Json) : undefined;
+        },
+        { what: 'the evaluation to end', timeoutMs: 60_000 },
+      );
+    };
+    const pinned = await run({ agent_version: 1, scenarios: [scenario('Saturdays at 10am')] });
+    expect(pinned).toMatchObject({ status: 'completed', agent_version: 1 });
+    expect(pinned.results[0].passed).toBe(true);
+    const current = await run({ scenarios: [scenario('Sundays at 2pm')] });
+    expect(current).toMatchObject({ status: 'completed', agent_version: 2 });
+    expect(current.results[0].passed).toBe(true);
+  }, 120_000);
 });
