@@ -1,5 +1,5 @@
 import type { EntityItem } from 'electrodb';
-import { Entity } from '../platform/entity.js';
+import { Entity, Service } from '../platform/entity.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex, gsi1 } from '../platform/keys.js';
 
@@ -107,6 +107,12 @@ export const AgentEntity = new Entity(
       toolSecrets: { type: 'any' },
       phoneNumberId: { type: 'string' },
       phoneNumber: { type: 'string' },
+      /**
+       * The agent's current version (agents/versions.ts): 1 at creation, one more at each change of its
+       * own fields, written with its version item in one transaction conditioned on the version read.
+       * Absent on agents made before versions existed (their first change makes version 1).
+       */
+      version: { type: 'number' },
       createdBy: { type: 'string', required: true },
       createdAt: { type: 'string', required: true },
       updatedAt: { type: 'string' },
@@ -121,6 +127,40 @@ export const AgentEntity = new Entity(
 
 export type Agent = EntityItem<typeof AgentEntity>;
 export type AgentSettings = Agent['settings'];
+
+/**
+ * An agent's versions, immutable once written (agents/versions.ts). Access patterns:
+ *   agent version  pk WS#<ws>#AGENT#<ag>  sk VERSION#<n, 10 digits>  (get one; an agent's versions, newest first)
+ * `agent` holds the agent's own fields as they were (camelCase, as the agent item has them; not its keys,
+ * `answeringCalls`, the connected number, `toolSecrets` or bookkeeping): tools keep their header
+ * secrets by reference (`tsec_…` ids into the agent item's `toolSecrets`, never copies).
+ */
+export const AgentVersionEntity = new Entity(
+  {
+    model: { entity: 'agentVersion', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      agentId: { type: 'string', required: true },
+      version: { type: 'number', required: true, padding: { length: 10, char: '0' } },
+      /** The agent's own fields as they were (see above). */
+      agent: { type: 'any', required: true },
+      /** The wire names of the fields that differ from the version before (all of them for version 1). */
+      changed: { type: 'list', items: { type: 'string' }, required: true },
+      createdBy: { type: 'string', required: true },
+      createdAt: { type: 'string', required: true },
+    },
+    indexes: {
+      byAgent: primaryIndex(
+        ['workspaceId', 'agentId'],
+        'WS#${workspaceId}#AGENT#${agentId}',
+        ['version'],
+        'VERSION#${version}',
+      ),
+    },
+  },
+  cfg,
+);
+export type AgentVersion = EntityItem<typeof AgentVersionEntity>;
 
 /**
  * Runs of the tool test route counted per agent and minute (429 past TOOL_TESTS_PER_MINUTE):
@@ -143,3 +183,6 @@ export const ToolTestWindowEntity = new Entity(
   },
   cfg,
 );
+
+/** An agent's change and its version, written together (agents/service.ts). */
+export const agentService = new Service({ agent: AgentEntity, agentVersion: AgentVersionEntity }, cfg);

@@ -10,4 +10,7 @@ export const handler = domainHandler(agentRoutes, {
   deleteAgent: () => import('./handlers/delete-agent.js'),
   listAgentToolTools: () => import('./handlers/list-agent-tool-tools.js'),
   testAgentTool: () => import('./handlers/test-agent-tool.js'),
+  listAgentVersions: () => import('./handlers/list-agent-versions.js'),
+  getAgentVersion: () => import('./handlers/get-agent-version.js'),
+  restoreAgentVersion: () => import('./handlers/restore-agent-version.js'),
 });

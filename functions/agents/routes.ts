@@ -45,6 +45,9 @@ export const agentRoutes = {
     scope: 'agents:write',
     body: agents.UpdateAgentBody,
     response: agents.AgentResponse,
+    errors: {
+      409: 'The agent kept changing while this change was written (concurrent changes are retried first)',
+    },
     access: { table: 'readwrite', secrets: ['tool-headers-key'] },
   }),
   deleteAgent: defineRoute({
@@ -86,5 +89,45 @@ export const agentRoutes = {
       429: "More than 10 tests of the agent's tools in the current minute (Retry-After)",
     },
     access: { table: 'readwrite', secrets: ['tool-headers-key'] },
+  }),
+  listAgentVersions: defineRoute({
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/versions',
+    summary: "List an agent's versions",
+    description:
+      "The agent's versions, newest first: each change of its own fields (create, PATCH, restore) made one; `changed` names the fields that differ from the version before (viewer)",
+    auth: 'user_or_api_key',
+    scope: 'agents:read',
+    query: pagination.ListQuery,
+    response: agents.AgentVersionList,
+    access: { table: 'readwrite' },
+  }),
+  getAgentVersion: defineRoute({
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/versions/{version}',
+    summary: 'Get an agent version',
+    description:
+      'The agent as it was in one version: its prompt, greeting, settings, tools (header values masked), knowledge bases, analysis fields, success criteria and post-call actions (viewer)',
+    auth: 'user_or_api_key',
+    scope: 'agents:read',
+    response: agents.AgentVersionResponse,
+    errors: { 404: 'The agent does not exist, or it has no such version (`Agent version not found`)' },
+    access: { table: 'readwrite' },
+  }),
+  restoreAgentVersion: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/versions/{version}/restore',
+    summary: 'Restore an agent version',
+    description:
+      'Makes a new version equal to the one named: the agent runs it from the next call. `answering_calls` and the connected number are left as they are (member)',
+    auth: 'user_or_api_key',
+    scope: 'agents:write',
+    response: agents.AgentResponse,
+    successStatus: 200,
+    errors: {
+      404: 'The agent does not exist, or it has no such version (`Agent version not found`)',
+      409: 'The agent kept changing while the restore was written; try again',
+    },
+    access: { table: 'readwrite' },
   }),
 };

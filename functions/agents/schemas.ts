@@ -351,6 +351,15 @@ export const AgentResponse = schemaOnFirstUse(() =>
       .meta({ examples: ['The caller booked an inspection or asked for a follow-up call'] }),
     /** Function tools and MCP servers; header values are masked (`••••` and the last 4 characters). */
     tools: z.array(ToolResponse),
+    /**
+     * The agent's current version (1 at creation, one more at each change of its own fields); null for
+     * an agent made before versions existed and not changed since.
+     */
+    version: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ examples: [3] }),
     created_by: z.string(),
     created_at: z.string(),
     updated_at: z.string().nullable(),
@@ -358,3 +367,29 @@ export const AgentResponse = schemaOnFirstUse(() =>
 );
 
 export const AgentList = pageOf(AgentResponse);
+
+/** One of an agent's versions in its list. */
+export const AgentVersionSummaryResponse = schemaOnFirstUse(() =>
+  z.object({
+    agent_id: z.string(),
+    version: z
+      .number()
+      .int()
+      .meta({ examples: [2] }),
+    created_at: z.string(),
+    /** Who made the change: a user id, an API key id, or `system`. */
+    created_by: z.string(),
+    /** The fields that differ from the version before, by their names in the agent (every field for version 1). */
+    changed: z.array(z.string()).meta({ examples: [['greeting', 'prompt']] }),
+  }),
+);
+
+export const AgentVersionList = pageOf(AgentVersionSummaryResponse);
+
+/**
+ * One version: the agent as it was (`agent`: the agent's fields then; `answering_calls` and the
+ * phone number are not part of a version and show the agent's now).
+ */
+export const AgentVersionResponse = schemaOnFirstUse(() =>
+  AgentVersionSummaryResponse.unwrap().extend({ agent: AgentResponse }),
+);

@@ -2,18 +2,28 @@ import * as z from 'zod';
 import { WorkspaceEntity } from '../access/entities.js';
 import { isConditionFailure } from '../platform/table.js';
 import { clock } from '../platform/clock.js';
-import { notFound } from '../platform/errors.js';
+import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
 import {
   AgentEntity,
+  agentService,
   DEFAULT_AGENT_LANGUAGE,
   DEFAULT_MAX_DURATION_SECONDS,
   type Agent,
   type AgentSettings,
 } from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
-import { prepareTools, toolsToWire } from './tool-definitions.js';
+import { prepareTools, storedSecrets, toolsToWire } from './tool-definitions.js';
+import {
+  AGENT_VERSION_NOT_FOUND,
+  changedFields,
+  fieldsToRemove,
+  findAgentVersion,
+  versionedFields,
+  versionItem,
+  type VersionedFields,
+} from './versions.js';
 import type {
   AnalysisFieldInput,
   CreateAgentBody,
@@ -118,6 +128,7 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
     })),
     success_criteria: agent.successCriteria ?? null,
     tools: toolsToWire(agent),
+    version: agent.version ?? null,
     created_by: agent.createdBy,
     created_at: agent.createdAt,
     updated_at: agent.updatedAt ?? null,
@@ -146,7 +157,7 @@ export async function createAgent(
   }
   const agentId = newId('agent');
   const tools = body.tools?.length ? await prepareTools(body.tools, { workspaceId, agentId }) : undefined;
-  const { data } = await AgentEntity.create({
+  const agent: Agent = {
     workspaceId,
     agentId,
     organisationId,
@@ -163,10 +174,21 @@ export async function createAgent(
     ...(body.analysis_fields?.length ? { analysisFields: analysisFieldsFrom(body.analysis_fields) } : {}),
     ...(body.success_criteria ? { successCriteria: body.success_criteria } : {}),
     ...(tools ?? {}),
+    version: 1,
     createdBy: options.createdBy ?? 'system',
     createdAt: clock.now().toISOString(),
-  }).go();
-  return data as Agent;
+  };
+  // The agent and its version 1, together.
+  const fields = versionedFields(agent);
+  const version = versionItem(agent, 1, fields, changedFields({}, fields), agent.createdBy);
+  const result = await agentService.transaction
+    .write(({ agent: agents, agentVersion }) => [
+      agents.create(agent).commit(),
+      agentVersion.create(version).commit(),
+    ])
+    .go();
+  if (result.canceled) throw new Error('agent creation cancelled');
+  return agent;
 }
 
 /** The agent, or undefined (an id of the wrong shape is simply not found). */
@@ -202,35 +224,35 @@ function analysisFieldsFrom(fields: AnalysisFieldInput[]): NonNullable<Agent['an
   }));
 }
 
-/** Applies the fields sent; settings are merged field by field, post-call actions replaced. */
+/** The fields of the agent item a PATCH may remove. */
+type RemovableField = 'voice' | 'transferPhoneNumber' | 'successCriteria';
+
+/** How often a change is tried again after a concurrent change of the same agent. */
+const MAX_WRITE_ATTEMPTS = 8;
+
+const pause = (attempt: number) =>
+  new Promise((resolvePause) => setTimeout(resolvePause, 5 + Math.floor(Math.random() * 20 * (attempt + 1))));
+
+/**
+ * Applies the fields sent; settings are merged field by field, post-call actions replaced. A change of
+ * the agent's own fields makes a new version (agents/versions.ts): the agent is read, changed in
+ * memory, and written with its version item in one transaction conditioned on the version read; a
+ * concurrent change makes it read and try again, so neither is lost. `answering_calls` alone, or a
+ * PATCH that changes none of the agent's own fields, makes no version.
+ */
 export async function updateAgent(
   workspaceId: string,
   agentId: string,
   input: UpdateAgentBody,
+  options: { actor?: string } = {},
 ): Promise<Agent> {
   const { UpdateAgentBody } = await import('./schemas.js');
   const changes = parseOrThrow(UpdateAgentBody, input, 'body');
   if (!isId('agent', agentId)) throw notFound(AGENT_NOT_FOUND);
-  const set: Partial<
-    Pick<
-      Agent,
-      | 'name'
-      | 'prompt'
-      | 'greeting'
-      | 'answeringCalls'
-      | 'postCallActions'
-      | 'knowledgeBaseIds'
-      | 'language'
-      | 'voice'
-      | 'transferPhoneNumber'
-      | 'analysisFields'
-      | 'successCriteria'
-    >
-  > = {};
+  const set: Partial<Agent> = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.prompt !== undefined) set.prompt = changes.prompt;
   if (changes.greeting !== undefined) set.greeting = changes.greeting;
-  if (changes.answering_calls !== undefined) set.answeringCalls = changes.answering_calls;
   if (changes.post_call_actions !== undefined) set.postCallActions = actionsFrom(changes.post_call_actions);
   if (changes.knowledge_base_ids !== undefined) set.knowledgeBaseIds = changes.knowledge_base_ids;
   if (changes.language !== undefined) set.language = changes.language;
@@ -238,68 +260,139 @@ export async function updateAgent(
   if (changes.transfer_phone_number) set.transferPhoneNumber = changes.transfer_phone_number;
   if (changes.analysis_fields !== undefined) set.analysisFields = analysisFieldsFrom(changes.analysis_fields);
   if (changes.success_criteria) set.successCriteria = changes.success_criteria;
-  const removed: ('voice' | 'transferPhoneNumber' | 'successCriteria')[] = [];
+  const removed: RemovableField[] = [];
   if (changes.voice === null) removed.push('voice');
   if (changes.transfer_phone_number === null) removed.push('transferPhoneNumber');
   if (changes.success_criteria === null || changes.success_criteria === '') removed.push('successCriteria');
   const settings = changes.settings ?? {};
-  // New tools resolve their masked header values against the tools read here: the write is
-  // conditioned on that read (its updatedAt), and tried again on a concurrent change.
   for (let attempt = 0; ; attempt += 1) {
+    const current = await findAgent(workspaceId, agentId, { consistent: true });
+    if (!current) throw notFound(AGENT_NOT_FOUND);
+    // New tools resolve their masked header values against the tools read here. The sealed values
+    // stay: an earlier version may still refer to a header this PATCH drops.
     let tools: Pick<Agent, 'tools' | 'toolSecrets'> = {};
-    let readAt: string | null | undefined;
     if (changes.tools !== undefined) {
-      const current = await findAgent(workspaceId, agentId, { consistent: true });
-      if (!current) throw notFound(AGENT_NOT_FOUND);
-      tools = await prepareTools(changes.tools, current);
-      readAt = current.updatedAt ?? null;
+      const prepared = await prepareTools(changes.tools, current);
+      tools = { tools: prepared.tools, toolSecrets: { ...storedSecrets(current), ...prepared.toolSecrets } };
     }
+    const next: Agent = {
+      ...current,
+      ...set,
+      ...tools,
+      settings: mergeSettings(current.settings, settings),
+    };
+    for (const field of removed) delete next[field];
+    const before = versionedFields(current);
+    const after = versionedFields(next);
+    const changed = changedFields(before, after);
+    const version = (current.version ?? 0) + 1;
+    const own = changed.length > 0;
+    if (!own && changes.answering_calls === undefined) return current;
     try {
-      return await patchAgent(workspaceId, agentId, { ...set, ...tools }, removed, settings, readAt);
+      const result = await agentService.transaction
+        .write(({ agent: agents, agentVersion }) => [
+          own
+            ? agents
+                .patch({ workspaceId, agentId })
+                .set({
+                  ...versionedSet(after),
+                  ...(tools.toolSecrets ? { toolSecrets: tools.toolSecrets } : {}),
+                  ...(changes.answering_calls !== undefined
+                    ? { answeringCalls: changes.answering_calls }
+                    : {}),
+                  version,
+                  updatedAt: clock.now().toISOString(),
+                })
+                .remove(fieldsToRemove(current, after) as RemovableField[])
+                .where((attr, op) =>
+                  current.version === undefined
+                    ? op.notExists(attr.version)
+                    : op.eq(attr.version, current.version),
+                )
+                .commit()
+            : // The switch alone: no version, no condition on one.
+              agents
+                .patch({ workspaceId, agentId })
+                .set({ answeringCalls: changes.answering_calls, updatedAt: clock.now().toISOString() })
+                .commit(),
+          ...(own
+            ? [
+                agentVersion
+                  .create(versionItem(current, version, after, changed, options.actor ?? 'system'))
+                  .commit(),
+              ]
+            : []),
+        ])
+        .go();
+      if (!result.canceled) {
+        const written = await findAgent(workspaceId, agentId, { consistent: true });
+        if (!written) throw notFound(AGENT_NOT_FOUND);
+        return written;
+      }
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      if (readAt === undefined || attempt >= 2) throw notFound(AGENT_NOT_FOUND);
     }
+    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw conflict('The agent changed meanwhile; try again');
+    await pause(attempt);
   }
 }
 
-async function patchAgent(
+/** The agent item's own fields to set for a version's fields (the item's keys are never set). */
+function versionedSet(fields: VersionedFields): Partial<Agent> {
+  return fields as Partial<Agent>;
+}
+
+/**
+ * Restores version `n`: a new version equal to it (its `changed` says what differs from the agent
+ * before). `answering_calls` and the connected number are left as they are. Conditioned on the
+ * version read, like a PATCH.
+ */
+export async function restoreAgentVersion(
   workspaceId: string,
   agentId: string,
-  set: Partial<Agent>,
-  removed: ('voice' | 'transferPhoneNumber' | 'successCriteria')[],
-  settings: SettingsInput,
-  /** The updatedAt the write is conditioned on (null: none yet); undefined: no condition. */
-  readAt: string | null | undefined,
+  n: number,
+  options: { actor?: string } = {},
 ): Promise<Agent> {
-  const { data } = await AgentEntity.patch({ workspaceId, agentId })
-    .set({ ...set, updatedAt: clock.now().toISOString() })
-    .remove(removed)
-    // Each setting is its own path: two edits of different settings never undo each other.
-    .data((attr, op) => {
-      if (settings.speech_speed !== undefined) op.set(attr.settings.speechSpeed, settings.speech_speed);
-      if (settings.expressiveness !== undefined)
-        op.set(attr.settings.expressiveness, settings.expressiveness);
-      if (settings.ambient_noise !== undefined) op.set(attr.settings.ambientNoise, settings.ambient_noise);
-      if (settings.call_recording !== undefined) op.set(attr.settings.callRecording, settings.call_recording);
-      if (settings.interruptible !== undefined) op.set(attr.settings.interruptible, settings.interruptible);
-      if (settings.caller_growth_loop !== undefined)
-        op.set(attr.settings.callerGrowthLoop, settings.caller_growth_loop);
-      if (settings.conversation_memories !== undefined)
-        op.set(attr.settings.conversationMemories, settings.conversation_memories);
-      if (settings.timezone !== undefined) op.set(attr.settings.timezone, settings.timezone);
-      if (settings.specialised_terms !== undefined)
-        op.set(attr.settings.specialisedTerms, settings.specialised_terms);
-      if (settings.max_duration_seconds !== undefined)
-        op.set(attr.settings.maxDurationSeconds, settings.max_duration_seconds);
-    })
-    .where((attr, op) =>
-      readAt === undefined
-        ? ''
-        : readAt === null
-          ? op.notExists(attr.updatedAt)
-          : op.eq(attr.updatedAt, readAt),
-    )
-    .go({ response: 'all_new' });
-  return data as Agent;
+  for (let attempt = 0; ; attempt += 1) {
+    const current = await findAgent(workspaceId, agentId, { consistent: true });
+    if (!current) throw notFound(AGENT_NOT_FOUND);
+    const restored = await findAgentVersion(workspaceId, agentId, n);
+    if (!restored) throw notFound(AGENT_VERSION_NOT_FOUND);
+    const fields = restored.agent as VersionedFields;
+    const version = (current.version ?? 0) + 1;
+    const result = await agentService.transaction
+      .write(({ agent: agents, agentVersion }) => [
+        agents
+          .patch({ workspaceId, agentId })
+          .set({ ...versionedSet(fields), version, updatedAt: clock.now().toISOString() })
+          .remove(fieldsToRemove(current, fields) as RemovableField[])
+          .where((attr, op) =>
+            current.version === undefined ? op.notExists(attr.version) : op.eq(attr.version, current.version),
+          )
+          .commit(),
+        agentVersion
+          .create(
+            versionItem(
+              current,
+              version,
+              fields,
+              changedFields(versionedFields(current), fields),
+              options.actor ?? 'system',
+            ),
+          )
+          .commit(),
+      ])
+      .go()
+      .catch((error: unknown) => {
+        if (isConditionFailure(error)) return { canceled: true as const };
+        throw error;
+      });
+    if (!result.canceled) {
+      const written = await findAgent(workspaceId, agentId, { consistent: true });
+      if (!written) throw notFound(AGENT_NOT_FOUND);
+      return written;
+    }
+    if (attempt + 1 >= MAX_WRITE_ATTEMPTS) throw conflict('The agent changed meanwhile; try again');
+    await pause(attempt);
+  }
 }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { schemaOnFirstUse } from '../platform/first-use.js';
 
 /** Call analytics: counts of calls over a range of days, grouped by day, agent or status. */
-export const GROUP_BY = ['day', 'agent', 'status'] as const;
+export const GROUP_BY = ['day', 'agent', 'status', 'agent_version'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 /** The longest range: a year (a leap year's 366 days). */
 export const MAX_RANGE_DAYS = 366;
@@ -46,8 +46,14 @@ export type CallAnalyticsQuery = z.infer<typeof CallAnalyticsQuery>;
 
 export const CallAnalyticsItem = schemaOnFirstUse(() =>
   z.object({
-    /** The day (YYYY-MM-DD), the agent's id, or the status (completed, failed). */
+    /**
+     * The day (YYYY-MM-DD), the agent's id, the status (completed, failed), or for `agent_version`
+     * the agent's id and the version, `<agent_id>#<version>`.
+     */
     key: z.string(),
+    /** `group_by=agent_version` only: the agent and the version the calls ran. */
+    agent_id: z.string().optional(),
+    agent_version: z.number().int().optional(),
     calls: z.number().int(),
     /** Calls that were answered (connected). */
     answered: z.number().int(),

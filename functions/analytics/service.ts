@@ -84,11 +84,19 @@ export async function callAnalytics(
   const from = query.from ?? dayOf(dayNumber(to) - DEFAULT_RANGE_DAYS + 1);
   const base = { group_by: query.group_by, from, to, timezone };
   if (query.agent_id !== undefined && !isId('agent', query.agent_id)) {
-    return { ...base, items: query.group_by === 'agent' ? [] : emptyItems(query.group_by, from, to) };
+    return {
+      ...base,
+      items:
+        query.group_by === 'agent' || query.group_by === 'agent_version'
+          ? []
+          : emptyItems(query.group_by, from, to),
+    };
   }
   const stats = await readCallStats(workspace.workspaceId, from, to);
   // The days' totals, or one agent's days when asked for one agent; every agent's days for group_by=agent.
-  const agentItems = stats.filter((s) => s.agentId !== undefined);
+  // An agent's days, and apart from them its versions' days (each call is in both).
+  const agentItems = stats.filter((s) => s.agentId !== undefined && s.agentVersion === undefined);
+  if (query.group_by === 'agent_version') return { ...base, items: byVersion(stats, query.agent_id) };
   const relevant =
     query.group_by === 'agent'
       ? agentItems.filter((s) => query.agent_id === undefined || s.agentId === query.agent_id)
@@ -124,6 +132,26 @@ export async function callAnalytics(
       .map(([agentId, t]) => toItem(agentId, t))
       .sort((a, b) => b.calls - a.calls || a.key.localeCompare(b.key)),
   };
+}
+
+/** Every agent version's totals (of one agent when asked), by agent then version. */
+function byVersion(stats: CallStats[], agentId: string | undefined): Item[] {
+  const totals = new Map<string, { agentId: string; version: number; totals: Totals }>();
+  for (const s of stats) {
+    if (s.agentId === undefined || s.agentVersion === undefined) continue;
+    if (agentId !== undefined && s.agentId !== agentId) continue;
+    const key = `${s.agentId}#${s.agentVersion}`;
+    let entry = totals.get(key);
+    if (!entry) totals.set(key, (entry = { agentId: s.agentId, version: s.agentVersion, totals: zero() }));
+    add(entry.totals, s);
+  }
+  return [...totals]
+    .sort(([, a], [, b]) => a.agentId.localeCompare(b.agentId) || a.version - b.version)
+    .map(([key, entry]) => ({
+      ...toItem(key, entry.totals),
+      agent_id: entry.agentId,
+      agent_version: entry.version,
+    }));
 }
 
 function emptyItems(groupBy: 'day' | 'status', from: string, to: string): Item[] {

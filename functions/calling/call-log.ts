@@ -193,6 +193,7 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     workspace_id: call.workspaceId,
     agent_id: call.agentId,
     agent_name: call.agentName,
+    agent_version: call.agentVersion ?? null,
     campaign_id: call.campaignId ?? null,
     contact_id: call.contactId ?? null,
     direction: call.direction,

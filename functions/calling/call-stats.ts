@@ -27,6 +27,9 @@ import {
 
 export const dayKey = (day: string): string => `DAY#${day}`;
 export const agentDayKey = (day: string, agentId: string): string => `DAY#${day}#AGENT#${agentId}`;
+/** An agent version's day (analytics `group_by=agent_version`). */
+export const agentVersionDayKey = (day: string, agentId: string, version: number): string =>
+  `${agentDayKey(day, agentId)}#VERSION#${version}`;
 
 /** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
 export function localDay(at: string | Date, timezone: string): string {
@@ -95,14 +98,30 @@ export function callAdds(
 
 type CountingWrites = Parameters<Parameters<typeof callingService.transaction.write>[0]>[0];
 
-/** The two counter updates of a call (its day, its agent's day) for a transaction. */
+/**
+ * The counter updates of a call (its day, its agent's day, and its agent version's day when the call
+ * records one) for a transaction.
+ */
 export function counterUpdates(
   entities: CountingWrites,
-  input: { workspaceId: string; agentId: string; day: string },
+  input: { workspaceId: string; agentId: string; day: string; agentVersion?: number },
   adds: Partial<Record<StatsCounter, number>>,
 ) {
   const { callStats } = entities;
+  const { agentVersion } = input;
   return [
+    ...(agentVersion !== undefined
+      ? [
+          callStats
+            .update({
+              workspaceId: input.workspaceId,
+              statKey: agentVersionDayKey(input.day, input.agentId, agentVersion),
+            })
+            .add(adds)
+            .set({ day: input.day, agentId: input.agentId, agentVersion })
+            .commit(),
+        ]
+      : []),
     callStats
       .update({ workspaceId: input.workspaceId, statKey: dayKey(input.day) })
       .add(adds)
@@ -178,7 +197,7 @@ export async function storeCallSentiment(
           .commit(),
         ...counterUpdates(
           entities,
-          { workspaceId, agentId: call.agentId, day },
+          { workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
           { [`${statsStatus(call)}${label}`]: 1 },
         ),
       ])

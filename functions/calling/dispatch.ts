@@ -4,7 +4,7 @@ import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
 import { providerWebhookUrl } from '../platform/webhook-urls.js';
 import { telephony, VOICE_WEBHOOK_PATH } from '../providers/telephony/index.js';
-import { AgentEntity } from '../agents/entities.js';
+import { agentForCall } from '../agents/versions.js';
 import { CallEntity, type Call } from './entities.js';
 import { DEFAULT_RELAY_AGENT, relaySettings } from './relay-settings.js';
 import { applyTransition } from './lifecycle.js';
@@ -64,8 +64,8 @@ export async function dispatchCall(
       .set({ memoriesUsed: true, memories })
       .go({ response: 'none' });
   }
-  // The agent as it is now: its voice, language and relay settings (the call keeps its prompt and greeting).
-  const { data: agent } = await AgentEntity.get({ workspaceId, agentId: call.agentId }).go();
+  // The call's version of the agent: its voice, language and relay settings.
+  const agent = await agentForCall(call);
   const callbackUrl = statusCallbackUrl(workspaceId, callId);
   let providerCallId: string;
   try {

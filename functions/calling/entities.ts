@@ -82,6 +82,12 @@ export const CallEntity = new Entity(
       durationSeconds: { type: 'number' },
       /** What the agent was when the call was placed: the call plays out with this. */
       agentName: { type: 'string', required: true },
+      /**
+       * The agent's version the call runs (agents/versions.ts), recorded at its creation; the
+       * conversation reads that version, never the agent as it is later. Absent on calls made before
+       * versions existed (and on calls of an agent not changed since).
+       */
+      agentVersion: { type: 'number' },
       greeting: { type: 'string', required: true },
       prompt: { type: 'string', required: true },
       maxDurationSeconds: { type: 'number', required: true },
@@ -248,6 +254,8 @@ export const CallStatsEntity = new Entity(
       statKey: { type: 'string', required: true },
       day: { type: 'string' },
       agentId: { type: 'string' },
+      /** On an agent version's day (`DAY#<day>#AGENT#<ag>#VERSION#<n>`): the version. */
+      agentVersion: { type: 'number' },
       completedCalls: counter,
       completedAnswered: counter,
       completedSeconds: counter,

@@ -30,6 +30,17 @@ export const StartCallBody = schemaOnFirstUse(() =>
     from_phone: e164.nullish(),
     record: z.boolean().nullish(),
     parameters: Parameters.nullish(),
+    /**
+     * Run this version of the agent (`GET …/agents/{agent_id}/versions`) instead of its current one;
+     * 404 `Agent version not found` when the agent has no such version.
+     */
+    agent_version: z
+      .number()
+      .int()
+      .min(1)
+      .max(9_999_999_999)
+      .nullish()
+      .meta({ examples: [2] }),
   }),
 );
 export type StartCallBody = z.infer<typeof StartCallBody>;
@@ -45,6 +56,8 @@ export const CallCreateResponse = schemaOnFirstUse(() =>
     created_by: z.string(),
     status: z.enum(CALL_STATUSES),
     created_at: z.string().nullable(),
+    /** The agent's version the call runs (null for an agent made before versions and not changed since). */
+    agent_version: z.number().int().nullable().optional(),
   }),
 );
 export type CallCreateResponse = z.infer<typeof CallCreateResponse>;
@@ -118,6 +131,12 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     workspace_id: z.string(),
     agent_id: z.string(),
     agent_name: z.string(),
+    /** The agent's version the call ran, recorded when the call was created; null for calls before versions. */
+    agent_version: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ examples: [3] }),
     /** The batch outbound campaign that placed the call; null for single calls. */
     campaign_id: z.string().nullable(),
     /**

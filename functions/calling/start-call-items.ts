@@ -24,6 +24,11 @@ export const startCallKeys = {
     pk: `WS#${workspaceId}`,
     sk: `AGENT#${agentId}`,
   }),
+  /** One version of the agent (agents/entities.ts AgentVersionEntity): a call pinned to it. */
+  agentVersion: (workspaceId: string, agentId: string, version: number): TableKey => ({
+    pk: `WS#${workspaceId}#AGENT#${agentId}`,
+    sk: `VERSION#${String(version).padStart(10, '0')}`,
+  }),
   phoneClaim: (phoneNumber: string): TableKey => ({ pk: `PHONE#${phoneNumber}`, sk: 'PHONE' }),
   /** The workspace's contact with this number (contacts/entities.ts ContactPhoneEntity): the call's contact. */
   contactPhone: (workspaceId: string, phone: string): TableKey => ({

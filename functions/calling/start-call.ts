@@ -1,6 +1,7 @@
 import { accessFrom, authorize, requireWorkspace, WORKSPACE_NOT_FOUND } from '../access/workspace-access.js';
-import type { Agent } from '../agents/entities.js';
+import type { Agent, AgentVersion } from '../agents/entities.js';
 import { AGENT_NOT_FOUND } from '../agents/service.js';
+import { AGENT_VERSION_NOT_FOUND, agentAsOf } from '../agents/versions.js';
 import { INSUFFICIENT_CREDITS } from '../billing/ledger.js';
 import { actorId, type Principal } from '../platform/auth/principal.js';
 import { clock } from '../platform/clock.js';
@@ -122,6 +123,8 @@ async function readAndCheck(
   if (!isId('workspace', workspaceId)) throw notFound(WORKSPACE_NOT_FOUND);
   const agentIdOk = isId('agent', agentId);
   const fromPhone = body.from_phone ?? undefined;
+  // A pinned version is read with the rest (no round trip of its own).
+  const pinned = agentIdOk && body.agent_version ? body.agent_version : undefined;
 
   let records: {
     workspace?: Parameters<typeof accessFrom>[1]['workspace'];
@@ -131,6 +134,7 @@ async function readAndCheck(
     claim?: { workspaceId: string; agentId?: string } | null;
     billing?: { balanceUnits: number; agentsSuspended?: boolean } | null;
     contact?: { contactId: string } | null;
+    version?: AgentVersion | null;
   };
 
   if (principal.kind === 'api_key') {
@@ -141,6 +145,7 @@ async function readAndCheck(
       ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
       ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
       keys.contactPhone(workspaceId, body.to_phone),
+      ...(pinned ? [keys.agentVersion(workspaceId, agentId, pinned)] : []),
     ]);
     let i = 2;
     records = {
@@ -149,6 +154,7 @@ async function readAndCheck(
       agent: agentIdOk ? asEntityItem<Agent>(read[i++]) : null,
       claim: fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null,
       contact: asEntityItem<{ contactId: string }>(read[i++]),
+      version: pinned ? asEntityItem<AgentVersion>(read[i++]) : null,
     };
   } else {
     const read = await getStoredItems([
@@ -157,6 +163,7 @@ async function readAndCheck(
       ...(agentIdOk ? [keys.agent(workspaceId, agentId)] : []),
       ...(fromPhone ? [keys.phoneClaim(fromPhone)] : []),
       keys.contactPhone(workspaceId, body.to_phone),
+      ...(pinned ? [keys.agentVersion(workspaceId, agentId, pinned)] : []),
     ]);
     const workspace = asEntityItem<NonNullable<CallPlanWorkspace>>(read[0]);
     if (!workspace || workspace.deletedAt) throw notFound(WORKSPACE_NOT_FOUND);
@@ -164,6 +171,7 @@ async function readAndCheck(
     const agent = agentIdOk ? asEntityItem<Agent>(read[i++]) : null;
     const claim = fromPhone ? asEntityItem<NonNullable<CallPlanClaim>>(read[i++]) : null;
     const contact = asEntityItem<{ contactId: string }>(read[i++]);
+    const version = pinned ? asEntityItem<AgentVersion>(read[i++]) : null;
     const [orgMember, billing] = await getStoredItems([
       keys.orgMember(workspace.organisationId, principal.userId),
       keys.billingAccount(workspace.organisationId),
@@ -176,6 +184,7 @@ async function readAndCheck(
       agent,
       claim,
       contact,
+      version,
     };
   }
 
@@ -187,8 +196,12 @@ async function readAndCheck(
   });
   authorize(access, 'calls:write');
   // 404 Agent not found.
-  const agent = records.agent;
-  if (!agent || agent.workspaceId !== workspaceId) throw notFound(AGENT_NOT_FOUND);
+  const live = records.agent;
+  if (!live || live.workspaceId !== workspaceId) throw notFound(AGENT_NOT_FOUND);
+  // 404 Agent version not found: the pinned version is the agent's own (its key names the agent).
+  if (body.agent_version && !records.version) throw notFound(AGENT_VERSION_NOT_FOUND);
+  // The agent the call runs: the pinned version, else the version the agent is at now.
+  const agent = records.version ? agentAsOf(live, records.version) : live;
   // 404 for the number: the given one must be this workspace's and this agent's; else the agent's own.
   let from: string;
   if (fromPhone) {
@@ -240,6 +253,7 @@ async function createCall(
     created_by: createdBy,
     status: 'created',
     created_at: createdAt,
+    agent_version: agent.version ?? null,
   };
   const call: Call = {
     workspaceId,
@@ -258,6 +272,7 @@ async function createCall(
     createdBy,
     createdAt,
     agentName: agent.name,
+    ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
     greeting: agent.greeting,
     prompt: agent.prompt,
     maxDurationSeconds: agent.settings.maxDurationSeconds,

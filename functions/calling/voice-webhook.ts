@@ -194,6 +194,7 @@ async function answerIncoming(
     createdAt: now,
     initiatedAt: now,
     agentName: agent.name,
+    ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
     greeting: agent.greeting,
     prompt: agent.prompt,
     maxDurationSeconds: agent.settings.maxDurationSeconds,
@@ -270,6 +271,7 @@ async function logMissedCall(input: {
     chargedUnits: 0,
     statsDay: localDay(now, input.timezone),
     agentName: agent.name,
+    ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
     greeting: agent.greeting,
     prompt: agent.prompt,
     maxDurationSeconds: agent.settings.maxDurationSeconds,
@@ -290,11 +292,7 @@ async function logMissedCall(input: {
         .create({ ...event, rank: RANK.failed, status: 'failed', endReason: 'not_answering' })
         .commit(),
       // Counted for analytics with it (the provider link's condition makes both happen once).
-      ...counterUpdates(
-        entities,
-        { workspaceId, agentId: agent.agentId, day: call.statsDay as string },
-        callAdds(call, 0),
-      ),
+      ...counterUpdates(entities, { ...call, day: call.statsDay as string }, callAdds(call, 0)),
     ])
     .go();
   if (result.canceled && result.data[0]?.code !== 'ConditionalCheckFailed') {

@@ -102,7 +102,7 @@ export function callTools(call: Call, agent: Agent, channel: 'phone' | 'web'): C
       channel,
       workspaceId: call.workspaceId,
       agentId: call.agentId,
-      agentVersion: null,
+      agentVersion: call.agentVersion ?? null,
       direction: call.direction,
       fromPhone: call.fromPhone,
       toPhone: call.toPhone,

@@ -28,6 +28,8 @@ export const EvaluationEntity = new Entity(
       agentId: { type: 'string', required: true },
       evaluationId: { type: 'string', required: true },
       organisationId: { type: 'string', required: true },
+      /** The agent's version the run plays (agents/versions.ts); absent on runs before versions. */
+      agentVersion: { type: 'number' },
       status: { type: EVALUATION_STATUSES, required: true },
       /** The scenarios as sent, JSON: `[{name, caller_script, expect}]`. */
       scenarios: { type: 'string', required: true },

@@ -40,6 +40,14 @@ export type ScenarioInput = z.infer<typeof ScenarioInput>;
 export const CreateEvaluationBody = schemaOnFirstUse(() =>
   z.strictObject({
     scenarios: z.array(ScenarioInput).min(1).max(MAX_SCENARIOS),
+    /** Play this version of the agent instead of its current one (404 `Agent version not found`). */
+    agent_version: z
+      .number()
+      .int()
+      .min(1)
+      .max(9_999_999_999)
+      .optional()
+      .meta({ examples: [2] }),
   }),
 );
 export type CreateEvaluationBody = z.infer<typeof CreateEvaluationBody>;
@@ -69,6 +77,8 @@ export const EvaluationResponse = schemaOnFirstUse(() =>
   z.object({
     id: z.string(),
     agent_id: z.string(),
+    /** The agent's version the run plays; null for runs before versions. */
+    agent_version: z.number().int().nullable(),
     status: z.enum(EVALUATION_STATUSES),
     /** Scenarios in the run and how many have been judged. */
     total: z.number().int(),

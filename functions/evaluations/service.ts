@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { findAgent } from '../agents/service.js';
+import { AGENT_VERSION_NOT_FOUND, agentForCall, findAgentVersion } from '../agents/versions.js';
 import { displayCredits } from '../billing/credits.js';
 import { chargeEvaluationRun, evaluationUnits } from '../billing/metering.js';
 import { clock } from '../platform/clock.js';
@@ -83,6 +84,11 @@ export async function startEvaluation(input: {
 }): Promise<View> {
   const agent = await findAgent(input.workspaceId, input.agentId);
   if (!agent) throw notFound('Agent not found');
+  // 404 Agent version not found (after the agent): a run plays one version, recorded at its start.
+  const pinned = input.body.agent_version;
+  if (pinned !== undefined && !(await findAgentVersion(input.workspaceId, input.agentId, pinned)))
+    throw notFound(AGENT_VERSION_NOT_FOUND);
+  const agentVersion = pinned ?? agent.version;
   const evaluationId = newId('evaluation');
   const now = clock.now().toISOString();
   const item: Evaluation = {
@@ -90,6 +96,7 @@ export async function startEvaluation(input: {
     agentId: input.agentId,
     evaluationId,
     organisationId: input.organisationId,
+    ...(agentVersion !== undefined ? { agentVersion } : {}),
     status: 'running',
     scenarios: JSON.stringify(input.body.scenarios),
     total: input.body.scenarios.length,
@@ -318,7 +325,8 @@ export async function runScenario(message: EvaluationMessage): Promise<'judged' 
   }
   const scenario = (JSON.parse(evaluation.scenarios) as ScenarioInput[])[index];
   if (!scenario) return 'skipped';
-  const agent = await findAgent(workspaceId, agentId);
+  // The version the run started with, whatever the agent is now.
+  const agent = await agentForCall({ workspaceId, agentId, agentVersion: evaluation.agentVersion });
   if (!agent) {
     await endRun(evaluation, 'failed', 'The agent was deleted');
     return 'failed';
@@ -404,6 +412,7 @@ export function toView(evaluation: Evaluation, results: EvaluationResult[]): Vie
   return {
     id: evaluation.evaluationId,
     agent_id: evaluation.agentId,
+    agent_version: evaluation.agentVersion ?? null,
     status: evaluation.status,
     total: evaluation.total,
     done: evaluation.done,

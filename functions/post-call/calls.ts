@@ -1,4 +1,4 @@
-import { findAgent } from '../agents/service.js';
+import { agentForCall } from '../agents/versions.js';
 import { getCallFacts, setCallSentiment } from '../calling/service.js';
 import { listingAddress } from '../knowledge/service.js';
 import type { AnalysisField } from './call-analysis.js';
@@ -44,6 +44,7 @@ export async function loadEndedCall(
     organisationId: call.organisationId,
     agentId: call.agentId,
     agentName: call.agentName,
+    ...(call.agentVersion !== undefined ? { agentVersion: call.agentVersion } : {}),
     direction: call.direction,
     status: call.status,
     endReason: call.endReason,
@@ -102,6 +103,8 @@ export async function storeAnalysis(
 export async function loadAgentActions(
   workspaceId: string,
   agentId: string,
+  /** The call's version of the agent: its actions, analysis fields and criteria as the call ran them. */
+  agentVersion?: number,
 ): Promise<
   | {
       agentName: string;
@@ -113,7 +116,7 @@ export async function loadAgentActions(
     }
   | undefined
 > {
-  const agent = await findAgent(workspaceId, agentId, { consistent: true });
+  const agent = await agentForCall({ workspaceId, agentId, agentVersion });
   if (!agent) return undefined;
   const actions = (agent.postCallActions ?? []) as {
     actionId: string;

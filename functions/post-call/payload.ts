@@ -14,6 +14,8 @@ export interface CallFacts {
   organisationId: string;
   agentId: string;
   agentName?: string;
+  /** The agent's version the call ran (absent for calls made before versions). */
+  agentVersion?: number;
   direction: 'inbound' | 'outbound';
   status: 'completed' | 'failed';
   endReason?: string;
@@ -81,6 +83,7 @@ export function buildCallRecord(
     workspace_id: call.workspaceId,
     agent_id: call.agentId,
     agent_name: call.agentName ?? null,
+    agent_version: call.agentVersion ?? null,
     direction: call.direction,
     status: call.status,
     end_reason: call.endReason ?? null,
@@ -135,6 +138,7 @@ export function sampleCall(input: {
   organisationId: string;
   agentId: string;
   agentName?: string;
+  agentVersion?: number;
   at: Date;
 }): CallFacts {
   const ended = input.at.toISOString();
@@ -146,6 +150,7 @@ export function sampleCall(input: {
     organisationId: input.organisationId,
     agentId: input.agentId,
     agentName: input.agentName,
+    ...(input.agentVersion !== undefined ? { agentVersion: input.agentVersion } : {}),
     direction: 'inbound',
     status: 'completed',
     endReason: 'completed',

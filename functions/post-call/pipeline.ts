@@ -50,7 +50,7 @@ async function buildRecord(message: CallEndedMessage): Promise<PostCallRecordIte
   if (!loaded) return undefined;
   if ('notEnded' in loaded) throw new CallNotEndedYet(message.call_id);
   const { facts } = loaded;
-  const agent = await loadAgentActions(facts.workspaceId, facts.agentId);
+  const agent = await loadAgentActions(facts.workspaceId, facts.agentId, facts.agentVersion);
   const contact = await contactFor(facts);
   const options = { publicBaseUrl: config().PUBLIC_BASE_URL, contact };
   const withName = { ...facts, agentName: facts.agentName ?? agent?.agentName };

@@ -100,6 +100,8 @@ export const CallRecordWire = schemaOnFirstUse(() =>
     workspace_id: z.string(),
     agent_id: z.string(),
     agent_name: z.string().nullable(),
+    /** The agent's version the call ran; null for calls made before versions. */
+    agent_version: z.number().int().nullable(),
     direction: z.enum(['inbound', 'outbound']),
     status: z.enum(['completed', 'failed']),
     end_reason: z.string().nullable(),

@@ -37,6 +37,7 @@ export async function sendTestPayload(input: {
       organisationId: input.organisationId,
       agentId: agent.agentId,
       agentName: agent.name,
+      ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
       at: now,
     }),
     {

@@ -5,7 +5,7 @@
  * compare them with the entities' own params, for the API-key path, the JWT path, and with and without
  * an Idempotency-Key.
  */
-import { AgentEntity } from '../../functions/agents/entities.js';
+import { AgentEntity, AgentVersionEntity } from '../../functions/agents/entities.js';
 import { OrgMemberEntity, WorkspaceEntity, WorkspaceMemberEntity } from '../../functions/access/entities.js';
 import { BillingAccountEntity } from '../../functions/billing/entities.js';
 import { takeConcurrencySlot } from '../../functions/calling/concurrency.js';
@@ -101,6 +101,10 @@ describe('hot-path items are the entities’ own', () => {
       [
         startCallKeys.agent(ws, call.agentId),
         AgentEntity.get({ workspaceId: ws, agentId: call.agentId }).params().Key,
+      ],
+      [
+        startCallKeys.agentVersion(ws, call.agentId, 12),
+        AgentVersionEntity.get({ workspaceId: ws, agentId: call.agentId, version: 12 }).params().Key,
       ],
       [
         startCallKeys.phoneClaim(call.fromPhone),

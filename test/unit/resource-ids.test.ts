@@ -30,6 +30,8 @@ const NOT_RESOURCES: Record<string, string> = {
   callAnalytics: 'counts of calls over a range of days, computed, not a resource',
   listAgentToolTools: 'the tools an MCP server offers now, named by their names, asked each time',
   testAgentTool: 'the outcome of one run of a tool, not stored',
+  listAgentVersions: 'an agent’s versions, each named by its agent_id and version number',
+  getAgentVersion: 'an agent’s version, named by its agent_id and version number (its agent has id)',
 };
 
 /** Envelopes around a resource: the property that holds it. */

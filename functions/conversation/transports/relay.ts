@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AgentEntity } from '../../agents/entities.js';
+import { agentForCall } from '../../agents/versions.js';
 import { hangupCall } from '../../calling/call-log.js';
 import { CallEntity } from '../../calling/entities.js';
 import { applyTransition, readCall } from '../../calling/lifecycle.js';
@@ -110,7 +110,9 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
   if (call.providerCallId !== callSid) return refuse(connectionId, "callSid is not the call's", { callId });
   if (isTerminal(call.status)) return refuse(connectionId, 'the call is not live', { callId });
   if (call.relayConnectionId) return refuse(connectionId, 'the call already has a session', { callId });
-  const { data: agent } = await AgentEntity.get({ workspaceId, agentId: call.agentId }).go();
+  // The agent's version the call was created with, never the agent as it is now (a PATCH since the
+  // dial must not mix two versions).
+  const agent = await agentForCall(call);
   if (!agent) return refuse(connectionId, 'the agent is gone', { callId });
 
   const now = new Date();

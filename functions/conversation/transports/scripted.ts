@@ -104,7 +104,7 @@ function scriptedToolBox(agent: Agent): CallToolBox | undefined {
       channel: 'evaluation' as const,
       workspaceId: agent.workspaceId,
       agentId: agent.agentId,
-      agentVersion: null,
+      agentVersion: agent.version ?? null,
       direction: null,
       fromPhone: null,
       toPhone: null,

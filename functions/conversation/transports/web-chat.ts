@@ -86,6 +86,8 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
       connectedAt: at,
       inprogressAt: at,
       agentName: agent.name,
+      // The agent was read once: the call's snapshot and its setup are this one version.
+      ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
       greeting: agent.greeting,
       prompt: agent.prompt,
       maxDurationSeconds: maxSeconds,

@@ -183,8 +183,14 @@ describe('agent tools: stored and shown', () => {
     expect(tools[0].headers['X-Api-Key']).toBe(before[0].headers['X-Api-Key']);
     expect(tools[0].headers['x-tenant']).not.toBe(before[0].headers['x-tenant']);
     expect(tools[1].headers.authorization).toBe(before[1].headers.authorization);
+    // The replaced value stays too: version 1 still refers to it (docs/versions.md).
     expect(Object.keys(after?.toolSecrets as object).sort()).toEqual(
-      [tools[0].headers['X-Api-Key'], tools[0].headers['x-tenant'], tools[1].headers.authorization].sort(),
+      [
+        tools[0].headers['X-Api-Key'],
+        tools[0].headers['x-tenant'],
+        tools[1].headers.authorization,
+        before[0].headers['x-tenant'],
+      ].sort(),
     );
 
     // PATCH without tools leaves them; tools: [] removes them all.
@@ -198,7 +204,12 @@ describe('agent tools: stored and shown', () => {
       body: { tools: [] },
     });
     expect(cleared.body.tools).toEqual([]);
-    expect((await storedAgent(tenant.workspaceId, agent.id))?.toolSecrets).toEqual({});
+    // No tool refers to a sealed value any more; the earlier versions still do, so they are kept.
+    const cleared2 = await storedAgent(tenant.workspaceId, agent.id);
+    expect(cleared2?.tools).toEqual([]);
+    expect(Object.keys(cleared2?.toolSecrets as object).sort()).toEqual(
+      Object.keys(after?.toolSecrets as object).sort(),
+    );
   });
 
   it('an agent without tools shows an empty list', async () => {

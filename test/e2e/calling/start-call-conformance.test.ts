@@ -121,6 +121,7 @@ describe('201: the documented CallCreateResponse plus id, agent_id and workspace
     expect(Object.keys(res.body).sort()).toEqual(
       [
         'agent_id',
+        'agent_version',
         'created_at',
         'created_by',
         'from_phone',

@@ -51,6 +51,7 @@ test('a member chats with an agent: the greeting, replies streamed, the session 
     direction: 'inbound',
     end_reason: 'agent_hangup',
     record: false,
+    agent_version: 1,
   });
   expect(call.transcript.map((t: Json) => t.text)).toEqual([
     'Hi, this is Ava.',

@@ -59,11 +59,15 @@ async function invoke(token: string, body: unknown, headers?: Record<string, str
   return { status: response.statusCode, body: JSON.parse(response.body) };
 }
 
-async function measured(token: string, headers?: Record<string, string>) {
+async function measured(
+  token: string,
+  headers?: Record<string, string>,
+  extra: Record<string, unknown> = {},
+) {
   roundTrips.reset();
   const res = await invoke(
     token,
-    { to_phone: TEST_NUMBERS.answered, parameters: { name: 'Budget' } },
+    { to_phone: TEST_NUMBERS.answered, parameters: { name: 'Budget' }, ...extra },
     headers,
   );
   const count = roundTrips.count;
@@ -91,6 +95,13 @@ describe('start-call costs at most 4 DynamoDB round trips', () => {
       source: 'api',
       at: res.body.created_at,
     });
+  });
+
+  it('a pinned agent_version is read in the same batched read: no round trip more', async () => {
+    expect((await measured(key, undefined, { agent_version: 1 })).count).toBe(3);
+    const { count, res } = await measured(tenant.owner.token, undefined, { agent_version: 1 });
+    expect(count).toBe(3);
+    expect(res.body.agent_version).toBe(1);
   });
 
   it('JWT: two batched reads, one transaction (3); with an Idempotency-Key 4', async () => {

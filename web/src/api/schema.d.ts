@@ -645,6 +645,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an agent's versions
+     * @description The agent's versions, newest first: each change of its own fields (create, PATCH, restore) made one; `changed` names the fields that differ from the version before (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:read`.
+     */
+    get: operations['listAgentVersions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/versions/{version}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an agent version
+     * @description The agent as it was in one version: its prompt, greeting, settings, tools (header values masked), knowledge bases, analysis fields, success criteria and post-call actions (viewer)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:read`.
+     */
+    get: operations['getAgentVersion'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/versions/{version}/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Restore an agent version
+     * @description Makes a new version equal to the one named: the agent runs it from the next call. `answering_calls` and the connected number are left as they are (member)
+     *
+     *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `agents:write`.
+     */
+    post: operations['restoreAgentVersion'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call': {
     parameters: {
       query?: never;
@@ -7100,6 +7166,7 @@ export interface operations {
            *               "speak_on_failure": "example"
            *             }
            *           ],
+           *           "version": 3,
            *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "created_at": "2026-11-22T01:30:00.000Z",
            *           "updated_at": "2026-11-22T01:30:00.000Z"
@@ -7228,6 +7295,8 @@ export interface operations {
                     timeout_ms: number;
                   }
               )[];
+              /** @example 3 */
+              version: number | null;
               created_by: string;
               created_at: string;
               updated_at: string | null;
@@ -7687,6 +7756,7 @@ export interface operations {
            *           "speak_on_failure": "example"
            *         }
            *       ],
+           *       "version": 3,
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
            *       "updated_at": "2026-11-22T01:30:00.000Z"
@@ -7811,6 +7881,8 @@ export interface operations {
                   timeout_ms: number;
                 }
             )[];
+            /** @example 3 */
+            version: number | null;
             created_by: string;
             created_at: string;
             updated_at: string | null;
@@ -8030,6 +8102,7 @@ export interface operations {
            *           "speak_on_failure": "example"
            *         }
            *       ],
+           *       "version": 3,
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
            *       "updated_at": "2026-11-22T01:30:00.000Z"
@@ -8154,6 +8227,8 @@ export interface operations {
                   timeout_ms: number;
                 }
             )[];
+            /** @example 3 */
+            version: number | null;
             created_by: string;
             created_at: string;
             updated_at: string | null;
@@ -8745,6 +8820,7 @@ export interface operations {
            *           "speak_on_failure": "example"
            *         }
            *       ],
+           *       "version": 3,
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
            *       "updated_at": "2026-11-22T01:30:00.000Z"
@@ -8869,6 +8945,8 @@ export interface operations {
                   timeout_ms: number;
                 }
             )[];
+            /** @example 3 */
+            version: number | null;
             created_by: string;
             created_at: string;
             updated_at: string | null;
@@ -8914,7 +8992,7 @@ export interface operations {
           };
         };
       };
-      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      /** @description The agent kept changing while this change was written (concurrent changes are retried first); or the Idempotency-Key was used with another request, or is still being served. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -9374,6 +9452,847 @@ export interface operations {
       };
     };
   };
+  listAgentVersions: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        agent_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "version": 2,
+           *           "created_at": "2026-11-22T01:30:00.000Z",
+           *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "changed": [
+           *             "greeting",
+           *             "prompt"
+           *           ]
+           *         }
+           *       ],
+           *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
+           *     }
+           */
+          'application/json': {
+            items: {
+              agent_id: string;
+              /** @example 2 */
+              version: number;
+              created_at: string;
+              created_by: string;
+              /**
+               * @example [
+               *       "greeting",
+               *       "prompt"
+               *     ]
+               */
+              changed: string[];
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAgentVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        agent_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        version: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "version": 2,
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "changed": [
+           *         "greeting",
+           *         "prompt"
+           *       ],
+           *       "agent": {
+           *         "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "name": "Front desk",
+           *         "prompt": "Hi {{first_name}}, thanks for your time today.",
+           *         "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+           *         "answering_calls": true,
+           *         "suspended_by_billing": true,
+           *         "phone_number": "+61491570156",
+           *         "phone_number_id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "settings": {
+           *           "speech_speed": "slow",
+           *           "expressiveness": "natural",
+           *           "ambient_noise": "none",
+           *           "call_recording": true,
+           *           "interruptible": true,
+           *           "caller_growth_loop": true,
+           *           "conversation_memories": true,
+           *           "timezone": "Australia/Perth",
+           *           "specialised_terms": [
+           *             "example"
+           *           ],
+           *           "max_duration_seconds": 95
+           *         },
+           *         "post_call_actions": [
+           *           {
+           *             "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "type": "sms_owner",
+           *             "enabled": true,
+           *             "config": {}
+           *           }
+           *         ],
+           *         "knowledge_base_ids": [
+           *           "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *         ],
+           *         "language": "en-AU",
+           *         "voice": "UgBBYS2sOqTuMpoF3BR0",
+           *         "transfer_phone_number": "+61291234567",
+           *         "analysis_fields": [
+           *           {
+           *             "name": "budget",
+           *             "type": "number",
+           *             "description": "The budget the caller named, in dollars"
+           *           },
+           *           {
+           *             "name": "buyer_stage",
+           *             "type": "enum",
+           *             "description": "How far along the caller is",
+           *             "enum_values": [
+           *               "browsing",
+           *               "ready_to_buy"
+           *             ]
+           *           }
+           *         ],
+           *         "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *         "tools": [
+           *           {
+           *             "type": "function",
+           *             "name": "Front desk",
+           *             "description": "Hi {{first_name}}, thanks for your time today.",
+           *             "parameters": {},
+           *             "url": "https://example.com/hooks/voice-agent",
+           *             "headers": {
+           *               "authorization": "••••c123"
+           *             },
+           *             "static_arguments": {},
+           *             "timeout_ms": 1,
+           *             "speak_during": "example",
+           *             "speak_on_failure": "example"
+           *           }
+           *         ],
+           *         "version": 3,
+           *         "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "created_at": "2026-11-22T01:30:00.000Z",
+           *         "updated_at": "2026-11-22T01:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            agent_id: string;
+            /** @example 2 */
+            version: number;
+            created_at: string;
+            created_by: string;
+            /**
+             * @example [
+             *       "greeting",
+             *       "prompt"
+             *     ]
+             */
+            changed: string[];
+            agent: {
+              id: string;
+              workspace_id: string;
+              name: string;
+              prompt: string;
+              greeting: string;
+              answering_calls: boolean;
+              suspended_by_billing: boolean;
+              phone_number: string | null;
+              phone_number_id: string | null;
+              settings: {
+                /** @enum {string} */
+                speech_speed: 'slow' | 'medium' | 'fast';
+                /** @enum {string} */
+                expressiveness: 'natural' | 'expressive' | 'low';
+                /**
+                 * @description Not played: Twilio ConversationRelay has no background-sound parameter (kept for your records).
+                 * @enum {string}
+                 */
+                ambient_noise: 'none' | 'office';
+                call_recording: boolean;
+                interruptible: boolean;
+                caller_growth_loop: boolean;
+                conversation_memories: boolean;
+                timezone: string;
+                specialised_terms: string[];
+                max_duration_seconds: number;
+              };
+              post_call_actions: {
+                id: string;
+                /** @enum {string} */
+                type:
+                  | 'sms_owner'
+                  | 'sms_caller'
+                  | 'email_summary'
+                  | 'webhook'
+                  | 'contact_update'
+                  | 'profile_enrichment';
+                enabled: boolean;
+                config: {
+                  [key: string]: unknown;
+                };
+              }[];
+              knowledge_base_ids: string[];
+              /** @example en-AU */
+              language: string;
+              /** @example UgBBYS2sOqTuMpoF3BR0 */
+              voice: string | null;
+              /** @example +61291234567 */
+              transfer_phone_number: string | null;
+              /**
+               * @example [
+               *       {
+               *         "name": "budget",
+               *         "type": "number",
+               *         "description": "The budget the caller named, in dollars"
+               *       },
+               *       {
+               *         "name": "buyer_stage",
+               *         "type": "enum",
+               *         "description": "How far along the caller is",
+               *         "enum_values": [
+               *           "browsing",
+               *           "ready_to_buy"
+               *         ]
+               *       }
+               *     ]
+               */
+              analysis_fields: {
+                name: string;
+                /** @enum {string} */
+                type: 'string' | 'number' | 'boolean' | 'enum';
+                description: string;
+                enum_values?: string[];
+              }[];
+              /** @example The caller booked an inspection or asked for a follow-up call */
+              success_criteria: string | null;
+              tools: (
+                | {
+                    /** @constant */
+                    type: 'function';
+                    name: string;
+                    description: string;
+                    parameters: {
+                      [key: string]: unknown;
+                    };
+                    url: string;
+                    /**
+                     * @example {
+                     *       "authorization": "••••c123"
+                     *     }
+                     */
+                    headers?: {
+                      [key: string]: string;
+                    };
+                    static_arguments?: {
+                      [key: string]: unknown;
+                    };
+                    timeout_ms: number;
+                    speak_during?: string;
+                    speak_on_failure?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: 'mcp';
+                    name: string;
+                    url: string;
+                    /**
+                     * @example {
+                     *       "authorization": "••••c123"
+                     *     }
+                     */
+                    headers?: {
+                      [key: string]: string;
+                    };
+                    allowed_tools?: string[];
+                    timeout_ms: number;
+                  }
+              )[];
+              /** @example 3 */
+              version: number | null;
+              created_by: string;
+              created_at: string;
+              updated_at: string | null;
+            };
+          };
+        };
+      };
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The agent does not exist, or it has no such version (`Agent version not found`) */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  restoreAgentVersion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        agent_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        version: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "name": "Front desk",
+           *       "prompt": "Hi {{first_name}}, thanks for your time today.",
+           *       "greeting": "Hi, this is the front desk of Harbour Realty. How can I help?",
+           *       "answering_calls": true,
+           *       "suspended_by_billing": true,
+           *       "phone_number": "+61491570156",
+           *       "phone_number_id": "pn_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "settings": {
+           *         "speech_speed": "slow",
+           *         "expressiveness": "natural",
+           *         "ambient_noise": "none",
+           *         "call_recording": true,
+           *         "interruptible": true,
+           *         "caller_growth_loop": true,
+           *         "conversation_memories": true,
+           *         "timezone": "Australia/Perth",
+           *         "specialised_terms": [
+           *           "example"
+           *         ],
+           *         "max_duration_seconds": 95
+           *       },
+           *       "post_call_actions": [
+           *         {
+           *           "id": "act_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "type": "sms_owner",
+           *           "enabled": true,
+           *           "config": {}
+           *         }
+           *       ],
+           *       "knowledge_base_ids": [
+           *         "kb_01JD8X3T6QW5R2K9M4N7P1B3C5"
+           *       ],
+           *       "language": "en-AU",
+           *       "voice": "UgBBYS2sOqTuMpoF3BR0",
+           *       "transfer_phone_number": "+61291234567",
+           *       "analysis_fields": [
+           *         {
+           *           "name": "budget",
+           *           "type": "number",
+           *           "description": "The budget the caller named, in dollars"
+           *         },
+           *         {
+           *           "name": "buyer_stage",
+           *           "type": "enum",
+           *           "description": "How far along the caller is",
+           *           "enum_values": [
+           *             "browsing",
+           *             "ready_to_buy"
+           *           ]
+           *         }
+           *       ],
+           *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "tools": [
+           *         {
+           *           "type": "function",
+           *           "name": "Front desk",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "parameters": {},
+           *           "url": "https://example.com/hooks/voice-agent",
+           *           "headers": {
+           *             "authorization": "••••c123"
+           *           },
+           *           "static_arguments": {},
+           *           "timeout_ms": 1,
+           *           "speak_during": "example",
+           *           "speak_on_failure": "example"
+           *         }
+           *       ],
+           *       "version": 3,
+           *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "updated_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            workspace_id: string;
+            name: string;
+            prompt: string;
+            greeting: string;
+            answering_calls: boolean;
+            suspended_by_billing: boolean;
+            phone_number: string | null;
+            phone_number_id: string | null;
+            settings: {
+              /** @enum {string} */
+              speech_speed: 'slow' | 'medium' | 'fast';
+              /** @enum {string} */
+              expressiveness: 'natural' | 'expressive' | 'low';
+              /**
+               * @description Not played: Twilio ConversationRelay has no background-sound parameter (kept for your records).
+               * @enum {string}
+               */
+              ambient_noise: 'none' | 'office';
+              call_recording: boolean;
+              interruptible: boolean;
+              caller_growth_loop: boolean;
+              conversation_memories: boolean;
+              timezone: string;
+              specialised_terms: string[];
+              max_duration_seconds: number;
+            };
+            post_call_actions: {
+              id: string;
+              /** @enum {string} */
+              type:
+                | 'sms_owner'
+                | 'sms_caller'
+                | 'email_summary'
+                | 'webhook'
+                | 'contact_update'
+                | 'profile_enrichment';
+              enabled: boolean;
+              config: {
+                [key: string]: unknown;
+              };
+            }[];
+            knowledge_base_ids: string[];
+            /** @example en-AU */
+            language: string;
+            /** @example UgBBYS2sOqTuMpoF3BR0 */
+            voice: string | null;
+            /** @example +61291234567 */
+            transfer_phone_number: string | null;
+            /**
+             * @example [
+             *       {
+             *         "name": "budget",
+             *         "type": "number",
+             *         "description": "The budget the caller named, in dollars"
+             *       },
+             *       {
+             *         "name": "buyer_stage",
+             *         "type": "enum",
+             *         "description": "How far along the caller is",
+             *         "enum_values": [
+             *           "browsing",
+             *           "ready_to_buy"
+             *         ]
+             *       }
+             *     ]
+             */
+            analysis_fields: {
+              name: string;
+              /** @enum {string} */
+              type: 'string' | 'number' | 'boolean' | 'enum';
+              description: string;
+              enum_values?: string[];
+            }[];
+            /** @example The caller booked an inspection or asked for a follow-up call */
+            success_criteria: string | null;
+            tools: (
+              | {
+                  /** @constant */
+                  type: 'function';
+                  name: string;
+                  description: string;
+                  parameters: {
+                    [key: string]: unknown;
+                  };
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  static_arguments?: {
+                    [key: string]: unknown;
+                  };
+                  timeout_ms: number;
+                  speak_during?: string;
+                  speak_on_failure?: string;
+                }
+              | {
+                  /** @constant */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  /**
+                   * @example {
+                   *       "authorization": "••••c123"
+                   *     }
+                   */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  allowed_tools?: string[];
+                  timeout_ms: number;
+                }
+            )[];
+            /** @example 3 */
+            version: number | null;
+            created_by: string;
+            created_at: string;
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The agent does not exist, or it has no such version (`Agent version not found`) */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The agent kept changing while the restore was written; try again; or the Idempotency-Key was used with another request, or is still being served. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
   startCall: {
     parameters: {
       query?: never;
@@ -9401,7 +10320,8 @@ export interface operations {
          *       "record": true,
          *       "parameters": {
          *         "suburb": "example"
-         *       }
+         *       },
+         *       "agent_version": 2
          *     }
          */
         'application/json': {
@@ -9411,6 +10331,8 @@ export interface operations {
           parameters?: {
             [key: string]: string;
           } | null;
+          /** @example 2 */
+          agent_version?: number | null;
         };
       };
     };
@@ -9432,7 +10354,8 @@ export interface operations {
            *       "record": true,
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "status": "created",
-           *       "created_at": "2026-11-22T01:30:00.000Z"
+           *       "created_at": "2026-11-22T01:30:00.000Z",
+           *       "agent_version": 1
            *     }
            */
           'application/json': {
@@ -9446,6 +10369,7 @@ export interface operations {
             /** @enum {string} */
             status: 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
             created_at: string | null;
+            agent_version?: number | null;
           };
         };
       };
@@ -10308,6 +11232,7 @@ export interface operations {
            *           "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "agent_name": "example",
+           *           "agent_version": 3,
            *           "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "direction": "outbound",
@@ -10337,6 +11262,8 @@ export interface operations {
               workspace_id: string;
               agent_id: string;
               agent_name: string;
+              /** @example 3 */
+              agent_version: number | null;
               campaign_id: string | null;
               contact_id: string | null;
               /** @enum {string} */
@@ -10496,6 +11423,7 @@ export interface operations {
            *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "agent_name": "example",
+           *       "agent_version": 3,
            *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "direction": "outbound",
@@ -10600,6 +11528,8 @@ export interface operations {
             workspace_id: string;
             agent_id: string;
             agent_name: string;
+            /** @example 3 */
+            agent_version: number | null;
             campaign_id: string | null;
             contact_id: string | null;
             /** @enum {string} */
@@ -10852,6 +11782,7 @@ export interface operations {
            *       "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "agent_name": "example",
+           *       "agent_version": 3,
            *       "campaign_id": "cmp_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "contact_id": "ct_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "direction": "outbound",
@@ -10956,6 +11887,8 @@ export interface operations {
             workspace_id: string;
             agent_id: string;
             agent_name: string;
+            /** @example 3 */
+            agent_version: number | null;
             campaign_id: string | null;
             contact_id: string | null;
             /** @enum {string} */
@@ -27743,7 +28676,7 @@ export interface operations {
         from?: string;
         to?: string;
         agent_id?: string;
-        group_by?: 'day' | 'agent' | 'status';
+        group_by?: 'day' | 'agent' | 'status' | 'agent_version';
       };
       header?: never;
       path: {
@@ -27770,6 +28703,8 @@ export interface operations {
            *       "items": [
            *         {
            *           "key": "vak_01JD8X3T6QW5R2K9M4N7P1B3C5_3xYkq9VbQmT2LrWp8ZsNc4Hd",
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "agent_version": 1,
            *           "calls": 1,
            *           "answered": 1,
            *           "completed": 1,
@@ -27788,12 +28723,14 @@ export interface operations {
            */
           'application/json': {
             /** @enum {string} */
-            group_by: 'day' | 'agent' | 'status';
+            group_by: 'day' | 'agent' | 'status' | 'agent_version';
             from: string;
             to: string;
             timezone: string;
             items: {
               key: string;
+              agent_id?: string;
+              agent_version?: number;
               calls: number;
               answered: number;
               completed: number;
@@ -27934,6 +28871,7 @@ export interface operations {
            *         {
            *           "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "agent_version": 1,
            *           "status": "running",
            *           "total": 25,
            *           "done": 1,
@@ -27974,6 +28912,7 @@ export interface operations {
             items: {
               id: string;
               agent_id: string;
+              agent_version: number | null;
               /** @enum {string} */
               status: 'running' | 'completed' | 'cancelled' | 'failed';
               total: number;
@@ -28133,7 +29072,8 @@ export interface operations {
          *             "example"
          *           ]
          *         }
-         *       ]
+         *       ],
+         *       "agent_version": 2
          *     }
          */
         'application/json': {
@@ -28143,6 +29083,8 @@ export interface operations {
             expect?: string[];
             criteria?: string[];
           }[];
+          /** @example 2 */
+          agent_version?: number;
         };
       };
     };
@@ -28158,6 +29100,7 @@ export interface operations {
            * @example {
            *       "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_version": 1,
            *       "status": "running",
            *       "total": 25,
            *       "done": 1,
@@ -28194,6 +29137,7 @@ export interface operations {
           'application/json': {
             id: string;
             agent_id: string;
+            agent_version: number | null;
             /** @enum {string} */
             status: 'running' | 'completed' | 'cancelled' | 'failed';
             total: number;
@@ -28382,6 +29326,7 @@ export interface operations {
            * @example {
            *       "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_version": 1,
            *       "status": "running",
            *       "total": 25,
            *       "done": 1,
@@ -28418,6 +29363,7 @@ export interface operations {
           'application/json': {
             id: string;
             agent_id: string;
+            agent_version: number | null;
             /** @enum {string} */
             status: 'running' | 'completed' | 'cancelled' | 'failed';
             total: number;
@@ -28573,6 +29519,7 @@ export interface operations {
            * @example {
            *       "id": "evl_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "agent_version": 1,
            *       "status": "running",
            *       "total": 25,
            *       "done": 1,
@@ -28609,6 +29556,7 @@ export interface operations {
           'application/json': {
             id: string;
             agent_id: string;
+            agent_version: number | null;
             /** @enum {string} */
             status: 'running' | 'completed' | 'cancelled' | 'failed';
             total: number;
