@@ -10263,6 +10263,7 @@ export interface operations {
         direction?: 'outbound' | 'inbound';
         campaign_id?: string;
         contact_id?: string;
+        phone?: string;
         from?: string;
         to?: string;
       };
@@ -10295,6 +10296,7 @@ export interface operations {
            *           "direction": "outbound",
            *           "to_phone": "+61491570156",
            *           "from_phone": "+61491570156",
+           *           "remote_phone": "+61491570156",
            *           "record": true,
            *           "status": "created",
            *           "end_reason": "completed",
@@ -10325,6 +10327,7 @@ export interface operations {
               direction: 'outbound' | 'inbound';
               to_phone: string;
               from_phone: string;
+              remote_phone: string | null;
               record: boolean;
               /** @enum {string} */
               status: 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
@@ -10483,6 +10486,7 @@ export interface operations {
            *       "direction": "outbound",
            *       "to_phone": "+61491570156",
            *       "from_phone": "+61491570156",
+           *       "remote_phone": "+61491570156",
            *       "record": true,
            *       "status": "created",
            *       "end_reason": "completed",
@@ -10588,6 +10592,7 @@ export interface operations {
             direction: 'outbound' | 'inbound';
             to_phone: string;
             from_phone: string;
+            remote_phone: string | null;
             record: boolean;
             /** @enum {string} */
             status: 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
@@ -10839,6 +10844,7 @@ export interface operations {
            *       "direction": "outbound",
            *       "to_phone": "+61491570156",
            *       "from_phone": "+61491570156",
+           *       "remote_phone": "+61491570156",
            *       "record": true,
            *       "status": "created",
            *       "end_reason": "completed",
@@ -10944,6 +10950,7 @@ export interface operations {
             direction: 'outbound' | 'inbound';
             to_phone: string;
             from_phone: string;
+            remote_phone: string | null;
             record: boolean;
             /** @enum {string} */
             status: 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
