@@ -11,6 +11,7 @@ import { objectExists, signedDownloadUrl } from '../platform/storage.js';
 import { telephony, type HangupResult } from '../providers/telephony/index.js';
 import { CallEntity, CallStatusEventEntity, type Call, type CallStatusEvent } from './entities.js';
 import { applyTransition, readCall } from './lifecycle.js';
+import { remotePhoneOf } from './remote-phone.js';
 import { shortUrl } from './short-codes.js';
 import { storeCallSentiment } from './call-stats.js';
 import {
@@ -76,7 +77,11 @@ const ULID_RANDOM_MAX = 'Z'.repeat(16);
 const callIdAt = (ms: number, edge: 'min' | 'max') =>
   `call_${encodeTime(Math.min(Math.max(ms, 0), 281474976710655), 10)}${edge === 'min' ? ULID_RANDOM_MIN : ULID_RANDOM_MAX}`;
 
-/** The call log, newest first; filters narrow the key range (dates) or filter the page (the rest). */
+/**
+ * The call log, newest first. The key it reads is the narrowest one asked for: the other party's
+ * (`phone`: calls by remote phone), the agent's, else the workspace's; dates narrow its range (call ids
+ * are ULIDs), and the rest filter the page.
+ */
 export async function listCalls(workspaceId: string, query: ListCallsQuery): Promise<Page<Call>> {
   if (query.agent_id !== undefined && !isId('agent', query.agent_id)) return { items: [], nextCursor: null };
   if (query.campaign_id !== undefined && !isId('campaign', query.campaign_id))
@@ -90,9 +95,13 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
 
   const page = await queryPage(query.cursor, (cursor) => {
     const base =
-      query.agent_id !== undefined
-        ? CallEntity.query.byAgent({ workspaceId, agentId: query.agent_id })
-        : CallEntity.query.byWorkspace({ workspaceId });
+      query.phone !== undefined
+        ? CallEntity.query.byRemotePhone({ workspaceId, remotePhone: query.phone })
+        : query.agent_id !== undefined
+          ? CallEntity.query.byAgent({ workspaceId, agentId: query.agent_id })
+          : CallEntity.query.byWorkspace({ workspaceId });
+    // By phone, the agent is a filter (the phone's key is the narrower one).
+    const agentFilter = query.phone !== undefined ? query.agent_id : undefined;
     const ranged =
       low && high
         ? base.between({ callId: low }, { callId: high })
@@ -102,10 +111,11 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
             ? base.lte({ callId: high })
             : base;
     const filtered =
-      statuses || query.direction || query.campaign_id || query.contact_id
+      statuses || query.direction || query.campaign_id || query.contact_id || agentFilter
         ? ranged.where((attr, op) =>
             [
               statuses ? `(${statuses.map((s) => op.eq(attr.status, s)).join(' OR ')})` : '',
+              agentFilter ? op.eq(attr.agentId, agentFilter) : '',
               query.direction ? op.eq(attr.direction, query.direction) : '',
               query.campaign_id ? op.eq(attr.campaignId, query.campaign_id) : '',
               query.contact_id ? op.eq(attr.contactId, query.contact_id) : '',
@@ -199,6 +209,7 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     direction: call.direction,
     to_phone: call.toPhone,
     from_phone: call.fromPhone,
+    remote_phone: remotePhoneOf(call) ?? null,
     record: call.record,
     status: wireStatus(call.status),
     end_reason: call.endReason ?? null,

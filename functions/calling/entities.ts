@@ -6,8 +6,9 @@ import { AgentEntity } from '../agents/entities.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { entityConfig } from '../platform/table.js';
-import { primaryIndex, gsi1 } from '../platform/keys.js';
+import { primaryIndex, gsi1, gsi2 } from '../platform/keys.js';
 import { END_REASONS } from '../providers/telephony/twilio-format.js';
+import { NO_REMOTE_PHONE, remotePhoneOf } from './remote-phone.js';
 import { INTERNAL_STATUSES } from './status.js';
 
 /**
@@ -15,6 +16,10 @@ import { INTERNAL_STATUSES } from './status.js';
  *   call in workspace      pk WS#<ws>#CALLS              sk CALL#<call>            (get; call log newest first — call ids are
  *                                                                                  ULIDs, so date filters are key ranges)
  *   calls of an agent      gsi1 WS#<ws>#AGENT#<ag>#CALLS  <call>                   (call log filtered by agent)
+ *   calls with a number    gsi2 WS#<ws>#PHONE#<e164>#CALLS <call>                  (call log filtered by the other party,
+ *                                                                                  `phone`: the caller of an inbound call,
+ *                                                                                  the called number of an outbound one;
+ *                                                                                  sparse: a test chat has none)
  *   status history         pk CALL#<call>                sk STATUS#<rank>#<status> (one item per status, created with a
  *                                                                                  condition: a status is recorded once)
  *   open call marker       pk OPENCALLS#<shard>          sk <created at>#<call>    (the sweeper's work list: calls not yet
@@ -68,6 +73,20 @@ export const CallEntity = new Entity(
       direction: { type: ['outbound', 'inbound'] as const, required: true },
       toPhone: { type: 'string', required: true },
       fromPhone: { type: 'string', required: true },
+      /** The other party (remote-phone.ts), kept from direction and numbers when the call is written. */
+      remotePhone: {
+        type: 'string',
+        watch: ['direction', 'toPhone', 'fromPhone', 'channel'],
+        set: (
+          _value: unknown,
+          item: {
+            direction?: 'outbound' | 'inbound';
+            toPhone?: string;
+            fromPhone?: string;
+            channel?: 'phone' | 'web';
+          },
+        ) => remotePhoneOf(item) ?? NO_REMOTE_PHONE,
+      },
       record: { type: 'boolean', required: true },
       parameters: { type: 'any' },
       status: { type: INTERNAL_STATUSES, required: true },
@@ -138,6 +157,16 @@ export const CallEntity = new Entity(
         ['callId'],
         '${callId}',
       ),
+      /** Sparse: a call without another party (a test chat) is not in it. */
+      byRemotePhone: {
+        ...gsi2(
+          ['workspaceId', 'remotePhone'],
+          'WS#${workspaceId}#PHONE#${remotePhone}#CALLS',
+          ['callId'],
+          '${callId}',
+        ),
+        condition: (attr: Record<string, unknown>) => attr.remotePhone !== NO_REMOTE_PHONE,
+      },
     },
   },
   cfg,

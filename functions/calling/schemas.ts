@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ListQuery, pageOf } from '../platform/pagination.js';
-import { isE164 } from '../platform/phone.js';
+import { isE164, toE164 } from '../platform/phone.js';
 import { CALL_STATUSES, END_REASONS } from './status.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
 import { parameterName, parameterText } from '../platform/validation.js';
@@ -80,6 +80,22 @@ const DateBound = schemaOnFirstUse(() =>
     ),
 );
 
+/**
+ * A phone number to filter by, normalised to E.164 (`+61 491 570 156` → `+61491570156`); a `+` sent
+ * unencoded in a query string arrives as a space and is read as the `+`. Anything else is 422.
+ */
+const phoneFilter = () =>
+  z
+    .string()
+    .max(40)
+    .transform((value, ctx) => {
+      const e164 = toE164(value.replace(/^ (?=\d)/, '+'));
+      if (e164) return e164;
+      ctx.addIssue({ code: 'custom', message: 'value is not a valid phone number in E.164 format' });
+      return z.NEVER;
+    })
+    .meta({ examples: ['+61491570156'] });
+
 export const ListCallsQuery = schemaOnFirstUse(() =>
   ListQuery.extend({
     status: z.enum(CALL_STATUSES).optional(),
@@ -89,6 +105,11 @@ export const ListCallsQuery = schemaOnFirstUse(() =>
     campaign_id: z.string().max(64).optional(),
     /** Only the calls with this contact (to it, or from it): the contact's calls. */
     contact_id: z.string().max(64).optional(),
+    /**
+     * Only the calls with this number as the other party (`remote_phone`: the caller of an inbound
+     * call, the called number of an outbound one), E.164; written with separators, it is normalised.
+     */
+    phone: phoneFilter().optional(),
     /** Calls created at or after this date (a date means its start, UTC). */
     from: DateBound.optional(),
     /** Calls created at or before this date (a date means its end, UTC). */
@@ -147,6 +168,11 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     direction: z.enum(['outbound', 'inbound']),
     to_phone: z.string(),
     from_phone: z.string(),
+    /**
+     * The other party: the caller of an inbound call, the called number of an outbound one (what the
+     * `phone` filter matches); null for a test chat (`channel: web`).
+     */
+    remote_phone: z.string().nullable(),
     record: z.boolean(),
     status: z.enum(CALL_STATUSES),
     end_reason: z.enum(END_REASONS).nullable(),

@@ -1,5 +1,6 @@
 import type { StoredItem, TableKey, TransactionItem } from '../platform/table.js';
 import type { Call } from './entities.js';
+import { NO_REMOTE_PHONE, remotePhoneOf } from './remote-phone.js';
 
 /**
  * What start-call reads and writes, as plain keys and items (platform/table.ts getStoredItems,
@@ -56,6 +57,7 @@ export function startCallTransaction(input: {
 }): TransactionItem[] {
   const { call, idempotency } = input;
   const { workspaceId, callId, createdAt } = call;
+  const remotePhone = remotePhoneOf(call);
   const items: TransactionItem[] = [
     {
       Put: {
@@ -65,6 +67,9 @@ export function startCallTransaction(input: {
           sk: `CALL#${callId}`,
           gsi1pk: `WS#${workspaceId}#AGENT#${call.agentId}#CALLS`,
           gsi1sk: callId,
+          ...(remotePhone
+            ? { remotePhone, gsi2pk: `WS#${workspaceId}#PHONE#${remotePhone}#CALLS`, gsi2sk: callId }
+            : { remotePhone: NO_REMOTE_PHONE }),
           ...identifiers('call'),
         },
         ...created,

@@ -121,7 +121,7 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
     agent,
     channel: 'phone',
     now,
-    timeScale: telephony().callSecondsPerWallSecond,
+    timeScale: await telephony().callSecondsPerWallSecondOf(callSid),
   });
   const state = emptyState(setup.greeting);
   const tools = callTools(call, agent, 'phone');

@@ -97,6 +97,11 @@ export interface TelephonyPort {
    * (SIMULATOR_TIME_SCALE), and a transcript's offsets are in the call's seconds.
    */
   readonly callSecondsPerWallSecond: number;
+  /**
+   * The same for one call: the simulator plays its own calls faster, but a call a person holds in
+   * real time (`call talk`) runs at 1, so its transcript offsets are real seconds.
+   */
+  callSecondsPerWallSecondOf(providerCallId: string): Promise<number>;
   provisionNumber(request: ProvisionRequest): Promise<ProvisionedNumber>;
   releaseNumber(providerNumberId: string): Promise<void>;
   /** Dials; resolves to the provider's call id. Never retried by the caller (no second dial). */

@@ -118,6 +118,16 @@ export class SimulatorTelephony implements TelephonyPort {
     return { endedAt: result.ended_at, durationSeconds: result.duration_seconds };
   }
 
+  /** The call's own scale, as the simulator plays it (1 for `call talk`); the stack's when it cannot tell. */
+  async callSecondsPerWallSecondOf(providerCallId: string): Promise<number> {
+    const call = await this.lookup<{ time_scale?: number }>(
+      `/calls/${encodeURIComponent(providerCallId)}`,
+    ).catch(() => undefined);
+    return typeof call?.time_scale === 'number' && call.time_scale > 0
+      ? call.time_scale
+      : this.callSecondsPerWallSecond;
+  }
+
   /** The simulator's view of the call, Twilio's Call resource fields; a call it forgot (a restart) is 404. */
   async getCall(providerCallId: string): Promise<ProviderCallState | undefined> {
     const call = await this.lookup<{ status?: string; duration?: string | null; end_time?: string | null }>(

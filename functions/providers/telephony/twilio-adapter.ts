@@ -45,6 +45,10 @@ export class TwilioTelephony implements TelephonyPort {
   readonly name = 'twilio' as const;
   /** A call's seconds and the wall clock's are the same. */
   readonly callSecondsPerWallSecond = 1;
+
+  async callSecondsPerWallSecondOf(): Promise<number> {
+    return 1;
+  }
   private connection: Promise<{ account: TwilioAccount; secret: TwilioSecret }> | undefined;
 
   constructor(private readonly loadSecret: () => Promise<TwilioSecret>) {}

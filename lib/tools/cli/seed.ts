@@ -19,7 +19,7 @@ export interface SeedResult {
 
 type Log = (line: string) => void;
 
-const DEMO_PROMPT =
+export const DEMO_PROMPT =
   'You are Ava, the friendly receptionist of Harbour Realty. Open homes are on Saturdays from 10am, and ' +
   'inspections can be booked on any weekday. On a call to {{name}} about a listing, it is {{listing_id}} at ' +
   '{{listing_address}}, listed at {{listing_price}}: quote that price when asked.';

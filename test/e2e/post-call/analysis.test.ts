@@ -103,8 +103,9 @@ test('a call with analysis_fields: the model fills them, in the call detail and 
   );
   const expected = {
     source: 'model',
+    // What was asked and answered (the simulator's documented summary).
     summary: expect.stringContaining(
-      'The caller said: "Hi, I want to buy a home. My budget is $900,000 and the suburb is Bondi.".',
+      'The caller asked: "Can I come to an inspection?" The agent answered: "',
     ),
     call_successful: true,
     user_sentiment: 'positive',

@@ -11205,6 +11205,7 @@ export interface operations {
         direction?: 'outbound' | 'inbound';
         campaign_id?: string;
         contact_id?: string;
+        phone?: string;
         from?: string;
         to?: string;
       };
@@ -11238,6 +11239,7 @@ export interface operations {
            *           "direction": "outbound",
            *           "to_phone": "+61491570156",
            *           "from_phone": "+61491570156",
+           *           "remote_phone": "+61491570156",
            *           "record": true,
            *           "status": "created",
            *           "end_reason": "completed",
@@ -11270,6 +11272,7 @@ export interface operations {
               direction: 'outbound' | 'inbound';
               to_phone: string;
               from_phone: string;
+              remote_phone: string | null;
               record: boolean;
               /** @enum {string} */
               status: 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
@@ -11429,6 +11432,7 @@ export interface operations {
            *       "direction": "outbound",
            *       "to_phone": "+61491570156",
            *       "from_phone": "+61491570156",
+           *       "remote_phone": "+61491570156",
            *       "record": true,
            *       "status": "created",
            *       "end_reason": "completed",
@@ -11536,6 +11540,7 @@ export interface operations {
             direction: 'outbound' | 'inbound';
             to_phone: string;
             from_phone: string;
+            remote_phone: string | null;
             record: boolean;
             /** @enum {string} */
             status: 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
@@ -11788,6 +11793,7 @@ export interface operations {
            *       "direction": "outbound",
            *       "to_phone": "+61491570156",
            *       "from_phone": "+61491570156",
+           *       "remote_phone": "+61491570156",
            *       "record": true,
            *       "status": "created",
            *       "end_reason": "completed",
@@ -11895,6 +11901,7 @@ export interface operations {
             direction: 'outbound' | 'inbound';
             to_phone: string;
             from_phone: string;
+            remote_phone: string | null;
             record: boolean;
             /** @enum {string} */
             status: 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';

@@ -3,6 +3,7 @@ import {
   asksAboutListing,
   bestSentence,
   NO_ANSWER_REPLY,
+  promptSentences,
   NOTHING_FOUND_REPLY,
   replyFromKnowledge,
   type KnowledgeHit,
@@ -46,6 +47,12 @@ const ADDRESS =
   /\bat\s+(\d+[A-Za-z]?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*(?:,\s*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*(?:\s+\d{4})?)?)/;
 const DTMF = /^The caller pressed the key "([^"]+)"\.?$/;
 const GREETING = /^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening))(\s+there)?\s*[.!,?]*\s*$/i;
+/** "What is this about?": the caller asks why they are called. */
+const WHY_CALLED =
+  /\bwhat(?:'s| is| was)? (?:this|it|the call) (?:about|regarding)\b|\bwhy (?:are|did) you call(?:ing|ed)?\b|\bwhat are you calling (?:about|for)\b|\bwho(?:'s| is) (?:this|calling)\b/i;
+/** "Which property is it?", "Where is it?": the caller asks which listing the call is about. */
+const WHICH_PROPERTY =
+  /\b(?:which|what) (?:property|house|home|listing|place|one|address)\b|\bwhere is (?:it|the (?:property|house|home|place))\b|\bthe address\b/i;
 
 const offered = (request: ChatCompletionRequest, name: string): boolean =>
   (request.tools ?? []).some((tool) => tool.function.name === name);
@@ -111,17 +118,28 @@ function simulateBaseReply(request: ChatCompletionRequest): SimulatedReply {
   // i. One of the agent's own tools, named by the caller's words (every word of its name in the line).
   const own = namedAgentTool(request, line);
   if (own) return { text: '', toolCalls: [own] };
-  // e. The price, when the prompt names one (the agent knows the listing it calls about: before d).
-  const money = MONEY.exec(system);
-  if (PRICE.test(line) && money) {
-    const address = ADDRESS.exec(system)?.[1];
-    return say(
-      `${address ? `The property at ${address}` : 'It'} is listed at ${money[0].replace(/\s/g, '')}.`,
-    );
+  // e. The listing the prompt names (the agent knows the one it calls about: before d), said as a fact:
+  // its price when asked, what the call is about, which property it is.
+  const facts = promptSentences(system, { all: true }).join(' ');
+  const money = MONEY.exec(facts)?.[0].replace(/\s/g, '');
+  const address = ADDRESS.exec(facts)?.[1];
+  if (PRICE.test(line) && money)
+    return say(`${address ? `The property at ${address}` : 'It'} is listed at ${money}.`);
+  if (address && WHY_CALLED.test(line))
+    return say(`I'm calling about the property at ${address}${money ? `, listed at ${money}` : ''}.`);
+  if (address && WHICH_PROPERTY.test(line))
+    return say(`It's the property at ${address}${money ? `, listed at ${money}` : ''}.`);
+  // d. A property: search the knowledge bases with the caller's words; without them, answer only from
+  // a fact of the prompt about what was asked (the suburb, the street), else say so.
+  if (asksAboutListing(line)) {
+    if (offered(request, 'search_knowledge'))
+      return { text: '', toolCalls: [{ name: 'search_knowledge', arguments: { query: line } }] };
+    const fact = bestSentence(system, line, true);
+    if (!fact) return say(NO_ANSWER_REPLY);
+    if (address && money && fact.includes(address))
+      return say(`The property at ${address} is listed at ${money}.`);
+    return say(fact);
   }
-  // d. A property: search the knowledge bases with the caller's words.
-  if (asksAboutListing(line) && offered(request, 'search_knowledge'))
-    return { text: '', toolCalls: [{ name: 'search_knowledge', arguments: { query: line } }] };
   // f. A key press.
   const key = DTMF.exec(line);
   if (key) return say(`You pressed ${key[1]}.`);

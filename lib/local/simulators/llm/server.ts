@@ -34,16 +34,22 @@ import {
  *     "Thank you for calling. Goodbye!" and the tool call `end_call {"reason":"caller said goodbye"}`.
  *  c. A person (speak/talk to a person, human, someone, manager, agent; transfer me; a real person)
  *     and `transfer_call` is offered → "Let me transfer you now." and `transfer_call {"reason":…}`.
- *  e. (before d: the agent knows the listing it calls about) The price (price, how much, cost) and the system prompt holds an amount ($…) → "It is listed
- *     at $1,250,000.", or "The property at <address> is listed at …" when the prompt has an address
- *     after "at" (a number, then capitalised words, optionally ", Suburb").
- *  d. A property (a word such as listing, house, street, bedrooms, price; an address; "in Bondi") and
- *     `search_knowledge` is offered → the tool call `search_knowledge {"query":"<the line>"}`, no text.
+ *  e. (before d: the agent knows the listing it calls about) From the prompt's facts (h): the price
+ *     (price, how much, cost) when they hold an amount ($…) → "It is listed at $1,250,000.", or "The
+ *     property at <address> is listed at …" when they have an address after "at"; what the call is
+ *     about → "I'm calling about the property at <address>, listed at …"; which property, where → "It's
+ *     the property at <address>, listed at …".
+ *  d. A property (a word such as listing, house, street, bedrooms, price; an address; "in Bondi"):
+ *     `search_knowledge` offered → the tool call `search_knowledge {"query":"<the line>"}`, no text;
+ *     else the fact sharing a particular word with the line (a suburb, a street; not "any", "homes"),
+ *     or the "I don't have that information" reply.
  *  f. A key press, as the voice runtime words it (`The caller pressed the key "5".`) → "You pressed 5.".
  *  g. Only a greeting (hi, hello, hey, good morning…) → "Hello! How can I help you today?".
- *  h. Else the sentence of the system prompt sharing the most words with the line (not "You are …"
- *     sentences), or "I'm sorry, I don't have that information, but I can have someone follow up
- *     with you.".
+ *  h. Else the fact of the system prompt sharing the most words with the line, or "I'm sorry, I
+ *     don't have that information, but I can have someone follow up with you.". Its facts
+ *     (wording.ts promptSentences): its sentences but "You are …" ones and instructions (an order is
+ *     dropped, an ordering clause after a colon cut off), without the framing meant for the agent
+ *     ("On a call to … about a listing, "), never one with a hole where a parameter was empty.
  * Structured output (`response_format: {type: "json_schema"}`): the content is
  * structured.ts's `answerStructured(request)`: post-call analysis (`call_analysis`) and evaluation
  * judging (`evaluation_judgement`) by documented rules (their triggers: "simulate an analysis

@@ -8,10 +8,13 @@ import { textOf, type ChatCompletionRequest } from './protocol.js';
  * the user message (`Caller: …` / `Agent: …` lines):
  *  - a transcript containing "simulate an analysis error" → HTTP 500; containing "simulate invalid
  *    analysis" → a 200 whose content is not JSON (every time: the retry gets the same);
- *  - `summary`: `The caller said: "<first caller line of 3+ words>". The agent answered: "<the agent's
- *    next line>".` then `The caller agreed: "<agreeing line>".` or `Nothing was agreed.`;
- *  - `call_successful`: the caller agreed to something: a caller line with yes, yeah, sure, okay,
- *    sounds good, that works, book it / book me, I'll take, let's do, deal, agreed;
+ *  - `summary`: what was asked and answered: `The caller asked: "<question>" The agent answered:
+ *    "<the agent's next line>".` for each of the caller's first two questions (sentences ending in
+ *    "?"); with no question, `The caller said: "<first caller line of 3+ words>". The agent answered:
+ *    "<…>".`; then `The caller agreed: "<agreeing line>".` or `Nothing was agreed.`;
+ *  - `call_successful`: the caller agreed to something: a caller sentence (not a question) with sounds
+ *    good, that works, book it / book me, I'll take, let's do, deal, agreed; or with yes, yeah, sure,
+ *    okay right after the agent asked something (not its greeting: "Hi, yes." agrees to nothing);
  *  - `user_sentiment`: caller lines' positive words (thanks, thank you, great, perfect, wonderful,
  *    excellent, helpful, happy, love, awesome) against negative ones (angry, upset, terrible, awful,
  *    unhappy, disappointed, frustrated, rude, useless, waste, complain): more positive → positive,
@@ -85,6 +88,64 @@ function transcriptLines(text: string): Line[] {
 
 const AGREES =
   /\b(yes|yeah|yep|sure|okay|ok|sounds good|that works|book (?:it|me|that)|i'?ll take|let'?s do|deal|agreed)\b/i;
+/** Agreement whatever was asked ("book me in"), where a bare yes may only be an acknowledgement ("Hi, yes."). */
+const AGREES_OUTRIGHT = /\b(sounds good|that works|book (?:it|me|that)|i'?ll take|let'?s do|deal|agreed)\b/i;
+
+const sentencesOf = (text: string) =>
+  text
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/**
+ * What was asked and answered: each of the caller's first two questions (a sentence ending in "?")
+ * with the agent's next line; without a question, the caller's first line of 3+ words and the answer.
+ */
+function askedAndAnswered(lines: Line[]): string[] {
+  const answerAfter = (i: number) => lines.slice(i + 1).find((l) => l.role === 'agent');
+  const asked: string[] = [];
+  lines.forEach((line, i) => {
+    if (line.role !== 'caller') return;
+    for (const question of sentencesOf(line.text).filter((s) => s.endsWith('?'))) {
+      if (asked.length >= 2) return;
+      const answer = answerAfter(i);
+      asked.push(
+        `The caller asked: "${quote(question)}"${answer ? ` The agent answered: "${quote(answer.text)}".` : ' It was not answered.'}`,
+      );
+    }
+  });
+  if (asked.length > 0) return asked;
+  const firstAt = lines.findIndex((l) => l.role === 'caller' && l.text.split(/\s+/).length >= 3);
+  const first = firstAt >= 0 ? lines[firstAt] : lines.find((l) => l.role === 'caller');
+  const answer = firstAt >= 0 ? answerAfter(firstAt) : undefined;
+  return [
+    first ? `The caller said: "${quote(first.text)}".` : 'The caller said nothing.',
+    ...(answer ? [`The agent answered: "${quote(answer.text)}".`] : []),
+  ];
+}
+
+/**
+ * The caller line that agrees to something: a sentence (not a question) agreeing outright, or saying
+ * yes, sure, okay… right after the agent asked something (not its greeting: "Hi, yes." to a hello agrees
+ * to nothing).
+ */
+function agreedLine(lines: Line[]): string | undefined {
+  const firstAgent = lines.findIndex((l) => l.role === 'agent');
+  for (const [i, line] of lines.entries()) {
+    if (line.role !== 'caller') continue;
+    const statements = sentencesOf(line.text).filter((s) => !s.endsWith('?'));
+    if (statements.some((s) => AGREES_OUTRIGHT.test(s))) return line.text;
+    const before = lines.slice(0, i).findLastIndex((l) => l.role === 'agent');
+    const offered = before > firstAgent && lines[before].text.trim().endsWith('?');
+    if (offered && statements.some((s) => AGREES.test(s))) return line.text;
+  }
+  return undefined;
+}
+
+const agreement = (lines: Line[]) => {
+  const agreed = agreedLine(lines);
+  return agreed ? `The caller agreed: "${quote(agreed)}".` : 'Nothing was agreed.';
+};
 const POSITIVE = /\b(thanks|thank you|great|perfect|wonderful|excellent|helpful|happy|love|awesome)\b/gi;
 const NEGATIVE =
   /\b(angry|upset|terrible|awful|unhappy|disappointed|frustrated|rude|useless|waste|complain\w*)\b/gi;
@@ -136,17 +197,8 @@ function analyseCall(userText: string, schema: Schema): unknown {
   if (lower.includes('simulate invalid analysis')) throw new StructuredFault('invalid');
   const lines = transcriptLines(userText);
   const caller = lines.filter((l) => l.role === 'caller').map((l) => l.text);
-  const firstAt = lines.findIndex((l) => l.role === 'caller' && l.text.split(/\s+/).length >= 3);
-  const first = firstAt >= 0 ? lines[firstAt] : lines.find((l) => l.role === 'caller');
-  const answer = firstAt >= 0 ? lines.slice(firstAt + 1).find((l) => l.role === 'agent') : undefined;
-  const agreed = caller.find((line) => AGREES.test(line));
-  const summary = [
-    first ? `The caller said: "${quote(first.text)}".` : 'The caller said nothing.',
-    answer ? `The agent answered: "${quote(answer.text)}".` : '',
-    agreed ? `The caller agreed: "${quote(agreed)}".` : 'Nothing was agreed.',
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const summary = [...askedAndAnswered(lines), agreement(lines)].join(' ');
+  const agreed = agreedLine(lines);
   const count = (pattern: RegExp) => caller.reduce((n, line) => n + (line.match(pattern)?.length ?? 0), 0);
   const positive = count(POSITIVE);
   const negative = count(NEGATIVE);

@@ -90,21 +90,64 @@ export const words = (text: string): Set<string> =>
       .filter((w) => w.length > 1 && !STOP_WORDS.has(w)),
   );
 
-/** The prompt's sentences, each a thing the agent knows (not the "You are …" ones). */
-export function promptSentences(prompt: string): string[] {
+/**
+ * An instruction to the agent, not a fact it would say: a sentence that starts with an order ("Quote…",
+ * "Always…", "Never…", "Do not…"), or the clause after a colon that does ("…: quote that price when asked").
+ */
+const INSTRUCTION =
+  /^(?:please\s+)?(?:always|never|do not|don't|quote|say|tell|mention|answer|ask|offer|use|keep|be|make sure|remember|only|avoid|greet|introduce|respond|reply|speak|refer|confirm|repeat)\b/i;
+
+/**
+ * A sentence with a hole where a parameter was empty ("it is  at , listed at :"): a word that needs
+ * something after it directly followed by punctuation, or nothing at all after a "to"/"is" before "about"/"at".
+ */
+const HOLE =
+  /\b(?:at|is|to|of|for|from|with|by|in|on|called|named)\s*[,.:;!?]|\b(?:to|is)\s+(?:about|at)\b|\$(?!\s?\d)/i;
+
+/** "On a call to Sam about a listing, it is …": the framing is for the agent; what follows is the fact. */
+const FRAMING =
+  /^(?:on|for|in|during)\s+(?:a|an|the|each|every|this)\s+(?:call|conversation|chat)\b[^,]*,\s*/i;
+
+/**
+ * The prompt's facts, each as the agent would say it: its sentences but the "You are …" ones, without
+ * instructions (an order is dropped; a clause ordering something after a colon is cut off), without
+ * the framing meant for the agent ("On a call to … about a listing,"), and never a sentence with a
+ * hole where a parameter was empty. `all`: the "You are …" and ordering sentences too (they may
+ * name the listing the agent calls about: its address and price are taken from them, never said as
+ * they are).
+ */
+export function promptSentences(prompt: string, options: { all?: boolean } = {}): string[] {
   return prompt
     .replace(/\s+/g, ' ')
     .split(/(?<=[.!?])\s+/)
     .map((s) => s.trim())
-    .filter((s) => s !== '' && !/^you are\b/i.test(s));
+    .filter((s) => s !== '' && (options.all || (!/^you are\b/i.test(s) && !INSTRUCTION.test(s))))
+    .map((s) => {
+      const colon = s.indexOf(': ');
+      const fact = colon > 0 && INSTRUCTION.test(s.slice(colon + 2)) ? `${s.slice(0, colon)}.` : s;
+      const unframed = fact.replace(FRAMING, '');
+      return unframed.charAt(0).toUpperCase() + unframed.slice(1);
+    })
+    .filter((s) => !HOLE.test(s));
 }
 
 export const NO_ANSWER_REPLY =
   "I'm sorry, I don't have that information, but I can have someone follow up with you.";
 
-/** The sentence of the prompt sharing the most words with the line (the first of the best), if any shares one. */
-export function bestSentence(prompt: string, line: string): string | undefined {
-  const asked = words(line);
+/** Words any question about property shares with any sentence about one: they tell nothing apart. */
+const GENERIC = new Set(
+  'any anything anyone something house houses home homes property properties listing listings apartment apartments unit units place places sale buy buying available got have has'.split(
+    ' ',
+  ),
+);
+
+/**
+ * The fact of the prompt (promptSentences) sharing the most words with the line (the first of the
+ * best), if any shares one; `specific`: words that say nothing in particular about property ("any",
+ * "homes", "for sale") do not count.
+ */
+export function bestSentence(prompt: string, line: string, specific = false): string | undefined {
+  const asked = new Set([...words(line)].filter((w) => !specific || !GENERIC.has(w)));
   let best: { text: string; score: number } | undefined;
   for (const fact of promptSentences(prompt)) {
     const score = [...words(fact)].filter((w) => asked.has(w)).length;

@@ -61,7 +61,7 @@ export function callParams(call: SimCall): Record<string, string> {
 
 function statusParams(sim: SimState, call: SimCall, step: Step, sequence: number): Record<string, string> {
   // The wall-clock time the step is played at (its simulated time scaled): never in the future.
-  const at = new Date(call.startWall + wallMs(sim, step.at)).toISOString();
+  const at = new Date(call.startWall + wallMs(sim, call, step.at)).toISOString();
   const params: Record<string, string> = {
     ...callParams(call),
     CallbackSource: 'call-progress-events',

@@ -2,7 +2,7 @@ import { parseTwiml, type TranscriptTurn } from '../../../../functions/providers
 import { callParams, postSigned } from './callbacks.js';
 import { RelaySession } from './relay-client.js';
 import { CONVERSATION_SECONDS, LONG_CONVERSATION_SECONDS, TRANSFER_SECONDS } from './scenarios.js';
-import { sleepUntil, talkedSoFar, wallMs, type SimCall, type SimState } from './state.js';
+import { scaleOf, sleepUntil, talkedSoFar, wallMs, type SimCall, type SimState } from './state.js';
 
 /** The simulated caller of an answered call: its side of the conversation over the relay. */
 
@@ -27,13 +27,13 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
     parameters: relay.parameters,
   });
   call.session = session;
-  const answerWall = call.startWall + wallMs(sim, call.timeline.answerAt ?? 0);
+  const answerWall = call.startWall + wallMs(sim, call, call.timeline.answerAt ?? 0);
   const stop = new Promise<void>((resolveStop) => (call.stopConversation = resolveStop));
   const lines = callerLines(call);
   if (await session.open()) {
     for (const [i, line] of lines.entries()) {
       // Spread so the last line (the goodbye) is said at the end of the scenario's talk time (60 s).
-      const due = answerWall + wallMs(sim, ((i + 1) * talkLimit) / lines.length);
+      const due = answerWall + wallMs(sim, call, ((i + 1) * talkLimit) / lines.length);
       await Promise.race([sleepUntil(sim, due), stop]);
       if (session.isOver || call.hungUp || sim.stopped) break;
       await Promise.race([session.say(line, { timeoutMs: 30_000 }), stop]);
@@ -44,7 +44,7 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
     if (end?.kind === 'agent' && relay.action && !call.hungUp) await afterRelay(sim, call, relay.action);
   } else {
     // The relay refused the session: the caller hears nothing and hangs up at the scenario's end.
-    await Promise.race([sleepUntil(sim, answerWall + wallMs(sim, talkLimit)), stop]);
+    await Promise.race([sleepUntil(sim, answerWall + wallMs(sim, call, talkLimit)), stop]);
   }
   call.transcript = transcriptOf(sim, call, session);
   if (call.hungUp) return;
@@ -66,7 +66,7 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
 
 /** What was said on the call (its greeting, then the session's lines), in simulated seconds from the answer. */
 export function transcriptOf(sim: SimState, call: SimCall, session: RelaySession): TranscriptTurn[] {
-  const answerWall = call.startWall + wallMs(sim, call.timeline.answerAt ?? 0);
+  const answerWall = call.startWall + wallMs(sim, call, call.timeline.answerAt ?? 0);
   const greeting: TranscriptTurn[] = call.relay?.greeting
     ? [{ role: 'agent', text: call.relay.greeting, offset_seconds: 0 }]
     : [];
@@ -75,7 +75,7 @@ export function transcriptOf(sim: SimState, call: SimCall, session: RelaySession
     ...session.lines.map((line) => ({
       role: line.role,
       text: line.text,
-      offset_seconds: Math.max(0, Math.floor(((line.at - answerWall) * sim.scale) / 1000)),
+      offset_seconds: Math.max(0, Math.floor(((line.at - answerWall) * scaleOf(sim, call)) / 1000)),
     })),
   ];
 }

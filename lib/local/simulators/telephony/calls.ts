@@ -3,7 +3,15 @@ import { SimulatorError } from '../http-kit.js';
 import { deliver, postSigned } from './callbacks.js';
 import { afterRelay, converse, transcriptOf } from './caller.js';
 import { inboundTimeline, outboundTimeline, scenarioFor, type Scenario, type Step } from './scenarios.js';
-import { ACCOUNT_SID, sid, sleepUntil, wallMs, type SimCall, type SimState } from './state.js';
+import {
+  ACCOUNT_SID,
+  elapsedSeconds,
+  sid,
+  sleepUntil,
+  wallMs,
+  type SimCall,
+  type SimState,
+} from './state.js';
 
 /** The simulator's calls: placed or received, their timelines played, hung up, and read back. */
 
@@ -24,7 +32,7 @@ async function play(sim: SimState, call: SimCall): Promise<void> {
       if (call.hungUp || sim.stopped) break;
       await converse(sim, call);
     }
-    await sleepUntil(sim, call.startWall + wallMs(sim, step.at));
+    await sleepUntil(sim, call.startWall + wallMs(sim, call, step.at));
     if (!step.concurrent) {
       await Promise.all(inflight);
       inflight = [];
@@ -106,6 +114,7 @@ export function newCall(
         }
       : {}),
     externalRelay: scenario === 'external' || input.externalRelay === true,
+    realTime: input.externalRelay === true && input.direction === 'inbound',
     says: input.says ?? [],
     transcript: [],
     sequence: 0,
@@ -131,7 +140,7 @@ export async function hangup(
   if (call.finished || call.hungUp) return {};
   call.hungUp = true;
   call.stopConversation?.();
-  const elapsed = ((Date.now() - call.startWall) * sim.scale) / 1000;
+  const elapsed = elapsedSeconds(sim, call);
   const { answerAt } = call.timeline;
   const answered = answerAt !== undefined && elapsed >= answerAt;
   const full = call.timeline.talkSeconds;
@@ -139,7 +148,7 @@ export async function hangup(
   const endAt = answered ? (answerAt ?? 0) + talked : elapsed;
   call.timeline = { ...call.timeline, talkSeconds: talked };
   const final: Step = { at: endAt, kind: 'status', status: answered ? 'completed' : 'canceled' };
-  const endedAt = new Date(call.startWall + wallMs(sim, endAt)).toISOString();
+  const endedAt = new Date(call.startWall + wallMs(sim, call, endAt)).toISOString();
   call.outcome = { status: final.status!, duration: talked, endTime: endedAt };
   sim.hangupsEnding += 1;
   const finalDelivered = deliver(sim, call, final, final);
@@ -184,7 +193,7 @@ export function callResource(
       end_time: new Date(call.outcome.endTime).toUTCString(),
     };
   }
-  const elapsed = ((Date.now() - call.startWall) * sim.scale) / 1000;
+  const elapsed = elapsedSeconds(sim, call);
   const { answerAt } = call.timeline;
   const status =
     answerAt !== undefined && elapsed >= answerAt ? 'in-progress' : elapsed >= 1 ? 'ringing' : 'queued';

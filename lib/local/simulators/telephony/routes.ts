@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonObject, requireString, routeTable, sendJson, SimulatorError } from '../http-kit.js';
 import { callResource, hangup, inbound, newCall, relayEndedOutside, startPlaying } from './calls.js';
 import { provision } from './numbers.js';
-import type { SimCall, SimState } from './state.js';
+import { scaleOf, type SimCall, type SimState } from './state.js';
 
 /** The simulator's REST API (server.ts lists it): a recording's audio without auth, the rest with it. */
 
@@ -103,6 +103,8 @@ export function telephonyRoutes(
           direction: call.direction,
           finished: call.finished,
           hung_up: call.hungUp,
+          // Not Twilio's: the call's seconds per wall-clock second (1 for a call a person holds).
+          time_scale: scaleOf(sim, call),
           talk_seconds: call.timeline.talkSeconds,
           transcript: call.transcript,
           dialled: call.dialled ?? null,

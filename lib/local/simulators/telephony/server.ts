@@ -29,7 +29,8 @@ export type { SimulatedCallback, TelephonySimulatorOptions } from './state.js';
  * (`CallDuration`, `RecordingDuration`, a hang-up's `duration_seconds`, the recording's length) is in
  * simulated seconds — the length of the call being simulated. So a 60-second call played at 60x has
  * `duration_seconds` 60 and timestamps a second apart: the service bills the provider's duration, and
- * its timestamps say when it heard of each event.
+ * its timestamps say when it heard of each event. A call a person holds in real time (`call talk`: an
+ * inbound call with an external relay) runs at scale 1: its duration is its wall-clock duration.
  *
  * REST (JSON, `Authorization: Bearer <auth token>`):
  *   POST   /numbers              {country, area_code?, phone_number?, voice_url, status_callback} → {sid, phone_number}
@@ -39,7 +40,8 @@ export type { SimulatedCallback, TelephonySimulatorOptions } from './state.js';
  *   POST   /calls/{sid}/relay-ended → an outside relay client's session ended with the agent's `end`: the
  *                                   simulator asks the call's `<Connect action>` and hangs up unless told to
  *                                   `<Dial>` (what Twilio does) → {dialled}
- *   GET    /calls/{sid}          → Twilio's Call resource fields (status, duration, end_time) and what was
+ *   GET    /calls/{sid}          → Twilio's Call resource fields (status, duration, end_time), the call's
+ *                                   `time_scale` (1 for a call a person holds) and what was
  *                                   sent so far (tests, debugging); 404 for a call it does not know
  *                                   (it keeps calls in memory: after a restart it knows none)
  *   GET    /calls?call_id=…      → the calls placed for one of our calls (a test counts the dials)
@@ -126,7 +128,7 @@ export async function startTelephonySimulator(
           call_id: call.callId,
           to: call.to,
           callbacks_pending: pending(call),
-          next_in_ms: next ? Math.max(0, call.startWall + wallMs(sim, next.at) - now) : 0,
+          next_in_ms: next ? Math.max(0, call.startWall + wallMs(sim, call, next.at) - now) : 0,
         };
       }),
     };

@@ -40,6 +40,11 @@ export interface SimCall {
   relay?: { url: string; parameters: Record<string, string>; greeting: string; action?: string };
   /** Someone else opens the relay session (the `+61491570116` scenario, `call talk`): the call waits. */
   externalRelay: boolean;
+  /**
+   * Held by a person in real time (`call talk`): its time is the wall clock's, not scaled by
+   * SIMULATOR_TIME_SCALE, so its duration (what is billed) and its transcript offsets are real seconds.
+   */
+  realTime: boolean;
   /** What the caller says (`call receive --say`); empty: the default caller. */
   says: string[];
   session?: RelaySession;
@@ -98,8 +103,16 @@ export function newSimState(options: TelephonySimulatorOptions): SimState {
   };
 }
 
-/** Wall-clock ms for simulated seconds. */
-export const wallMs = (sim: SimState, simulatedSeconds: number) => (simulatedSeconds * 1000) / sim.scale;
+/** A call's seconds per wall-clock second: 1 for a call a person holds (`call talk`), else the simulator's. */
+export const scaleOf = (sim: SimState, call: SimCall) => (call.realTime ? 1 : sim.scale);
+
+/** Wall-clock ms for a call's simulated seconds. */
+export const wallMs = (sim: SimState, call: SimCall, simulatedSeconds: number) =>
+  (simulatedSeconds * 1000) / scaleOf(sim, call);
+
+/** The call's simulated seconds since it started. */
+export const elapsedSeconds = (sim: SimState, call: SimCall) =>
+  ((Date.now() - call.startWall) * scaleOf(sim, call)) / 1000;
 
 export const sleepUntil = (sim: SimState, wallTime: number) =>
   new Promise<void>((resolveSleep) => {
@@ -115,4 +128,4 @@ export const sleepUntil = (sim: SimState, wallTime: number) =>
 
 /** Simulated seconds since the call was answered. */
 export const talkedSoFar = (sim: SimState, call: SimCall) =>
-  Math.max(0, ((Date.now() - call.startWall) * sim.scale) / 1000 - (call.timeline.answerAt ?? 0));
+  Math.max(0, elapsedSeconds(sim, call) - (call.timeline.answerAt ?? 0));

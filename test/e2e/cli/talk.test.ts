@@ -1,0 +1,64 @@
+/**
+ * `npm run cli -- call talk` (lib/tools/cli/talk.ts): a person holds the call in real time, so it is
+ * billed by its wall-clock duration and its transcript's offsets are real seconds. Only the calls the
+ * telephony simulator plays out itself run at SIMULATOR_TIME_SCALE (the test stack's is 20 or more).
+ */
+import { PassThrough } from 'node:stream';
+import { talk } from '../../../lib/tools/cli/talk.js';
+import { readStackState } from '../../../lib/local/state.js';
+import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
+import { fullLedger } from '../billing/fixtures.js';
+import { readyToCall, waitForCall } from '../calling/fixtures.js';
+
+/** The person on the line stays about this long (the scenario, not a wait for the service). */
+const HELD_MS = 2_000;
+
+test('a call held through call talk is billed by its wall-clock seconds, its transcript in real seconds', async () => {
+  const { tenant, number } = await readyToCall();
+  const state = readStackState()!;
+  expect(Number(state.env.SIMULATOR_TIME_SCALE ?? 20)).toBeGreaterThan(1);
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let heard = '';
+  output.on('data', (chunk: Buffer) => (heard += chunk.toString('utf8')));
+  const began = Date.now();
+  const talking = talk(
+    state,
+    { from: '+61491570199', to: number.phone_number as string },
+    { input, output, log: () => undefined },
+  );
+  input.write('Hello, is the house on Harbour Street still for sale?\n');
+  // The agent answered the line (a second `agent>` line, ended), and the person has been on the line
+  // for about two seconds: then they hang up (Ctrl-D).
+  await waitFor(
+    () => (heard.slice(0, heard.lastIndexOf('\n') + 1).match(/^agent> .+$/gm) ?? []).length >= 2,
+    {
+      what: () => `the agent's greeting and reply; heard: ${heard}`,
+    },
+  );
+  await waitFor(() => Date.now() - began >= HELD_MS, { what: 'the person to have held the call' });
+  input.end();
+  const { callId, ended } = await talking;
+  const wallSeconds = (Date.now() - began) / 1000;
+  expect(ended).toBe('caller hung up');
+
+  const call = await waitForCall(
+    tenant,
+    callId!,
+    (c) => c.status === 'completed' && c.credits !== null,
+    30_000,
+  );
+  // Real seconds (at most the wall-clock time the test held it), not 20 times as many.
+  expect(call.duration_seconds).toBeGreaterThanOrEqual(1);
+  expect(call.duration_seconds).toBeLessThanOrEqual(Math.ceil(wallSeconds) + 1);
+  for (const turn of call.transcript as { offset_seconds: number }[])
+    expect(turn.offset_seconds).toBeLessThanOrEqual(Math.ceil(wallSeconds));
+  expect(call.transcript.length).toBeGreaterThanOrEqual(2);
+
+  // Billed once, for those seconds (20 credits a minute).
+  await waitForQuiescence();
+  const ledger = await fullLedger(tenant.organisationId, tenant.owner.token);
+  const charges = ledger.filter((entry) => entry.source === `${callId}:call`);
+  expect(charges).toHaveLength(1);
+  expect(charges[0].quantity).toBe(call.duration_seconds);
+});
