@@ -72,12 +72,12 @@ const outcomeOf = (call: Call): AttemptOutcome =>
   call.endReason === 'voicemail'
     ? 'voicemail'
     : call.status === 'completed'
-    ? 'completed'
-    : call.endReason === 'busy'
-      ? 'busy'
-      : call.endReason === 'no_answer'
-        ? 'no_answer'
-        : 'failed';
+      ? 'completed'
+      : call.endReason === 'busy'
+        ? 'busy'
+        : call.endReason === 'no_answer'
+          ? 'no_answer'
+          : 'failed';
 
 const OUTCOME_TEXT: Record<AttemptOutcome, string> = {
   completed: 'answered and completed',

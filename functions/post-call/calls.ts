@@ -79,7 +79,8 @@ export async function loadEndedCall(
 const answeredByOf = (call: {
   answeredBy?: 'human' | 'machine' | 'unknown';
   direction: 'inbound' | 'outbound';
-}): 'human' | 'machine' | 'unknown' => call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown');
+}): 'human' | 'machine' | 'unknown' =>
+  call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown');
 
 /**
  * A quoted listing's address is its full address from the workspace's listings knowledge base (by

@@ -165,7 +165,8 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
     .go();
   if (result.canceled) {
     const again = await readCall(workspaceId, callId);
-    if (again?.answeredBy === 'machine' && !again.relayConnectionId) return refuseOnMachine(connectionId, again);
+    if (again?.answeredBy === 'machine' && !again.relayConnectionId)
+      return refuseOnMachine(connectionId, again);
     return refuse(connectionId, 'the call already has a session', { callId });
   }
   logger.info('relay session started', { connectionId, callId, workspaceId });

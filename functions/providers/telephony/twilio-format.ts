@@ -44,8 +44,6 @@ export const END_REASONS = [
   'agent_hangup',
   /** Answering-machine detection found a machine: the call ended (with a message left, or not). */
   'voicemail',
-  /** A transfer's person did not answer, was busy or the dial failed. */
-  'transfer_failed',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
@@ -329,9 +327,7 @@ export function parseTwiml(twiml: string): ParsedTwiml {
     recordingCallbackUrl: recording ? attributes(recording[0]).recordingStatusCallback : undefined,
     ...(relay ? { relay: attributes(relay[0]) } : {}),
     ...(connect && attributes(connect[0]).action ? { connectAction: attributes(connect[0]).action } : {}),
-    ...(dial
-      ? { dial: unescapeXml(numberTag ? numberTag[1] : dial[1]).trim() }
-      : {}),
+    ...(dial ? { dial: unescapeXml(numberTag ? numberTag[1] : dial[1]).trim() } : {}),
     ...(dialTag && attributes(dialTag[0]).action ? { dialAction: attributes(dialTag[0]).action } : {}),
     ...(numberTag && attributes(numberTag[0]).url ? { numberUrl: attributes(numberTag[0]).url } : {}),
     parameters,

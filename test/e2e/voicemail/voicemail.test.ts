@@ -41,16 +41,19 @@ async function startCall(tenant: Tenant, agentId: string, to: string): Promise<s
 
 /** Ended and handed to the post-call pipeline. */
 async function settled(tenant: Tenant, callId: string): Promise<Json> {
-  const call = await waitForCall(tenant, callId, (c) => ['completed', 'failed'].includes(c.status), 40_000);
+  await waitForCall(tenant, callId, (c) => ['completed', 'failed'].includes(c.status), 40_000);
   let last: unknown;
-  await waitFor(async () => {
-    const stored = await getCall(tenant.workspaceId, callId);
-    last = { ...stored, prompt: undefined, greeting: undefined };
-    return stored?.postCallSentAt;
-  }, {
-    what: () => `call ${callId} reported to the post-call pipeline: ${JSON.stringify(last)}`,
-    timeoutMs: 20_000,
-  });
+  await waitFor(
+    async () => {
+      const stored = await getCall(tenant.workspaceId, callId);
+      last = { ...stored, prompt: undefined, greeting: undefined };
+      return stored?.postCallSentAt;
+    },
+    {
+      what: () => `call ${callId} reported to the post-call pipeline: ${JSON.stringify(last)}`,
+      timeoutMs: 20_000,
+    },
+  );
   return (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token })).body;
 }
 
@@ -236,5 +239,22 @@ describe('the AMD callback', () => {
     const other = amdUrl(tenant.workspaceId, callId);
     expect(await postAmd(other, { CallSid: 'CAother', AnsweredBy: 'machine_end_beep' })).toBe(200);
     expect((await getCall(tenant.workspaceId, callId))?.answeredBy).toBe('human');
+  });
+});
+
+describe('transfer', () => {
+  test('`transfer` (cold) is stored and read back; warm is refused (422) until it is available', async () => {
+    const { tenant, agent } = await readyToCall({
+      name: 'Transfer cold',
+      transfer: { phone_number: '+61291234567' },
+    });
+    expect(agent.transfer).toEqual({ phone_number: '+61291234567', mode: 'cold', whisper: null });
+    const warm = await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, {
+      token: tenant.owner.token,
+      body: { transfer: { phone_number: '+61491570119', mode: 'warm' } },
+    });
+    expect(warm.status).toBe(422);
+    const after = (await api('GET', `${ws(tenant)}/agents/${agent.id}`, { token: tenant.owner.token })).body;
+    expect(after.transfer).toEqual({ phone_number: '+61291234567', mode: 'cold', whisper: null });
   });
 });

@@ -7067,6 +7067,16 @@ export interface operations {
            *           "language": "en-AU",
            *           "voice": "UgBBYS2sOqTuMpoF3BR0",
            *           "transfer_phone_number": "+61291234567",
+           *           "voicemail": {
+           *             "detection": true,
+           *             "action": "hangup",
+           *             "message": "Hi {{first_name}}, thanks for your time today."
+           *           },
+           *           "transfer": {
+           *             "phone_number": "+61491570156",
+           *             "mode": "cold",
+           *             "whisper": "example"
+           *           },
            *           "analysis_fields": [
            *             {
            *               "name": "budget",
@@ -7156,6 +7166,18 @@ export interface operations {
               voice: string | null;
               /** @example +61291234567 */
               transfer_phone_number: string | null;
+              voicemail: {
+                detection: boolean;
+                /** @enum {string} */
+                action: 'hangup' | 'leave_message';
+                message: string | null;
+              } | null;
+              transfer: {
+                phone_number: string;
+                /** @enum {string} */
+                mode: 'cold' | 'warm';
+                whisper: string | null;
+              } | null;
               /**
                * @example [
                *       {
@@ -7379,6 +7401,15 @@ export interface operations {
          *       "language": "en-AU",
          *       "voice": "UgBBYS2sOqTuMpoF3BR0",
          *       "transfer_phone_number": "+61291234567",
+         *       "voicemail": {
+         *         "detection": true,
+         *         "action": "leave_message",
+         *         "message": "Hi {{name}}, please call us back."
+         *       },
+         *       "transfer": {
+         *         "phone_number": "+61291234567",
+         *         "mode": "cold"
+         *       },
          *       "analysis_fields": [
          *         {
          *           "name": "budget",
@@ -7473,6 +7504,26 @@ export interface operations {
           language?: string;
           voice?: string | null;
           transfer_phone_number?: string | null;
+          voicemail?: {
+            /** @default true */
+            detection?: boolean;
+            /**
+             * @default hangup
+             * @enum {string}
+             */
+            action?: 'hangup' | 'leave_message';
+            message?: string;
+          } | null;
+          transfer?: {
+            /** @example +61291234567 */
+            phone_number: string;
+            /**
+             * @default cold
+             * @enum {string}
+             */
+            mode?: 'cold' | 'warm';
+            whisper?: string;
+          } | null;
           /**
            * @example [
            *       {
@@ -7648,6 +7699,16 @@ export interface operations {
            *       "language": "en-AU",
            *       "voice": "UgBBYS2sOqTuMpoF3BR0",
            *       "transfer_phone_number": "+61291234567",
+           *       "voicemail": {
+           *         "detection": true,
+           *         "action": "hangup",
+           *         "message": "Hi {{first_name}}, thanks for your time today."
+           *       },
+           *       "transfer": {
+           *         "phone_number": "+61491570156",
+           *         "mode": "cold",
+           *         "whisper": "example"
+           *       },
            *       "analysis_fields": [
            *         {
            *           "name": "budget",
@@ -7733,6 +7794,18 @@ export interface operations {
             voice: string | null;
             /** @example +61291234567 */
             transfer_phone_number: string | null;
+            voicemail: {
+              detection: boolean;
+              /** @enum {string} */
+              action: 'hangup' | 'leave_message';
+              message: string | null;
+            } | null;
+            transfer: {
+              phone_number: string;
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              whisper: string | null;
+            } | null;
             /**
              * @example [
              *       {
@@ -7988,6 +8061,16 @@ export interface operations {
            *       "language": "en-AU",
            *       "voice": "UgBBYS2sOqTuMpoF3BR0",
            *       "transfer_phone_number": "+61291234567",
+           *       "voicemail": {
+           *         "detection": true,
+           *         "action": "hangup",
+           *         "message": "Hi {{first_name}}, thanks for your time today."
+           *       },
+           *       "transfer": {
+           *         "phone_number": "+61491570156",
+           *         "mode": "cold",
+           *         "whisper": "example"
+           *       },
            *       "analysis_fields": [
            *         {
            *           "name": "budget",
@@ -8073,6 +8156,18 @@ export interface operations {
             voice: string | null;
             /** @example +61291234567 */
             transfer_phone_number: string | null;
+            voicemail: {
+              detection: boolean;
+              /** @enum {string} */
+              action: 'hangup' | 'leave_message';
+              message: string | null;
+            } | null;
+            transfer: {
+              phone_number: string;
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              whisper: string | null;
+            } | null;
             /**
              * @example [
              *       {
@@ -8431,6 +8526,15 @@ export interface operations {
          *       "language": "en-AU",
          *       "voice": "UgBBYS2sOqTuMpoF3BR0",
          *       "transfer_phone_number": "+61291234567",
+         *       "voicemail": {
+         *         "detection": true,
+         *         "action": "leave_message",
+         *         "message": "Hi {{name}}, please call us back."
+         *       },
+         *       "transfer": {
+         *         "phone_number": "+61291234567",
+         *         "mode": "cold"
+         *       },
          *       "analysis_fields": [
          *         {
          *           "name": "budget",
@@ -8522,6 +8626,26 @@ export interface operations {
           language?: string;
           voice?: string | null;
           transfer_phone_number?: string | null;
+          voicemail?: {
+            /** @default true */
+            detection?: boolean;
+            /**
+             * @default hangup
+             * @enum {string}
+             */
+            action?: 'hangup' | 'leave_message';
+            message?: string;
+          } | null;
+          transfer?: {
+            /** @example +61291234567 */
+            phone_number: string;
+            /**
+             * @default cold
+             * @enum {string}
+             */
+            mode?: 'cold' | 'warm';
+            whisper?: string;
+          } | null;
           /**
            * @example [
            *       {
@@ -8697,6 +8821,16 @@ export interface operations {
            *       "language": "en-AU",
            *       "voice": "UgBBYS2sOqTuMpoF3BR0",
            *       "transfer_phone_number": "+61291234567",
+           *       "voicemail": {
+           *         "detection": true,
+           *         "action": "hangup",
+           *         "message": "Hi {{first_name}}, thanks for your time today."
+           *       },
+           *       "transfer": {
+           *         "phone_number": "+61491570156",
+           *         "mode": "cold",
+           *         "whisper": "example"
+           *       },
            *       "analysis_fields": [
            *         {
            *           "name": "budget",
@@ -8782,6 +8916,18 @@ export interface operations {
             voice: string | null;
             /** @example +61291234567 */
             transfer_phone_number: string | null;
+            voicemail: {
+              detection: boolean;
+              /** @enum {string} */
+              action: 'hangup' | 'leave_message';
+              message: string | null;
+            } | null;
+            transfer: {
+              phone_number: string;
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              whisper: string | null;
+            } | null;
             /**
              * @example [
              *       {
@@ -10339,6 +10485,7 @@ export interface operations {
                     | 'lost'
                     | 'not_answering'
                     | 'agent_hangup'
+                    | 'voicemail'
                   )
                 | null;
               created_by: string;
@@ -10574,7 +10721,15 @@ export interface operations {
            *         }
            *       ],
            *       "conversation_ended_by": "agent_hangup",
-           *       "transferred_to": "example"
+           *       "transferred_to": "example",
+           *       "answered_by": "human",
+           *       "voicemail_message_left": true,
+           *       "transfer": {
+           *         "mode": "cold",
+           *         "to": "+61491570156",
+           *         "summary": "Hi {{first_name}}, thanks for your time today.",
+           *         "status": "connected"
+           *       }
            *     }
            */
           'application/json': {
@@ -10602,6 +10757,7 @@ export interface operations {
                   | 'lost'
                   | 'not_answering'
                   | 'agent_hangup'
+                  | 'voicemail'
                 )
               | null;
             created_by: string;
@@ -10633,6 +10789,7 @@ export interface operations {
                     | 'lost'
                     | 'not_answering'
                     | 'agent_hangup'
+                    | 'voicemail'
                   )
                 | null;
               source: string;
@@ -10702,8 +10859,18 @@ export interface operations {
               kind: string;
               detail: string;
             }[];
-            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup') | null;
+            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
+            voicemail_message_left: boolean;
+            transfer: {
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              to: string;
+              summary: string | null;
+              status: ('connected' | 'no_answer' | 'busy' | 'failed') | null;
+            } | null;
           };
         };
       };
@@ -10930,7 +11097,15 @@ export interface operations {
            *         }
            *       ],
            *       "conversation_ended_by": "agent_hangup",
-           *       "transferred_to": "example"
+           *       "transferred_to": "example",
+           *       "answered_by": "human",
+           *       "voicemail_message_left": true,
+           *       "transfer": {
+           *         "mode": "cold",
+           *         "to": "+61491570156",
+           *         "summary": "Hi {{first_name}}, thanks for your time today.",
+           *         "status": "connected"
+           *       }
            *     }
            */
           'application/json': {
@@ -10958,6 +11133,7 @@ export interface operations {
                   | 'lost'
                   | 'not_answering'
                   | 'agent_hangup'
+                  | 'voicemail'
                 )
               | null;
             created_by: string;
@@ -10989,6 +11165,7 @@ export interface operations {
                     | 'lost'
                     | 'not_answering'
                     | 'agent_hangup'
+                    | 'voicemail'
                   )
                 | null;
               source: string;
@@ -11058,8 +11235,18 @@ export interface operations {
               kind: string;
               detail: string;
             }[];
-            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup') | null;
+            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
+            voicemail_message_left: boolean;
+            transfer: {
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              to: string;
+              summary: string | null;
+              status: ('connected' | 'no_answer' | 'busy' | 'failed') | null;
+            } | null;
           };
         };
       };
@@ -14157,6 +14344,7 @@ export interface operations {
            *             ]
            *           },
            *           "max_concurrency": 1,
+           *           "retry_on_voicemail": true,
            *           "status": "draft",
            *           "paused_reason": "example",
            *           "progress": {
@@ -14169,6 +14357,7 @@ export interface operations {
            *             "skipped": 1,
            *             "retry_scheduled": 1,
            *             "cancelled": 1,
+           *             "voicemail": 1,
            *             "credits_used": 25
            *           },
            *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -14218,6 +14407,7 @@ export interface operations {
                 on: ('busy' | 'no_answer' | 'failed')[];
               };
               max_concurrency: number;
+              retry_on_voicemail: boolean;
               /** @enum {string} */
               status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
               paused_reason: string | null;
@@ -14231,6 +14421,7 @@ export interface operations {
                 skipped: number;
                 retry_scheduled: number;
                 cancelled: number;
+                voicemail: number;
                 credits_used: number;
               };
               created_by: string;
@@ -14389,7 +14580,8 @@ export interface operations {
          *           "busy"
          *         ]
          *       },
-         *       "max_concurrency": 1
+         *       "max_concurrency": 1,
+         *       "retry_on_voicemail": true
          *     }
          */
         'application/json': {
@@ -14427,6 +14619,7 @@ export interface operations {
             on?: ('busy' | 'no_answer' | 'failed')[];
           };
           max_concurrency?: number;
+          retry_on_voicemail?: boolean;
         };
       };
     };
@@ -14467,6 +14660,7 @@ export interface operations {
            *         ]
            *       },
            *       "max_concurrency": 1,
+           *       "retry_on_voicemail": true,
            *       "status": "draft",
            *       "paused_reason": "example",
            *       "progress": {
@@ -14479,6 +14673,7 @@ export interface operations {
            *         "skipped": 1,
            *         "retry_scheduled": 1,
            *         "cancelled": 1,
+           *         "voicemail": 1,
            *         "credits_used": 25
            *       },
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -14524,6 +14719,7 @@ export interface operations {
               on: ('busy' | 'no_answer' | 'failed')[];
             };
             max_concurrency: number;
+            retry_on_voicemail: boolean;
             /** @enum {string} */
             status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
             paused_reason: string | null;
@@ -14537,6 +14733,7 @@ export interface operations {
               skipped: number;
               retry_scheduled: number;
               cancelled: number;
+              voicemail: number;
               credits_used: number;
             };
             created_by: string;
@@ -14738,6 +14935,7 @@ export interface operations {
            *         ]
            *       },
            *       "max_concurrency": 1,
+           *       "retry_on_voicemail": true,
            *       "status": "draft",
            *       "paused_reason": "example",
            *       "progress": {
@@ -14750,6 +14948,7 @@ export interface operations {
            *         "skipped": 1,
            *         "retry_scheduled": 1,
            *         "cancelled": 1,
+           *         "voicemail": 1,
            *         "credits_used": 25
            *       },
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -14795,6 +14994,7 @@ export interface operations {
               on: ('busy' | 'no_answer' | 'failed')[];
             };
             max_concurrency: number;
+            retry_on_voicemail: boolean;
             /** @enum {string} */
             status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
             paused_reason: string | null;
@@ -14808,6 +15008,7 @@ export interface operations {
               skipped: number;
               retry_scheduled: number;
               cancelled: number;
+              voicemail: number;
               credits_used: number;
             };
             created_by: string;
@@ -15100,7 +15301,8 @@ export interface operations {
          *           "busy"
          *         ]
          *       },
-         *       "max_concurrency": 1
+         *       "max_concurrency": 1,
+         *       "retry_on_voicemail": true
          *     }
          */
         'application/json': {
@@ -15138,6 +15340,7 @@ export interface operations {
             on?: ('busy' | 'no_answer' | 'failed')[];
           };
           max_concurrency?: number;
+          retry_on_voicemail?: boolean;
         };
       };
     };
@@ -15178,6 +15381,7 @@ export interface operations {
            *         ]
            *       },
            *       "max_concurrency": 1,
+           *       "retry_on_voicemail": true,
            *       "status": "draft",
            *       "paused_reason": "example",
            *       "progress": {
@@ -15190,6 +15394,7 @@ export interface operations {
            *         "skipped": 1,
            *         "retry_scheduled": 1,
            *         "cancelled": 1,
+           *         "voicemail": 1,
            *         "credits_used": 25
            *       },
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -15235,6 +15440,7 @@ export interface operations {
               on: ('busy' | 'no_answer' | 'failed')[];
             };
             max_concurrency: number;
+            retry_on_voicemail: boolean;
             /** @enum {string} */
             status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
             paused_reason: string | null;
@@ -15248,6 +15454,7 @@ export interface operations {
               skipped: number;
               retry_scheduled: number;
               cancelled: number;
+              voicemail: number;
               credits_used: number;
             };
             created_by: string;
@@ -15945,7 +16152,7 @@ export interface operations {
               attempts: {
                 call_id: string;
                 at: string;
-                outcome: ('completed' | 'busy' | 'no_answer' | 'failed') | null;
+                outcome: ('completed' | 'busy' | 'no_answer' | 'failed' | 'voicemail') | null;
               }[];
               next_attempt_at: string | null;
               reason: string | null;
@@ -16464,6 +16671,7 @@ export interface operations {
            *       "skipped": 1,
            *       "retry_scheduled": 1,
            *       "cancelled": 1,
+           *       "voicemail": 1,
            *       "credits_used": 25
            *     }
            */
@@ -16477,6 +16685,7 @@ export interface operations {
             skipped: number;
             retry_scheduled: number;
             cancelled: number;
+            voicemail: number;
             credits_used: number;
           };
         };

@@ -72,7 +72,8 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
     // Like Twilio, the `<Connect action>` is asked when the session ended: after the agent's `end`, or
     // (a machine found before the session began) when the relay closed it at its setup.
     call.relayEnd = end?.kind ?? 'none';
-    const asks = end?.kind === 'agent' || (end?.kind === 'dropped' && call.amd?.reported?.startsWith('machine'));
+    const asks =
+      end?.kind === 'agent' || (end?.kind === 'dropped' && call.amd?.reported?.startsWith('machine'));
     if (asks && relay.action && !call.hungUp) await afterRelay(sim, call, relay.action);
   } else {
     // The relay refused the session: the caller hears nothing and hangs up at the scenario's end.

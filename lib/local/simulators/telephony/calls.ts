@@ -81,7 +81,11 @@ async function reportAmd(sim: SimState, call: SimCall): Promise<void> {
     await sleepUntil(sim, Date.now() + 20);
   if (call.relayOpened && (await call.relayOpened)) await sleepUntil(sim, Date.now() + SETUP_GRACE_MS);
   if (call.hungUp || call.finished || sim.stopped) return;
-  const answeredBy = machine ? (amd.mode === 'DetectMessageEnd' ? 'machine_end_beep' : 'machine_start') : 'human';
+  const answeredBy = machine
+    ? amd.mode === 'DetectMessageEnd'
+      ? 'machine_end_beep'
+      : 'machine_start'
+    : 'human';
   amd.reported = answeredBy;
   sim.callbacksInFlight += 1;
   try {
