@@ -70,6 +70,27 @@ export const AgentEntity = new Entity(
       voice: { type: 'string' },
       /** Where `transfer_call` hands the caller (E.164); absent: the agent cannot transfer. */
       transferPhoneNumber: { type: 'string' },
+      /**
+       * Answering-machine detection of outbound calls (`voicemail`): absent, the agent's calls are not
+       * checked. `message` (leave_message) has `{{parameters}}`, filled per call.
+       */
+      voicemail: {
+        type: 'map',
+        properties: {
+          detection: { type: 'boolean', required: true },
+          action: { type: ['hangup', 'leave_message'] as const, required: true },
+          message: { type: 'string' },
+        },
+      },
+      /** The transfer (`transfer`): cold or warm; absent: `transferPhoneNumber` (cold) if set. */
+      transfer: {
+        type: 'map',
+        properties: {
+          phoneNumber: { type: 'string', required: true },
+          mode: { type: ['cold', 'warm'] as const, required: true },
+          whisper: { type: 'string' },
+        },
+      },
       /** What post-call analysis extracts from each call (`analysis_fields`); absent: none. */
       analysisFields: {
         type: 'list',

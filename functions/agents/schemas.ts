@@ -150,6 +150,48 @@ const transferPhoneNumber = () =>
     .regex(/^\+[1-9]\d{6,14}$/, 'an E.164 phone number, e.g. +61291234567')
     .meta({ examples: ['+61291234567'] });
 
+/** Answering-machine detection of the agent's outbound calls (docs/voice-runtime.md "Voicemail"). */
+export const VoicemailInput = schemaOnFirstUse(() =>
+  z
+    .strictObject({
+      /** Default true once the field is set. */
+      detection: z.boolean().default(true),
+      action: z.enum(['hangup', 'leave_message']).default('hangup'),
+      /** What is said after the beep (`{{parameters}}` filled); required for leave_message. */
+      message: freeText().trim().min(1).max(1_000).optional(),
+    })
+    .superRefine((value, ctx) => {
+      if (value.action === 'leave_message' && !value.message)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['message'],
+          message: 'message is required for leave_message',
+          input: value,
+        });
+    })
+    .meta({
+      examples: [{ detection: true, action: 'leave_message', message: 'Hi {{name}}, please call us back.' }],
+    }),
+);
+
+/** Where `transfer_call` hands the caller, and how (docs/voice-runtime.md "Transfers"). */
+export const TransferInput = schemaOnFirstUse(() =>
+  z
+    .strictObject({
+      phone_number: transferPhoneNumber(),
+      mode: z.enum(['cold', 'warm']).default('cold'),
+      /** Warm: what the person hears first (`{{summary}}` and parameters filled); default: the summary. */
+      whisper: freeText().trim().min(1).max(500).optional(),
+    })
+    // Warm transfers (a summary whispered to the person first) are not available yet: refused rather
+    // than dialled cold without saying so.
+    .refine((value) => value.mode === 'cold', {
+      path: ['mode'],
+      message: 'warm transfers are not available yet; use mode cold',
+    })
+    .meta({ examples: [{ phone_number: '+61291234567', mode: 'cold' }] }),
+);
+
 /** One value post-call analysis extracts from each call (docs/api.md "AnalysisField"). */
 export const AnalysisFieldInput = schemaOnFirstUse(() =>
   z
@@ -232,6 +274,10 @@ export const CreateAgentBody = schemaOnFirstUse(() =>
     language: language().optional(),
     voice: voice().nullable().optional(),
     transfer_phone_number: transferPhoneNumber().nullable().optional(),
+    /** Answering-machine detection of outbound calls; absent or null: not checked. */
+    voicemail: VoicemailInput.nullable().optional(),
+    /** The transfer (cold or warm); wins over transfer_phone_number. */
+    transfer: TransferInput.nullable().optional(),
     /** What post-call analysis extracts from each call (at most 20). */
     analysis_fields: analysisFields().optional(),
     /** What makes a call successful (post-call analysis judges it); absent: the agent's goal. */
@@ -259,6 +305,10 @@ export const UpdateAgentBody = schemaOnFirstUse(() =>
     voice: voice().nullable().optional(),
     /** null: the agent cannot transfer calls. */
     transfer_phone_number: transferPhoneNumber().nullable().optional(),
+    /** Replaces the whole setting; null: not checked. */
+    voicemail: VoicemailInput.nullable().optional(),
+    /** Replaces the whole setting; null: none (transfer_phone_number, if set, is still a cold transfer). */
+    transfer: TransferInput.nullable().optional(),
     /** Replaces the whole list. */
     analysis_fields: analysisFields().optional(),
     /** null: the agent's goal (its prompt) is the measure. */
@@ -321,6 +371,22 @@ export const AgentResponse = schemaOnFirstUse(() =>
       .string()
       .nullable()
       .meta({ examples: ['+61291234567'] }),
+    /** Answering-machine detection of outbound calls; null: not checked. */
+    voicemail: z
+      .object({
+        detection: z.boolean(),
+        action: z.enum(['hangup', 'leave_message']),
+        message: z.string().nullable(),
+      })
+      .nullable(),
+    /** How `transfer_call` hands the caller over; null: no transfer set (or only transfer_phone_number). */
+    transfer: z
+      .object({
+        phone_number: z.string(),
+        mode: z.enum(['cold', 'warm']),
+        whisper: z.string().nullable(),
+      })
+      .nullable(),
     /** What post-call analysis extracts from each call (the call's `analysis.custom`). */
     analysis_fields: z
       .array(

@@ -120,6 +120,20 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
     language: agent.language ?? DEFAULT_AGENT_LANGUAGE,
     voice: agent.voice ?? null,
     transfer_phone_number: agent.transferPhoneNumber ?? null,
+    voicemail: agent.voicemail
+      ? {
+          detection: agent.voicemail.detection,
+          action: agent.voicemail.action,
+          message: agent.voicemail.message ?? null,
+        }
+      : null,
+    transfer: agent.transfer
+      ? {
+          phone_number: agent.transfer.phoneNumber,
+          mode: agent.transfer.mode,
+          whisper: agent.transfer.whisper ?? null,
+        }
+      : null,
     analysis_fields: (agent.analysisFields ?? []).map((field) => ({
       name: field.name,
       type: field.type,
@@ -171,6 +185,8 @@ export async function createAgent(
     ...(body.language ? { language: body.language } : {}),
     ...(body.voice ? { voice: body.voice } : {}),
     ...(body.transfer_phone_number ? { transferPhoneNumber: body.transfer_phone_number } : {}),
+    ...(body.voicemail ? { voicemail: voicemailFrom(body.voicemail) } : {}),
+    ...(body.transfer ? { transfer: transferFrom(body.transfer) } : {}),
     ...(body.analysis_fields?.length ? { analysisFields: analysisFieldsFrom(body.analysis_fields) } : {}),
     ...(body.success_criteria ? { successCriteria: body.success_criteria } : {}),
     ...(tools ?? {}),
@@ -215,6 +231,34 @@ export async function listAgents(workspaceId: string, query: ListQuery): Promise
   return { items: page.items as Agent[], nextCursor: page.nextCursor };
 }
 
+/** The fields of the agent item a PATCH may remove. */
+type RemovableField = 'voice' | 'transferPhoneNumber' | 'successCriteria' | 'voicemail' | 'transfer';
+
+function voicemailFrom(input: {
+  detection?: boolean;
+  action?: 'hangup' | 'leave_message';
+  message?: string;
+}): NonNullable<Agent['voicemail']> {
+  const action = input.action ?? 'hangup';
+  return {
+    detection: input.detection ?? true,
+    action,
+    ...(input.message ? { message: input.message } : {}),
+  };
+}
+
+function transferFrom(input: {
+  phone_number: string;
+  mode?: 'cold' | 'warm';
+  whisper?: string;
+}): NonNullable<Agent['transfer']> {
+  return {
+    phoneNumber: input.phone_number,
+    mode: input.mode ?? 'cold',
+    ...(input.whisper ? { whisper: input.whisper } : {}),
+  };
+}
+
 function analysisFieldsFrom(fields: AnalysisFieldInput[]): NonNullable<Agent['analysisFields']> {
   return fields.map((field) => ({
     name: field.name,
@@ -223,9 +267,6 @@ function analysisFieldsFrom(fields: AnalysisFieldInput[]): NonNullable<Agent['an
     ...(field.enum_values ? { enumValues: field.enum_values } : {}),
   }));
 }
-
-/** The fields of the agent item a PATCH may remove. */
-type RemovableField = 'voice' | 'transferPhoneNumber' | 'successCriteria';
 
 /** How often a change is tried again after a concurrent change of the same agent. */
 const MAX_WRITE_ATTEMPTS = 8;
@@ -258,9 +299,13 @@ export async function updateAgent(
   if (changes.language !== undefined) set.language = changes.language;
   if (changes.voice) set.voice = changes.voice;
   if (changes.transfer_phone_number) set.transferPhoneNumber = changes.transfer_phone_number;
+  if (changes.voicemail) set.voicemail = voicemailFrom(changes.voicemail);
+  if (changes.transfer) set.transfer = transferFrom(changes.transfer);
   if (changes.analysis_fields !== undefined) set.analysisFields = analysisFieldsFrom(changes.analysis_fields);
   if (changes.success_criteria) set.successCriteria = changes.success_criteria;
   const removed: RemovableField[] = [];
+  if (changes.voicemail === null) removed.push('voicemail');
+  if (changes.transfer === null) removed.push('transfer');
   if (changes.voice === null) removed.push('voice');
   if (changes.transfer_phone_number === null) removed.push('transferPhoneNumber');
   if (changes.success_criteria === null || changes.success_criteria === '') removed.push('successCriteria');

@@ -245,7 +245,7 @@ interface StoredConversation {
     service_ms: { p50: number | null; p90: number | null };
   };
   incidents?: { at: string; kind: string; detail: string }[];
-  ended_by?: 'agent_hangup' | 'transfer' | 'caller_hangup' | null;
+  ended_by?: 'agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail' | null;
 }
 
 const NO_PERCENTILES = { p50: null, p90: null };
@@ -301,5 +301,17 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     conversation_incidents: conversation.incidents ?? [],
     conversation_ended_by: conversation.ended_by ?? null,
     transferred_to: call.agentEnded === 'transfer' ? (call.transferTo ?? null) : null,
+    answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
+    voicemail_message_left: call.voicemailMessageLeft === true,
+    transfer: call.transfer
+      ? {
+          mode: call.transfer.mode,
+          to: call.transfer.to,
+          summary: call.transfer.summary ?? null,
+          status: call.transfer.status ?? null,
+        }
+      : call.agentEnded === 'transfer' && call.transferTo
+        ? { mode: 'cold', to: call.transferTo, summary: null, status: null }
+        : null,
   };
 }

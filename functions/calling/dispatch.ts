@@ -24,6 +24,14 @@ export function statusCallbackUrl(workspaceId: string, callId: string): string {
   return `${providerWebhookUrl(VOICE_WEBHOOK_PATH)}?${query.toString()}`;
 }
 
+/** Where the provider posts a call's answering-machine detection result (amd.ts). */
+export const AMD_WEBHOOK_PATH = '/webhooks/telephony/amd' as const;
+
+export function amdCallbackUrl(workspaceId: string, callId: string): string {
+  const query = new URLSearchParams({ call_id: callId, workspace_id: workspaceId });
+  return `${providerWebhookUrl(AMD_WEBHOOK_PATH)}?${query.toString()}`;
+}
+
 /**
  * The summaries of the other party's earlier calls when the call's agent uses conversation memories
  * (handed in by the consumer: the post-call pipeline keeps them); empty: none used.
@@ -67,6 +75,19 @@ export async function dispatchCall(
   // The call's version of the agent: its voice, language and relay settings.
   const agent = await agentForCall(call);
   const callbackUrl = statusCallbackUrl(workspaceId, callId);
+  // Answering-machine detection (the agent's `voicemail`): recorded on the call before the dial, so
+  // the detection's callback and the `<Connect action>` find what to do however fast they come.
+  const voicemail = agent?.voicemail?.detection ? agent.voicemail : undefined;
+  if (voicemail) {
+    await CallEntity.patch({ workspaceId, callId })
+      .set({
+        voicemailAction: voicemail.action,
+        ...(voicemail.action === 'leave_message' && voicemail.message
+          ? { voicemailMessage: renderTemplate(voicemail.message, parameters) }
+          : {}),
+      })
+      .go({ response: 'none' });
+  }
   let providerCallId: string;
   try {
     ({ providerCallId } = await port.placeCall({
@@ -82,6 +103,14 @@ export async function dispatchCall(
         recordingCallbackUrl: callbackUrl,
         relay: relaySettings(agent ?? DEFAULT_RELAY_AGENT, { callId, workspaceId }),
       },
+      ...(voicemail
+        ? {
+            machineDetection: {
+              mode: voicemail.action === 'leave_message' ? 'DetectMessageEnd' : 'Enable',
+              callbackUrl: amdCallbackUrl(workspaceId, callId),
+            },
+          }
+        : {}),
     }));
   } catch (error) {
     logger.error('dial failed; the call fails (it is never dialled twice)', { callId, error: String(error) });

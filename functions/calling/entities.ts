@@ -143,6 +143,31 @@ export const CallEntity = new Entity(
       /** How the agent ended the conversation (`agent_hangup`, `transfer`), set before the provider ends the call. */
       agentEnded: { type: ['agent_hangup', 'transfer'] as const },
       transferTo: { type: 'string' },
+      /**
+       * Answering-machine detection asked of the provider at the dial (an outbound call of an agent with
+       * `voicemail`): what to do on a machine, and the message (parameters filled) for leave_message.
+       */
+      voicemailAction: { type: ['hangup', 'leave_message'] as const },
+      voicemailMessage: { type: 'string' },
+      /** The detection's result, set once by the AMD callback (amd.ts); absent: not known. */
+      answeredBy: { type: ['human', 'machine', 'unknown'] as const },
+      /** The voicemail message was handed to the provider to say (relay-ended.ts). */
+      voicemailMessageLeft: { type: 'boolean' },
+      /**
+       * A transfer's details (the agent's `transfer` setting when it ran): warm ones carry the summary
+       * written when the model called transfer_call and the whisper the person hears; `status` once the
+       * dial ended.
+       */
+      transfer: {
+        type: 'map',
+        properties: {
+          mode: { type: ['cold', 'warm'] as const, required: true },
+          to: { type: 'string', required: true },
+          summary: { type: 'string' },
+          whisper: { type: 'string' },
+          status: { type: ['connected', 'no_answer', 'busy', 'failed'] as const },
+        },
+      },
       /** The conversation's tool calls, latency and incidents (conversation/), JSON, written when it ends. */
       conversation: { type: 'string' },
       /** The day (workspace time zone) the call is counted in by the analytics counters; set once, when counted. */

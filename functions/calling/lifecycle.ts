@@ -107,6 +107,8 @@ export async function applyTransition(
       // The agent ended the conversation (its end_call): whoever then ended the call, it was the agent's doing.
       if (transition.status === 'completed' && call.agentEnded === 'agent_hangup')
         set.endReason = 'agent_hangup';
+      // Answering-machine detection found a machine (amd.ts): the call ended on its voicemail.
+      if (transition.status === 'completed' && call.answeredBy === 'machine') set.endReason = 'voicemail';
       set.durationSeconds = callDurationSeconds({
         answeredAt,
         endedAt: at,

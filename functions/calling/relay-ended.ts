@@ -1,7 +1,9 @@
 import { isId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { telephony } from '../providers/telephony/index.js';
-import { emptyTwiml, relayEndedTwiml } from '../providers/telephony/twilio-format.js';
+import { AgentEntity, DEFAULT_AGENT_LANGUAGE } from '../agents/entities.js';
+import { emptyTwiml, relayEndedTwiml, sayAndHangupTwiml } from '../providers/telephony/twilio-format.js';
+import { CallEntity, type Call } from './entities.js';
 import { readCall } from './lifecycle.js';
 
 /**
@@ -30,7 +32,27 @@ export async function answerRelayEnded(request: {
     logger.warn('relay-ended for an unknown call', { callId });
     return { status: 200, contentType: 'text/xml', body: emptyTwiml() };
   }
+  if (call.answeredBy === 'machine')
+    return { status: 200, contentType: 'text/xml', body: await voicemailTwiml(call) };
   const transferTo = call.agentEnded === 'transfer' ? call.transferTo : undefined;
   logger.info('relay session ended at the provider', { callId, transfer: transferTo !== undefined });
   return { status: 200, contentType: 'text/xml', body: relayEndedTwiml(transferTo) };
+}
+
+/**
+ * A machine answered: the message is said (`<Say>`, in the agent's language: Twilio's own voices, see
+ * docs/voice-runtime.md) and the call hung up, or it is just hung up. The call records that the message
+ * was left (a repeated request says it again, as the provider asked).
+ */
+async function voicemailTwiml(call: Call): Promise<string> {
+  const message = call.voicemailAction === 'leave_message' ? call.voicemailMessage?.trim() : undefined;
+  logger.info('relay session ended on a machine', { callId: call.callId, messageLeft: !!message });
+  if (!message) return relayEndedTwiml();
+  const [{ data: agent }] = await Promise.all([
+    AgentEntity.get({ workspaceId: call.workspaceId, agentId: call.agentId }).go(),
+    CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+      .set({ voicemailMessageLeft: true })
+      .go({ response: 'none' }),
+  ]);
+  return sayAndHangupTwiml(message, agent?.language ?? DEFAULT_AGENT_LANGUAGE);
 }

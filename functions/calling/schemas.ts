@@ -253,9 +253,25 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
     /** What went wrong during the conversation (the model failed, a tool failed, a turn ran out of time). */
     conversation_incidents: z.array(z.object({ at: z.string(), kind: z.string(), detail: z.string() })),
     /** How the conversation ended: `agent_hangup`, `transfer`, `caller_hangup`; null without one. */
-    conversation_ended_by: z.enum(['agent_hangup', 'transfer', 'caller_hangup']).nullable(),
+    conversation_ended_by: z.enum(['agent_hangup', 'transfer', 'caller_hangup', 'voicemail']).nullable(),
     /** Where the agent transferred the call, when it did. */
     transferred_to: z.string().nullable(),
+    /**
+     * Answering-machine detection's result: `human`, `machine` (a machine or a fax), `unknown` (not
+     * checked, or detection could not tell); an inbound call's caller is `human`.
+     */
+    answered_by: z.enum(['human', 'machine', 'unknown']),
+    /** A voicemail message was left on the machine that answered. */
+    voicemail_message_left: z.boolean(),
+    /** The agent's transfer: cold or warm, to whom, the summary (warm) and how the dial ended. */
+    transfer: z
+      .object({
+        mode: z.enum(['cold', 'warm']),
+        to: z.string(),
+        summary: z.string().nullable(),
+        status: z.enum(['connected', 'no_answer', 'busy', 'failed']).nullable(),
+      })
+      .nullable(),
   }),
 );
 

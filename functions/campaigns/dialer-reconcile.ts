@@ -69,19 +69,22 @@ async function freeStuckClaim(campaign: Campaign, bc: BatchContact): Promise<boo
 }
 
 const outcomeOf = (call: Call): AttemptOutcome =>
-  call.status === 'completed'
-    ? 'completed'
-    : call.endReason === 'busy'
-      ? 'busy'
-      : call.endReason === 'no_answer'
-        ? 'no_answer'
-        : 'failed';
+  call.endReason === 'voicemail'
+    ? 'voicemail'
+    : call.status === 'completed'
+      ? 'completed'
+      : call.endReason === 'busy'
+        ? 'busy'
+        : call.endReason === 'no_answer'
+          ? 'no_answer'
+          : 'failed';
 
 const OUTCOME_TEXT: Record<AttemptOutcome, string> = {
   completed: 'answered and completed',
   busy: 'busy',
   no_answer: 'not answered',
   failed: 'failed',
+  voicemail: 'reached voicemail',
 };
 
 /**
@@ -103,7 +106,14 @@ function outcomeMove(campaign: Campaign, bc: BatchContact, call: Call): Move | u
   let to: BatchContactState = 'failed';
   let dueAt = DUE_NOW;
   if (outcome === 'completed') to = 'completed';
-  else if ((retry.on as string[]).includes(outcome) && bc.attempt < retry.max_attempts) {
+  else if (outcome === 'voicemail') {
+    // A machine answered: the contact is done, unless the campaign tries voicemails again.
+    to = 'completed';
+    if (campaign.retryOnVoicemail === true && bc.attempt < retry.max_attempts) {
+      to = campaign.status === 'cancelled' ? 'cancelled' : 'retry_scheduled';
+      dueAt = new Date(now.getTime() + retry.delay_minutes * 60_000).toISOString();
+    }
+  } else if ((retry.on as string[]).includes(outcome) && bc.attempt < retry.max_attempts) {
     to = campaign.status === 'cancelled' ? 'cancelled' : 'retry_scheduled';
     dueAt = new Date(now.getTime() + retry.delay_minutes * 60_000).toISOString();
   }
@@ -136,6 +146,7 @@ function outcomeMove(campaign: Campaign, bc: BatchContact, call: Call): Move | u
       remove: ['claimedFrom', 'claimedAt'],
       releaseSlot: true,
       creditsUnits: call.chargedUnits ?? 0,
+      voicemail: outcome === 'voicemail',
       note,
       callId: call.callId,
     },

@@ -30,6 +30,8 @@ export interface MoveOptions {
   remove?: ('callId' | 'claimedFrom' | 'claimedAt' | 'deferredFrom')[];
   releaseSlot?: boolean;
   creditsUnits?: number;
+  /** The attempt ended on a machine: counted in the progress's `voicemail`. */
+  voicemail?: boolean;
   note?: ContactNote;
   callId?: string;
   noCall?: boolean;
@@ -99,6 +101,7 @@ export async function moveTogether(
   for (const { bc, to, options = {} } of moves) {
     if (to !== bc.state) addCounts(counts, bc.shard, { [COUNTER[bc.state]]: -1, [COUNTER[to]]: 1 });
     if (options.creditsUnits) addCounts(counts, bc.shard, { creditsUnits: options.creditsUnits });
+    if (options.voicemail) addCounts(counts, bc.shard, { voicemail: 1 });
     if (options.releaseSlot) slots += 1;
   }
   const { canceled } = await transact((tx) => [

@@ -46,6 +46,8 @@ export const CampaignEntity = new Entity(
       callingWindow: { type: 'any', required: true },
       retry: { type: 'any', required: true },
       maxConcurrency: { type: 'number', required: true },
+      /** A voicemail is tried again under `retry` (absent: false, the contact is done). */
+      retryOnVoicemail: { type: 'boolean' },
       status: { type: CAMPAIGN_STATUSES, required: true },
       pausedReason: { type: 'string' },
       /** Batch contacts in `calling` (a claim adds 1 under the cap; an outcome or a release takes it). */
@@ -92,6 +94,8 @@ export const CampaignCountersEntity = new Entity(
       failed: { type: 'number' },
       skipped: { type: 'number' },
       cancelled: { type: 'number' },
+      /** Attempts that ended on a machine. */
+      voicemail: { type: 'number' },
       /** Units charged for the campaign's calls (1 credit = 60 units). */
       creditsUnits: { type: 'number' },
     },

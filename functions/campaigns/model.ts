@@ -17,7 +17,7 @@ export const BATCH_CONTACT_STATES = [
 export type BatchContactState = (typeof BATCH_CONTACT_STATES)[number];
 
 /** A call's outcome as a campaign sees it (`retry.on` names the ones tried again). */
-export const ATTEMPT_OUTCOMES = ['completed', 'busy', 'no_answer', 'failed'] as const;
+export const ATTEMPT_OUTCOMES = ['completed', 'busy', 'no_answer', 'failed', 'voicemail'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 export const RETRYABLE_OUTCOMES = ['busy', 'no_answer', 'failed'] as const;
 export type RetryableOutcome = (typeof RETRYABLE_OUTCOMES)[number];

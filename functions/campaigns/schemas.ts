@@ -77,6 +77,8 @@ export const CreateCampaignBody = schemaOnFirstUse(() =>
     calling_window: CallingWindowBody.optional(),
     retry: RetryBody.optional(),
     max_concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
+    /** A voicemail (a machine answered) is tried again under `retry`; default false: the contact is done. */
+    retry_on_voicemail: z.boolean().optional(),
   }),
 );
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
@@ -89,6 +91,7 @@ export const UpdateCampaignBody = schemaOnFirstUse(() =>
       calling_window: CallingWindowBody.optional(),
       retry: RetryBody.optional(),
       max_concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
+      retry_on_voicemail: z.boolean().optional(),
     })
     .refine((body) => Object.keys(body).length > 0, { message: 'nothing to change' }),
 );
@@ -105,6 +108,8 @@ export const CampaignProgress = schemaOnFirstUse(() =>
     skipped: z.number().int(),
     retry_scheduled: z.number().int(),
     cancelled: z.number().int(),
+    /** Attempts that ended on a machine (answering-machine detection: the agent's `voicemail`). */
+    voicemail: z.number().int(),
     credits_used: z.number(),
   }),
 );
@@ -129,6 +134,8 @@ export const CampaignResponse = schemaOnFirstUse(() =>
       on: z.array(z.enum(RETRYABLE_OUTCOMES)),
     }),
     max_concurrency: z.number().int(),
+    /** Whether a contact whose attempt reached a machine is dialled again (under `retry`). */
+    retry_on_voicemail: z.boolean(),
     status: z.enum(CAMPAIGN_STATUSES),
     /** Why the dialer paused it (credits ran out, the agent lost its number), else null. */
     paused_reason: z.string().nullable(),

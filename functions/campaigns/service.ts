@@ -91,6 +91,8 @@ export interface Progress {
   failed: number;
   skipped: number;
   cancelled: number;
+  /** Attempts that ended on a machine (not a state: a contact is counted once per such attempt). */
+  voicemail: number;
   creditsUnits: number;
 }
 
@@ -108,6 +110,7 @@ export async function readProgress(workspaceId: string, campaignId: string): Pro
     failed: 0,
     skipped: 0,
     cancelled: 0,
+    voicemail: 0,
     creditsUnits: 0,
   };
   for (const shard of data)
@@ -206,6 +209,7 @@ export async function createCampaign(access: WorkspaceAccess, body: CreateCampai
     callingWindow: body.calling_window ?? DEFAULT_CALLING_WINDOW,
     retry: body.retry ?? DEFAULT_RETRY,
     maxConcurrency,
+    ...(body.retry_on_voicemail ? { retryOnVoicemail: true } : {}),
     status: 'draft',
     activeCalls: 0,
     createdBy: actorId(access.principal),
@@ -270,6 +274,7 @@ export async function updateCampaign(
   if (body.calling_window !== undefined) set.callingWindow = body.calling_window as CallingWindow;
   if (body.retry !== undefined) set.retry = body.retry as RetryPolicy;
   if (body.max_concurrency !== undefined) set.maxConcurrency = body.max_concurrency;
+  if (body.retry_on_voicemail !== undefined) set.retryOnVoicemail = body.retry_on_voicemail;
   if (to) set.status = to;
   if (to === 'running' && !campaign.startedAt) {
     set.startedAt = now;
@@ -413,6 +418,7 @@ export function progressView(campaignId: string, p: Progress): z.infer<typeof Ca
     skipped: p.skipped,
     retry_scheduled: p.retryScheduled,
     cancelled: p.cancelled,
+    voicemail: p.voicemail,
     credits_used: displayCredits(p.creditsUnits),
   };
 }
@@ -434,6 +440,7 @@ export function campaignView(
     calling_window: { ...window, day_hours: window.day_hours ?? {} },
     retry: campaign.retry as RetryPolicy,
     max_concurrency: campaign.maxConcurrency,
+    retry_on_voicemail: campaign.retryOnVoicemail === true,
     status: campaign.status,
     paused_reason: campaign.pausedReason ?? null,
     progress: progressView(campaign.campaignId, progress),

@@ -82,9 +82,9 @@ export function conversationSetup(input: {
       channel: input.channel,
     }),
     greeting: renderTemplate(call.greeting, parameters).trim(),
-    tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!agent.transferPhoneNumber }),
+    tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!transferNumber(agent) }),
     knowledgeBaseIds,
-    ...(agent.transferPhoneNumber ? { transferPhoneNumber: agent.transferPhoneNumber } : {}),
+    ...(transferNumber(agent) ? { transferPhoneNumber: transferNumber(agent) } : {}),
     ...(storedTools(agent).length > 0 ? { agentTools: true } : {}),
     startedAt: input.now.toISOString(),
     timeScale: input.timeScale,
@@ -111,3 +111,7 @@ export function callTools(call: Call, agent: Agent, channel: 'phone' | 'web'): C
     },
   };
 }
+
+/** Where `transfer_call` hands the caller: the agent's `transfer` (cold), else `transfer_phone_number`. */
+export const transferNumber = (agent: Pick<Agent, 'transfer' | 'transferPhoneNumber'>): string | undefined =>
+  agent.transfer?.phoneNumber ?? agent.transferPhoneNumber;

@@ -65,6 +65,9 @@ export async function loadEndedCall(
     recordingKey: call.recordingKey,
     recordingDurationSeconds: call.recordingDurationSeconds,
     shortCode: call.shortCode,
+    answeredBy: answeredByOf(call),
+    voicemailMessageLeft: call.voicemailMessageLeft === true,
+    ...(call.transfer ? { transfer: call.transfer } : {}),
     quotedListings: await withFullAddresses(
       call.workspaceId,
       listings.map((l) => ({ listingId: l.listingId, address: l.address, price: l.price })),
@@ -72,6 +75,13 @@ export async function loadEndedCall(
   };
   return { facts };
 }
+
+/** Who answered: the detection's result; an inbound call's caller is a person; else not known. */
+const answeredByOf = (call: {
+  answeredBy?: 'human' | 'machine' | 'unknown';
+  direction: 'inbound' | 'outbound';
+}): 'human' | 'machine' | 'unknown' =>
+  call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown');
 
 /**
  * A quoted listing's address is its full address from the workspace's listings knowledge base (by

@@ -33,6 +33,17 @@ export interface CallFacts {
   /** The recording's public short code (calling's short-codes.ts), once it has one. */
   shortCode?: string;
   quotedListings: QuotedProperty[];
+  /** Answering-machine detection's result (an inbound call: human; not checked: unknown). */
+  answeredBy?: 'human' | 'machine' | 'unknown';
+  /** The voicemail message was left on a machine. */
+  voicemailMessageLeft?: boolean;
+  /** The agent's transfer of the call, when it made one. */
+  transfer?: {
+    mode: 'cold' | 'warm';
+    to: string;
+    summary?: string;
+    status?: 'connected' | 'no_answer' | 'busy' | 'failed';
+  };
   /** The contact linked to the call when it was made (the other party's number was the contact's). */
   contactId?: string;
 }
@@ -87,6 +98,16 @@ export function buildCallRecord(
     direction: call.direction,
     status: call.status,
     end_reason: call.endReason ?? null,
+    answered_by: call.answeredBy ?? 'unknown',
+    voicemail_message_left: call.voicemailMessageLeft ?? false,
+    transfer: call.transfer
+      ? {
+          mode: call.transfer.mode,
+          to: call.transfer.to,
+          summary: call.transfer.summary ?? null,
+          status: call.transfer.status ?? null,
+        }
+      : null,
     from_phone: call.fromPhone,
     to_phone: call.toPhone,
     created_by: call.createdBy ?? null,

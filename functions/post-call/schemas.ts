@@ -105,6 +105,19 @@ export const CallRecordWire = schemaOnFirstUse(() =>
     direction: z.enum(['inbound', 'outbound']),
     status: z.enum(['completed', 'failed']),
     end_reason: z.string().nullable(),
+    /** Answering-machine detection's result: `human`, `machine` or `unknown` (not checked). */
+    answered_by: z.enum(['human', 'machine', 'unknown']),
+    /** A voicemail message was left on a machine. */
+    voicemail_message_left: z.boolean(),
+    /** The agent's transfer of the call; null when it made none. */
+    transfer: z
+      .object({
+        mode: z.enum(['cold', 'warm']),
+        to: z.string(),
+        summary: z.string().nullable(),
+        status: z.enum(['connected', 'no_answer', 'busy', 'failed']).nullable(),
+      })
+      .nullable(),
     from_phone: z.string(),
     to_phone: z.string(),
     created_by: z.string().nullable(),

@@ -319,7 +319,16 @@ export const catalog: FunctionSpec[] = [
     group: 'provider-webhooks',
     entry: 'functions/inbound-webhooks/telephony-relay-ended.ts',
     functionUrl: { path: '/webhooks/telephony/relay-ended' },
-    access: { table: 'read', secrets: ['telephony'] },
+    // readwrite: a voicemail left, a transfer's outcome are recorded on the call.
+    access: { table: 'readwrite', secrets: ['telephony'] },
+  },
+  {
+    // Answering-machine detection results of outbound calls: a machine stops the agent (its relay session ended).
+    id: 'TelephonyAmdWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-amd.ts',
+    functionUrl: { path: '/webhooks/telephony/amd' },
+    access: { table: 'readwrite', secrets: ['telephony'], manageConnections: true },
   },
   {
     // Inbound SMS and delivery status callbacks; hot replies are emailed, sms.received published.

@@ -772,7 +772,8 @@ describe('the voice relay (WebSocket API) from the catalog', () => {
 
   test("execute-api:ManageConnections only for manageConnections, on this API's live connections only", () => {
     const managers = catalog.filter((s) => s.access.manageConnections);
-    expect(managers.map((s) => s.id)).toEqual(['ConversationRelay']);
+    // The relay itself, and the AMD webhook (a machine: it sends the session's `end`).
+    expect(managers.map((s) => s.id)).toEqual(['ConversationRelay', 'TelephonyAmdWebhook']);
     for (const spec of catalog) {
       const statements = manageStatements(functionId(resources, spec));
       if (!spec.access.manageConnections) {

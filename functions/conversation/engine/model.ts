@@ -81,7 +81,11 @@ export interface QuotedListingRecord {
 }
 
 export type ConversationEnd =
-  { reason: 'agent_hangup' } | { reason: 'transfer'; transferTo: string } | { reason: 'caller_hangup' };
+  | { reason: 'agent_hangup' }
+  | { reason: 'transfer'; transferTo: string }
+  | { reason: 'caller_hangup' }
+  /** Answering-machine detection found a machine (conversation/voicemail.ts). */
+  | { reason: 'voicemail' };
 
 export interface ConversationState {
   /** Bumped by every new prompt and every interruption: a turn speaks only while it is current. */

@@ -3,6 +3,8 @@ import { agentForCall } from '../../agents/versions.js';
 import { hangupCall } from '../../calling/call-log.js';
 import { CallEntity } from '../../calling/entities.js';
 import { applyTransition, readCall } from '../../calling/lifecycle.js';
+import type { Call } from '../../calling/entities.js';
+import { recordWithoutSession } from '../voicemail.js';
 import { relayUrl } from '../../calling/relay-settings.js';
 import { isTerminal } from '../../calling/status.js';
 import { closeConnection, ConnectionGone, postToConnection } from '../../platform/connections.js';
@@ -99,6 +101,12 @@ async function refuse(connectionId: string, reason: string, context: Record<stri
   await closeConnection(connectionId);
 }
 
+/** A machine answered before the session began: none begins; the call keeps what it will hear. */
+async function refuseOnMachine(connectionId: string, call: Call): Promise<void> {
+  await refuse(connectionId, 'answered by a machine', { callId: call.callId });
+  await recordWithoutSession(call);
+}
+
 async function startSession(connectionId: string, frame: unknown): Promise<void> {
   const parsed = SetupFrame.safeParse(frame);
   if (!parsed.success) return refuse(connectionId, 'malformed setup');
@@ -110,6 +118,9 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
   if (call.providerCallId !== callSid) return refuse(connectionId, "callSid is not the call's", { callId });
   if (isTerminal(call.status)) return refuse(connectionId, 'the call is not live', { callId });
   if (call.relayConnectionId) return refuse(connectionId, 'the call already has a session', { callId });
+  // Answered by a machine before the session began: no conversation (the `<Connect action>` leaves
+  // the voicemail or hangs up).
+  if (call.answeredBy === 'machine') return refuseOnMachine(connectionId, call);
   // The agent's version the call was created with, never the agent as it is now (a PATCH since the
   // dial must not mix two versions).
   const agent = await agentForCall(call);
@@ -148,12 +159,19 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
         .patch({ workspaceId, callId })
         .set({ relayConnectionId: connectionId })
         .where(
-          (attr, op) => `${op.notExists(attr.relayConnectionId)} AND ${op.eq(attr.providerCallId, callSid)}`,
+          (attr, op) =>
+            `${op.notExists(attr.relayConnectionId)} AND ${op.eq(attr.providerCallId, callSid)} AND ` +
+            `(${op.notExists(attr.answeredBy)} OR ${op.ne(attr.answeredBy, 'machine')})`,
         )
         .commit(),
     ])
     .go();
-  if (result.canceled) return refuse(connectionId, 'the call already has a session', { callId });
+  if (result.canceled) {
+    const again = await readCall(workspaceId, callId);
+    if (again?.answeredBy === 'machine' && !again.relayConnectionId)
+      return refuseOnMachine(connectionId, again);
+    return refuse(connectionId, 'the call already has a session', { callId });
+  }
   logger.info('relay session started', { connectionId, callId, workspaceId });
   // The conversation has begun: the call is in progress (a provider callback may say so too).
   await applyTransition(workspaceId, callId, { status: 'inprogress', source: 'provider' }).catch(
@@ -306,7 +324,7 @@ async function startWebSession(connectionId: string): Promise<void> {
 
 /** Recorded on the call before the provider hears of it: the call's end reason, the transfer's number. */
 async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Promise<void> {
-  if (end.reason === 'caller_hangup') return;
+  if (end.reason === 'caller_hangup' || end.reason === 'voicemail') return;
   try {
     await CallEntity.patch({ workspaceId: item.workspaceId, callId: item.callId })
       .set({ agentEnded: end.reason, ...(end.reason === 'transfer' ? { transferTo: end.transferTo } : {}) })

@@ -3,7 +3,7 @@ import { renderTemplate } from '../../agents/template.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { runTurn, type ConversationOutput } from '../engine/turn.js';
 import { emptyState, type ConversationSetup, type TranscriptEntry } from '../engine/model.js';
-import { systemPrompt } from '../setup.js';
+import { systemPrompt, transferNumber } from '../setup.js';
 import { MemoryConversationStore } from '../engine/store.js';
 import { storedSecrets, storedTools } from '../../agents/tool-definitions.js';
 import { CallToolBox, MemoryCallToolsStore } from '../tools/agent-toolbox.js';
@@ -51,9 +51,9 @@ export async function playScript(input: {
       channel: 'phone',
     }),
     greeting: renderTemplate(agent.greeting, {}).trim(),
-    tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!agent.transferPhoneNumber }),
+    tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!transferNumber(agent) }),
     knowledgeBaseIds,
-    ...(agent.transferPhoneNumber ? { transferPhoneNumber: agent.transferPhoneNumber } : {}),
+    ...(transferNumber(agent) ? { transferPhoneNumber: transferNumber(agent) } : {}),
     startedAt: now.toISOString(),
     timeScale: 1,
   };

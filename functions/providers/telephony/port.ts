@@ -60,6 +60,12 @@ export interface PlaceCallRequest {
   /** The provider ends the call after this many seconds (Twilio `timeLimit`). */
   maxDurationSeconds: number;
   script: CallScript;
+  /**
+   * Asynchronous answering-machine detection (Twilio `AsyncAmd`): `DetectMessageEnd` reports after
+   * the greeting's beep (to leave a message), `Enable` as soon as it knows; the result is POSTed to
+   * `callbackUrl` while the call goes on.
+   */
+  machineDetection?: { mode: 'DetectMessageEnd' | 'Enable'; callbackUrl: string };
 }
 
 /**

@@ -106,6 +106,13 @@ export class SimulatorTelephony implements TelephonyPort {
       status_callback: request.statusCallbackUrl,
       time_limit: request.maxDurationSeconds,
       twiml: callTwiml(request.script),
+      ...(request.machineDetection
+        ? {
+            machine_detection: request.machineDetection.mode,
+            async_amd: true,
+            async_amd_status_callback: request.machineDetection.callbackUrl,
+          }
+        : {}),
     });
     return { providerCallId: result.sid };
   }

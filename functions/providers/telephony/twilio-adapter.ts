@@ -138,6 +138,14 @@ export class TwilioTelephony implements TelephonyPort {
         StatusCallbackMethod: 'POST',
         StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
         TimeLimit: request.maxDurationSeconds,
+        ...(request.machineDetection
+          ? {
+              MachineDetection: request.machineDetection.mode,
+              AsyncAmd: 'true',
+              AsyncAmdStatusCallback: request.machineDetection.callbackUrl,
+              AsyncAmdStatusCallbackMethod: 'POST',
+            }
+          : {}),
       });
       return { providerCallId: call.sid };
     } catch (error) {

@@ -42,6 +42,8 @@ export const END_REASONS = [
   'not_answering',
   /** The agent ended the conversation (its `end_call` tool) and the call. */
   'agent_hangup',
+  /** Answering-machine detection found a machine: the call ended (with a message left, or not). */
+  'voicemail',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
@@ -250,6 +252,28 @@ export const relayEndedTwiml = (transferTo?: string): string =>
     ? `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>${escapeXml(transferTo)}</Dial></Response>`
     : '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>';
 
+/**
+ * `<Say>` then hang up: a voicemail left on a machine, or the caller's line when a transfer failed.
+ * `<Say>` speaks with Twilio's own text-to-speech (Amazon Polly and Google voices), never the relay's
+ * ElevenLabs voice: the language picks its default voice (docs/voice-runtime.md).
+ */
+export const sayAndHangupTwiml = (text: string, language?: string): string =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Say${language ? ` language="${escapeXml(language)}"` : ''}>${escapeXml(text)}</Say><Hangup/></Response>`;
+
+/**
+ * A warm transfer: dial the person; their leg first fetches `whisperUrl` (what they hear before being
+ * connected), and when the dial ends the provider asks `actionUrl` (DialCallStatus) what next.
+ */
+export const warmDialTwiml = (to: string, whisperUrl: string, actionUrl: string): string =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Dial action="${escapeXml(actionUrl)}"><Number url="${escapeXml(whisperUrl)}">${escapeXml(to)}</Number></Dial></Response>`;
+
+/** Twilio's `AnsweredBy` → ours: human; a machine (`machine_*`) or a fax; else unknown. */
+export function answeredBy(value: string | undefined): 'human' | 'machine' | 'unknown' {
+  if (value === 'human') return 'human';
+  if (value === 'fax' || value?.startsWith('machine_')) return 'machine';
+  return 'unknown';
+}
+
 export const REJECT_MESSAGE =
   'Sorry, no one is available to take your call right now. Please try again later. Goodbye.';
 
@@ -276,6 +300,10 @@ export interface ParsedTwiml {
   connectAction?: string;
   /** `<Dial>`'s number. */
   dial?: string;
+  /** `<Dial action>`: asked when the dialled leg ends. */
+  dialAction?: string;
+  /** `<Number url>`: the dialled person's leg fetches it first (a warm transfer's whisper). */
+  numberUrl?: string;
   /** The relay's custom parameters (`<Parameter>`). */
   parameters: Record<string, string>;
 }
@@ -286,6 +314,8 @@ export function parseTwiml(twiml: string): ParsedTwiml {
   const relay = /<ConversationRelay\b[^>]*>/.exec(twiml);
   const connect = /<Connect\b[^>]*>/.exec(twiml);
   const dial = /<Dial(?:\s[^>]*)?>([\s\S]*?)<\/Dial>/.exec(twiml);
+  const dialTag = /<Dial\b[^>]*>/.exec(twiml);
+  const numberTag = /<Number\b[^>]*>([\s\S]*?)<\/Number>/.exec(twiml);
   const parameters: Record<string, string> = {};
   for (const match of twiml.matchAll(/<Parameter\b[^>]*\/?>/g)) {
     const { name, value } = attributes(match[0]);
@@ -297,7 +327,9 @@ export function parseTwiml(twiml: string): ParsedTwiml {
     recordingCallbackUrl: recording ? attributes(recording[0]).recordingStatusCallback : undefined,
     ...(relay ? { relay: attributes(relay[0]) } : {}),
     ...(connect && attributes(connect[0]).action ? { connectAction: attributes(connect[0]).action } : {}),
-    ...(dial ? { dial: unescapeXml(dial[1]).trim() } : {}),
+    ...(dial ? { dial: unescapeXml(numberTag ? numberTag[1] : dial[1]).trim() } : {}),
+    ...(dialTag && attributes(dialTag[0]).action ? { dialAction: attributes(dialTag[0]).action } : {}),
+    ...(numberTag && attributes(numberTag[0]).url ? { numberUrl: attributes(numberTag[0]).url } : {}),
     parameters,
   };
 }

@@ -7133,6 +7133,16 @@ export interface operations {
            *           "language": "en-AU",
            *           "voice": "UgBBYS2sOqTuMpoF3BR0",
            *           "transfer_phone_number": "+61291234567",
+           *           "voicemail": {
+           *             "detection": true,
+           *             "action": "hangup",
+           *             "message": "Hi {{first_name}}, thanks for your time today."
+           *           },
+           *           "transfer": {
+           *             "phone_number": "+61491570156",
+           *             "mode": "cold",
+           *             "whisper": "example"
+           *           },
            *           "analysis_fields": [
            *             {
            *               "name": "budget",
@@ -7226,6 +7236,18 @@ export interface operations {
               voice: string | null;
               /** @example +61291234567 */
               transfer_phone_number: string | null;
+              voicemail: {
+                detection: boolean;
+                /** @enum {string} */
+                action: 'hangup' | 'leave_message';
+                message: string | null;
+              } | null;
+              transfer: {
+                phone_number: string;
+                /** @enum {string} */
+                mode: 'cold' | 'warm';
+                whisper: string | null;
+              } | null;
               /**
                * @example [
                *       {
@@ -7451,6 +7473,15 @@ export interface operations {
          *       "language": "en-AU",
          *       "voice": "UgBBYS2sOqTuMpoF3BR0",
          *       "transfer_phone_number": "+61291234567",
+         *       "voicemail": {
+         *         "detection": true,
+         *         "action": "leave_message",
+         *         "message": "Hi {{name}}, please call us back."
+         *       },
+         *       "transfer": {
+         *         "phone_number": "+61291234567",
+         *         "mode": "cold"
+         *       },
          *       "analysis_fields": [
          *         {
          *           "name": "budget",
@@ -7548,6 +7579,26 @@ export interface operations {
           language?: string;
           voice?: string | null;
           transfer_phone_number?: string | null;
+          voicemail?: {
+            /** @default true */
+            detection?: boolean;
+            /**
+             * @default hangup
+             * @enum {string}
+             */
+            action?: 'hangup' | 'leave_message';
+            message?: string;
+          } | null;
+          transfer?: {
+            /** @example +61291234567 */
+            phone_number: string;
+            /**
+             * @default cold
+             * @enum {string}
+             */
+            mode?: 'cold' | 'warm';
+            whisper?: string;
+          } | null;
           /**
            * @example [
            *       {
@@ -7723,6 +7774,16 @@ export interface operations {
            *       "language": "en-AU",
            *       "voice": "UgBBYS2sOqTuMpoF3BR0",
            *       "transfer_phone_number": "+61291234567",
+           *       "voicemail": {
+           *         "detection": true,
+           *         "action": "hangup",
+           *         "message": "Hi {{first_name}}, thanks for your time today."
+           *       },
+           *       "transfer": {
+           *         "phone_number": "+61491570156",
+           *         "mode": "cold",
+           *         "whisper": "example"
+           *       },
            *       "analysis_fields": [
            *         {
            *           "name": "budget",
@@ -7812,6 +7873,18 @@ export interface operations {
             voice: string | null;
             /** @example +61291234567 */
             transfer_phone_number: string | null;
+            voicemail: {
+              detection: boolean;
+              /** @enum {string} */
+              action: 'hangup' | 'leave_message';
+              message: string | null;
+            } | null;
+            transfer: {
+              phone_number: string;
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              whisper: string | null;
+            } | null;
             /**
              * @example [
              *       {
@@ -8069,6 +8142,16 @@ export interface operations {
            *       "language": "en-AU",
            *       "voice": "UgBBYS2sOqTuMpoF3BR0",
            *       "transfer_phone_number": "+61291234567",
+           *       "voicemail": {
+           *         "detection": true,
+           *         "action": "hangup",
+           *         "message": "Hi {{first_name}}, thanks for your time today."
+           *       },
+           *       "transfer": {
+           *         "phone_number": "+61491570156",
+           *         "mode": "cold",
+           *         "whisper": "example"
+           *       },
            *       "analysis_fields": [
            *         {
            *           "name": "budget",
@@ -8158,6 +8241,18 @@ export interface operations {
             voice: string | null;
             /** @example +61291234567 */
             transfer_phone_number: string | null;
+            voicemail: {
+              detection: boolean;
+              /** @enum {string} */
+              action: 'hangup' | 'leave_message';
+              message: string | null;
+            } | null;
+            transfer: {
+              phone_number: string;
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              whisper: string | null;
+            } | null;
             /**
              * @example [
              *       {
@@ -8518,6 +8613,15 @@ export interface operations {
          *       "language": "en-AU",
          *       "voice": "UgBBYS2sOqTuMpoF3BR0",
          *       "transfer_phone_number": "+61291234567",
+         *       "voicemail": {
+         *         "detection": true,
+         *         "action": "leave_message",
+         *         "message": "Hi {{name}}, please call us back."
+         *       },
+         *       "transfer": {
+         *         "phone_number": "+61291234567",
+         *         "mode": "cold"
+         *       },
          *       "analysis_fields": [
          *         {
          *           "name": "budget",
@@ -8612,6 +8716,26 @@ export interface operations {
           language?: string;
           voice?: string | null;
           transfer_phone_number?: string | null;
+          voicemail?: {
+            /** @default true */
+            detection?: boolean;
+            /**
+             * @default hangup
+             * @enum {string}
+             */
+            action?: 'hangup' | 'leave_message';
+            message?: string;
+          } | null;
+          transfer?: {
+            /** @example +61291234567 */
+            phone_number: string;
+            /**
+             * @default cold
+             * @enum {string}
+             */
+            mode?: 'cold' | 'warm';
+            whisper?: string;
+          } | null;
           /**
            * @example [
            *       {
@@ -8787,6 +8911,16 @@ export interface operations {
            *       "language": "en-AU",
            *       "voice": "UgBBYS2sOqTuMpoF3BR0",
            *       "transfer_phone_number": "+61291234567",
+           *       "voicemail": {
+           *         "detection": true,
+           *         "action": "hangup",
+           *         "message": "Hi {{first_name}}, thanks for your time today."
+           *       },
+           *       "transfer": {
+           *         "phone_number": "+61491570156",
+           *         "mode": "cold",
+           *         "whisper": "example"
+           *       },
            *       "analysis_fields": [
            *         {
            *           "name": "budget",
@@ -8876,6 +9010,18 @@ export interface operations {
             voice: string | null;
             /** @example +61291234567 */
             transfer_phone_number: string | null;
+            voicemail: {
+              detection: boolean;
+              /** @enum {string} */
+              action: 'hangup' | 'leave_message';
+              message: string | null;
+            } | null;
+            transfer: {
+              phone_number: string;
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              whisper: string | null;
+            } | null;
             /**
              * @example [
              *       {
@@ -9677,6 +9823,16 @@ export interface operations {
            *         "language": "en-AU",
            *         "voice": "UgBBYS2sOqTuMpoF3BR0",
            *         "transfer_phone_number": "+61291234567",
+           *         "voicemail": {
+           *           "detection": true,
+           *           "action": "hangup",
+           *           "message": "Hi {{first_name}}, thanks for your time today."
+           *         },
+           *         "transfer": {
+           *           "phone_number": "+61491570156",
+           *           "mode": "cold",
+           *           "whisper": "example"
+           *         },
            *         "analysis_fields": [
            *           {
            *             "name": "budget",
@@ -9780,6 +9936,18 @@ export interface operations {
               voice: string | null;
               /** @example +61291234567 */
               transfer_phone_number: string | null;
+              voicemail: {
+                detection: boolean;
+                /** @enum {string} */
+                action: 'hangup' | 'leave_message';
+                message: string | null;
+              } | null;
+              transfer: {
+                phone_number: string;
+                /** @enum {string} */
+                mode: 'cold' | 'warm';
+                whisper: string | null;
+              } | null;
               /**
                * @example [
                *       {
@@ -10020,6 +10188,16 @@ export interface operations {
            *       "language": "en-AU",
            *       "voice": "UgBBYS2sOqTuMpoF3BR0",
            *       "transfer_phone_number": "+61291234567",
+           *       "voicemail": {
+           *         "detection": true,
+           *         "action": "hangup",
+           *         "message": "Hi {{first_name}}, thanks for your time today."
+           *       },
+           *       "transfer": {
+           *         "phone_number": "+61491570156",
+           *         "mode": "cold",
+           *         "whisper": "example"
+           *       },
            *       "analysis_fields": [
            *         {
            *           "name": "budget",
@@ -10109,6 +10287,18 @@ export interface operations {
             voice: string | null;
             /** @example +61291234567 */
             transfer_phone_number: string | null;
+            voicemail: {
+              detection: boolean;
+              /** @enum {string} */
+              action: 'hangup' | 'leave_message';
+              message: string | null;
+            } | null;
+            transfer: {
+              phone_number: string;
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              whisper: string | null;
+            } | null;
             /**
              * @example [
              *       {
@@ -11287,6 +11477,7 @@ export interface operations {
                     | 'lost'
                     | 'not_answering'
                     | 'agent_hangup'
+                    | 'voicemail'
                   )
                 | null;
               created_by: string;
@@ -11524,7 +11715,15 @@ export interface operations {
            *         }
            *       ],
            *       "conversation_ended_by": "agent_hangup",
-           *       "transferred_to": "example"
+           *       "transferred_to": "example",
+           *       "answered_by": "human",
+           *       "voicemail_message_left": true,
+           *       "transfer": {
+           *         "mode": "cold",
+           *         "to": "+61491570156",
+           *         "summary": "Hi {{first_name}}, thanks for your time today.",
+           *         "status": "connected"
+           *       }
            *     }
            */
           'application/json': {
@@ -11555,6 +11754,7 @@ export interface operations {
                   | 'lost'
                   | 'not_answering'
                   | 'agent_hangup'
+                  | 'voicemail'
                 )
               | null;
             created_by: string;
@@ -11586,6 +11786,7 @@ export interface operations {
                     | 'lost'
                     | 'not_answering'
                     | 'agent_hangup'
+                    | 'voicemail'
                   )
                 | null;
               source: string;
@@ -11655,8 +11856,18 @@ export interface operations {
               kind: string;
               detail: string;
             }[];
-            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup') | null;
+            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
+            voicemail_message_left: boolean;
+            transfer: {
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              to: string;
+              summary: string | null;
+              status: ('connected' | 'no_answer' | 'busy' | 'failed') | null;
+            } | null;
           };
         };
       };
@@ -11885,7 +12096,15 @@ export interface operations {
            *         }
            *       ],
            *       "conversation_ended_by": "agent_hangup",
-           *       "transferred_to": "example"
+           *       "transferred_to": "example",
+           *       "answered_by": "human",
+           *       "voicemail_message_left": true,
+           *       "transfer": {
+           *         "mode": "cold",
+           *         "to": "+61491570156",
+           *         "summary": "Hi {{first_name}}, thanks for your time today.",
+           *         "status": "connected"
+           *       }
            *     }
            */
           'application/json': {
@@ -11916,6 +12135,7 @@ export interface operations {
                   | 'lost'
                   | 'not_answering'
                   | 'agent_hangup'
+                  | 'voicemail'
                 )
               | null;
             created_by: string;
@@ -11947,6 +12167,7 @@ export interface operations {
                     | 'lost'
                     | 'not_answering'
                     | 'agent_hangup'
+                    | 'voicemail'
                   )
                 | null;
               source: string;
@@ -12016,8 +12237,18 @@ export interface operations {
               kind: string;
               detail: string;
             }[];
-            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup') | null;
+            conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
+            voicemail_message_left: boolean;
+            transfer: {
+              /** @enum {string} */
+              mode: 'cold' | 'warm';
+              to: string;
+              summary: string | null;
+              status: ('connected' | 'no_answer' | 'busy' | 'failed') | null;
+            } | null;
           };
         };
       };
@@ -15115,6 +15346,7 @@ export interface operations {
            *             ]
            *           },
            *           "max_concurrency": 1,
+           *           "retry_on_voicemail": true,
            *           "status": "draft",
            *           "paused_reason": "example",
            *           "progress": {
@@ -15127,6 +15359,7 @@ export interface operations {
            *             "skipped": 1,
            *             "retry_scheduled": 1,
            *             "cancelled": 1,
+           *             "voicemail": 1,
            *             "credits_used": 25
            *           },
            *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -15176,6 +15409,7 @@ export interface operations {
                 on: ('busy' | 'no_answer' | 'failed')[];
               };
               max_concurrency: number;
+              retry_on_voicemail: boolean;
               /** @enum {string} */
               status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
               paused_reason: string | null;
@@ -15189,6 +15423,7 @@ export interface operations {
                 skipped: number;
                 retry_scheduled: number;
                 cancelled: number;
+                voicemail: number;
                 credits_used: number;
               };
               created_by: string;
@@ -15347,7 +15582,8 @@ export interface operations {
          *           "busy"
          *         ]
          *       },
-         *       "max_concurrency": 1
+         *       "max_concurrency": 1,
+         *       "retry_on_voicemail": true
          *     }
          */
         'application/json': {
@@ -15385,6 +15621,7 @@ export interface operations {
             on?: ('busy' | 'no_answer' | 'failed')[];
           };
           max_concurrency?: number;
+          retry_on_voicemail?: boolean;
         };
       };
     };
@@ -15425,6 +15662,7 @@ export interface operations {
            *         ]
            *       },
            *       "max_concurrency": 1,
+           *       "retry_on_voicemail": true,
            *       "status": "draft",
            *       "paused_reason": "example",
            *       "progress": {
@@ -15437,6 +15675,7 @@ export interface operations {
            *         "skipped": 1,
            *         "retry_scheduled": 1,
            *         "cancelled": 1,
+           *         "voicemail": 1,
            *         "credits_used": 25
            *       },
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -15482,6 +15721,7 @@ export interface operations {
               on: ('busy' | 'no_answer' | 'failed')[];
             };
             max_concurrency: number;
+            retry_on_voicemail: boolean;
             /** @enum {string} */
             status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
             paused_reason: string | null;
@@ -15495,6 +15735,7 @@ export interface operations {
               skipped: number;
               retry_scheduled: number;
               cancelled: number;
+              voicemail: number;
               credits_used: number;
             };
             created_by: string;
@@ -15696,6 +15937,7 @@ export interface operations {
            *         ]
            *       },
            *       "max_concurrency": 1,
+           *       "retry_on_voicemail": true,
            *       "status": "draft",
            *       "paused_reason": "example",
            *       "progress": {
@@ -15708,6 +15950,7 @@ export interface operations {
            *         "skipped": 1,
            *         "retry_scheduled": 1,
            *         "cancelled": 1,
+           *         "voicemail": 1,
            *         "credits_used": 25
            *       },
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -15753,6 +15996,7 @@ export interface operations {
               on: ('busy' | 'no_answer' | 'failed')[];
             };
             max_concurrency: number;
+            retry_on_voicemail: boolean;
             /** @enum {string} */
             status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
             paused_reason: string | null;
@@ -15766,6 +16010,7 @@ export interface operations {
               skipped: number;
               retry_scheduled: number;
               cancelled: number;
+              voicemail: number;
               credits_used: number;
             };
             created_by: string;
@@ -16058,7 +16303,8 @@ export interface operations {
          *           "busy"
          *         ]
          *       },
-         *       "max_concurrency": 1
+         *       "max_concurrency": 1,
+         *       "retry_on_voicemail": true
          *     }
          */
         'application/json': {
@@ -16096,6 +16342,7 @@ export interface operations {
             on?: ('busy' | 'no_answer' | 'failed')[];
           };
           max_concurrency?: number;
+          retry_on_voicemail?: boolean;
         };
       };
     };
@@ -16136,6 +16383,7 @@ export interface operations {
            *         ]
            *       },
            *       "max_concurrency": 1,
+           *       "retry_on_voicemail": true,
            *       "status": "draft",
            *       "paused_reason": "example",
            *       "progress": {
@@ -16148,6 +16396,7 @@ export interface operations {
            *         "skipped": 1,
            *         "retry_scheduled": 1,
            *         "cancelled": 1,
+           *         "voicemail": 1,
            *         "credits_used": 25
            *       },
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -16193,6 +16442,7 @@ export interface operations {
               on: ('busy' | 'no_answer' | 'failed')[];
             };
             max_concurrency: number;
+            retry_on_voicemail: boolean;
             /** @enum {string} */
             status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
             paused_reason: string | null;
@@ -16206,6 +16456,7 @@ export interface operations {
               skipped: number;
               retry_scheduled: number;
               cancelled: number;
+              voicemail: number;
               credits_used: number;
             };
             created_by: string;
@@ -16903,7 +17154,7 @@ export interface operations {
               attempts: {
                 call_id: string;
                 at: string;
-                outcome: ('completed' | 'busy' | 'no_answer' | 'failed') | null;
+                outcome: ('completed' | 'busy' | 'no_answer' | 'failed' | 'voicemail') | null;
               }[];
               next_attempt_at: string | null;
               reason: string | null;
@@ -17422,6 +17673,7 @@ export interface operations {
            *       "skipped": 1,
            *       "retry_scheduled": 1,
            *       "cancelled": 1,
+           *       "voicemail": 1,
            *       "credits_used": 25
            *     }
            */
@@ -17435,6 +17687,7 @@ export interface operations {
             skipped: number;
             retry_scheduled: number;
             cancelled: number;
+            voicemail: number;
             credits_used: number;
           };
         };

@@ -262,6 +262,7 @@ const ENDED_BY: Record<NonNullable<Call['conversation_ended_by']>, string> = {
   agent_hangup: 'the agent',
   transfer: 'a transfer',
   caller_hangup: 'the caller',
+  voicemail: 'a machine answering (voicemail)',
 };
 
 /** Its post-call webhook goes out after the call ends (and its analysis): asked again until then. */
@@ -318,6 +319,14 @@ export default function CallDetail() {
         <dd>{c.credits ?? '—'}</dd>
         <dt>Ended by</dt>
         <dd>{c.conversation_ended_by ? ENDED_BY[c.conversation_ended_by] : '—'}</dd>
+        <dt>Answered by</dt>
+        <dd>{c.answered_by === 'unknown' ? '—' : c.answered_by === 'machine' ? 'a machine' : 'a person'}</dd>
+        {c.answered_by === 'machine' && (
+          <>
+            <dt>Voicemail left</dt>
+            <dd>{c.voicemail_message_left ? 'yes' : 'no'}</dd>
+          </>
+        )}
         {c.transferred_to && (
           <>
             <dt>Transferred to</dt>

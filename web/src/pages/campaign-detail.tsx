@@ -108,6 +108,8 @@ export default function CampaignDetail() {
         <dd>{p.failed}</dd>
         <dt>Retry scheduled</dt>
         <dd>{p.retry_scheduled}</dd>
+        <dt>Voicemail</dt>
+        <dd>{p.voicemail}</dd>
         <dt>Credits used</dt>
         <dd>{p.credits_used}</dd>
       </dl>

@@ -1,8 +1,29 @@
-import { parseTwiml, type TranscriptTurn } from '../../../../functions/providers/telephony/twilio-format.js';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  parseTwiml,
+  type ParsedTwiml,
+  type TranscriptTurn,
+} from '../../../../functions/providers/telephony/twilio-format.js';
 import { callParams, postSigned } from './callbacks.js';
 import { RelaySession } from './relay-client.js';
-import { CONVERSATION_SECONDS, LONG_CONVERSATION_SECONDS, TRANSFER_SECONDS } from './scenarios.js';
-import { scaleOf, sleepUntil, talkedSoFar, wallMs, type SimCall, type SimState } from './state.js';
+import {
+  CONVERSATION_SECONDS,
+  LONG_CONVERSATION_SECONDS,
+  scenarioFor,
+  TRANSFER_SECONDS,
+} from './scenarios.js';
+import {
+  ACCOUNT_SID,
+  scaleOf,
+  sid,
+  sleepUntil,
+  talkedSoFar,
+  wallMs,
+  type SimCall,
+  type SimState,
+  type TelephonyOutboxLine,
+} from './state.js';
 
 /** The simulated caller of an answered call: its side of the conversation over the relay. */
 
@@ -29,8 +50,11 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
   call.session = session;
   const answerWall = call.startWall + wallMs(sim, call, call.timeline.answerAt ?? 0);
   const stop = new Promise<void>((resolveStop) => (call.stopConversation = resolveStop));
-  const lines = callerLines(call);
-  if (await session.open()) {
+  // A machine says nothing: it records, until the agent's end or the scenario's talk time.
+  const lines = call.scenario === 'machine' ? [] : callerLines(call);
+  const opened = session.open();
+  call.relayOpened = opened;
+  if (await opened) {
     for (const [i, line] of lines.entries()) {
       // Spread so the last line (the goodbye) is said at the end of the scenario's talk time (60 s).
       const due = answerWall + wallMs(sim, call, ((i + 1) * talkLimit) / lines.length);
@@ -39,9 +63,19 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
       await Promise.race([session.say(line, { timeoutMs: 30_000 }), stop]);
     }
     // The agent's `end` follows its goodbye; a caller who said all has nothing more and hangs up.
-    const end = await Promise.race([session.waitForEnd(2_000), stop.then(() => undefined)]);
+    // A machine records until it is hung up on: at least a few real seconds, however fast the call is played.
+    const endWait =
+      lines.length === 0
+        ? Math.max(MACHINE_WAIT_MS, answerWall + wallMs(sim, call, talkLimit) - Date.now())
+        : 2_000;
+    const end = await Promise.race([session.waitForEnd(endWait), stop.then(() => undefined)]);
     if (!end) session.hangUp();
-    if (end?.kind === 'agent' && relay.action && !call.hungUp) await afterRelay(sim, call, relay.action);
+    // Like Twilio, the `<Connect action>` is asked when the session ended: after the agent's `end`, or
+    // (a machine found before the session began) when the relay closed it at its setup.
+    call.relayEnd = end?.kind ?? 'none';
+    const asks =
+      end?.kind === 'agent' || (end?.kind === 'dropped' && call.amd?.reported?.startsWith('machine'));
+    if (asks && relay.action && !call.hungUp) await afterRelay(sim, call, relay.action);
   } else {
     // The relay refused the session: the caller hears nothing and hangs up at the scenario's end.
     await Promise.race([sleepUntil(sim, answerWall + wallMs(sim, call, talkLimit)), stop]);
@@ -52,7 +86,9 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
     1,
     Math.min(
       call.timeline.talkSeconds,
-      Math.ceil(talkedSoFar(sim, call)) + (call.dialled ? TRANSFER_SECONDS : 0),
+      Math.ceil(talkedSoFar(sim, call)) +
+        (call.dialled ? TRANSFER_SECONDS : 0) +
+        call.said.length * SAY_SECONDS,
     ),
   );
   const shift = talk - call.timeline.talkSeconds;
@@ -70,17 +106,38 @@ export function transcriptOf(sim: SimState, call: SimCall, session: RelaySession
   const greeting: TranscriptTurn[] = call.relay?.greeting
     ? [{ role: 'agent', text: call.relay.greeting, offset_seconds: 0 }]
     : [];
+  const spoken = session.lines.map((line) => ({
+    role: line.role,
+    text: line.text,
+    offset_seconds: Math.max(0, Math.floor(((line.at - answerWall) * scaleOf(sim, call)) / 1000)),
+  }));
+  const end = Math.ceil(talkedSoFar(sim, call));
   return [
     ...greeting,
-    ...session.lines.map((line) => ({
-      role: line.role,
-      text: line.text,
-      offset_seconds: Math.max(0, Math.floor(((line.at - answerWall) * scaleOf(sim, call)) / 1000)),
-    })),
+    ...spoken,
+    ...call.said.map((text) => ({ role: 'agent' as const, text, offset_seconds: end })),
   ];
 }
 
-/** The `<Connect action>` after the agent's end: hang up, or dial the number it names. */
+/** Wall-clock ms a machine waits at least for the agent's end (the detection comes after the session's setup). */
+const MACHINE_WAIT_MS = 5_000;
+
+/** Simulated seconds a `<Say>` takes. */
+const SAY_SECONDS = 5;
+
+/** Appends one line to `outbox/telephony.jsonl` (what the far end heard outside the relay). */
+function keepHeard(sim: SimState, line: Omit<TelephonyOutboxLine, 'at'>): void {
+  const path = sim.options.outboxPath;
+  if (!path) return;
+  mkdirSync(dirname(path), { recursive: true });
+  appendFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), ...line })}\n`);
+}
+
+/**
+ * The `<Connect action>` after the agent's end: hang up, say something first (a voicemail: the
+ * machine keeps it), or dial the number it names — a person who, for a warm transfer, first hears the
+ * whisper (`<Number url>`), and whose dial's end goes to `<Dial action>`.
+ */
 export async function afterRelay(sim: SimState, call: SimCall, action: string): Promise<void> {
   try {
     const response = await postSigned(sim, action, {
@@ -89,9 +146,73 @@ export async function afterRelay(sim: SimState, call: SimCall, action: string): 
       SessionStatus: 'ended',
     });
     const next = parseTwiml(response.text);
-    if (next.dial) call.dialled = next.dial;
+    heard(sim, call, next.say);
+    if (next.dial && (next.dialAction || next.numberUrl)) await dialPerson(sim, call, next);
+    else if (next.dial) call.dialled = next.dial;
   } catch (error) {
     console.warn(`[telephony simulator] relay action failed for ${call.sid}: ${String(error)}`);
+  }
+}
+
+/** What the provider said on the call; on a machine it is the voicemail left. */
+function heard(sim: SimState, call: SimCall, said: string[]): void {
+  for (const text of said) {
+    call.said.push(text);
+    if (call.scenario === 'machine') keepHeard(sim, { provider_call_id: call.sid, kind: 'voicemail', text });
+  }
+}
+
+/** How a dialled person's number answers (DialCallStatus), by the same scenario numbers. */
+function dialStatus(to: string): string {
+  switch (scenarioFor(to)) {
+    case 'busy':
+      return 'busy';
+    case 'no_answer':
+      return 'no-answer';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'completed';
+  }
+}
+
+/**
+ * A `<Dial action><Number url>`: the person's leg is placed; answered, it fetches the whisper URL
+ * (signed, with the caller's call as `ParentCallSid`) and the person hears it before being
+ * connected; then the dial's end is POSTed to its action, whose answer the caller hears.
+ */
+async function dialPerson(sim: SimState, call: SimCall, twiml: ParsedTwiml): Promise<void> {
+  const to = twiml.dial ?? '';
+  const status = dialStatus(to);
+  const leg = sid('CA');
+  call.transfer = { to, status };
+  if (status === 'completed' && twiml.numberUrl) {
+    const response = await postSigned(sim, twiml.numberUrl, {
+      AccountSid: ACCOUNT_SID,
+      ApiVersion: '2010-04-01',
+      CallSid: leg,
+      ParentCallSid: call.sid,
+      From: call.from,
+      To: to,
+      Direction: 'outbound-dial',
+      CallStatus: 'in-progress',
+    });
+    const whisper = parseTwiml(response.text).say.join(' ').trim();
+    if (response.status === 200 && whisper) {
+      call.transfer.whisper = whisper;
+      keepHeard(sim, { provider_call_id: call.sid, kind: 'whisper', text: whisper });
+    }
+  }
+  if (status === 'completed') call.dialled = to;
+  if (twiml.dialAction) {
+    const response = await postSigned(sim, twiml.dialAction, {
+      ...callParams(call),
+      CallStatus: 'in-progress',
+      DialCallSid: leg,
+      DialCallStatus: status,
+      DialCallDuration: String(status === 'completed' ? TRANSFER_SECONDS : 0),
+    });
+    heard(sim, call, parseTwiml(response.text).say);
   }
 }
 

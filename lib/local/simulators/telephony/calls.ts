@@ -1,8 +1,16 @@
 import { parseTwiml } from '../../../../functions/providers/telephony/twilio-format.js';
 import { SimulatorError } from '../http-kit.js';
-import { deliver, postSigned } from './callbacks.js';
+import { callParams, deliver, postSigned } from './callbacks.js';
 import { afterRelay, converse, transcriptOf } from './caller.js';
-import { inboundTimeline, outboundTimeline, scenarioFor, type Scenario, type Step } from './scenarios.js';
+import {
+  AMD_HUMAN_SECONDS,
+  AMD_MACHINE_SECONDS,
+  inboundTimeline,
+  outboundTimeline,
+  scenarioFor,
+  type Scenario,
+  type Step,
+} from './scenarios.js';
 import {
   ACCOUNT_SID,
   elapsedSeconds,
@@ -57,7 +65,48 @@ async function play(sim: SimState, call: SimCall): Promise<void> {
 /** play(), counted in activity() until it returns. */
 export function startPlaying(sim: SimState, call: SimCall): void {
   sim.playing.add(call);
-  void play(sim, call).finally(() => sim.playing.delete(call));
+  void Promise.all([play(sim, call), reportAmd(sim, call)]).finally(() => sim.playing.delete(call));
+}
+
+/** Wall-clock ms the service is given to handle a session's `setup` before a detection result. */
+const SETUP_GRACE_MS = 300;
+
+/**
+ * Answering-machine detection (Twilio's async AMD): once the call is answered, the result is POSTed
+ * to the callback the dial named — a machine (`+61491570117`) after its beep (`machine_end_beep`;
+ * `machine_start` when only `Enable` was asked), anyone else as `human` 2 s in.
+ */
+async function reportAmd(sim: SimState, call: SimCall): Promise<void> {
+  const { amd } = call;
+  const { answerAt } = call.timeline;
+  if (!amd || answerAt === undefined || call.externalRelay) return;
+  const machine = call.scenario === 'machine';
+  const after = machine ? AMD_MACHINE_SECONDS : AMD_HUMAN_SECONDS;
+  await sleepUntil(sim, call.startWall + wallMs(sim, call, answerAt + after));
+  // Played faster than real time, the result could beat the relay session's setup, which takes a
+  // few real seconds on a phone line: it comes once the session is set up (its `setup` handled).
+  while (call.relay && !call.relayOpened && !call.hungUp && !call.finished && !sim.stopped)
+    await sleepUntil(sim, Date.now() + 20);
+  if (call.relayOpened && (await call.relayOpened)) await sleepUntil(sim, Date.now() + SETUP_GRACE_MS);
+  if (call.hungUp || call.finished || sim.stopped) return;
+  const answeredBy = machine
+    ? amd.mode === 'DetectMessageEnd'
+      ? 'machine_end_beep'
+      : 'machine_start'
+    : 'human';
+  amd.reported = answeredBy;
+  sim.callbacksInFlight += 1;
+  try {
+    await postSigned(sim, amd.callbackUrl, {
+      ...callParams(call),
+      AnsweredBy: answeredBy,
+      MachineDetectionDuration: String(after * 1000),
+    });
+  } catch (error) {
+    console.warn(`[telephony simulator] AMD callback failed for ${call.sid}: ${String(error)}`);
+  } finally {
+    sim.callbacksInFlight -= 1;
+  }
 }
 
 export function newCall(
@@ -74,6 +123,8 @@ export function newCall(
     says?: string[];
     /** Someone else opens the relay session (`call talk`). */
     externalRelay?: boolean;
+    /** Answering-machine detection asked for (outbound). */
+    amd?: { mode: 'DetectMessageEnd' | 'Enable'; callbackUrl: string };
   },
 ): SimCall {
   const script = parseTwiml(input.twiml);
@@ -116,6 +167,8 @@ export function newCall(
     externalRelay: scenario === 'external' || input.externalRelay === true,
     realTime: input.externalRelay === true && input.direction === 'inbound',
     says: input.says ?? [],
+    ...(input.amd ? { amd: { ...input.amd } } : {}),
+    said: [],
     transcript: [],
     sequence: 0,
     hungUp: false,

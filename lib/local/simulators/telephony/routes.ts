@@ -57,6 +57,10 @@ export function telephonyRoutes(
           statusCallback: requireString(body.status_callback, 'status_callback'),
           twiml: requireString(body.twiml, 'twiml'),
           timeLimit,
+          ...((body.machine_detection === 'DetectMessageEnd' || body.machine_detection === 'Enable') &&
+          typeof body.async_amd_status_callback === 'string'
+            ? { amd: { mode: body.machine_detection, callbackUrl: body.async_amd_status_callback } }
+            : {}),
         });
         startPlaying(sim, call);
         sendJson(res, 201, { sid: call.sid });
@@ -108,6 +112,10 @@ export function telephonyRoutes(
           talk_seconds: call.timeline.talkSeconds,
           transcript: call.transcript,
           dialled: call.dialled ?? null,
+          answered_by: call.amd?.reported ?? null,
+          said: call.said,
+          relay_end: call.relayEnd ?? null,
+          transfer: call.transfer ?? null,
           callbacks: call.callbacks,
         });
       },

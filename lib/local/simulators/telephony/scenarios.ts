@@ -14,7 +14,17 @@ export const SCENARIO_NUMBERS = {
   silent: '+61491570115',
   /** Answered; the simulator opens no relay session (an outside ConversationRelay client may); up until hung up or its limit. */
   external: '+61491570116',
+  /** Answered by a machine: detection reports `machine_end_beep` 4 s after the answer; what is said after it is the voicemail. */
+  machine: '+61491570117',
+  /** Answered by a person after 2 s of silence: detection reports `human`; a normal conversation. */
+  human_after_silence: '+61491570118',
+  /** Answered; a transfer to it is answered by a person who hears the whisper first. */
+  transfer_target: '+61491570119',
 } as const;
+
+/** When detection reports, in simulated seconds after the answer: a machine after its beep, a person sooner. */
+export const AMD_MACHINE_SECONDS = 4;
+export const AMD_HUMAN_SECONDS = 2;
 
 export type Scenario = 'answered' | keyof typeof SCENARIO_NUMBERS;
 
@@ -98,6 +108,9 @@ export function outboundTimeline(
       };
     case 'long':
     case 'answered':
+    case 'machine':
+    case 'human_after_silence':
+    case 'transfer_target':
     case 'duplicated': {
       const wanted = scenario === 'long' ? LONG_CONVERSATION_SECONDS : CONVERSATION_SECONDS;
       const talk = Math.max(1, Math.min(wanted, options.timeLimit));

@@ -14,6 +14,20 @@ export interface TelephonySimulatorOptions {
   authToken: string;
   /** 0 or absent: any free port. */
   port?: number;
+  /**
+   * `outbox/telephony.jsonl` of the stack's state folder: what the far end heard outside the relay
+   * conversation (a voicemail left on a machine, a warm transfer's whisper), one JSON line each.
+   */
+  outboxPath?: string;
+}
+
+/** One line of the telephony outbox. */
+export interface TelephonyOutboxLine {
+  at: string;
+  /** The original call's (a whisper's too: the caller's call, not the transfer's leg). */
+  provider_call_id: string;
+  kind: 'voicemail' | 'whisper';
+  text: string;
 }
 
 export interface SimulatedCallback {
@@ -50,8 +64,18 @@ export interface SimCall {
   session?: RelaySession;
   /** What was said, for the recording (offsets in simulated seconds from the answer). */
   transcript: TranscriptTurn[];
-  /** The number the call was handed to (`<Dial>` after the agent's transfer). */
+  /** The number the call was handed to (`<Dial>` after the agent's transfer), once the person answered. */
   dialled?: string;
+  /** Answering-machine detection the dial asked for (`AsyncAmd`), and the result it reported. */
+  amd?: { mode: 'DetectMessageEnd' | 'Enable'; callbackUrl: string; reported?: string };
+  /** What the provider said on the call after the relay (`<Say>` of the `<Connect action>` or `<Dial action>`). */
+  said: string[];
+  /** The relay session's opening (resolves once `setup` was sent; false: refused). */
+  relayOpened?: Promise<boolean>;
+  /** How the relay session ended (the simulator's view: agent, caller, refused, dropped, none). */
+  relayEnd?: string;
+  /** A transfer's dial: to whom, and how it ended (DialCallStatus). */
+  transfer?: { to: string; status: string; whisper?: string };
   /** Ends the conversation's wait early (a hang-up). */
   stopConversation?: () => void;
   sequence: number;

@@ -256,6 +256,9 @@ export interface AgentDraft {
   expressiveness: Settings['expressiveness'];
   ambientNoise: Settings['ambient_noise'];
   transfer: string;
+  voicemailOn: boolean;
+  voicemailAction: 'hangup' | 'leave_message';
+  voicemailMessage: string;
   timezone: string;
   maxDuration: string;
   recording: boolean;
@@ -284,6 +287,9 @@ export function draftOf(agent: Agent): AgentDraft {
     expressiveness: agent.settings.expressiveness,
     ambientNoise: agent.settings.ambient_noise,
     transfer: agent.transfer_phone_number ?? '',
+    voicemailOn: agent.voicemail?.detection ?? false,
+    voicemailAction: agent.voicemail?.action ?? 'hangup',
+    voicemailMessage: agent.voicemail?.message ?? '',
     timezone: agent.settings.timezone,
     maxDuration: String(agent.settings.max_duration_seconds),
     recording: agent.settings.call_recording,
@@ -352,6 +358,12 @@ export function toBody(draft: AgentDraft): AgentBody {
     voice: draft.voice.trim() || null,
     language: draft.language.trim(),
     transfer_phone_number: draft.transfer.trim() || null,
+    voicemail: draft.voicemailOn
+      ? {
+          action: draft.voicemailAction,
+          ...(draft.voicemailAction === 'leave_message' ? { message: draft.voicemailMessage.trim() } : {}),
+        }
+      : null,
     knowledge_base_ids: draft.knowledgeBases,
     success_criteria: draft.successCriteria.trim() || null,
     analysis_fields: analysisFieldsBody(draft.fields),

@@ -12,12 +12,14 @@ import { PostCallActionsSection } from './post-call-actions';
 import { SettingsSection } from './settings';
 import { ToolsSection } from './tools';
 import { VoiceSection } from './voice';
+import { VoicemailSection } from './voicemail';
 
 /** The form's sections, in order: a new one is a file of its own and a line here. */
 const SECTIONS: FunctionComponent<SectionProps>[] = [
   SettingsSection,
   VoiceSection,
   CallsSection,
+  VoicemailSection,
   KnowledgeSection,
   AnalysisSection,
   PostCallActionsSection,
