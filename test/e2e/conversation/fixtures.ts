@@ -101,6 +101,17 @@ export async function providerEndsSession(providerCallId: string): Promise<{ dia
 export interface ModelRequest {
   messages: { role: string; content: unknown }[];
   tools?: { function: { name: string } }[];
+  /** A structured answer's schema (the call analysis, the evaluation judge). */
+  response_format?: { type: string; json_schema?: { name: string; schema: Json } };
+}
+
+/** The structured requests named `schemaName` whose messages mention `marker`. */
+export async function structuredRequests(schemaName: string, marker: string): Promise<ModelRequest[]> {
+  return (await modelRequests()).filter(
+    (r) =>
+      r.response_format?.json_schema?.name === schemaName &&
+      r.messages.some((m) => textOf(m.content).includes(marker)),
+  );
 }
 
 /** What the service sent the model (the stack's model simulator keeps the last 200 requests). */

@@ -3,6 +3,7 @@ import { CreateEvaluationBody } from '../../../functions/evaluations/schemas.js'
 import { MAX_RESENDS, SCENARIOS_LOST, startEvaluation } from '../../../functions/evaluations/service.js';
 import { queueUrl, sendMessage, sqsClient } from '../../../functions/platform/queue.js';
 import { api, type Json } from '../../helpers/http.js';
+import { structuredRequests, textOf } from '../conversation/fixtures.js';
 import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
 import { addMember, createAgent, newTenant, setBalance, ws, type Tenant } from '../calling/fixtures.js';
 
@@ -188,6 +189,19 @@ describe('agent evaluations', () => {
         reason: 'The agent said: "Our office opens at 9am on weekdays.".',
       },
     ]);
+    // What the judge was sent: the numbered criteria and the conversation as played (not an echo).
+    const judged = await structuredRequests(
+      'evaluation_judgement',
+      '1. tells the caller that parking is free',
+    );
+    expect(judged).toHaveLength(1);
+    const sent = textOf(judged[0].messages.find((m) => m.role === 'user')?.content);
+    expect(sent).toContain(
+      'Criteria:\n1. tells the caller that parking is free\n2. offers an inspection time\n\nThe conversation:\n',
+    );
+    expect(sent).toContain('Caller: Is there parking nearby?');
+    expect(sent).toContain('Agent: Parking is free behind the building.');
+    expect((judged[0].response_format?.json_schema?.schema as Json).properties.results.minItems).toBe(2);
     // Scenarios without criteria report none.
     expect(
       (await finished((await start({ scenarios: [SCENARIOS[1]] })).body.id)).results[0].criteria,

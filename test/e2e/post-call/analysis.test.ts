@@ -8,6 +8,7 @@ import {
   type LanguageModelPort,
 } from '../../../functions/providers/llm/index.js';
 import { repoRoot } from '../../../lib/local/paths.js';
+import { structuredRequests, textOf } from '../conversation/fixtures.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { createAgent, newTenant, numberFor, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
@@ -113,6 +114,24 @@ test('a call with analysis_fields: the model fills them, in the call detail and 
   };
   expect(call.analysis).toEqual(expected);
   expect(call.analysis.summary).toContain('The caller agreed: "Yes, book me in. I\'m pre approved as well.');
+
+  // What the model was asked, once: the agent's fields, its success criteria and the call's own lines
+  // (the simulator's answer above only proves it can read them back).
+  const analysisRequests = await structuredRequests(
+    'call_analysis',
+    'Caller: Hi, I want to buy a home. My budget is $900,000',
+  );
+  expect(analysisRequests).toHaveLength(1);
+  const messageOf = (role: string) =>
+    textOf(analysisRequests[0].messages.find((m) => m.role === role)?.content);
+  expect(messageOf('system')).toContain("- budget (number): The buyer's budget in dollars");
+  expect(messageOf('system')).toContain('- intent (enum: one of buy, sell, rent): What they want to do');
+  expect(messageOf('system')).toContain('The caller books an inspection.');
+  expect(messageOf('user')).toContain("Caller: Yes, book me in. I'm pre approved as well.");
+  expect(messageOf('user')).toMatch(/^Agent: \S/m);
+  const schema = analysisRequests[0].response_format?.json_schema?.schema as Json;
+  expect(Object.keys(schema.properties.custom.properties)).toEqual(FIELDS.map((f) => f.name));
+  expect(schema.properties.custom.properties.intent.enum).toEqual(['buy', 'sell', 'rent', null]);
 
   const payload = await theWebhook(tenant, hook, callId);
   expect(payload.data.analysis).toEqual(call.analysis);
