@@ -1,3 +1,6 @@
+import { logger } from '../../platform/logger.js';
+import { errorName } from '../../platform/programming-errors.js';
+
 /**
  * Whether a turn may still act — send a piece of its reply, run a tool, end the call. The turn's
  * protocol in one place:
@@ -14,6 +17,9 @@
  *   reply's `last`: the turn's closing write is conditioned on the version it changed, so when that
  *   write found the turn's generation current it is the check, and no read is needed.
  * - **Frame order.** Frames of a call run in parallel; their order is the socket's (interruption.ts).
+ * - **While a tool runs** nothing is sent, so nothing checks: the turn watches the generation instead
+ *   (`watch`), because the frame that moves it (an interruption, a newer prompt) runs in another Lambda
+ *   container and can only be seen in the table. A move aborts the tool's request.
  */
 export class TurnGuard {
   /** Aborts the turn's model request and tool requests: stopped, dropped, or past the deadline. */
@@ -59,6 +65,35 @@ export class TurnGuard {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Reads the generation every `intervalMs` until the returned stop is called or the turn stops; a
+   * newer frame aborts the turn's requests at once instead of at its next piece. A failed read is left
+   * to the next piece's check.
+   */
+  watch(intervalMs: number): () => void {
+    let watching = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const next = () => {
+      timer = setTimeout(() => {
+        if (!watching) return;
+        this.mayAct().then(
+          (current) => {
+            if (current && watching) next();
+          },
+          (error: unknown) =>
+            logger.warn('the turn could not read its generation while a tool ran', {
+              error: errorName(error),
+            }),
+        );
+      }, intervalMs);
+    };
+    next();
+    return () => {
+      watching = false;
+      clearTimeout(timer);
+    };
   }
 
   /** The turn's closing write stored `generation` (conditioned on the version it changed). */

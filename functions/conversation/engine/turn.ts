@@ -96,6 +96,8 @@ export const MAX_TOOL_CALLS_A_ROUND = 5;
 export const MAX_TOOL_CALLS_A_CALL = 30;
 /** A tool's result as kept in the history (the item is rewritten, and billed per KB, on every turn). */
 export const MAX_KEPT_TOOL_RESULT_CHARS = 4_096;
+/** How often a turn reads its generation while a tool runs (an interruption aborts the tool). */
+const TOOL_WATCH_INTERVAL_MS = 300;
 export const DEFAULT_TURN_DEADLINE_MS = 24_000;
 /** A caller's line longer than this is cut (speech-to-text never produces one; a client might). */
 export const MAX_PROMPT_CHARS = 4_000;
@@ -362,9 +364,11 @@ class TurnWork {
             : undefined;
       if (!limit && lines?.during && !(await this.send(spaced(this.spoken, lines.during), false))) return;
       const at = iso(this.now());
-      const outcome = limit ? refusedOutcome(limit) : await this.runOne(call);
-      // An interruption or a newer prompt while the tool ran: nothing of its result is used.
-      if (this.superseded) return;
+      const ran = limit ? refusedOutcome(limit) : await this.runOne(call);
+      // An interruption or a newer prompt while the tool ran: nothing of its result is used, but the
+      // record keeps that a request went out (the business's system may have acted on it).
+      const cancelled = this.superseded;
+      const outcome: ToolOutcome = cancelled ? cancelledOutcome(ran) : ran;
       const record: ToolCallRecord = {
         name: call.name,
         arguments: call.arguments,
@@ -377,6 +381,10 @@ class TurnWork {
         ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
       };
       this.toolCalls.push(record);
+      if (cancelled) {
+        await this.deps.output.tool?.(record);
+        return;
+      }
       if (outcome.durationMs !== undefined)
         recordMetrics({ ToolDuration: outcome.durationMs }, this.deps.channel);
       if (!outcome.ok)
@@ -398,6 +406,7 @@ class TurnWork {
   }
 
   private async runOne(call: LlmToolCall): Promise<ToolOutcome> {
+    const stopWatching = this.guard.watch(TOOL_WATCH_INTERVAL_MS);
     try {
       return await this.deps.runTool(call, this.setup, this.guard.abort.signal);
     } catch (error) {
@@ -409,6 +418,8 @@ class TurnWork {
         content: JSON.stringify({ error: 'the tool failed' }),
         error: `the tool failed (${failure})`,
       };
+    } finally {
+      stopWatching();
     }
   }
 
@@ -469,6 +480,15 @@ const refusedOutcome = (error: string): ToolOutcome => ({
   content: JSON.stringify({ error }),
   error,
   status: 'error',
+});
+
+const cancelledOutcome = (ran: ToolOutcome): ToolOutcome => ({
+  ...ran,
+  ok: false,
+  content: JSON.stringify({ error: 'cancelled' }),
+  error: 'cancelled: the caller spoke before it answered',
+  status: 'cancelled',
+  httpStatus: undefined,
 });
 
 /** `line` after what was said, with a space between. */

@@ -70,6 +70,8 @@ export interface Endpoint {
   received: Received[];
   /** Responses whose write the client cut short (the 20 MB body). */
   cut: number;
+  /** /slow requests the client gave up on before their answer (an aborted or timed-out tool call). */
+  abandoned: number;
   stop(): Promise<void>;
 }
 
@@ -82,7 +84,7 @@ const TWENTY_MB = 20 * 1024 * 1024;
  */
 export async function startEndpoint(): Promise<Endpoint> {
   const received: Received[] = [];
-  const state = { cut: 0 };
+  const state = { cut: 0, abandoned: 0 };
   const open = new Set<ServerResponse>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -130,11 +132,16 @@ export async function startEndpoint(): Promise<Endpoint> {
           return;
         }
         case '/slow': {
+          let answered = false;
           const timer = setTimeout(() => {
+            answered = true;
             if (!response.destroyed)
               response.writeHead(200, { 'content-type': 'application/json' }).end('{"late":true}');
           }, 5_000);
-          response.on('close', () => clearTimeout(timer));
+          response.on('close', () => {
+            clearTimeout(timer);
+            if (!answered) state.abandoned += 1;
+          });
           return;
         }
         case '/close':
@@ -152,6 +159,9 @@ export async function startEndpoint(): Promise<Endpoint> {
     received,
     get cut() {
       return state.cut;
+    },
+    get abandoned() {
+      return state.abandoned;
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import type { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
 import { baseUrl, type Json } from '../../helpers/http.js';
 import { readyToCall, waitForCall, type Tenant } from '../calling/fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
 import { functionTool, startEndpoint, webhookSecret, type Endpoint } from '../agents-tools/fixtures.js';
 import { startMcpServer } from '../agents-tools/mcp-server.js';
 import { liveCall, openSession } from './fixtures.js';
@@ -117,6 +118,47 @@ test('an endpoint that fails: speak_on_failure is said (the model not asked agai
   expect(ended.conversation_incidents).toEqual(
     expect.arrayContaining([expect.objectContaining({ kind: 'tool_error' })]),
   );
+}, 90_000);
+
+test('an interruption while a tool runs: its request is aborted, its result never used, recorded as cancelled; the call goes on', async () => {
+  const { tenant, call, relay } = await callWithTool('/slow', { speak_during: 'One moment while I check.' });
+  const abandonedBefore = endpoint.abandoned;
+  const start = relay.frames.length;
+  relay.send({
+    type: 'prompt',
+    voicePrompt: 'Can you book an inspection for Saturday?',
+    lang: 'en-AU',
+    last: true,
+  });
+  // The tool's request went out (speak_during said first); the caller talks over it.
+  await relay.until(
+    (all) =>
+      all.slice(start).some((f) => f.type === 'text' && f.token?.includes('One moment')) ? true : undefined,
+    'speak_during',
+  );
+  await waitFor(() => endpoint.received.find((r) => r.path === '/slow' && r.body.includes(call.callId)), {
+    what: "the tool's request",
+  });
+  relay.send({ type: 'interrupt', utteranceUntilInterrupt: 'One moment', durationUntilInterruptMs: 600 });
+  // The service gave up the request long before its 5 s answer or its 8 s timeout.
+  await waitFor(() => (endpoint.abandoned > abandonedBefore ? true : undefined), {
+    what: 'the tool request aborted',
+    timeoutMs: 4_000,
+  });
+  const next = await relay.say('Hello?');
+  expect(next.reply).not.toBe('');
+  expect(next.reply).not.toContain('late');
+  const ended = await hangUp(relay, tenant, call.callId);
+  expect(ended.tool_calls).toEqual([
+    expect.objectContaining({ name: 'book_inspection', ok: false, type: 'function', status: 'cancelled' }),
+  ]);
+  expect(ended.tool_calls[0].http_status).toBeUndefined();
+  // Nothing of the late answer reached the model, and a cancelled call is no tool fault.
+  expect(JSON.stringify(ended.transcript)).not.toContain('late');
+  expect(ended.conversation_incidents ?? []).not.toEqual(
+    expect.arrayContaining([expect.objectContaining({ kind: 'tool_error' })]),
+  );
+  expect(endpoint.received.filter((r) => r.path === '/slow' && r.body.includes(call.callId))).toHaveLength(1);
 }, 90_000);
 
 test("an MCP server's tool in a call: listed once for the call, called by the model, its text spoken; a server that is down leaves its tools out and the call goes on", async () => {
