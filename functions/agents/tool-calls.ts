@@ -97,6 +97,8 @@ export async function invokeFunctionTool(
   args: Record<string, unknown>,
   ctx: ToolCallContext,
   signal?: AbortSignal,
+  /** The workspace's signing secrets when already being read (a call reads them beside its checks). */
+  secrets: Promise<string[]> = signingSecrets(ctx.workspaceId),
 ): Promise<ToolRun> {
   const started = Date.now();
   const { argumentsProblem } = await import('./tools-validation.js');
@@ -107,7 +109,7 @@ export async function invokeFunctionTool(
     webhookId: `tool_${randomUUID()}`,
     timestamp: clock.now(),
     payload,
-    secrets: await signingSecrets(ctx.workspaceId),
+    secrets: await secrets,
   });
   const exchange = await postForResponse({
     url: tool.url,

@@ -76,6 +76,8 @@ export interface AgentToolBox {
   offered(): Promise<{ tools: LlmTool[]; incidents: Omit<ConversationIncident, 'at'>[] }>;
   /** `speak_during` (said before the request) and `speak_on_failure` (said instead of asking again). */
   lines(name: string): { during?: string; onFailure?: string } | undefined;
+  /** The model asked for these: start reading what running them needs while the turn checks it may. */
+  prepare?(calls: readonly LlmToolCall[]): void;
 }
 
 export interface EngineDeps {
@@ -351,6 +353,7 @@ class TurnWork {
   }
 
   private async runTools(calls: LlmToolCall[]): Promise<void> {
+    this.deps.agentTools?.prepare?.(calls);
     for (const [index, call] of calls.entries()) {
       if (!(await this.guard.mayAct())) return;
       if (call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')

@@ -1,6 +1,12 @@
 import { callMcpTool, endMcpSession, listMcpTools, splitCombinedName } from '../../agents/mcp-tools.js';
 import { invokeFunctionTool, type ToolCallContext, type ToolRun } from '../../agents/tool-calls.js';
-import { resolveTool, type StoredTool, type ToolSecrets } from '../../agents/tool-definitions.js';
+import {
+  resolveTool,
+  type StoredFunctionTool,
+  type StoredTool,
+  type ToolSecrets,
+} from '../../agents/tool-definitions.js';
+import { signingSecrets } from '../../webhook-deliveries/secrets.js';
 import type { LlmTool, LlmToolCall } from '../../providers/llm/port.js';
 import type { ConversationIncident } from '../engine/model.js';
 import type { AgentToolBox, ToolOutcome } from '../engine/turn.js';
@@ -38,10 +44,27 @@ export interface CallToolsStore {
 const MCP_LIST_TIMEOUT_MS = 5_000;
 
 export class CallToolBox implements AgentToolBox {
+  /** Read once a turn, and only when the model asks for a function tool (the box lives one frame). */
+  private signing?: Promise<string[]>;
+  private headerSecrets?: Promise<ToolSecrets>;
+
   constructor(
     private tools: CallTools,
     private readonly store: CallToolsStore,
   ) {}
+
+  prepare(calls: readonly LlmToolCall[]): void {
+    const asked = calls.map((call) => this.functionTool(call.name)).filter((t) => t !== undefined);
+    if (asked.length === 0) return;
+    this.signing ??= quiet(signingSecrets(this.tools.context.workspaceId));
+    if (asked.some((t) => Object.keys(t.headers ?? {}).length > 0))
+      this.headerSecrets ??= quiet(this.store.secrets());
+  }
+
+  private functionTool(name: string): StoredFunctionTool | undefined {
+    const tool = this.tools.tools.find((t) => t.type === 'function' && t.name === name);
+    return tool?.type === 'function' ? tool : undefined;
+  }
 
   async offered(): Promise<{ tools: LlmTool[]; incidents: Omit<ConversationIncident, 'at'>[] }> {
     const incidents: Omit<ConversationIncident, 'at'>[] = [];
@@ -108,8 +131,8 @@ export class CallToolBox implements AgentToolBox {
   }
 
   async run(call: LlmToolCall, signal?: AbortSignal): Promise<ToolOutcome> {
-    const fn = this.tools.tools.find((t) => t.type === 'function' && t.name === call.name);
-    if (fn && fn.type === 'function') {
+    const fn = this.functionTool(call.name);
+    if (fn) {
       const resolved = await resolveTool(this.owner(await this.secretsIfNeeded([fn])), fn);
       return outcome(
         'function',
@@ -118,6 +141,7 @@ export class CallToolBox implements AgentToolBox {
           call.arguments,
           this.tools.context,
           signal,
+          (this.signing ??= signingSecrets(this.tools.context.workspaceId)),
         ),
       );
     }
@@ -162,8 +186,18 @@ export class CallToolBox implements AgentToolBox {
   }
 
   private async secretsIfNeeded(tools: StoredTool[]): Promise<ToolSecrets> {
-    return tools.some((t) => Object.keys(t.headers ?? {}).length > 0) ? this.store.secrets() : {};
+    if (!tools.some((t) => Object.keys(t.headers ?? {}).length > 0)) return {};
+    return (this.headerSecrets ??= this.store.secrets());
   }
+}
+
+/**
+ * A read started early may never be awaited (the turn was interrupted first): its failure is then
+ * nobody's, so it is marked handled here; whoever awaits it still gets the failure.
+ */
+function quiet<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
 }
 
 function outcome(type: 'function' | 'mcp', run: ToolRun): ToolOutcome {
