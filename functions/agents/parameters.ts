@@ -17,4 +17,3 @@ export const callParameters = () =>
     .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, {
       message: `at most ${MAX_PARAMETERS} parameters`,
     });
-

@@ -29,7 +29,9 @@ export interface TestChatGrant {
 const hashOf = (ticket: string): string => createHash('sha256').update(ticket, 'utf8').digest('hex');
 
 /** Stores a new ticket for this grant; returns the ticket (shown once) and when it expires. */
-export async function issueTestChatTicket(grant: TestChatGrant): Promise<{ ticket: string; expiresAt: Date }> {
+export async function issueTestChatTicket(
+  grant: TestChatGrant,
+): Promise<{ ticket: string; expiresAt: Date }> {
   const now = clock.now();
   const expiresAtSeconds = Math.floor(now.getTime() / 1000) + TEST_CHAT_TICKET_SECONDS;
   const ticket = randomBytes(32).toString('base64url');
