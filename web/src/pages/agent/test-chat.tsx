@@ -82,8 +82,13 @@ export function TestChat({
 
   if (ticket) return <ChatSession ticket={ticket.ticket} relayUrl={ticket.relay_url} onClose={onClose} />;
 
+  // An edit clears the last refusal: its messages were about the rows as they were.
+  const edit = (change: (current: ParameterRow[]) => ParameterRow[]) => {
+    if (buy.error) buy.reset();
+    setRows(change);
+  };
   const setRow = (index: number, change: Partial<ParameterRow>) =>
-    setRows((current) => current.map((row, i) => (i === index ? { ...row, ...change } : row)));
+    edit((current) => current.map((row, i) => (i === index ? { ...row, ...change } : row)));
   const parameterErrors = buy.error instanceof ApiError ? buy.error.fieldMessages('parameters', true) : [];
 
   return (
@@ -123,7 +128,7 @@ export function TestChat({
                   type="button"
                   aria-label={`Remove parameter ${index + 1}`}
                   onClick={() =>
-                    setRows((current) =>
+                    edit((current) =>
                       current.length > 1 ? current.filter((_, i) => i !== index) : [{ name: '', value: '' }],
                     )
                   }
@@ -132,7 +137,7 @@ export function TestChat({
                 </button>
               </div>
             ))}
-            <button type="button" onClick={() => setRows((current) => [...current, { name: '', value: '' }])}>
+            <button type="button" onClick={() => edit((current) => [...current, { name: '', value: '' }])}>
               Add parameter
             </button>
             {parameterErrors.length > 0 && <small class="field-error">{parameterErrors.join(' ')}</small>}
