@@ -203,10 +203,19 @@ test('a used, expired or unknown ticket, no ticket, or an access_token in the UR
   chat.close();
   await chat.waitClosed();
 
+  // Two upgrades at once with one ticket: one chat opens, the other is refused.
+  const raced = await buyTicket(tenant, agent.id);
+  const both = await Promise.all([refused({ ticket: raced.ticket }), refused({ ticket: raced.ticket })]);
+  const opened = both.filter((c): c is RelayClient => c instanceof RelayClient);
+  expect(opened).toHaveLength(1);
+  expect(both.filter((c) => !(c instanceof RelayClient))).toEqual([{ refused: 401 }]);
+  opened[0].close();
+  await opened[0].waitClosed();
+
   await waitForQuiescence();
   const calls = await callsOf(tenant);
-  expect(calls).toHaveLength(1);
-  expect(calls[0]).toMatchObject({ channel: 'web' });
+  expect(calls).toHaveLength(2);
+  expect(calls.map((c) => c.channel)).toEqual(['web', 'web']);
 }, 60_000);
 
 test("buying a ticket: a viewer is refused (403, before a 422), another workspace's or an unknown agent is 404, an API key 403, bad parameters 422", async () => {
