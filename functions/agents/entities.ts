@@ -205,5 +205,36 @@ export const ToolTestWindowEntity = new Entity(
   cfg,
 );
 
+/**
+ * The dashboard's test-chat tickets (agents/test-chat.ts): bought by a member with their token, spent
+ * once by the relay's upgrade (`?channel=web&ticket=…`), so no token travels in a URL.
+ *   ticket  pk TESTCHAT#<sha256 of the ticket>  sk TICKET   (create; a conditional delete spends it; TTL)
+ * Only the ticket's hash is stored. `expiresAt` is also checked by the spending delete's condition:
+ * DynamoDB's TTL removes items late (and the local table never does).
+ */
+export const TestChatTicketEntity = new Entity(
+  {
+    model: { entity: 'testChatTicket', version: '1', service: 'va' },
+    attributes: {
+      ticketHash: { type: 'string', required: true },
+      workspaceId: { type: 'string', required: true },
+      organisationId: { type: 'string', required: true },
+      agentId: { type: 'string', required: true },
+      userId: { type: 'string', required: true },
+      /** The chat's `parameters`, JSON (already held to start-call's rules). */
+      parameters: { type: 'string', required: true },
+      runPostCallActions: { type: 'boolean', required: true },
+      createdAt: { type: 'string', required: true },
+      /** Epoch seconds: the ticket is refused from then on; DynamoDB's TTL removes it later. */
+      expiresAt: { type: 'number', required: true, field: 'expires_at' },
+    },
+    indexes: {
+      byTicket: primaryIndex(['ticketHash'], 'TESTCHAT#${ticketHash}', [], 'TICKET'),
+    },
+  },
+  cfg,
+);
+export type TestChatTicket = EntityItem<typeof TestChatTicketEntity>;
+
 /** An agent's change and its version, written together (agents/service.ts). */
 export const agentService = new Service({ agent: AgentEntity, agentVersion: AgentVersionEntity }, cfg);

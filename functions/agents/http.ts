@@ -13,4 +13,5 @@ export const handler = domainHandler(agentRoutes, {
   listAgentVersions: () => import('./handlers/list-agent-versions.js'),
   getAgentVersion: () => import('./handlers/get-agent-version.js'),
   restoreAgentVersion: () => import('./handlers/restore-agent-version.js'),
+  createTestChatTicket: () => import('./handlers/create-test-chat-ticket.js'),
 });

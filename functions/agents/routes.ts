@@ -130,4 +130,16 @@ export const agentRoutes = {
     },
     access: { table: 'readwrite' },
   }),
+  createTestChatTicket: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/test-chat',
+    summary: 'Buy a test chat ticket',
+    description:
+      "A one-time ticket for the dashboard's test chat: open `relay_url` with `?channel=web&ticket=<ticket>` within 60 s (`expires_at`); it opens one chat, with the agent, the `parameters` (filled into its prompt and greeting as for a phone call) and the post-call choice it was bought with (`run_post_call_actions`, default false: the chat is analysed, its post-call actions do not run). A used, expired or unknown ticket, or an `access_token` in the URL, is refused (401) (member; a user's token only)",
+    auth: 'user',
+    body: agents.TestChatBody,
+    response: agents.TestChatTicketResponse,
+    successStatus: 201,
+    access: { table: 'readwrite' },
+  }),
 };

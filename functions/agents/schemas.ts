@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { freeText, labelText } from '../platform/validation.js';
+import { callParameters } from './parameters.js';
 import { isTimeZone } from '../platform/time-zones.js';
 import { isId } from '../platform/ids.js';
 import { pageOf } from '../platform/pagination.js';
@@ -458,4 +459,26 @@ export const AgentVersionList = pageOf(AgentVersionSummaryResponse);
  */
 export const AgentVersionResponse = schemaOnFirstUse(() =>
   AgentVersionSummaryResponse.unwrap().extend({ agent: AgentResponse }),
+);
+
+// ── The test chat's ticket (test-chat.ts) ─────────────────────────────────────────────────────────
+
+export const TestChatBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    /** Filled into the agent's prompt and greeting as for a phone call's; the call's `parameters`. */
+    parameters: callParameters()
+      .nullish()
+      .meta({ examples: [{ name: 'Sam', listing_address: '12 Beach Road, Manly' }] }),
+    /** Run the agent's post-call actions when the chat ends (default: analysis only). */
+    run_post_call_actions: z.boolean().nullish(),
+  }),
+);
+
+export const TestChatTicketResponse = schemaOnFirstUse(() =>
+  z.object({
+    /** Open `relay_url` with `?channel=web&ticket=<ticket>` within `expires_at`; it works once. */
+    ticket: z.string(),
+    relay_url: z.string(),
+    expires_at: z.string(),
+  }),
 );

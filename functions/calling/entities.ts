@@ -140,6 +140,8 @@ export const CallEntity = new Entity(
       relayConnectionId: { type: 'string' },
       /** `phone` (absent) or `web` (the dashboard's test chat). */
       channel: { type: ['phone', 'web'] as const },
+      /** A test chat's choice (its ticket's `run_post_call_actions`): absent on a web call, its post-call actions do not run. */
+      runPostCallActions: { type: 'boolean' },
       /** How the agent ended the conversation (`agent_hangup`, `transfer`), set before the provider ends the call. */
       agentEnded: { type: ['agent_hangup', 'transfer'] as const },
       transferTo: { type: 'string' },

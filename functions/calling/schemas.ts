@@ -3,26 +3,19 @@ import { ListQuery, pageOf } from '../platform/pagination.js';
 import { isE164, toE164 } from '../platform/phone.js';
 import { CALL_STATUSES, END_REASONS } from './status.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
-import { parameterName, parameterText } from '../platform/validation.js';
+import { callParameters } from '../agents/parameters.js';
 
 /**
  * Start-call exactly as docs/api.md (plus `id`, `agent_id`, `workspace_id` in the
  * response), and the call-log shapes. Bodies are strict: unknown fields are 422 `extra_forbidden`.
  */
 
-export const MAX_PARAMETERS = 50;
-export const MAX_PARAMETER_NAME = 64;
-export const MAX_PARAMETER_VALUE = 1000;
+export { MAX_PARAMETERS, MAX_PARAMETER_NAME, MAX_PARAMETER_VALUE } from '../agents/parameters.js';
 
 const e164 = z.string().refine(isE164, { message: 'value is not a valid phone number in E.164 format' });
 
-const Parameters = schemaOnFirstUse(() =>
-  z
-    .record(parameterName().min(1).max(MAX_PARAMETER_NAME), parameterText().max(MAX_PARAMETER_VALUE))
-    .refine((value) => Object.keys(value).length <= MAX_PARAMETERS, {
-      message: `at most ${MAX_PARAMETERS} parameters`,
-    }),
-);
+/** A call's `parameters`: the same rules for start-call, campaign rows and the test chat's ticket. */
+const Parameters = schemaOnFirstUse(callParameters);
 
 export const StartCallBody = schemaOnFirstUse(() =>
   z.strictObject({

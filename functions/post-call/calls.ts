@@ -68,6 +68,8 @@ export async function loadEndedCall(
     answeredBy: answeredByOf(call),
     voicemailMessageLeft: call.voicemailMessageLeft === true,
     ...(call.transfer ? { transfer: call.transfer } : {}),
+    // A test chat runs the agent's post-call actions only when its ticket asked (web-chat.ts).
+    ...(call.channel === 'web' && call.runPostCallActions !== true ? { skipActions: true } : {}),
     quotedListings: await withFullAddresses(
       call.workspaceId,
       listings.map((l) => ({ listingId: l.listingId, address: l.address, price: l.price })),

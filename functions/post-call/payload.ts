@@ -46,6 +46,8 @@ export interface CallFacts {
   };
   /** The contact linked to the call when it was made (the other party's number was the contact's). */
   contactId?: string;
+  /** A test chat whose ticket did not ask for post-call actions: analysed, its actions not run. */
+  skipActions?: boolean;
 }
 
 export interface ContactFacts {

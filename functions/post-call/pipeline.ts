@@ -66,7 +66,8 @@ async function buildRecord(message: CallEndedMessage): Promise<PostCallRecordIte
       })
     : undefined;
   const record = analysis ? { ...ruled, analysis } : ruled;
-  const actions: ConfiguredAction[] = (agent?.actions ?? [])
+  // A test chat not asked to run them gets its record and analysis, and no action.
+  const actions: ConfiguredAction[] = (facts.skipActions ? [] : (agent?.actions ?? []))
     .filter((action) => action.enabled)
     .slice(0, MAX_ACTIONS_PER_CALL)
     .map(({ actionId, type, config: actionConfig }) => ({ actionId, type, config: actionConfig }));

@@ -11,6 +11,7 @@ import {
   DashboardBrowser,
   describeWithBrowser,
   executablePath,
+  seriousAxeViolations,
   settled,
 } from './dashboard-kit.js';
 
@@ -304,16 +305,51 @@ describeWithBrowser('dashboard in Chromium', () => {
     await context.close();
   }, 120_000);
 
-  it('test chat: the reply streams in, and the session is a call with channel "web"', async () => {
+  it('test chat: a parameter fills the greeting, the reply streams in, and the session is a call with channel "web"', async () => {
     const config = (await (await fetch(`${baseUrl()}/config.json`)).json()) as { relay_url: string };
     expect(config.relay_url).toBe(relayUrl);
     const { context, page } = await signedIn(demo.owner_email);
+    // The upgrade carries a one-time ticket, never the user's token.
+    const upgrades: string[] = [];
+    page.on('websocket', (socket) => upgrades.push(socket.url()));
     await page.goto(`${baseUrl()}/agents/${demo.agent_id}`);
     await page.getByRole('button', { name: 'Test chat' }).click();
     const chat = page.getByRole('region', { name: 'Test chat' });
+    // Before it starts: the chat's parameters (name and value rows) and the post-call choice.
+    await chat.getByLabel('Parameter 1 name').fill('name');
+    await chat.getByLabel('Parameter 1 value').fill('Sam');
+    await chat.getByRole('button', { name: 'Add parameter' }).click();
+    await chat.getByLabel('Parameter 2 name').fill('listing_id');
+    await chat.getByLabel('Parameter 2 value').fill('bad\u202Evalue');
+    await chat.getByRole('button', { name: 'Start chat' }).click();
+    // A value breaking the text rules is the API's 422, shown before anything opens.
+    await chat.locator('.field-error').waitFor();
+    expect(upgrades).toEqual([]);
+    await chat.getByRole('button', { name: 'Remove parameter 2' }).click();
+    await expect(chat.locator('.field-error').count()).resolves.toBe(0);
+    await expect(chat.getByRole('checkbox', { name: 'Run post-call actions' }).isChecked()).resolves.toBe(
+      false,
+    );
+    await shot(page, 'test-chat-parameters-1280');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await chat.getByRole('button', { name: 'Start chat' }).click();
     await chat.getByText('Connected').waitFor();
     await chat.locator('.chat-agent').first().waitFor();
     await chat.locator('.chat-agent .typing').waitFor({ state: 'detached' });
+    expect(await chat.locator('.chat-agent').first().textContent()).toBe(
+      'Agent Hi Sam, this is Ava from Harbour Realty.',
+    );
+    expect(upgrades).toHaveLength(1);
+    const upgrade = new URL(upgrades[0]);
+    expect([...upgrade.searchParams.keys()].sort()).toEqual(['channel', 'ticket']);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await shot(page, 'test-chat-open-1280');
+    // The message box spans the chat's width (its Send button beside it).
+    const [box, form] = await Promise.all([
+      chat.getByLabel('Message').boundingBox(),
+      chat.locator('form.chat-form').boundingBox(),
+    ]);
+    expect(box!.width).toBeGreaterThan(form!.width * 0.7);
     // Every state of the reply's line, as the page shows it, from before the message is sent: the
     // model simulator paces "tell me everything" (LONG_REPLY, a word a chunk), so it streams in.
     await page.evaluate(`(() => {
@@ -350,6 +386,14 @@ describeWithBrowser('dashboard in Chromium', () => {
     const callLink = await chat.getByRole('link', { name: /^Call call_/ }).textContent();
     const callId = (callLink ?? '').replace(/^Call /, '');
     await chat.getByRole('button', { name: 'Hang up' }).click();
+    // Once it ended: no Hang up, no message box; Close removes the chat.
+    await chat.getByText('Ended').waitFor();
+    await expect(chat.getByRole('button', { name: 'Hang up' }).count()).resolves.toBe(0);
+    await expect(chat.getByLabel('Message').count()).resolves.toBe(0);
+    // Every agent line says something.
+    for (const text of await chat.locator('.chat-agent').allTextContents())
+      expect(text.replace(/^Agent/, '').trim()).not.toBe('');
+    await shot(page, 'test-chat-ended-1280');
     const call = await waitFor(
       async () => {
         const found = await api('GET', `/api/v1/workspaces/${demo.workspace_id}/calls/${callId}`, {
@@ -363,11 +407,15 @@ describeWithBrowser('dashboard in Chromium', () => {
     );
     expect(call.status).toBe('completed');
     expect(call.channel).toBe('web');
+    expect(call.parameters).toEqual({ name: 'Sam' });
     // The transcript holds the reply once, as it was shown.
     const replies = (call.transcript as { role: string; text: string }[]).filter(
       (t) => t.text === LONG_REPLY,
     );
     expect(replies).toHaveLength(1);
+    await chat.getByRole('button', { name: 'Close' }).click();
+    await chat.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Test chat' }).waitFor();
     await context.close();
   }, 90_000);
 });

@@ -32,6 +32,7 @@ const NOT_RESOURCES: Record<string, string> = {
   testAgentTool: 'the outcome of one run of a tool, not stored',
   listAgentVersions: 'an agent’s versions, each named by its agent_id and version number',
   getAgentVersion: 'an agent’s version, named by its agent_id and version number (its agent has id)',
+  createTestChatTicket: 'a one-time ticket for the relay, shown once and stored only as its hash',
 };
 
 /** Envelopes around a resource: the property that holds it. */

@@ -1,5 +1,4 @@
 import { WorkspaceEntity } from '../../access/entities.js';
-import { requireWorkspace } from '../../access/workspace-access.js';
 import { AgentEntity } from '../../agents/entities.js';
 import { BillingAccountEntity } from '../../billing/entities.js';
 import { callOpeningWrites } from '../../calling/call-opening.js';
@@ -10,7 +9,7 @@ import { Service } from '../../platform/entity.js';
 import { HttpError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
-import { authenticateBearer } from '../../platform/auth/authenticate-bearer.js';
+import { spendTestChatTicket } from '../../agents/test-chat.js';
 import { entityConfig } from '../../platform/table.js';
 import { ConversationEntity } from '../storage/entities.js';
 import { emptyState } from '../engine/model.js';
@@ -19,16 +18,17 @@ import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
 
 /**
  * The dashboard's test chat: a user talks to an agent in the browser, over the same relay WebSocket and
- * the same engine as a phone call. The upgrade carries `channel=web`, `workspace_id`, `agent_id` and the
- * user's `access_token` (a browser cannot set headers on a WebSocket); the user must be allowed to place
- * calls in the workspace (viewers are not), the organisation must have credits and the workspace a free
- * concurrency slot. The session is a call like any other (`channel: web`, inbound to the agent, no
- * recording): it is in the call log, metered as call handling, analysed, and its post-call actions run.
+ * the same engine as a phone call. The upgrade carries `channel=web` and a one-time `ticket` the user
+ * bought with their token (agents/test-chat.ts: a browser cannot set headers on a WebSocket, and a
+ * token never goes in a URL, so any `access_token` there is refused). The ticket is spent here: it names
+ * the workspace, the agent, the user, the chat's `parameters` and whether its post-call actions run.
+ * The organisation must have credits and the workspace a free concurrency slot. The session is a call
+ * like any other (`channel: web`, inbound to the agent, no recording): it is in the call log, metered
+ * as call handling and analysed; its post-call actions run only when the ticket asked for them.
  */
 export interface WebChatQuery {
   channel?: string;
-  workspace_id?: string;
-  agent_id?: string;
+  ticket?: string;
   access_token?: string;
 }
 
@@ -51,16 +51,21 @@ const MAX_WEB_SECONDS = 3600;
 
 /** `$connect` of a test chat: 2xx creates the call and its conversation; otherwise the HTTP status refusing it. */
 export async function acceptWebChat(connectionId: string, query: WebChatQuery): Promise<number> {
+  // A token in a URL is refused whatever it is: it would be logged on its way in.
+  if (query.access_token !== undefined) {
+    logger.info('test chat refused: a token in the URL', { connectionId });
+    return 401;
+  }
+  const grant = await spendTestChatTicket(query.ticket ?? '');
+  if (!grant) {
+    logger.info('test chat refused: an unknown, used or expired ticket', { connectionId });
+    return 401;
+  }
+  const { workspaceId, organisationId } = grant;
   try {
-    const principal = await authenticateBearer(
-      query.access_token ? `Bearer ${query.access_token}` : undefined,
-    );
-    if (principal.kind !== 'user') return 403;
-    const workspaceId = query.workspace_id ?? '';
-    const access = await requireWorkspace(principal, workspaceId, 'calls:write');
-    const { data: agent } = await AgentEntity.get({ workspaceId, agentId: query.agent_id ?? '' }).go();
+    const { data: agent } = await AgentEntity.get({ workspaceId, agentId: grant.agentId }).go();
     if (!agent) return 404;
-    const { data: billing } = await BillingAccountEntity.get({ organisationId: access.organisationId }).go();
+    const { data: billing } = await BillingAccountEntity.get({ organisationId }).go();
     if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended) return 402;
 
     const now = new Date();
@@ -70,17 +75,18 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
     const call: Call = {
       workspaceId,
       callId,
-      organisationId: access.organisationId,
+      organisationId,
       agentId: agent.agentId,
       direction: 'inbound',
       channel: 'web',
       toPhone: agent.phoneNumber ?? 'web',
       fromPhone: 'web',
       record: false,
-      parameters: {},
+      parameters: grant.parameters,
+      runPostCallActions: grant.runPostCallActions,
       status: 'inprogress',
       statusRank: RANK.inprogress,
-      createdBy: principal.userId,
+      createdBy: grant.userId,
       createdAt: at,
       initiatedAt: at,
       connectedAt: at,

@@ -711,6 +711,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/test-chat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Buy a test chat ticket
+     * @description A one-time ticket for the dashboard's test chat: open `relay_url` with `?channel=web&ticket=<ticket>` within 60 s (`expires_at`); it opens one chat, with the agent, the `parameters` (filled into its prompt and greeting as for a phone call) and the post-call choice it was bought with (`run_post_call_actions`, default false: the chat is analysed, its post-call actions do not run). A used, expired or unknown ticket, or an `access_token` in the URL, is refused (401) (member; a user's token only)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
+    post: operations['createTestChatTicket'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/start-call': {
     parameters: {
       query?: never;
@@ -10417,6 +10439,191 @@ export interface operations {
       };
       /** @description The agent kept changing while the restore was written; try again; or the Idempotency-Key was used with another request, or is still being served. */
       409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  createTestChatTicket: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        agent_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parameters": {
+         *         "name": "Sam",
+         *         "listing_address": "12 Beach Road, Manly"
+         *       },
+         *       "run_post_call_actions": true
+         *     }
+         */
+        'application/json': {
+          /**
+           * @example {
+           *       "name": "Sam",
+           *       "listing_address": "12 Beach Road, Manly"
+           *     }
+           */
+          parameters?: {
+            [key: string]: string;
+          } | null;
+          run_post_call_actions?: boolean | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "ticket": "example",
+           *       "relay_url": "https://example.com/hooks/voice-agent",
+           *       "expires_at": "2026-11-22T01:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            ticket: string;
+            relay_url: string;
+            expires_at: string;
+          };
+        };
+      };
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;

@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { accessToken } from '../../api/client';
+import { useMutation } from '@tanstack/preact-query';
+import { api, ApiError, ok } from '../../api/client';
+import { FormError } from '../../components/ui';
 import { config } from '../../config';
 
 /** One line of the test chat: the user's, the agent's (streaming until `done`), or a tool the agent used. */
@@ -15,20 +17,38 @@ type RelayMessage =
   | { type: 'tool'; name: string; arguments?: unknown; ok?: boolean }
   | { type: 'end' };
 
-/** The relay's test-chat URL: the user's token in the query (a browser cannot set a WebSocket's headers). */
-export function testChatUrl(relayUrl: string, workspaceId: string, agentId: string, token: string): string {
+interface ParameterRow {
+  name: string;
+  value: string;
+}
+
+/** The relay's test-chat URL: the one-time ticket in the query (never the user's token). */
+export function testChatUrl(relayUrl: string, ticket: string): string {
   const url = new URL(relayUrl);
   url.searchParams.set('channel', 'web');
-  url.searchParams.set('workspace_id', workspaceId);
-  url.searchParams.set('agent_id', agentId);
-  url.searchParams.set('access_token', token);
+  url.searchParams.set('ticket', ticket);
   return url.href;
 }
 
+/** A streamed token added to the lines: a new agent line, or the one still streaming; never an empty line. */
+function withToken(current: Line[], token: string, last: boolean): Line[] {
+  const tail = current[current.length - 1];
+  if (tail && tail.kind === 'agent' && !tail.done) {
+    const text = tail.text + token;
+    if (text === '' && last) return current.slice(0, -1);
+    return [...current.slice(0, -1), { kind: 'agent', text, done: last }];
+  }
+  if (token === '' && last) return current;
+  return [...current, { kind: 'agent', text: token, done: last }];
+}
+
 /**
- * Talks to the agent through the same engine as a phone call: a WebSocket session on the relay. The
- * reply streams in token by token; tools the agent used are shown inline. Closing hangs up; the
- * session is in the call log as a call with channel "web".
+ * Talks to the agent through the same engine as a phone call. First the chat's parameters (name and
+ * value rows, filled into the agent's prompt as a call's) and whether its post-call actions run; then
+ * a one-time ticket is bought with the user's token (POST …/test-chat: a 422 shows here) and the
+ * relay's WebSocket opened with it. The reply streams in token by token; tools the agent used are shown
+ * inline. Hang up ends the session; once it ended, Close removes the chat. The session is in the call
+ * log as a call with channel "web".
  */
 export function TestChat({
   workspaceId,
@@ -39,20 +59,130 @@ export function TestChat({
   agentId: string;
   onClose: () => void;
 }) {
+  const [rows, setRows] = useState<ParameterRow[]>([{ name: '', value: '' }]);
+  const [runActions, setRunActions] = useState(false);
+  const [ticket, setTicket] = useState<{ ticket: string; relay_url: string }>();
+  const relayUrl = config().relay_url;
+
+  const buy = useMutation({
+    mutationFn: () =>
+      ok(
+        api().POST('/api/v1/workspaces/{workspace_id}/agents/{agent_id}/test-chat', {
+          params: { path: { workspace_id: workspaceId, agent_id: agentId } },
+          body: {
+            parameters: Object.fromEntries(
+              rows.filter((row) => row.name.trim() !== '').map((row) => [row.name.trim(), row.value]),
+            ),
+            run_post_call_actions: runActions,
+          },
+        }),
+      ),
+    onSuccess: (bought) => setTicket(bought),
+  });
+
+  if (ticket) return <ChatSession ticket={ticket.ticket} relayUrl={ticket.relay_url} onClose={onClose} />;
+
+  // An edit clears the last refusal: its messages were about the rows as they were.
+  const edit = (change: (current: ParameterRow[]) => ParameterRow[]) => {
+    if (buy.error) buy.reset();
+    setRows(change);
+  };
+  const setRow = (index: number, change: Partial<ParameterRow>) =>
+    edit((current) => current.map((row, i) => (i === index ? { ...row, ...change } : row)));
+  const parameterErrors = buy.error instanceof ApiError ? buy.error.fieldMessages('parameters', true) : [];
+
+  return (
+    <section class="card test-chat" aria-label="Test chat">
+      <header class="row">
+        <h2>Test chat</h2>
+      </header>
+      {!relayUrl ? (
+        <p role="status" class="muted">
+          Test chat is not available here: the voice relay is not running.
+        </p>
+      ) : (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            buy.mutate();
+          }}
+        >
+          <fieldset>
+            <legend>Parameters</legend>
+            <p class="hint">Filled into the agent's prompt and greeting, as a call's parameters are.</p>
+            {rows.map((row, index) => (
+              <div class="row parameter-row" key={index}>
+                <input
+                  aria-label={`Parameter ${index + 1} name`}
+                  placeholder="name"
+                  value={row.name}
+                  onInput={(e) => setRow(index, { name: e.currentTarget.value })}
+                />
+                <input
+                  aria-label={`Parameter ${index + 1} value`}
+                  placeholder="value"
+                  value={row.value}
+                  onInput={(e) => setRow(index, { value: e.currentTarget.value })}
+                />
+                <button
+                  type="button"
+                  aria-label={`Remove parameter ${index + 1}`}
+                  onClick={() =>
+                    edit((current) =>
+                      current.length > 1 ? current.filter((_, i) => i !== index) : [{ name: '', value: '' }],
+                    )
+                  }
+                >
+                  Remove
+                </button>
+              </div>
+            ))}
+            <button type="button" onClick={() => edit((current) => [...current, { name: '', value: '' }])}>
+              Add parameter
+            </button>
+            {parameterErrors.length > 0 && <small class="field-error">{parameterErrors.join(' ')}</small>}
+          </fieldset>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={runActions}
+              onChange={(e) => setRunActions(e.currentTarget.checked)}
+            />
+            Run post-call actions
+          </label>
+          <FormError error={buy.error} />
+          <div class="buttons">
+            <button type="submit" class="primary" disabled={buy.isPending}>
+              Start chat
+            </button>
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** The chat itself: the relay's WebSocket opened with the ticket. */
+function ChatSession({
+  ticket,
+  relayUrl,
+  onClose,
+}: {
+  ticket: string;
+  relayUrl: string;
+  onClose: () => void;
+}) {
   const [lines, setLines] = useState<Line[]>([]);
   const [state, setState] = useState<'connecting' | 'open' | 'ended' | 'failed'>('connecting');
   const [callId, setCallId] = useState<string>();
   const [draft, setDraft] = useState('');
   const socket = useRef<WebSocket>();
-  const relayUrl = config().relay_url;
 
   useEffect(() => {
-    const token = accessToken();
-    if (!relayUrl || !token) {
-      setState('failed');
-      return;
-    }
-    const ws = new WebSocket(testChatUrl(relayUrl, workspaceId, agentId, token));
+    const ws = new WebSocket(testChatUrl(relayUrl, ticket));
     socket.current = ws;
     ws.onopen = () => {
       setState('open');
@@ -67,15 +197,7 @@ export function TestChat({
       }
       if (message.type === 'session') setCallId(message.call_id);
       else if (message.type === 'text')
-        setLines((current) => {
-          const last = current[current.length - 1];
-          if (last && last.kind === 'agent' && !last.done)
-            return [
-              ...current.slice(0, -1),
-              { kind: 'agent', text: last.text + message.token, done: message.last },
-            ];
-          return [...current, { kind: 'agent', text: message.token, done: message.last }];
-        });
+        setLines((current) => withToken(current, message.token, message.last));
       else if (message.type === 'tool')
         setLines((current) => [
           ...current,
@@ -92,9 +214,10 @@ export function TestChat({
       }
     };
     ws.onerror = () => setState((current) => (current === 'connecting' ? 'failed' : current));
-    ws.onclose = () => setState((current) => (current === 'failed' ? current : 'ended'));
+    ws.onclose = () =>
+      setState((current) => (current === 'connecting' || current === 'failed' ? 'failed' : 'ended'));
     return () => ws.close();
-  }, [relayUrl, workspaceId, agentId]);
+  }, [relayUrl, ticket]);
 
   const send = () => {
     const text = draft.trim();
@@ -103,6 +226,7 @@ export function TestChat({
     setLines((current) => [...current, { kind: 'user', text }]);
     setDraft('');
   };
+  const live = state === 'connecting' || state === 'open';
 
   return (
     <section class="card test-chat" aria-label="Test chat">
@@ -112,25 +236,22 @@ export function TestChat({
           {state === 'connecting' && 'Connecting…'}
           {state === 'open' && 'Connected'}
           {state === 'ended' && 'Ended'}
-          {state === 'failed' &&
-            (relayUrl
-              ? 'Could not connect to the agent.'
-              : 'Test chat is not available here: the voice relay is not running.')}
+          {state === 'failed' && 'Could not connect to the agent.'}
         </span>
         {callId && (
           <a href={`/calls/${callId}`} class="muted">
             Call {callId}
           </a>
         )}
-        <button
-          type="button"
-          onClick={() => {
-            socket.current?.close();
-            onClose();
-          }}
-        >
-          Hang up
-        </button>
+        {live ? (
+          <button type="button" onClick={() => socket.current?.close()}>
+            Hang up
+          </button>
+        ) : (
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        )}
       </header>
       <ol class="chat" aria-live="polite" aria-label="Conversation">
         {lines.map((line, index) => (
@@ -163,27 +284,29 @@ export function TestChat({
           </li>
         ))}
       </ol>
-      <form
-        class="row"
-        onSubmit={(event) => {
-          event.preventDefault();
-          send();
-        }}
-      >
-        <label for="chat-message" class="visually-hidden">
-          Message
-        </label>
-        <input
-          id="chat-message"
-          value={draft}
-          onInput={(e) => setDraft(e.currentTarget.value)}
-          disabled={state !== 'open'}
-          placeholder="Say something to the agent"
-        />
-        <button type="submit" class="primary" disabled={state !== 'open'}>
-          Send
-        </button>
-      </form>
+      {state !== 'ended' && state !== 'failed' && (
+        <form
+          class="row chat-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            send();
+          }}
+        >
+          <label for="chat-message" class="visually-hidden">
+            Message
+          </label>
+          <input
+            id="chat-message"
+            value={draft}
+            onInput={(e) => setDraft(e.currentTarget.value)}
+            disabled={state !== 'open'}
+            placeholder="Say something to the agent"
+          />
+          <button type="submit" class="primary" disabled={state !== 'open'}>
+            Send
+          </button>
+        </form>
+      )}
     </section>
   );
 }
