@@ -286,7 +286,11 @@ function relayOutput(item: ConversationItem): ConversationOutput {
   };
   return {
     text: (token, last) => post({ type: 'text', token, last }),
-    tool: item.channel === 'web' ? (record) => post({ type: 'tool', ...record }) : undefined,
+    // The record's own `type` (builtin, function, mcp) must not replace the frame's.
+    tool:
+      item.channel === 'web'
+        ? ({ type: toolType, ...record }) => post({ type: 'tool', toolType, ...record })
+        : undefined,
     end: async (end: ConversationEnd) => {
       await markAgentEnded(item, end);
       await post({

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import type { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
-import { baseUrl, type Json } from '../../helpers/http.js';
-import { readyToCall, waitForCall, type Tenant } from '../calling/fixtures.js';
+import { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
+import { api, baseUrl, type Json } from '../../helpers/http.js';
+import { readyToCall, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
 import { waitFor } from '../../helpers/wait.js';
 import { functionTool, startEndpoint, webhookSecret, type Endpoint } from '../agents-tools/fixtures.js';
 import { startMcpServer } from '../agents-tools/mcp-server.js';
-import { liveCall, openSession } from './fixtures.js';
+import { connectRelay, liveCall, openSession } from './fixtures.js';
 
 /**
  * An agent's function tool in a phone call, through the relay against a real local endpoint: the
@@ -159,6 +159,53 @@ test('an interruption while a tool runs: its request is aborted, its result neve
     expect.arrayContaining([expect.objectContaining({ kind: 'tool_error' })]),
   );
   expect(endpoint.received.filter((r) => r.path === '/slow' && r.body.includes(call.callId))).toHaveLength(1);
+}, 90_000);
+
+test('the test chat runs the tool too: marked test and channel web, its record shown in the chat as it happens (a tool frame)', async () => {
+  const { tenant, agent } = await readyToCall({
+    prompt: 'You are Ava from Harbour Realty. You book inspections.',
+    greeting: 'Hi, this is Ava.',
+    tools: [functionTool(`${endpoint.base}/ok`, { static_arguments: { office: 'north' } })],
+  });
+  const bought = await api('POST', `${ws(tenant)}/agents/${agent.id}/test-chat`, {
+    token: tenant.owner.token,
+    body: {},
+  });
+  expect(bought.status).toBe(201);
+  const query = new URLSearchParams({ channel: 'web', ticket: bought.body.ticket as string });
+  const chat = await connectRelay({ url: `${bought.body.relay_url}?${query.toString()}`, signature: false });
+  if (!(chat instanceof RelayClient)) throw new Error(`refused: ${chat.refused}`);
+  const start = chat.frames.length;
+  chat.send({ type: 'start' });
+  await chat.reply(start);
+  const callId = chat.frames.find((f) => f.type === 'session')!.call_id as string;
+
+  const turn = await chat.say('Can you book an inspection for Saturday?');
+  expect(turn.reply).toBe("That's booked.");
+  // The chat shows the tool's record as it happens (the phone has no such frame).
+  expect(turn.frames.filter((f) => f.type === 'tool')).toEqual([
+    expect.objectContaining({
+      name: 'book_inspection',
+      toolType: 'function',
+      status: 'ok',
+      httpStatus: 200,
+    }),
+  ]);
+  const requests = endpoint.received.filter((r) => r.path === '/ok' && r.body.includes(callId));
+  expect(requests).toHaveLength(1);
+  const body = new Webhook(await webhookSecret(tenant)).verify(
+    requests[0].body,
+    requests[0].headers as Record<string, string>,
+  ) as Json;
+  expect(body).toMatchObject({
+    tool: 'book_inspection',
+    test: true,
+    call: { id: callId, channel: 'web', agent_id: agent.id },
+    arguments: { date: 'Can you book an inspection for Saturday?', office: 'north' },
+  });
+  chat.close();
+  const ended = await waitForCall(tenant, callId, (c) => c.status === 'completed', 30_000);
+  expect(ended.tool_calls).toEqual([expect.objectContaining({ name: 'book_inspection', status: 'ok' })]);
 }, 90_000);
 
 test("an MCP server's tool in a call: listed once for the call, called by the model, its text spoken; a server that is down leaves its tools out and the call goes on", async () => {
