@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client';
@@ -100,12 +100,22 @@ function Warnings({ warnings }: { warnings: Campaign['warnings'] }) {
 
 /** Each batch contact: its state, its attempts with their outcomes (each a link to its call). */
 function Contacts({ workspaceId, campaign }: { workspaceId: string; campaign: Campaign }) {
+  const queries = useQueryClient();
+  const list = campaignQueries.contacts(workspaceId, campaign.id);
+  // The campaign is asked for every second while it runs: when its progress or status moves, a
+  // contact's state or outcome did too (the last outcomes land as the campaign completes).
+  const moved = `${campaign.status} ${JSON.stringify(campaign.progress)}`;
+  const seen = useRef(moved);
+  useEffect(() => {
+    if (seen.current === moved) return;
+    seen.current = moved;
+    void queries.invalidateQueries({ queryKey: list.queryKey });
+  }, [moved]);
   return (
     <section class="card" aria-label="Campaign contacts">
       <h2>Contacts</h2>
       <PagedTable
-        {...campaignQueries.contacts(workspaceId, campaign.id)}
-        refetchInterval={campaign.status === 'running' ? 3000 : false}
+        {...list}
         caption="Campaign contacts"
         empty="No contacts yet: upload a CSV."
         rowKey={(contact) => contact.id}

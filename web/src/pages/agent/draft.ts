@@ -408,6 +408,27 @@ export function toBody(draft: AgentDraft, agent: Agent): AgentBody {
   };
 }
 
+/**
+ * What the form sends: only the fields the user changed (`body` against `base`, the body of the saved
+ * agent's own draft; settings key by key, as the API merges them). A save then makes a version whose
+ * `changed` names what was edited, never a field the form merely restated (an absent list sent as
+ * `[]`, the default language), and a save of nothing changes nothing.
+ */
+export function changedFields(body: AgentBody, base: AgentBody): AgentBody {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body) as [keyof AgentBody, unknown][]) {
+    if (key === 'settings') {
+      const before = (base.settings ?? {}) as Record<string, unknown>;
+      const settings = Object.fromEntries(
+        Object.entries(body.settings ?? {}).filter(([name, v]) => !same(v, before[name])),
+      );
+      if (Object.keys(settings).length > 0) changes.settings = settings;
+    } else if (!same(value, base[key])) changes[key] = value;
+  }
+  return changes as AgentBody;
+}
+
 // ── The sections ────────────────────────────────────────────────────────────────────────────────
 
 /** What each section of the agent form is given: the saved agent, the draft, and the save's error. */

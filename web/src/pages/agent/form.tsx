@@ -7,7 +7,7 @@ import { FormError } from '../../components/ui';
 import { useSession, useWorkspaceId } from '../../session';
 import { AnalysisSection } from './analysis';
 import { CallsSection } from './calls';
-import { draftOf, draftReducer, toBody, type AgentDraft, type SectionProps } from './draft';
+import { changedFields, draftOf, draftReducer, toBody, type AgentDraft, type SectionProps } from './draft';
 import { KnowledgeSection } from './knowledge';
 import { PostCallActionsSection } from './post-call-actions';
 import { SettingsSection } from './settings';
@@ -36,7 +36,8 @@ export function AgentForm({ agent }: { agent: Agent }) {
   const queries = useQueryClient();
   const [draft, dispatch] = useReducer(draftReducer, agent, draftOf);
   const save = useMutation({
-    mutationFn: () => updateAgent(workspace_id, agent.id, toBody(draft, agent)),
+    mutationFn: () =>
+      updateAgent(workspace_id, agent.id, changedFields(toBody(draft, agent), toBody(draftOf(agent), agent))),
     onSuccess: (saved) => {
       queries.setQueryData(agentQueries.detail(workspace_id, agent.id).queryKey, saved);
       dispatch({ type: 'saved', agent: saved });
