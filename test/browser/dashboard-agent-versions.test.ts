@@ -143,6 +143,7 @@ describeWithBrowser(
         'created',
       ]);
       await page.getByRole('link', { name: 'Version 3', exact: true }).waitFor();
+      await expect(cell(versionRows(page), 'By').allTextContents()).resolves.toEqual(['you', 'you', 'you']);
 
       await page.getByRole('link', { name: 'View version 1', exact: true }).click();
       const v1 = page.getByRole('region', { name: 'Version 1', exact: true });
@@ -176,6 +177,10 @@ describeWithBrowser(
       await expect(v2.getByLabel('Prompt of this version').textContent()).resolves.toBe(PROMPT_2);
       await waitFor(async () => (await versionRows(page).count()) === 4, { what: 'four versions listed' });
       await expect(page.getByRole('button', { name: /^Restore/ }).count()).resolves.toBe(0);
+      // Made by the owner: the viewer sees the owner's email.
+      await expect(cell(versionRows(page), 'By').allTextContents()).resolves.toEqual(
+        Array(4).fill(demo.owner_email),
+      );
       expect(await controlsBeyondReadOnly(page)).toEqual([]);
       await checkAndPhotograph(page, 'viewer-agent-version-2');
       await context.close();

@@ -45,6 +45,24 @@ export const versionQueries = {
       ),
     ),
 
+  /**
+   * Who made a version: the organisation's members' emails by user id (its first 100; a version made
+   * by someone else, or by an API key, shows its id).
+   */
+  authors: (organisation_id: string) =>
+    queryOptions({
+      queryKey: ['version-authors', organisation_id],
+      queryFn: async () => {
+        const members = await ok(
+          api().GET('/api/v1/organisations/{organisation_id}/members', {
+            params: { path: { organisation_id }, query: { limit: 100 } },
+          }),
+        );
+        return new Map(members.items.flatMap((m) => (m.user_id ? [[m.user_id, m.email] as const] : [])));
+      },
+      staleTime: 60_000,
+    }),
+
   detail: (workspace_id: string, agent_id: string, version: number) =>
     queryOptions({
       queryKey: [...prefix(workspace_id, agent_id), version],

@@ -46,7 +46,7 @@ export default function AgentPage() {
       <p class="muted">
         {agent.data.version !== null && (
           <>
-            <a href={`/agents/${agent.data.id}#versions`}>Version {agent.data.version}</a> ·{' '}
+            <a href="#versions">Version {agent.data.version}</a> ·{' '}
           </>
         )}
         {agent.data.phone_number ? `Answers ${agent.data.phone_number}` : 'No phone number yet'} ·{' '}

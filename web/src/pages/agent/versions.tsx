@@ -3,6 +3,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { agentQueries, type Agent } from '../../api/queries/agents';
 import { restoreVersion, versionHref, versionQueries, type AgentVersion } from '../../api/queries/versions';
 import { ErrorState, FormError, Loading, PagedTable, when } from '../../components/ui';
+import { useSession } from '../../session';
+
+/** A version's author as the reader knows them: "you", a member's email, else the id (an API key's). */
+function useAuthorName(): (id: string) => string {
+  const session = useSession();
+  const authors = useQuery(versionQueries.authors(session.organisation.organisation_id));
+  return (id) => (id === session.userId ? 'you' : (authors.data?.get(id) ?? id));
+}
 
 const changedText = (version: { version: number; changed: string[] }): string =>
   version.version === 1
@@ -89,6 +97,7 @@ function VersionView(props: {
   const { workspaceId, agent, version } = props;
   const queries = useQueryClient();
   const shown = useQuery(versionQueries.detail(workspaceId, agent.id, version));
+  const author = useAuthorName();
   const restore = useMutation({
     mutationFn: () => restoreVersion(workspaceId, agent.id, version),
     onSuccess: (saved) => {
@@ -106,7 +115,7 @@ function VersionView(props: {
       {shown.data && (
         <>
           <p class="muted">
-            Saved {when(shown.data.created_at)} by {shown.data.created_by} · changed:{' '}
+            Saved {when(shown.data.created_at)} by {author(shown.data.created_by)} · changed:{' '}
             {changedText(shown.data)}
           </p>
           <VersionFacts agent={shown.data.agent} />
@@ -158,6 +167,7 @@ export function VersionsSection(props: {
 }) {
   const { workspaceId, agent, selected } = props;
   const section = useRef<HTMLElement>(null);
+  const author = useAuthorName();
   useEffect(() => {
     if (selected !== undefined) section.current?.scrollIntoView({ block: 'start' });
   }, [selected]);
@@ -204,7 +214,7 @@ export function VersionsSection(props: {
             ),
           },
           { label: 'Saved', render: (v) => when(v.created_at) },
-          { label: 'By', render: (v) => v.created_by },
+          { label: 'By', render: (v) => author(v.created_by) },
           { label: 'What changed', render: (v) => changedText(v) },
           {
             label: 'Open',
