@@ -114,7 +114,7 @@ function VersionView(props: {
       {shown.isError && <ErrorState error={shown.error} retry={() => void shown.refetch()} />}
       {shown.data && (
         <>
-          <p class="muted">
+          <p class="muted wrap">
             Saved {when(shown.data.created_at)} by {author(shown.data.created_by)} · changed:{' '}
             {changedText(shown.data)}
           </p>
@@ -214,7 +214,7 @@ export function VersionsSection(props: {
             ),
           },
           { label: 'Saved', render: (v) => when(v.created_at) },
-          { label: 'By', render: (v) => author(v.created_by) },
+          { label: 'By', render: (v) => <span class="wrap">{author(v.created_by)}</span> },
           { label: 'What changed', render: (v) => changedText(v) },
           {
             label: 'Open',
