@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
+import { repoRoot } from '../../lib/local/paths.js';
 import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
 import { api, baseUrl, type Json } from '../helpers/http.js';
@@ -29,6 +32,7 @@ const TRANSFER_TARGET = '+61491570119';
 const PROMPT_1 = 'You are Ava of Harbour Realty. Book inspections for {{name}}.';
 const PROMPT_2 = 'You are Ava of Harbour Realty. Book inspections and open homes for {{name}}.';
 const PROMPT_3 = 'You are Ava of Harbour Realty. Book inspections, open homes and appraisals for {{name}}.';
+const CALLER = '+61491570163';
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 
 describeWithBrowser(
@@ -237,7 +241,7 @@ describeWithBrowser(
       await context.close();
     }, 90_000);
 
-    it('the call detail of a call a machine answered: titled by the number, answered by a machine, voicemail left, its agent version linked', async () => {
+    it('the call detail of a call a machine answered: titled by the number, answered by a machine, voicemail left, its agent version linked; an inbound call titled by its caller', async () => {
       const { context, page } = await kit.signedIn(demo.owner_email, { path: `/agents/${demo.agent_id}` });
       await settled(page);
       const agentVersion = (await get(`/agents/${demo.agent_id}`)).version as number;
@@ -280,6 +284,31 @@ describeWithBrowser(
       await versionLink.click();
       await page.getByRole('region', { name: `Version ${agentVersion}`, exact: true }).waitFor();
       await page.getByText('This is the version the agent runs now.').waitFor();
+
+      // An inbound call is titled by its caller (the telephony simulator dials the demo number).
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'bin/cli.ts',
+          'call',
+          'receive',
+          '--from',
+          CALLER,
+          '--to',
+          demo.phone_number,
+          '--json',
+        ],
+        { cwd: repoRoot, env: process.env },
+      );
+      const inbound = JSON.parse(stdout) as { call_id: string };
+      await page.goto(`${baseUrl()}/calls/${inbound.call_id}`);
+      await page.getByRole('heading', { level: 1, name: `Call from ${CALLER}` }).waitFor();
+      expect(await get(`/calls/${inbound.call_id}`)).toMatchObject({
+        direction: 'inbound',
+        remote_phone: CALLER,
+      });
 
       // A call that is not there: said so, and no "Try again".
       await page.goto(`${baseUrl()}/calls/call_01JD8X3T6QW5R2K9M4N7P1B3C5`);
