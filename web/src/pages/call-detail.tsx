@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useQuery } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
-import { accessToken, api, ok } from '../api/client';
+import { accessToken, api, ApiError, ok } from '../api/client';
+import { versionHref } from '../api/queries/versions';
 import { config } from '../config';
 import { DeliveriesTable } from '../components/deliveries';
 import { ErrorState, Loading, PageHeader, when } from '../components/ui';
@@ -265,6 +266,64 @@ const ENDED_BY: Record<NonNullable<Call['conversation_ended_by']>, string> = {
   voicemail: 'a machine answering (voicemail)',
 };
 
+/**
+ * The page's title: the other party ("Call from +61…" inbound, "Call to +61…" outbound); a test chat
+ * has no phone on the other end.
+ */
+function title(call: Call): string {
+  const other = call.remote_phone ?? (call.direction === 'inbound' ? call.from_phone : call.to_phone);
+  if (call.channel === 'web') return `Test chat with ${call.agent_name}`;
+  return call.direction === 'inbound' ? `Call from ${other}` : `Call to ${other}`;
+}
+
+const ANSWERED_BY: Record<Call['answered_by'], string> = {
+  human: 'a person',
+  machine: 'a machine (answering machine or voicemail)',
+  unknown: '—',
+};
+
+const TRANSFER_STATUS: Record<NonNullable<NonNullable<Call['transfer']>['status']>, string> = {
+  connected: 'connected',
+  no_answer: 'not answered (the caller heard a short line and the call ended)',
+  busy: 'busy (the caller heard a short line and the call ended)',
+  failed: 'failed (the caller heard a short line and the call ended)',
+};
+
+/** The transfer the agent made: cold or warm, to whom, whether the person was connected, what they heard. */
+function Transfer({ transfer }: { transfer: NonNullable<Call['transfer']> }) {
+  return (
+    <section class="card" aria-label="Transfer">
+      <h2>Transfer</h2>
+      <dl class="facts">
+        <dt>Mode</dt>
+        <dd>{transfer.mode === 'warm' ? 'warm (the person heard a summary first)' : 'cold'}</dd>
+        <dt>To</dt>
+        <dd>{transfer.to}</dd>
+        <dt>Transfer status</dt>
+        <dd>{transfer.status ? TRANSFER_STATUS[transfer.status] : 'dialling…'}</dd>
+        {transfer.mode === 'warm' && (
+          <>
+            <dt>Summary</dt>
+            <dd>{transfer.summary ?? '—'}</dd>
+          </>
+        )}
+      </dl>
+    </section>
+  );
+}
+
+/** A call that is not there (or not in this workspace): said as such, with the way back; asking again would not help. */
+function CallNotFound() {
+  return (
+    <section>
+      <PageHeader title="Call not found" />
+      <p class="state">
+        No call with this id in this workspace. <a href="/calls">All calls</a>
+      </p>
+    </section>
+  );
+}
+
 /** Its post-call webhook goes out after the call ends (and its analysis): asked again until then. */
 function Deliveries({ callId, live }: { callId: string; live: boolean }) {
   return (
@@ -287,14 +346,20 @@ export default function CallDetail() {
     queryKey: ['call', workspace_id, params.id],
     queryFn: () => loadCall(workspace_id, params.id),
     // Live until the call has ended and its recording and analysis are in.
-    refetchInterval: (query) => (query.state.data && settled(query.state.data) ? false : 1000),
+    // A call that is not there (a 4xx) is not asked for again.
+    refetchInterval: (query) =>
+      (query.state.error instanceof ApiError && query.state.error.status < 500) ||
+      (query.state.data && settled(query.state.data))
+        ? false
+        : 1000,
   });
   if (call.isPending) return <Loading />;
+  if (call.isError && call.error instanceof ApiError && call.error.status === 404) return <CallNotFound />;
   if (call.isError) return <ErrorState error={call.error} retry={() => void call.refetch()} />;
   const c = call.data;
   return (
     <section>
-      <PageHeader title={`Call to ${c.to_phone}`} />
+      <PageHeader title={title(c)} />
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -307,10 +372,20 @@ export default function CallDetail() {
         <dd>
           <a href={`/agents/${c.agent_id}`}>{c.agent_name}</a>
         </dd>
+        <dt>Agent version</dt>
+        <dd>
+          {c.agent_version === null ? (
+            '—'
+          ) : (
+            <a href={versionHref(c.agent_id, c.agent_version)}>Version {c.agent_version}</a>
+          )}
+        </dd>
         <dt>Direction</dt>
         <dd>{c.direction}</dd>
         <dt>From</dt>
         <dd>{c.from_phone}</dd>
+        <dt>To</dt>
+        <dd>{c.to_phone}</dd>
         <dt>Started</dt>
         <dd>{when(c.created_at)}</dd>
         <dt>Duration</dt>
@@ -320,14 +395,14 @@ export default function CallDetail() {
         <dt>Ended by</dt>
         <dd>{c.conversation_ended_by ? ENDED_BY[c.conversation_ended_by] : '—'}</dd>
         <dt>Answered by</dt>
-        <dd>{c.answered_by === 'unknown' ? '—' : c.answered_by === 'machine' ? 'a machine' : 'a person'}</dd>
+        <dd>{ANSWERED_BY[c.answered_by]}</dd>
         {c.answered_by === 'machine' && (
           <>
             <dt>Voicemail left</dt>
             <dd>{c.voicemail_message_left ? 'yes' : 'no'}</dd>
           </>
         )}
-        {c.transferred_to && (
+        {c.transferred_to && !c.transfer && (
           <>
             <dt>Transferred to</dt>
             <dd>{c.transferred_to}</dd>
@@ -355,6 +430,7 @@ export default function CallDetail() {
           ))}
         </ol>
       </details>
+      {c.transfer && <Transfer transfer={c.transfer} />}
       <RecordingAndTranscript call={c} />
       <Analysis call={c} />
       <ToolCalls call={c} />

@@ -1,27 +1,12 @@
 import { Field } from '../../components/ui';
 import type { SectionProps } from './draft';
 
-/** How the agent handles a call: transfer, time zone, length, recording and the call's options. */
+/** How the agent handles a call: time zone, length, recording and the call's options (transfers: transfer.tsx). */
 export function CallsSection({ draft, edit, error }: SectionProps) {
   return (
     <>
       <h2>Calls</h2>
       <div class="grid">
-        <Field
-          label="Transfer number"
-          name="transfer_phone_number"
-          error={error}
-          hint="Where the agent hands a caller over (E.164); empty: it cannot transfer."
-        >
-          {(p) => (
-            <input
-              {...p}
-              type="tel"
-              value={draft.transfer}
-              onInput={(e) => edit({ transfer: e.currentTarget.value })}
-            />
-          )}
-        </Field>
         <Field label="Time zone" name="settings.timezone" error={error}>
           {(p) => (
             <input {...p} value={draft.timezone} onInput={(e) => edit({ timezone: e.currentTarget.value })} />

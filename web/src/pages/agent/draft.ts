@@ -245,6 +245,36 @@ export function toolsBody(drafts: ToolDraft[], problems: ValidationIssue[]): Too
 // ── The draft ────────────────────────────────────────────────────────────────────────────────────
 
 type Settings = Agent['settings'];
+export type TransferMode = NonNullable<Agent['transfer']>['mode'];
+
+/**
+ * The transfer's part of the PATCH. `transfer` is the setting; `transfer_phone_number` (its older,
+ * cold-only form) is kept equal to its number so that a reader of the older field still sees where
+ * calls go. An agent that has only the older field and whose number and cold mode are untouched is
+ * left as it is (saving another section does not rewrite it).
+ */
+export function transferBody(
+  draft: AgentDraft,
+  agent: Pick<Agent, 'transfer' | 'transfer_phone_number'>,
+): Pick<AgentBody, 'transfer' | 'transfer_phone_number'> {
+  const number = draft.transferNumber.trim();
+  if (number === '') return { transfer: null, transfer_phone_number: null };
+  const whisper = draft.transferWhisper.trim();
+  if (
+    agent.transfer === null &&
+    draft.transferMode === 'cold' &&
+    number === (agent.transfer_phone_number ?? '')
+  )
+    return {};
+  return {
+    transfer: {
+      phone_number: number,
+      mode: draft.transferMode,
+      ...(draft.transferMode === 'warm' && whisper !== '' ? { whisper } : {}),
+    },
+    transfer_phone_number: number,
+  };
+}
 
 export interface AgentDraft {
   name: string;
@@ -255,7 +285,11 @@ export interface AgentDraft {
   speechSpeed: Settings['speech_speed'];
   expressiveness: Settings['expressiveness'];
   ambientNoise: Settings['ambient_noise'];
-  transfer: string;
+  /** The transfer's number; empty: the agent cannot transfer. */
+  transferNumber: string;
+  transferMode: TransferMode;
+  /** Warm only: what the person hears first; empty: the summary alone. */
+  transferWhisper: string;
   voicemailOn: boolean;
   voicemailAction: 'hangup' | 'leave_message';
   voicemailMessage: string;
@@ -286,7 +320,9 @@ export function draftOf(agent: Agent): AgentDraft {
     speechSpeed: agent.settings.speech_speed,
     expressiveness: agent.settings.expressiveness,
     ambientNoise: agent.settings.ambient_noise,
-    transfer: agent.transfer_phone_number ?? '',
+    transferNumber: agent.transfer?.phone_number ?? agent.transfer_phone_number ?? '',
+    transferMode: agent.transfer?.mode ?? 'cold',
+    transferWhisper: agent.transfer?.whisper ?? '',
     voicemailOn: agent.voicemail?.detection ?? false,
     voicemailAction: agent.voicemail?.action ?? 'hangup',
     voicemailMessage: agent.voicemail?.message ?? '',
@@ -332,7 +368,7 @@ export function draftReducer(draft: AgentDraft, event: DraftEvent): AgentDraft {
  * The PATCH body of the whole form. Throws a 422-shaped ApiError (shown at the fields it names, and
  * nothing is sent) when a tool's JSON does not parse.
  */
-export function toBody(draft: AgentDraft): AgentBody {
+export function toBody(draft: AgentDraft, agent: Agent): AgentBody {
   const problems: ValidationIssue[] = [];
   const tools = toolsBody(draft.tools, problems);
   if (problems.length > 0) throw new ApiError(422, 'Some fields need attention.', problems);
@@ -357,7 +393,7 @@ export function toBody(draft: AgentDraft): AgentBody {
     },
     voice: draft.voice.trim() || null,
     language: draft.language.trim(),
-    transfer_phone_number: draft.transfer.trim() || null,
+    ...transferBody(draft, agent),
     voicemail: draft.voicemailOn
       ? {
           action: draft.voicemailAction,
@@ -370,6 +406,27 @@ export function toBody(draft: AgentDraft): AgentBody {
     post_call_actions: actionsBody(draft.actions),
     tools,
   };
+}
+
+/**
+ * What the form sends: only the fields the user changed (`body` against `base`, the body of the saved
+ * agent's own draft; settings key by key, as the API merges them). A save then makes a version whose
+ * `changed` names what was edited, never a field the form merely restated (an absent list sent as
+ * `[]`, the default language), and a save of nothing changes nothing.
+ */
+export function changedFields(body: AgentBody, base: AgentBody): AgentBody {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body) as [keyof AgentBody, unknown][]) {
+    if (key === 'settings') {
+      const before = (base.settings ?? {}) as Record<string, unknown>;
+      const settings = Object.fromEntries(
+        Object.entries(body.settings ?? {}).filter(([name, v]) => !same(v, before[name])),
+      );
+      if (Object.keys(settings).length > 0) changes.settings = settings;
+    } else if (!same(value, base[key])) changes[key] = value;
+  }
+  return changes as AgentBody;
 }
 
 // ── The sections ────────────────────────────────────────────────────────────────────────────────

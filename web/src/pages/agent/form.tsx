@@ -2,15 +2,17 @@ import type { FunctionComponent } from 'preact';
 import { useReducer } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { agentQueries, updateAgent, type Agent } from '../../api/queries/agents';
+import { versionQueries } from '../../api/queries/versions';
 import { FormError } from '../../components/ui';
 import { useSession, useWorkspaceId } from '../../session';
 import { AnalysisSection } from './analysis';
 import { CallsSection } from './calls';
-import { draftOf, draftReducer, toBody, type AgentDraft, type SectionProps } from './draft';
+import { changedFields, draftOf, draftReducer, toBody, type AgentDraft, type SectionProps } from './draft';
 import { KnowledgeSection } from './knowledge';
 import { PostCallActionsSection } from './post-call-actions';
 import { SettingsSection } from './settings';
 import { ToolsSection } from './tools';
+import { TransferSection } from './transfer';
 import { VoiceSection } from './voice';
 import { VoicemailSection } from './voicemail';
 
@@ -19,6 +21,7 @@ const SECTIONS: FunctionComponent<SectionProps>[] = [
   SettingsSection,
   VoiceSection,
   CallsSection,
+  TransferSection,
   VoicemailSection,
   KnowledgeSection,
   AnalysisSection,
@@ -33,10 +36,13 @@ export function AgentForm({ agent }: { agent: Agent }) {
   const queries = useQueryClient();
   const [draft, dispatch] = useReducer(draftReducer, agent, draftOf);
   const save = useMutation({
-    mutationFn: () => updateAgent(workspace_id, agent.id, toBody(draft)),
+    mutationFn: () =>
+      updateAgent(workspace_id, agent.id, changedFields(toBody(draft, agent), toBody(draftOf(agent), agent))),
     onSuccess: (saved) => {
       queries.setQueryData(agentQueries.detail(workspace_id, agent.id).queryKey, saved);
       dispatch({ type: 'saved', agent: saved });
+      // A save that changed something made a version.
+      void queries.invalidateQueries({ queryKey: versionQueries.prefix(workspace_id, agent.id) });
     },
   });
   const edit = (change: Partial<AgentDraft>) => dispatch({ type: 'edit', change });
