@@ -7480,7 +7480,8 @@ export interface operations {
          *       },
          *       "transfer": {
          *         "phone_number": "+61291234567",
-         *         "mode": "cold"
+         *         "mode": "warm",
+         *         "whisper": "Incoming call: {{summary}}"
          *       },
          *       "analysis_fields": [
          *         {
@@ -8620,7 +8621,8 @@ export interface operations {
          *       },
          *       "transfer": {
          *         "phone_number": "+61291234567",
-         *         "mode": "cold"
+         *         "mode": "warm",
+         *         "whisper": "Incoming call: {{summary}}"
          *       },
          *       "analysis_fields": [
          *         {
@@ -11478,6 +11480,7 @@ export interface operations {
                     | 'not_answering'
                     | 'agent_hangup'
                     | 'voicemail'
+                    | 'transfer_failed'
                   )
                 | null;
               created_by: string;
@@ -11755,6 +11758,7 @@ export interface operations {
                   | 'not_answering'
                   | 'agent_hangup'
                   | 'voicemail'
+                  | 'transfer_failed'
                 )
               | null;
             created_by: string;
@@ -11787,6 +11791,7 @@ export interface operations {
                     | 'not_answering'
                     | 'agent_hangup'
                     | 'voicemail'
+                    | 'transfer_failed'
                   )
                 | null;
               source: string;
@@ -12136,6 +12141,7 @@ export interface operations {
                   | 'not_answering'
                   | 'agent_hangup'
                   | 'voicemail'
+                  | 'transfer_failed'
                 )
               | null;
             created_by: string;
@@ -12168,6 +12174,7 @@ export interface operations {
                     | 'not_answering'
                     | 'agent_hangup'
                     | 'voicemail'
+                    | 'transfer_failed'
                   )
                 | null;
               source: string;
