@@ -17,7 +17,11 @@ import type { ConversationSetup, TranscriptEntry } from './engine/model.js';
  */
 
 export const SUMMARY_MAX_WORDS = 60;
-export const SUMMARY_TIMEOUT_MS = 5_000;
+/**
+ * The summary's whole request: a turn may run to its 24 s deadline (engine/turn.ts) and the relay's
+ * function has 28 s, so the `end` after it is still sent when the model does not answer.
+ */
+export const SUMMARY_TIMEOUT_MS = 3_000;
 /** The structured output's name (the local model simulator answers it by rule: docs/language-model.md). */
 export const SUMMARY_SCHEMA_NAME = 'transfer_summary';
 

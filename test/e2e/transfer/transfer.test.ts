@@ -9,7 +9,7 @@ import { receiveCall } from '../../../lib/tools/cli/call.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
-import { readyToCall, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
+import { newTenant, readyToCall, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
 import { liveCall, modelRequests, openSession } from '../conversation/fixtures.js';
 
 /**
@@ -297,7 +297,7 @@ describe('the whisper and transfer-status webhooks', () => {
     expect((await getCall(tenant.workspaceId, call.callId))?.transfer?.status).toBeUndefined();
   });
 
-  test('unsigned: 401 and nothing changes; an unknown call: 200 and nothing changes', async () => {
+  test('unsigned: 401 and nothing changes; an unknown call, or the call under another workspace: 200 and nothing changes', async () => {
     const whisper = webhookUrl('whisper', call.workspaceId, call.callId);
     const status = webhookUrl('transfer-status', call.workspaceId, call.callId);
     expect(
@@ -309,6 +309,17 @@ describe('the whisper and transfer-status webhooks', () => {
     const unknownId = 'call_01HZZZZZZZZZZZZZZZZZZZZZZZ';
     for (const path of ['whisper', 'transfer-status']) {
       const res = await post(webhookUrl(path, call.workspaceId, unknownId), {
+        CallSid: call.providerCallId,
+        ParentCallSid: call.providerCallId,
+        DialCallStatus: 'busy',
+      });
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain('<Say');
+    }
+    // The call's id under another workspace (another tenant's): unknown there, nothing changes.
+    const other = await newTenant();
+    for (const path of ['whisper', 'transfer-status']) {
+      const res = await post(webhookUrl(path, other.workspaceId, call.callId), {
         CallSid: call.providerCallId,
         ParentCallSid: call.providerCallId,
         DialCallStatus: 'busy',
