@@ -336,9 +336,14 @@ describe('the whisper and transfer-status webhooks', () => {
 
   test('transfer-status: recorded once; the caller hears the one line; a second or different report changes nothing', async () => {
     const url = webhookUrl('transfer-status', call.workspaceId, call.callId);
-    const first = await post(url, { CallSid: call.providerCallId, DialCallStatus: 'busy' });
+    // Twice at once (a provider retry racing the original): one write, the same answer.
+    const [first, racing] = await Promise.all([
+      post(url, { CallSid: call.providerCallId, DialCallStatus: 'busy' }),
+      post(url, { CallSid: call.providerCallId, DialCallStatus: 'busy' }),
+    ]);
     expect(first.status).toBe(200);
     expect(first.text).toContain(`${TRANSFER_FAILED_LINE.replace(/'/g, '&apos;')}</Say><Hangup/>`);
+    expect(racing).toEqual(first);
     const again = await post(url, { CallSid: call.providerCallId, DialCallStatus: 'busy' });
     expect(again).toEqual(first);
     const late = await post(url, { CallSid: call.providerCallId, DialCallStatus: 'completed' });
