@@ -1,8 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import {
-  signTwilioRequest,
-  SIGNATURE_HEADER,
-} from '../../../functions/providers/telephony/twilio-format.js';
+import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 
 /**
  * What the simulators' HTTP services share: a route table, a bounded body reader (JSON object or form),
