@@ -184,13 +184,9 @@ export const TransferInput = schemaOnFirstUse(() =>
       /** Warm: what the person hears first (`{{summary}}` and parameters filled); default: the summary. */
       whisper: freeText().trim().min(1).max(500).optional(),
     })
-    // Warm transfers (a summary whispered to the person first) are not available yet: refused rather
-    // than dialled cold without saying so.
-    .refine((value) => value.mode === 'cold', {
-      path: ['mode'],
-      message: 'warm transfers are not available yet; use mode cold',
-    })
-    .meta({ examples: [{ phone_number: '+61291234567', mode: 'cold' }] }),
+    .meta({
+      examples: [{ phone_number: '+61291234567', mode: 'warm', whisper: 'Incoming call: {{summary}}' }],
+    }),
 );
 
 /** One value post-call analysis extracts from each call (docs/api.md "AnalysisField"). */

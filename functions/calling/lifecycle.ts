@@ -109,6 +109,9 @@ export async function applyTransition(
         set.endReason = 'agent_hangup';
       // Answering-machine detection found a machine (amd.ts): the call ended on its voicemail.
       if (transition.status === 'completed' && call.answeredBy === 'machine') set.endReason = 'voicemail';
+      // A warm transfer's person was not connected (transfer.ts): the caller was told, and the call ended.
+      if (transition.status === 'completed' && call.transfer?.status && call.transfer.status !== 'connected')
+        set.endReason = 'transfer_failed';
       set.durationSeconds = callDurationSeconds({
         answeredAt,
         endedAt: at,

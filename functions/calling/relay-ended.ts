@@ -5,12 +5,14 @@ import { AgentEntity, DEFAULT_AGENT_LANGUAGE } from '../agents/entities.js';
 import { emptyTwiml, relayEndedTwiml, sayAndHangupTwiml } from '../providers/telephony/twilio-format.js';
 import { CallEntity, type Call } from './entities.js';
 import { readCall } from './lifecycle.js';
+import { transferTwiml } from './transfer.js';
 
 /**
  * `POST /webhooks/telephony/relay-ended?call_id=…&workspace_id=…`: the `<Connect action>` of a call's
  * TwiML. The provider asks it what to do once the relay session ended: `<Dial>` the agent's transfer
  * number when the agent handed the call over (as recorded on the call by the conversation engine,
- * never what the request says), else `<Hangup/>`. Signed like every callback; a bad signature is 401.
+ * never what the request says; a warm transfer with the whisper first and the dial's end reported,
+ * transfer.ts), else `<Hangup/>`. Signed like every callback; a bad signature is 401.
  */
 export async function answerRelayEnded(request: {
   url: string;
@@ -34,9 +36,12 @@ export async function answerRelayEnded(request: {
   }
   if (call.answeredBy === 'machine')
     return { status: 200, contentType: 'text/xml', body: await voicemailTwiml(call) };
-  const transferTo = call.agentEnded === 'transfer' ? call.transferTo : undefined;
-  logger.info('relay session ended at the provider', { callId, transfer: transferTo !== undefined });
-  return { status: 200, contentType: 'text/xml', body: relayEndedTwiml(transferTo) };
+  const transfer = transferTwiml(call);
+  logger.info('relay session ended at the provider', {
+    callId,
+    transfer: transfer ? (call.transfer?.mode ?? 'cold') : null,
+  });
+  return { status: 200, contentType: 'text/xml', body: transfer ?? relayEndedTwiml() };
 }
 
 /**

@@ -85,6 +85,10 @@ export function conversationSetup(input: {
     tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!transferNumber(agent) }),
     knowledgeBaseIds,
     ...(transferNumber(agent) ? { transferPhoneNumber: transferNumber(agent) } : {}),
+    ...(agent.transfer?.mode === 'warm' ? { transferMode: 'warm' as const } : {}),
+    ...(agent.transfer?.mode === 'warm' && agent.transfer.whisper
+      ? { transferWhisper: agent.transfer.whisper }
+      : {}),
     ...(storedTools(agent).length > 0 ? { agentTools: true } : {}),
     startedAt: input.now.toISOString(),
     timeScale: input.timeScale,
@@ -112,6 +116,6 @@ export function callTools(call: Call, agent: Agent, channel: 'phone' | 'web'): C
   };
 }
 
-/** Where `transfer_call` hands the caller: the agent's `transfer` (cold), else `transfer_phone_number`. */
+/** Where `transfer_call` hands the caller: the agent's `transfer` (cold or warm), else `transfer_phone_number` (cold). */
 export const transferNumber = (agent: Pick<Agent, 'transfer' | 'transferPhoneNumber'>): string | undefined =>
   agent.transfer?.phoneNumber ?? agent.transferPhoneNumber;

@@ -34,8 +34,13 @@ export interface FunctionSpec {
   group: StackGroup;
   /** The routes this function serves (a domain's routes.ts); it dispatches on the event's routeKey. */
   http?: Route<unknown, unknown>[];
-  /** A provider webhook served on its own Lambda function URL (locally under this path). */
-  functionUrl?: { path: string };
+  /**
+   * A provider webhook served on its own Lambda function URL (locally under this path). `handsOut`:
+   * the paths of other webhooks whose URLs its answers give the provider (a warm transfer's `<Dial
+   * action>` and `<Number url>`): its environment holds those URLs, and none of them may name it back
+   * (a function's environment cannot hold its own URL, nor one that depends on it).
+   */
+  functionUrl?: { path: string; handsOut?: string[] };
   queue?: { name: QueueKey; batchSize: number };
   /**
    * The voice relay's WebSocket API routes this function serves (`$connect`, `$default`,

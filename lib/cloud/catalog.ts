@@ -318,8 +318,28 @@ export const catalog: FunctionSpec[] = [
     id: 'TelephonyRelayEndedWebhook',
     group: 'provider-webhooks',
     entry: 'functions/inbound-webhooks/telephony-relay-ended.ts',
-    functionUrl: { path: '/webhooks/telephony/relay-ended' },
+    // A warm transfer's TwiML names the whisper and transfer-status webhooks.
+    functionUrl: {
+      path: '/webhooks/telephony/relay-ended',
+      handsOut: ['/webhooks/telephony/whisper', '/webhooks/telephony/transfer-status'],
+    },
     // readwrite: a voicemail left, a transfer's outcome are recorded on the call.
+    access: { table: 'readwrite', secrets: ['telephony'] },
+  },
+  {
+    // A warm transfer's person answered: what they hear first (the whisper stored on the call).
+    id: 'TelephonyWhisperWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-whisper.ts',
+    functionUrl: { path: '/webhooks/telephony/whisper' },
+    access: { table: 'read', secrets: ['telephony'] },
+  },
+  {
+    // A warm transfer's `<Dial action>`: how the dial ended, recorded once; not connected, the caller is told.
+    id: 'TelephonyTransferStatusWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-transfer-status.ts',
+    functionUrl: { path: '/webhooks/telephony/transfer-status' },
     access: { table: 'readwrite', secrets: ['telephony'] },
   },
   {

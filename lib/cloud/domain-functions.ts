@@ -67,10 +67,13 @@ export function addDomainFunctions(
 
   // Every function that is not itself a webhook learns the webhooks' URLs (e.g. the status-callback
   // URL the call dispatcher gives the telephony provider). Webhook functions are left out: a
-  // function's environment cannot hold its own URL (a dependency cycle).
+  // function's environment cannot hold its own URL (a dependency cycle); a webhook learns only the
+  // URLs it hands out (`functionUrl.handsOut`, which validateFunctions keeps free of cycles).
   for (const spec of specs) {
-    if (spec.functionUrl) continue;
-    for (const { path, url } of functionUrls) {
+    const learns = spec.functionUrl
+      ? functionUrls.filter(({ path }) => spec.functionUrl?.handsOut?.includes(path))
+      : functionUrls;
+    for (const { path, url } of learns) {
       stack.functions[spec.id].addEnvironment(webhookUrlEnv(path), url);
     }
   }
@@ -209,6 +212,15 @@ function addTriggers(
 export function validateFunctions(specs: FunctionSpec[]): void {
   const ids = new Set<string>();
   const consumers = new Map<QueueKey, string>();
+  const webhooks = new Map(specs.flatMap((s) => (s.functionUrl ? [[s.functionUrl.path, s] as const] : [])));
+  for (const spec of specs) {
+    for (const path of spec.functionUrl?.handsOut ?? []) {
+      const other = webhooks.get(path);
+      if (!other || other === spec) throw new Error(`Catalog: ${spec.id} hands out unknown webhook ${path}`);
+      if (other.functionUrl?.handsOut?.length)
+        throw new Error(`Catalog: ${spec.id} hands out ${path}, which hands out webhooks itself (a cycle)`);
+    }
+  }
   for (const spec of specs) {
     if (ids.has(spec.id)) throw new Error(`Catalog: duplicate function id ${spec.id}`);
     ids.add(spec.id);

@@ -133,6 +133,20 @@ describe('the catalog', () => {
     expect(duplicates(paths)).toEqual([]);
   });
 
+  test('a webhook hands out only other webhooks, which hand out none (no cycle); relay-ended hands out a warm transfer’s two', () => {
+    const paths = catalog.flatMap((s) => (s.functionUrl ? [s.functionUrl.path] : []));
+    for (const spec of catalog)
+      for (const path of spec.functionUrl?.handsOut ?? []) {
+        expect(paths).toContain(path);
+        expect(path).not.toBe(spec.functionUrl!.path);
+        expect(catalog.find((s) => s.functionUrl?.path === path)?.functionUrl?.handsOut ?? []).toEqual([]);
+      }
+    expect(catalog.find((s) => s.id === 'TelephonyRelayEndedWebhook')?.functionUrl?.handsOut).toEqual([
+      '/webhooks/telephony/whisper',
+      '/webhooks/telephony/transfer-status',
+    ]);
+  });
+
   test('queues named by consumers and senders exist in functions/platform/resources.ts', () => {
     for (const spec of catalog) {
       if (spec.queue) expect(Object.keys(QUEUES)).toContain(spec.queue.name);

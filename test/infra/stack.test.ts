@@ -554,7 +554,7 @@ describe.each([
     }
   });
 
-  test('every function that is not a webhook learns each webhook URL; webhooks do not (no cycle)', () => {
+  test('every function that is not a webhook learns each webhook URL; a webhook only those it hands out (no cycle)', () => {
     const urlSpecs = specs.filter((s) => s.functionUrl);
     for (const spec of specs) {
       const fn = resources[functionId(resources, spec)];
@@ -562,10 +562,15 @@ describe.each([
         props<{ Environment?: { Variables?: Record<string, unknown> } }>(fn).Environment?.Variables ?? {};
       for (const urlSpec of urlSpecs) {
         const name = webhookUrlEnv(urlSpec.functionUrl!.path);
-        if (spec.functionUrl) expect(env[name]).toBeUndefined();
+        const learns = !spec.functionUrl || !!spec.functionUrl.handsOut?.includes(urlSpec.functionUrl!.path);
+        if (!learns) expect(env[name]).toBeUndefined();
         else expect(resolved(env[name])).toEqual({ 'Fn::GetAtt': [expect.any(String), 'FunctionUrl'] });
       }
     }
+    // What a webhook hands out hands out nothing itself: no cycle.
+    for (const spec of urlSpecs)
+      for (const path of spec.functionUrl!.handsOut ?? [])
+        expect(urlSpecs.find((s) => s.functionUrl!.path === path)?.functionUrl?.handsOut ?? []).toEqual([]);
   });
 
   test('every scheduled entry has an EventBridge rule with its expression targeting its function', () => {

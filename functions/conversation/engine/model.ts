@@ -23,6 +23,13 @@ export interface ConversationSetup {
   tools: LlmTool[];
   knowledgeBaseIds: string[];
   transferPhoneNumber?: string;
+  /**
+   * The agent's transfer is warm: the person dialled first hears a summary of the call (written when
+   * the model calls transfer_call, conversation/transfer.ts), through `transferWhisper` when set.
+   */
+  transferMode?: 'warm';
+  /** A warm transfer's whisper template (`{{summary}}` and the call's parameters). */
+  transferWhisper?: string;
   /** The agent has tools of its own (kept beside the conversation, not here: tools/agent-toolbox.ts). */
   agentTools?: boolean;
   /** When the conversation started (ISO). Transcript offsets count from here. */
@@ -82,7 +89,7 @@ export interface QuotedListingRecord {
 
 export type ConversationEnd =
   | { reason: 'agent_hangup' }
-  | { reason: 'transfer'; transferTo: string }
+  | { reason: 'transfer'; transferTo: string; mode?: 'cold' | 'warm' }
   | { reason: 'caller_hangup' }
   /** Answering-machine detection found a machine (conversation/voicemail.ts). */
   | { reason: 'voicemail' };

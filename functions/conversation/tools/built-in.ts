@@ -6,7 +6,7 @@ import { TOOL_NAMES, type ConversationSetup } from '../engine/model.js';
 /**
  * The agent's tools: `end_call` always, `search_knowledge` over the agent's own knowledge bases (read
  * in the call's workspace only, whatever the model asks), `transfer_call` to the agent's
- * `transfer_phone_number`. The model chooses when to call them; it cannot name another base, another
+ * transfer number (`transfer`, cold or warm; else `transfer_phone_number`). The model chooses when to call them; it cannot name another base, another
  * workspace or another number.
  */
 export function agentTools(options: { knowledge: boolean; transfer: boolean }): LlmTool[] {
@@ -57,10 +57,15 @@ export async function runAgentTool(call: LlmToolCall, setup: ConversationSetup):
       return { ok: true, content: json({ ended: true }), end: { reason: 'agent_hangup' } };
     case TOOL_NAMES.transferCall:
       if (!setup.transferPhoneNumber) return failed('transfers are not set up for this agent');
+      // Warm: the summary the person hears first is written when the session ends (conversation/transfer.ts).
       return {
         ok: true,
         content: json({ transferring: true }),
-        end: { reason: 'transfer', transferTo: setup.transferPhoneNumber },
+        end: {
+          reason: 'transfer',
+          transferTo: setup.transferPhoneNumber,
+          mode: setup.transferMode === 'warm' ? 'warm' : 'cold',
+        },
       };
     case TOOL_NAMES.searchKnowledge: {
       const query =

@@ -19,6 +19,7 @@ import { runTurn, type ConversationOutput } from '../engine/turn.js';
 import { ConversationEntity, conversationService, type ConversationItem } from '../storage/entities.js';
 import { emptyState, type ConversationEnd } from '../engine/model.js';
 import { recordConversation } from '../storage/record.js';
+import { recordHandoff } from '../transfer.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { callToolsItem, TableCallToolsStore } from '../storage/call-tools.js';
 import { CallToolBox } from '../tools/agent-toolbox.js';
@@ -298,6 +299,7 @@ function relayOutput(item: ConversationItem): ConversationOutput {
         handoffData: JSON.stringify({
           reason: end.reason,
           ...(end.reason === 'transfer' ? { transfer_to: end.transferTo } : {}),
+          ...(end.reason === 'transfer' && end.mode === 'warm' ? { mode: 'warm' } : {}),
         }),
       });
       // A phone call's provider ends the session after `end`; the test chat's socket is ours to close.
@@ -326,12 +328,29 @@ async function startWebSession(connectionId: string): Promise<void> {
   await output.text('', true);
 }
 
-/** Recorded on the call before the provider hears of it: the call's end reason, the transfer's number. */
+/**
+ * Recorded on the call before the provider hears of it: the call's end reason; a transfer's number,
+ * and for a warm one the summary and the whisper (conversation/transfer.ts: the model writes the
+ * summary now, so the person dialled never waits on it).
+ */
 async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Promise<void> {
   if (end.reason === 'caller_hangup' || end.reason === 'voicemail') return;
   try {
+    if (end.reason === 'transfer') {
+      // The turn kept its words before its end: the stored transcript is the whole call so far.
+      const stored = await new TableConversationStore(item.connectionId).load();
+      const { setup, state } = stored ?? toStored(item);
+      await recordHandoff({
+        setup,
+        transcript: state.transcript,
+        transferTo: end.transferTo,
+        mode: end.mode ?? 'cold',
+        model: languageModel(),
+      });
+      return;
+    }
     await CallEntity.patch({ workspaceId: item.workspaceId, callId: item.callId })
-      .set({ agentEnded: end.reason, ...(end.reason === 'transfer' ? { transferTo: end.transferTo } : {}) })
+      .set({ agentEnded: end.reason })
       .go({ response: 'none' });
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

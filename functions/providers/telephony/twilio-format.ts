@@ -44,6 +44,8 @@ export const END_REASONS = [
   'agent_hangup',
   /** Answering-machine detection found a machine: the call ended (with a message left, or not). */
   'voicemail',
+  /** A warm transfer's person did not answer, was busy or could not be dialled: the caller was told, then the call ended. */
+  'transfer_failed',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
@@ -266,6 +268,35 @@ export const sayAndHangupTwiml = (text: string, language?: string): string =>
  */
 export const warmDialTwiml = (to: string, whisperUrl: string, actionUrl: string): string =>
   `<?xml version="1.0" encoding="UTF-8"?><Response><Dial action="${escapeXml(actionUrl)}"><Number url="${escapeXml(whisperUrl)}">${escapeXml(to)}</Number></Dial></Response>`;
+
+/** What the person dialled for a warm transfer heard first (`<Number url>`'s answer): `<Say>`, then they are connected. */
+export const whisperTwiml = (text: string, language?: string): string =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Say${language ? ` language="${escapeXml(language)}"` : ''}>${escapeXml(text)}</Say></Response>`;
+
+/** How a transfer's dial ended, ours. */
+export type TransferStatus = 'connected' | 'no_answer' | 'busy' | 'failed';
+
+/**
+ * Twilio's `DialCallStatus` (the `<Dial action>`'s parameter) → ours: `completed` and `answered`
+ * connected the person; `busy`; `no-answer`; `failed` and `canceled` (the caller hung up while it
+ * rang) failed. Anything else: undefined (not a dial's end).
+ */
+export function transferStatus(value: string | undefined): TransferStatus | undefined {
+  switch (value) {
+    case 'completed':
+    case 'answered':
+      return 'connected';
+    case 'busy':
+      return 'busy';
+    case 'no-answer':
+      return 'no_answer';
+    case 'failed':
+    case 'canceled':
+      return 'failed';
+    default:
+      return undefined;
+  }
+}
 
 /** Twilio's `AnsweredBy` → ours: human; a machine (`machine_*`) or a fax; else unknown. */
 export function answeredBy(value: string | undefined): 'human' | 'machine' | 'unknown' {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
 
 /**
  * What the simulators' HTTP services share: a route table, a bounded body reader (JSON object or form),
@@ -123,4 +124,40 @@ export function simulatorServer(
       else res.end();
     });
   });
+}
+
+/**
+ * POSTs a form-encoded callback signed as Twilio signs it (`X-Twilio-Signature` over the URL and the
+ * parameters): what the telephony and SMS simulators send the service. A network error or a 5xx is
+ * tried again (3 attempts, 250 ms then 500 ms apart) unless `stopped()` says the simulator stopped;
+ * any other answer is returned as it is.
+ */
+export async function postSignedForm(
+  url: string,
+  params: Record<string, string>,
+  options: { authToken: string; userAgent: string; stopped?: () => boolean },
+): Promise<{ status: number; text: string }> {
+  const signature = signTwilioRequest(options.authToken, url, params);
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 3 && !options.stopped?.(); attempt += 1) {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          [SIGNATURE_HEADER]: signature,
+          'user-agent': options.userAgent,
+        },
+        body: new URLSearchParams(params).toString(),
+        signal: AbortSignal.timeout(15_000),
+      });
+      const text = await response.text();
+      if (response.status < 500) return { status: response.status, text };
+      lastError = new Error(`${response.status} ${text.slice(0, 200)}`);
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 250 * attempt));
+  }
+  throw lastError ?? new Error('simulator stopped');
 }

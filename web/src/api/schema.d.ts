@@ -7502,7 +7502,8 @@ export interface operations {
          *       },
          *       "transfer": {
          *         "phone_number": "+61291234567",
-         *         "mode": "cold"
+         *         "mode": "warm",
+         *         "whisper": "Incoming call: {{summary}}"
          *       },
          *       "analysis_fields": [
          *         {
@@ -8642,7 +8643,8 @@ export interface operations {
          *       },
          *       "transfer": {
          *         "phone_number": "+61291234567",
-         *         "mode": "cold"
+         *         "mode": "warm",
+         *         "whisper": "Incoming call: {{summary}}"
          *       },
          *       "analysis_fields": [
          *         {
@@ -11685,6 +11687,7 @@ export interface operations {
                     | 'not_answering'
                     | 'agent_hangup'
                     | 'voicemail'
+                    | 'transfer_failed'
                   )
                 | null;
               created_by: string;
@@ -11962,6 +11965,7 @@ export interface operations {
                   | 'not_answering'
                   | 'agent_hangup'
                   | 'voicemail'
+                  | 'transfer_failed'
                 )
               | null;
             created_by: string;
@@ -11994,6 +11998,7 @@ export interface operations {
                     | 'not_answering'
                     | 'agent_hangup'
                     | 'voicemail'
+                    | 'transfer_failed'
                   )
                 | null;
               source: string;
@@ -12343,6 +12348,7 @@ export interface operations {
                   | 'not_answering'
                   | 'agent_hangup'
                   | 'voicemail'
+                  | 'transfer_failed'
                 )
               | null;
             created_by: string;
@@ -12375,6 +12381,7 @@ export interface operations {
                     | 'not_answering'
                     | 'agent_hangup'
                     | 'voicemail'
+                    | 'transfer_failed'
                   )
                 | null;
               source: string;

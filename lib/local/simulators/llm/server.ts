@@ -51,10 +51,11 @@ import {
  *     dropped, an ordering clause after a colon cut off), without the framing meant for the agent
  *     ("On a call to … about a listing, "), never one with a hole where a parameter was empty.
  * Structured output (`response_format: {type: "json_schema"}`): the content is
- * structured.ts's `answerStructured(request)`: post-call analysis (`call_analysis`) and evaluation
- * judging (`evaluation_judgement`) by documented rules (their triggers: "simulate an analysis
- * error" → 500, "simulate invalid analysis" → content that is not JSON, "simulate a judge error" →
- * 500), any other schema a value valid for it.
+ * structured.ts's `answerStructured(request)`: post-call analysis (`call_analysis`), evaluation
+ * judging (`evaluation_judgement`) and a warm transfer's summary (`transfer_summary`) by documented
+ * rules (their triggers: "simulate an analysis error" → 500, "simulate invalid analysis" → content
+ * that is not JSON, "simulate a judge error" → 500, "simulate a summary error" → 500), any other
+ * schema a value valid for it.
  *
  * Test triggers, anywhere in the caller's line (before the rules above):
  *  - "tell me everything" → a 62-word reply, each chunk LLM_SIMULATOR_CHUNK_DELAY_MS (default 40)

@@ -31,6 +31,11 @@ import { textOf, type ChatCompletionRequest } from './protocol.js';
  * so "offers" matches "offer"); the reason quotes the agent's line that matched most, or names the
  * words no agent line said. A criterion containing "simulate a judge error" → HTTP 500.
  *
+ * `transfer_summary` (a warm transfer's summary, functions/conversation/transfer.ts), from the
+ * transcript in the user message: `On this call the caller said: "<line 1>", "<line 2>" and "<line 3>".`
+ * (the caller's first three lines), cut to 60 words; no caller line → "A caller asked to be put
+ * through."; a transcript containing "simulate a summary error" → HTTP 500.
+ *
  * Any other schema: a value valid for it. A string property whose name suggests text from the
  * conversation (summary, notes, reason, text, answer, …) gets the caller's lines; other strings their
  * enum's first value, a `const`, or "" (padded to `minLength`); booleans false; numbers 0 (or their
@@ -62,6 +67,7 @@ export const answerStructured: AnswerStructured = (request) => {
     .join('\n');
   if (name === 'call_analysis') return analyseCall(userText, schema);
   if (name === 'evaluation_judgement') return judge(userText);
+  if (name === 'transfer_summary') return summariseForTransfer(userText);
   const said = request.messages
     .filter((m) => m.role === 'user')
     .map((m) => textOf(m.content).trim())
@@ -214,6 +220,30 @@ function analyseCall(userText: string, schema: Schema): unknown {
         customValue(field, property, caller),
       ]),
     ),
+  };
+}
+
+// ── A warm transfer's summary ─────────────────────────────────────────────────────────────────────
+
+/** At most this many words (what functions/conversation/transfer.ts asks for). */
+const SUMMARY_WORDS = 60;
+
+/**
+ * `transfer_summary`: the caller's first three lines, quoted (`On this call the caller said: "…",
+ * "…" and "…".`), cut to 60 words; no caller line → "A caller asked to be put through.". A
+ * transcript containing "simulate a summary error" → HTTP 500.
+ */
+function summariseForTransfer(userText: string): { summary: string } {
+  if (userText.toLowerCase().includes('simulate a summary error')) throw new StructuredFault('error');
+  const said = transcriptLines(userText)
+    .filter((l) => l.role === 'caller' && l.text !== '')
+    .slice(0, 3)
+    .map((l) => `"${l.text}"`);
+  if (said.length === 0) return { summary: 'A caller asked to be put through.' };
+  const listed = said.length === 1 ? said[0] : `${said.slice(0, -1).join(', ')} and ${said.at(-1)}`;
+  const words = `On this call the caller said: ${listed}.`.split(/\s+/);
+  return {
+    summary: words.length <= SUMMARY_WORDS ? words.join(' ') : `${words.slice(0, SUMMARY_WORDS).join(' ')}…`,
   };
 }
 

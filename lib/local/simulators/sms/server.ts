@@ -8,10 +8,7 @@ import {
   type OutboxSms,
 } from '../../../../functions/providers/sms/local-outbox.js';
 import {
-  signTwilioRequest,
-  SIGNATURE_HEADER,
-} from '../../../../functions/providers/telephony/twilio-format.js';
-import {
+  postSignedForm,
   readJsonObject,
   requireString,
   routeTable,
@@ -95,31 +92,12 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
   let messagesSent = 0;
   let stopped = false;
 
-  async function postSigned(url: string, params: Record<string, string>) {
-    const signature = signTwilioRequest(options.authToken, url, params);
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= 3 && !stopped; attempt += 1) {
-      try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            [SIGNATURE_HEADER]: signature,
-            'user-agent': 'TwilioProxy/1.1 (sms simulator)',
-          },
-          body: new URLSearchParams(params).toString(),
-          signal: AbortSignal.timeout(15_000),
-        });
-        const text = await response.text();
-        if (response.status < 500) return { status: response.status, text };
-        lastError = new Error(`${response.status} ${text.slice(0, 200)}`);
-      } catch (error) {
-        lastError = error;
-      }
-      await new Promise((r) => setTimeout(r, 250 * attempt));
-    }
-    throw lastError ?? new Error('simulator stopped');
-  }
+  const postSigned = (url: string, params: Record<string, string>) =>
+    postSignedForm(url, params, {
+      authToken: options.authToken,
+      userAgent: 'TwilioProxy/1.1 (sms simulator)',
+      stopped: () => stopped,
+    });
 
   function pump(): void {
     while (!stopped && inFlight < maxInFlight && waiting.length > 0) {

@@ -1,7 +1,4 @@
-import {
-  signTwilioRequest,
-  SIGNATURE_HEADER,
-} from '../../../../functions/providers/telephony/twilio-format.js';
+import { postSignedForm } from '../http-kit.js';
 import type { Step } from './scenarios.js';
 import {
   ACCOUNT_SID,
@@ -17,35 +14,17 @@ import { wavRecording } from './wav.js';
 
 /** The simulator's callbacks to the service: signed, form-encoded, as Twilio sends them. */
 
-/** POSTs a signed, form-encoded callback; retries a network error or 5xx a few times. */
-export async function postSigned(
+/** POSTs a signed, form-encoded callback; retries a network error or 5xx a few times (http-kit's postSignedForm). */
+export function postSigned(
   sim: SimState,
   url: string,
   params: Record<string, string>,
 ): Promise<{ status: number; text: string }> {
-  const signature = signTwilioRequest(sim.options.authToken, url, params);
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= 3 && !sim.stopped; attempt += 1) {
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          [SIGNATURE_HEADER]: signature,
-          'user-agent': 'TwilioProxy/1.1 (simulator)',
-        },
-        body: new URLSearchParams(params).toString(),
-        signal: AbortSignal.timeout(15_000),
-      });
-      const text = await response.text();
-      if (response.status < 500) return { status: response.status, text };
-      lastError = new Error(`${response.status} ${text.slice(0, 200)}`);
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((r) => setTimeout(r, 250 * attempt));
-  }
-  throw lastError ?? new Error('simulator stopped');
+  return postSignedForm(url, params, {
+    authToken: sim.options.authToken,
+    userAgent: 'TwilioProxy/1.1 (simulator)',
+    stopped: () => sim.stopped,
+  });
 }
 
 export function callParams(call: SimCall): Record<string, string> {

@@ -21,8 +21,12 @@ export type { SimulatedCallback, TelephonySimulatorOptions } from './state.js';
  * (relay-client.ts): it opens the signed relay session the call's TwiML names, sends `setup`, then
  * the caller's lines as `prompt`s (a short default caller, or the lines given), each once the agent's
  * reply to the one before ended, and hangs up after the agent's `end` or its last line; after an
- * `end` it asks the `<Connect action>` what next (`<Dial>`: the call goes on with a person). What the
- * agent says is the service's own (its language model). A recorded call gets a WAV of what was said.
+ * `end` it asks the `<Connect action>` what next (`<Dial>`: the call goes on with a person; a warm
+ * transfer's `<Dial action><Number url>`: the person's new leg fetches the whisper, `ParentCallSid` the
+ * caller's call, and what they heard goes to `outbox/telephony.jsonl` under the caller's call; then the
+ * dial's end, `DialCallStatus` by the dialled number's scenario, goes to the `<Dial action>`, whose
+ * `<Say>` the caller hears). What the agent says is the service's own (its language model). A recorded
+ * call gets a WAV of what was said.
  *
  * Time: what the simulator reports as a time (a callback's `Timestamp`, a hang-up's `ended_at`) is the
  * wall clock, when the event happens here, never in the future; what it reports as a duration
