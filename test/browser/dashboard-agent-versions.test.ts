@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { receiveCall } from '../helpers/cli.js';
 import type { Page } from 'playwright-core';
-import { repoRoot } from '../../lib/local/paths.js';
 import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
 import { api, baseUrl, type Json } from '../helpers/http.js';
@@ -286,23 +284,7 @@ describeWithBrowser(
       await page.getByText('This is the version the agent runs now.').waitFor();
 
       // An inbound call is titled by its caller (the telephony simulator dials the demo number).
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'bin/cli.ts',
-          'call',
-          'receive',
-          '--from',
-          CALLER,
-          '--to',
-          demo.phone_number,
-          '--json',
-        ],
-        { cwd: repoRoot, env: process.env },
-      );
-      const inbound = JSON.parse(stdout) as { call_id: string };
+      const inbound = { call_id: await receiveCall(CALLER, demo.phone_number) };
       await page.goto(`${baseUrl()}/calls/${inbound.call_id}`);
       await page.getByRole('heading', { level: 1, name: `Call from ${CALLER}` }).waitFor();
       expect(await get(`/calls/${inbound.call_id}`)).toMatchObject({

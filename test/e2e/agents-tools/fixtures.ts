@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from '@jest/globals';
+import { Webhook } from 'standardwebhooks';
 import { AgentEntity } from '../../../functions/agents/entities.js';
 import { api, type Json } from '../../helpers/http.js';
 import { ws, type Tenant } from '../calling/fixtures.js';
@@ -170,6 +171,24 @@ export async function startEndpoint(): Promise<Endpoint> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The one request `endpoint` received at `path` whose body mentions `marker` (a call or agent id),
+ * its Standard Webhooks signature verified with the workspace's secret: its body.
+ */
+export async function theSignedRequest(
+  endpoint: Endpoint,
+  tenant: Tenant,
+  path: string,
+  marker: string,
+): Promise<Json> {
+  const requests = endpoint.received.filter((r) => r.path === path && r.body.includes(marker));
+  expect(requests).toHaveLength(1);
+  return new Webhook(await webhookSecret(tenant)).verify(
+    requests[0].body,
+    requests[0].headers as Record<string, string>,
+  ) as Json;
 }
 
 /** Waits, when needed, until at least `seconds` remain of the current minute (the rate windows). */

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
+import { cli } from '../../helpers/cli.js';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { BillingAccountEntity, LedgerEntryEntity } from '../../../functions/billing/entities.js';
 import { getCall } from '../../../functions/calling/service.js';
 import { VOICE_WEBHOOK_PATH } from '../../../functions/providers/telephony/index.js';
 import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
-import { repoRoot } from '../../../lib/local/paths.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { waitForQuiescence } from '../../helpers/wait.js';
@@ -19,7 +17,6 @@ import { apiKey, readyToCall, waitForCall, workspaceRecord, ws, type Tenant } fr
  * reported to the post-call pipeline.
  */
 
-const run = promisify(execFile);
 const CALLER = '+61491570199';
 
 let tenant: Tenant;
@@ -33,14 +30,6 @@ beforeAll(async () => {
 });
 
 /** The CLI, as `npm run cli --` runs it, against the test stack (LOCAL_STACK_STATE names it). */
-async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/cli.ts', ...args], {
-    cwd: repoRoot,
-    env: process.env,
-  });
-  return stdout.trim();
-}
-
 const inboundCalls = async (): Promise<Json[]> =>
   (await api('GET', `${ws(tenant)}/calls?direction=inbound`, { token: key })).body.items;
 

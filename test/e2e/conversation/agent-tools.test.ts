@@ -4,7 +4,13 @@ import { RelayClient } from '../../../lib/local/simulators/telephony/relay-clien
 import { api, baseUrl, type Json } from '../../helpers/http.js';
 import { readyToCall, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
 import { waitFor } from '../../helpers/wait.js';
-import { functionTool, startEndpoint, webhookSecret, type Endpoint } from '../agents-tools/fixtures.js';
+import {
+  functionTool,
+  startEndpoint,
+  theSignedRequest,
+  webhookSecret,
+  type Endpoint,
+} from '../agents-tools/fixtures.js';
 import { startMcpServer } from '../agents-tools/mcp-server.js';
 import { connectRelay, liveCall, openSession } from './fixtures.js';
 
@@ -191,12 +197,7 @@ test('the test chat runs the tool too: marked test and channel web, its record s
       httpStatus: 200,
     }),
   ]);
-  const requests = endpoint.received.filter((r) => r.path === '/ok' && r.body.includes(callId));
-  expect(requests).toHaveLength(1);
-  const body = new Webhook(await webhookSecret(tenant)).verify(
-    requests[0].body,
-    requests[0].headers as Record<string, string>,
-  ) as Json;
+  const body = await theSignedRequest(endpoint, tenant, '/ok', callId);
   expect(body).toMatchObject({
     tool: 'book_inspection',
     test: true,

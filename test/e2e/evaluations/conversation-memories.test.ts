@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { repoRoot } from '../../../lib/local/paths.js';
+import { receiveCall } from '../../helpers/cli.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitForQuiescence } from '../../helpers/wait.js';
 import { readyToCall, TEST_NUMBERS, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
@@ -18,28 +16,9 @@ let tenant: Tenant;
 let agent: Json;
 let number: Json;
 
-const run = promisify(execFile);
-
 /** Someone dials the agent's number, as `npm run cli -- call receive` has the simulator do. */
 async function receiveAndWait(from: string): Promise<Json> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'bin/cli.ts',
-      'call',
-      'receive',
-      '--from',
-      from,
-      '--to',
-      number.phone_number,
-      '--json',
-    ],
-    { cwd: repoRoot, env: process.env },
-  );
-  const received = JSON.parse(stdout.trim()) as Json;
-  expect(received).toMatchObject({ accepted: true, call_id: expect.stringMatching(/^call_/) });
+  const received = { call_id: await receiveCall(from, number.phone_number as string) };
   const call = await waitForCall(
     tenant,
     received.call_id,

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { Webhook } from 'standardwebhooks';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/wait.js';
 import {
   createAgent,
   functionTool,
+  theSignedRequest,
   newTenant,
   startEndpoint,
-  webhookSecret,
   ws,
   type Endpoint,
 } from '../agents-tools/fixtures.js';
@@ -57,12 +56,7 @@ test('an evaluation runs the agent tool the caller names, marked test and evalua
   expect(done.status).toBe('completed');
   expect(done.results[0]).toMatchObject({ scenario: 'Books an inspection', passed: true, missing: [] });
 
-  const requests = endpoint.received.filter((r) => r.path === '/ok' && r.body.includes(agent.id));
-  expect(requests).toHaveLength(1);
-  const body = new Webhook(await webhookSecret(tenant)).verify(
-    requests[0].body,
-    requests[0].headers as Record<string, string>,
-  ) as Json;
+  const body = await theSignedRequest(endpoint, tenant, '/ok', agent.id);
   expect(body).toMatchObject({
     tool: 'book_inspection',
     test: true,

@@ -5,7 +5,7 @@ import { CallEntity } from '../../../functions/calling/entities.js';
 import { KNOWLEDGE_TOOL_PATH } from '../../../functions/knowledge/voice-tool.js';
 import { findAgent } from '../../../functions/agents/service.js';
 import { playScript } from '../../../functions/conversation/transports/scripted.js';
-import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
+import { postProviderForm } from '../../helpers/provider.js';
 import { repoRoot } from '../../../lib/local/paths.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
@@ -95,17 +95,7 @@ async function listingsBase(tenant: Tenant): Promise<{ kb: Json; manly: Json }> 
 const toolUrl = () => `${stackState().base_url}${KNOWLEDGE_TOOL_PATH}`;
 
 async function askTool(params: Record<string, string>, sign = true) {
-  const url = toolUrl();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      ...(sign
-        ? { [SIGNATURE_HEADER]: signTwilioRequest(stackState().env.TELEPHONY_AUTH_TOKEN, url, params) }
-        : {}),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
+  const res = await postProviderForm(toolUrl(), params, sign);
   return { status: res.status, body: (await res.json()) as Json };
 }
 

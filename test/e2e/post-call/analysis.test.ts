@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { receiveCall as receiveFrom } from '../../helpers/cli.js';
 import { Webhook } from 'standardwebhooks';
 import { processCallEnded } from '../../../functions/post-call/pipeline.js';
 import {
@@ -7,7 +6,6 @@ import {
   setLanguageModel,
   type LanguageModelPort,
 } from '../../../functions/providers/llm/index.js';
-import { repoRoot } from '../../../lib/local/paths.js';
 import { structuredRequests, textOf } from '../conversation/fixtures.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
@@ -23,7 +21,6 @@ import { startReceiver, webhookSecret, type Receiver } from './fixtures.js';
  * once. Bad `analysis_fields` are 422 and change nothing.
  */
 
-const run = promisify(execFile);
 const CALLER = '+61491570177';
 const receivers: Receiver[] = [];
 afterAll(async () => {
@@ -38,26 +35,7 @@ const FIELDS = [
   { name: 'email', type: 'string', description: 'Their e-mail address' },
 ];
 
-async function receiveCall(number: string, ...lines: string[]): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'bin/cli.ts',
-      'call',
-      'receive',
-      '--from',
-      CALLER,
-      '--to',
-      number,
-      ...lines.flatMap((l) => ['--say', l]),
-      '--json',
-    ],
-    { cwd: repoRoot, env: process.env },
-  );
-  return (JSON.parse(stdout.trim()) as Json).call_id as string;
-}
+const receiveCall = (number: string, ...lines: string[]) => receiveFrom(CALLER, number, ...lines);
 
 async function analysedAgent(tenant: Tenant, hook: Receiver): Promise<{ agent: Json; number: string }> {
   const agent = await createAgent(tenant, {

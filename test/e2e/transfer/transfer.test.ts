@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { TRANSFER_FAILED_LINE } from '../../../functions/calling/transfer.js';
 import { readCall as getCall } from '../../../functions/calling/lifecycle.js';
 import { getCallRecord } from '../../../functions/post-call/pipeline.js';
-import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
+import { postProviderForm } from '../../helpers/provider.js';
 import { readStackState } from '../../../lib/local/state.js';
 import { receiveCall } from '../../../lib/tools/cli/call.js';
 import { api, type Json } from '../../helpers/http.js';
@@ -75,16 +75,7 @@ async function post(
   params: Record<string, string>,
   signed = true,
 ): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      ...(signed
-        ? { [SIGNATURE_HEADER]: signTwilioRequest(stackState().env.TELEPHONY_AUTH_TOKEN, url, params) }
-        : {}),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
+  const res = await postProviderForm(url, params, signed);
   return { status: res.status, text: await res.text() };
 }
 

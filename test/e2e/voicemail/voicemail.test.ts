@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCall as getCall } from '../../../functions/calling/lifecycle.js';
 import { getCallRecord } from '../../../functions/post-call/pipeline.js';
-import { signTwilioRequest, SIGNATURE_HEADER } from '../../../functions/providers/telephony/twilio-format.js';
+import { postProviderForm } from '../../helpers/provider.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -62,17 +62,7 @@ function amdUrl(workspaceId: string, callId: string): string {
 }
 
 async function postAmd(url: string, params: Record<string, string>, signed = true): Promise<number> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      ...(signed
-        ? { [SIGNATURE_HEADER]: signTwilioRequest(stackState().env.TELEPHONY_AUTH_TOKEN, url, params) }
-        : {}),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
-  return res.status;
+  return (await postProviderForm(url, params, signed)).status;
 }
 
 describe('agent voicemail settings', () => {
