@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'preact/hooks';
 import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { signOut } from './auth';
 import { config } from './config';
@@ -89,12 +90,24 @@ function Switcher() {
 function Shell() {
   const session = useSession();
   const { path } = useLocation();
+  // On a narrow screen the navigation sits behind a Menu button (CSS shows the button there only).
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
   return (
     <div class="shell">
       <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="top">
+        <button
+          type="button"
+          class="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
         <span class="brand">Voice agents</span>
         <Switcher />
         <span class="who">
@@ -105,7 +118,7 @@ function Shell() {
           Sign out
         </button>
       </header>
-      <nav aria-label="Main">
+      <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : undefined}>
         <ul>
           {NAVIGATION.map(([label, href]) => (
             <li key={href}>
