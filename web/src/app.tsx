@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { signOut } from './auth';
 import { config } from './config';
+import { rolesText } from './components/roles';
 import { Empty } from './components/ui';
 import { SessionProvider, useSession } from './session';
 
@@ -17,6 +18,7 @@ const CampaignDetail = lazy(() => import('./pages/campaign-detail'));
 const Sms = lazy(() => import('./pages/sms'));
 const SmsThread = lazy(() => import('./pages/sms-thread'));
 const SmsCampaign = lazy(() => import('./pages/sms-campaign'));
+const SmsMessage = lazy(() => import('./pages/sms-message'));
 const Knowledge = lazy(() => import('./pages/knowledge'));
 const KnowledgeDetail = lazy(() => import('./pages/knowledge-detail'));
 const Integrations = lazy(() => import('./pages/integrations'));
@@ -111,8 +113,7 @@ function Shell() {
         <span class="brand">Voice agents</span>
         <Switcher />
         <span class="who">
-          {session.email}
-          {session.workspace?.role ? ` · ${session.workspace.role}` : ''}
+          {session.email} · {rolesText(session.organisation.role, session.workspace?.role)}
         </span>
         <button type="button" class="link" onClick={() => void signOut(config())}>
           Sign out
@@ -145,6 +146,7 @@ function Shell() {
               <Route path="/sms" component={Sms} />
               <Route path="/sms/threads/:contact_id" component={SmsThread} />
               <Route path="/sms/campaigns/:id" component={SmsCampaign} />
+              <Route path="/sms/messages/:id" component={SmsMessage} />
               <Route path="/knowledge" component={Knowledge} />
               <Route path="/knowledge/:id" component={KnowledgeDetail} />
               <Route path="/integrations" component={Integrations} />
