@@ -140,7 +140,11 @@ export default function Calls() {
         </label>
         <label>
           Agent
-          <select value={filters.agent_id} onChange={(e) => set({ agent_id: e.currentTarget.value })}>
+          <select
+            aria-label="Agent"
+            value={filters.agent_id}
+            onChange={(e) => set({ agent_id: e.currentTarget.value })}
+          >
             <option value="">Any agent</option>
             {(agents.data?.items ?? []).map((a) => (
               <option key={a.id} value={a.id}>
@@ -165,7 +169,11 @@ export default function Calls() {
         </label>
         <label>
           Campaign
-          <select value={filters.campaign_id} onChange={(e) => set({ campaign_id: e.currentTarget.value })}>
+          <select
+            aria-label="Campaign"
+            value={filters.campaign_id}
+            onChange={(e) => set({ campaign_id: e.currentTarget.value })}
+          >
             <option value="">Any (single calls too)</option>
             {(campaigns.data?.items ?? []).map((c) => (
               <option key={c.id} value={c.id}>
@@ -185,6 +193,7 @@ export default function Calls() {
         <label>
           Phone
           <input
+            aria-label="Phone"
             type="search"
             inputMode="tel"
             placeholder="+61…"
