@@ -242,7 +242,7 @@ function analysisBrief(analysis: unknown): {
   return {
     user_sentiment: sentiment,
     call_successful: typeof a.call_successful === 'boolean' ? a.call_successful : null,
-    summary_line: line ? line.slice(0, 200) : null,
+    summary_line: line ? (line.length > 200 ? `${line.slice(0, 199)}…` : line) : null,
   };
 }
 

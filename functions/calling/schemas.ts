@@ -192,7 +192,7 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     user_sentiment: z.enum(['positive', 'neutral', 'negative']).nullable(),
     /** From the post-call analysis: whether the call met the agent's success criteria. */
     call_successful: z.boolean().nullable(),
-    /** The analysis summary's first line (at most 200 characters), for a list; the detail has it whole. */
+    /** The analysis summary's first line (at most 200 characters, cut with …), for a list; the detail has it whole. */
     summary_line: z.string().nullable(),
   }),
 );

@@ -173,7 +173,7 @@ describeWithBrowser('dashboard in Chromium: the console', () => {
       p50 === null ? '—' : `${new Intl.NumberFormat('en-AU').format(p50)} ms`,
     );
     // The table lists only the days with calls; the chart spans the page's width.
-    const dayRows = page.locator('table tbody tr');
+    const dayRows = page.locator('.table-wrap table tbody tr');
     await expect(dayRows.count()).resolves.toBe(report.items.filter((i: Json) => i.calls > 0).length);
     await page.locator('.chart canvas').first().waitFor();
     const widths = (await page.evaluate(

@@ -80,6 +80,7 @@ function CallsChart({ items }: { items: Item[] }) {
         {
           width,
           height: 240,
+          legend: { show: false },
           series: [
             {},
             { label: 'Calls', stroke: '#2457c5', width: 2 },
@@ -95,7 +96,14 @@ function CallsChart({ items }: { items: Item[] }) {
       chart?.destroy();
     };
   }, [items, width]);
-  return <div ref={host} class="chart" role="img" aria-label="Calls and answered calls by day" />;
+  return (
+    <figure class="chart-figure">
+      <div ref={host} class="chart" role="img" aria-label="Calls and answered calls by day" />
+      <figcaption class="hint">
+        <span class="key calls">Calls</span> and <span class="key answered">answered calls</span> a day
+      </figcaption>
+    </figure>
+  );
 }
 
 export default function Analytics() {
