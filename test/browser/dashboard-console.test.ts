@@ -216,6 +216,16 @@ describeWithBrowser('dashboard in Chromium: the console', () => {
       .getByRole('status')
       .filter({ hasText: /^Sent \(2 segments/ })
       .waitFor();
+
+    // Billing: the plan select starts on the current plan; the SMS's ledger entry links to it.
+    await kit.open(page, 'Billing');
+    await expect(page.getByLabel('New plan').inputValue()).resolves.toBe('growth');
+    const smsLink = page.getByRole('link', { name: /^SMS sms_/ });
+    await smsLink.waitFor();
+    await expect(page.getByRole('link', { name: /^Call call_/ }).count()).resolves.toBe(2);
+    await smsLink.click();
+    await page.getByRole('heading', { level: 1, name: `SMS to ${CALLER}` }).waitFor();
+    await page.getByText('2 (GSM-7)').waitFor();
     await context.close();
   }, 60_000);
 
