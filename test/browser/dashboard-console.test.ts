@@ -269,6 +269,11 @@ describeWithBrowser('dashboard in Chromium: the console', () => {
         await kit.open(page, name);
         await kit.checkPage(page, `${name} at ${width}`, `${name}-${width}`, { axe: true });
         if (!(await fitsWidth(page))) tooWide.push(`${name} at ${width}`);
+        // The Webhooks page says where post-call deliveries come from.
+        if (name === 'Webhooks')
+          await expect(page.locator('main').textContent()).resolves.toMatch(
+            /Post-call deliveries do not come from here: the post-call webhook is one of an agent's post-call actions/,
+          );
       }
       for (const [name, path] of extra) {
         await page.goto(`${baseUrl()}${path}`);

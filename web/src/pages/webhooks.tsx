@@ -281,7 +281,7 @@ export default function Webhooks() {
         agent&apos;s post-call actions (on the agent&apos;s page under Post-call actions; see{' '}
         <a href="/agents">Agents</a>), sent when each of that agent&apos;s calls ends. Both are signed with
         this workspace&apos;s secret and logged the same way: every delivery is listed under All deliveries
-        below.
+        below (post-call ones as <code>call.ended</code>).
       </p>
       <h2>Endpoints</h2>
       {endpoints.isPending && <Loading />}
