@@ -189,7 +189,8 @@ export async function storeCallSentiment(
   const label = sentimentLabel(sentiment);
   const successful = (analysis as { call_successful?: unknown } | null | undefined)?.call_successful;
   const analysed = typeof successful === 'boolean';
-  if (!call.statsDay || (!label && !analysed)) {
+  // Counted only with a sentiment label: the condition (no sentiment yet) is what makes it once.
+  if (!call.statsDay || !label) {
     await CallEntity.patch({ workspaceId, callId })
       .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
       .go({ response: 'none' });
@@ -208,7 +209,7 @@ export async function storeCallSentiment(
           entities,
           { workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
           {
-            ...(label ? { [`${statsStatus(call)}${label}`]: 1 } : {}),
+            [`${statsStatus(call)}${label}`]: 1,
             ...(analysed
               ? {
                   [`${statsStatus(call)}Analysed`]: 1,
