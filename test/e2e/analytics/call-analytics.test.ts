@@ -88,10 +88,6 @@ beforeAll(async () => {
     ),
   );
   await waitForQuiescence({ timeoutMs: 60_000 });
-  console.log(
-    'analytics calls',
-    calls.map((c) => [c.to_phone, c.status, c.end_reason, c.duration_seconds]),
-  );
   // Failed calls get their (neutral) sentiment from the pipeline too: read every call as it is now.
   calls = await Promise.all(
     calls.map(
