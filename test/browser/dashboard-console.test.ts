@@ -206,8 +206,21 @@ describeWithBrowser('dashboard in Chromium: the console', () => {
       expect.arrayContaining([demo.phone_number, demo.spare_phone_number]),
     );
     await kit.shot(page, 'sms-composer-1280');
-    // Sent: the API counted as the composer did.
+    // The contact picker finds a contact by name; picking it fills To phone.
+    const picked = `+61493${String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0')}`;
+    const contact = await api('POST', `${ws()}/contacts`, {
+      token: demo.owner_token,
+      body: { first_name: 'Pat', last_name: 'Picker', phone: picked },
+    });
+    expect(contact.status).toBe(201);
+    await page.getByLabel('Find a contact').fill('Pat Pi');
+    await page
+      .getByRole('list', { name: 'Matching contacts' })
+      .getByRole('button', { name: `Pat Picker · ${picked}` })
+      .click();
+    await expect(page.getByLabel('To phone').inputValue()).resolves.toBe(picked);
     await page.getByLabel('To phone').fill(CALLER);
+    // Sent: the API counted as the composer did.
     await from.selectOption(demo.phone_number);
     await message.fill(`${'b'.repeat(160)}!`);
     await expect(counter.textContent()).resolves.toContain('2 segments');
