@@ -68,6 +68,20 @@ export const CallAnalyticsItem = schemaOnFirstUse(() =>
       neutral: z.number().int(),
       negative: z.number().int(),
     }),
+    /** Calls with a post-call analysis. */
+    analysed: z.number().int(),
+    /** Calls whose post-call analysis says `call_successful`. */
+    successful: z.number().int(),
+    /** successful over analysed, 0 to 1 to three decimals; null when no call was analysed. */
+    success_rate: z.number().nullable(),
+    /** answered over calls, 0 to 1 to three decimals; null when there were no calls. */
+    answer_rate: z.number().nullable(),
+    /**
+     * The agent's turn latency (the caller's words in → the agent's first words out) over the calls'
+     * turns: how many turns, and the median from fixed histogram buckets kept on write (to within a
+     * bucket: 100 ms up to 1 s, 200 ms up to 2 s, wider above); null without turns.
+     */
+    turn_latency: z.object({ turns: z.number().int(), p50_ms: z.number().int().nullable() }),
   }),
 );
 
@@ -79,6 +93,8 @@ export const CallAnalyticsResponse = schemaOnFirstUse(() =>
     /** The workspace's time zone: the days' boundaries. */
     timezone: z.string(),
     items: z.array(CallAnalyticsItem),
+    /** The whole range (of the agent when asked), as one item with key `total`. */
+    totals: CallAnalyticsItem,
   }),
 );
 export type CallAnalyticsResponse = z.infer<typeof CallAnalyticsResponse>;

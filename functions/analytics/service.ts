@@ -1,5 +1,12 @@
 import { displayCredits } from '../billing/credits.js';
-import { dayKey, localDay, readCallStats, type CallStats } from '../calling/service.js';
+import {
+  LATENCY_COUNTERS,
+  dayKey,
+  localDay,
+  percentileFromBuckets,
+  readCallStats,
+  type CallStats,
+} from '../calling/service.js';
 import { STATS_STATUSES, type StatsStatus } from '../calling/service.js';
 import { clock } from '../platform/clock.js';
 import { isId } from '../platform/ids.js';
@@ -28,6 +35,10 @@ interface Totals {
   positive: number;
   neutral: number;
   negative: number;
+  analysed: number;
+  successful: number;
+  /** Turns per latency bucket (LATENCY_COUNTERS' order). */
+  latency: number[];
 }
 
 const zero = (): Totals => ({
@@ -40,6 +51,9 @@ const zero = (): Totals => ({
   positive: 0,
   neutral: 0,
   negative: 0,
+  analysed: 0,
+  successful: 0,
+  latency: LATENCY_COUNTERS.map(() => 0),
 });
 
 /** Adds one counter item's figures (of one status, or of both) to the totals. */
@@ -54,8 +68,19 @@ function add(totals: Totals, stats: CallStats, statuses: readonly StatsStatus[] 
     totals.positive += n('Positive');
     totals.neutral += n('Neutral');
     totals.negative += n('Negative');
+    totals.analysed += n('Analysed');
+    totals.successful += n('Successful');
+  }
+  // Latency buckets are kept per item, not per status: added once, with the item.
+  if (statuses.length === STATS_STATUSES.length) {
+    LATENCY_COUNTERS.forEach((counter, i) => {
+      totals.latency[i] = (totals.latency[i] ?? 0) + Number((stats as Record<string, unknown>)[counter] ?? 0);
+    });
   }
 }
+
+const rate = (part: number, whole: number): number | null =>
+  whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null;
 
 export function toItem(key: string, t: Totals): Item {
   return {
@@ -68,6 +93,14 @@ export function toItem(key: string, t: Totals): Item {
     average_seconds: t.answered > 0 ? Math.round((t.seconds / t.answered) * 10) / 10 : 0,
     credits: displayCredits(t.units),
     sentiment: { positive: t.positive, neutral: t.neutral, negative: t.negative },
+    analysed: t.analysed,
+    successful: t.successful,
+    success_rate: rate(t.successful, t.analysed),
+    answer_rate: rate(t.answered, t.calls),
+    turn_latency: {
+      turns: t.latency.reduce((a, b) => a + b, 0),
+      p50_ms: percentileFromBuckets(t.latency, 50),
+    },
   };
 }
 
@@ -90,13 +123,27 @@ export async function callAnalytics(
         query.group_by === 'agent' || query.group_by === 'agent_version'
           ? []
           : emptyItems(query.group_by, from, to),
+      totals: toItem('total', zero()),
     };
   }
   const stats = await readCallStats(workspace.workspaceId, from, to);
   // The days' totals, or one agent's days when asked for one agent; every agent's days for group_by=agent.
   // An agent's days, and apart from them its versions' days (each call is in both).
   const agentItems = stats.filter((s) => s.agentId !== undefined && s.agentVersion === undefined);
-  if (query.group_by === 'agent_version') return { ...base, items: byVersion(stats, query.agent_id) };
+  const inRange = (s: CallStats) => s.day !== undefined && s.day >= from && s.day <= to;
+  // The range's totals: the days' totals, or the agent's days.
+  const totals = zero();
+  for (const s of query.agent_id !== undefined
+    ? agentItems.filter((s) => s.agentId === query.agent_id)
+    : stats.filter((s) => s.statKey === dayKey(s.day ?? ''))) {
+    if (inRange(s)) add(totals, s);
+  }
+  const answer = (items: Item[]): CallAnalyticsResponse => ({
+    ...base,
+    items,
+    totals: toItem('total', totals),
+  });
+  if (query.group_by === 'agent_version') return answer(byVersion(stats, query.agent_id));
   const relevant =
     query.group_by === 'agent'
       ? agentItems.filter((s) => query.agent_id === undefined || s.agentId === query.agent_id)
@@ -108,17 +155,16 @@ export async function callAnalytics(
     const byDay = new Map<string, Totals>();
     for (let n = dayNumber(from); n <= dayNumber(to); n += 1) byDay.set(dayOf(n), zero());
     for (const s of relevant) if (s.day && byDay.has(s.day)) add(byDay.get(s.day) as Totals, s);
-    return { ...base, items: [...byDay].map(([day, t]) => toItem(day, t)) };
+    return answer([...byDay].map(([day, t]) => toItem(day, t)));
   }
   if (query.group_by === 'status') {
-    return {
-      ...base,
-      items: STATS_STATUSES.map((status) => {
+    return answer(
+      STATS_STATUSES.map((status) => {
         const t = zero();
         for (const s of relevant) add(t, s, [status]);
         return toItem(status, t);
       }),
-    };
+    );
   }
   const byAgent = new Map<string, Totals>();
   for (const s of relevant) {
@@ -126,12 +172,11 @@ export async function callAnalytics(
     if (!byAgent.has(agentId)) byAgent.set(agentId, zero());
     add(byAgent.get(agentId) as Totals, s);
   }
-  return {
-    ...base,
-    items: [...byAgent]
+  return answer(
+    [...byAgent]
       .map(([agentId, t]) => toItem(agentId, t))
       .sort((a, b) => b.calls - a.calls || a.key.localeCompare(b.key)),
-  };
+  );
 }
 
 /** Every agent version's totals (of one agent when asked), by agent then version. */

@@ -223,6 +223,26 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     credits: call.chargedUnits === undefined ? null : displayCredits(call.chargedUnits),
     recording_available: call.recordingKey !== undefined,
     channel: call.channel ?? 'phone',
+    ...analysisBrief(call.analysis),
+  };
+}
+
+const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
+
+/** What a list item shows of the post-call analysis (stored as the pipeline wrote it). */
+function analysisBrief(analysis: unknown): {
+  user_sentiment: (typeof SENTIMENTS)[number] | null;
+  call_successful: boolean | null;
+  summary_line: string | null;
+} {
+  const a = (analysis ?? {}) as { user_sentiment?: unknown; call_successful?: unknown; summary?: unknown };
+  const sentiment = SENTIMENTS.find((s) => s === a.user_sentiment) ?? null;
+  const line =
+    typeof a.summary === 'string' ? (a.summary.split('\n').find((l) => l.trim()) ?? '').trim() : '';
+  return {
+    user_sentiment: sentiment,
+    call_successful: typeof a.call_successful === 'boolean' ? a.call_successful : null,
+    summary_line: line ? (line.length > 200 ? `${line.slice(0, 199)}…` : line) : null,
   };
 }
 

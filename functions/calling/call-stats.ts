@@ -1,6 +1,7 @@
 import { WorkspaceEntity } from '../access/entities.js';
 import { logger } from '../platform/logger.js';
 import type { EntityItem } from 'electrodb';
+import { latencyAdds } from './latency-histogram.js';
 import {
   CallEntity,
   CallStatsEntity,
@@ -17,8 +18,12 @@ import {
  * - a call is counted when it is charged (lifecycle's finishCall) — or, a missed call, when it is
  *   logged — in the same transaction that marks it counted (`statsDay`, conditional: not yet set), so a
  *   repeated callback, a sweeper pass or a redelivered message never counts it twice;
- * - its sentiment is counted when the post-call pipeline stores it, in the same transaction that
- *   stores it on the call (conditional: no sentiment yet).
+ * - its sentiment (and its analysis: `Analysed`, `Successful` when the analysis says `call_successful`)
+ *   is counted when the post-call pipeline stores it, in the same transaction that stores it on the
+ *   call (conditional: no sentiment yet);
+ * - its turns' latencies are added to the day's latency buckets (latency-histogram.ts) when its
+ *   conversation is recorded, in a transaction that marks the call (`latencyDay`, conditional: not yet
+ *   set), so a conversation recorded again never counts twice.
  *
  * A call counts on the day it was created in the workspace's time zone (the time zone when it is
  * counted: changing the time zone later does not move calls already counted), and under its final
@@ -105,8 +110,10 @@ type CountingWrites = Parameters<Parameters<typeof callingService.transaction.wr
 export function counterUpdates(
   entities: CountingWrites,
   input: { workspaceId: string; agentId: string; day: string; agentVersion?: number },
-  adds: Partial<Record<StatsCounter, number>>,
+  counts: Partial<Record<StatsCounter, number>> | Record<string, number>,
 ) {
+  // Latency bucket counters are named at run time (latency-histogram.ts); they are the entity's attributes.
+  const adds = counts as Partial<Record<StatsCounter, number>>;
   const { callStats } = entities;
   const { agentVersion } = input;
   return [
@@ -180,6 +187,9 @@ export async function storeCallSentiment(
   if (!call) return;
   if (call.sentiment !== undefined) return;
   const label = sentimentLabel(sentiment);
+  const successful = (analysis as { call_successful?: unknown } | null | undefined)?.call_successful;
+  const analysed = typeof successful === 'boolean';
+  // Counted only with a sentiment label: the condition (no sentiment yet) is what makes it once.
   if (!call.statsDay || !label) {
     await CallEntity.patch({ workspaceId, callId })
       .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
@@ -198,12 +208,51 @@ export async function storeCallSentiment(
         ...counterUpdates(
           entities,
           { workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
-          { [`${statsStatus(call)}${label}`]: 1 },
+          {
+            [`${statsStatus(call)}${label}`]: 1,
+            ...(analysed
+              ? {
+                  [`${statsStatus(call)}Analysed`]: 1,
+                  [`${statsStatus(call)}Successful`]: successful ? 1 : 0,
+                }
+              : {}),
+          },
         ),
       ])
       .go(),
   );
   if (!applied) logger.info('sentiment already stored and counted', { callId });
+}
+
+/**
+ * Adds a conversation's turn latencies (milliseconds) to the latency buckets of the call's day (its
+ * day, its agent's, its version's), once: the call's `latencyDay` is set under the condition that it
+ * was not. The day is the one the call is counted on (its creation day in the workspace's time zone).
+ */
+export async function countTurnLatencies(
+  call: Pick<Call, 'workspaceId' | 'callId' | 'agentId' | 'agentVersion' | 'createdAt' | 'statsDay'>,
+  latenciesMs: readonly number[],
+): Promise<boolean> {
+  if (latenciesMs.length === 0) return false;
+  const day = call.statsDay ?? localDay(call.createdAt, await workspaceTimezone(call.workspaceId));
+  const applied = await writeRetryingConflicts(() =>
+    callingService.transaction
+      .write((entities) => [
+        entities.call
+          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .set({ latencyDay: day })
+          .where((attr, op) => op.notExists(attr.latencyDay))
+          .commit(),
+        ...counterUpdates(
+          entities,
+          { workspaceId: call.workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
+          latencyAdds(latenciesMs),
+        ),
+      ])
+      .go(),
+  );
+  if (!applied) logger.info('turn latencies already counted', { callId: call.callId });
+  return applied;
 }
 
 export type CallStats = EntityItem<typeof CallStatsEntity>;

@@ -132,6 +132,8 @@ export const CallEntity = new Entity(
       sentiment: { type: 'any' },
       /** Post-call analysis (functions/post-call/call-analysis.ts), stored with the sentiment. */
       analysis: { type: 'any' },
+      /** The day the call's turn latencies were added to the latency histogram (once: call-stats.ts). */
+      latencyDay: { type: 'string' },
       /** The runtime got the contact's earlier calls' summaries (conversation memories): billed on top. */
       memoriesUsed: { type: 'boolean' },
       /** Those summaries, newest first (the conversation engine gives them to the model). */
@@ -293,6 +295,9 @@ export const STATS_MEASURES = [
   'Positive',
   'Neutral',
   'Negative',
+  /** Calls with a post-call analysis, and those whose analysis says `call_successful`. */
+  'Analysed',
+  'Successful',
 ] as const;
 export type StatsMeasure = (typeof STATS_MEASURES)[number];
 export type StatsCounter = `${StatsStatus}${StatsMeasure}`;
@@ -326,6 +331,33 @@ export const CallStatsEntity = new Entity(
       failedPositive: counter,
       failedNeutral: counter,
       failedNegative: counter,
+      completedAnalysed: counter,
+      completedSuccessful: counter,
+      failedAnalysed: counter,
+      failedSuccessful: counter,
+      /** Turn latency buckets (latency-histogram.ts: bucket i counts turns of at most its bound). */
+      turnLatency00: counter,
+      turnLatency01: counter,
+      turnLatency02: counter,
+      turnLatency03: counter,
+      turnLatency04: counter,
+      turnLatency05: counter,
+      turnLatency06: counter,
+      turnLatency07: counter,
+      turnLatency08: counter,
+      turnLatency09: counter,
+      turnLatency10: counter,
+      turnLatency11: counter,
+      turnLatency12: counter,
+      turnLatency13: counter,
+      turnLatency14: counter,
+      turnLatency15: counter,
+      turnLatency16: counter,
+      turnLatency17: counter,
+      turnLatency18: counter,
+      turnLatency19: counter,
+      turnLatency20: counter,
+      turnLatency21: counter,
     },
     indexes: {
       byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}#CALLSTATS', ['statKey'], '${statKey}'),

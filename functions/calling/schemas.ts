@@ -181,6 +181,12 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     recording_available: z.boolean(),
     /** `phone`, or `web` for the dashboard's test chat. */
     channel: z.enum(['phone', 'web']),
+    /** From the post-call analysis (null until it ran): the caller's sentiment. */
+    user_sentiment: z.enum(['positive', 'neutral', 'negative']).nullable(),
+    /** From the post-call analysis: whether the call met the agent's success criteria. */
+    call_successful: z.boolean().nullable(),
+    /** The analysis summary's first line (at most 200 characters, cut with …), for a list; the detail has it whole. */
+    summary_line: z.string().nullable(),
   }),
 );
 

@@ -9,4 +9,5 @@ export type { Call, CallStatusEvent } from './entities.js';
 export { publicRecording, pastRetention, type PublicRecording } from './recording-links.js';
 export { isShortCode, shortUrl } from './short-codes.js';
 export { dayKey, localDay, readCallStats, type CallStats } from './call-stats.js';
+export { LATENCY_COUNTERS, percentileFromBuckets } from './latency-histogram.js';
 export { STATS_STATUSES, type StatsStatus } from './entities.js';

@@ -120,7 +120,9 @@ export const VIEWER_READ_ONLY_CONTROLS: readonly (string | RegExp)[] = [
   'filter: Search contacts',
   'filter: Contactability',
   'filter: Agent',
+  'filter: Campaign',
   'field: Group by',
+  'filter: Group by',
   // A knowledge base's search.
   'filter: Search this knowledge base',
   'Search',
@@ -198,9 +200,14 @@ export class DashboardBrowser {
     return { context, page };
   }
 
-  /** Follows the main navigation's link to a page and waits until it has loaded. */
+  /**
+   * Follows the main navigation's link to a page and waits until it has loaded; on a narrow screen,
+   * where the navigation is behind the Menu button, opens it first.
+   */
   async open(page: Page, name: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+    const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+    if (!(await link.isVisible())) await page.getByRole('button', { name: 'Menu' }).click();
+    await link.click();
     await page.getByRole('heading', { level: 1, name }).waitFor();
     await settled(page);
   }

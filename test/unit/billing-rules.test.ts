@@ -141,7 +141,17 @@ describe('credits in responses: 2 decimals, the figure the ledger shows', () => 
 
   test('an analytics item', () => {
     const totals = { calls: 1, answered: 1, completed: 1, failed: 0, seconds: 80, units };
-    expect(toItem('2026-11-27', { ...totals, positive: 0, neutral: 0, negative: 0 }).credits).toBe(1.33);
+    expect(
+      toItem('2026-11-27', {
+        ...totals,
+        positive: 0,
+        neutral: 0,
+        negative: 0,
+        analysed: 0,
+        successful: 0,
+        latency: [],
+      }).credits,
+    ).toBe(1.33);
   });
 });
 

@@ -1,6 +1,8 @@
+import { useEffect, useState } from 'preact/hooks';
 import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { signOut } from './auth';
 import { config } from './config';
+import { rolesText } from './components/roles';
 import { Empty } from './components/ui';
 import { SessionProvider, useSession } from './session';
 
@@ -16,6 +18,7 @@ const CampaignDetail = lazy(() => import('./pages/campaign-detail'));
 const Sms = lazy(() => import('./pages/sms'));
 const SmsThread = lazy(() => import('./pages/sms-thread'));
 const SmsCampaign = lazy(() => import('./pages/sms-campaign'));
+const SmsMessage = lazy(() => import('./pages/sms-message'));
 const Knowledge = lazy(() => import('./pages/knowledge'));
 const KnowledgeDetail = lazy(() => import('./pages/knowledge-detail'));
 const Integrations = lazy(() => import('./pages/integrations'));
@@ -89,23 +92,34 @@ function Switcher() {
 function Shell() {
   const session = useSession();
   const { path } = useLocation();
+  // On a narrow screen the navigation sits behind a Menu button (CSS shows the button there only).
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
   return (
     <div class="shell">
       <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="top">
+        <button
+          type="button"
+          class="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
         <span class="brand">Voice agents</span>
         <Switcher />
         <span class="who">
-          {session.email}
-          {session.workspace?.role ? ` · ${session.workspace.role}` : ''}
+          {session.email} · {rolesText(session.organisation.role, session.workspace?.role)}
         </span>
         <button type="button" class="link" onClick={() => void signOut(config())}>
           Sign out
         </button>
       </header>
-      <nav aria-label="Main">
+      <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : undefined}>
         <ul>
           {NAVIGATION.map(([label, href]) => (
             <li key={href}>
@@ -132,6 +146,7 @@ function Shell() {
               <Route path="/sms" component={Sms} />
               <Route path="/sms/threads/:contact_id" component={SmsThread} />
               <Route path="/sms/campaigns/:id" component={SmsCampaign} />
+              <Route path="/sms/messages/:id" component={SmsMessage} />
               <Route path="/knowledge" component={Knowledge} />
               <Route path="/knowledge/:id" component={KnowledgeDetail} />
               <Route path="/integrations" component={Integrations} />

@@ -1,4 +1,5 @@
 import { CallEntity, type Call } from '../../calling/entities.js';
+import { countTurnLatencies } from '../../calling/call-stats.js';
 import { finishCall, readCall } from '../../calling/lifecycle.js';
 import { isTerminal } from '../../calling/status.js';
 import { percentile, type ConversationState, type QuotedListingRecord } from '../engine/model.js';
@@ -55,6 +56,8 @@ export async function recordConversation(
     })
     .go({ response: 'all_new' });
   const updated = { ...call, ...(data as Partial<Call>) } as Call;
+  // The analytics' latency histogram (once per call, whatever records the conversation again).
+  await countTurnLatencies(updated, totals);
   if (isTerminal(updated.status)) await finishCall(updated);
   return updated;
 }

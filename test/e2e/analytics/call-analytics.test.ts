@@ -1,6 +1,7 @@
 import { WorkspaceEntity } from '../../../functions/access/entities.js';
 import { localDay } from '../../../functions/calling/call-stats.js';
 import { setCallSentiment } from '../../../functions/calling/call-log.js';
+import { countTurnLatencies } from '../../../functions/calling/call-stats.js';
 import { finishCall, readCall } from '../../../functions/calling/lifecycle.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
 import { api, type Json } from '../../helpers/http.js';
@@ -141,6 +142,44 @@ describe('call analytics', () => {
     expect(log.body.items).toHaveLength(total);
   });
 
+  it('totals: the headline figures over the range (answer and success rates, turn latency p50 from buckets)', async () => {
+    const days = [...new Set(calls.map((c) => localDay(c.created_at, TZ)))].sort();
+    const res = await analytics(`?from=${days[0]}&to=${days[days.length - 1]}`);
+    expect(res.status).toBe(200);
+    const { totals, items } = res.body;
+    const sumOf = (field: string) => items.reduce((sum: number, i: Json) => sum + i[field], 0);
+    expect(totals).toMatchObject({
+      key: 'total',
+      calls: 5,
+      answered: sumOf('answered'),
+      completed: calls.filter((c) => c.status === 'completed').length,
+      failed: calls.filter((c) => c.status === 'failed').length,
+      total_seconds: sumOf('total_seconds'),
+    });
+    const analysed = calls.filter((c) => c.analysis !== null);
+    expect(totals.analysed).toBe(analysed.length);
+    expect(totals.analysed).toBeGreaterThan(0);
+    expect(totals.successful).toBe(analysed.filter((c) => c.analysis.call_successful === true).length);
+    expect(totals.success_rate).toBeCloseTo(totals.successful / totals.analysed, 3);
+    expect(totals.answer_rate).toBeCloseTo(totals.answered / 5, 3);
+    // Every recorded turn is in the histogram once; the median lies between the calls' own medians.
+    const turns = calls.reduce((sum, c) => sum + (c.latency?.turns ?? 0), 0);
+    expect(turns).toBeGreaterThan(0);
+    expect(totals.turn_latency.turns).toBe(turns);
+    expect(sumOf('analysed')).toBe(totals.analysed);
+    const medians = calls.filter((c) => c.latency?.turns > 0).map((c) => c.latency.total_ms.p50 as number);
+    expect(totals.turn_latency.p50_ms).not.toBeNull();
+    // To within a bucket (the buckets are 100 ms wide up to 1 s, 200 ms to 2 s, then wider).
+    expect(totals.turn_latency.p50_ms).toBeGreaterThanOrEqual(Math.min(...medians) - 500);
+    expect(totals.turn_latency.p50_ms).toBeLessThanOrEqual(Math.max(...medians) + 500);
+    // One agent's totals are that agent's calls only.
+    const one = await analytics(`?from=${days[0]}&to=${days[days.length - 1]}&agent_id=${agentB.id}`);
+    expect(one.body.totals).toMatchObject({
+      calls: 1,
+      completed: calls.filter((c) => c.agent_id === agentB.id && c.status === 'completed').length,
+    });
+  });
+
   it('by agent and by status, and for one agent', async () => {
     const today = localDay(new Date(), TZ);
     const range = `from=${localDay(new Date(Date.now() - 2 * 86_400_000), TZ)}&to=${today}`;
@@ -178,6 +217,8 @@ describe('call analytics', () => {
     await finishCall(stored);
     await finishCall({ ...stored, statsDay: undefined, chargedUnits: undefined });
     await setCallSentiment(tenant.workspaceId, answered.id, { label: 'negative', score: -1, turns: [] });
+    const totalsBefore = (await analytics('')).body.totals;
+    expect(await countTurnLatencies(stored, [150, 250, 4000])).toBe(false);
     const quiet = await readQuiescence();
     await sendMessage('postCall', {
       type: 'call.ended',
@@ -188,6 +229,7 @@ describe('call analytics', () => {
     await waitForConsumed(quiet, { ProcessCallEnded: 1 });
     const after = await analytics('?group_by=status');
     expect(after.body.items).toEqual(before.body.items);
+    expect((await analytics('')).body.totals).toEqual(totalsBefore);
     const detail = await api('GET', `${ws(tenant)}/calls/${answered.id}`, { token: tenant.owner.token });
     expect(detail.body.credits).toBe(answered.credits);
     expect(detail.body.sentiment).toEqual(answered.sentiment);

@@ -11651,7 +11651,10 @@ export interface operations {
            *           "duration_seconds": 95,
            *           "credits": 25,
            *           "recording_available": true,
-           *           "channel": "phone"
+           *           "channel": "phone",
+           *           "user_sentiment": "positive",
+           *           "call_successful": true,
+           *           "summary_line": "Hi {{first_name}}, thanks for your time today."
            *         }
            *       ],
            *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
@@ -11701,6 +11704,9 @@ export interface operations {
               recording_available: boolean;
               /** @enum {string} */
               channel: 'phone' | 'web';
+              user_sentiment: ('positive' | 'neutral' | 'negative') | null;
+              call_successful: boolean | null;
+              summary_line: string | null;
             }[];
             next_cursor: string | null;
           };
@@ -11847,6 +11853,9 @@ export interface operations {
            *       "credits": 25,
            *       "recording_available": true,
            *       "channel": "phone",
+           *       "user_sentiment": "positive",
+           *       "call_successful": true,
+           *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
            *       "parameters": {
            *         "suburb": "example"
            *       },
@@ -11979,6 +11988,9 @@ export interface operations {
             recording_available: boolean;
             /** @enum {string} */
             channel: 'phone' | 'web';
+            user_sentiment: ('positive' | 'neutral' | 'negative') | null;
+            call_successful: boolean | null;
+            summary_line: string | null;
             parameters: {
               [key: string]: string;
             };
@@ -12230,6 +12242,9 @@ export interface operations {
            *       "credits": 25,
            *       "recording_available": true,
            *       "channel": "phone",
+           *       "user_sentiment": "positive",
+           *       "call_successful": true,
+           *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
            *       "parameters": {
            *         "suburb": "example"
            *       },
@@ -12362,6 +12377,9 @@ export interface operations {
             recording_available: boolean;
             /** @enum {string} */
             channel: 'phone' | 'web';
+            user_sentiment: ('positive' | 'neutral' | 'negative') | null;
+            call_successful: boolean | null;
+            summary_line: string | null;
             parameters: {
               [key: string]: string;
             };
@@ -29190,9 +29208,42 @@ export interface operations {
            *             "positive": 1,
            *             "neutral": 1,
            *             "negative": 1
+           *           },
+           *           "analysed": 1,
+           *           "successful": 1,
+           *           "success_rate": 1,
+           *           "answer_rate": 1,
+           *           "turn_latency": {
+           *             "turns": 1,
+           *             "p50_ms": 1
            *           }
            *         }
-           *       ]
+           *       ],
+           *       "totals": {
+           *         "key": "vak_01JD8X3T6QW5R2K9M4N7P1B3C5_3xYkq9VbQmT2LrWp8ZsNc4Hd",
+           *         "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *         "agent_version": 1,
+           *         "calls": 1,
+           *         "answered": 1,
+           *         "completed": 1,
+           *         "failed": 1,
+           *         "total_seconds": 95,
+           *         "average_seconds": 95,
+           *         "credits": 25,
+           *         "sentiment": {
+           *           "positive": 1,
+           *           "neutral": 1,
+           *           "negative": 1
+           *         },
+           *         "analysed": 1,
+           *         "successful": 1,
+           *         "success_rate": 1,
+           *         "answer_rate": 1,
+           *         "turn_latency": {
+           *           "turns": 1,
+           *           "p50_ms": 1
+           *         }
+           *       }
            *     }
            */
           'application/json': {
@@ -29217,7 +29268,40 @@ export interface operations {
                 neutral: number;
                 negative: number;
               };
+              analysed: number;
+              successful: number;
+              success_rate: number | null;
+              answer_rate: number | null;
+              turn_latency: {
+                turns: number;
+                p50_ms: number | null;
+              };
             }[];
+            totals: {
+              key: string;
+              agent_id?: string;
+              agent_version?: number;
+              calls: number;
+              answered: number;
+              completed: number;
+              failed: number;
+              total_seconds: number;
+              average_seconds: number;
+              credits: number;
+              sentiment: {
+                positive: number;
+                neutral: number;
+                negative: number;
+              };
+              analysed: number;
+              successful: number;
+              success_rate: number | null;
+              answer_rate: number | null;
+              turn_latency: {
+                turns: number;
+                p50_ms: number | null;
+              };
+            };
           };
         };
       };

@@ -1,16 +1,76 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useQuery } from '@tanstack/preact-query';
 import { api, ok } from '../api/client';
-import { Empty, ErrorState, Loading, PageHeader } from '../components/ui';
+import { agentQueries } from '../api/queries/agents';
+import { ErrorState, Loading, PageHeader } from '../components/ui';
 import { useWorkspaceId } from '../session';
 import 'uplot/dist/uPlot.min.css';
 
 type GroupBy = 'day' | 'agent' | 'status';
+type Report = Awaited<ReturnType<typeof fetchReport>>;
+type Item = Report['items'][number];
 
-/** Calls a day as a uPlot line chart (uPlot is loaded with this page only). */
-function CallsChart({ items }: { items: { key: string; calls: number; completed: number }[] }) {
+const fetchReport = (workspace_id: string, group_by: GroupBy, agent_id: string) =>
+  ok(
+    api().GET('/api/v1/workspaces/{workspace_id}/analytics/calls', {
+      params: { path: { workspace_id }, query: { group_by, agent_id: agent_id || undefined } },
+    }),
+  );
+
+const number = new Intl.NumberFormat('en-AU');
+const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10} %`);
+const duration = (seconds: number) =>
+  seconds >= 60
+    ? `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`
+    : `${Math.round(seconds)} s`;
+
+/** The headline figures of the range, first on the page. */
+function Headline({ totals }: { totals: Item }) {
+  const figures: [label: string, value: string, note?: string][] = [
+    ['Calls', number.format(totals.calls)],
+    ['Answer rate', percent(totals.answer_rate), `${number.format(totals.answered)} answered`],
+    [
+      'Success rate',
+      percent(totals.success_rate),
+      `${number.format(totals.successful)} of ${number.format(totals.analysed)} analysed`,
+    ],
+    ['Average duration', totals.answered > 0 ? duration(totals.average_seconds) : '—', 'of answered calls'],
+    ['Credits', number.format(totals.credits)],
+    [
+      'Turn latency p50',
+      totals.turn_latency.p50_ms === null ? '—' : `${number.format(totals.turn_latency.p50_ms)} ms`,
+      `over ${number.format(totals.turn_latency.turns)} turns`,
+    ],
+  ];
+  return (
+    <dl class="figures" aria-label="Headline figures">
+      {figures.map(([label, value, note]) => (
+        <div class="figure" key={label}>
+          <dt>{label}</dt>
+          <dd>
+            <span class="figure-value">{value}</span>
+            {note && <small class="hint">{note}</small>}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** Calls a day as a uPlot line chart over the page's width (uPlot is loaded with this page only). */
+function CallsChart({ items }: { items: Item[] }) {
   const host = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
   useEffect(() => {
+    const element = host.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => setWidth(Math.floor(element.clientWidth)));
+    observer.observe(element);
+    setWidth(Math.floor(element.clientWidth));
+    return () => observer.disconnect();
+  }, []);
+  useEffect(() => {
+    if (width === 0) return;
     let chart: { destroy(): void } | undefined;
     let cancelled = false;
     void import('uplot').then(({ default: UPlot }) => {
@@ -18,11 +78,16 @@ function CallsChart({ items }: { items: { key: string; calls: number; completed:
       const xs = items.map((item) => Date.parse(`${item.key}T00:00:00Z`) / 1000);
       chart = new UPlot(
         {
-          width: Math.min(host.current.clientWidth || 600, 900),
+          width,
           height: 240,
-          series: [{}, { label: 'Calls', stroke: '#2457c5' }, { label: 'Completed', stroke: '#1d7a46' }],
+          legend: { show: false },
+          series: [
+            {},
+            { label: 'Calls', stroke: '#2457c5', width: 2 },
+            { label: 'Answered', stroke: '#1d7a46', width: 2 },
+          ],
         },
-        [xs, items.map((item) => item.calls), items.map((item) => item.completed)],
+        [xs, items.map((item) => item.calls), items.map((item) => item.answered)],
         host.current,
       );
     });
@@ -30,68 +95,120 @@ function CallsChart({ items }: { items: { key: string; calls: number; completed:
       cancelled = true;
       chart?.destroy();
     };
-  }, [items]);
-  return <div ref={host} class="chart" role="img" aria-label="Calls by day" />;
+  }, [items, width]);
+  return (
+    <figure class="chart-figure">
+      <div ref={host} class="chart" role="img" aria-label="Calls and answered calls by day" />
+      <figcaption class="hint">
+        <span class="key calls">Calls</span> and <span class="key answered">answered calls</span> a day
+      </figcaption>
+    </figure>
+  );
 }
 
 export default function Analytics() {
   const workspace_id = useWorkspaceId();
   const [groupBy, setGroupBy] = useState<GroupBy>('day');
+  const [agentId, setAgentId] = useState('');
+  const agents = useQuery(agentQueries.all(workspace_id));
+  const agentName = (id: string) => agents.data?.items.find((a) => a.id === id)?.name ?? id;
   const report = useQuery({
-    queryKey: ['analytics', workspace_id, groupBy],
-    queryFn: () =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/analytics/calls', {
-          params: { path: { workspace_id }, query: { group_by: groupBy } },
-        }),
-      ),
+    queryKey: ['analytics', workspace_id, groupBy, agentId],
+    queryFn: () => fetchReport(workspace_id, groupBy, agentId),
   });
+  // The table lists only days (agents, statuses) with calls; the chart shows every day of the range.
+  const rows = report.data?.items.filter((item) => item.calls > 0) ?? [];
+  const keyLabel = groupBy === 'day' ? 'Day' : groupBy === 'agent' ? 'Agent' : 'Status';
   return (
     <section>
       <PageHeader title="Analytics" />
-      <label>
-        Group by{' '}
-        <select value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value as GroupBy)}>
-          <option value="day">Day</option>
-          <option value="agent">Agent</option>
-          <option value="status">Status</option>
-        </select>
-      </label>
+      <form class="filters" aria-label="Report" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Group by
+          <select value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value as GroupBy)}>
+            <option value="day">Day</option>
+            <option value="agent">Agent</option>
+            <option value="status">Status</option>
+          </select>
+        </label>
+        <label>
+          Agent
+          <select value={agentId} onChange={(e) => setAgentId(e.currentTarget.value)}>
+            <option value="">Every agent</option>
+            {(agents.data?.items ?? []).map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
       {report.isPending && <Loading />}
       {report.isError && <ErrorState error={report.error} retry={() => void report.refetch()} />}
-      {report.data && report.data.items.length === 0 && <Empty>No calls in this period.</Empty>}
-      {report.data && report.data.items.length > 0 && (
+      {report.data && (
         <>
+          <p class="hint">
+            {report.data.from} to {report.data.to} ({report.data.timezone})
+          </p>
+          <Headline totals={report.data.totals} />
           {groupBy === 'day' && <CallsChart items={report.data.items} />}
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Calls by {groupBy}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{groupBy === 'day' ? 'Day' : groupBy === 'agent' ? 'Agent' : 'Status'}</th>
-                  <th scope="col">Calls</th>
-                  <th scope="col">Answered</th>
-                  <th scope="col">Completed</th>
-                  <th scope="col">Failed</th>
-                  <th scope="col">Minutes</th>
-                  <th scope="col">Credits</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.data.items.map((item) => (
-                  <tr key={item.key}>
-                    <td data-label="Key">{item.key}</td>
-                    <td data-label="Calls">{item.calls}</td>
-                    <td data-label="Answered">{item.answered}</td>
-                    <td data-label="Completed">{item.completed}</td>
-                    <td data-label="Failed">{item.failed}</td>
-                    <td data-label="Minutes">{Math.round(item.total_seconds / 6) / 10}</td>
-                    <td data-label="Credits">{item.credits}</td>
+          {rows.length === 0 ? (
+            <p class="empty">No calls in this period.</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <caption class="visually-hidden">Calls by {keyLabel.toLowerCase()}</caption>
+                <thead>
+                  <tr>
+                    {[
+                      keyLabel,
+                      'Calls',
+                      'Answered',
+                      'Completed',
+                      'Failed',
+                      'Success',
+                      'Minutes',
+                      'Credits',
+                    ].map((label) => (
+                      <th scope="col" key={label}>
+                        {label}
+                      </th>
+                    ))}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {rows.map((item) => (
+                    <tr key={item.key}>
+                      <td data-label={keyLabel}>{groupBy === 'agent' ? agentName(item.key) : item.key}</td>
+                      <td data-label="Calls">{number.format(item.calls)}</td>
+                      <td data-label="Answered">{number.format(item.answered)}</td>
+                      <td data-label="Completed">{number.format(item.completed)}</td>
+                      <td data-label="Failed">{number.format(item.failed)}</td>
+                      <td data-label="Success">{percent(item.success_rate)}</td>
+                      <td data-label="Minutes">{number.format(Math.round(item.total_seconds / 6) / 10)}</td>
+                      <td data-label="Credits">{number.format(item.credits)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+                <tfoot>
+                  <tr>
+                    <th scope="row" data-label={keyLabel}>
+                      Total
+                    </th>
+                    <td data-label="Calls">{number.format(report.data.totals.calls)}</td>
+                    <td data-label="Answered">{number.format(report.data.totals.answered)}</td>
+                    <td data-label="Completed">{number.format(report.data.totals.completed)}</td>
+                    <td data-label="Failed">{number.format(report.data.totals.failed)}</td>
+                    <td data-label="Success">{percent(report.data.totals.success_rate)}</td>
+                    <td data-label="Minutes">
+                      {number.format(Math.round(report.data.totals.total_seconds / 6) / 10)}
+                    </td>
+                    <td data-label="Credits">{number.format(report.data.totals.credits)}</td>
+                  </tr>
+                </tfoot>
+              </table>
+            </div>
+          )}
         </>
       )}
     </section>

@@ -7,6 +7,20 @@ import { useSession } from '../session';
 const PAID_PLANS = ['starter', 'growth', 'scale'] as const;
 type PaidPlan = (typeof PAID_PLANS)[number];
 
+const number = new Intl.NumberFormat('en-AU', { maximumFractionDigits: 2 });
+
+/**
+ * What a ledger entry charged, linked: its source holds the id of the call (`call_…`) or the SMS
+ * (`sms_…`); anything else (a grant, a purchase, an evaluation) is shown as it is.
+ */
+function SourceLink({ source }: { source: string }) {
+  const call = /\bcall_[0-9A-Za-z]+/.exec(source)?.[0];
+  if (call) return <a href={`/calls/${call}`}>Call {call}</a>;
+  const sms = /\bsms_[0-9A-Za-z]+/.exec(source)?.[0];
+  if (sms) return <a href={`/sms/messages/${sms}`}>SMS {sms}</a>;
+  return <span class="wrap">{source}</span>;
+}
+
 /** The provider's hosted page (checkout) when it asks for one; else the page says what was asked. */
 const goTo = (url: string | null | undefined): boolean => {
   if (!url) return false;
@@ -17,7 +31,8 @@ const goTo = (url: string | null | undefined): boolean => {
 /** The owner's actions: change plan, cancel, buy credits (each confirmed by the payment provider). */
 function OwnerActions({ organisation_id, plan }: { organisation_id: string; plan: string }) {
   const queries = useQueryClient();
-  const [wanted, setWanted] = useState<PaidPlan>(PAID_PLANS.find((p) => p !== plan) ?? PAID_PLANS[0]);
+  // Starts on the current plan (the first paid plan on Free): nothing changes until another is chosen.
+  const [wanted, setWanted] = useState<PaidPlan>(PAID_PLANS.find((p) => p === plan) ?? PAID_PLANS[0]);
   const [quantity, setQuantity] = useState('1000');
   const [said, setSaid] = useState<string>();
   const refresh = () => queries.invalidateQueries({ queryKey: ['billing', organisation_id] });
@@ -75,7 +90,7 @@ function OwnerActions({ organisation_id, plan }: { organisation_id: string; plan
           )}
         </Field>
         <FormError error={changePlan.error} />
-        <button type="submit" disabled={changePlan.isPending}>
+        <button type="submit" disabled={changePlan.isPending || wanted === plan}>
           Change plan
         </button>
       </form>
@@ -158,9 +173,9 @@ export default function Billing() {
           <dt>Status</dt>
           <dd>{billing.data.status}</dd>
           <dt>Credits</dt>
-          <dd>{billing.data.credit_balance}</dd>
+          <dd>{number.format(billing.data.credit_balance)}</dd>
           <dt>Included credits a month</dt>
-          <dd>{billing.data.plan_details.included_credits}</dd>
+          <dd>{number.format(billing.data.plan_details.included_credits)}</dd>
         </dl>
       )}
       {isOwner && billing.data && <OwnerActions organisation_id={organisation_id} plan={billing.data.plan} />}
@@ -180,8 +195,9 @@ export default function Billing() {
         columns={[
           { label: 'When', render: (entry) => when(entry.created_at) },
           { label: 'Kind', render: (entry) => entry.kind },
-          { label: 'Credits', render: (entry) => entry.credits },
+          { label: 'Credits', render: (entry) => number.format(entry.credits) },
           { label: 'Reason', render: (entry) => entry.reason },
+          { label: 'For', render: (entry) => <SourceLink source={entry.source} /> },
         ]}
       />
     </section>

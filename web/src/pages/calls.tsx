@@ -1,6 +1,9 @@
 import { useState } from 'preact/hooks';
+import { useQuery } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
+import { agentQueries } from '../api/queries/agents';
+import { campaignQueries } from '../api/queries/campaigns';
 import { PageHeader, PagedTable, when } from '../components/ui';
 import { useWorkspaceId } from '../session';
 
@@ -12,6 +15,7 @@ interface Filters {
   from: string;
   to: string;
   phone: string;
+  campaign_id: string;
 }
 
 const listCalls = (workspace_id: string, filters: Filters, cursor: string | undefined, limit = 50) =>
@@ -25,6 +29,8 @@ const listCalls = (workspace_id: string, filters: Filters, cursor: string | unde
           status: filters.status || undefined,
           agent_id: filters.agent_id || undefined,
           direction: filters.direction || undefined,
+          phone: filters.phone.trim() || undefined,
+          campaign_id: filters.campaign_id || undefined,
           from: filters.from ? new Date(filters.from).toISOString() : undefined,
           to: filters.to ? new Date(`${filters.to}T23:59:59`).toISOString() : undefined,
         },
@@ -34,8 +40,11 @@ const listCalls = (workspace_id: string, filters: Filters, cursor: string | unde
 
 type Call = Awaited<ReturnType<typeof listCalls>>['items'][number];
 
-const matchesPhone = (call: Call, phone: string) =>
-  !phone || call.to_phone.includes(phone.trim()) || call.from_phone.includes(phone.trim());
+/** The other party: the caller of an inbound call, the called number of an outbound one. */
+const otherParty = (call: Call) =>
+  call.remote_phone ?? (call.channel === 'web' ? 'Test chat' : call.to_phone);
+
+const SUCCESS = { true: 'Successful', false: 'Unsuccessful' } as const;
 
 const csvCell = (value: unknown) => {
   const text = value === null || value === undefined ? '' : String(value);
@@ -48,7 +57,7 @@ async function exportCsv(workspace_id: string, filters: Filters): Promise<void> 
   let cursor: string | undefined;
   do {
     const page = await listCalls(workspace_id, filters, cursor, 100);
-    rows.push(...page.items.filter((call) => matchesPhone(call, filters.phone)));
+    rows.push(...page.items);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
   const columns = [
@@ -56,12 +65,17 @@ async function exportCsv(workspace_id: string, filters: Filters): Promise<void> 
     'created_at',
     'agent_name',
     'direction',
+    'remote_phone',
     'to_phone',
     'from_phone',
     'status',
     'end_reason',
     'duration_seconds',
     'credits',
+    'user_sentiment',
+    'call_successful',
+    'summary_line',
+    'campaign_id',
   ] as const;
   const lines = [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))];
   const link = document.createElement('a');
@@ -80,9 +94,13 @@ export default function Calls() {
     direction: '',
     from: '',
     to: '',
-    phone: '',
+    phone: query.phone ?? '',
+    campaign_id: query.campaign_id ?? '',
   });
+  const [phone, setPhone] = useState(filters.phone);
   const [exporting, setExporting] = useState(false);
+  const agents = useQuery(agentQueries.all(workspace_id));
+  const campaigns = useQuery(campaignQueries.all(workspace_id));
   const set = (patch: Partial<Filters>) => setFilters((current) => ({ ...current, ...patch }));
   return (
     <section>
@@ -98,7 +116,14 @@ export default function Calls() {
           {exporting ? 'Exporting…' : 'Export CSV'}
         </button>
       </PageHeader>
-      <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+      <form
+        class="filters"
+        aria-label="Filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          set({ phone });
+        }}
+      >
         <label>
           Status
           <select
@@ -114,6 +139,24 @@ export default function Calls() {
           </select>
         </label>
         <label>
+          Agent
+          <select
+            aria-label="Agent"
+            value={filters.agent_id}
+            onChange={(e) => set({ agent_id: e.currentTarget.value })}
+          >
+            <option value="">Any agent</option>
+            {(agents.data?.items ?? []).map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+            {filters.agent_id && agents.data && !agents.data.items.some((a) => a.id === filters.agent_id) && (
+              <option value={filters.agent_id}>{filters.agent_id}</option>
+            )}
+          </select>
+        </label>
+        <label>
           Direction
           <select
             value={filters.direction}
@@ -125,8 +168,19 @@ export default function Calls() {
           </select>
         </label>
         <label>
-          Agent id
-          <input value={filters.agent_id} onChange={(e) => set({ agent_id: e.currentTarget.value })} />
+          Campaign
+          <select
+            aria-label="Campaign"
+            value={filters.campaign_id}
+            onChange={(e) => set({ campaign_id: e.currentTarget.value })}
+          >
+            <option value="">Any (single calls too)</option>
+            {(campaigns.data?.items ?? []).map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           From date
@@ -138,7 +192,15 @@ export default function Calls() {
         </label>
         <label>
           Phone
-          <input type="search" value={filters.phone} onInput={(e) => set({ phone: e.currentTarget.value })} />
+          <input
+            aria-label="Phone"
+            type="search"
+            inputMode="tel"
+            placeholder="+61…"
+            value={phone}
+            onInput={(e) => setPhone(e.currentTarget.value)}
+            onChange={(e) => set({ phone: e.currentTarget.value })}
+          />
         </label>
       </form>
       <PagedTable
@@ -147,19 +209,29 @@ export default function Calls() {
         rowKey={(call) => call.id}
         empty="No calls match."
         refetchInterval={5000}
-        fetchPage={async (cursor?: string) => {
-          const page = await listCalls(workspace_id, filters, cursor);
-          return { ...page, items: page.items.filter((call) => matchesPhone(call, filters.phone)) };
-        }}
+        fetchPage={(cursor?: string) => listCalls(workspace_id, filters, cursor)}
         columns={[
-          { label: 'When', render: (call) => <a href={`/calls/${call.id}`}>{when(call.created_at)}</a> },
+          {
+            label: 'Other party',
+            render: (call) => <a href={`/calls/${call.id}`}>{otherParty(call)}</a>,
+          },
+          { label: 'When', render: (call) => when(call.created_at) },
           { label: 'Agent', render: (call) => call.agent_name },
           { label: 'Direction', render: (call) => call.direction },
-          { label: 'To', render: (call) => call.to_phone },
           { label: 'Status', render: (call) => <span class={`badge ${call.status}`}>{call.status}</span> },
           {
             label: 'Duration',
             render: (call) => (call.duration_seconds === null ? '—' : `${call.duration_seconds} s`),
+          },
+          { label: 'Credits', render: (call) => (call.credits === null ? '—' : call.credits) },
+          { label: 'Sentiment', render: (call) => call.user_sentiment ?? '—' },
+          {
+            label: 'Success',
+            render: (call) => (call.call_successful === null ? '—' : SUCCESS[`${call.call_successful}`]),
+          },
+          {
+            label: 'Summary',
+            render: (call) => <span class="summary-line">{call.summary_line ?? '—'}</span>,
           },
         ]}
       />

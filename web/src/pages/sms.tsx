@@ -12,21 +12,87 @@ import {
   PagedTable,
   when,
 } from '../components/ui';
+import { phoneNumberQueries } from '../api/queries/phone-numbers';
+import { partLimit, segmentsOf } from '../components/sms-segments';
 import { useSession, useWorkspaceId } from '../session';
 
 type Audience = 'all' | 'tag' | 'contact_ids';
+
+/** A live count of the message's characters and segments, by the rule the API charges by. */
+export function SegmentCounter({ text, id }: { text: string; id?: string }) {
+  const s = segmentsOf(text);
+  return (
+    <small id={id} class="hint segment-counter" aria-live="polite" data-testid="segment-counter">
+      {s.characters} character{s.characters === 1 ? '' : 's'} · {s.segments} segment
+      {s.segments === 1 ? '' : 's'} ({s.encoding}, {partLimit(s)} a {s.segments > 1 ? 'part' : 'message'})
+    </small>
+  );
+}
+
+const contactName = (c: { first_name: string; last_name: string }) =>
+  `${c.first_name} ${c.last_name}`.trim() || 'Unnamed';
+
+/** Finds a contact by name or number and puts its phone in the To box. */
+function ContactPicker({ onPick }: { onPick: (phone: string) => void }) {
+  const workspace_id = useWorkspaceId();
+  const [q, setQ] = useState('');
+  const search = useQuery({
+    queryKey: ['sms-contact-picker', workspace_id, q],
+    enabled: q.trim().length >= 2,
+    queryFn: () =>
+      ok(
+        api().GET('/api/v1/workspaces/{workspace_id}/contacts', {
+          params: { path: { workspace_id }, query: { q: q.trim(), limit: 8, contactability: 'contactable' } },
+        }),
+      ),
+  });
+  const found = (search.data?.items ?? []).filter((c) => c.phone);
+  return (
+    <div class="field contact-picker">
+      <label for="sms-contact-search">Find a contact</label>
+      <input
+        id="sms-contact-search"
+        type="search"
+        value={q}
+        placeholder="Name or number"
+        onInput={(e) => setQ(e.currentTarget.value)}
+      />
+      {q.trim().length >= 2 && search.data && (
+        <ul class="picker-results" aria-label="Matching contacts">
+          {found.length === 0 && <li class="hint">No contactable contact with a phone matches.</li>}
+          {found.map((c) => (
+            <li key={c.id}>
+              <button
+                type="button"
+                class="link"
+                onClick={() => {
+                  onPick(c.phone ?? '');
+                  setQ('');
+                }}
+              >
+                {contactName(c)} · {c.phone}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
 
 function SendSms() {
   const workspace_id = useWorkspaceId();
   const queries = useQueryClient();
   const [to, setTo] = useState('');
+  const [from, setFrom] = useState('');
   const [body, setBody] = useState('');
+  const numbers = useQuery(phoneNumberQueries.all(workspace_id));
   const send = useMutation({
     mutationFn: () =>
       ok(
         api().POST('/api/v1/workspaces/{workspace_id}/sms', {
           params: { path: { workspace_id } },
-          body: { to_phone: to, body },
+          body: { to_phone: to, body, ...(from ? { from_phone: from } : {}) },
         }),
       ),
     onSuccess: () => {
@@ -43,12 +109,35 @@ function SendSms() {
         send.mutate();
       }}
     >
+      <ContactPicker onPick={setTo} />
       <Field label="To phone" name="to_phone" error={send.error}>
         {(p) => <input {...p} type="tel" value={to} onInput={(e) => setTo(e.currentTarget.value)} required />}
       </Field>
+      <Field label="From number" name="from_phone" error={send.error}>
+        {(p) => (
+          <select {...p} value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
+            <option value="">The workspace's default number</option>
+            {(numbers.data?.items ?? []).map((n) => (
+              <option key={n.id} value={n.phone_number}>
+                {n.phone_number}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       <Field label="Message" name="body" error={send.error}>
         {(p) => (
-          <textarea {...p} rows={3} value={body} onInput={(e) => setBody(e.currentTarget.value)} required />
+          <>
+            <textarea
+              {...p}
+              aria-describedby={[p['aria-describedby'], 'sms-segments'].filter(Boolean).join(' ')}
+              rows={3}
+              value={body}
+              onInput={(e) => setBody(e.currentTarget.value)}
+              required
+            />
+            <SegmentCounter text={body} id="sms-segments" />
+          </>
         )}
       </Field>
       <FormError error={send.error} />
@@ -116,7 +205,10 @@ function NewSmsCampaign({ onDone }: { onDone: () => void }) {
         hint="Placeholders: {{first_name}}, {{last_name}}, {{name}}, {{phone}}, {{email}} and contact attributes."
       >
         {(p) => (
-          <textarea {...p} rows={3} value={body} onInput={(e) => setBody(e.currentTarget.value)} required />
+          <>
+            <textarea {...p} rows={3} value={body} onInput={(e) => setBody(e.currentTarget.value)} required />
+            <SegmentCounter text={body} />
+          </>
         )}
       </Field>
       <Field label="Audience" name="audience" error={create.error}>

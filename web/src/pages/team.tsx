@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useMutation, useQueryClient } from '@tanstack/preact-query';
 import { api, ok } from '../api/client';
+import { ORGANISATION_ROLE_LABELS, WORKSPACE_ROLE_LABELS, rolesText } from '../components/roles';
 import { Field, FormError, PageHeader, PagedTable, when } from '../components/ui';
 import { useSession } from '../session';
 
@@ -63,6 +64,10 @@ export default function Team() {
   return (
     <section>
       <PageHeader title="Team" />
+      <p>
+        Your roles: {rolesText(organisation.role, workspace?.role)}. Organisation roles: Owner, Admin,
+        Regular; workspace roles: Admin, Member, Viewer.
+      </p>
       {canManage && (
         <form
           class="card grid"
@@ -86,8 +91,8 @@ export default function Team() {
           <Field label="Organisation role" name="role" error={invite.error}>
             {(p) => (
               <select {...p} value={role} onChange={(e) => setRole(e.currentTarget.value as OrgRole)}>
-                <option value="regular">Regular</option>
-                <option value="admin">Admin</option>
+                <option value="regular">{ORGANISATION_ROLE_LABELS.regular}</option>
+                <option value="admin">{ORGANISATION_ROLE_LABELS.admin}</option>
               </select>
             )}
           </Field>
@@ -102,9 +107,9 @@ export default function Team() {
                 value={workspaceRole}
                 onChange={(e) => setWorkspaceRole(e.currentTarget.value as WorkspaceRole)}
               >
-                <option value="admin">Admin</option>
-                <option value="member">Member</option>
-                <option value="viewer">Viewer</option>
+                <option value="admin">{WORKSPACE_ROLE_LABELS.admin}</option>
+                <option value="member">{WORKSPACE_ROLE_LABELS.member}</option>
+                <option value="viewer">{WORKSPACE_ROLE_LABELS.viewer}</option>
               </select>
             )}
           </Field>
@@ -133,7 +138,7 @@ export default function Team() {
         columns={[
           { label: 'Email', render: (m) => m.email },
           {
-            label: 'Role',
+            label: 'Organisation role',
             render: (m) =>
               canManage && m.user_id && m.role !== 'owner' && m.user_id !== userId ? (
                 <select
@@ -143,11 +148,11 @@ export default function Team() {
                     changeRole.mutate({ user_id: m.user_id!, role: e.currentTarget.value as OrgRole })
                   }
                 >
-                  <option value="regular">regular</option>
-                  <option value="admin">admin</option>
+                  <option value="regular">{ORGANISATION_ROLE_LABELS.regular}</option>
+                  <option value="admin">{ORGANISATION_ROLE_LABELS.admin}</option>
                 </select>
               ) : (
-                m.role
+                ORGANISATION_ROLE_LABELS[m.role]
               ),
           },
           {

@@ -275,6 +275,14 @@ export default function Webhooks() {
         onNew={() => setAdding(true)}
       />
       {adding && <EndpointForm onDone={() => setAdding(false)} />}
+      <p class="webhooks-source">
+        Endpoints here receive workspace events (a listing sold, a campaign completed, a workflow completed,
+        an SMS received…). Post-call deliveries do not come from here: the post-call webhook is one of an
+        agent&apos;s post-call actions (on the agent&apos;s page under Post-call actions; see{' '}
+        <a href="/agents">Agents</a>), sent when each of that agent&apos;s calls ends. Both are signed with
+        this workspace&apos;s secret and logged the same way: every delivery is listed under All deliveries
+        below (post-call ones as <code>call.ended</code>).
+      </p>
       <h2>Endpoints</h2>
       {endpoints.isPending && <Loading />}
       {endpoints.isError && <ErrorState error={endpoints.error} retry={() => void endpoints.refetch()} />}

@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/preact-query';
 import { api, ok } from '../client';
 import type { operations } from '../schema';
-import { pagedList } from './paged';
+import { resourceQueries } from './resource';
 
 /**
  * The agents' query keys and fetchers. ['agents', workspace] is the prefix of every list of them
@@ -29,32 +29,9 @@ export const updateAgent = (workspace_id: string, agent_id: string, body: AgentB
     }),
   );
 
-const lists = (workspace_id: string) => ['agents', workspace_id] as const;
-
 export const agentQueries = {
-  lists,
-
-  /** The agents page's paged list. */
-  list: (workspace_id: string) =>
-    pagedList(lists(workspace_id), (cursor) =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-          params: { path: { workspace_id }, query: { cursor } },
-        }),
-      ),
-    ),
-
-  /** The first 100, for pickers (campaigns, phone numbers, evaluations). */
-  all: (workspace_id: string) =>
-    queryOptions({
-      queryKey: [...lists(workspace_id), 'all'],
-      queryFn: () =>
-        ok(
-          api().GET('/api/v1/workspaces/{workspace_id}/agents', {
-            params: { path: { workspace_id }, query: { limit: 100 } },
-          }),
-        ),
-    }),
+  /** `lists(ws)` is the key prefix; `list` the agents page's paged list; `all` the first 100, for pickers. */
+  ...resourceQueries('/api/v1/workspaces/{workspace_id}/agents', 'agents'),
 
   detail: (workspace_id: string, agent_id: string) =>
     queryOptions({

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/preact-query';
 import { api, ok } from '../client';
-import { pagedList } from './paged';
+import { resourceQueries } from './resource';
 
 /**
  * The call campaigns' query keys and fetchers; ['campaigns', workspace] is their list (invalidated
@@ -17,19 +17,8 @@ const getCampaign = (workspace_id: string, campaign_id: string) =>
 /** One campaign: its settings, status, progress, next dial and upload warnings. */
 export type Campaign = Awaited<ReturnType<typeof getCampaign>>;
 
-const lists = (workspace_id: string) => ['campaigns', workspace_id] as const;
-
 export const campaignQueries = {
-  lists,
-
-  list: (workspace_id: string) =>
-    pagedList(lists(workspace_id), (cursor) =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/campaigns', {
-          params: { path: { workspace_id }, query: { cursor } },
-        }),
-      ),
-    ),
+  ...resourceQueries('/api/v1/workspaces/{workspace_id}/campaigns', 'campaigns'),
 
   /** The campaign's batch contacts in upload order: state, attempts (each with its outcome). */
   contacts: (workspace_id: string, campaign_id: string) =>

@@ -1,14 +1,13 @@
 import { queryOptions } from '@tanstack/preact-query';
 import { api, ok } from '../client';
 import { pagedList } from './paged';
+import { resourceQueries } from './resource';
 
 /**
  * The knowledge bases' query keys and fetchers: ['knowledge-bases', workspace] prefixes every list of
  * them, ['knowledge-base', …] is one base and ['knowledge-items', …] its items (both refreshed after
  * an item is written).
  */
-
-const lists = (workspace_id: string) => ['knowledge-bases', workspace_id] as const;
 
 async function allKnowledgeBases(workspace_id: string) {
   const bases = [];
@@ -25,18 +24,14 @@ async function allKnowledgeBases(workspace_id: string) {
   return bases;
 }
 
+const bases = resourceQueries('/api/v1/workspaces/{workspace_id}/knowledge-bases', 'knowledge-bases');
+const { lists } = bases;
+
 export const knowledgeBaseQueries = {
   lists,
 
   /** The knowledge page's paged list. */
-  list: (workspace_id: string) =>
-    pagedList(lists(workspace_id), (cursor) =>
-      ok(
-        api().GET('/api/v1/workspaces/{workspace_id}/knowledge-bases', {
-          params: { path: { workspace_id }, query: { cursor } },
-        }),
-      ),
-    ),
+  list: bases.list,
 
   /** Every base of the workspace (all pages), for the agent's picker. */
   all: (workspace_id: string) =>
