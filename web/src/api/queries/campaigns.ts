@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/preact-query';
 import { api, ok } from '../client';
+import { pagedList } from './paged';
 import { resourceQueries } from './resource';
 
 /**
