@@ -29,6 +29,10 @@
  *    round back to back, no pause, for reference), and BENCH_RELAY_SESSIONS (100) relay sessions of BENCH_RELAY_SESSION_TURNS (10)
  *    turns at once: every prompt answered once, by its own call, transcripts exact
  *    (lib/tools/bench/conversation.ts).
+ *  - what a call costs in money (part `cost`, not in the default set): a 3-minute call with 10 turns, a
+ *    knowledge search, a post-call webhook and SMS action, and one SMS campaign message — DynamoDB
+ *    requests and units, Lambda invocations and GB-seconds, SQS, S3, API Gateway, model tokens — priced
+ *    at the dated us-east-1 list prices of lib/tools/bench/unit-prices.ts (lib/tools/bench/cost.ts).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';
@@ -58,6 +62,8 @@ import { measureWeb, webTable } from '../lib/tools/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
 import { cloudPathTable, conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
 import { measureToolTurn, toolTurnTable } from '../lib/tools/bench/tool-turn.js';
+import { costTable, measureCost } from '../lib/tools/bench/cost.js';
+import { DEFAULT_MEMORY_MB } from '../lib/cloud/constructs/service-function.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -325,6 +331,18 @@ async function main(): Promise<void> {
   mkdirSync(join(ROOT, '.local'), { recursive: true });
   const startCall = PARTS.has('start-call') ? await measureStartCallAgainstFloor() : undefined;
   const callCost = PARTS.has('call-cost') ? await measureCostOfACall() : undefined;
+  // ── What a call costs in money: a 3-minute call, 10 turns, and one SMS campaign message (lib/tools/bench/cost.ts) ──
+  const cost = PARTS.has('cost')
+    ? await measureCost({
+        root: ROOT,
+        calls: Number(process.env.BENCH_COST_CALLS ?? 5),
+        warmupCalls: Number(process.env.BENCH_COST_WARMUP ?? 2),
+        functions: catalog,
+        defaultMemoryMb: DEFAULT_MEMORY_MB,
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
+        log,
+      })
+    : undefined;
   // ── Contact import: 50,000 rows vs BatchWriteItem of as many items (lib/tools/bench/imports.ts) ──
   const contactImport = PARTS.has('import')
     ? await measureImport({ root: ROOT, rows: IMPORT_ROWS, env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL }, log })
@@ -429,6 +447,7 @@ async function main(): Promise<void> {
     logLevel: LOG_LEVEL,
     startCall,
     callCost,
+    cost,
     bundles,
     contactImport,
     campaign,
@@ -453,6 +472,7 @@ async function main(): Promise<void> {
           '',
         ]
       : []),
+    ...(cost ? [...costTable(cost), ''] : []),
     ...(bundles
       ? [
           '## function bundles (esbuild as the CDK bundles them: minified ESM, node22) vs a bare handler',

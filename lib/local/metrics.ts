@@ -3,6 +3,7 @@ import { currentGrants } from '../../functions/platform/grants.js';
 import { dynamoClient } from '../../functions/platform/table.js';
 import { onQueueClient } from '../../functions/platform/queue.js';
 import { onMetric } from '../../functions/platform/metrics.js';
+import { onUsage } from '../../functions/platform/usage.js';
 
 /**
  * The local stack's cost counters (GET /_local/metrics): what the handlers of one process asked of
@@ -30,6 +31,15 @@ export interface ProcessMetrics {
    * the cloud's CloudWatch gets them: how many values, their sum, and the last SAMPLES of them.
    */
   service_metrics: Record<string, ServiceMetric>;
+  /**
+   * Capacity units DynamoDB reported for those requests (read, write), counted only when the stack
+   * runs with LOCAL_METRICS_CAPACITY=on (the requests then ask for ReturnConsumedCapacity TOTAL).
+   */
+  dynamodb_capacity: { read: number; write: number };
+  /** What the handlers used of services billed by request, byte or token (functions/platform/usage.ts). */
+  usage: Record<string, number>;
+  /** Handler invocations by catalog function: how many, and their wall-clock milliseconds. */
+  invocations: Record<string, { count: number; ms: number }>;
 }
 
 export interface ServiceMetric {
@@ -57,7 +67,39 @@ const counts = {
   sent: {} as Record<string, number>,
   byFunction: {} as Record<string, Record<string, number>>,
   service: {} as Record<string, ServiceMetric>,
+  capacity: { read: 0, write: 0 },
+  usage: {} as Record<string, number>,
+  invocations: {} as Record<string, { count: number; ms: number }>,
 };
+
+/** One handler invocation of a catalog function ended (lib/local/invoke.ts). */
+export function noteInvocation(fnId: string, ms: number): void {
+  const into = (counts.invocations[fnId] ??= { count: 0, ms: 0 });
+  into.count += 1;
+  into.ms += ms;
+}
+
+const WRITE_COMMANDS = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
+
+type Consumed = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
+
+function addCapacity(command: string, consumed: Consumed | Consumed[] | undefined): void {
+  for (const one of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+    const read = one.ReadCapacityUnits;
+    const write = one.WriteCapacityUnits;
+    if (read !== undefined || write !== undefined) {
+      counts.capacity.read += read ?? 0;
+      counts.capacity.write += write ?? 0;
+    } else if (WRITE_COMMANDS.has(command)) counts.capacity.write += one.CapacityUnits ?? 0;
+    else counts.capacity.read += one.CapacityUnits ?? 0;
+  }
+}
 let installed = false;
 
 const bump = (record: Record<string, number>, key: string, by = 1) => {
@@ -80,6 +122,10 @@ function itemsOf(input: Record<string, unknown>): number {
 export function installMetrics(): void {
   if (installed) return;
   installed = true;
+  onUsage((kind, amount) => {
+    if (currentGrants()) bump(counts.usage, kind, amount);
+  });
+  const capacity = process.env.LOCAL_METRICS_CAPACITY === 'on';
   onMetric((name, value) => {
     const metric = (counts.service[name] ??= { count: 0, sum: 0, samples: [] });
     metric.count += 1;
@@ -98,7 +144,12 @@ export function installMetrics(): void {
       bump(counts.dynamodb, command);
       bump((counts.byFunction[fnId] ??= {}), command);
       bump(counts.dynamodbItems, command, itemsOf(args.input as Record<string, unknown>));
-      return next(args);
+      if (!capacity) return next(args);
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      input.ReturnConsumedCapacity ??= 'TOTAL';
+      const result = await next(args);
+      addCapacity(command, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
+      return result;
     },
     { step: 'initialize', name: 'localMetrics' },
   );
@@ -132,6 +183,9 @@ export function processMetrics(): ProcessMetrics {
     service_metrics: Object.fromEntries(
       Object.entries(counts.service).map(([name, m]) => [name, { ...m, samples: [...m.samples] }]),
     ),
+    dynamodb_capacity: { ...counts.capacity },
+    usage: { ...counts.usage },
+    invocations: Object.fromEntries(Object.entries(counts.invocations).map(([fnId, i]) => [fnId, { ...i }])),
   };
 }
 
@@ -154,9 +208,20 @@ export function stackMetrics(
     queue_messages_sent: {},
     dynamodb_by_function: {},
     service_metrics: {},
+    dynamodb_capacity: { read: 0, write: 0 },
+    usage: {},
+    invocations: {},
   };
   for (const metrics of Object.values(processes)) {
     total.cpu_ms += metrics.cpu_ms;
+    total.dynamodb_capacity.read += metrics.dynamodb_capacity?.read ?? 0;
+    total.dynamodb_capacity.write += metrics.dynamodb_capacity?.write ?? 0;
+    addInto(total.usage, metrics.usage ?? {});
+    for (const [fnId, i] of Object.entries(metrics.invocations ?? {})) {
+      const into = (total.invocations[fnId] ??= { count: 0, ms: 0 });
+      into.count += i.count;
+      into.ms += i.ms;
+    }
     addInto(total.dynamodb, metrics.dynamodb);
     addInto(total.dynamodb_items, metrics.dynamodb_items);
     addInto(total.queue_messages_sent, metrics.queue_messages_sent);
