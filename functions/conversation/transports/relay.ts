@@ -15,7 +15,14 @@ import { isConditionFailure } from '../../platform/table.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { telephony } from '../../providers/telephony/index.js';
 import { endByCaller, interrupt } from '../engine/interruption.js';
-import { runTurn, type ConversationOutput } from '../engine/turn.js';
+import {
+  runTurn,
+  turnStart,
+  type ConversationOutput,
+  type TurnInput,
+  type TurnStart,
+} from '../engine/turn.js';
+import type { StoredConversation } from '../engine/store.js';
 import { ConversationEntity, conversationService, type ConversationItem } from '../storage/entities.js';
 import { emptyState, type ConversationEnd } from '../engine/model.js';
 import { recordConversation } from '../storage/record.js';
@@ -209,29 +216,83 @@ async function onSessionFrame(
   frame: unknown,
   at: number,
 ): Promise<void> {
-  const item = recent.get(connectionId) ?? (await awaitConversation(connectionId));
+  const known = recent.get(connectionId);
+  if (!known && type !== 'interrupt') {
+    // Nothing of the conversation in hand (a fresh container, as most frames in the cloud): the turn's
+    // start is written first, without a read, and the item it returns is the frame's.
+    const input = turnInput(connectionId, type, frame, at);
+    if (!input) return;
+    const start = turnStart(input, Date.now());
+    const store = new TableConversationStore(connectionId, undefined, recent);
+    const stored = await beginWhenSetUp(store, start);
+    if (!stored || !store.item) {
+      logger.warn('relay frame without a session; ignored', { connectionId, type });
+      return;
+    }
+    await runFrameTurn(store, store.item, input, { start, stored });
+    return;
+  }
+  const item = known ?? (await awaitConversation(connectionId));
   if (!item) {
     logger.warn('relay frame without a session; ignored', { connectionId, type });
     return;
   }
   recent.remember(item);
-  await onConversationFrame(new TableConversationStore(connectionId, item, recent), item, type, frame, at);
-}
-
-async function onConversationFrame(
-  store: TableConversationStore,
-  item: ConversationItem,
-  type: 'prompt' | 'interrupt' | 'dtmf',
-  frame: unknown,
-  at: number,
-): Promise<void> {
-  const { connectionId } = item;
+  const store = new TableConversationStore(connectionId, item, recent);
   if (type === 'interrupt') {
     const parsed = InterruptFrame.safeParse(frame);
     if (!parsed.success) return logger.warn('malformed interrupt; ignored', { connectionId });
     await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000), at, item.channel);
     return;
   }
+  const input = turnInput(connectionId, type, frame, at);
+  if (input) await runFrameTurn(store, item, input);
+}
+
+/** A turn's start written as soon as the session's setup has stored the conversation (frames run in parallel). */
+async function beginWhenSetUp(
+  store: TableConversationStore,
+  start: TurnStart,
+): Promise<StoredConversation | undefined> {
+  const deadline = Date.now() + SETUP_WAIT_MS;
+  for (let wait = 20; ; wait = Math.min(wait * 2, 200)) {
+    const stored = await store.beginTurn(start);
+    if (stored || Date.now() >= deadline) return stored;
+    await new Promise((resolveWait) => setTimeout(resolveWait, wait));
+  }
+}
+
+/** A prompt or a key press as a turn's input; undefined (logged when malformed) when it asks no turn. */
+function turnInput(
+  connectionId: string,
+  type: 'prompt' | 'dtmf',
+  frame: unknown,
+  at: number,
+): TurnInput | undefined {
+  if (type === 'dtmf') {
+    const parsed = DtmfFrame.safeParse(frame);
+    if (!parsed.success) {
+      logger.warn('malformed dtmf; ignored', { connectionId });
+      return undefined;
+    }
+    return { kind: 'dtmf', digit: parsed.data.digit, at };
+  }
+  const parsed = PromptFrame.safeParse(frame);
+  if (!parsed.success) {
+    logger.warn('malformed prompt; ignored', { connectionId });
+    return undefined;
+  }
+  // Partial transcripts (`last: false`) are only sent when asked for; a turn answers the whole line.
+  if (parsed.data.last === false || parsed.data.voicePrompt.trim() === '') return undefined;
+  return { kind: 'prompt', text: parsed.data.voicePrompt, at };
+}
+
+async function runFrameTurn(
+  store: TableConversationStore,
+  item: ConversationItem,
+  input: TurnInput,
+  begun?: { start: TurnStart; stored: StoredConversation },
+): Promise<void> {
   const box = await agentToolBox(item);
   const deps = {
     store,
@@ -241,19 +302,12 @@ async function onConversationFrame(
     channel: item.channel,
     ...(box ? { agentTools: box } : {}),
   };
-  if (type === 'dtmf') {
-    const parsed = DtmfFrame.safeParse(frame);
-    if (!parsed.success) return logger.warn('malformed dtmf; ignored', { connectionId });
-    await runTurn(deps, { kind: 'dtmf', digit: parsed.data.digit, at });
-    return;
-  }
-  const parsed = PromptFrame.safeParse(frame);
-  if (!parsed.success) return logger.warn('malformed prompt; ignored', { connectionId });
-  // Partial transcripts (`last: false`) are only sent when asked for; a turn answers the whole line.
-  if (parsed.data.last === false || parsed.data.voicePrompt.trim() === '') return;
-  const result = await runTurn(deps, { kind: 'prompt', text: parsed.data.voicePrompt, at });
+  const result = await runTurn(deps, input, begun);
   if (result.ended)
-    logger.info('agent ended the conversation', { connectionId, reason: result.ended.reason });
+    logger.info('agent ended the conversation', {
+      connectionId: item.connectionId,
+      reason: result.ended.reason,
+    });
 }
 
 /** The agent's own tools for the call, when it has any (kept beside the conversation). */
