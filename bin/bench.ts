@@ -62,7 +62,7 @@ import { measureWeb, webTable } from '../lib/tools/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
 import { cloudPathTable, conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
 import { measureToolTurn, toolTurnTable } from '../lib/tools/bench/tool-turn.js';
-import { costTable, measureCost } from '../lib/tools/bench/cost.js';
+import { costTable, hotKeysTable, measureCost } from '../lib/tools/bench/cost.js';
 import { DEFAULT_MEMORY_MB } from '../lib/cloud/constructs/service-function.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -332,17 +332,18 @@ async function main(): Promise<void> {
   const startCall = PARTS.has('start-call') ? await measureStartCallAgainstFloor() : undefined;
   const callCost = PARTS.has('call-cost') ? await measureCostOfACall() : undefined;
   // ── What a call costs in money: a 3-minute call, 10 turns, and one SMS campaign message (lib/tools/bench/cost.ts) ──
-  const cost = PARTS.has('cost')
-    ? await measureCost({
-        root: ROOT,
-        calls: Number(process.env.BENCH_COST_CALLS ?? 5),
-        warmupCalls: Number(process.env.BENCH_COST_WARMUP ?? 2),
-        functions: catalog,
-        defaultMemoryMb: DEFAULT_MEMORY_MB,
-        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
-        log,
-      })
-    : undefined;
+  const cost =
+    PARTS.has('cost') || PARTS.has('hotkeys')
+      ? await measureCost({
+          root: ROOT,
+          calls: Number(process.env.BENCH_COST_CALLS ?? 5),
+          warmupCalls: Number(process.env.BENCH_COST_WARMUP ?? 2),
+          functions: catalog,
+          defaultMemoryMb: DEFAULT_MEMORY_MB,
+          env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
+          log,
+        })
+      : undefined;
   // ── Contact import: 50,000 rows vs BatchWriteItem of as many items (lib/tools/bench/imports.ts) ──
   const contactImport = PARTS.has('import')
     ? await measureImport({ root: ROOT, rows: IMPORT_ROWS, env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL }, log })
@@ -472,7 +473,8 @@ async function main(): Promise<void> {
           '',
         ]
       : []),
-    ...(cost ? [...costTable(cost), ''] : []),
+    ...(cost && PARTS.has('cost') ? [...costTable(cost), ''] : []),
+    ...(cost && PARTS.has('hotkeys') ? [...hotKeysTable(cost), ''] : []),
     ...(bundles
       ? [
           '## function bundles (esbuild as the CDK bundles them: minified ESM, node22) vs a bare handler',

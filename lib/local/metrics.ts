@@ -36,6 +36,13 @@ export interface ProcessMetrics {
    * runs with LOCAL_METRICS_CAPACITY=on (the requests then ask for ReturnConsumedCapacity TOTAL).
    */
   dynamodb_capacity: { read: number; write: number };
+  /**
+   * Items written, by partition key value (only with LOCAL_METRICS_CAPACITY=on): which keys a
+   * workload writes, and how often (`npm run bench`'s cost part turns them into writes per key a second).
+   */
+  dynamodb_writes_by_key: Record<string, number>;
+  /** Items written in all (a transaction's or batch's each count), with LOCAL_METRICS_CAPACITY=on. */
+  dynamodb_items_written: number;
   /** What the handlers used of services billed by request, byte or token (functions/platform/usage.ts). */
   usage: Record<string, number>;
   /** Handler invocations by catalog function: how many, and their wall-clock milliseconds. */
@@ -68,6 +75,8 @@ const counts = {
   byFunction: {} as Record<string, Record<string, number>>,
   service: {} as Record<string, ServiceMetric>,
   capacity: { read: 0, write: 0 },
+  writesByKey: {} as Record<string, number>,
+  itemsWritten: 0,
   usage: {} as Record<string, number>,
   invocations: {} as Record<string, { count: number; ms: number }>,
 };
@@ -88,6 +97,22 @@ const WRITE_COMMANDS = new Set([
 ]);
 
 type Consumed = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
+
+type Keyed = { pk?: unknown } | undefined;
+
+/** The partition keys a write names (each item of a transaction or batch; a condition check writes nothing). */
+function writtenKeys(input: Record<string, unknown>): string[] {
+  const keys: Keyed[] = [];
+  if (Array.isArray(input.TransactItems)) {
+    for (const t of input.TransactItems as Record<string, { Item?: Keyed; Key?: Keyed } | undefined>[])
+      keys.push(t.Put?.Item, t.Update?.Key, t.Delete?.Key);
+  } else if (input.RequestItems && typeof input.RequestItems === 'object') {
+    for (const requests of Object.values(input.RequestItems as Record<string, unknown[]>))
+      for (const r of requests as { PutRequest?: { Item?: Keyed }; DeleteRequest?: { Key?: Keyed } }[])
+        keys.push(r.PutRequest?.Item, r.DeleteRequest?.Key);
+  } else keys.push((input.Item ?? input.Key) as Keyed);
+  return keys.flatMap((k) => (typeof k?.pk === 'string' ? [k.pk] : []));
+}
 
 function addCapacity(command: string, consumed: Consumed | Consumed[] | undefined): void {
   for (const one of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
@@ -147,6 +172,11 @@ export function installMetrics(): void {
       if (!capacity) return next(args);
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity ??= 'TOTAL';
+      if (WRITE_COMMANDS.has(command))
+        for (const pk of writtenKeys(args.input as Record<string, unknown>)) {
+          bump(counts.writesByKey, pk);
+          counts.itemsWritten += 1;
+        }
       const result = await next(args);
       addCapacity(command, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
       return result;
@@ -184,6 +214,8 @@ export function processMetrics(): ProcessMetrics {
       Object.entries(counts.service).map(([name, m]) => [name, { ...m, samples: [...m.samples] }]),
     ),
     dynamodb_capacity: { ...counts.capacity },
+    dynamodb_writes_by_key: { ...counts.writesByKey },
+    dynamodb_items_written: counts.itemsWritten,
     usage: { ...counts.usage },
     invocations: Object.fromEntries(Object.entries(counts.invocations).map(([fnId, i]) => [fnId, { ...i }])),
   };
@@ -209,6 +241,8 @@ export function stackMetrics(
     dynamodb_by_function: {},
     service_metrics: {},
     dynamodb_capacity: { read: 0, write: 0 },
+    dynamodb_writes_by_key: {},
+    dynamodb_items_written: 0,
     usage: {},
     invocations: {},
   };
@@ -217,6 +251,8 @@ export function stackMetrics(
     total.dynamodb_capacity.read += metrics.dynamodb_capacity?.read ?? 0;
     total.dynamodb_capacity.write += metrics.dynamodb_capacity?.write ?? 0;
     addInto(total.usage, metrics.usage ?? {});
+    addInto(total.dynamodb_writes_by_key, metrics.dynamodb_writes_by_key ?? {});
+    total.dynamodb_items_written += metrics.dynamodb_items_written ?? 0;
     for (const [fnId, i] of Object.entries(metrics.invocations ?? {})) {
       const into = (total.invocations[fnId] ??= { count: 0, ms: 0 });
       into.count += i.count;

@@ -77,8 +77,25 @@ export interface PricedUsage {
   total: number;
 }
 
+/** A partition key every measured call wrote: what it would see at a rate of calls a second. */
+export interface HotKey {
+  /** The key with its ids masked (`WS#<id>#CALLS`). */
+  key: string;
+  /** Items written to it per call (a transaction's items each). */
+  writesPerCall: number;
+  /** Estimated write units a second at each rate (writes × the run's mean write units per item written). */
+  wcuPerSecondAt: Record<number, number>;
+}
+
+export const HOT_KEY_RATES = [1, 10, 100] as const;
+/** DynamoDB's per-partition write limit (write units a second). */
+export const PARTITION_WCU = 1_000;
+
 export interface CostReport {
   calls: number;
+  /** Write units per item written, over the measured calls. */
+  writeUnitsPerItem: number;
+  hotKeys: HotKey[];
   call: PricedUsage;
   sms: PricedUsage;
   perCallMinute: number;
@@ -257,12 +274,14 @@ export async function measureCost(options: {
     log(`cost: ${options.calls} calls of ${CALLER_LINES.length + 1} caller lines`);
     const before = await stack.metrics();
     let userLines = 0;
+    const snapshots: StackMetrics[] = [before];
     for (let i = 0; i < options.calls; i += 1) {
       const detail = await playCall(options.warmupCalls + i);
       userLines += (detail.transcript ?? []).filter((t) => t.role === 'user').length;
+      await stack.settle();
+      snapshots.push(await stack.metrics());
     }
-    await stack.settle();
-    const after = await stack.metrics();
+    const after = snapshots.at(-1)!;
     log(`cost: ${userLines / options.calls} caller lines a call in the transcripts`);
     const call = priced(
       usageBetween(before, after, options.calls, functions, options.defaultMemoryMb),
@@ -293,8 +312,13 @@ export async function measureCost(options: {
     if (state.status !== 'sent' || state.sent !== 1 || state.delivered !== 1)
       throw new Error(`the SMS campaign is ${JSON.stringify(state)} (1 sent and delivered expected)`);
     const sms = priced(usageBetween(smsBefore, smsAfter, 1, functions, options.defaultMemoryMb), 0);
+    const itemsWritten = after.dynamodb_items_written - before.dynamodb_items_written;
+    const writeUnitsPerItem =
+      itemsWritten > 0 ? (after.dynamodb_capacity.write - before.dynamodb_capacity.write) / itemsWritten : 0;
     return {
       calls: options.calls,
+      writeUnitsPerItem,
+      hotKeys: hotKeys(snapshots, writeUnitsPerItem),
       call,
       sms,
       perCallMinute: call.total / CALL_MINUTES,
@@ -304,6 +328,50 @@ export async function measureCost(options: {
   } finally {
     await stack.stop();
   }
+}
+
+const maskIds = (key: string) =>
+  key.replace(/[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}/g, '<id>').replace(/\+\d{6,15}/g, '<phone>');
+
+/** The keys every call wrote (between each call's snapshot and the one before), most written first. */
+function hotKeys(snapshots: StackMetrics[], writeUnitsPerItem: number): HotKey[] {
+  const perCall = snapshots
+    .slice(1)
+    .map((s, i) => delta(s.dynamodb_writes_by_key, snapshots[i].dynamodb_writes_by_key, 1));
+  const calls = perCall.length;
+  if (calls === 0) return [];
+  const shared = Object.keys(perCall[0]).filter((key) => perCall.every((c) => (c[key] ?? 0) > 0));
+  return shared
+    .map((key) => {
+      const writesPerCall = perCall.reduce((s, c) => s + (c[key] ?? 0), 0) / calls;
+      return {
+        key: maskIds(key),
+        writesPerCall,
+        wcuPerSecondAt: Object.fromEntries(
+          HOT_KEY_RATES.map((r) => [r, r * writesPerCall * writeUnitsPerItem]),
+        ),
+      };
+    })
+    .sort((a, b) => b.writesPerCall - a.writesPerCall);
+}
+
+/** The keys every call wrote, at rising rates of calls a second, against the partition's write limit. */
+export function hotKeysTable(r: CostReport): string[] {
+  return [
+    `## hot keys: partition keys every call wrote (mean ${f(r.writeUnitsPerItem, 2)} write units an item written)`,
+    `| key | items written a call | ${HOT_KEY_RATES.map((x) => `WCU/s at ${x} calls/s`).join(' | ')} |`,
+    `|---|---:|${HOT_KEY_RATES.map(() => '---:').join('|')}|`,
+    ...r.hotKeys.map(
+      (k) =>
+        `| ${k.key} | ${f(k.writesPerCall)} | ${HOT_KEY_RATES.map((x) => {
+          const wcu = k.wcuPerSecondAt[x];
+          return `${f(wcu, 0)}${wcu > PARTITION_WCU ? ' **over 1,000**' : ''}`;
+        }).join(' | ')} |`,
+    ),
+    "Rates are each call's measured writes times the rate (DynamoDB Local never throttles); a key over",
+    '1,000 WCU/s is throttled unless DynamoDB splits its partition, which it cannot do for one item, nor',
+    'by sort key for keys that only grow at the end (ULID ids).',
+  ];
 }
 
 const usd = (n: number) => `$${n < 0.01 ? n.toFixed(6) : n.toFixed(4)}`;
