@@ -174,13 +174,13 @@ export function applyTurnStart(
 
 /**
  * One turn: the caller said `input.text` (or pressed a key); the agent answers. `begun`: the turn's
- * start was already written (the store's `beginTurn`, one write returning the item: the frame read
- * nothing before it), and this is what it stored.
+ * start as the frame computed it, and, when it was already written (the store's `beginTurn`, one
+ * write returning the item: the frame read nothing before it), what it stored.
  */
 export async function runTurn(
   deps: EngineDeps,
   input: TurnInput,
-  begun?: { start: TurnStart; stored: StoredConversation },
+  begun?: { start: TurnStart; stored?: StoredConversation },
 ): Promise<TurnResult> {
   const now = deps.now ?? Date.now;
   const start = begun?.start ?? turnStart(input, now());
@@ -189,7 +189,7 @@ export async function runTurn(
   const begin = (state: ConversationState, setup: ConversationSetup): ConversationState =>
     applyTurnStart(state, setup, start);
 
-  if (begun) {
+  if (begun?.stored) {
     // The start is stored, and the state it returned holds: the model is asked on it.
     const { stored } = begun;
     if (stored.state.ended) return { spoken: '', superseded: true };

@@ -224,13 +224,17 @@ async function onSessionFrame(
     if (!input) return;
     const start = turnStart(input, Date.now());
     const store = new TableConversationStore(connectionId, undefined, recent);
-    const stored = await beginWhenSetUp(store, start);
-    if (!stored || !store.item) {
+    const stored = await store.beginTurn(start);
+    if (stored && store.item) return runFrameTurn(store, store.item, input, { start, stored });
+    // No conversation yet: the session's setup is still at work (frames run in parallel). Waited for
+    // by reading (a refused write is billed as a write; a read costs a fifth of one), then as in hand.
+    const item = await awaitConversation(connectionId);
+    if (!item) {
       logger.warn('relay frame without a session; ignored', { connectionId, type });
       return;
     }
-    await runFrameTurn(store, store.item, input, { start, stored });
-    return;
+    recent.remember(item);
+    return runFrameTurn(new TableConversationStore(connectionId, item, recent), item, input, { start });
   }
   const item = known ?? (await awaitConversation(connectionId));
   if (!item) {
@@ -247,19 +251,6 @@ async function onSessionFrame(
   }
   const input = turnInput(connectionId, type, frame, at);
   if (input) await runFrameTurn(store, item, input);
-}
-
-/** A turn's start written as soon as the session's setup has stored the conversation (frames run in parallel). */
-async function beginWhenSetUp(
-  store: TableConversationStore,
-  start: TurnStart,
-): Promise<StoredConversation | undefined> {
-  const deadline = Date.now() + SETUP_WAIT_MS;
-  for (let wait = 20; ; wait = Math.min(wait * 2, 200)) {
-    const stored = await store.beginTurn(start);
-    if (stored || Date.now() >= deadline) return stored;
-    await new Promise((resolveWait) => setTimeout(resolveWait, wait));
-  }
 }
 
 /** A prompt or a key press as a turn's input; undefined (logged when malformed) when it asks no turn. */
@@ -291,7 +282,7 @@ async function runFrameTurn(
   store: TableConversationStore,
   item: ConversationItem,
   input: TurnInput,
-  begun?: { start: TurnStart; stored: StoredConversation },
+  begun?: { start: TurnStart; stored?: StoredConversation },
 ): Promise<void> {
   const box = await agentToolBox(item);
   const deps = {
@@ -394,8 +385,10 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
  * in progress.
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
+  // The item this process last knew saves a read: the caller's end is a write conditioned on its
+  // version, which reads again when another container changed it since.
+  const item = recent.get(connectionId) ?? (await loadConversation(connectionId));
   recent.forget(connectionId);
-  const item = await loadConversation(connectionId);
   if (!item) return;
   await endToolSessions(item);
   const state = await endByCaller(new TableConversationStore(connectionId, item));
