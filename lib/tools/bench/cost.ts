@@ -357,20 +357,23 @@ function hotKeys(snapshots: StackMetrics[], writeUnitsPerItem: number): HotKey[]
 
 /** The keys every call wrote, at rising rates of calls a second, against the partition's write limit. */
 export function hotKeysTable(r: CostReport): string[] {
+  const range = (k: HotKey, rate: number) => {
+    const low = rate * k.writesPerCall;
+    const high = k.wcuPerSecondAt[rate];
+    const mark = low > PARTITION_WCU ? ' **over**' : high > PARTITION_WCU ? ' (may be over)' : '';
+    return `${f(low, 0)}–${f(high, 0)}${mark}`;
+  };
   return [
-    `## hot keys: partition keys every call wrote (mean ${f(r.writeUnitsPerItem, 2)} write units an item written)`,
+    `## hot keys: partition keys every call wrote (the run's mean: ${f(r.writeUnitsPerItem, 2)} write units an item written)`,
     `| key | items written a call | ${HOT_KEY_RATES.map((x) => `WCU/s at ${x} calls/s`).join(' | ')} |`,
     `|---|---:|${HOT_KEY_RATES.map(() => '---:').join('|')}|`,
     ...r.hotKeys.map(
-      (k) =>
-        `| ${k.key} | ${f(k.writesPerCall)} | ${HOT_KEY_RATES.map((x) => {
-          const wcu = k.wcuPerSecondAt[x];
-          return `${f(wcu, 0)}${wcu > PARTITION_WCU ? ' **over 1,000**' : ''}`;
-        }).join(' | ')} |`,
+      (k) => `| ${k.key} | ${f(k.writesPerCall)} | ${HOT_KEY_RATES.map((x) => range(k, x)).join(' | ')} |`,
     ),
-    "Rates are each call's measured writes times the rate (DynamoDB Local never throttles); a key over",
-    '1,000 WCU/s is throttled unless DynamoDB splits its partition, which it cannot do for one item, nor',
-    'by sort key for keys that only grow at the end (ULID ids).',
+    "WCU/s from 1 write unit an item written (the least) to the run's mean (which the large conversation",
+    "and call items pull up); DynamoDB Local never throttles: these are each call's measured writes times",
+    "the rate, against 1,000 WCU/s a partition. DynamoDB can split a key's items by sort key for heat,",
+    'but never one item, nor keys whose new items all sort at the end (ULID ids).',
   ];
 }
 
