@@ -82,6 +82,14 @@ const CALL_WARMUP = Number(process.env.BENCH_CALL_WARMUP ?? 20);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'INFO';
 /** A number the simulator answers (the README's example). */
 const TO_PHONE = '+61491570156';
+/**
+ * start-call's calls with and without their play-out (BENCH_START_CALL_PLAYOUT=off): off dials the
+ * simulator's external scenario (+61491570116), answered with no relay session opened by the
+ * simulator — dispatched, its status callbacks handled, but no conversation (no turns, no model) on
+ * the same 2 cores while start-call is timed.
+ */
+const START_CALL_PLAYOUT = process.env.BENCH_START_CALL_PLAYOUT !== 'off';
+const START_CALL_TO = START_CALL_PLAYOUT ? TO_PHONE : '+61491570116';
 /** Budgets: start-call over the floor. */
 const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 /** Which parts to run (comma-separated): start-call, call-cost, bundles, … Default: all. */
@@ -144,7 +152,7 @@ async function measureStartCallAgainstFloor(): Promise<StartCallReport> {
       workspaceId: demo.workspace_id,
       agentId: demo.agent_id,
       apiKey: demo.api_key,
-      toPhone: TO_PHONE,
+      toPhone: START_CALL_TO,
       maxSockets: CONCURRENCY,
     });
     await client.op(0);
@@ -461,7 +469,7 @@ async function main(): Promise<void> {
   const lines = [
     ...(startCall
       ? [
-          `## start-call vs its floor (same DynamoDB Local and fauxqs, same run; log level ${LOG_LEVEL})`,
+          `## start-call vs its floor (same DynamoDB Local and fauxqs, same run; log level ${LOG_LEVEL}; calls ${START_CALL_PLAYOUT ? 'played out by the simulator' : 'not played out (BENCH_START_CALL_PLAYOUT=off)'})`,
           ...startCallTable(startCall),
           '',
         ]
