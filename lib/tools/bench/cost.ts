@@ -334,7 +334,7 @@ const maskIds = (key: string) =>
   key.replace(/[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}/g, '<id>').replace(/\+\d{6,15}/g, '<phone>');
 
 /** The keys every call wrote (between each call's snapshot and the one before), most written first. */
-function hotKeys(snapshots: StackMetrics[], writeUnitsPerItem: number): HotKey[] {
+export function hotKeys(snapshots: StackMetrics[], writeUnitsPerItem: number): HotKey[] {
   const perCall = snapshots
     .slice(1)
     .map((s, i) => delta(s.dynamodb_writes_by_key, snapshots[i].dynamodb_writes_by_key, 1));
