@@ -6,7 +6,7 @@ import { applyTransition, readCall } from '../../calling/lifecycle.js';
 import type { Call } from '../../calling/entities.js';
 import { recordWithoutSession } from '../voicemail.js';
 import { relayUrl } from '../../calling/relay-settings.js';
-import { isTerminal } from '../../calling/status.js';
+import { canMove, isTerminal } from '../../calling/status.js';
 import { closeConnection, ConnectionGone, postToConnection } from '../../platform/connections.js';
 import { isId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
@@ -180,7 +180,9 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
     return refuse(connectionId, 'the call already has a session', { callId });
   }
   logger.info('relay session started', { connectionId, callId, workspaceId });
-  // The conversation has begun: the call is in progress (a provider callback may say so too).
+  // The conversation has begun: the call is in progress (a provider callback may say so too; when
+  // one already had as the session's setup read the call, there is nothing to move, nor to read again).
+  if (!canMove(call.status, 'inprogress')) return;
   await applyTransition(workspaceId, callId, { status: 'inprogress', source: 'provider' }).catch(
     (error: unknown) => logger.warn('call not moved to inprogress', { callId, error: String(error) }),
   );
