@@ -29,6 +29,10 @@
  *    round back to back, no pause, for reference), and BENCH_RELAY_SESSIONS (100) relay sessions of BENCH_RELAY_SESSION_TURNS (10)
  *    turns at once: every prompt answered once, by its own call, transcripts exact
  *    (lib/tools/bench/conversation.ts).
+ *  - what a call costs in money (part `cost`, not in the default set): a 3-minute call with 10 turns, a
+ *    knowledge search, a post-call webhook and SMS action, and one SMS campaign message — DynamoDB
+ *    requests and units, Lambda invocations and GB-seconds, SQS, S3, API Gateway, model tokens — priced
+ *    at the dated us-east-1 list prices of lib/tools/bench/unit-prices.ts (lib/tools/bench/cost.ts).
  * Results print as a table and are written to .local/bench.json.
  */
 import '../lib/local/node-version-warning.js';
@@ -58,6 +62,8 @@ import { measureWeb, webTable } from '../lib/tools/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
 import { cloudPathTable, conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
 import { measureToolTurn, toolTurnTable } from '../lib/tools/bench/tool-turn.js';
+import { costTable, hotKeysTable, measureCost } from '../lib/tools/bench/cost.js';
+import { DEFAULT_MEMORY_MB } from '../lib/cloud/constructs/service-function.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -76,6 +82,14 @@ const CALL_WARMUP = Number(process.env.BENCH_CALL_WARMUP ?? 20);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'INFO';
 /** A number the simulator answers (the README's example). */
 const TO_PHONE = '+61491570156';
+/**
+ * start-call's calls with and without their play-out (BENCH_START_CALL_PLAYOUT=off): off dials the
+ * simulator's external scenario (+61491570116), answered with no relay session opened by the
+ * simulator — dispatched, its status callbacks handled, but no conversation (no turns, no model) on
+ * the same 2 cores while start-call is timed.
+ */
+const START_CALL_PLAYOUT = process.env.BENCH_START_CALL_PLAYOUT !== 'off';
+const START_CALL_TO = START_CALL_PLAYOUT ? TO_PHONE : '+61491570116';
 /** Budgets: start-call over the floor. */
 const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 /** Which parts to run (comma-separated): start-call, call-cost, bundles, … Default: all. */
@@ -138,7 +152,7 @@ async function measureStartCallAgainstFloor(): Promise<StartCallReport> {
       workspaceId: demo.workspace_id,
       agentId: demo.agent_id,
       apiKey: demo.api_key,
-      toPhone: TO_PHONE,
+      toPhone: START_CALL_TO,
       maxSockets: CONCURRENCY,
     });
     await client.op(0);
@@ -325,6 +339,19 @@ async function main(): Promise<void> {
   mkdirSync(join(ROOT, '.local'), { recursive: true });
   const startCall = PARTS.has('start-call') ? await measureStartCallAgainstFloor() : undefined;
   const callCost = PARTS.has('call-cost') ? await measureCostOfACall() : undefined;
+  // ── What a call costs in money: a 3-minute call, 10 turns, and one SMS campaign message (lib/tools/bench/cost.ts) ──
+  const cost =
+    PARTS.has('cost') || PARTS.has('hotkeys')
+      ? await measureCost({
+          root: ROOT,
+          calls: Number(process.env.BENCH_COST_CALLS ?? 5),
+          warmupCalls: Number(process.env.BENCH_COST_WARMUP ?? 2),
+          functions: catalog,
+          defaultMemoryMb: DEFAULT_MEMORY_MB,
+          env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
+          log,
+        })
+      : undefined;
   // ── Contact import: 50,000 rows vs BatchWriteItem of as many items (lib/tools/bench/imports.ts) ──
   const contactImport = PARTS.has('import')
     ? await measureImport({ root: ROOT, rows: IMPORT_ROWS, env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL }, log })
@@ -429,6 +456,7 @@ async function main(): Promise<void> {
     logLevel: LOG_LEVEL,
     startCall,
     callCost,
+    cost,
     bundles,
     contactImport,
     campaign,
@@ -441,7 +469,7 @@ async function main(): Promise<void> {
   const lines = [
     ...(startCall
       ? [
-          `## start-call vs its floor (same DynamoDB Local and fauxqs, same run; log level ${LOG_LEVEL})`,
+          `## start-call vs its floor (same DynamoDB Local and fauxqs, same run; log level ${LOG_LEVEL}; calls ${START_CALL_PLAYOUT ? 'played out by the simulator' : 'not played out (BENCH_START_CALL_PLAYOUT=off)'})`,
           ...startCallTable(startCall),
           '',
         ]
@@ -453,6 +481,8 @@ async function main(): Promise<void> {
           '',
         ]
       : []),
+    ...(cost && PARTS.has('cost') ? [...costTable(cost), ''] : []),
+    ...(cost && PARTS.has('hotkeys') ? [...hotKeysTable(cost), ''] : []),
     ...(bundles
       ? [
           '## function bundles (esbuild as the CDK bundles them: minified ESM, node22) vs a bare handler',

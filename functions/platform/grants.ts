@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { recordUsage } from './usage.js';
 import type { Access, SecretKey } from './http/route.js';
 import { QUEUES, queueUrlEnv, type QueueKey } from './resources.js';
 
@@ -329,6 +330,7 @@ export function assertGranted(service: GrantedService, operation: string, input:
       });
     }
   }
+  recordUsage(`${service}:${operation.replace(/Command$/, '')}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { awsFetch, awsPresign, serviceEndpoint, type AwsRequest } from './aws-http.js';
+import { recordUsage } from './usage.js';
 import { config } from './config.js';
 import { assertGranted } from './grants.js';
 
@@ -49,6 +50,7 @@ export async function putObject(key: string, body: Uint8Array | string, contentT
   const bucket = bucketName();
   assertGranted('s3', 'PutObject', { Bucket: bucket, Key: key });
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  recordUsage('s3:bytes_put', bytes.byteLength);
   await awsFetch(
     s3Request('PUT', bucket, key, {
       headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength) },
@@ -94,7 +96,9 @@ export async function getObject(key: string): Promise<Uint8Array | undefined> {
   assertGranted('s3', 'GetObject', { Bucket: bucket, Key: key });
   try {
     const response = await awsFetch(s3Request('GET', bucket, key), { signal: AbortSignal.timeout(120_000) });
-    return new Uint8Array(await response.arrayBuffer());
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    recordUsage('s3:bytes_get', bytes.byteLength);
+    return bytes;
   } catch (error) {
     if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
       return undefined;

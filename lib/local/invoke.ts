@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { noteInvocation } from './metrics.js';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
@@ -62,5 +63,10 @@ export function lambdaContext(
  */
 export async function invokeFunction(fn: FunctionSpec, event: unknown, region: string, requestId?: string) {
   const handler = await loadHandler(fn.entry);
-  return runWithGrants(fn.id, fn.access, () => handler(event, lambdaContext(fn, region, requestId)));
+  const started = performance.now();
+  try {
+    return await runWithGrants(fn.id, fn.access, () => handler(event, lambdaContext(fn, region, requestId)));
+  } finally {
+    noteInvocation(fn.id, performance.now() - started);
+  }
 }

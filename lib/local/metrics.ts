@@ -3,6 +3,7 @@ import { currentGrants } from '../../functions/platform/grants.js';
 import { dynamoClient } from '../../functions/platform/table.js';
 import { onQueueClient } from '../../functions/platform/queue.js';
 import { onMetric } from '../../functions/platform/metrics.js';
+import { onUsage } from '../../functions/platform/usage.js';
 
 /**
  * The local stack's cost counters (GET /_local/metrics): what the handlers of one process asked of
@@ -30,6 +31,22 @@ export interface ProcessMetrics {
    * the cloud's CloudWatch gets them: how many values, their sum, and the last SAMPLES of them.
    */
   service_metrics: Record<string, ServiceMetric>;
+  /**
+   * Capacity units DynamoDB reported for those requests (read, write), counted only when the stack
+   * runs with LOCAL_METRICS_CAPACITY=on (the requests then ask for ReturnConsumedCapacity TOTAL).
+   */
+  dynamodb_capacity: { read: number; write: number };
+  /**
+   * Items written, by partition key value (only with LOCAL_METRICS_CAPACITY=on): which keys a
+   * workload writes, and how often (`npm run bench`'s cost part turns them into writes per key a second).
+   */
+  dynamodb_writes_by_key: Record<string, number>;
+  /** Items written in all (a transaction's or batch's each count), with LOCAL_METRICS_CAPACITY=on. */
+  dynamodb_items_written: number;
+  /** What the handlers used of services billed by request, byte or token (functions/platform/usage.ts). */
+  usage: Record<string, number>;
+  /** Handler invocations by catalog function: how many, and their wall-clock milliseconds. */
+  invocations: Record<string, { count: number; ms: number }>;
 }
 
 export interface ServiceMetric {
@@ -57,7 +74,57 @@ const counts = {
   sent: {} as Record<string, number>,
   byFunction: {} as Record<string, Record<string, number>>,
   service: {} as Record<string, ServiceMetric>,
+  capacity: { read: 0, write: 0 },
+  writesByKey: {} as Record<string, number>,
+  itemsWritten: 0,
+  usage: {} as Record<string, number>,
+  invocations: {} as Record<string, { count: number; ms: number }>,
 };
+
+/** One handler invocation of a catalog function ended (lib/local/invoke.ts). */
+export function noteInvocation(fnId: string, ms: number): void {
+  const into = (counts.invocations[fnId] ??= { count: 0, ms: 0 });
+  into.count += 1;
+  into.ms += ms;
+}
+
+const WRITE_COMMANDS = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
+
+type Consumed = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
+
+type Keyed = { pk?: unknown } | undefined;
+
+/** The partition keys a write names (each item of a transaction or batch; a condition check writes nothing). */
+function writtenKeys(input: Record<string, unknown>): string[] {
+  const keys: Keyed[] = [];
+  if (Array.isArray(input.TransactItems)) {
+    for (const t of input.TransactItems as Record<string, { Item?: Keyed; Key?: Keyed } | undefined>[])
+      keys.push(t.Put?.Item, t.Update?.Key, t.Delete?.Key);
+  } else if (input.RequestItems && typeof input.RequestItems === 'object') {
+    for (const requests of Object.values(input.RequestItems as Record<string, unknown[]>))
+      for (const r of requests as { PutRequest?: { Item?: Keyed }; DeleteRequest?: { Key?: Keyed } }[])
+        keys.push(r.PutRequest?.Item, r.DeleteRequest?.Key);
+  } else keys.push((input.Item ?? input.Key) as Keyed);
+  return keys.flatMap((k) => (typeof k?.pk === 'string' ? [k.pk] : []));
+}
+
+function addCapacity(command: string, consumed: Consumed | Consumed[] | undefined): void {
+  for (const one of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+    const read = one.ReadCapacityUnits;
+    const write = one.WriteCapacityUnits;
+    if (read !== undefined || write !== undefined) {
+      counts.capacity.read += read ?? 0;
+      counts.capacity.write += write ?? 0;
+    } else if (WRITE_COMMANDS.has(command)) counts.capacity.write += one.CapacityUnits ?? 0;
+    else counts.capacity.read += one.CapacityUnits ?? 0;
+  }
+}
 let installed = false;
 
 const bump = (record: Record<string, number>, key: string, by = 1) => {
@@ -80,6 +147,10 @@ function itemsOf(input: Record<string, unknown>): number {
 export function installMetrics(): void {
   if (installed) return;
   installed = true;
+  onUsage((kind, amount) => {
+    if (currentGrants()) bump(counts.usage, kind, amount);
+  });
+  const capacity = process.env.LOCAL_METRICS_CAPACITY === 'on';
   onMetric((name, value) => {
     const metric = (counts.service[name] ??= { count: 0, sum: 0, samples: [] });
     metric.count += 1;
@@ -98,7 +169,17 @@ export function installMetrics(): void {
       bump(counts.dynamodb, command);
       bump((counts.byFunction[fnId] ??= {}), command);
       bump(counts.dynamodbItems, command, itemsOf(args.input as Record<string, unknown>));
-      return next(args);
+      if (!capacity) return next(args);
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      input.ReturnConsumedCapacity ??= 'TOTAL';
+      if (WRITE_COMMANDS.has(command))
+        for (const pk of writtenKeys(args.input as Record<string, unknown>)) {
+          bump(counts.writesByKey, pk);
+          counts.itemsWritten += 1;
+        }
+      const result = await next(args);
+      addCapacity(command, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
+      return result;
     },
     { step: 'initialize', name: 'localMetrics' },
   );
@@ -132,6 +213,11 @@ export function processMetrics(): ProcessMetrics {
     service_metrics: Object.fromEntries(
       Object.entries(counts.service).map(([name, m]) => [name, { ...m, samples: [...m.samples] }]),
     ),
+    dynamodb_capacity: { ...counts.capacity },
+    dynamodb_writes_by_key: { ...counts.writesByKey },
+    dynamodb_items_written: counts.itemsWritten,
+    usage: { ...counts.usage },
+    invocations: Object.fromEntries(Object.entries(counts.invocations).map(([fnId, i]) => [fnId, { ...i }])),
   };
 }
 
@@ -154,9 +240,24 @@ export function stackMetrics(
     queue_messages_sent: {},
     dynamodb_by_function: {},
     service_metrics: {},
+    dynamodb_capacity: { read: 0, write: 0 },
+    dynamodb_writes_by_key: {},
+    dynamodb_items_written: 0,
+    usage: {},
+    invocations: {},
   };
   for (const metrics of Object.values(processes)) {
     total.cpu_ms += metrics.cpu_ms;
+    total.dynamodb_capacity.read += metrics.dynamodb_capacity?.read ?? 0;
+    total.dynamodb_capacity.write += metrics.dynamodb_capacity?.write ?? 0;
+    addInto(total.usage, metrics.usage ?? {});
+    addInto(total.dynamodb_writes_by_key, metrics.dynamodb_writes_by_key ?? {});
+    total.dynamodb_items_written += metrics.dynamodb_items_written ?? 0;
+    for (const [fnId, i] of Object.entries(metrics.invocations ?? {})) {
+      const into = (total.invocations[fnId] ??= { count: 0, ms: 0 });
+      into.count += i.count;
+      into.ms += i.ms;
+    }
     addInto(total.dynamodb, metrics.dynamodb);
     addInto(total.dynamodb_items, metrics.dynamodb_items);
     addInto(total.queue_messages_sent, metrics.queue_messages_sent);

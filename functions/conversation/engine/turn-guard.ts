@@ -12,7 +12,10 @@ import { errorName } from '../../platform/programming-errors.js';
  * - **Version.** Every write is conditioned on the item's version (store.ts). A turn asks the model on
  *   the state its frame read while its start is written; when that write had to read again (another
  *   frame changed the item first), the start's generation is unknown to this request: the turn is
- *   *dropped* — its request goes unheard and it is asked again on what was stored.
+ *   *dropped* — its request goes unheard and it is asked again on what was stored. A frame with no
+ *   state in hand (the cloud path: a fresh container) writes its start first, in one update that adds
+ *   to the generation and version and returns the item (`beginTurn`), and asks the model on that: its
+ *   generation is known at once and it is never dropped.
  * - **Proof.** Before each piece the generation is read again (a consistent read), except for the
  *   reply's `last`: the turn's closing write is conditioned on the version it changed, so when that
  *   write found the turn's generation current it is the check, and no read is needed.

@@ -16,7 +16,7 @@ import {
   type ToolCallRecord,
   type TranscriptEntry,
 } from './model.js';
-import type { ConversationStore } from './store.js';
+import type { ConversationStore, StoredConversation } from './store.js';
 import { TurnGuard } from './turn-guard.js';
 import { logger } from '../../platform/logger.js';
 import { recordMetrics, type MetricChannel } from '../../platform/metrics.js';
@@ -115,7 +115,9 @@ export const offset = (setup: ConversationSetup, at: number) =>
 export const dtmfLine = (digit: string) => `The caller pressed the key "${digit}".`;
 
 /** `at`: when the frame reached the socket (the gateway's time of it); now when not given. */
-type TurnInput = ({ kind: 'prompt'; text: string } | { kind: 'dtmf'; digit: string }) & { at?: number };
+export type TurnInput = ({ kind: 'prompt'; text: string } | { kind: 'dtmf'; digit: string }) & {
+  at?: number;
+};
 
 export interface TurnResult {
   /** What was sent, in order. */
@@ -124,11 +126,25 @@ export interface TurnResult {
   ended?: ConversationEnd;
 }
 
-/** One turn: the caller said `input.text` (or pressed a key); the agent answers. */
-export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnResult> {
-  const now = deps.now ?? Date.now;
-  const receivedAt = frameTime(input.at, now());
-  const deadline = receivedAt + (deps.turnDeadlineMs ?? DEFAULT_TURN_DEADLINE_MS);
+/**
+ * What a turn's start records: the caller's line (or key) and when it came. Computed once per frame, so
+ * that a start applied again (a write that had to read again, a pending start folded in: store.ts)
+ * records the same thing.
+ */
+export interface TurnStart {
+  /** What the model reads (the line, cut to MAX_PROMPT_CHARS; a key press in words). */
+  userText: string;
+  /** What the transcript shows. */
+  transcriptText: string;
+  /** When the turn began (ms): the frame's gateway time when plausible, else when it was handled. */
+  receivedAt: number;
+  /** The frame's gateway time as given (the call detail's latency is timed from it). */
+  frameAt: number;
+  incidents: ConversationIncident[];
+}
+
+export function turnStart(input: TurnInput, now: number): TurnStart {
+  const receivedAt = frameTime(input.at, now);
   let userText = input.kind === 'prompt' ? input.text.trim() : dtmfLine(input.digit);
   const incidents: ConversationIncident[] = [];
   if (userText.length > MAX_PROMPT_CHARS) {
@@ -136,33 +152,74 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     incidents.push({ at: iso(receivedAt), kind: 'prompt_truncated', detail: `cut to ${MAX_PROMPT_CHARS}` });
   }
   const transcriptText = input.kind === 'prompt' ? userText : `(pressed ${input.digit})`;
+  return { userText, transcriptText, receivedAt, frameAt: input.at ?? receivedAt, incidents };
+}
 
+/** The turn's start applied to a state: the caller's line kept and the generation bumped (none once ended). */
+export function applyTurnStart(
+  state: ConversationState,
+  setup: ConversationSetup,
+  start: TurnStart,
+): ConversationState {
+  return state.ended
+    ? state
+    : {
+        ...state,
+        generation: state.generation + 1,
+        history: [...state.history, { role: 'user', content: start.userText }],
+        transcript: [
+          ...state.transcript,
+          { role: 'user', text: start.transcriptText, offsetSeconds: offset(setup, start.receivedAt) },
+        ],
+        incidents: [...state.incidents, ...start.incidents],
+        turnFrameAt: start.frameAt,
+      };
+}
+
+/**
+ * One turn: the caller said `input.text` (or pressed a key); the agent answers. `begun`: the turn's
+ * start as the frame computed it, and, when it was already written (the store's `beginTurn`, one
+ * write returning the item: the frame read nothing before it), what it stored.
+ */
+export async function runTurn(
+  deps: EngineDeps,
+  input: TurnInput,
+  begun?: { start: TurnStart; stored?: StoredConversation },
+): Promise<TurnResult> {
+  const now = deps.now ?? Date.now;
+  const start = begun?.start ?? turnStart(input, now());
+  const { receivedAt } = start;
+  const deadline = receivedAt + (deps.turnDeadlineMs ?? DEFAULT_TURN_DEADLINE_MS);
   const begin = (state: ConversationState, setup: ConversationSetup): ConversationState =>
-    state.ended
-      ? state
-      : {
-          ...state,
-          generation: state.generation + 1,
-          history: [...state.history, { role: 'user', content: userText }],
-          transcript: [
-            ...state.transcript,
-            { role: 'user', text: transcriptText, offsetSeconds: offset(setup, receivedAt) },
-          ],
-          incidents: [...state.incidents, ...incidents],
-          turnFrameAt: input.at ?? receivedAt,
-        };
+    applyTurnStart(state, setup, start);
+
+  if (begun?.stored) {
+    // The start is stored, and the state it returned holds: the model is asked on it.
+    const { stored } = begun;
+    if (stored.state.ended) return { spoken: '', superseded: true };
+    const turn = new TurnWork(
+      deps,
+      stored.setup,
+      Promise.resolve(stored.state.generation),
+      receivedAt,
+      deadline,
+      stored.state.toolCalls.length,
+    );
+    await turn.run(stored.state.history);
+    return closeTurn(deps, turn);
+  }
 
   // The model is asked at once, on the state as this frame read it, while the turn's start is written:
   // the write is then off the caller's wait. Had another frame changed the state in between (the write
   // had to read again), that request is dropped unheard and the model asked again on what was stored.
   const loaded = await deps.store.load();
   if (!loaded) throw new Error('conversation not found');
-  const begun = deps.store.update(begin);
+  const starting = deps.store.update(begin);
   if (loaded.state.ended) {
-    await begun;
+    await starting;
     return { spoken: '', superseded: true };
   }
-  const held = begun.then((stored) =>
+  const held = starting.then((stored) =>
     stored.version === loaded.version + 1 ? stored.state.generation : undefined,
   );
   const speculative = new TurnWork(
@@ -177,7 +234,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     (generation) => generation === undefined && speculative.drop(),
     () => speculative.drop(),
   );
-  const [stored] = await Promise.all([begun, speculative.run(begin(loaded.state, loaded.setup).history)]);
+  const [stored] = await Promise.all([starting, speculative.run(begin(loaded.state, loaded.setup).history)]);
   if (stored.state.ended) return { spoken: '', superseded: true };
   let turn = speculative;
   if (speculative.dropped) {
@@ -191,6 +248,11 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     );
     await turn.run(stored.state.history);
   }
+  return closeTurn(deps, turn);
+}
+
+/** Keeps the turn, then ends its reply and, when the agent ended the call, says so. */
+async function closeTurn(deps: EngineDeps, turn: TurnWork): Promise<TurnResult> {
   const result = await turn.finish();
   if (!result.superseded) await turn.sendLast();
   // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.

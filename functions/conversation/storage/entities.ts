@@ -10,7 +10,10 @@ import { CallToolsEntity } from './call-tools.js';
  * Access patterns:
  *   conversation   pk CONVERSATION#<connection id>   sk CONVERSATION   (get on every frame; a
  *                                                                       conditional put on `version`
- *                                                                       for every change; TTL 1 day)
+ *                                                                       for every change; a turn's
+                                                                       start on the cloud path: one
+                                                                       update appending to `pending`,
+                                                                       returning the item; TTL 1 day)
  * One session per call: the call item's `relayConnectionId` is set with a condition in the same
  * transaction that creates this item (relay.ts). The setup and the state are JSON: the engine's own
  * shapes (model.ts), read and written whole.
@@ -29,6 +32,12 @@ export const ConversationEntity = new Entity(
       state: { type: 'string', required: true },
       generation: { type: 'number', required: true },
       version: { type: 'number', required: true },
+      /**
+       * Turn starts written without a read (`TableConversationStore.beginTurn`: appended, with the
+       * generation and version added, in one UpdateItem), each a TurnStart as JSON; folded into `state`
+       * by whoever reads the item, and emptied by the next read-modify-write.
+       */
+      pending: { type: 'list', items: { type: 'string' } },
       createdAt: { type: 'string', required: true },
       expiresAt: { type: 'number', required: true, field: 'expires_at' },
     },

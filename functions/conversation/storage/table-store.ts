@@ -1,6 +1,7 @@
 import { isConditionFailure } from '../../platform/table.js';
 import { ConversationEntity, type ConversationItem } from './entities.js';
 import type { ConversationSetup, ConversationState } from '../engine/model.js';
+import { applyTurnStart, type TurnStart } from '../engine/turn.js';
 import type { ConversationStore, StoredConversation } from '../engine/store.js';
 import type { RecentConversations } from './recent.js';
 
@@ -40,7 +41,12 @@ export class TableConversationStore implements ConversationStore {
       if (!item) throw new Error('conversation not found');
       const current = toStored(item);
       const state = change(current.state, current.setup);
-      const next = { state: JSON.stringify(state), generation: state.generation, version: item.version + 1 };
+      const next = {
+        state: JSON.stringify(state),
+        generation: state.generation,
+        version: item.version + 1,
+        pending: [] as string[],
+      };
       try {
         await ConversationEntity.patch({ connectionId: this.connectionId })
           .set(next)
@@ -57,6 +63,34 @@ export class TableConversationStore implements ConversationStore {
     throw new Error('conversation: too many concurrent changes');
   }
 
+  /** The item as this store last read or wrote it (undefined before either). */
+  get item(): ConversationItem | undefined {
+    return this.last;
+  }
+
+  /**
+   * A turn's start without a read before it: appended to the item's `pending` starts, the generation
+   * and version added to, in one UpdateItem that returns the item (conditioned on its existence, as
+   * every patch is). Undefined when there is no conversation (not yet, or no longer). The version moves,
+   * so a read-modify-write begun on the item before fails its condition and reads again, and finds the
+   * start there (toStored folds it in).
+   */
+  async beginTurn(start: TurnStart): Promise<StoredConversation | undefined> {
+    try {
+      const { data } = await ConversationEntity.patch({ connectionId: this.connectionId })
+        .append({ pending: [JSON.stringify(start)] })
+        .add({ generation: 1, version: 1 })
+        .go({ response: 'all_new' });
+      const item = data as ConversationItem;
+      this.last = item;
+      this.recent?.remember(item);
+      return toStored(item);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return undefined;
+    }
+  }
+
   async generation(): Promise<number> {
     const { data } = await ConversationEntity.get({ connectionId: this.connectionId }).go({
       consistent: true,
@@ -66,8 +100,14 @@ export class TableConversationStore implements ConversationStore {
   }
 }
 
-export const toStored = (item: ConversationItem): StoredConversation => ({
-  setup: JSON.parse(item.setup) as ConversationSetup,
-  state: JSON.parse(item.state) as ConversationState,
-  version: item.version,
-});
+/** The item's conversation, with the turn starts still pending in it applied in their order. */
+export function toStored(item: ConversationItem): StoredConversation {
+  const setup = JSON.parse(item.setup) as ConversationSetup;
+  let state = JSON.parse(item.state) as ConversationState;
+  if (item.pending && item.pending.length > 0) {
+    for (const start of item.pending) state = applyTurnStart(state, setup, JSON.parse(start) as TurnStart);
+    // Each pending start added one to the item's generation (an ended conversation's too).
+    state = { ...state, generation: Math.max(state.generation, item.generation) };
+  }
+  return { setup, state, version: item.version };
+}

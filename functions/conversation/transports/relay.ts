@@ -6,7 +6,7 @@ import { applyTransition, readCall } from '../../calling/lifecycle.js';
 import type { Call } from '../../calling/entities.js';
 import { recordWithoutSession } from '../voicemail.js';
 import { relayUrl } from '../../calling/relay-settings.js';
-import { isTerminal } from '../../calling/status.js';
+import { canMove, isTerminal } from '../../calling/status.js';
 import { closeConnection, ConnectionGone, postToConnection } from '../../platform/connections.js';
 import { isId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
@@ -15,7 +15,14 @@ import { isConditionFailure } from '../../platform/table.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { telephony } from '../../providers/telephony/index.js';
 import { endByCaller, interrupt } from '../engine/interruption.js';
-import { runTurn, type ConversationOutput } from '../engine/turn.js';
+import {
+  runTurn,
+  turnStart,
+  type ConversationOutput,
+  type TurnInput,
+  type TurnStart,
+} from '../engine/turn.js';
+import type { StoredConversation } from '../engine/store.js';
 import { ConversationEntity, conversationService, type ConversationItem } from '../storage/entities.js';
 import { emptyState, type ConversationEnd } from '../engine/model.js';
 import { recordConversation } from '../storage/record.js';
@@ -174,7 +181,9 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
     return refuse(connectionId, 'the call already has a session', { callId });
   }
   logger.info('relay session started', { connectionId, callId, workspaceId });
-  // The conversation has begun: the call is in progress (a provider callback may say so too).
+  // The conversation has begun: the call is in progress (a provider callback may say so too; when
+  // one already had as the session's setup read the call, there is nothing to move, nor to read again).
+  if (!canMove(call.status, 'inprogress')) return;
   await applyTransition(workspaceId, callId, { status: 'inprogress', source: 'provider' }).catch(
     (error: unknown) => logger.warn('call not moved to inprogress', { callId, error: String(error) }),
   );
@@ -210,29 +219,74 @@ async function onSessionFrame(
   frame: unknown,
   at: number,
 ): Promise<void> {
-  const item = recent.get(connectionId) ?? (await awaitConversation(connectionId));
+  const known = recent.get(connectionId);
+  if (!known && type !== 'interrupt') {
+    // Nothing of the conversation in hand (a fresh container, as most frames in the cloud): the turn's
+    // start is written first, without a read, and the item it returns is the frame's.
+    const input = turnInput(connectionId, type, frame, at);
+    if (!input) return;
+    const start = turnStart(input, Date.now());
+    const store = new TableConversationStore(connectionId, undefined, recent);
+    const stored = await store.beginTurn(start);
+    if (stored && store.item) return runFrameTurn(store, store.item, input, { start, stored });
+    // No conversation yet: the session's setup is still at work (frames run in parallel). Waited for
+    // by reading (a refused write is billed as a write; a read costs a fifth of one), then as in hand.
+    const item = await awaitConversation(connectionId);
+    if (!item) {
+      logger.warn('relay frame without a session; ignored', { connectionId, type });
+      return;
+    }
+    recent.remember(item);
+    return runFrameTurn(new TableConversationStore(connectionId, item, recent), item, input, { start });
+  }
+  const item = known ?? (await awaitConversation(connectionId));
   if (!item) {
     logger.warn('relay frame without a session; ignored', { connectionId, type });
     return;
   }
   recent.remember(item);
-  await onConversationFrame(new TableConversationStore(connectionId, item, recent), item, type, frame, at);
-}
-
-async function onConversationFrame(
-  store: TableConversationStore,
-  item: ConversationItem,
-  type: 'prompt' | 'interrupt' | 'dtmf',
-  frame: unknown,
-  at: number,
-): Promise<void> {
-  const { connectionId } = item;
+  const store = new TableConversationStore(connectionId, item, recent);
   if (type === 'interrupt') {
     const parsed = InterruptFrame.safeParse(frame);
     if (!parsed.success) return logger.warn('malformed interrupt; ignored', { connectionId });
     await interrupt(store, parsed.data.utteranceUntilInterrupt.slice(0, 10_000), at, item.channel);
     return;
   }
+  const input = turnInput(connectionId, type, frame, at);
+  if (input) await runFrameTurn(store, item, input);
+}
+
+/** A prompt or a key press as a turn's input; undefined (logged when malformed) when it asks no turn. */
+function turnInput(
+  connectionId: string,
+  type: 'prompt' | 'dtmf',
+  frame: unknown,
+  at: number,
+): TurnInput | undefined {
+  if (type === 'dtmf') {
+    const parsed = DtmfFrame.safeParse(frame);
+    if (!parsed.success) {
+      logger.warn('malformed dtmf; ignored', { connectionId });
+      return undefined;
+    }
+    return { kind: 'dtmf', digit: parsed.data.digit, at };
+  }
+  const parsed = PromptFrame.safeParse(frame);
+  if (!parsed.success) {
+    logger.warn('malformed prompt; ignored', { connectionId });
+    return undefined;
+  }
+  // Partial transcripts (`last: false`) are only sent when asked for; a turn answers the whole line.
+  if (parsed.data.last === false || parsed.data.voicePrompt.trim() === '') return undefined;
+  return { kind: 'prompt', text: parsed.data.voicePrompt, at };
+}
+
+async function runFrameTurn(
+  store: TableConversationStore,
+  item: ConversationItem,
+  input: TurnInput,
+  begun?: { start: TurnStart; stored?: StoredConversation },
+): Promise<void> {
   const box = await agentToolBox(item);
   const deps = {
     store,
@@ -242,19 +296,12 @@ async function onConversationFrame(
     channel: item.channel,
     ...(box ? { agentTools: box } : {}),
   };
-  if (type === 'dtmf') {
-    const parsed = DtmfFrame.safeParse(frame);
-    if (!parsed.success) return logger.warn('malformed dtmf; ignored', { connectionId });
-    await runTurn(deps, { kind: 'dtmf', digit: parsed.data.digit, at });
-    return;
-  }
-  const parsed = PromptFrame.safeParse(frame);
-  if (!parsed.success) return logger.warn('malformed prompt; ignored', { connectionId });
-  // Partial transcripts (`last: false`) are only sent when asked for; a turn answers the whole line.
-  if (parsed.data.last === false || parsed.data.voicePrompt.trim() === '') return;
-  const result = await runTurn(deps, { kind: 'prompt', text: parsed.data.voicePrompt, at });
+  const result = await runTurn(deps, input, begun);
   if (result.ended)
-    logger.info('agent ended the conversation', { connectionId, reason: result.ended.reason });
+    logger.info('agent ended the conversation', {
+      connectionId: item.connectionId,
+      reason: result.ended.reason,
+    });
 }
 
 /** The agent's own tools for the call, when it has any (kept beside the conversation). */
@@ -363,8 +410,10 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
  * in progress.
  */
 export async function handleRelayDisconnect(connectionId: string): Promise<void> {
+  // The item this process last knew saves a read: the caller's end is a write conditioned on its
+  // version, which reads again when another container changed it since.
+  const item = recent.get(connectionId) ?? (await loadConversation(connectionId));
   recent.forget(connectionId);
-  const item = await loadConversation(connectionId);
   if (!item) return;
   await endToolSessions(item);
   const state = await endByCaller(new TableConversationStore(connectionId, item));

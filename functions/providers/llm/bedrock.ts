@@ -7,6 +7,7 @@ import type {
   Tool,
   ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
+import { recordUsage } from '../../platform/usage.js';
 import { collectCompletion } from './collect.js';
 import { Deadline, type DeadlineOptions } from './deadline.js';
 import {
@@ -187,6 +188,8 @@ export class BedrockLanguageModel implements LanguageModelPort {
             inputTokens: event.metadata.usage.inputTokens ?? 0,
             outputTokens: event.metadata.usage.outputTokens ?? 0,
           };
+          recordUsage('model:input_tokens', usage.inputTokens);
+          recordUsage('model:output_tokens', usage.outputTokens);
         }
       }
       deadline.check();

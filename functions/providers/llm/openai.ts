@@ -12,6 +12,7 @@ import {
   type LlmUsage,
 } from './port.js';
 import { parseArguments, ToolCallAssembler } from './tool-calls.js';
+import { recordUsage } from '../../platform/usage.js';
 
 /**
  * The OpenAI-compatible chat-completions adapter (OpenAI, Ollama, vLLM, llama.cpp's server, the local
@@ -67,6 +68,8 @@ const stopReason = (finish: string | null | undefined): LlmStopReason =>
 
 function usageOf(usage: WireChunk['usage']): LlmUsage | undefined {
   if (!usage) return undefined;
+  recordUsage('model:input_tokens', usage.prompt_tokens ?? 0);
+  recordUsage('model:output_tokens', usage.completion_tokens ?? 0);
   return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
 }
 

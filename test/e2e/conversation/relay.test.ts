@@ -13,6 +13,8 @@ import {
 } from '../calling/fixtures.js';
 import { interrupt } from '../../../functions/conversation/engine/interruption.js';
 import { TableConversationStore } from '../../../functions/conversation/storage/table-store.js';
+import { ConversationEntity } from '../../../functions/conversation/storage/entities.js';
+import { turnStart } from '../../../functions/conversation/engine/turn.js';
 import { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
 import {
   connectRelay,
@@ -279,6 +281,51 @@ test('a change another container made between two frames is never lost: the turn
     'user: When are the open homes?',
     'agent: Open homes are on Saturdays at 10am.',
   ]);
+}, 90_000);
+
+test('a frame with nothing of the conversation in hand (a fresh container) writes its start without a read: one update returns the item, the start is kept once, and a concurrent frame still finds it', async () => {
+  const { tenant, agent } = await ready();
+  const call = await liveCall(tenant, agent.id, PARAMETERS);
+  const relay = await openSession(call);
+  const first = await relay.say('Which property is it, and what is the price?');
+  expect(first.reply).toBe('The property at 12 Harbour St, Sydney NSW 2000 is listed at $1,250,000.');
+  const connectionId = (await storedCall(call.workspaceId, call.callId))?.relayConnectionId;
+  expect(connectionId).toBeDefined();
+  const before = (await new TableConversationStore(connectionId!).load())!;
+
+  // Another container's frame: its start, written with no read before it.
+  const fresh = new TableConversationStore(connectionId!);
+  const begun = (await fresh.beginTurn(
+    turnStart({ kind: 'prompt', text: 'Is it still for sale?' }, Date.now()),
+  ))!;
+  expect(begun.version).toBe(before.version + 1);
+  expect(begun.state.generation).toBe(before.state.generation + 1);
+  expect(begun.state.history.at(-1)).toEqual({ role: 'user', content: 'Is it still for sale?' });
+  const raw = await ConversationEntity.get({ connectionId: connectionId! }).go({ consistent: true });
+  expect(raw.data?.pending).toHaveLength(1);
+  // That container's turn keeps its end on the item it got back (no read), which folds the start in.
+  await fresh.update((state) => ({
+    ...state,
+    history: [...state.history, { role: 'assistant', content: 'It is.' }],
+  }));
+  const folded = await ConversationEntity.get({ connectionId: connectionId! }).go({ consistent: true });
+  expect(folded.data?.pending ?? []).toHaveLength(0);
+
+  // The relay's own process knew the item before both writes: its next turn's write is refused, it
+  // reads again and answers on what was stored — the other frame's line is there once.
+  const next = await relay.say('When are the open homes?');
+  expect(next.reply).toBe('Open homes are on Saturdays at 10am.');
+  const stored = (await new TableConversationStore(connectionId!).load())!;
+  const lines = stored.state.history.map((m) => `${m.role}: ${m.content}`);
+  expect(lines.filter((l) => l === 'user: Is it still for sale?')).toHaveLength(1);
+  expect(lines.slice(-4)).toEqual([
+    'user: Is it still for sale?',
+    'assistant: It is.',
+    'user: When are the open homes?',
+    'assistant: Open homes are on Saturdays at 10am.',
+  ]);
+  expect(stored.state.generation).toBe(before.state.generation + 2);
+  await hangUp(relay, tenant, call.callId, (c) => c.status === 'completed');
 }, 90_000);
 
 test('key presses reach the model; the knowledge tool answers from the agent’s own bases', async () => {
