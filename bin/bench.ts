@@ -432,6 +432,7 @@ async function main(): Promise<void> {
         root: ROOT,
         calls: Number(process.env.BENCH_TOOL_CALLS ?? 10),
         turns: Number(process.env.BENCH_TOOL_TURNS ?? 10),
+        callerPauseMs: Number(process.env.BENCH_TOOL_PAUSE_MS ?? 1000),
         env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '1' },
         log,
       })

@@ -12,8 +12,10 @@ import { startBenchStack } from './stack-process.js';
  * A tool turn (`npm run bench`, part `tools`): the caller asks, the model calls the agent's function
  * tool, served by a local endpoint answering in a fixed 50 ms, the result goes back to the model and
  * its first words reach the caller — timed from the prompt sent to the first text frame. Its floor, in
- * the same run: the same two model requests (the stack's model simulator, streamed as the adapter asks)
- * and the same 50 ms endpoint, called directly one after the other. Budget: the service's part of a
+ * the same run and at the same time: the same two model requests (the stack's model simulator, streamed
+ * as the adapter asks) and the same 50 ms endpoint, called directly one after the other, by as many
+ * floor "calls" as there are calls, at the same pace (the caller pauses ~1 s after each reply, as in
+ * the conversation part): both meet the same load. Budget: the service's part of a
  * tool turn (turn p50 less the floor's p50) ≤ 15 ms, p99 ≤ 2x the floor's.
  */
 export const TOOL_TURN_BUDGET = { serviceMs: 15, p99: 2 } as const;
@@ -31,6 +33,7 @@ const TOOL = {
 export interface ToolTurnReport {
   calls: number;
   turnsPerCall: number;
+  callerPauseMs: number;
   turn: LatencySummary;
   floor: LatencySummary;
   serviceMs: number;
@@ -88,6 +91,8 @@ export async function measureToolTurn(options: {
   root: string;
   calls: number;
   turns: number;
+  /** The caller's pause between the agent's last word and the next line, on average (0: none). */
+  callerPauseMs: number;
   env: Record<string, string>;
   log: (line: string) => void;
 }): Promise<ToolTurnReport> {
@@ -148,7 +153,35 @@ export async function measureToolTurn(options: {
       return second.firstText - started;
     };
 
-    const call = async (): Promise<number[]> => {
+    /** The caller's pause after the agent's last word: `callerPauseMs` on average (half to one and a half). */
+    const callerPause = () =>
+      options.callerPauseMs > 0
+        ? new Promise((r) => setTimeout(r, options.callerPauseMs * (0.5 + Math.random())))
+        : undefined;
+
+    // Every call and floor call starts its timed turns together, once each call is set up and past its
+    // first (untimed) turn: the calls' setup (start-call, dial, session) is not load the floor meets.
+    let ready = 0;
+    let release: () => void = () => undefined;
+    const allReady = new Promise<void>((resolve) => (release = resolve));
+    const setUp = async () => {
+      ready += 1;
+      if (ready === options.calls) release();
+      await allReady;
+    };
+
+    /** A floor "call": `turns` floor turns with the same pauses, timed the same way. */
+    const floorCall = async (): Promise<number[]> => {
+      await allReady;
+      const samples: number[] = [];
+      for (let turn = 0; turn < options.turns; turn += 1) {
+        samples.push(await floorTurn());
+        await callerPause();
+      }
+      return samples;
+    };
+
+    const call = async (timed = true): Promise<number[]> => {
       const started = await owner.post<{ id: string }>(`${workspace}/agents/${demo.agent_id}/start-call`, {
         to_phone: EXTERNAL_RELAY_NUMBER,
       });
@@ -181,20 +214,26 @@ export async function measureToolTurn(options: {
         );
         if (turn > 0) samples.push(performance.now() - sentAt);
         await relay.reply(from);
+        if (turn === 0 && timed) await setUp();
+        else await callerPause();
       }
       relay.close();
       return samples;
     };
 
     log(`tool turn: warming up`);
-    await call();
+    await call(false);
     await floorTurn();
-    log(`tool turn: ${options.calls} calls × ${options.turns} turns, and the floor beside them`);
-    const turns = (
-      await inParallel(Array.from({ length: options.calls }), options.calls, () => call())
-    ).flat();
-    const floors: number[] = [];
-    for (let i = 0; i < turns.length; i += 1) floors.push(await floorTurn());
+    log(
+      `tool turn: ${options.calls} calls × ${options.turns} turns (the caller pausing ~${options.callerPauseMs} ms), and as many floor calls at the same time`,
+    );
+    // The floor runs beside the turns, at the same concurrency and pace: both meet the same load.
+    const [turnSamples, floorSamples] = await Promise.all([
+      inParallel(Array.from({ length: options.calls }), options.calls, () => call()),
+      inParallel(Array.from({ length: options.calls }), options.calls, () => floorCall()),
+    ]);
+    const turns = turnSamples.flat();
+    const floors = floorSamples.flat();
     const turn = summarise(turns);
     const floor = summarise(floors);
     const serviceMs = turn.p50 - floor.p50;
@@ -202,6 +241,7 @@ export async function measureToolTurn(options: {
     return {
       calls: options.calls,
       turnsPerCall: options.turns,
+      callerPauseMs: options.callerPauseMs,
       turn,
       floor,
       serviceMs,
@@ -221,7 +261,7 @@ const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '
 
 export function toolTurnTable(r: ToolTurnReport): string[] {
   return [
-    `### a tool turn: ${r.calls} calls, ${r.turnsPerCall} turns each (prompt sent → the first words after a function tool answering in ${ENDPOINT_MS} ms)`,
+    `### a tool turn: ${r.calls} calls at once, ${r.turnsPerCall} turns each, the caller pausing ~${r.callerPauseMs} ms after each reply; the floor beside them at the same concurrency and pace (prompt sent → the first words after a function tool answering in ${ENDPOINT_MS} ms)`,
     '| measure | floor (the same two model requests and the endpoint, called directly) | turn | | budget |',
     '|---|---:|---:|---:|---:|',
     `| p50 | ${f(r.floor.p50)} ms | ${f(r.turn.p50)} ms | service's part ${f(r.serviceMs)} ms | ≤ ${TOOL_TURN_BUDGET.serviceMs} ms ${r.withinBudget.serviceMs ? '✓' : '✗'} |`,
