@@ -62,7 +62,7 @@ export default function WorkflowDetail() {
     <section>
       <PageHeader title={w.name} />
       <p class="muted">Trigger: {w.trigger.type === 'event' ? w.trigger.event : 'external'}</p>
-      <fieldset class="card" disabled={!canWrite || update.isPending}>
+      <fieldset class={canWrite ? 'card' : 'card read-only'} disabled={!canWrite || update.isPending}>
         <legend>Review</legend>
         <label class="check">
           <input

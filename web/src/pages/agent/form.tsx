@@ -63,7 +63,7 @@ export function AgentForm({ agent }: { agent: Agent }) {
         save.mutate();
       }}
     >
-      <fieldset disabled={!canWrite}>
+      <fieldset disabled={!canWrite} class={canWrite ? undefined : 'read-only'}>
         {SECTIONS.map((Section, index) => (
           <Section key={index} {...section} />
         ))}
