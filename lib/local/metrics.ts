@@ -228,24 +228,27 @@ const addInto = (target: Record<string, number>, source: Record<string, number>)
   for (const [key, value] of Object.entries(source)) bump(target, key, value);
 };
 
+/** A process's counters before it counted anything. */
+export const emptyProcessMetrics = (): ProcessMetrics => ({
+  cpu_ms: 0,
+  dynamodb: {},
+  dynamodb_items: {},
+  queue_messages_sent: {},
+  dynamodb_by_function: {},
+  service_metrics: {},
+  dynamodb_capacity: { read: 0, write: 0 },
+  dynamodb_writes_by_key: {},
+  dynamodb_items_written: 0,
+  usage: {},
+  invocations: {},
+});
+
 /** The processes' counters added up. */
 export function stackMetrics(
   processes: Record<string, ProcessMetrics>,
   dynamoDbLocalPid?: number,
 ): StackMetrics {
-  const total: ProcessMetrics = {
-    cpu_ms: 0,
-    dynamodb: {},
-    dynamodb_items: {},
-    queue_messages_sent: {},
-    dynamodb_by_function: {},
-    service_metrics: {},
-    dynamodb_capacity: { read: 0, write: 0 },
-    dynamodb_writes_by_key: {},
-    dynamodb_items_written: 0,
-    usage: {},
-    invocations: {},
-  };
+  const total = emptyProcessMetrics();
   for (const metrics of Object.values(processes)) {
     total.cpu_ms += metrics.cpu_ms;
     total.dynamodb_capacity.read += metrics.dynamodb_capacity?.read ?? 0;

@@ -1,22 +1,12 @@
 import type { FunctionSpec } from '../../lib/cloud/catalog-types.js';
-import type { StackMetrics } from '../../lib/local/metrics.js';
+import { emptyProcessMetrics, type StackMetrics } from '../../lib/local/metrics.js';
 import { hotKeys, priced, usageBetween } from '../../lib/tools/bench/cost.js';
 import { UNIT_PRICES } from '../../lib/tools/bench/unit-prices.js';
 
 /** `npm run bench`'s cost part: what it makes of the stack's counters (lib/tools/bench/cost.ts). */
 
 const metrics = (over: Partial<StackMetrics> = {}): StackMetrics => ({
-  cpu_ms: 0,
-  dynamodb: {},
-  dynamodb_items: {},
-  queue_messages_sent: {},
-  dynamodb_by_function: {},
-  service_metrics: {},
-  dynamodb_capacity: { read: 0, write: 0 },
-  dynamodb_writes_by_key: {},
-  dynamodb_items_written: 0,
-  usage: {},
-  invocations: {},
+  ...emptyProcessMetrics(),
   processes: {},
   checked_at: '2026-11-27T00:00:00.000Z',
   ...over,

@@ -197,16 +197,7 @@ export async function runTurn(
     // The start is stored, and the state it returned holds: the model is asked on it.
     const { stored } = begun;
     if (stored.state.ended) return { spoken: '', superseded: true };
-    const turn = new TurnWork(
-      deps,
-      stored.setup,
-      Promise.resolve(stored.state.generation),
-      receivedAt,
-      deadline,
-      stored.state.toolCalls.length,
-    );
-    await turn.run(stored.state.history);
-    return closeTurn(deps, turn);
+    return closeTurn(deps, await runOnStored(deps, stored, receivedAt, deadline));
   }
 
   // The model is asked at once, on the state as this frame read it, while the turn's start is written:
@@ -236,19 +227,27 @@ export async function runTurn(
   );
   const [stored] = await Promise.all([starting, speculative.run(begin(loaded.state, loaded.setup).history)]);
   if (stored.state.ended) return { spoken: '', superseded: true };
-  let turn = speculative;
-  if (speculative.dropped) {
-    turn = new TurnWork(
-      deps,
-      stored.setup,
-      Promise.resolve(stored.state.generation),
-      receivedAt,
-      deadline,
-      stored.state.toolCalls.length,
-    );
-    await turn.run(stored.state.history);
-  }
+  const turn = speculative.dropped ? await runOnStored(deps, stored, receivedAt, deadline) : speculative;
   return closeTurn(deps, turn);
+}
+
+/** A turn asked on the state its stored start returned (that write is its generation's proof). */
+async function runOnStored(
+  deps: EngineDeps,
+  stored: StoredConversation,
+  receivedAt: number,
+  deadline: number,
+): Promise<TurnWork> {
+  const turn = new TurnWork(
+    deps,
+    stored.setup,
+    Promise.resolve(stored.state.generation),
+    receivedAt,
+    deadline,
+    stored.state.toolCalls.length,
+  );
+  await turn.run(stored.state.history);
+  return turn;
 }
 
 /** Keeps the turn, then ends its reply and, when the agent ended the call, says so. */
