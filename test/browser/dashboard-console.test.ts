@@ -5,7 +5,7 @@ import type { StackState } from '../../lib/local/state.js';
 import { api, baseUrl, type Json } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { waitFor, waitForQuiescence } from '../helpers/wait.js';
-import { DashboardBrowser, describeWithBrowser, settled } from './dashboard-kit.js';
+import { DashboardBrowser, describeWithBrowser, settled, NAV_PAGES } from './dashboard-kit.js';
 
 /**
  * The console in a real browser against the local stack: the calls list names the other party (the
@@ -19,23 +19,7 @@ import { DashboardBrowser, describeWithBrowser, settled } from './dashboard-kit.
 const CALLER = `+61493${String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0')}`;
 const CALLED = '+61491570156';
 
-const PAGES = [
-  'Agents',
-  'Calls',
-  'Phone numbers',
-  'Contacts',
-  'Campaigns',
-  'SMS',
-  'Knowledge',
-  'Integrations',
-  'Workflows',
-  'Analytics',
-  'Evaluations',
-  'API keys',
-  'Webhooks',
-  'Billing',
-  'Team',
-];
+const PAGES = NAV_PAGES;
 
 /** The rows of the calls table: the text of each row's first cell (the other party). */
 const otherParties = async (page: Page): Promise<string[]> =>

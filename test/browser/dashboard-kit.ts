@@ -235,3 +235,22 @@ export class DashboardBrowser {
     return this.browser.close();
   }
 }
+
+/** The navigation's links, in order (the contract's page names). */
+export const NAV_PAGES = [
+  'Agents',
+  'Calls',
+  'Phone numbers',
+  'Contacts',
+  'Campaigns',
+  'SMS',
+  'Knowledge',
+  'Integrations',
+  'Workflows',
+  'Analytics',
+  'Evaluations',
+  'API keys',
+  'Webhooks',
+  'Billing',
+  'Team',
+];

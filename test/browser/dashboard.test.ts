@@ -13,6 +13,7 @@ import {
   executablePath,
   seriousAxeViolations,
   settled,
+  NAV_PAGES,
 } from './dashboard-kit.js';
 
 /**
@@ -24,23 +25,7 @@ import {
 /** The test chat talks to the voice relay the local stack serves (stack.json `voice_relay_url`). */
 const relayUrl = executablePath ? stackState().voice_relay_url : undefined;
 
-const PAGES = [
-  'Agents',
-  'Calls',
-  'Phone numbers',
-  'Contacts',
-  'Campaigns',
-  'SMS',
-  'Knowledge',
-  'Integrations',
-  'Workflows',
-  'Analytics',
-  'Evaluations',
-  'API keys',
-  'Webhooks',
-  'Billing',
-  'Team',
-];
+const PAGES = NAV_PAGES;
 
 /** Until an import's progress bar is full. */
 const progressComplete = (page: Page) =>

@@ -311,19 +311,7 @@ describe('calls run their version', () => {
     await patch(tenant, agent.id, { prompt: V2_PROMPT, transfer_phone_number: '+61291234567' });
     const call = await liveCall(tenant, agent.id, { agent_version: 1 });
     expect(call.created.agent_version).toBe(1);
-    const relay = await openSession(call);
-    expect((await relay.say('When are the open homes?')).reply).toBe('Open homes are on Saturdays at 10am.');
-    // Version 1 has no transfer number: no transfer tool is offered.
-    expect((await relay.say('Can I speak to a person?')).reply).not.toBe('Let me transfer you now.');
-    relay.close();
-    const ended = await waitForCall(
-      tenant,
-      call.callId,
-      (c) => c.status === 'completed' && c.transcript?.length >= 3,
-      30_000,
-    );
-    expect(ended.agent_version).toBe(1);
-    expect(ended.tool_calls.filter((t: Json) => t.name === 'transfer_call')).toEqual([]);
+    await expectVersionOneConversation(tenant, call);
     const listed = (await callsOf(tenant)).find((c) => c.id === call.callId);
     expect(listed?.agent_version).toBe(1);
   }, 90_000);
@@ -338,18 +326,7 @@ describe('calls run their version', () => {
       transfer_phone_number: '+61291234567',
     });
     expect(changed.body.version).toBe(2);
-    const relay = await openSession(call);
-    expect((await relay.say('When are the open homes?')).reply).toBe('Open homes are on Saturdays at 10am.');
-    expect((await relay.say('Can I speak to a person?')).reply).not.toBe('Let me transfer you now.');
-    relay.close();
-    const ended = await waitForCall(
-      tenant,
-      call.callId,
-      (c) => c.status === 'completed' && c.transcript?.length >= 3,
-      30_000,
-    );
-    expect(ended.agent_version).toBe(1);
-    expect(ended.tool_calls.filter((t: Json) => t.name === 'transfer_call')).toEqual([]);
+    await expectVersionOneConversation(tenant, call);
     // The next call runs version 2.
     const next = await liveCall(tenant, agent.id);
     expect(next.created.agent_version).toBe(2);
@@ -429,3 +406,22 @@ describe('calls run their version', () => {
     expect(current.results[0].passed).toBe(true);
   }, 120_000);
 });
+
+/** The call runs version 1: its prompt answers, no transfer tool is offered (v1 has no number). */
+async function expectVersionOneConversation(
+  tenant: Tenant,
+  call: Parameters<typeof openSession>[0],
+): Promise<void> {
+  const relay = await openSession(call);
+  expect((await relay.say('When are the open homes?')).reply).toBe('Open homes are on Saturdays at 10am.');
+  expect((await relay.say('Can I speak to a person?')).reply).not.toBe('Let me transfer you now.');
+  relay.close();
+  const ended = await waitForCall(
+    tenant,
+    call.callId,
+    (c) => c.status === 'completed' && c.transcript?.length >= 3,
+    30_000,
+  );
+  expect(ended.agent_version).toBe(1);
+  expect(ended.tool_calls.filter((t: Json) => t.name === 'transfer_call')).toEqual([]);
+}
