@@ -1,9 +1,10 @@
 import { CallEntity } from '../../../functions/calling/entities.js';
+import { SmsLastOutboundEntity } from '../../../functions/sms/entities.js';
 import { receiveSms } from '../../../lib/tools/cli/sms.js';
 import type { StackState } from '../../../lib/local/state.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
-import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
+import { waitFor } from '../../helpers/wait.js';
 import { readyToCall, TEST_NUMBERS, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
 
 /** A recorded, finished call with its short link: what the public recording page opens. */
@@ -44,7 +45,18 @@ export async function recordedCallWithReply(
 ): Promise<{ tenant: Tenant; call: Json; code: string }> {
   const setup = await readyToCall({ name: 'Riley', post_call_actions: [{ type: 'sms_caller' }] });
   const { tenant, call, code } = await recordedCall(setup);
-  await waitForQuiescence({ timeoutMs: 60_000 });
+  // The reply is tied to the code once the post-call SMS has been sent and remembered as the
+  // latest message to the caller: wait for that, not for the whole (shared) stack to be quiet.
+  await waitFor(
+    async () => {
+      const { data } = await SmsLastOutboundEntity.get({
+        workspaceId: tenant.workspaceId,
+        phone: call.to_phone,
+      }).go({ consistent: true });
+      return data?.shortCode === code ? data : undefined;
+    },
+    { what: `the post-call SMS carrying ${code}`, timeoutMs: 30_000 },
+  );
   await receiveSms(stackState() as unknown as StackState, { from: call.to_phone, to: call.from_phone, body });
   await waitFor(
     async () => {
