@@ -6,7 +6,7 @@ import type { StackState } from '../../lib/local/state.js';
 import { api, baseUrl, type Json } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
-import { waitFor, waitForQuiescence } from '../helpers/wait.js';
+import { waitFor } from '../helpers/wait.js';
 import { controlsBeyondReadOnly, DashboardBrowser, describeWithBrowser, settled } from './dashboard-kit.js';
 
 /**
@@ -351,7 +351,6 @@ describeWithBrowser('dashboard in Chromium: knowledge, integrations, evaluations
     await page.getByRole('button', { name: 'Add note' }).click();
     await page.getByRole('cell', { name: 'Prefers a call after 5pm.' }).waitFor();
     await expect(page.getByLabel('Note', { exact: true }).inputValue()).resolves.toBe('');
-    await waitForQuiescence();
     const notes = await get(`/contacts/${created.body.id}/notes`);
     expect(notes.items.map((note: Json) => note.text)).toEqual(['Prefers a call after 5pm.']);
     await shot(page, 'contact-detail-1280');
