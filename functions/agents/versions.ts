@@ -1,6 +1,7 @@
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
+import { batchGetStoredItems, type TableKey } from '../platform/table.js';
 import { AgentEntity, AgentVersionEntity, type Agent, type AgentVersion } from './entities.js';
 
 /**
@@ -174,10 +175,17 @@ export async function agentForCall(call: {
   agentVersion?: number;
 }): Promise<Agent | undefined> {
   const { workspaceId, agentId, agentVersion } = call;
-  const [{ data: live }, version] = await Promise.all([
-    AgentEntity.get({ workspaceId, agentId }).go(),
-    agentVersion ? findAgentVersion(workspaceId, agentId, agentVersion) : undefined,
+  if (!agentVersion || !Number.isSafeInteger(agentVersion) || agentVersion < 1) {
+    const { data } = await AgentEntity.get({ workspaceId, agentId }).go();
+    return data ?? undefined;
+  }
+  // The agent and its version in one request (a call's setup, dispatch and post-call all read both).
+  const [liveItem, versionItem] = await batchGetStoredItems([
+    AgentEntity.get({ workspaceId, agentId }).params<{ Key: TableKey }>().Key,
+    AgentVersionEntity.get({ workspaceId, agentId, version: agentVersion }).params<{ Key: TableKey }>().Key,
   ]);
+  const live = liveItem ? AgentEntity.parse({ Item: liveItem }).data : null;
   if (!live) return undefined;
+  const version = versionItem ? AgentVersionEntity.parse({ Item: versionItem }).data : null;
   return version ? agentAsOf(live, version) : live;
 }

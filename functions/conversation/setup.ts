@@ -4,7 +4,7 @@ import type { Call } from '../calling/entities.js';
 import { storedTools } from '../agents/tool-definitions.js';
 import type { CallTools } from './tools/agent-toolbox.js';
 import { agentTools } from './tools/built-in.js';
-import type { ConversationSetup } from './engine/model.js';
+import { callListing, type ConversationSetup } from './engine/model.js';
 
 /**
  * What the model is told for one call: the agent's prompt with the call's parameters filled; the
@@ -90,6 +90,7 @@ export function conversationSetup(input: {
       ? { transferWhisper: agent.transfer.whisper }
       : {}),
     ...(storedTools(agent).length > 0 ? { agentTools: true } : {}),
+    callListing: callListing(parameters),
     startedAt: input.now.toISOString(),
     timeScale: input.timeScale,
   };

@@ -3,7 +3,7 @@ import { ConnectionGone, postToConnection } from '../platform/connections.js';
 import { logger } from '../platform/logger.js';
 import { offset } from './engine/turn.js';
 import { TableConversationStore } from './storage/table-store.js';
-import { emptyState } from './engine/model.js';
+import { callListing, emptyState } from './engine/model.js';
 import { recordConversation } from './storage/record.js';
 
 /**
@@ -56,9 +56,13 @@ export async function stopForVoicemail(call: Call): Promise<void> {
 export async function recordWithoutSession(call: Call): Promise<void> {
   const message = call.voicemailAction === 'leave_message' ? call.voicemailMessage?.trim() : undefined;
   const state = emptyState('');
-  await recordConversation(call, {
-    ...state,
-    transcript: message ? [{ role: 'agent', text: message, offsetSeconds: 0 }] : [],
-    ended: { reason: 'voicemail' },
-  });
+  await recordConversation(
+    call,
+    {
+      ...state,
+      transcript: message ? [{ role: 'agent', text: message, offsetSeconds: 0 }] : [],
+      ended: { reason: 'voicemail' },
+    },
+    callListing((call.parameters ?? {}) as Record<string, string>),
+  );
 }

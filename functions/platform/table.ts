@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -135,6 +136,28 @@ export async function getStoredItems(keys: TableKey[]): Promise<(StoredItem | un
     new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }),
   );
   return keys.map((_, i) => Responses[i]?.Item);
+}
+
+/**
+ * Several items in one BatchGetItem (eventually consistent, as an entity's `get` is by default, and
+ * billed as that many plain reads — a TransactGetItems costs twice): undefined where an item does not
+ * exist. Keys the table left unprocessed are asked again. At most 100 keys.
+ */
+export async function batchGetStoredItems(keys: TableKey[]): Promise<(StoredItem | undefined)[]> {
+  const table = tableName();
+  const found = new Map<string, StoredItem>();
+  const keyOf = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\u0000${String(key.sk)}`;
+  let pending: Record<string, unknown>[] = keys.map((key) => ({ ...key }));
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt >= 8) throw new Error('BatchGetItem: keys left unprocessed after 8 tries');
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+    const { Responses, UnprocessedKeys } = await docClient().send(
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }),
+    );
+    for (const item of Responses?.[table] ?? []) found.set(keyOf(item), item);
+    pending = (UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+  }
+  return keys.map((key) => found.get(keyOf(key)));
 }
 
 /**

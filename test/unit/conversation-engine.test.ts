@@ -182,6 +182,66 @@ test("the generation is read before each piece; the reply's `last` goes on the c
   expect(raced.reads).toBe(2); // the piece's, and `last`'s own read once the closing write found it superseded
 });
 
+test('pieces ready while a proof is being read go with it: one read for a reply streamed faster than a read, and none of them once a newer frame moved the generation', async () => {
+  // The generation read is slow (as a table's is, against a fast-streaming model): every clause of the
+  // reply is ready before the first read returns.
+  const slowReads = (inner: ConversationStore, beforeRead?: () => Promise<void>) => {
+    const wrapped: ConversationStore & { reads: number } = {
+      reads: 0,
+      load: () => inner.load(),
+      update: (change) => inner.update(change),
+      generation: async () => {
+        wrapped.reads += 1;
+        await beforeRead?.();
+        await new Promise((resolveRead) => setTimeout(resolveRead, 20));
+        return inner.generation();
+      },
+    };
+    return wrapped;
+  };
+  const s = slowReads(store());
+  const out = recorder();
+  const result = await runTurn(
+    {
+      store: s,
+      model: scriptedModel([words('Sure. Open homes are on Saturdays. Bring photo ID.')]),
+      output: out,
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'When?' },
+  );
+  expect(out.frames).toEqual([
+    { token: 'Sure.', last: false },
+    { token: ' Open homes are on Saturdays.', last: false },
+    { token: ' Bring photo ID.', last: false },
+    { token: '', last: true },
+  ]);
+  expect(result.spoken).toBe('Sure. Open homes are on Saturdays. Bring photo ID.');
+  expect(s.reads).toBe(1);
+
+  // An interruption moves the generation while that read is out: none of the queued pieces is sent.
+  const inner = store();
+  let moved = false;
+  const raced = slowReads(inner, async () => {
+    if (moved) return;
+    moved = true;
+    await interrupt(inner, '', Date.now() + 1_000);
+  });
+  const racedOut = recorder();
+  const stopped = await runTurn(
+    {
+      store: raced,
+      model: scriptedModel([words('Sure. Open homes are on Saturdays. Bring photo ID.')]),
+      output: racedOut,
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'When?' },
+  );
+  expect(racedOut.frames).toEqual([]);
+  expect(stopped).toMatchObject({ spoken: '', superseded: true });
+  expect(raced.reads).toBe(1);
+});
+
 test('an interruption mid-reply: nothing more of it is sent, the history keeps only what was heard', async () => {
   const s = store();
   const out = recorder();

@@ -32,10 +32,28 @@ export interface ConversationSetup {
   transferWhisper?: string;
   /** The agent has tools of its own (kept beside the conversation, not here: tools/agent-toolbox.ts). */
   agentTools?: boolean;
+  /**
+   * The call's own listing (its `listing_id`, `listing_address`, `listing_price` or `price`
+   * parameters; null: none): kept as quoted when the agent said its price (storage/record.ts).
+   */
+  callListing?: CallListing | null;
   /** When the conversation started (ISO). Transcript offsets count from here. */
   startedAt: string;
   /** Call seconds per wall-clock second (the local telephony simulator plays calls faster). */
   timeScale: number;
+}
+
+export interface CallListing {
+  listingId: string;
+  address: string;
+  price: string;
+}
+
+/** The listing the call is about, from its parameters (`listing_price`, else `price`); null: none. */
+export function callListing(parameters: Record<string, string>): CallListing | null {
+  const listingId = parameters.listing_id?.trim();
+  const price = (parameters.listing_price ?? parameters.price)?.trim();
+  return listingId && price ? { listingId, address: (parameters.listing_address ?? '').trim(), price } : null;
 }
 
 export interface TranscriptEntry {

@@ -16,9 +16,13 @@ import { errorName } from '../../platform/programming-errors.js';
  *   state in hand (the cloud path: a fresh container) writes its start first, in one update that adds
  *   to the generation and version and returns the item (`beginTurn`), and asks the model on that: its
  *   generation is known at once and it is never dropped.
- * - **Proof.** Before each piece the generation is read again (a consistent read), except for the
- *   reply's `last`: the turn's closing write is conditioned on the version it changed, so when that
- *   write found the turn's generation current it is the check, and no read is needed.
+ * - **Proof.** A piece is sent only right after a consistent read of the generation found the turn
+ *   current, a read begun after everything sent before it; pieces that became ready while that read
+ *   was out go with it (turn.ts `say`), so a model streaming faster than a read costs one read, not one
+ *   a piece. The reply's `last` needs none: the turn's closing write is conditioned on the version it
+ *   changed, so when that write found the turn's generation current it is the check. A request to an
+ *   agent's own tool has its own read first; a built-in tool (ending, transferring, searching the
+ *   knowledge base) acts on nothing before the closing write, so it needs none.
  * - **Frame order.** Frames of a call run in parallel; their order is the socket's (interruption.ts).
  * - **While a tool runs** nothing is sent, so nothing checks: the turn watches the generation instead
  *   (`watch`), because the frame that moves it (an interruption, a newer prompt) runs in another Lambda

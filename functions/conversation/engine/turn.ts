@@ -283,7 +283,10 @@ class TurnWork {
   private readonly toolCalls: ToolCallRecord[] = [];
   private readonly incidents: ConversationIncident[] = [];
   private readonly quoted: QuotedListingRecord[] = [];
-  private spokenThisRound = '';
+  /** Pieces waiting for the proof being read; one proof covers every piece that became ready meanwhile. */
+  private queued: string[] = [];
+  private flushing: Promise<boolean> | undefined;
+  private sendFailure: { error: unknown } | undefined;
   /** A tool failed and said its own line: the model is not asked again this turn. */
   private failureSpoken = false;
   private readonly guard: TurnGuard;
@@ -318,13 +321,57 @@ class TurnWork {
     this.guard.drop();
   }
 
-  /** Sends a piece if the turn is still current; false (and stops the turn) when it is not. */
-  private async send(token: string, last: boolean): Promise<boolean> {
-    if (!(await (last ? this.guard.mayEnd() : this.guard.mayAct()))) return false;
+  /**
+   * Queues a piece of the reply without waiting: it is sent once a proof read after it was ready
+   * finds the turn current (turn-guard.ts). Pieces that become ready while a proof is being read wait
+   * for it and go together — a model streaming faster than a read costs one read, not one a piece.
+   */
+  private say(piece: string): void {
+    this.queued.push(piece);
+    this.flushing ??= this.flush();
+  }
+
+  private async flush(): Promise<boolean> {
+    try {
+      while (this.queued.length > 0) {
+        if (!(await this.guard.mayAct())) {
+          this.queued = [];
+          return false;
+        }
+        for (const piece of this.queued.splice(0)) await this.emit(piece, false);
+      }
+      return true;
+    } catch (error) {
+      this.queued = [];
+      this.sendFailure ??= { error };
+      return false;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** Every queued piece sent (or dropped, the turn stopped); a failure to send surfaces here. */
+  private async drained(): Promise<boolean> {
+    const sent = await (this.flushing ?? true);
+    if (this.sendFailure) throw this.sendFailure.error;
+    return sent && !this.superseded;
+  }
+
+  private async emit(token: string, last: boolean): Promise<void> {
     await this.deps.output.text(token, last);
     this.firstSentAt ??= this.now();
     this.spoken += token;
-    this.spokenThisRound += token;
+  }
+
+  /** Sends a piece if the turn is still current, after those queued; false (the turn stopped) when it is not. */
+  private async send(token: string, last: boolean): Promise<boolean> {
+    if (!last) {
+      this.say(token);
+      return this.drained();
+    }
+    if (!(await this.drained())) return false;
+    if (!(await this.guard.mayEnd())) return false;
+    await this.emit(token, true);
     return true;
   }
 
@@ -350,11 +397,11 @@ class TurnWork {
         detail: error instanceof LanguageModelError ? `${error.kind}: ${error.message}` : 'unexpected error',
       });
       if (!(error instanceof LanguageModelError) && !timedOut) throw error;
-      await this.send(`${this.spoken && !this.spoken.endsWith(' ') ? ' ' : ''}${APOLOGY_MODEL}`, false);
+      await this.send(spaced(this.spoken + this.queued.join(''), APOLOGY_MODEL).trimEnd(), false);
     } finally {
       clearTimeout(timer);
     }
-    if (this.superseded) return;
+    if (this.superseded || !(await this.drained())) return;
     if (this.spoken.trim() === '') await this.send(APOLOGY_SILENT, false);
   }
 
@@ -375,7 +422,6 @@ class TurnWork {
     let firstTokenAt: number | undefined;
     const chunker = new ClauseChunker();
     const calls: LlmToolCall[] = [];
-    this.spokenThisRound = '';
     let text = '';
     const agentTools: LlmTool[] = [];
     if (toolsAllowed && this.deps.agentTools) {
@@ -400,7 +446,7 @@ class TurnWork {
           if (this.firstSentAt === undefined) this.modelMs += firstTokenAt - requestedAt;
         }
         text += event.text;
-        for (const piece of chunker.push(event.text)) if (!(await this.send(piece, false))) return undefined;
+        for (const piece of chunker.push(event.text)) this.say(piece);
       } else if (event.type === 'tool_call') {
         calls.push(event.call);
       }
@@ -408,7 +454,8 @@ class TurnWork {
     if (firstTokenAt === undefined && this.firstSentAt === undefined)
       this.modelMs += this.now() - requestedAt;
     const rest = chunker.flush();
-    if (rest.trim() !== '' && !(await this.send(rest, false))) return undefined;
+    if (rest.trim() !== '') this.say(rest);
+    if (!(await this.drained())) return undefined;
     this.added.push({ role: 'assistant', content: text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
     return calls;
   }
@@ -416,7 +463,9 @@ class TurnWork {
   private async runTools(calls: LlmToolCall[]): Promise<void> {
     this.deps.agentTools?.prepare?.(calls);
     for (const [index, call] of calls.entries()) {
-      if (!(await this.guard.mayAct())) return;
+      // A request to the business's system goes only for a turn still current (a read proves it); a
+      // built-in tool acts on nothing outside the turn, whose closing write is its own check.
+      if (BUILT_IN_TOOLS.has(call.name) ? this.superseded : !(await this.guard.mayAct())) return;
       if (call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
         if (!(await this.send(FILLER_LINE, false))) return;
       const lines = this.deps.agentTools?.lines(call.name);
@@ -538,6 +587,8 @@ class TurnWork {
     };
   }
 }
+
+const BUILT_IN_TOOLS: ReadonlySet<string> = new Set(Object.values(TOOL_NAMES));
 
 const refusedOutcome = (error: string): ToolOutcome => ({
   ok: false,

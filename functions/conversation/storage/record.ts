@@ -2,20 +2,35 @@ import { CallEntity, type Call } from '../../calling/entities.js';
 import { countTurnLatencies } from '../../calling/call-stats.js';
 import { finishCall, readCall } from '../../calling/lifecycle.js';
 import { isTerminal } from '../../calling/status.js';
-import { percentile, type ConversationState, type QuotedListingRecord } from '../engine/model.js';
+import { isConditionFailure } from '../../platform/table.js';
+import {
+  callListing,
+  percentile,
+  type CallListing,
+  type ConversationState,
+  type QuotedListingRecord,
+} from '../engine/model.js';
 
 /**
  * What a call keeps of its conversation, written when the conversation ends (the agent ended it, the
  * caller hung up, the socket dropped): the transcript as spoken (cut where interrupted), the listings
  * the agent quoted, and the tool calls, latency and incidents. A call that has already ended is then
  * sent on to the post-call pipeline (which waited for its transcript).
+ *
+ * `listing`: the call's own listing as the conversation's setup kept it (null: none); undefined (a
+ * conversation set up before the setup kept it) reads the call for it first.
  */
 export async function recordConversation(
   ref: { workspaceId: string; callId: string },
   state: ConversationState,
+  listing?: CallListing | null,
 ): Promise<Call | undefined> {
-  const call = await readCall(ref.workspaceId, ref.callId);
-  if (!call) return undefined;
+  let known: CallListing | null;
+  if (listing === undefined) {
+    const call = await readCall(ref.workspaceId, ref.callId);
+    if (!call) return undefined;
+    known = callListing((call.parameters ?? {}) as Record<string, string>);
+  } else known = listing;
   const transcript = [...state.transcript]
     .sort((a, b) => a.offsetSeconds - b.offsetSeconds)
     .map((entry) => ({
@@ -23,7 +38,7 @@ export async function recordConversation(
       text: entry.text.slice(0, 10_000),
       offsetSeconds: entry.offsetSeconds,
     }));
-  const quoted = quotedListings(call, state);
+  const quoted = quotedListings(known, state);
   const totals = state.latencies.map((l) => l.totalMs);
   const models = state.latencies.map((l) => l.modelMs);
   const services = state.latencies.map((l) => Math.max(0, l.totalMs - l.modelMs));
@@ -48,14 +63,21 @@ export async function recordConversation(
     incidents: state.incidents,
     ended_by: state.ended?.reason ?? null,
   };
-  const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
-    .set({
-      transcript,
-      quotedListings: quoted,
-      conversation: JSON.stringify(conversation),
-    })
-    .go({ response: 'all_new' });
-  const updated = { ...call, ...(data as Partial<Call>) } as Call;
+  let updated: Call;
+  try {
+    // No read first: the write returns the call (a call that does not exist fails its condition).
+    const { data } = await CallEntity.patch({ workspaceId: ref.workspaceId, callId: ref.callId })
+      .set({
+        transcript,
+        quotedListings: quoted,
+        conversation: JSON.stringify(conversation),
+      })
+      .go({ response: 'all_new' });
+    updated = data as Call;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
   // The analytics' latency histogram (once per call, whatever records the conversation again).
   await countTurnLatencies(updated, totals);
   if (isTerminal(updated.status)) await finishCall(updated);
@@ -67,21 +89,18 @@ export async function recordConversation(
  * said, and the call's own listing (`listing_id`, `listing_address`, `listing_price` parameters) when
  * the agent said its price. One entry per listing id.
  */
-function quotedListings(call: Call, state: ConversationState): QuotedListingRecord[] {
+function quotedListings(listing: CallListing | null, state: ConversationState): QuotedListingRecord[] {
   const said = state.transcript
     .filter((entry) => entry.role === 'agent')
     .map((entry) => entry.text.toLowerCase())
     .join('\n');
   const out = new Map<string, QuotedListingRecord>();
-  for (const listing of state.quotedListings) {
-    if (said.includes(listing.address.toLowerCase()) || said.includes(listing.price.toLowerCase()))
-      out.set(listing.listingId, listing);
+  for (const quoted of state.quotedListings) {
+    if (said.includes(quoted.address.toLowerCase()) || said.includes(quoted.price.toLowerCase()))
+      out.set(quoted.listingId, quoted);
   }
-  const parameters = (call.parameters ?? {}) as Record<string, string>;
-  const id = parameters.listing_id?.trim();
-  const price = (parameters.listing_price ?? parameters.price)?.trim();
-  if (id && price && said.includes(price.toLowerCase()) && !out.has(id))
-    out.set(id, { listingId: id, itemId: '', address: (parameters.listing_address ?? '').trim(), price });
+  if (listing && said.includes(listing.price.toLowerCase()) && !out.has(listing.listingId))
+    out.set(listing.listingId, { ...listing, itemId: '' });
   return [...out.values()].map(({ itemId, ...rest }) =>
     itemId ? { ...rest, itemId } : rest,
   ) as QuotedListingRecord[];

@@ -24,7 +24,7 @@ import {
 } from '../engine/turn.js';
 import type { StoredConversation } from '../engine/store.js';
 import { ConversationEntity, conversationService, type ConversationItem } from '../storage/entities.js';
-import { emptyState, type ConversationEnd } from '../engine/model.js';
+import { emptyState, type ConversationEnd, type ConversationSetup } from '../engine/model.js';
 import { recordConversation } from '../storage/record.js';
 import { recordHandoff } from '../transfer.js';
 import { callTools, conversationSetup } from '../setup.js';
@@ -417,7 +417,8 @@ export async function handleRelayDisconnect(connectionId: string): Promise<void>
   if (!item) return;
   await endToolSessions(item);
   const state = await endByCaller(new TableConversationStore(connectionId, item));
-  const call = await recordConversation(item, state);
+  const { callListing } = JSON.parse(item.setup) as ConversationSetup;
+  const call = await recordConversation(item, state, callListing);
   logger.info('relay session ended', { connectionId, callId: item.callId, endedBy: state.ended?.reason });
   // The caller hung up, or the socket dropped: the call ends too (none is left in progress). After the
   // agent's `end` the provider acts itself (the <Connect action>: hang up, or dial); a test chat has no

@@ -16,6 +16,7 @@ import {
 import {
   ACCOUNT_SID,
   scaleOf,
+  SETUP_GRACE_MS,
   sid,
   sleepUntil,
   talkedSoFar,
@@ -55,9 +56,11 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
   const opened = session.open();
   call.relayOpened = opened;
   if (await opened) {
+    const setUp = Date.now() + SETUP_GRACE_MS;
     for (const [i, line] of lines.entries()) {
-      // Spread so the last line (the goodbye) is said at the end of the scenario's talk time (60 s).
-      const due = answerWall + wallMs(sim, call, ((i + 1) * talkLimit) / lines.length);
+      // Spread so the last line (the goodbye) is said at the end of the scenario's talk time (60 s),
+      // the first not before the session's setup had its time.
+      const due = Math.max(setUp, answerWall + wallMs(sim, call, ((i + 1) * talkLimit) / lines.length));
       await Promise.race([sleepUntil(sim, due), stop]);
       if (session.isOver || call.hungUp || sim.stopped) break;
       await Promise.race([session.say(line, { timeoutMs: 30_000 }), stop]);

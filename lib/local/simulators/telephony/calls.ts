@@ -14,6 +14,7 @@ import {
 import {
   ACCOUNT_SID,
   elapsedSeconds,
+  SETUP_GRACE_MS,
   sid,
   sleepUntil,
   wallMs,
@@ -67,9 +68,6 @@ export function startPlaying(sim: SimState, call: SimCall): void {
   sim.playing.add(call);
   void Promise.all([play(sim, call), reportAmd(sim, call)]).finally(() => sim.playing.delete(call));
 }
-
-/** Wall-clock ms the service is given to handle a session's `setup` before a detection result. */
-const SETUP_GRACE_MS = 300;
 
 /**
  * Answering-machine detection (Twilio's async AMD): once the call is answered, the result is POSTed

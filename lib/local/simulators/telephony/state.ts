@@ -89,6 +89,12 @@ export interface SimCall {
 export const ENDED_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
 export const ACCOUNT_SID = `AC${'0'.repeat(32)}`;
 export const RECORDING_TTL_MS = 10 * 60_000;
+/**
+ * Wall-clock ms the service is given to handle a relay session's `setup` before the call moves on (a
+ * detection result, the caller's first line). On a phone line the session's welcome greeting alone
+ * takes seconds before either; a call played faster than real time would otherwise race the setup.
+ */
+export const SETUP_GRACE_MS = 300;
 export const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
 
 /** One simulator's state, shared by its parts. */
