@@ -59,10 +59,18 @@ export async function api<T = Json>(
 }
 
 /**
- * A call detail without what the post-call pipeline adds in its own time (sentiment and analysis), so a
- * test can check that nothing else about the call moved.
+ * A call detail without what the post-call pipeline adds in its own time (sentiment, the analysis and
+ * what is read from it: `call_successful`, `summary_line`, `user_sentiment`), so a test can check that
+ * nothing else about the call moved.
  */
 export function withoutPostCallAnalysis(call: Json): Json {
-  const { sentiment: _sentiment, analysis: _analysis, ...rest } = call;
+  const {
+    sentiment: _sentiment,
+    analysis: _analysis,
+    call_successful: _successful,
+    summary_line: _summary,
+    user_sentiment: _userSentiment,
+    ...rest
+  } = call;
   return rest;
 }
