@@ -16,7 +16,7 @@ import { contactIdByPhone } from './call-contact.js';
 import type { MemoriesSource } from './dispatch.js';
 import { relaySettings } from './relay-settings.js';
 import { shardOf } from './start-call.js';
-import { deadlineFor, RANK } from './status.js';
+import { deadlineFor, isTerminal, RANK } from './status.js';
 
 /**
  * `POST /webhooks/telephony/voice`: the provider's status callbacks, recording callbacks and inbound
@@ -61,22 +61,36 @@ export async function handleVoiceWebhook(
     logger.info('voice callback ignored', { reason: event.reason, providerCallId: event.providerCallId });
     return xml(emptyTwiml());
   }
-  const call = await findCall(request.query, port.name, event.providerCallId);
+  const ids = await findCallIds(request.query, port.name, event.providerCallId);
+  if (event.kind === 'status' && !isTerminal(event.status)) {
+    // A forward step reads nothing: it is written conditioned on the call's rank and provider call.
+    const result = ids
+      ? await applyTransition(
+          ids.workspaceId,
+          ids.callId,
+          { status: event.status, at: event.at, source: 'provider' },
+          undefined,
+          event.providerCallId,
+        )
+      : { moved: false, unknown: true };
+    if (result.unknown)
+      logger.warn('voice callback for an unknown call', { providerCallId: event.providerCallId });
+    if (result.otherProviderCall) ignoredOtherCall(ids?.callId, event.providerCallId);
+    return xml(emptyTwiml());
+  }
+  // An end or a recording is decided on the call as it is: read once (consistently).
+  const call = ids ? await readCall(ids.workspaceId, ids.callId) : undefined;
   if (!call) {
     logger.warn('voice callback for an unknown call', { providerCallId: event.providerCallId });
     return xml(emptyTwiml());
   }
   if (call.providerCallId && call.providerCallId !== event.providerCallId) {
-    logger.warn('voice callback from another provider call; ignored', {
-      callId: call.callId,
-      providerCallId: event.providerCallId,
-    });
+    ignoredOtherCall(call.callId, event.providerCallId);
     return xml(emptyTwiml());
   }
   if (event.kind === 'recording') {
     await storeRecording(call, event.recordingUrl, event.durationSeconds);
   } else {
-    // The call was just read (consistently) to find it: the transition decides on that read.
     await applyTransition(
       call.workspaceId,
       call.callId,
@@ -95,18 +109,26 @@ export async function handleVoiceWebhook(
   return xml(emptyTwiml());
 }
 
-async function findCall(
+function ignoredOtherCall(callId: string | undefined, providerCallId: string): void {
+  logger.warn('voice callback from another provider call; ignored', { callId, providerCallId });
+}
+
+/**
+ * The call a callback is about: named by its (signed) URL for our outbound calls and an inbound call's
+ * recording, else found by the provider's call id (an inbound call's status callbacks).
+ */
+async function findCallIds(
   query: Record<string, string>,
   provider: 'simulator' | 'twilio',
   providerCallId: string,
-): Promise<Call | undefined> {
+): Promise<{ workspaceId: string; callId: string } | undefined> {
   const { call_id: callId, workspace_id: workspaceId } = query;
   if (callId && workspaceId) {
     if (!isId('call', callId) || !isId('workspace', workspaceId)) return undefined;
-    return readCall(workspaceId, callId);
+    return { workspaceId, callId };
   }
   const { data: link } = await ProviderCallEntity.get({ provider, providerCallId }).go({ consistent: true });
-  return link ? readCall(link.workspaceId, link.callId) : undefined;
+  return link ? { workspaceId: link.workspaceId, callId: link.callId } : undefined;
 }
 
 /**
@@ -204,6 +226,7 @@ async function answerIncoming(
     providerCallId,
     transcriptExpected: true,
     ...(memories.length > 0 ? { memoriesUsed: true, memories } : {}),
+    statsTimezone: workspace.timezone ?? 'UTC',
   };
   const result = await callingService.transaction
     .write((entities) => [
