@@ -63,6 +63,14 @@ export async function api<T = Json>(
  * test can check that nothing else about the call moved.
  */
 export function withoutPostCallAnalysis(call: Json): Json {
-  const { sentiment: _sentiment, analysis: _analysis, ...rest } = call;
+  // The analysis' own fields, and the call log's summary of it (sentiment label, success, summary line).
+  const {
+    sentiment: _sentiment,
+    analysis: _analysis,
+    user_sentiment: _userSentiment,
+    call_successful: _callSuccessful,
+    summary_line: _summaryLine,
+    ...rest
+  } = call;
   return rest;
 }
