@@ -1,6 +1,8 @@
 import { LedgerEntryEntity } from '../../../functions/billing/entities.js';
+import { CallStatusEventEntity } from '../../../functions/calling/entities.js';
 import { getCall } from '../../../functions/calling/service.js';
 import { api, type Json } from '../../helpers/http.js';
+import { postProviderForm } from '../../helpers/provider.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
@@ -105,4 +107,63 @@ test('an answered, recorded call: dispatched in 2 DynamoDB requests, its callbac
     DispatchCalls: { UpdateItem: 1, TransactWriteItems: 1 },
     TelephonyVoiceWebhook: { TransactWriteItems: 6, GetItem: 3 },
   });
+});
+
+/** A status callback as the provider posts it, signed, to our voice webhook. */
+async function postStatus(query: Record<string, string>, params: Record<string, string>): Promise<Response> {
+  const search = new URLSearchParams(query).toString();
+  const url = `${stackState().env.WEBHOOKS_BASE_URL}/webhooks/telephony/voice${search ? `?${search}` : ''}`;
+  return postProviderForm(url, params);
+}
+
+test('a forward callback read-free: an unknown call, another provider call, a late answer change nothing', async () => {
+  const res = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, {
+    token: key,
+    body: { to_phone: TEST_NUMBERS.answered, record: false },
+  });
+  expect(res.status).toBe(201);
+  const callId = res.body.id as string;
+  await waitFor(async () => (await getCall(tenant.workspaceId, callId))?.postCallSentAt, {
+    what: 'the call to end and be reported to the post-call pipeline',
+  });
+  await waitForQuiescence();
+  const ended = await getCall(tenant.workspaceId, callId);
+  const unknownCall = 'call_01HZZZZZZZZZZZZZZZZZZZZZZZ';
+  const answered = (callSid: string) => ({
+    CallSid: callSid,
+    CallStatus: 'in-progress',
+    Timestamp: new Date().toISOString(),
+  });
+
+  const before = await metrics();
+  // An unknown call (ids of the right shape): 200, as before, and no status of it exists.
+  const unknown = await postStatus(
+    { call_id: unknownCall, workspace_id: tenant.workspaceId },
+    answered('CAunknown'),
+  );
+  expect(unknown.status).toBe(200);
+  // Another provider call's answer for a real call; the call's own answer, late (it has ended).
+  const query = { call_id: callId, workspace_id: tenant.workspaceId };
+  expect((await postStatus(query, answered('CAother'))).status).toBe(200);
+  expect((await postStatus(query, answered(ended!.providerCallId!))).status).toBe(200);
+  // Unknown to the provider's link (an inbound call's callback names no call): 200.
+  expect((await postStatus({}, answered('CAnolink'))).status).toBe(200);
+  await waitForQuiescence();
+  const after = await metrics();
+
+  const { data: events } = await CallStatusEventEntity.query.byCall({ callId: unknownCall }).go();
+  expect(events).toEqual([]);
+  const now = await getCall(tenant.workspaceId, callId);
+  expect(now).toEqual(ended);
+  const call = (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
+  expect(call.status_history.map((e: Json) => e.status)).toEqual([
+    'created',
+    'initiated',
+    'connected',
+    'inprogress',
+    'completed',
+  ]);
+  // Each forward callback is one conditioned transaction, refused here (billed as a write, once);
+  // the one without a call id reads the provider's link and finds none.
+  expect(delta(after, before, 'TelephonyVoiceWebhook')).toEqual({ TransactWriteItems: 3, GetItem: 1 });
 });
