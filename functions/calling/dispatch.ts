@@ -149,7 +149,7 @@ async function recordDialled(
   const { workspaceId, callId } = call;
   // The voice relay reports the conversation when its session ends.
   const dialled = { provider, providerCallId, transcriptExpected: true } as const;
-  for (let attempt = 0; attempt < 4; attempt += 1) {
+  for (let attempt = 0; attempt < 8; attempt += 1) {
     const now = clock.now().toISOString();
     const result = await callingService.transaction
       .write(({ call: calls, callStatusEvent }) => [
@@ -178,7 +178,7 @@ async function recordDialled(
       ])
       .go();
     if (!result.canceled) return undefined;
-    if (result.data[0]?.code !== 'ConditionalCheckFailed') {
+    if (!result.data.some((d) => d.code === 'ConditionalCheckFailed')) {
       await new Promise((r) => setTimeout(r, 10 * (attempt + 1))); // a transaction conflict
       continue;
     }

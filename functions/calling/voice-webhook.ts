@@ -22,7 +22,10 @@ import { deadlineFor, isTerminal, RANK } from './status.js';
  * `POST /webhooks/telephony/voice`: the provider's status callbacks, recording callbacks and inbound
  * calls, in Twilio's dialect. The signature is checked before anything else is read: a bad one is 401
  * and changes nothing. Callbacks of our outbound calls carry `call_id` and `workspace_id` in their
- * (signed) URL; those of inbound calls are found by the provider's call id.
+ * (signed) URL; those of inbound calls are found by the provider's call id. A forward status (the
+ * answer, the voice runtime's `started`) is one conditioned transaction, reading nothing; an end or a
+ * recording reads the call once and is written on it as read (lifecycle.ts). Outbound calls subscribe
+ * to the answer and the end only (dispatch.ts STATUS_CALLBACK_EVENTS).
  */
 export interface VoiceWebhookRequest {
   /** The full URL the provider requested (what it signed). */
