@@ -27,12 +27,15 @@ export {
 /**
  * Charges a finished call, and its conversation memories when used, in one ledger transaction. Usage
  * that already happened is charged in full, even below zero. Safe to call again: it applies once.
+ * `alsoWrite`: the caller's items, written with the charge or not at all (nothing is written when
+ * there is nothing to charge).
  */
 export async function chargeCallUsage(input: {
   organisationId: string;
   callId: string;
   billableSeconds: number;
   memoriesUsed?: boolean;
+  alsoWrite?: TransactionCommit[];
 }): Promise<{ call: MovementResult; memories?: MovementResult; units: number }> {
   const seconds = billedSeconds(input.billableSeconds);
   const entries: EntryDraft[] = [];
@@ -57,7 +60,11 @@ export async function chargeCallUsage(input: {
     });
   }
   if (entries.length === 0) return { call: { applied: false, duplicate: false }, units: 0 };
-  const outcome = await writeLedger({ organisationId: input.organisationId, entries });
+  const outcome = await writeLedger({
+    organisationId: input.organisationId,
+    entries,
+    ...(input.alsoWrite ? { alsoWrite: input.alsoWrite } : {}),
+  });
   if (outcome.status === 'rejected') throw new Error(`no billing account for ${input.organisationId}`);
   const applied = outcome.status === 'applied';
   const result = (i: number): MovementResult =>

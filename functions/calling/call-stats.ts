@@ -1,4 +1,5 @@
 import { WorkspaceEntity } from '../access/entities.js';
+import { billedSeconds, callUnits, chargeCallUsage, memoriesUnits } from '../billing/metering.js';
 import { logger } from '../platform/logger.js';
 import type { EntityItem } from 'electrodb';
 import { latencyAdds } from './latency-histogram.js';
@@ -15,9 +16,10 @@ import {
  * The analytics counters of calls, kept on write and exactly once per call (the analytics domain
  * reads them; a range of days is one Query, never a scan of the call log):
  *
- * - a call is counted when it is charged (lifecycle's finishCall) — or, a missed call, when it is
- *   logged — in the same transaction that marks it counted (`statsDay`, conditional: not yet set), so a
- *   repeated callback, a sweeper pass or a redelivered message never counts it twice;
+ * - a call is counted when it is charged (lifecycle's finishCall), in the ledger's transaction of the
+ *   charge — or, a missed call, when it is logged — in the same transaction that marks it counted
+ *   (`statsDay`, conditional: not yet set), so a repeated callback, a sweeper pass or a redelivered
+ *   message never counts it twice;
  * - its sentiment (and its analysis: `Analysed`, `Successful` when the analysis says `call_successful`)
  *   is counted when the post-call pipeline stores it, in the same transaction that stores it on the
  *   call (conditional: no sentiment yet);
@@ -25,8 +27,8 @@ import {
  *   conversation is recorded, in a transaction that marks the call (`latencyDay`, conditional: not yet
  *   set), so a conversation recorded again never counts twice.
  *
- * A call counts on the day it was created in the workspace's time zone (the time zone when it is
- * counted: changing the time zone later does not move calls already counted), and under its final
+ * A call counts on the day it was created in the workspace's time zone (the time zone when the call
+ * was created, which the call keeps: changing the time zone later moves no call), and under its final
  * status, `completed` or `failed` (the call log's `created_at` and `status`).
  */
 
@@ -143,24 +145,59 @@ export function counterUpdates(
 }
 
 /**
+ * The day a call is counted on: its creation day in the workspace's time zone as the call keeps it
+ * from its creation (`statsTimezone`; an older call reads the workspace's).
+ */
+async function countDay(call: Pick<Call, 'workspaceId' | 'createdAt' | 'statsTimezone'>): Promise<string> {
+  return localDay(call.createdAt, call.statsTimezone ?? (await workspaceTimezone(call.workspaceId)));
+}
+
+/** The call marked counted (`chargedUnits`, `statsDay`: conditional, not yet set) and its counters. */
+const countingWrites = (call: Call, units: number, day: string) => (entities: CountingWrites) => [
+  entities.call
+    .patch({ workspaceId: call.workspaceId, callId: call.callId })
+    .set({ chargedUnits: units, statsDay: day })
+    .where((attr, op) => op.notExists(attr.statsDay))
+    .commit(),
+  ...counterUpdates(entities, { ...call, day }, callAdds(call, units)),
+];
+
+/**
+ * Charges a finished call and counts it, once, in one transaction: the ledger's (the charge under its
+ * cause key, billing/metering.ts) with the call marked counted and its counters (`alsoWrite`). A call
+ * with nothing to charge is only counted. Returns the call as it stands after.
+ */
+export async function chargeAndCountCall(call: Call): Promise<Call> {
+  const day = await countDay(call);
+  if (call.chargedUnits !== undefined) return countFinishedCall(call, call.chargedUnits, day);
+  const seconds = billedSeconds(call.durationSeconds ?? 0);
+  const units = callUnits(seconds) + (call.memoriesUsed === true ? memoriesUnits(seconds) : 0);
+  if (units === 0) return countFinishedCall(call, 0, day);
+  const charged = await chargeCallUsage({
+    organisationId: call.organisationId,
+    callId: call.callId,
+    billableSeconds: call.durationSeconds ?? 0,
+    memoriesUsed: call.memoriesUsed === true,
+    alsoWrite: callingService.transaction.write(countingWrites(call, units, day)).params().TransactItems,
+  });
+  if (charged.units !== units)
+    logger.error('call charge and count differ', { callId: call.callId, charged: charged.units, units });
+  if (charged.call.applied || charged.memories?.applied)
+    return { ...call, chargedUnits: units, statsDay: day };
+  // Charged already (by another run, with its count; or by an older one without): counted once here.
+  return countFinishedCall(call, units, day);
+}
+
+/**
  * Records a finished call's charge (`chargedUnits`) and counts it, once: the call's `statsDay` is
  * set under the condition that it was not. Returns the call as it stands after.
  */
-export async function countFinishedCall(call: Call, units: number): Promise<Call> {
-  const day = localDay(call.createdAt, await workspaceTimezone(call.workspaceId));
+export async function countFinishedCall(call: Call, units: number, day?: string): Promise<Call> {
+  const countedOn = day ?? (await countDay(call));
   const applied = await writeRetryingConflicts(() =>
-    callingService.transaction
-      .write((entities) => [
-        entities.call
-          .patch({ workspaceId: call.workspaceId, callId: call.callId })
-          .set({ chargedUnits: units, statsDay: day })
-          .where((attr, op) => op.notExists(attr.statsDay))
-          .commit(),
-        ...counterUpdates(entities, { ...call, day }, callAdds(call, units)),
-      ])
-      .go(),
+    callingService.transaction.write(countingWrites(call, units, countedOn)).go(),
   );
-  if (applied) return { ...call, chargedUnits: units, statsDay: day };
+  if (applied) return { ...call, chargedUnits: units, statsDay: countedOn };
   // Counted already: another run got there first.
   return (await readCall(call.workspaceId, call.callId)) ?? call;
 }
@@ -230,11 +267,14 @@ export async function storeCallSentiment(
  * was not. The day is the one the call is counted on (its creation day in the workspace's time zone).
  */
 export async function countTurnLatencies(
-  call: Pick<Call, 'workspaceId' | 'callId' | 'agentId' | 'agentVersion' | 'createdAt' | 'statsDay'>,
+  call: Pick<
+    Call,
+    'workspaceId' | 'callId' | 'agentId' | 'agentVersion' | 'createdAt' | 'statsDay' | 'statsTimezone'
+  >,
   latenciesMs: readonly number[],
 ): Promise<boolean> {
   if (latenciesMs.length === 0) return false;
-  const day = call.statsDay ?? localDay(call.createdAt, await workspaceTimezone(call.workspaceId));
+  const day = call.statsDay ?? (await countDay(call));
   const applied = await writeRetryingConflicts(() =>
     callingService.transaction
       .write((entities) => [

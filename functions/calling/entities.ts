@@ -2,7 +2,7 @@ import { IdempotencyEntity } from '../platform/idempotency.js';
 import type { EntityItem } from 'electrodb';
 import { Entity, Service } from '../platform/entity.js';
 import { WorkspaceEntity, WorkspaceMemberEntity, OrgMemberEntity } from '../access/entities.js';
-import { AgentEntity } from '../agents/entities.js';
+import { AgentEntity, EXPRESSIVENESS, SPEECH_SPEEDS } from '../agents/entities.js';
 import { BillingAccountEntity } from '../billing/entities.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { entityConfig } from '../platform/table.js';
@@ -116,6 +116,26 @@ export const CallEntity = new Entity(
       provider: { type: ['simulator', 'twilio'] as const },
       providerCallId: { type: 'string' },
       dispatchedAt: { type: 'string' },
+      /**
+       * What dialling needs of the agent's version the call runs, copied when the call is created
+       * (start-call has the agent in hand): the relay settings (relay-settings.ts), answering-machine
+       * detection's mode when the agent has `voicemail` detection, and whether it uses conversation
+       * memories. The dispatcher dials from it without reading the agent again. Absent on inbound calls
+       * (never dialled) and on calls made before it existed (the dispatcher then reads the agent).
+       */
+      dial: {
+        type: 'map',
+        properties: {
+          language: { type: 'string' },
+          voice: { type: 'string' },
+          speechSpeed: { type: SPEECH_SPEEDS, required: true },
+          expressiveness: { type: EXPRESSIVENESS, required: true },
+          interruptible: { type: 'boolean', required: true },
+          specialisedTerms: { type: 'list', items: { type: 'string' }, required: true },
+          machineDetection: { type: ['DetectMessageEnd', 'Enable'] as const },
+          memories: { type: 'boolean' },
+        },
+      },
       transcriptExpected: { type: 'boolean' },
       transcript: { type: 'list', items: transcriptTurn },
       quotedListings: { type: 'list', items: quotedListing },
@@ -176,6 +196,11 @@ export const CallEntity = new Entity(
       conversation: { type: 'string' },
       /** The day (workspace time zone) the call is counted in by the analytics counters; set once, when counted. */
       statsDay: { type: 'string' },
+      /**
+       * The workspace's time zone when the call was created, read with the rest then: the day it is
+       * counted in (call-stats.ts) without reading the workspace again. Absent on older calls.
+       */
+      statsTimezone: { type: 'string' },
       updatedAt: { type: 'string' },
     },
     indexes: {

@@ -21,6 +21,8 @@ import {
   requestHash,
 } from '../platform/idempotency.js';
 import type { CallCreateResponse, StartCallBody } from './schemas.js';
+import { dialSettingsOf } from './dial.js';
+import { renderTemplate } from '../agents/template.js';
 import { deadlineFor } from './status.js';
 
 /**
@@ -112,6 +114,8 @@ interface CallPlan {
   campaignId?: string;
   /** The workspace's contact with the number called, read with the rest (no round trip of its own). */
   contactId?: string;
+  /** The workspace's time zone, read with the rest: the day the call is counted in (call-stats.ts). */
+  timezone?: string;
 }
 
 async function readAndCheck(
@@ -225,6 +229,7 @@ async function readAndCheck(
     fromPhone: from,
     body,
     contactId: records.contact?.contactId,
+    timezone: (records.workspace as { timezone?: string } | undefined)?.timezone,
   };
 }
 
@@ -278,6 +283,11 @@ async function createCall(
     maxDurationSeconds: agent.settings.maxDurationSeconds,
     deadlineAt: deadlineFor(createdAt, agent.settings.maxDurationSeconds),
     openShard: shardOf(callId),
+    // What the dispatcher needs to dial it, so that it reads nothing more (dial.ts), and what
+    // answering-machine detection will do on a machine (amd.ts, relay-ended.ts).
+    dial: dialSettingsOf(agent),
+    ...voicemailOf(agent, body.parameters ?? {}),
+    statsTimezone: plan.timezone ?? 'UTC',
   };
   const result = await writeStoredItems(
     startCallTransaction({
@@ -296,4 +306,19 @@ async function createCall(
     throw new Error(`start-call transaction cancelled: ${JSON.stringify(codes)}`);
   }
   return response;
+}
+
+/**
+ * What the call does when answering-machine detection finds a machine (the agent's `voicemail`, with
+ * detection on): hang up, or leave the message with the call's parameters filled.
+ */
+function voicemailOf(agent: Agent, parameters: Record<string, string>): Partial<Call> {
+  const voicemail = agent.voicemail?.detection ? agent.voicemail : undefined;
+  if (!voicemail) return {};
+  return {
+    voicemailAction: voicemail.action,
+    ...(voicemail.action === 'leave_message' && voicemail.message
+      ? { voicemailMessage: renderTemplate(voicemail.message, parameters) }
+      : {}),
+  };
 }

@@ -16,13 +16,16 @@ import { contactIdByPhone } from './call-contact.js';
 import type { MemoriesSource } from './dispatch.js';
 import { relaySettings } from './relay-settings.js';
 import { shardOf } from './start-call.js';
-import { deadlineFor, RANK } from './status.js';
+import { deadlineFor, isTerminal, RANK } from './status.js';
 
 /**
  * `POST /webhooks/telephony/voice`: the provider's status callbacks, recording callbacks and inbound
  * calls, in Twilio's dialect. The signature is checked before anything else is read: a bad one is 401
  * and changes nothing. Callbacks of our outbound calls carry `call_id` and `workspace_id` in their
- * (signed) URL; those of inbound calls are found by the provider's call id.
+ * (signed) URL; those of inbound calls are found by the provider's call id. A forward status (the
+ * answer, the voice runtime's `started`) is one conditioned transaction, reading nothing; an end or a
+ * recording reads the call once and is written on it as read (lifecycle.ts). Outbound calls subscribe
+ * to the answer and the end only (dispatch.ts STATUS_CALLBACK_EVENTS).
  */
 export interface VoiceWebhookRequest {
   /** The full URL the provider requested (what it signed). */
@@ -61,22 +64,36 @@ export async function handleVoiceWebhook(
     logger.info('voice callback ignored', { reason: event.reason, providerCallId: event.providerCallId });
     return xml(emptyTwiml());
   }
-  const call = await findCall(request.query, port.name, event.providerCallId);
+  const ids = await findCallIds(request.query, port.name, event.providerCallId);
+  if (event.kind === 'status' && !isTerminal(event.status)) {
+    // A forward step reads nothing: it is written conditioned on the call's rank and provider call.
+    const result = ids
+      ? await applyTransition(
+          ids.workspaceId,
+          ids.callId,
+          { status: event.status, at: event.at, source: 'provider' },
+          undefined,
+          event.providerCallId,
+        )
+      : { moved: false, unknown: true };
+    if (result.unknown)
+      logger.warn('voice callback for an unknown call', { providerCallId: event.providerCallId });
+    if (result.otherProviderCall) ignoredOtherCall(ids?.callId, event.providerCallId);
+    return xml(emptyTwiml());
+  }
+  // An end or a recording is decided on the call as it is: read once (consistently).
+  const call = ids ? await readCall(ids.workspaceId, ids.callId) : undefined;
   if (!call) {
     logger.warn('voice callback for an unknown call', { providerCallId: event.providerCallId });
     return xml(emptyTwiml());
   }
   if (call.providerCallId && call.providerCallId !== event.providerCallId) {
-    logger.warn('voice callback from another provider call; ignored', {
-      callId: call.callId,
-      providerCallId: event.providerCallId,
-    });
+    ignoredOtherCall(call.callId, event.providerCallId);
     return xml(emptyTwiml());
   }
   if (event.kind === 'recording') {
     await storeRecording(call, event.recordingUrl, event.durationSeconds);
   } else {
-    // The call was just read (consistently) to find it: the transition decides on that read.
     await applyTransition(
       call.workspaceId,
       call.callId,
@@ -95,18 +112,26 @@ export async function handleVoiceWebhook(
   return xml(emptyTwiml());
 }
 
-async function findCall(
+function ignoredOtherCall(callId: string | undefined, providerCallId: string): void {
+  logger.warn('voice callback from another provider call; ignored', { callId, providerCallId });
+}
+
+/**
+ * The call a callback is about: named by its (signed) URL for our outbound calls and an inbound call's
+ * recording, else found by the provider's call id (an inbound call's status callbacks).
+ */
+async function findCallIds(
   query: Record<string, string>,
   provider: 'simulator' | 'twilio',
   providerCallId: string,
-): Promise<Call | undefined> {
+): Promise<{ workspaceId: string; callId: string } | undefined> {
   const { call_id: callId, workspace_id: workspaceId } = query;
   if (callId && workspaceId) {
     if (!isId('call', callId) || !isId('workspace', workspaceId)) return undefined;
-    return readCall(workspaceId, callId);
+    return { workspaceId, callId };
   }
   const { data: link } = await ProviderCallEntity.get({ provider, providerCallId }).go({ consistent: true });
-  return link ? readCall(link.workspaceId, link.callId) : undefined;
+  return link ? { workspaceId: link.workspaceId, callId: link.callId } : undefined;
 }
 
 /**
@@ -204,6 +229,7 @@ async function answerIncoming(
     providerCallId,
     transcriptExpected: true,
     ...(memories.length > 0 ? { memoriesUsed: true, memories } : {}),
+    statsTimezone: workspace.timezone ?? 'UTC',
   };
   const result = await callingService.transaction
     .write((entities) => [

@@ -186,6 +186,20 @@ describe('simulator scenarios', () => {
       'completed',
       'recording',
     ]);
+    // Like Twilio, only the status callback's events are sent (the voice runtime's `started` always).
+    const subscribed = { timeLimit: 3600, record: true, events: ['answered', 'completed'] } as const;
+    expect(outboundTimeline('answered', subscribed).steps.map((s) => s.status ?? s.kind)).toEqual([
+      'in-progress',
+      'started',
+      'completed',
+      'recording',
+    ]);
+    expect(outboundTimeline('busy', subscribed).steps.map((s) => s.status)).toEqual(['busy']);
+    expect(
+      outboundTimeline('duplicated', subscribed)
+        .steps.filter((s) => s.duplicate)
+        .map((s) => s.status ?? s.kind),
+    ).toEqual(['in-progress', 'started', 'completed', 'recording']);
     expect(
       outboundTimeline('answered', { timeLimit: 3600, record: false }).steps.some(
         (s) => s.kind === 'recording',

@@ -52,11 +52,20 @@ export interface CallScript {
   relay: RelaySettings;
 }
 
+/**
+ * The call progress events a status callback is sent for (Twilio's `StatusCallbackEvent`): `answered`
+ * is the answer (`in-progress`), `completed` every end (completed, busy, no-answer, failed, canceled).
+ * The provider sends no other.
+ */
+export type StatusCallbackEvent = 'initiated' | 'ringing' | 'answered' | 'completed';
+
 export interface PlaceCallRequest {
   from: string;
   to: string;
   /** Our status-callback URL for this call (carries call_id and workspace_id). */
   statusCallbackUrl: string;
+  /** The events the status callback is sent for (the provider sends nothing for the others). */
+  statusCallbackEvents: readonly StatusCallbackEvent[];
   /** The provider ends the call after this many seconds (Twilio `timeLimit`). */
   maxDurationSeconds: number;
   script: CallScript;

@@ -104,6 +104,7 @@ export class SimulatorTelephony implements TelephonyPort {
       from: request.from,
       to: request.to,
       status_callback: request.statusCallbackUrl,
+      status_callback_event: request.statusCallbackEvents,
       time_limit: request.maxDurationSeconds,
       twiml: callTwiml(request.script),
       ...(request.machineDetection

@@ -136,7 +136,7 @@ export class TwilioTelephony implements TelephonyPort {
         Twiml: callTwiml(request.script),
         StatusCallback: request.statusCallbackUrl,
         StatusCallbackMethod: 'POST',
-        StatusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+        StatusCallbackEvent: [...request.statusCallbackEvents],
         TimeLimit: request.maxDurationSeconds,
         ...(request.machineDetection
           ? {

@@ -6,9 +6,12 @@ import {
   AMD_HUMAN_SECONDS,
   AMD_MACHINE_SECONDS,
   inboundTimeline,
+  isSent,
   outboundTimeline,
   scenarioFor,
+  STATUS_EVENTS,
   type Scenario,
+  type StatusEvent,
   type Step,
 } from './scenarios.js';
 import {
@@ -114,6 +117,8 @@ export function newCall(
     to: string;
     direction: SimCall['direction'];
     statusCallback: string;
+    /** Twilio's `StatusCallbackEvent` (outbound): the events the status callback is sent for. */
+    statusEvents?: readonly StatusEvent[];
     twiml: string;
     timeLimit: number;
     sid?: string;
@@ -133,7 +138,7 @@ export function newCall(
       ? outboundTimeline('external', { timeLimit: input.timeLimit, record })
       : input.direction === 'inbound'
         ? inboundTimeline({ timeLimit: input.timeLimit, record })
-        : outboundTimeline(scenario, { timeLimit: input.timeLimit, record });
+        : outboundTimeline(scenario, { timeLimit: input.timeLimit, record, events: input.statusEvents });
   if (input.externalRelay === true && input.direction === 'inbound') {
     // Answered at once (no ringing: we took the call), then up until someone hangs up.
     timeline.steps = timeline.steps
@@ -149,6 +154,7 @@ export function newCall(
     direction: input.direction,
     scenario,
     statusCallback: input.statusCallback,
+    ...(input.statusEvents ? { statusEvents: input.statusEvents } : {}),
     recordingCallback: script.recordingCallbackUrl,
     startWall: Date.now(),
     timeline,
@@ -202,7 +208,10 @@ export async function hangup(
   const endedAt = new Date(call.startWall + wallMs(sim, call, endAt)).toISOString();
   call.outcome = { status: final.status!, duration: talked, endTime: endedAt };
   sim.hangupsEnding += 1;
-  const finalDelivered = deliver(sim, call, final, final);
+  // Sent when the status callback asked for the end (`completed`), as Twilio does.
+  const finalDelivered = isSent(final, call.statusEvents ?? STATUS_EVENTS)
+    ? deliver(sim, call, final, final)
+    : Promise.resolve();
   void (async () => {
     await finalDelivered;
     if (answered && talked > 0) {

@@ -2,7 +2,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonObject, requireString, routeTable, sendJson, SimulatorError } from '../http-kit.js';
 import { callResource, hangup, inbound, newCall, relayEndedOutside, startPlaying } from './calls.js';
 import { provision } from './numbers.js';
+import { STATUS_EVENTS, type StatusEvent } from './scenarios.js';
 import { scaleOf, type SimCall, type SimState } from './state.js';
+
+/**
+ * A placed call's `status_callback_event` (Twilio's `StatusCallbackEvent`): the events its status
+ * callback is sent for. Absent, only the end (`completed`), as Twilio does; an unknown event is 400.
+ */
+function statusEventsOf(value: unknown): StatusEvent[] {
+  if (value === undefined || value === null) return ['completed'];
+  const list = Array.isArray(value) ? (value as unknown[]) : [value];
+  for (const event of list) {
+    if (!STATUS_EVENTS.includes(event as StatusEvent))
+      throw new SimulatorError(400, `status_callback_event: unknown event ${JSON.stringify(event)}`);
+  }
+  return list as StatusEvent[];
+}
 
 /** The simulator's REST API (server.ts lists it): a recording's audio without auth, the rest with it. */
 
@@ -55,6 +70,7 @@ export function telephonyRoutes(
           to: requireString(body.to, 'to'),
           direction: 'outbound-api',
           statusCallback: requireString(body.status_callback, 'status_callback'),
+          statusEvents: statusEventsOf(body.status_callback_event),
           twiml: requireString(body.twiml, 'twiml'),
           timeLimit,
           ...((body.machine_detection === 'DetectMessageEnd' || body.machine_detection === 'Enable') &&

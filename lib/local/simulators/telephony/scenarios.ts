@@ -64,6 +64,36 @@ export interface Step {
   duplicate?: boolean;
 }
 
+/**
+ * The call progress events a status callback may be asked for (Twilio's `StatusCallbackEvent`), and
+ * the one each status step belongs to: `answered` is the answer (`in-progress`), `completed` every end.
+ * The voice runtime's `started` is no call progress event: it is always sent.
+ */
+export const STATUS_EVENTS = ['initiated', 'ringing', 'answered', 'completed'] as const;
+export type StatusEvent = (typeof STATUS_EVENTS)[number];
+
+export function eventOf(status: Step['status']): StatusEvent | undefined {
+  switch (status) {
+    case 'initiated':
+    case 'ringing':
+      return status;
+    case 'in-progress':
+      return 'answered';
+    case 'started':
+    case undefined:
+      return undefined;
+    default:
+      return 'completed';
+  }
+}
+
+/** Whether a step is sent when the call's status callback asked for `events` (recordings always are). */
+export function isSent(step: Pick<Step, 'kind' | 'status'>, events: readonly StatusEvent[]): boolean {
+  if (step.kind !== 'status') return true;
+  const event = eventOf(step.status);
+  return event === undefined || events.includes(event);
+}
+
 export interface Timeline {
   steps: Step[];
   /** Seconds from the answer to the end; 0 when never answered. */
@@ -72,11 +102,22 @@ export interface Timeline {
   answerAt?: number;
 }
 
-/** The callbacks of an outbound call. `timeLimit` ends a longer conversation (Twilio's `timeLimit`). */
+/**
+ * The callbacks of an outbound call. `timeLimit` ends a longer conversation (Twilio's `timeLimit`);
+ * `events`: the status callback's events (Twilio's `StatusCallbackEvent`; default every one) — like
+ * Twilio, the simulator sends no status callback for the others (nor their duplicates).
+ */
 export function outboundTimeline(
   scenario: Scenario,
-  options: { timeLimit: number; record: boolean },
+  options: { timeLimit: number; record: boolean; events?: readonly StatusEvent[] },
 ): Timeline {
+  const timeline = playedTimeline(scenario, options);
+  const events = options.events ?? STATUS_EVENTS;
+  const sent = timeline.steps.filter((step) => isSent(step, events));
+  return { ...timeline, steps: scenario === 'duplicated' ? duplicatedOutOfOrder(sent) : sent };
+}
+
+function playedTimeline(scenario: Scenario, options: { timeLimit: number; record: boolean }): Timeline {
   switch (scenario) {
     case 'busy':
       return { talkSeconds: 0, steps: [status(0, 'initiated'), status(1, 'ringing'), status(4, 'busy')] };
@@ -123,11 +164,7 @@ export function outboundTimeline(
         status(answerAt + talk, 'completed'),
       ];
       if (options.record) steps.push({ at: answerAt + talk + 1, kind: 'recording' });
-      return {
-        talkSeconds: talk,
-        answerAt,
-        steps: scenario === 'duplicated' ? duplicatedOutOfOrder(steps) : steps,
-      };
+      return { talkSeconds: talk, answerAt, steps };
     }
   }
 }

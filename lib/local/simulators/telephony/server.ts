@@ -39,7 +39,10 @@ export type { SimulatedCallback, TelephonySimulatorOptions } from './state.js';
  * REST (JSON, `Authorization: Bearer <auth token>`):
  *   POST   /numbers              {country, area_code?, phone_number?, voice_url, status_callback} → {sid, phone_number}
  *   DELETE /numbers/{sid}
- *   POST   /calls                {from, to, status_callback, time_limit, twiml} → {sid}
+ *   POST   /calls                {from, to, status_callback, status_callback_event?, time_limit, twiml} → {sid}
+ *                                   (`status_callback_event`: Twilio's StatusCallbackEvent, the events a
+ *                                   status callback is sent for — initiated, ringing, answered, completed;
+ *                                   absent: completed only, as Twilio)
  *   POST   /calls/{sid}/hangup   → {ended_at, duration_seconds}
  *   POST   /calls/{sid}/relay-ended → an outside relay client's session ended with the agent's `end`: the
  *                                   simulator asks the call's `<Connect action>` and hangs up unless told to

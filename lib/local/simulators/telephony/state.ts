@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TranscriptTurn } from '../../../../functions/providers/telephony/twilio-format.js';
 import type { RelaySession } from './relay-client.js';
-import type { Scenario, Step, Timeline } from './scenarios.js';
+import type { Scenario, StatusEvent, Step, Timeline } from './scenarios.js';
 
 /** The telephony simulator's state (server.ts): its options, numbers, calls and recordings, and what is under way. */
 
@@ -47,6 +47,8 @@ export interface SimCall {
   direction: 'outbound-api' | 'inbound';
   scenario: Scenario;
   statusCallback: string;
+  /** The events the status callback asked for (Twilio's `StatusCallbackEvent`); absent: every one. */
+  statusEvents?: readonly StatusEvent[];
   recordingCallback?: string;
   startWall: number;
   timeline: Timeline;
