@@ -1,6 +1,13 @@
 import { queryPage } from '../platform/pagination.js';
 import { createHash, randomUUID } from 'node:crypto';
-import { isConditionFailure } from '../platform/table.js';
+import {
+  batchGetStoredItems,
+  entityKey,
+  entityWrite,
+  isConditionFailure,
+  type TableKey,
+  type TransactionItem,
+} from '../platform/table.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
@@ -8,11 +15,13 @@ import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
 import type { AttemptMessage } from '../platform/queue-messages.js';
 import {
+  EventEndpointEntity,
   WebhookDeliveryEntity,
   WebhookEndpointEntity,
+  WebhookSecretEntity,
   readDelivery,
-  readEventEndpoint,
   type DeliveryAttempt,
+  type EventEndpoint,
   type DeliveryKind,
   type WebhookDelivery,
 } from './entities.js';
@@ -26,9 +35,9 @@ import {
   type AttemptOutcome,
   type NextStep,
 } from './retry.js';
-import { signingSecrets } from './secrets.js';
+import { getOrCreateSecret, signingSecrets } from './secrets.js';
 import { allowedHosts, maxAttempts, requireHttps, retrySchedule } from './settings.js';
-import { signatureHeaders } from './signing.js';
+import { activeSecrets, signatureHeaders } from './signing.js';
 
 /**
  * Webhook deliveries: one record per event sent to an endpoint, with every attempt. Scheduled
@@ -82,39 +91,72 @@ async function getDelivery(workspaceId: string, deliveryId: string): Promise<Web
   return (await readDelivery(workspaceId, deliveryId)).data;
 }
 
+/** A new delivery's item, as created (pending, no attempt made). */
+function newDeliveryItem(input: NewDelivery): WebhookDelivery {
+  const now = clock.now().toISOString();
+  return {
+    workspaceId: input.workspaceId,
+    deliveryId: input.deliveryId ?? newId('delivery'),
+    organisationId: input.organisationId,
+    webhookId: input.webhookId ?? newId('message'),
+    eventType: input.eventType,
+    callId: input.callId ?? NO_CALL,
+    agentId: input.agentId,
+    actionId: input.actionId,
+    endpointId: input.endpointId,
+    eventId: input.eventId,
+    url: input.url,
+    payload: input.payload,
+    kind: input.kind,
+    state: 'pending',
+    scheduledAttempts: 0,
+    maxAttempts: input.kind === 'test' ? 1 : maxAttempts(),
+    nextAttemptAt: now,
+    attempts: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /** Creates the delivery unless it exists (same id): returns the stored one either way. */
 export async function createDelivery(input: NewDelivery): Promise<WebhookDelivery> {
-  const now = clock.now().toISOString();
-  const deliveryId = input.deliveryId ?? newId('delivery');
+  const item = newDeliveryItem(input);
   try {
-    const created = await WebhookDeliveryEntity.create({
-      workspaceId: input.workspaceId,
-      deliveryId,
-      organisationId: input.organisationId,
-      webhookId: input.webhookId ?? newId('message'),
-      eventType: input.eventType,
-      callId: input.callId ?? NO_CALL,
-      agentId: input.agentId,
-      actionId: input.actionId,
-      endpointId: input.endpointId,
-      eventId: input.eventId,
-      url: input.url,
-      payload: input.payload,
-      kind: input.kind,
-      state: 'pending',
-      scheduledAttempts: 0,
-      maxAttempts: input.kind === 'test' ? 1 : maxAttempts(),
-      nextAttemptAt: now,
-      attempts: [],
-      createdAt: now,
-      updatedAt: now,
-    }).go();
+    const created = await WebhookDeliveryEntity.create(item).go();
     return created.data as WebhookDelivery;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const existing = await getDelivery(input.workspaceId, deliveryId);
+    const existing = await getDelivery(input.workspaceId, item.deliveryId);
     if (!existing) throw error;
     return existing;
+  }
+}
+
+/**
+ * A new delivery to write in the caller's own transaction (created on the condition that it does not
+ * exist: a cancellation on it means it does, and startDelivery is then the way on), and what to do
+ * once that transaction is written: queue its first attempt. Between the two the delivery exists with
+ * no attempt queued: a caller that may stop there must call `queueFirstAttemptIfNone` when it comes
+ * back (its own redelivered message).
+ */
+export function deliveryToWrite(input: NewDelivery & { deliveryId: string }): {
+  delivery: WebhookDelivery;
+  item: TransactionItem;
+  afterWrite: () => Promise<void>;
+} {
+  const delivery = newDeliveryItem(input);
+  return {
+    delivery,
+    item: entityWrite('Put', WebhookDeliveryEntity.create(delivery).params()),
+    afterWrite: () => enqueueAttempt(delivery, 1, clock.now()),
+  };
+}
+
+/** Queues a delivery's first attempt unless it was made (or the delivery is gone or done). */
+export async function queueFirstAttemptIfNone(workspaceId: string, deliveryId: string): Promise<void> {
+  const delivery = await getDelivery(workspaceId, deliveryId);
+  if (delivery?.state === 'pending' && delivery.scheduledAttempts === 0) {
+    await enqueueAttempt(delivery, 1, clock.now());
   }
 }
 
@@ -183,10 +225,10 @@ async function claim(
   }
 }
 
-/** Signs and sends the delivery's payload once. */
-async function send(delivery: WebhookDelivery): Promise<{ http: HttpAttempt; at: Date }> {
+/** Signs (with the workspace's secrets, read now unless given) and sends the delivery's payload once. */
+async function send(delivery: WebhookDelivery, given?: string[]): Promise<{ http: HttpAttempt; at: Date }> {
   const at = clock.now();
-  const secrets = await signingSecrets(delivery.workspaceId);
+  const secrets = given ?? (await signingSecrets(delivery.workspaceId));
   const headers = {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
@@ -218,23 +260,44 @@ function attemptRecord(http: HttpAttempt, at: Date, number: number, manual: bool
   };
 }
 
-async function isEndpointDisabled(workspaceId: string, url: string): Promise<boolean> {
-  const { data } = await WebhookEndpointEntity.get({ workspaceId, urlHash: urlHash(url) }).go({
-    consistent: true,
-  });
-  return data?.state === 'disabled';
-}
-
 /**
- * An event delivery whose webhook endpoint was deleted (`endpoint_deleted`) or disabled
- * (`endpoint_disabled`) since it was queued makes no more attempts: what the customer turned off
- * stops at once, retries included.
+ * What a scheduled attempt needs besides the delivery, in one read: whether its URL is disabled for
+ * the workspace (a 410), the signing secrets, and for an event delivery whether its webhook endpoint
+ * was deleted (`endpoint_deleted`) or disabled (`endpoint_disabled`) since it was queued: what the
+ * customer turned off stops at once, retries included. The secret is made here on a workspace's
+ * first delivery (getOrCreateSecret).
  */
-async function eventEndpointGone(delivery: WebhookDelivery): Promise<string | undefined> {
-  if (delivery.kind !== 'event' || !delivery.endpointId) return undefined;
-  const { data } = await readEventEndpoint(delivery.workspaceId, delivery.endpointId);
-  if (!data) return 'endpoint_deleted';
-  return data.enabled ? undefined : 'endpoint_disabled';
+async function attemptContext(
+  delivery: WebhookDelivery,
+): Promise<{ inactive: string | undefined; secrets: string[] }> {
+  const { workspaceId } = delivery;
+  const eventEndpointId = delivery.kind === 'event' ? delivery.endpointId : undefined;
+  const keys: TableKey[] = [
+    entityKey(WebhookEndpointEntity.get({ workspaceId, urlHash: urlHash(delivery.url) }).params()),
+    entityKey(WebhookSecretEntity.get({ workspaceId }).params()),
+    ...(eventEndpointId
+      ? [entityKey(EventEndpointEntity.get({ workspaceId, endpointId: eventEndpointId }).params())]
+      : []),
+  ];
+  const [endpointItem, secretItem, eventEndpointItem] = await batchGetStoredItems(keys);
+  const endpointState = endpointItem ? WebhookEndpointEntity.parse({ Item: endpointItem }).data : null;
+  const secret =
+    (secretItem ? WebhookSecretEntity.parse({ Item: secretItem }).data : null) ??
+    (await getOrCreateSecret(workspaceId));
+  const eventEndpoint = eventEndpointItem
+    ? (EventEndpointEntity.parse({ Item: eventEndpointItem }).data as EventEndpoint | null)
+    : null;
+  const inactive =
+    endpointState?.state === 'disabled'
+      ? 'endpoint_disabled'
+      : !eventEndpointId
+        ? undefined
+        : !eventEndpoint
+          ? 'endpoint_deleted'
+          : eventEndpoint.enabled
+            ? undefined
+            : 'endpoint_disabled';
+  return { inactive, secrets: activeSecrets(secret, clock.now()) };
 }
 
 /** A 410: the endpoint is disabled for this workspace and its admins are told (once per disabling). */
@@ -327,9 +390,7 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
   const { token } = claimed;
   const current = claimed.delivery;
 
-  const inactive = (await isEndpointDisabled(current.workspaceId, current.url))
-    ? 'endpoint_disabled'
-    : await eventEndpointGone(current);
+  const { inactive, secrets } = await attemptContext(current);
   if (inactive) {
     await finishScheduled(
       current,
@@ -342,7 +403,7 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
     throw new DeadLetter(current.deliveryId, inactive);
   }
 
-  const { http, at } = await send(current);
+  const { http, at } = await send(current, secrets);
   const outcome = outcomeOf(http, at);
   const last = message.attempt >= current.maxAttempts;
   let step: NextStep = nextStep(outcome, message.attempt, retrySchedule());

@@ -1,16 +1,28 @@
-import { startDelivery } from '../../webhook-deliveries/deliveries.js';
+import {
+  deliveryToWrite,
+  queueFirstAttemptIfNone,
+  startDelivery,
+  type NewDelivery,
+} from '../../webhook-deliveries/deliveries.js';
+import type { ActionRun } from '../entities.js';
+import type { CallRecordWire } from '../schemas.js';
 import { webhookPayload } from '../payload.js';
-import { PermanentActionError, type PostCallAction } from './action.js';
+import { PermanentActionError, type ActionConfig, type PostCallAction, type WrittenAction } from './action.js';
 
 /**
  * `webhook`: the `call.ended` payload to the action's URL, as a webhook delivery (signed, retried and
- * logged by webhook-deliveries). The delivery id was fixed when the run was queued, so a second try
- * finds the delivery already started instead of starting another.
+ * logged by webhook-deliveries). The delivery id was fixed when the run was queued. It is a written
+ * action (run.ts): the delivery is created in the transaction that records the run's success, and its
+ * first attempt is queued after it; a redelivered message of the run makes good a lost queueing.
  */
-export const webhook: PostCallAction<'webhook'> = async ({ run, record, config }) => {
+function delivery(
+  run: ActionRun,
+  record: CallRecordWire,
+  config: ActionConfig<'webhook'>,
+): NewDelivery & { deliveryId: string } {
   if (!run.deliveryId) throw new PermanentActionError('the run has no delivery id');
   const payload = webhookPayload('call.ended', record, record.ended_at ?? record.created_at);
-  const delivery = await startDelivery({
+  return {
     workspaceId: run.workspaceId,
     organisationId: run.organisationId,
     deliveryId: run.deliveryId,
@@ -21,6 +33,30 @@ export const webhook: PostCallAction<'webhook'> = async ({ run, record, config }
     url: config.url,
     payload: JSON.stringify(payload),
     kind: 'post_call',
-  });
-  return { delivery_id: delivery.deliveryId, webhook_id: delivery.webhookId };
+  };
+}
+
+const resultOf = (made: { deliveryId: string; webhookId: string }) => ({
+  delivery_id: made.deliveryId,
+  webhook_id: made.webhookId,
+});
+
+export const webhookWritten: WrittenAction<'webhook'> = {
+  prepare: ({ run, record, config }) => {
+    const input = delivery(run, record, config);
+    const write = deliveryToWrite(input);
+    return {
+      result: resultOf(write.delivery),
+      items: [write.item],
+      afterWrite: write.afterWrite,
+      fallback: async () => resultOf(await startDelivery(input)),
+    };
+  },
+  resume: async (run) => {
+    if (run.deliveryId) await queueFirstAttemptIfNone(run.workspaceId, run.deliveryId);
+  },
 };
+
+/** The same as a plain action (a run claimed by a try before): the delivery started unless it was. */
+export const webhook: PostCallAction<'webhook'> = async ({ run, record, config }) =>
+  resultOf(await startDelivery(delivery(run, record, config)));
