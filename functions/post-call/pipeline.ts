@@ -99,12 +99,16 @@ async function buildRecord(
   if (!written.canceled) return { item, built: true };
   // Built concurrently by a duplicate message (its record is there): go on from that one.
   const winner = (await readPostCallRecord(facts.workspaceId, facts.callId)).data;
-  if (!winner) throw new Error(`post-call record of ${facts.callId} not written (${written.codes.join(', ')})`);
+  if (!winner)
+    throw new Error(`post-call record of ${facts.callId} not written (${written.codes.join(', ')})`);
   return { item: winner, built: false };
 }
 
 /** A new run of the action (the ids of its SMS / delivery fixed here, once). */
-function newRun(facts: Pick<CallFacts, 'workspaceId' | 'callId' | 'organisationId' | 'agentId'>, action: ConfiguredAction) {
+function newRun(
+  facts: Pick<CallFacts, 'workspaceId' | 'callId' | 'organisationId' | 'agentId'>,
+  action: ConfiguredAction,
+) {
   const now = clock.now().toISOString();
   return {
     workspaceId: facts.workspaceId,

@@ -320,7 +320,11 @@ function configOf<T extends ActionType>(run: ActionRun, type: T): ActionConfig<T
 }
 
 /** The run's action, with the call's record and its config (an invalid config is a permanent failure). */
-async function execute(run: ActionRun, record: CallRecordWire | undefined, lastTry: boolean): Promise<unknown> {
+async function execute(
+  run: ActionRun,
+  record: CallRecordWire | undefined,
+  lastTry: boolean,
+): Promise<unknown> {
   if (!record) throw new PermanentActionError(`no post-call record for call ${run.callId}`);
   return executeAs(run.type, run, record, lastTry);
 }

@@ -7,7 +7,12 @@ import {
 import type { ActionRun } from '../entities.js';
 import type { CallRecordWire } from '../schemas.js';
 import { webhookPayload } from '../payload.js';
-import { PermanentActionError, type ActionConfig, type PostCallAction, type WrittenAction } from './action.js';
+import {
+  PermanentActionError,
+  type ActionConfig,
+  type PostCallAction,
+  type WrittenAction,
+} from './action.js';
 
 /**
  * `webhook`: the `call.ended` payload to the action's URL, as a webhook delivery (signed, retried and
