@@ -178,6 +178,7 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
     organisation_id: item.organisationId,
     call_id: item.callId,
     action_id: action.actionId,
+    action_type: action.type,
   }));
   if (messages.length > 0) await sendMessages('postCallActions', messages);
   if (built) {

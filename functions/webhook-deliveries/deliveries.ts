@@ -5,6 +5,7 @@ import {
   entityKey,
   entityWrite,
   isConditionFailure,
+  type StoredItem,
   type TableKey,
   type TransactionItem,
 } from '../platform/table.js';
@@ -24,6 +25,7 @@ import {
   type EventEndpoint,
   type DeliveryKind,
   type WebhookDelivery,
+  type WebhookSecretRecord,
 } from './entities.js';
 import { postWebhook, type HttpAttempt } from './http-attempt.js';
 import { notifyEndpointDisabled } from './notify.js';
@@ -42,7 +44,9 @@ import { activeSecrets, signatureHeaders } from './signing.js';
 /**
  * Webhook deliveries: one record per event sent to an endpoint, with every attempt. Scheduled
  * attempts travel as messages on the webhookDelivery queue, one message per attempt, delayed until
- * due (waits longer than SQS's 15 minutes are re-enqueued until due). Each attempt is claimed with a
+ * due (waits longer than SQS's 15 minutes are re-enqueued until due) — but a post-call webhook's
+ * first attempt, which the action makes at once on the claim it wrote with the delivery
+ * (deliveryToWrite). Each attempt is claimed with a
  * conditional write, so a redelivered or duplicated message never makes a second request.
  *
  * Dead-lettering: when the last attempt fails (or the receiver answers 410/another 4xx), the
@@ -133,46 +137,111 @@ export async function createDelivery(input: NewDelivery): Promise<WebhookDeliver
 }
 
 /**
- * A new delivery to write in the caller's own transaction (created on the condition that it does not
- * exist: a cancellation on it means it does, and startDelivery is then the way on), and what to do
- * once that transaction is written: queue its first attempt. Between the two the delivery exists with
- * no attempt queued: a caller that may stop there must call `queueFirstAttemptIfNone` when it comes
- * back (its own redelivered message).
+ * A new delivery to write in the caller's own transaction, claimed for its first attempt, which the
+ * caller makes once that transaction is written (`attempt`): at once, in the caller's invocation, with
+ * no queue message. It is created on the condition that it does not exist (a cancellation on it means
+ * it does, and startDelivery is then the way on). The attempt is the scheduled attempt 1, recorded as
+ * a queued one is; a retry goes on the queue, and a first attempt that leaves the delivery dead sends
+ * its attempt's message anyway, which DeliverWebhook moves to the dead-letter queue as it would have
+ * its own. A caller that stops between the write and the attempt must call `queueFirstAttemptIfNone`
+ * when it comes back (its own redelivered message): the attempt is then queued, and made once the
+ * claim has lapsed.
  */
-export function deliveryToWrite(input: NewDelivery & { deliveryId: string }): {
+export function deliveryToWrite(
+  input: NewDelivery & { deliveryId: string },
+  /**
+   * The workspace's signing secret, read by the caller (secretKey, secretFrom): the transaction then
+   * also checks that the URL is not disabled for the workspace (a 410), so the attempt reads nothing.
+   * A cancellation on that check means it is: startDelivery is the way on, as for an existing delivery.
+   */
+  secret?: WebhookSecretRecord,
+): {
   delivery: WebhookDelivery;
-  item: TransactionItem;
-  afterWrite: () => Promise<void>;
+  items: TransactionItem[];
+  attempt: () => Promise<AttemptResult>;
 } {
-  const delivery = newDeliveryItem(input);
+  const token = randomUUID();
+  const now = clock.now();
+  const delivery: WebhookDelivery = {
+    ...newDeliveryItem(input),
+    claimToken: token,
+    claimExpiresAt: new Date(now.getTime() + CLAIM_MS).toISOString(),
+  };
+  const urlEnabled: TransactionItem = {
+    ConditionCheck: {
+      Key: entityKey(
+        WebhookEndpointEntity.get({
+          workspaceId: delivery.workspaceId,
+          urlHash: urlHash(delivery.url),
+        }).params(),
+      ),
+      ConditionExpression: 'attribute_not_exists(#state) OR #state <> :disabled',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':disabled': 'disabled' },
+    },
+  };
+  const known = secret ? { inactive: undefined, secrets: activeSecrets(secret, clock.now()) } : undefined;
   return {
     delivery,
-    item: entityWrite('Put', WebhookDeliveryEntity.create(delivery).params()),
-    afterWrite: () => enqueueAttempt(delivery, 1, clock.now()),
+    items: [
+      entityWrite('Put', WebhookDeliveryEntity.create(delivery).params()),
+      ...(secret ? [urlEnabled] : []),
+    ],
+    attempt: async () => {
+      try {
+        return await attemptClaimed(delivery, token, 1, known);
+      } catch (error) {
+        if (!(error instanceof DeadLetter)) throw error;
+        await sendMessage('webhookDelivery', attemptMessage(delivery, 1, now));
+        return 'dead';
+      }
+    },
   };
 }
 
-/** Queues a delivery's first attempt unless it was made (or the delivery is gone or done). */
-export async function queueFirstAttemptIfNone(workspaceId: string, deliveryId: string): Promise<void> {
+/** The key of the workspace's signing secret, to read with other items (secretFrom reads the item). */
+export const secretKey = (workspaceId: string): TableKey =>
+  entityKey(WebhookSecretEntity.get({ workspaceId }).params());
+export const secretFrom = (item: StoredItem | undefined): WebhookSecretRecord | undefined =>
+  (item ? (WebhookSecretEntity.parse({ Item: item }).data as WebhookSecretRecord | null) : null) ?? undefined;
+
+/**
+ * Queues a delivery's first attempt unless it was made (or the delivery is gone or done). While it is
+ * being made under a live claim, queues nothing and answers until when the claim holds: the caller
+ * looks again then (the holder may stop before recording it).
+ */
+export async function queueFirstAttemptIfNone(
+  workspaceId: string,
+  deliveryId: string,
+): Promise<{ claimedUntil?: Date }> {
   const delivery = await getDelivery(workspaceId, deliveryId);
-  if (delivery?.state === 'pending' && delivery.scheduledAttempts === 0) {
-    await enqueueAttempt(delivery, 1, clock.now());
-  }
+  if (delivery?.state !== 'pending' || delivery.scheduledAttempts !== 0) return {};
+  const claimedUntil = Date.parse(delivery.claimExpiresAt ?? '');
+  if (claimedUntil > clock.now().getTime()) return { claimedUntil: new Date(claimedUntil) };
+  await enqueueAttempt(delivery, 1, clock.now());
+  return {};
 }
+
+const attemptMessage = (
+  delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>,
+  attempt: number,
+  dueAt: Date,
+): AttemptMessage => ({
+  type: 'webhook.attempt',
+  workspace_id: delivery.workspaceId,
+  delivery_id: delivery.deliveryId,
+  attempt,
+  due_at: dueAt.toISOString(),
+});
 
 async function enqueueAttempt(
   delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>,
   attempt: number,
   dueAt: Date,
 ) {
-  const message: AttemptMessage = {
-    type: 'webhook.attempt',
-    workspace_id: delivery.workspaceId,
-    delivery_id: delivery.deliveryId,
-    attempt,
-    due_at: dueAt.toISOString(),
-  };
-  await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(dueAt, clock.now()) });
+  await sendMessage('webhookDelivery', attemptMessage(delivery, attempt, dueAt), {
+    delaySeconds: sqsDelayFor(dueAt, clock.now()),
+  });
   // Recorded so that a redelivered message of attempt n can tell whether attempt n + 1 was queued
   // (`enqueued <= n` re-queues it). The first attempt needs no record: nothing before it reads one,
   // and 1 decides as an absent record does, so a delivery's first attempt saves the write.
@@ -387,15 +456,26 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
     await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(retryAt, clock.now()) });
     return 'busy';
   }
-  const { token } = claimed;
-  const current = claimed.delivery;
+  return attemptClaimed(claimed.delivery, claimed.token, message.attempt);
+}
 
-  const { inactive, secrets } = await attemptContext(current);
+/**
+ * Makes scheduled attempt n of a delivery under our claim `token` and records it with the state it
+ * leads to: sent, a retry queued, or dead (DeadLetter thrown, for the attempt's message).
+ */
+async function attemptClaimed(
+  current: WebhookDelivery,
+  token: string,
+  attempt: number,
+  /** Known already (the caller checked the URL and read the secrets); read here otherwise. */
+  known?: { inactive: string | undefined; secrets: string[] },
+): Promise<'sent' | 'retry_scheduled'> {
+  const { inactive, secrets } = known ?? (await attemptContext(current));
   if (inactive) {
     await finishScheduled(
       current,
       token,
-      message.attempt,
+      attempt,
       undefined,
       { kind: 'dead', reason: 'exhausted' },
       inactive,
@@ -405,24 +485,20 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
 
   const { http, at } = await send(current, secrets);
   const outcome = outcomeOf(http, at);
-  const last = message.attempt >= current.maxAttempts;
-  let step: NextStep = nextStep(outcome, message.attempt, retrySchedule());
+  const last = attempt >= current.maxAttempts;
+  let step: NextStep = nextStep(outcome, attempt, retrySchedule());
   if (step.kind === 'retry' && last) step = { kind: 'dead', reason: 'exhausted' };
   if (outcome.kind === 'gone') await disableEndpoint(current);
   const updated = await finishScheduled(
     current,
     token,
-    message.attempt,
-    attemptRecord(http, at, message.attempt, false),
+    attempt,
+    attemptRecord(http, at, attempt, false),
     step,
   );
   if (step.kind === 'succeeded') return 'sent';
   if (step.kind === 'retry') {
-    await enqueueAttempt(
-      updated,
-      message.attempt + 1,
-      new Date(updated.nextAttemptAt ?? clock.now().toISOString()),
-    );
+    await enqueueAttempt(updated, attempt + 1, new Date(updated.nextAttemptAt ?? clock.now().toISOString()));
     return 'retry_scheduled';
   }
   logger.warn('webhook delivery dead', {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { TransactionItem } from '../../platform/table.js';
+import type { StoredItem, TableKey, TransactionItem } from '../../platform/table.js';
 import { ActionRunEntity, type ActionRun, type ActionType } from '../entities.js';
 import type { ACTION_CONFIGS, CallRecordWire } from '../schemas.js';
 
@@ -54,9 +54,15 @@ export interface WrittenEffect {
   fallback: () => Promise<unknown>;
 }
 export interface WrittenAction<T extends ActionType> {
+  /**
+   * Items it needs, read with the run in the same request when the message names the action's type
+   * (ProcessCallEnded's do); `prepare` gets them in this order, or none when they were not read.
+   */
+  reads: (workspaceId: string) => TableKey[];
   /** Builds the effect (a PermanentActionError when it cannot be made: the run fails). */
-  prepare: (context: Omit<ActionContext<T>, 'lastTry'>) => WrittenEffect;
-  resume: (run: ActionRun) => Promise<void>;
+  prepare: (context: Omit<ActionContext<T>, 'lastTry'>, read: (StoredItem | undefined)[]) => WrittenEffect;
+  /** Makes good what a stopped try left; or until when another try holds it (look again then). */
+  resume: (run: ActionRun) => Promise<{ busyUntil?: Date }>;
 }
 
 export const runKey = (run: Pick<ActionRun, 'workspaceId' | 'callId' | 'actionId'>) => ({

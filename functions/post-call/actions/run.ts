@@ -10,10 +10,12 @@ import {
   entityWrite,
   isConditionFailure,
   writeStoredItems,
+  type StoredItem,
 } from '../../platform/table.js';
 import { SmsSendError } from '../../providers/sms/index.js';
 import {
   ActionRunEntity,
+  ACTION_TYPES,
   CHARGED_ACTIONS,
   PostCallRecordEntity,
   postCallService,
@@ -146,14 +148,23 @@ async function release(run: ActionRun, token: string, error: string) {
     .go({ response: 'none' });
 }
 
-/** The run and the call's record, in one read. */
-async function readRunAndRecord(
-  message: ActionMessage,
-): Promise<{ run: ActionRun | undefined; record: CallRecordWire | undefined }> {
+/**
+ * The run and the call's record in one read, with what a written action of the type the message names
+ * needs (`reads`).
+ */
+async function readRunAndRecord(message: ActionMessage): Promise<{
+  run: ActionRun | undefined;
+  record: CallRecordWire | undefined;
+  extra: { type: ActionType; items: (StoredItem | undefined)[] } | undefined;
+}> {
   const { workspace_id: workspaceId, call_id: callId, action_id: actionId } = message;
-  const [runItem, recordItem] = await batchGetStoredItems([
+  const type = ACTION_TYPES.find((t) => t === message.action_type);
+  const load = type ? WRITTEN_ACTIONS[type] : undefined;
+  const extraKeys = type && load ? (await load()).reads(workspaceId) : [];
+  const [runItem, recordItem, ...extraItems] = await batchGetStoredItems([
     entityKey(ActionRunEntity.get({ workspaceId, callId, actionId }).params()),
     entityKey(PostCallRecordEntity.get({ workspaceId, callId }).params()),
+    ...extraKeys,
   ]);
   const run = runItem ? (ActionRunEntity.parse({ Item: runItem }).data as ActionRun | null) : null;
   const stored = recordItem
@@ -162,6 +173,7 @@ async function readRunAndRecord(
   return {
     run: run ?? undefined,
     record: stored ? (JSON.parse(stored.record) as CallRecordWire) : undefined,
+    extra: type && extraKeys.length > 0 ? { type, items: extraItems } : undefined,
   };
 }
 
@@ -183,11 +195,16 @@ export async function runAction(message: ActionMessage): Promise<ActionOutcome> 
   if (!run || run.state === 'failed') return 'noop';
   const written = WRITTEN_ACTIONS[run.type];
   if (run.state === 'succeeded') {
-    // A redelivery: what followed the transaction (a queued attempt) may have been lost by a crash.
-    if (written) await (await written()).resume(run);
-    return 'noop';
+    // A redelivery: what followed the transaction (the first attempt) may have been stopped by a crash.
+    const { busyUntil } = written ? await (await written()).resume(run) : {};
+    if (!busyUntil) return 'noop';
+    // Being made now: look again once its claim has lapsed.
+    const wait = Math.ceil((busyUntil.getTime() - clock.now().getTime()) / 1000) + 1;
+    await sendMessage('postCallActions', message, { delaySeconds: Math.min(900, Math.max(1, wait)) });
+    return 'busy';
   }
-  if (written && run.state !== 'held') return runWritten(message, run, read.record);
+  if (written && run.state !== 'held')
+    return runWritten(message, run, read.record, read.extra?.type === run.type ? read.extra.items : []);
 
   if (CHARGED_ACTIONS.includes(run.type) && (run.state === 'queued' || run.state === 'held')) {
     if (!(await isInGoodStanding(run.organisationId))) {
@@ -242,6 +259,7 @@ async function runWritten(
   message: ActionMessage,
   run: ActionRun,
   record: CallRecordWire | undefined,
+  read: (StoredItem | undefined)[],
 ): Promise<ActionOutcome> {
   const action = await writtenAs(run.type);
   const nowIso = clock.now().toISOString();
@@ -265,7 +283,7 @@ async function runWritten(
   let effect: ReturnType<typeof action.prepare>;
   try {
     if (!record) throw new PermanentActionError(`no post-call record for call ${run.callId}`);
-    effect = action.prepare({ run, record, config: configOf(run, run.type) });
+    effect = action.prepare({ run, record, config: configOf(run, run.type) }, read);
   } catch (error) {
     if (!(error instanceof PermanentActionError)) throw error;
     try {

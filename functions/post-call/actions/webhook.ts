@@ -1,6 +1,8 @@
 import {
   deliveryToWrite,
   queueFirstAttemptIfNone,
+  secretFrom,
+  secretKey,
   startDelivery,
   type NewDelivery,
 } from '../../webhook-deliveries/deliveries.js';
@@ -17,8 +19,10 @@ import {
 /**
  * `webhook`: the `call.ended` payload to the action's URL, as a webhook delivery (signed, retried and
  * logged by webhook-deliveries). The delivery id was fixed when the run was queued. It is a written
- * action (run.ts): the delivery is created in the transaction that records the run's success, and its
- * first attempt is queued after it; a redelivered message of the run makes good a lost queueing.
+ * action (run.ts): the delivery is created, claimed for its first attempt, in the transaction that
+ * records the run's success, and that attempt is made right after it, here (no queue message, no claim
+ * of its own); retries go on the delivery queue. A redelivered message of the run queues the first
+ * attempt if a crash stopped it before it was recorded.
  */
 function delivery(
   run: ActionRun,
@@ -47,18 +51,24 @@ const resultOf = (made: { deliveryId: string; webhookId: string }) => ({
 });
 
 export const webhookWritten: WrittenAction<'webhook'> = {
-  prepare: ({ run, record, config }) => {
+  // The signing secret, read with the run: the transaction checks the URL, and the attempt reads nothing.
+  reads: (workspaceId) => [secretKey(workspaceId)],
+  prepare: ({ run, record, config }, [secret]) => {
     const input = delivery(run, record, config);
-    const write = deliveryToWrite(input);
+    const write = deliveryToWrite(input, secretFrom(secret));
     return {
       result: resultOf(write.delivery),
-      items: [write.item],
-      afterWrite: write.afterWrite,
+      items: write.items,
+      afterWrite: async () => {
+        await write.attempt();
+      },
       fallback: async () => resultOf(await startDelivery(input)),
     };
   },
   resume: async (run) => {
-    if (run.deliveryId) await queueFirstAttemptIfNone(run.workspaceId, run.deliveryId);
+    if (!run.deliveryId) return {};
+    const { claimedUntil } = await queueFirstAttemptIfNone(run.workspaceId, run.deliveryId);
+    return claimedUntil ? { busyUntil: claimedUntil } : {};
   },
 };
 

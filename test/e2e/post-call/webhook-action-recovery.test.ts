@@ -26,11 +26,12 @@ import {
  * the actions' messages: a `call.ended` that comes back after the transaction sends them (once each
  * run, however often it comes back).
  *
- * The webhook action writes its delivery in the transaction that records the run's success, then
- * queues the delivery's first attempt. What a crash between steps leaves behind is made good by the
- * action's message coming back (SQS redelivers a message its consumer did not finish), and the
- * receiver still gets one request:
- *   - the run succeeded and its delivery exists with no attempt queued (a crash before the queueing);
+ * The webhook action writes its delivery, claimed for its first attempt, in the transaction that
+ * records the run's success, then makes that attempt at once. What a crash between steps leaves
+ * behind is made good by the action's message coming back (SQS redelivers a message its consumer
+ * did not finish), and the receiver still gets one request:
+ *   - the run succeeded and its delivery exists with no attempt made or queued (a crash before the
+ *     attempt);
  *   - the run is still queued and its delivery exists (a try before the delivery was written with
  *     the run, stopped after creating it).
  * The states are written here as those crashes leave them (on a real call's record for the action's).
@@ -185,7 +186,7 @@ it('call.ended redelivered after its transaction (record, runs) but before the a
     organisation_id: tenant.organisationId,
   };
   await Promise.all([sendMessage('postCall', ended), sendMessage('postCall', ended)]);
-  await waitForConsumed(before, { ProcessCallEnded: 2, RunPostCallAction: 2, DeliverWebhook: 1 });
+  await waitForConsumed(before, { ProcessCallEnded: 2, RunPostCallAction: 2 });
 
   expect(hook.requests).toHaveLength(1);
   expect(JSON.parse(hook.requests[0].body)).toMatchObject({ type: 'call.ended', data: { call_id: callId } });
