@@ -7,7 +7,7 @@ import {
   readActionRun,
 } from '../../../functions/post-call/entities.js';
 import { createDelivery } from '../../../functions/webhook-deliveries/deliveries.js';
-import { readQuiescence, waitFor, waitForConsumed } from '../../helpers/wait.js';
+import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
 import {
   closeSqs,
   connectNumber,
@@ -16,6 +16,7 @@ import {
   newTenant,
   startCall,
   startReceiver,
+  webhookDlqBodies,
   type Receiver,
   type Tenant,
 } from './fixtures.js';
@@ -194,4 +195,28 @@ it('call.ended redelivered after its transaction (record, runs) but before the a
   expect(delivery).toMatchObject({ id: deliveryId, state: 'succeeded', attempts: [{ status_code: 204 }] });
   const { data: run } = await readActionRun(tenant.workspaceId, callId, actionId);
   expect({ state: run?.state, tries: run?.tries }).toEqual({ state: 'succeeded', tries: 1 });
+}, 120_000);
+
+it('a first attempt, made by the action, that leaves the delivery dead puts its attempt’s message in the DLQ, as a queued attempt’s', async () => {
+  const rejecting = await startReceiver(() => ({ status: 422, body: 'no thanks' }));
+  receivers.push(rejecting);
+  const tenant = await newTenant();
+  const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: rejecting.url } }]);
+  await connectNumber(tenant, agent.id as string);
+  const callId = await startCall(tenant, agent.id as string);
+  const dead = await waitFor(
+    async () => {
+      const [delivery] = await deliveries(tenant, callId);
+      return delivery?.state === 'dead' ? delivery : undefined;
+    },
+    { what: 'the delivery to be dead', timeoutMs: 60_000 },
+  );
+  expect(dead).toMatchObject({ dead_reason: 'rejected', attempts: [{ status_code: 422 }] });
+  const inDlq = await waitFor(
+    async () => (await webhookDlqBodies()).find((body) => body.delivery_id === dead.id),
+    { what: 'the message in the webhook-delivery DLQ', timeoutMs: 30_000, intervalMs: 500 },
+  );
+  expect(inDlq).toMatchObject({ type: 'webhook.attempt', workspace_id: tenant.workspaceId, attempt: 1 });
+  await waitForQuiescence();
+  expect(rejecting.requests).toHaveLength(1);
 }, 120_000);
