@@ -36,6 +36,8 @@ const ActionMessage = () =>
     organisation_id: z.string().min(1),
     call_id: z.string().min(1),
     action_id: z.string().min(1),
+    /** The action's type, when the sender knows it: what the run's read may take with it. */
+    action_type: z.string().min(1).optional(),
   });
 export type ActionMessage = z.infer<ReturnType<typeof ActionMessage>>;
 

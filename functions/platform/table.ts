@@ -139,25 +139,26 @@ export async function getStoredItems(keys: TableKey[]): Promise<(StoredItem | un
 }
 
 /**
- * Several items in one BatchGetItem (eventually consistent, as an entity's `get` is by default, and
- * billed as that many plain reads — a TransactGetItems costs twice): undefined where an item does not
- * exist. Keys the table left unprocessed are asked again. At most 100 keys.
+ * Several items in one consistent read that is not a transaction (BatchGetItem, sending again what
+ * DynamoDB leaves unprocessed): one request like getStoredItems, at half its read units, and never
+ * refused by a transaction writing one of the items meanwhile. The keys must differ. Undefined where
+ * an item does not exist.
  */
-export async function batchGetStoredItems(keys: TableKey[]): Promise<(StoredItem | undefined)[]> {
+export async function batchGetStoredItems(keys: TableKey[], tries = 8): Promise<(StoredItem | undefined)[]> {
   const table = tableName();
+  const id = (key: Record<string, unknown>) => `${String(key.pk)}\n${String(key.sk)}`;
   const found = new Map<string, StoredItem>();
-  const keyOf = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\u0000${String(key.sk)}`;
-  let pending: Record<string, unknown>[] = keys.map((key) => ({ ...key }));
+  let pending: Record<string, unknown>[] = keys.map((key) => ({ pk: key.pk, sk: key.sk }));
   for (let attempt = 0; pending.length > 0; attempt += 1) {
-    if (attempt >= 8) throw new Error('BatchGetItem: keys left unprocessed after 8 tries');
+    if (attempt >= tries) throw new Error(`could not read ${pending.length} items; try again`);
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
     const { Responses, UnprocessedKeys } = await docClient().send(
-      new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }),
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
     );
-    for (const item of Responses?.[table] ?? []) found.set(keyOf(item), item);
-    pending = (UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    for (const item of Responses?.[table] ?? []) found.set(id(item), item);
+    pending = UnprocessedKeys?.[table]?.Keys ?? [];
   }
-  return keys.map((key) => found.get(keyOf(key)));
+  return keys.map((key) => found.get(id(key as unknown as Record<string, unknown>)));
 }
 
 /**
@@ -184,6 +185,21 @@ export async function writeStoredItems(
     return { canceled: true, codes: items.map((_, i) => CancellationReasons?.[i]?.Code ?? 'None') };
   }
 }
+
+/**
+ * An entity's own request as an item of writeStoredItems or a key of the reads above: ElectroDB
+ * builds it (`Entity.create(…).params()`, `.patch(…)…params()`, `.get(…).params()`), so its keys,
+ * identifiers and conditions are exactly the entity's; only the table name (and a single write's
+ * ReturnValues) are left out.
+ */
+export function entityWrite(
+  kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck',
+  params: Record<string, unknown>,
+): TransactionItem {
+  const { TableName: _table, ReturnValues: _returns, ...request } = params;
+  return { [kind]: request } as unknown as TransactionItem;
+}
+export const entityKey = (params: { Key?: unknown }): TableKey => params.Key as TableKey;
 
 /** Keys keep the case they were written in: ids are case-sensitive (ElectroDB lowercases by default). */
 export const KEEP_CASE = 'none' as const;

@@ -1,13 +1,21 @@
-import { agentForCall } from '../agents/versions.js';
-import { getCallFacts, setCallSentiment } from '../calling/service.js';
+import { agentAsOf } from '../agents/versions.js';
+import { AgentEntity, AgentVersionEntity, type Agent } from '../agents/entities.js';
+import { setCallSentiment } from '../calling/service.js';
+import { CallEntity, type Call } from '../calling/entities.js';
+import { getContact, findContactByPhone, normalisePhone } from '../contacts/lookup.js';
+import { ContactEntity, ContactPhoneEntity, type Contact } from '../contacts/entities.js';
 import { listingAddress } from '../knowledge/service.js';
+import { isId } from '../platform/ids.js';
+import { batchGetStoredItems, entityKey, type StoredItem, type TableKey } from '../platform/table.js';
 import type { AnalysisField } from './call-analysis.js';
 import type { ActionType } from './entities.js';
-import type { CallFacts } from './payload.js';
+import { otherParty, type CallFacts, type ContactFacts } from './payload.js';
 
 /**
- * The pipeline's view of the calling core: an ended call's facts and the agent's post-call actions.
- * Only this file knows the calling core's record shapes.
+ * The pipeline's view of the calling core: an ended call's facts, the agent's post-call actions and
+ * the call's contact. Only this file knows the calling core's record shapes. The pipeline reads them
+ * in two requests (batchGetStoredItems): the call with the post-call record, then the agent (the
+ * call's version of it) with the contact.
  */
 
 export interface ConfiguredAction {
@@ -24,12 +32,15 @@ const stringRecord = (value: unknown): Record<string, string> => {
   return out;
 };
 
-/** The call, when it exists and has ended (completed or failed); otherwise undefined. */
-export async function loadEndedCall(
-  workspaceId: string,
-  callId: string,
+/** The call's key on the table (undefined for an id that is no call's: there is no such call). */
+export const callKey = (workspaceId: string, callId: string): TableKey | undefined =>
+  isId('call', callId) ? entityKey(CallEntity.get({ workspaceId, callId }).params()) : undefined;
+
+/** The call read with callKey, when it exists and has ended (completed or failed); otherwise undefined. */
+export async function endedCall(
+  item: StoredItem | undefined,
 ): Promise<{ facts: CallFacts } | { notEnded: true } | undefined> {
-  const call = await getCallFacts(workspaceId, callId);
+  const call = item ? (CallEntity.parse({ Item: item }).data as Call | null) : null;
   if (!call) return undefined;
   if (call.status !== 'completed' && call.status !== 'failed') return { notEnded: true };
   const transcript = (call.transcript ?? []) as {
@@ -111,25 +122,68 @@ export async function storeAnalysis(
   await setCallSentiment(workspaceId, callId, sentiment, analysis ?? undefined);
 }
 
-/** The agent's actions (all of them, enabled or not), or undefined when the agent is gone. */
-export async function loadAgentActions(
-  workspaceId: string,
-  agentId: string,
-  /** The call's version of the agent: its actions, analysis fields and criteria as the call ran them. */
-  agentVersion?: number,
-): Promise<
-  | {
-      agentName: string;
-      organisationId: string;
-      prompt: string;
-      successCriteria?: string;
-      analysisFields: AnalysisField[];
-      actions: (ConfiguredAction & { enabled: boolean })[];
-    }
-  | undefined
-> {
-  const agent = await agentForCall({ workspaceId, agentId, agentVersion });
-  if (!agent) return undefined;
+export interface AgentActions {
+  agentName: string;
+  organisationId: string;
+  prompt: string;
+  successCriteria?: string;
+  analysisFields: AnalysisField[];
+  /** All of them, enabled or not. */
+  actions: (ConfiguredAction & { enabled: boolean })[];
+}
+
+/**
+ * The agent as the call ran it (its version's actions, analysis fields and criteria; undefined when
+ * the agent is gone) and the call's contact: the one linked when the call was made, else the one
+ * with the other party's number (undefined when there is none). One read of the agent, its version
+ * and the contact (or the number's key); one more for the contact a number's key names.
+ */
+export async function agentAndContact(
+  facts: CallFacts,
+): Promise<{ agent: AgentActions | undefined; contact: ContactFacts | undefined }> {
+  const { workspaceId, agentId, agentVersion } = facts;
+  const byId = facts.contactId && isId('contact', facts.contactId) ? facts.contactId : undefined;
+  const phone = byId ? undefined : normalisePhone(otherParty(facts));
+  const keys: TableKey[] = [entityKey(AgentEntity.get({ workspaceId, agentId }).params())];
+  const versionAt =
+    agentVersion !== undefined && Number.isSafeInteger(agentVersion) && agentVersion >= 1
+      ? keys.push(
+          entityKey(AgentVersionEntity.get({ workspaceId, agentId, version: agentVersion }).params()),
+        ) - 1
+      : -1;
+  const contactAt = byId
+    ? keys.push(entityKey(ContactEntity.get({ workspaceId, contactId: byId }).params())) - 1
+    : phone
+      ? keys.push(entityKey(ContactPhoneEntity.get({ workspaceId, phone }).params())) - 1
+      : -1;
+  const items = await batchGetStoredItems(keys);
+  const parsed = <T>(at: number, parse: (item: { Item: StoredItem }) => { data: unknown }) => {
+    const item = at >= 0 ? items[at] : undefined;
+    return item ? ((parse({ Item: item }).data as T | null) ?? undefined) : undefined;
+  };
+  const live = parsed<Agent>(0, (i) => AgentEntity.parse(i));
+  const version = parsed<Parameters<typeof agentAsOf>[1]>(versionAt, (i) => AgentVersionEntity.parse(i));
+  const agent = live ? (version ? agentAsOf(live, version) : live) : undefined;
+
+  let contact: Contact | null | undefined;
+  if (byId) {
+    // Linked when the call was made; by the number when it was deleted since.
+    contact =
+      parsed<Contact>(contactAt, (i) => ContactEntity.parse(i)) ??
+      (await findContactByPhone(workspaceId, otherParty(facts)));
+  } else {
+    const key = parsed<{ contactId: string }>(contactAt, (i) => ContactPhoneEntity.parse(i));
+    contact = key ? await getContact(workspaceId, key.contactId) : undefined;
+  }
+  return {
+    agent: agent && agentActions(agent),
+    contact: contact
+      ? { contactId: contact.contactId, name: contact.name, phone: contact.phone, email: contact.email }
+      : undefined,
+  };
+}
+
+function agentActions(agent: Agent): AgentActions {
   const actions = (agent.postCallActions ?? []) as {
     actionId: string;
     type: ActionType;

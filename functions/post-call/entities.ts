@@ -41,7 +41,15 @@ export const PostCallRecordEntity = new Entity(
       /** The agent's enabled actions when the call ended, as JSON: `[{actionId, type, config}]`. */
       actions: { type: 'string', required: true },
       builtAt: { type: 'string', required: true },
-      /** Set once every action's message was sent (a redelivery then has nothing left to do). */
+      /**
+       * True when the call's action runs and its memory were written in the record's own transaction
+       * (every record built since), so a redelivery that finds the record has them already.
+       */
+      runsCreated: { type: 'boolean' },
+      /**
+       * Set once every action's message was sent, by a redelivery that found the record (the first
+       * delivery saves the write): a later one then has nothing left to do.
+       */
       actionsEnqueuedAt: { type: 'string' },
     },
     indexes: {

@@ -35,17 +35,23 @@ export const CallMemoryEntity = new Entity(
   entityConfig(),
 );
 
-/** Remembers a processed call's summary under the other party's phone (a put: a repeat writes the same). */
-export async function rememberCall(record: CallRecordWire): Promise<void> {
+/** The memory of a processed call (under the other party's phone), or undefined when none is kept. */
+export function memoryOf(record: CallRecordWire) {
   const phone = record.direction === 'inbound' ? record.from_phone : record.to_phone;
-  if (!/^\+\d{6,15}$/.test(phone) || record.status !== 'completed') return;
-  await CallMemoryEntity.put({
+  if (!/^\+\d{6,15}$/.test(phone) || record.status !== 'completed') return undefined;
+  return {
     workspaceId: record.workspace_id,
     phone,
     callId: record.call_id,
     summary: record.summary.slice(0, 1000),
     ...(record.ended_at ? { endedAt: record.ended_at } : {}),
-  }).go({ response: 'none' });
+  };
+}
+
+/** Remembers a processed call's summary under the other party's phone (a put: a repeat writes the same). */
+export async function rememberCall(record: CallRecordWire): Promise<void> {
+  const memory = memoryOf(record);
+  if (memory) await CallMemoryEntity.put(memory).go({ response: 'none' });
 }
 
 /**

@@ -1,28 +1,40 @@
-import { isConditionFailure } from '../platform/table.js';
-import { findContactByPhone, getContact } from '../contacts/lookup.js';
 import { clock } from '../platform/clock.js';
 import { config } from '../platform/config.js';
 import { newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessages } from '../platform/queue.js';
+import {
+  batchGetStoredItems,
+  entityKey,
+  entityWrite,
+  isConditionFailure,
+  writeStoredItems,
+  type StoredItem,
+  type TransactionItem,
+} from '../platform/table.js';
 import { analyseCall, hadConversation } from './call-analysis.js';
-import { loadAgentActions, loadEndedCall, storeAnalysis, type ConfiguredAction } from './calls.js';
+import { agentAndContact, callKey, endedCall, storeAnalysis, type ConfiguredAction } from './calls.js';
 import {
   ActionRunEntity,
   PostCallRecordEntity,
   readPostCallRecord,
   type PostCallRecordItem,
 } from './entities.js';
-import { rememberCall } from './memories.js';
-import { buildCallRecord, otherParty, type CallFacts, type ContactFacts } from './payload.js';
+import { CallMemoryEntity, memoryOf, rememberCall } from './memories.js';
+import { buildCallRecord, type CallFacts } from './payload.js';
 import type { ActionMessage, CallEndedMessage, CallRecordWire } from './schemas.js';
 
 /**
- * Step 1 of the pipeline (postCall queue): a call ended. Builds the call's record once (a
- * conditional create), makes one run per enabled action of the agent (conditional creates: each
- * action runs once per call), and sends one message per action to the actions queue, so one
- * failing action never blocks or repeats another. A redelivered message, or a second `call.ended`
- * for the same call, finds the work done and changes nothing.
+ * Step 1 of the pipeline (postCall queue): a call ended. Builds the call's record once, makes one run
+ * per enabled action of the agent (each action runs once per call) and remembers the call — all in
+ * one transaction whose record is created with a condition — then stores the analysis on the call and
+ * sends one message per action to the actions queue, so one failing action never blocks or repeats
+ * another. A redelivered message, or a second `call.ended` for the same call, finds the record (the
+ * idempotency key of the analysis and of every run) and only sends the actions' messages again,
+ * which find their runs taken or done.
+ *
+ * Requests of a first delivery: one read of the record and the call, one of the agent (its version)
+ * and the contact, the transaction, and the analysis stored on the call (calling's: a read and a write).
  */
 
 export const MAX_ACTIONS_PER_CALL = 10;
@@ -36,22 +48,19 @@ export class CallNotEndedYet extends Error {
 
 export type CallEndedOutcome = 'processed' | 'duplicate' | 'missing';
 
-async function contactFor(facts: CallFacts): Promise<ContactFacts | undefined> {
-  // The contact linked when the call was made; by the number when there was none (or it was deleted).
-  const contact =
-    (facts.contactId ? await getContact(facts.workspaceId, facts.contactId) : null) ??
-    (await findContactByPhone(facts.workspaceId, otherParty(facts)));
-  if (!contact) return undefined;
-  return { contactId: contact.contactId, name: contact.name, phone: contact.phone, email: contact.email };
-}
+const recordKey = (workspaceId: string, callId: string) =>
+  entityKey(PostCallRecordEntity.get({ workspaceId, callId }).params());
 
-async function buildRecord(message: CallEndedMessage): Promise<PostCallRecordItem | undefined> {
-  const loaded = await loadEndedCall(message.workspace_id, message.call_id);
+/** Builds the record and writes it with its runs and the call's memory; undefined when there is no call. */
+async function buildRecord(
+  message: CallEndedMessage,
+  callItem: StoredItem | undefined,
+): Promise<{ item: PostCallRecordItem; built: boolean } | undefined> {
+  const loaded = await endedCall(callItem);
   if (!loaded) return undefined;
   if ('notEnded' in loaded) throw new CallNotEndedYet(message.call_id);
   const { facts } = loaded;
-  const agent = await loadAgentActions(facts.workspaceId, facts.agentId, facts.agentVersion);
-  const contact = await contactFor(facts);
+  const { agent, contact } = await agentAndContact(facts);
   const options = { publicBaseUrl: config().PUBLIC_BASE_URL, contact };
   const withName = { ...facts, agentName: facts.agentName ?? agent?.agentName };
   const ruled = buildCallRecord(withName, options);
@@ -65,51 +74,68 @@ async function buildRecord(message: CallEndedMessage): Promise<PostCallRecordIte
         rules: { summary: ruled.summary, sentiment: ruled.sentiment.label },
       })
     : undefined;
-  const record = analysis ? { ...ruled, analysis } : ruled;
+  const record: CallRecordWire = analysis ? { ...ruled, analysis } : ruled;
   // A test chat not asked to run them gets its record and analysis, and no action.
   const actions: ConfiguredAction[] = (facts.skipActions ? [] : (agent?.actions ?? []))
     .filter((action) => action.enabled)
     .slice(0, MAX_ACTIONS_PER_CALL)
     .map(({ actionId, type, config: actionConfig }) => ({ actionId, type, config: actionConfig }));
-  try {
-    const { data } = await PostCallRecordEntity.create({
-      workspaceId: facts.workspaceId,
-      callId: facts.callId,
-      organisationId: facts.organisationId,
-      agentId: facts.agentId,
-      record: JSON.stringify(record),
-      actions: JSON.stringify(actions),
-      builtAt: clock.now().toISOString(),
-    }).go();
-    return data as PostCallRecordItem;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // Built concurrently by a duplicate message: use that one.
-    return (await readPostCallRecord(facts.workspaceId, facts.callId)).data ?? undefined;
-  }
+  const item: PostCallRecordItem = {
+    workspaceId: facts.workspaceId,
+    callId: facts.callId,
+    organisationId: facts.organisationId,
+    agentId: facts.agentId,
+    record: JSON.stringify(record),
+    actions: JSON.stringify(actions),
+    builtAt: clock.now().toISOString(),
+    runsCreated: true,
+  };
+  const memory = memoryOf(record);
+  const written = await writeStoredItems([
+    entityWrite('Put', PostCallRecordEntity.create(item).params()),
+    ...actions.map((action) => entityWrite('Put', ActionRunEntity.create(newRun(facts, action)).params())),
+    ...(memory ? [entityWrite('Put', CallMemoryEntity.put(memory).params())] : []),
+  ] satisfies TransactionItem[]);
+  if (!written.canceled) return { item, built: true };
+  // Built concurrently by a duplicate message (its record is there): go on from that one.
+  const winner = (await readPostCallRecord(facts.workspaceId, facts.callId)).data;
+  if (!winner)
+    throw new Error(`post-call record of ${facts.callId} not written (${written.codes.join(', ')})`);
+  return { item: winner, built: false };
 }
 
-/** One run per action, created unless it exists (ids of the SMS / delivery are fixed here, once). */
-async function createRuns(item: PostCallRecordItem, actions: ConfiguredAction[]): Promise<void> {
+/** A new run of the action (the ids of its SMS / delivery fixed here, once). */
+function newRun(
+  facts: Pick<CallFacts, 'workspaceId' | 'callId' | 'organisationId' | 'agentId'>,
+  action: ConfiguredAction,
+) {
   const now = clock.now().toISOString();
+  return {
+    workspaceId: facts.workspaceId,
+    callId: facts.callId,
+    actionId: action.actionId,
+    organisationId: facts.organisationId,
+    agentId: facts.agentId,
+    type: action.type,
+    config: JSON.stringify(action.config ?? {}),
+    state: 'queued' as const,
+    ...(action.type === 'sms_owner' || action.type === 'sms_caller' ? { smsId: newId('message') } : {}),
+    ...(action.type === 'webhook' ? { deliveryId: newId('delivery') } : {}),
+    tries: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * One run per action, created unless it exists: for a record built before runs were written with it
+ * (no `runsCreated`), found by a redelivery.
+ */
+async function createRuns(item: PostCallRecordItem, actions: ConfiguredAction[]): Promise<void> {
   await Promise.all(
     actions.map(async (action) => {
       try {
-        await ActionRunEntity.create({
-          workspaceId: item.workspaceId,
-          callId: item.callId,
-          actionId: action.actionId,
-          organisationId: item.organisationId,
-          agentId: item.agentId,
-          type: action.type,
-          config: JSON.stringify(action.config ?? {}),
-          state: 'queued',
-          ...(action.type === 'sms_owner' || action.type === 'sms_caller' ? { smsId: newId('message') } : {}),
-          ...(action.type === 'webhook' ? { deliveryId: newId('delivery') } : {}),
-          tries: 0,
-          createdAt: now,
-          updatedAt: now,
-        }).go();
+        await ActionRunEntity.create(newRun(item, action)).go();
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
@@ -118,38 +144,52 @@ async function createRuns(item: PostCallRecordItem, actions: ConfiguredAction[])
 }
 
 export async function processCallEnded(message: CallEndedMessage): Promise<CallEndedOutcome> {
-  // One read first: a redelivery, a duplicate or a retry after a failure finds the record built
-  // and goes on from it (or stops once its actions are queued) without asking the model again; a
-  // first delivery builds it (analysis included) with a conditional create, and a concurrent
-  // duplicate that lost the race reads the winner's record.
-  const built = (await readPostCallRecord(message.workspace_id, message.call_id)).data;
-  const item = built ?? (await buildRecord(message));
-  if (!item) {
+  // One read first, of the record and the call together: a redelivery, a duplicate or a retry after
+  // a failure finds the record built and goes on from it without asking the model again; a first
+  // delivery builds it (analysis included) from the call, in a transaction conditioned on the record,
+  // and a concurrent duplicate that lost the race goes on from the winner's record.
+  const call = callKey(message.workspace_id, message.call_id);
+  const [builtItem, callItem] = call
+    ? await batchGetStoredItems([recordKey(message.workspace_id, message.call_id), call])
+    : [undefined, undefined];
+  const found = builtItem
+    ? ((PostCallRecordEntity.parse({ Item: builtItem }).data as PostCallRecordItem | null) ?? undefined)
+    : undefined;
+  const result = found ? { item: found, built: false } : await buildRecord(message, callItem);
+  if (!result) {
     logger.warn('call.ended for a call that does not exist; nothing to do', {
       callId: message.call_id,
       workspaceId: message.workspace_id,
     });
     return 'missing';
   }
+  const { item, built } = result;
   if (item.actionsEnqueuedAt) return 'duplicate';
   const record = JSON.parse(item.record) as CallRecordWire;
   await storeAnalysis(item.workspaceId, item.callId, record.sentiment, record.analysis);
-  await rememberCall(record);
   const actions = JSON.parse(item.actions) as ConfiguredAction[];
-  await createRuns(item, actions);
+  if (!item.runsCreated) {
+    await rememberCall(record);
+    await createRuns(item, actions);
+  }
   const messages: ActionMessage[] = actions.map((action) => ({
     type: 'post_call.action',
     workspace_id: item.workspaceId,
     organisation_id: item.organisationId,
     call_id: item.callId,
     action_id: action.actionId,
+    action_type: action.type,
   }));
   if (messages.length > 0) await sendMessages('postCallActions', messages);
+  if (built) {
+    logger.info('post-call record built', { callId: item.callId, actions: actions.map((a) => a.type) });
+    return 'processed';
+  }
+  // Found built: after this, a redelivery has nothing left to do (the first delivery saves this write).
   await PostCallRecordEntity.patch({ workspaceId: item.workspaceId, callId: item.callId })
     .set({ actionsEnqueuedAt: clock.now().toISOString() })
     .go({ response: 'none' });
-  logger.info('post-call record built', { callId: item.callId, actions: actions.map((a) => a.type) });
-  return 'processed';
+  return 'duplicate';
 }
 
 /** The call's record (sentiment, summary, properties, …) once the pipeline built it. */

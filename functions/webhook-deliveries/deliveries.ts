@@ -1,6 +1,14 @@
 import { queryPage } from '../platform/pagination.js';
 import { createHash, randomUUID } from 'node:crypto';
-import { isConditionFailure } from '../platform/table.js';
+import {
+  batchGetStoredItems,
+  entityKey,
+  entityWrite,
+  isConditionFailure,
+  type StoredItem,
+  type TableKey,
+  type TransactionItem,
+} from '../platform/table.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
@@ -8,13 +16,16 @@ import { logger } from '../platform/logger.js';
 import { sendMessage } from '../platform/queue.js';
 import type { AttemptMessage } from '../platform/queue-messages.js';
 import {
+  EventEndpointEntity,
   WebhookDeliveryEntity,
   WebhookEndpointEntity,
+  WebhookSecretEntity,
   readDelivery,
-  readEventEndpoint,
   type DeliveryAttempt,
+  type EventEndpoint,
   type DeliveryKind,
   type WebhookDelivery,
+  type WebhookSecretRecord,
 } from './entities.js';
 import { postWebhook, type HttpAttempt } from './http-attempt.js';
 import { notifyEndpointDisabled } from './notify.js';
@@ -26,14 +37,16 @@ import {
   type AttemptOutcome,
   type NextStep,
 } from './retry.js';
-import { signingSecrets } from './secrets.js';
+import { getOrCreateSecret, signingSecrets } from './secrets.js';
 import { allowedHosts, maxAttempts, requireHttps, retrySchedule } from './settings.js';
-import { signatureHeaders } from './signing.js';
+import { activeSecrets, signatureHeaders } from './signing.js';
 
 /**
  * Webhook deliveries: one record per event sent to an endpoint, with every attempt. Scheduled
  * attempts travel as messages on the webhookDelivery queue, one message per attempt, delayed until
- * due (waits longer than SQS's 15 minutes are re-enqueued until due). Each attempt is claimed with a
+ * due (waits longer than SQS's 15 minutes are re-enqueued until due) — but a post-call webhook's
+ * first attempt, which the action makes at once on the claim it wrote with the delivery
+ * (deliveryToWrite). Each attempt is claimed with a
  * conditional write, so a redelivered or duplicated message never makes a second request.
  *
  * Dead-lettering: when the last attempt fails (or the receiver answers 410/another 4xx), the
@@ -82,55 +95,153 @@ async function getDelivery(workspaceId: string, deliveryId: string): Promise<Web
   return (await readDelivery(workspaceId, deliveryId)).data;
 }
 
+/** A new delivery's item, as created (pending, no attempt made). */
+function newDeliveryItem(input: NewDelivery): WebhookDelivery {
+  const now = clock.now().toISOString();
+  return {
+    workspaceId: input.workspaceId,
+    deliveryId: input.deliveryId ?? newId('delivery'),
+    organisationId: input.organisationId,
+    webhookId: input.webhookId ?? newId('message'),
+    eventType: input.eventType,
+    callId: input.callId ?? NO_CALL,
+    agentId: input.agentId,
+    actionId: input.actionId,
+    endpointId: input.endpointId,
+    eventId: input.eventId,
+    url: input.url,
+    payload: input.payload,
+    kind: input.kind,
+    state: 'pending',
+    scheduledAttempts: 0,
+    maxAttempts: input.kind === 'test' ? 1 : maxAttempts(),
+    nextAttemptAt: now,
+    attempts: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /** Creates the delivery unless it exists (same id): returns the stored one either way. */
 export async function createDelivery(input: NewDelivery): Promise<WebhookDelivery> {
-  const now = clock.now().toISOString();
-  const deliveryId = input.deliveryId ?? newId('delivery');
+  const item = newDeliveryItem(input);
   try {
-    const created = await WebhookDeliveryEntity.create({
-      workspaceId: input.workspaceId,
-      deliveryId,
-      organisationId: input.organisationId,
-      webhookId: input.webhookId ?? newId('message'),
-      eventType: input.eventType,
-      callId: input.callId ?? NO_CALL,
-      agentId: input.agentId,
-      actionId: input.actionId,
-      endpointId: input.endpointId,
-      eventId: input.eventId,
-      url: input.url,
-      payload: input.payload,
-      kind: input.kind,
-      state: 'pending',
-      scheduledAttempts: 0,
-      maxAttempts: input.kind === 'test' ? 1 : maxAttempts(),
-      nextAttemptAt: now,
-      attempts: [],
-      createdAt: now,
-      updatedAt: now,
-    }).go();
+    const created = await WebhookDeliveryEntity.create(item).go();
     return created.data as WebhookDelivery;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const existing = await getDelivery(input.workspaceId, deliveryId);
+    const existing = await getDelivery(input.workspaceId, item.deliveryId);
     if (!existing) throw error;
     return existing;
   }
 }
+
+/**
+ * A new delivery to write in the caller's own transaction, claimed for its first attempt, which the
+ * caller makes once that transaction is written (`attempt`): at once, in the caller's invocation, with
+ * no queue message. It is created on the condition that it does not exist (a cancellation on it means
+ * it does, and startDelivery is then the way on). The attempt is the scheduled attempt 1, recorded as
+ * a queued one is; a retry goes on the queue, and a first attempt that leaves the delivery dead sends
+ * its attempt's message anyway, which DeliverWebhook moves to the dead-letter queue as it would have
+ * its own. A caller that stops between the write and the attempt must call `queueFirstAttemptIfNone`
+ * when it comes back (its own redelivered message): the attempt is then queued, and made once the
+ * claim has lapsed.
+ */
+export function deliveryToWrite(
+  input: NewDelivery & { deliveryId: string },
+  /**
+   * The workspace's signing secret, read by the caller (secretKey, secretFrom): the transaction then
+   * also checks that the URL is not disabled for the workspace (a 410), so the attempt reads nothing.
+   * A cancellation on that check means it is: startDelivery is the way on, as for an existing delivery.
+   */
+  secret?: WebhookSecretRecord,
+): {
+  delivery: WebhookDelivery;
+  items: TransactionItem[];
+  attempt: () => Promise<AttemptResult>;
+} {
+  const token = randomUUID();
+  const now = clock.now();
+  const delivery: WebhookDelivery = {
+    ...newDeliveryItem(input),
+    claimToken: token,
+    claimExpiresAt: new Date(now.getTime() + CLAIM_MS).toISOString(),
+  };
+  const urlEnabled: TransactionItem = {
+    ConditionCheck: {
+      Key: entityKey(
+        WebhookEndpointEntity.get({
+          workspaceId: delivery.workspaceId,
+          urlHash: urlHash(delivery.url),
+        }).params(),
+      ),
+      ConditionExpression: 'attribute_not_exists(#state) OR #state <> :disabled',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':disabled': 'disabled' },
+    },
+  };
+  const known = secret ? { inactive: undefined, secrets: activeSecrets(secret, clock.now()) } : undefined;
+  return {
+    delivery,
+    items: [
+      entityWrite('Put', WebhookDeliveryEntity.create(delivery).params()),
+      ...(secret ? [urlEnabled] : []),
+    ],
+    attempt: async () => {
+      try {
+        return await attemptClaimed(delivery, token, 1, known);
+      } catch (error) {
+        if (!(error instanceof DeadLetter)) throw error;
+        await sendMessage('webhookDelivery', attemptMessage(delivery, 1, now));
+        return 'dead';
+      }
+    },
+  };
+}
+
+/** The key of the workspace's signing secret, to read with other items (secretFrom reads the item). */
+export const secretKey = (workspaceId: string): TableKey =>
+  entityKey(WebhookSecretEntity.get({ workspaceId }).params());
+export const secretFrom = (item: StoredItem | undefined): WebhookSecretRecord | undefined =>
+  (item ? (WebhookSecretEntity.parse({ Item: item }).data as WebhookSecretRecord | null) : null) ?? undefined;
+
+/**
+ * Queues a delivery's first attempt unless it was made (or the delivery is gone or done). While it is
+ * being made under a live claim, queues nothing and answers until when the claim holds: the caller
+ * looks again then (the holder may stop before recording it).
+ */
+export async function queueFirstAttemptIfNone(
+  workspaceId: string,
+  deliveryId: string,
+): Promise<{ claimedUntil?: Date }> {
+  const delivery = await getDelivery(workspaceId, deliveryId);
+  if (delivery?.state !== 'pending' || delivery.scheduledAttempts !== 0) return {};
+  const claimedUntil = Date.parse(delivery.claimExpiresAt ?? '');
+  if (claimedUntil > clock.now().getTime()) return { claimedUntil: new Date(claimedUntil) };
+  await enqueueAttempt(delivery, 1, clock.now());
+  return {};
+}
+
+const attemptMessage = (
+  delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>,
+  attempt: number,
+  dueAt: Date,
+): AttemptMessage => ({
+  type: 'webhook.attempt',
+  workspace_id: delivery.workspaceId,
+  delivery_id: delivery.deliveryId,
+  attempt,
+  due_at: dueAt.toISOString(),
+});
 
 async function enqueueAttempt(
   delivery: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>,
   attempt: number,
   dueAt: Date,
 ) {
-  const message: AttemptMessage = {
-    type: 'webhook.attempt',
-    workspace_id: delivery.workspaceId,
-    delivery_id: delivery.deliveryId,
-    attempt,
-    due_at: dueAt.toISOString(),
-  };
-  await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(dueAt, clock.now()) });
+  await sendMessage('webhookDelivery', attemptMessage(delivery, attempt, dueAt), {
+    delaySeconds: sqsDelayFor(dueAt, clock.now()),
+  });
   // Recorded so that a redelivered message of attempt n can tell whether attempt n + 1 was queued
   // (`enqueued <= n` re-queues it). The first attempt needs no record: nothing before it reads one,
   // and 1 decides as an absent record does, so a delivery's first attempt saves the write.
@@ -183,10 +294,10 @@ async function claim(
   }
 }
 
-/** Signs and sends the delivery's payload once. */
-async function send(delivery: WebhookDelivery): Promise<{ http: HttpAttempt; at: Date }> {
+/** Signs (with the workspace's secrets, read now unless given) and sends the delivery's payload once. */
+async function send(delivery: WebhookDelivery, given?: string[]): Promise<{ http: HttpAttempt; at: Date }> {
   const at = clock.now();
-  const secrets = await signingSecrets(delivery.workspaceId);
+  const secrets = given ?? (await signingSecrets(delivery.workspaceId));
   const headers = {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
@@ -218,23 +329,44 @@ function attemptRecord(http: HttpAttempt, at: Date, number: number, manual: bool
   };
 }
 
-async function isEndpointDisabled(workspaceId: string, url: string): Promise<boolean> {
-  const { data } = await WebhookEndpointEntity.get({ workspaceId, urlHash: urlHash(url) }).go({
-    consistent: true,
-  });
-  return data?.state === 'disabled';
-}
-
 /**
- * An event delivery whose webhook endpoint was deleted (`endpoint_deleted`) or disabled
- * (`endpoint_disabled`) since it was queued makes no more attempts: what the customer turned off
- * stops at once, retries included.
+ * What a scheduled attempt needs besides the delivery, in one read: whether its URL is disabled for
+ * the workspace (a 410), the signing secrets, and for an event delivery whether its webhook endpoint
+ * was deleted (`endpoint_deleted`) or disabled (`endpoint_disabled`) since it was queued: what the
+ * customer turned off stops at once, retries included. The secret is made here on a workspace's
+ * first delivery (getOrCreateSecret).
  */
-async function eventEndpointGone(delivery: WebhookDelivery): Promise<string | undefined> {
-  if (delivery.kind !== 'event' || !delivery.endpointId) return undefined;
-  const { data } = await readEventEndpoint(delivery.workspaceId, delivery.endpointId);
-  if (!data) return 'endpoint_deleted';
-  return data.enabled ? undefined : 'endpoint_disabled';
+async function attemptContext(
+  delivery: WebhookDelivery,
+): Promise<{ inactive: string | undefined; secrets: string[] }> {
+  const { workspaceId } = delivery;
+  const eventEndpointId = delivery.kind === 'event' ? delivery.endpointId : undefined;
+  const keys: TableKey[] = [
+    entityKey(WebhookEndpointEntity.get({ workspaceId, urlHash: urlHash(delivery.url) }).params()),
+    entityKey(WebhookSecretEntity.get({ workspaceId }).params()),
+    ...(eventEndpointId
+      ? [entityKey(EventEndpointEntity.get({ workspaceId, endpointId: eventEndpointId }).params())]
+      : []),
+  ];
+  const [endpointItem, secretItem, eventEndpointItem] = await batchGetStoredItems(keys);
+  const endpointState = endpointItem ? WebhookEndpointEntity.parse({ Item: endpointItem }).data : null;
+  const secret =
+    (secretItem ? WebhookSecretEntity.parse({ Item: secretItem }).data : null) ??
+    (await getOrCreateSecret(workspaceId));
+  const eventEndpoint = eventEndpointItem
+    ? (EventEndpointEntity.parse({ Item: eventEndpointItem }).data as EventEndpoint | null)
+    : null;
+  const inactive =
+    endpointState?.state === 'disabled'
+      ? 'endpoint_disabled'
+      : !eventEndpointId
+        ? undefined
+        : !eventEndpoint
+          ? 'endpoint_deleted'
+          : eventEndpoint.enabled
+            ? undefined
+            : 'endpoint_disabled';
+  return { inactive, secrets: activeSecrets(secret, clock.now()) };
 }
 
 /** A 410: the endpoint is disabled for this workspace and its admins are told (once per disabling). */
@@ -324,17 +456,26 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
     await sendMessage('webhookDelivery', message, { delaySeconds: sqsDelayFor(retryAt, clock.now()) });
     return 'busy';
   }
-  const { token } = claimed;
-  const current = claimed.delivery;
+  return attemptClaimed(claimed.delivery, claimed.token, message.attempt);
+}
 
-  const inactive = (await isEndpointDisabled(current.workspaceId, current.url))
-    ? 'endpoint_disabled'
-    : await eventEndpointGone(current);
+/**
+ * Makes scheduled attempt n of a delivery under our claim `token` and records it with the state it
+ * leads to: sent, a retry queued, or dead (DeadLetter thrown, for the attempt's message).
+ */
+async function attemptClaimed(
+  current: WebhookDelivery,
+  token: string,
+  attempt: number,
+  /** Known already (the caller checked the URL and read the secrets); read here otherwise. */
+  known?: { inactive: string | undefined; secrets: string[] },
+): Promise<'sent' | 'retry_scheduled'> {
+  const { inactive, secrets } = known ?? (await attemptContext(current));
   if (inactive) {
     await finishScheduled(
       current,
       token,
-      message.attempt,
+      attempt,
       undefined,
       { kind: 'dead', reason: 'exhausted' },
       inactive,
@@ -342,26 +483,22 @@ export async function processAttemptMessage(message: AttemptMessage): Promise<At
     throw new DeadLetter(current.deliveryId, inactive);
   }
 
-  const { http, at } = await send(current);
+  const { http, at } = await send(current, secrets);
   const outcome = outcomeOf(http, at);
-  const last = message.attempt >= current.maxAttempts;
-  let step: NextStep = nextStep(outcome, message.attempt, retrySchedule());
+  const last = attempt >= current.maxAttempts;
+  let step: NextStep = nextStep(outcome, attempt, retrySchedule());
   if (step.kind === 'retry' && last) step = { kind: 'dead', reason: 'exhausted' };
   if (outcome.kind === 'gone') await disableEndpoint(current);
   const updated = await finishScheduled(
     current,
     token,
-    message.attempt,
-    attemptRecord(http, at, message.attempt, false),
+    attempt,
+    attemptRecord(http, at, attempt, false),
     step,
   );
   if (step.kind === 'succeeded') return 'sent';
   if (step.kind === 'retry') {
-    await enqueueAttempt(
-      updated,
-      message.attempt + 1,
-      new Date(updated.nextAttemptAt ?? clock.now().toISOString()),
-    );
+    await enqueueAttempt(updated, attempt + 1, new Date(updated.nextAttemptAt ?? clock.now().toISOString()));
     return 'retry_scheduled';
   }
   logger.warn('webhook delivery dead', {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { StoredItem, TableKey, TransactionItem } from '../../platform/table.js';
 import { ActionRunEntity, type ActionRun, type ActionType } from '../entities.js';
 import type { ACTION_CONFIGS, CallRecordWire } from '../schemas.js';
 
@@ -37,6 +38,32 @@ export interface ActionContext<T extends ActionType> {
  * cannot help; any other error is retried. Returns the run's result (stored as JSON).
  */
 export type PostCallAction<T extends ActionType> = (context: ActionContext<T>) => Promise<unknown>;
+
+/**
+ * What a written action does: its whole effect is items written in the same transaction as the run's
+ * result (so it needs no claim of its own: the transaction is conditioned on the run being free),
+ * then `afterWrite` (a queue message). A redelivered message of a run that succeeded calls `resume`,
+ * which makes good an `afterWrite` a crash may have lost. When an item's condition refuses the
+ * transaction (the effect was made by a try before, outside it), `fallback` makes sure of the effect
+ * and gives the run's result.
+ */
+export interface WrittenEffect {
+  result: unknown;
+  items: TransactionItem[];
+  afterWrite: () => Promise<void>;
+  fallback: () => Promise<unknown>;
+}
+export interface WrittenAction<T extends ActionType> {
+  /**
+   * Items it needs, read with the run in the same request when the message names the action's type
+   * (ProcessCallEnded's do); `prepare` gets them in this order, or none when they were not read.
+   */
+  reads: (workspaceId: string) => TableKey[];
+  /** Builds the effect (a PermanentActionError when it cannot be made: the run fails). */
+  prepare: (context: Omit<ActionContext<T>, 'lastTry'>, read: (StoredItem | undefined)[]) => WrittenEffect;
+  /** Makes good what a stopped try left; or until when another try holds it (look again then). */
+  resume: (run: ActionRun) => Promise<{ busyUntil?: Date }>;
+}
 
 export const runKey = (run: Pick<ActionRun, 'workspaceId' | 'callId' | 'actionId'>) => ({
   workspaceId: run.workspaceId,

@@ -1,5 +1,5 @@
 import type { ActionType } from '../entities.js';
-import type { PostCallAction } from './action.js';
+import type { PostCallAction, WrittenAction } from './action.js';
 
 /**
  * Every action type and where its implementation is. The type is a mapped type over ACTION_TYPES, so
@@ -15,4 +15,12 @@ export const ACTIONS: { readonly [T in ActionType]: () => Promise<PostCallAction
   webhook: async () => (await import('./webhook.js')).webhook,
   contact_update: async () => (await import('./contact-update.js')).contactUpdate,
   profile_enrichment: async () => (await import('./profile-enrichment.js')).profileEnrichment,
+};
+
+/**
+ * The written actions (action.ts WrittenAction): their whole effect is written with the run's result
+ * in one transaction, without a claim first. The others are claimed, run, then completed.
+ */
+export const WRITTEN_ACTIONS: { readonly [T in ActionType]?: () => Promise<WrittenAction<T>> } = {
+  webhook: async () => (await import('./webhook.js')).webhookWritten,
 };
