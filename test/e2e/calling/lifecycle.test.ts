@@ -235,18 +235,17 @@ describe('hangup', () => {
   it('ends a call in progress (end_reason hangup), once; the slot comes back', async () => {
     const viewer = await addMember(tenant, 'viewer');
     const callId = await start({ to_phone: TEST_NUMBERS.long });
-    // Once the voice runtime's `started` (a simulated second after the answer) has been handled, the
-    // call has been talking for at least a second: its hangup has a duration. (`inprogress` alone can
-    // come sooner: the relay's session moves the call there as it begins.)
+    // Hung up once the call is talking: its relay session has begun (a hang-up before it would leave
+    // no conversation to keep) and the simulator has played a few seconds of it, so it has a duration
+    // and a recording.
     await waitForCall(tenant, callId, (c) => c.status === 'inprogress');
     const providerCallId = (await getCall(tenant.workspaceId, callId))?.providerCallId;
-    await waitFor(
-      async () =>
-        ((await simulatorCall(providerCallId!)).callbacks as Json[]).some(
-          (c) => c.status === 'started' && c.http_status === 200,
-        ),
-      { what: "the voice runtime's started to be handled" },
-    );
+    await waitFor(async () => (await getCall(tenant.workspaceId, callId))?.relayConnectionId, {
+      what: 'the relay session to begin',
+    });
+    await waitFor(async () => ((await simulatorCall(providerCallId!)).talked_seconds as number) >= 3, {
+      what: 'three simulated seconds talked',
+    });
     const denied = await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: viewer.token });
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ error: 'Viewers have read-only access' });

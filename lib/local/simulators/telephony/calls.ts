@@ -194,7 +194,9 @@ export async function hangup(
   sim: SimState,
   call: SimCall,
 ): Promise<{ ended_at?: string; duration_seconds?: number }> {
-  if (call.finished || call.hungUp) return {};
+  // Ended already: like Twilio's Call resource, the answer says how it ended (another hang-up raced this one).
+  if (call.finished || call.hungUp)
+    return call.outcome ? { ended_at: call.outcome.endTime, duration_seconds: call.outcome.duration } : {};
   call.hungUp = true;
   call.stopConversation?.();
   const elapsed = elapsedSeconds(sim, call);

@@ -3,7 +3,7 @@ import { readJsonObject, requireString, routeTable, sendJson, SimulatorError } f
 import { callResource, hangup, inbound, newCall, relayEndedOutside, startPlaying } from './calls.js';
 import { provision } from './numbers.js';
 import { STATUS_EVENTS, type StatusEvent } from './scenarios.js';
-import { scaleOf, type SimCall, type SimState } from './state.js';
+import { scaleOf, talkedSoFar, type SimCall, type SimState } from './state.js';
 
 /**
  * A placed call's `status_callback_event` (Twilio's `StatusCallbackEvent`): the events its status
@@ -126,6 +126,8 @@ export function telephonyRoutes(
           // Not Twilio's: the call's seconds per wall-clock second (1 for a call a person holds).
           time_scale: scaleOf(sim, call),
           talk_seconds: call.timeline.talkSeconds,
+          // Not Twilio's: the simulated seconds talked so far (0 before the answer).
+          talked_seconds: call.timeline.answerAt === undefined ? 0 : talkedSoFar(sim, call),
           transcript: call.transcript,
           dialled: call.dialled ?? null,
           answered_by: call.amd?.reported ?? null,
