@@ -65,8 +65,6 @@ import type { Audience, CreateCampaignBody, UpdateCampaignBody } from './schemas
 
 export const CAMPAIGN_NOT_FOUND = 'SMS campaign not found';
 const PAGE_SIZE = 50;
-/** Recipients a chunk sends to: its reads are one TransactGetItems of 100 items (a recipient and its contact each). */
-const CHUNK_SIZE = 48;
 const SEND_CONCURRENCY = 8;
 
 export async function getCampaign(workspaceId: string, campaignId: string): Promise<SmsCampaign | null> {
@@ -312,14 +310,14 @@ export async function planPage(
       }
     }
   }
-  const chunk = { organisation_id: facts.organisation_id, from_phone: facts.from_phone };
-  for (let start = 0; start < contactIds.length; start += CHUNK_SIZE) {
+  if (contactIds.length > 0) {
     await sendMessage('sms', {
       type: 'sms.campaign.chunk',
       workspace_id: workspaceId,
       campaign_id: campaignId,
-      contact_ids: contactIds.slice(start, start + CHUNK_SIZE),
-      ...chunk,
+      contact_ids: contactIds,
+      organisation_id: facts.organisation_id,
+      from_phone: facts.from_phone,
     });
   }
   if (next !== null) {
@@ -453,7 +451,10 @@ export async function processChunk(
   const claim = facts.fromPhone ? parsed<{ workspaceId: string }>(PhoneClaimEntity, items[2]) : null;
   const rest = items.slice(2 + fromKey.length);
   const heldKey = { organisationId, key: `chunk:${campaignId}:${contactIds[0]}` };
-  const dropHeld = () => (facts.released ? SmsHeldEntity.delete(heldKey).go() : Promise.resolve());
+  // Only a chunk sent again from the held list has a held item (a message queued before chunks said
+  // so, without the campaign's facts, may have one too).
+  const dropHeld = () =>
+    facts.released || !facts.organisationId ? SmsHeldEntity.delete(heldKey).go() : Promise.resolve();
   if (!campaign) return 'campaign gone';
   if (campaign.status !== 'sending') {
     await dropHeld();

@@ -261,19 +261,10 @@ export type ClaimOutcome =
  */
 export async function claimNew(
   record: SmsMessage,
-  options: { plan?: PlanId; also?: TxItem[]; free?: boolean } = {},
+  options: { plan?: PlanId; also?: TxItem[] } = {},
 ): Promise<ClaimOutcome> {
   const also = options.also ?? [];
   const check = notSuppressedCheck(record.organisationId, record.toPhone);
-  if (options.free) {
-    for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
-      if (await writeOutbound(record)) return { status: 'claimed', message: record };
-      if (await getMessage(record.workspaceId, record.messageId))
-        return { status: 'claimed', message: record };
-      await backOff(attempt);
-    }
-    throw new Error(`could not record message ${record.messageId} (conflicts); try again`);
-  }
   const units = smsUnits(record.segments);
   const charged: SmsMessage = { ...record, creditUnits: units };
   const outcome = await chargeSmsWith({
