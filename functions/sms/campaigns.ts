@@ -45,17 +45,23 @@ import type { Audience, CreateCampaignBody, UpdateCampaignBody } from './schemas
  * SMS campaigns: one body (with placeholders) to an audience — given contacts, the contacts with a
  * tag, or every contactable contact — sent in the background on the `sms` queue.
  *
- * `PATCH {status: sending}` (202) moves a draft to `sending` and queues its first audience page. A
- * page (50 contacts) becomes recipients in one transaction with the campaign's `recipients` count and
- * its page counter (conditioned on it, so a redelivered page adds nobody twice); then the page's
- * contacts go on the queue as one chunk, and the next page follows. A chunk sends to each recipient:
- * at send time the contact is checked again (unsubscribed, do not contact, or a suppressed number:
- * `skipped`, nothing charged), the message is recorded with the recipient (`sending`, one transaction),
- * charged and sent (functions/sms/messages.ts `deliver`, once per message id), and the recipient ends
- * `sent` or `failed` with the campaign's counts, conditioned on `sending`. A redelivered chunk resumes
- * each recipient where it stood. The campaign is `sent` when every recipient of the last page is done.
- * While billing is past due a chunk is held (nothing sent) and queued again when billing recovers.
- * `cancelled` stops the sends that have not started.
+ * `PATCH {status: sending}` (202) moves a draft to `sending` and queues its first audience page,
+ * carrying what the campaign fixed at its start (organisation, resolved sender, audience; an audience
+ * of more than 500 given contacts is read instead). A page (50 contacts) becomes recipients in one
+ * transaction with the campaign's `recipients` count and its page counter (conditioned on it and on
+ * the campaign still `sending`, so a redelivered page adds nobody twice and a cancelled one nobody);
+ * then the page's contacts go on the queue as one chunk, and the next page follows. A chunk reads, in
+ * one consistent TransactGetItems, the campaign, the billing account, the sender's number and each
+ * recipient and contact; per recipient the contact is checked again (unsubscribed or do not contact:
+ * `skipped`, nothing charged), and ONE transaction records the message, claims the recipient
+ * (`pending → sending`), charges the ledger (once per message id) and checks that the number is not
+ * suppressed (else `skipped`); the provider; ONE transaction records the acceptance (`sent`, the
+ * number's last outbound message) with the recipient `sent` and the campaign's counts, conditioned on
+ * `sending` (a refusal is refunded and counted `failed`). A redelivered chunk resumes each recipient
+ * where it stood. The chunk that finishes the last recipients of a planned campaign marks it `sent`
+ * (without reading it again when its own read shows it is the last). While billing is past due a
+ * chunk is held (nothing sent) and queued again when billing recovers. `cancelled` stops the sends
+ * that have not started.
  *
  * Placeholders: `{{first_name}}`, `{{last_name}}`, `{{name}}`, `{{phone}}`, `{{email}}` and any of the
  * contact's attribute keys (`{{suburb}}`). A placeholder the contact has no value for renders as empty

@@ -35,8 +35,13 @@ import {
 } from './entities.js';
 
 /**
- * Outbound SMS: every message (direct, reply, campaign, workflow) is recorded `queued` first, then
- * charged and handed to the provider by `deliver`.
+ * Outbound SMS: every message (direct, reply, campaign) is recorded `queued` and charged in ONE
+ * transaction (`claimNew`: the message, its thread line, the ledger's charge, the condition that the
+ * number is not suppressed, and the caller's own items such as a campaign recipient's claim), then
+ * handed to the provider, whose acceptance is recorded in one more (`sendClaimed`: `sent`, the
+ * provider's id, the number's last outbound message — what a reply answers — with the caller's
+ * items). A message recorded before it is charged (held while billing is past due, an opt-out
+ * confirmation, a workflow's message found `queued`) is charged and sent by `deliver`.
  *
  * Charging: 5 credits a segment (GSM-7 160 / 153 a part, UCS-2 70 / 67 a part; billing's rules),
  * prepaid (402 `Insufficient credits`), under the ledger cause `sms:<message id>`: however often a send
