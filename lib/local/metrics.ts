@@ -167,11 +167,6 @@ export function installMetrics(): void {
         '',
       );
       bump(counts.dynamodb, command);
-      if (process.env.TRACE_DDB_FILE) {
-        const i = args.input as Record<string, unknown>;
-        const keys = JSON.stringify(i.Key ?? i.Item ?? i.TransactItems ?? i.RequestItems ?? i.KeyConditionExpression ?? i.ExpressionAttributeValues ?? '').replace(/"S":/g,'').slice(0, 600);
-        (await import('node:fs')).appendFileSync(process.env.TRACE_DDB_FILE, `${fnId} ${command} ${keys}\n`);
-      }
       bump((counts.byFunction[fnId] ??= {}), command);
       bump(counts.dynamodbItems, command, itemsOf(args.input as Record<string, unknown>));
       if (!capacity) return next(args);
