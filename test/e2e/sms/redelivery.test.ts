@@ -161,3 +161,44 @@ test('a page, a chunk and a delivery callback delivered again change nothing', a
   for (const [name, contactId] of Object.entries({ plain: plain.id, duplicated: duplicated.id }))
     expect([name, (await messageOf(contactId as string)).status]).toEqual([name, 'delivered']);
 }, 90_000);
+
+test('a campaign of two pages and chunks sending at once: every recipient once, counted once, then sent', async () => {
+  const tag = `pages-${Date.now()}`;
+  const phones = Array.from({ length: 57 }, () => uniqueMobile());
+  for (let start = 0; start < phones.length; start += 8)
+    await Promise.all(
+      phones
+        .slice(start, start + 8)
+        .map((phone, i) => createContact(tenant, { first_name: `P${start + i}`, phone, tags: [tag] })),
+    );
+  const created = await api('POST', campaigns(), {
+    token: tenant.owner.token,
+    body: { name: 'Pages', body: 'Hi {{first_name}}, two pages.', audience: { tag } },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  expect(
+    (await api('PATCH', `${campaigns()}/${id}`, { token: tenant.owner.token, body: { status: 'sending' } }))
+      .status,
+  ).toBe(202);
+  await waitFor(
+    async () => {
+      const now = await campaign(id);
+      return now.status === 'sent' && now.delivered === phones.length ? now : undefined;
+    },
+    { what: 'the campaign sent and every message delivered', timeoutMs: 60_000 },
+  );
+  await waitForQuiescence();
+  expect(await campaign(id)).toMatchObject({
+    status: 'sent',
+    recipients: phones.length,
+    sent: phones.length,
+    delivered: phones.length,
+    failed: 0,
+    skipped: 0,
+    credits: 5 * phones.length,
+    progress: { done: phones.length, total: phones.length },
+  });
+  for (const phone of phones)
+    expect([phone, outboxTo(phone).filter((s) => s.text.endsWith('two pages.')).length]).toEqual([phone, 1]);
+}, 120_000);
