@@ -55,8 +55,8 @@ import type { Audience, CreateCampaignBody, UpdateCampaignBody } from './schemas
  * recipient and contact; per recipient the contact is checked again (unsubscribed or do not contact:
  * `skipped`, nothing charged), and ONE transaction records the message, claims the recipient
  * (`pending → sending`), charges the ledger (once per message id) and checks that the number is not
- * suppressed (else `skipped`); the provider; ONE transaction records the acceptance (`sent`, the
- * number's last outbound message) with the recipient `sent` and the campaign's counts, conditioned on
+ * suppressed (else `skipped`), with the number's last outbound message; the provider; ONE transaction
+ * records the acceptance (`sent`) with the recipient `sent` and the campaign's counts, conditioned on
  * `sending` (a refusal is refunded and counted `failed`). A redelivered chunk resumes each recipient
  * where it stood. The chunk that finishes the last recipients of a planned campaign marks it `sent`
  * (without reading it again when its own read shows it is the last). While billing is past due a

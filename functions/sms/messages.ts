@@ -37,9 +37,9 @@ import {
 /**
  * Outbound SMS: every message (direct, reply, campaign) is recorded `queued` and charged in ONE
  * transaction (`claimNew`: the message, its thread line, the ledger's charge, the condition that the
- * number is not suppressed, and the caller's own items such as a campaign recipient's claim), then
- * handed to the provider, whose acceptance is recorded in one more (`sendClaimed`: `sent`, the
- * provider's id, the number's last outbound message — what a reply answers — with the caller's
+ * number is not suppressed, the number's last outbound message — what a reply answers — and the
+ * caller's own items such as a campaign recipient's claim), then handed to the provider, whose
+ * acceptance is recorded in one more (`sendClaimed`: `sent` and the provider's id, with the caller's
  * items). A message recorded before it is charged (held while billing is past due, an opt-out
  * confirmation, a workflow's message found `queued`) is charged and sent by `deliver`.
  *
@@ -272,20 +272,50 @@ export async function claimNew(
   const check = notSuppressedCheck(record.organisationId, record.toPhone);
   const units = smsUnits(record.segments);
   const charged: SmsMessage = { ...record, creditUnits: units };
-  const outcome = await chargeSmsWith({
-    organisationId: record.organisationId,
-    smsId: record.messageId,
-    text: record.body,
-    plan: options.plan,
-    alsoWrite: [...createdItems(charged), check, ...also],
-  });
-  if (outcome.status === 'insufficient') return { status: 'insufficient', units: outcome.units };
-  if (outcome.status === 'refused') {
-    if (outcome.codes[2] === 'ConditionalCheckFailed') return { status: 'suppressed' };
-    return { status: 'refused', codes: outcome.codes.slice(3) };
+  for (let remember = true; ; remember = false) {
+    const outcome = await chargeSmsWith({
+      organisationId: record.organisationId,
+      smsId: record.messageId,
+      text: record.body,
+      plan: options.plan,
+      alsoWrite: [
+        ...createdItems(charged),
+        check,
+        ...(remember ? [lastOutboundItem(charged, charged.createdAt)] : []),
+        ...also,
+      ],
+    });
+    if (outcome.status === 'insufficient') return { status: 'insufficient', units: outcome.units };
+    if (outcome.status === 'refused') {
+      if (outcome.codes[2] === 'ConditionalCheckFailed') return { status: 'suppressed' };
+      // A newer message to this number is its last outbound already: claimed without the line.
+      if (remember && outcome.codes[3] === 'ConditionalCheckFailed') continue;
+      return { status: 'refused', codes: outcome.codes.slice(remember ? 4 : 3) };
+    }
+    // `duplicate` cannot happen to a new id; either way the message is recorded and charged.
+    return { status: 'claimed', message: charged };
   }
-  // `duplicate` cannot happen to a new id; either way the message is recorded and charged.
-  return { status: 'claimed', message: charged };
+}
+
+/**
+ * The number's last outbound message (what a reply from it answers), unless a newer one is: written
+ * with the message's claim, so a reply that comes before the provider's receipt is recorded still
+ * finds it.
+ */
+function lastOutboundItem(message: SmsMessage, sentAt: string): TxItem {
+  return smsItems(({ smsLastOutbound }) => [
+    smsLastOutbound
+      .put({
+        workspaceId: message.workspaceId,
+        phone: message.toPhone,
+        messageId: message.messageId,
+        ...(message.campaignId ? { campaignId: message.campaignId } : {}),
+        ...(message.shortCode ? { shortCode: message.shortCode } : {}),
+        sentAt,
+      })
+      .where((attr, op) => `${op.notExists(attr.sentAt)} OR ${op.lte(attr.sentAt, sentAt)}`)
+      .commit(),
+  ])[0];
 }
 
 async function markFailed(message: SmsMessage, reason: string): Promise<SmsMessage> {
@@ -347,18 +377,19 @@ export async function deliver(
     }
     units = outcome.units;
   }
-  return sendClaimed({ ...message, creditUnits: units }, options.also);
+  return sendClaimed({ ...message, creditUnits: units }, options.also, true);
 }
 
 /**
  * Hands a recorded and charged message to the provider (idempotency key `sms:<id>`), then records the
- * outcome in one transaction with the caller's items (`also(accepted)`): accepted — `sent`, the
- * provider's id, the number's last outbound message (what a reply answers); refused — `failed`, the
- * charge refunded.
+ * outcome with the caller's items (`also(accepted)`): accepted — `sent` and the provider's id, in one
+ * transaction; refused — `failed`, the charge refunded.
  */
 export async function sendClaimed(
   message: SmsMessage,
   also?: (accepted: boolean) => TxItem[],
+  /** Write the number's last outbound message after the acceptance (not written with the claim). */
+  remember = false,
 ): Promise<Delivered> {
   let providerMessageId: string;
   try {
@@ -387,7 +418,9 @@ export async function sendClaimed(
     if (items.length > 0) await writeSmsItems(items);
     return { message: failed, accepted: false };
   }
-  return { message: await recordAccepted(message, providerMessageId, also?.(true) ?? []), accepted: true };
+  const accepted = await recordAccepted(message, providerMessageId, also?.(true) ?? []);
+  if (remember) await rememberOutbound(accepted);
+  return { message: accepted, accepted: true };
 }
 
 const MAX_TRIES = 8;
@@ -408,9 +441,9 @@ export async function writeSmsItems(items: TxItem[]): Promise<{ ok: true } | { o
 }
 
 /**
- * The provider took the message: `sent` with its id, and the number's last outbound message, in one
- * transaction with `also`. A status callback may have come first: its status stays (never back to
- * `sent`); a newer message to the same number keeps the last-outbound line.
+ * The provider took the message: `sent` with its id, in one transaction with `also`. A status
+ * callback may have come first and made it final (`delivered`, `failed`; it records the provider's
+ * id and times too): its status stays, and only `also` is written.
  */
 async function recordAccepted(
   message: SmsMessage,
@@ -419,76 +452,49 @@ async function recordAccepted(
 ): Promise<SmsMessage> {
   const now = clock.now().toISOString();
   const key = { workspaceId: message.workspaceId, messageId: message.messageId };
-  let keepStatus = false;
-  let remember = true;
-  for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
-    const items = smsItems(({ smsMessage, smsLastOutbound }) => [
-      keepStatus
-        ? smsMessage
-            .patch(key)
-            .set({ providerMessageId, creditUnits: message.creditUnits, held: false, updatedAt: now })
-            .data((attr, op) => {
-              op.ifNotExists(attr.acceptedAt, now);
-              op.ifNotExists(attr.sentAt, now);
-            })
-            .commit()
-        : smsMessage
-            .patch(key)
-            .set({
-              status: 'sent',
-              providerMessageId,
-              creditUnits: message.creditUnits,
-              held: false,
-              updatedAt: now,
-            })
-            .data((attr, op) => {
-              op.ifNotExists(attr.acceptedAt, now);
-              op.ifNotExists(attr.sentAt, now);
-            })
-            .where((attr, op) => `${op.eq(attr.status, 'queued')} OR ${op.eq(attr.status, 'sent')}`)
-            .commit(),
-      ...(remember
-        ? [
-            smsLastOutbound
-              .put({
-                workspaceId: message.workspaceId,
-                phone: message.toPhone,
-                messageId: message.messageId,
-                ...(message.campaignId ? { campaignId: message.campaignId } : {}),
-                ...(message.shortCode ? { shortCode: message.shortCode } : {}),
-                sentAt: now,
-              })
-              .where((attr, op) => `${op.notExists(attr.sentAt)} OR ${op.lte(attr.sentAt, now)}`)
-              .commit(),
-          ]
-        : []),
-    ]);
-    const result = await writeSmsItems([...items, ...also]);
-    if (result.ok) {
-      const status = keepStatus ? message.status : 'sent';
-      return {
-        ...message,
-        ...(keepStatus ? {} : { status }),
+  const accepted: SmsMessage = {
+    ...message,
+    status: 'sent',
+    providerMessageId,
+    acceptedAt: message.acceptedAt ?? now,
+    sentAt: message.sentAt ?? now,
+    held: false,
+    updatedAt: now,
+  };
+  const items = smsItems(({ smsMessage }) => [
+    smsMessage
+      .patch(key)
+      .set({
+        status: 'sent',
         providerMessageId,
-        acceptedAt: message.acceptedAt ?? now,
-        sentAt: message.sentAt ?? now,
+        creditUnits: message.creditUnits,
         held: false,
         updatedAt: now,
-      };
-    }
-    const [messageCode, lastCode] = result.codes;
-    const alsoCodes = result.codes.slice(items.length);
-    if (alsoCodes.includes('ConditionalCheckFailed')) {
-      // The caller's items are done already (a redelivery): the message's own record is what is left.
-      if (!also.length) break;
-      return recordAccepted(message, providerMessageId, []);
-    }
-    if (messageCode === 'ConditionalCheckFailed') keepStatus = true;
-    if (remember && lastCode === 'ConditionalCheckFailed') remember = false;
-    if (messageCode !== 'ConditionalCheckFailed' && lastCode !== 'ConditionalCheckFailed')
-      await backOff(attempt);
+      })
+      .data((attr, op) => {
+        op.ifNotExists(attr.acceptedAt, now);
+        op.ifNotExists(attr.sentAt, now);
+      })
+      .where((attr, op) => `${op.eq(attr.status, 'queued')} OR ${op.eq(attr.status, 'sent')}`)
+      .commit(),
+  ]);
+  const result = await writeSmsItems([...items, ...also]);
+  if (result.ok) return accepted;
+  if (result.codes[0] === 'ConditionalCheckFailed' && also.length > 0) {
+    // Final already by its callback; the caller's items still to write (refused only when done).
+    const rest = await writeSmsItems(also);
+    if (!rest.ok && !rest.codes.includes('ConditionalCheckFailed'))
+      throw new Error(`SMS ${message.messageId}: its outcome kept conflicting; try again`);
+  } else if (
+    result.codes[0] !== 'ConditionalCheckFailed' &&
+    !result.codes.includes('ConditionalCheckFailed')
+  ) {
+    throw new Error(`SMS ${message.messageId}: its acceptance kept conflicting; try again`);
+  } else if (result.codes[0] !== 'ConditionalCheckFailed') {
+    // The caller's items were done already (a redelivery): the message's own record is what is left.
+    await writeSmsItems(items);
   }
-  return (await getMessage(message.workspaceId, message.messageId)) ?? message;
+  return accepted;
 }
 
 /** What a later reply from this number answers: the latest message sent to it. */
@@ -546,8 +552,8 @@ export interface SendSmsInput {
  * Its requests: one consistent read of what it checks (the contact or the number's contact key, the
  * suppression list's entry, the billing account), the contact when found by number (or its creation),
  * the sender (functions/sms/messages.ts `senderNumber`), then one transaction that records the
- * message, charges it and re-checks the suppression list (`claimNew`), and one that records the
- * provider's acceptance with the number's last outbound message (`sendClaimed`).
+ * message and the number's last outbound line, charges it and re-checks the suppression list
+ * (`claimNew`), and one that records the provider's acceptance (`sendClaimed`).
  */
 export async function sendSms(input: SendSmsInput): Promise<SmsMessage> {
   const body = input.body.trim();

@@ -73,7 +73,16 @@ test('a campaign message: the worker and its delivery callback make at most 10 D
   // The worker: the page's contacts of the tag and its transaction; the chunk's read, the claim-and-charge, the acceptance with
   // the recipient's count, the campaign marked sent. The callbacks: `sent` read (and written when it
   // came before the worker recorded the acceptance), `delivered` one conditioned transaction.
-  expect(worker.commands).toEqual({ Query: 1, TransactWriteItems: 3, TransactGetItems: 1, UpdateItem: 1 });
+  // When the simulator's `delivered` comes before the worker recorded the acceptance (it calls back at
+  // once), the recipient's count is written on its own: one transaction more.
+  expect(worker.commands).toEqual({
+    Query: 1,
+    TransactWriteItems: expect.any(Number),
+    TransactGetItems: 1,
+    UpdateItem: 1,
+  });
+  expect(worker.commands.TransactWriteItems).toBeGreaterThanOrEqual(3);
+  expect(worker.commands.TransactWriteItems).toBeLessThanOrEqual(4);
   expect(callback.total).toBeGreaterThanOrEqual(2);
   expect(callback.total).toBeLessThanOrEqual(3);
   expect(worker.total + callback.total).toBeLessThanOrEqual(10);
