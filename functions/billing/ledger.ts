@@ -144,6 +144,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * at most once and concurrent movements never lose an update. Transaction conflicts are retried.
  */
 export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcome> {
+  const outcome = await writeLedgerReporting(write);
+  if (outcome.status === 'refused')
+    throw new Error(`ledger write rejected for ${write.organisationId}: ${JSON.stringify(outcome.codes)}`);
+  return outcome;
+}
+
+/**
+ * `writeLedger`, but an `alsoWrite` item whose condition failed is an outcome (`refused`, with the
+ * cancellation code of each `alsoWrite` item in order) rather than an error: the caller's own items
+ * were conditions of the movement (an SMS claimed with its charge: the recipient still pending, the
+ * number not suppressed) and it decides what their refusal means.
+ */
+export async function writeLedgerReporting(
+  write: LedgerWrite,
+): Promise<LedgerWriteOutcome | { status: 'refused'; codes: string[] }> {
   const { organisationId, entries, expect = {}, changes = {} } = write;
   for (const entry of entries) {
     if (!Number.isInteger(entry.amountUnits)) throw new Error('ledger amounts are whole units');
@@ -242,6 +257,9 @@ export async function writeLedger(write: LedgerWrite): Promise<LedgerWriteOutcom
     const keyRejected = entries.some((_, i) => codes[1 + 2 * i] === 'ConditionalCheckFailed');
     if (keyRejected) return { status: 'duplicate' };
     if (codes[0] === 'ConditionalCheckFailed') return { status: 'rejected' };
+    const also = codes.slice(codes.length - (write.alsoWrite?.length ?? 0));
+    if (also.includes('ConditionalCheckFailed'))
+      return { status: 'refused', codes: also.map((code) => code ?? 'None') };
     if (codes.includes('TransactionConflict') && attempt < MAX_CONFLICT_RETRIES) {
       await sleep(10 + Math.random() * 20 * 2 ** Math.min(attempt, 4));
       continue;

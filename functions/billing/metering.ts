@@ -1,13 +1,17 @@
 import { displayCredits } from './credits.js';
+import type { PlanId } from './model.js';
 import {
+  getBillingAccount,
   recordMovement,
   writeLedger,
+  writeLedgerReporting,
   type EntryDraft,
   type MovementResult,
   type TransactionCommit,
 } from './ledger.js';
 import { billedSeconds, callUnits, evaluationUnits, memoriesUnits, smsUnits } from './rules.js';
 import type { SmsSegmentation } from './sms-segments.js';
+import { PLANS } from './plans.js';
 import { reconcileAgents } from './suspension.js';
 
 export {
@@ -106,6 +110,65 @@ export async function chargeSms(input: {
     usage: { kind: 'sms', quantity: segmentation.segments },
   });
   return { ...result, ...segmentation, units, credits: displayCredits(units) };
+}
+
+export type SmsChargeOutcome =
+  | { status: 'charged'; units: number }
+  /** Charged already under this SMS's cause (a redelivery): nothing changed now. */
+  | { status: 'duplicate'; units: number }
+  /** The balance does not cover it: nothing written. */
+  | { status: 'insufficient'; units: number }
+  /** One of the caller's items was refused (its cancellation code, in order): nothing written. */
+  | { status: 'refused'; units: number; codes: string[] };
+
+/**
+ * Charges one SMS (5 credits a segment, prepaid, once per SMS id) in ONE transaction with the
+ * caller's own items (`alsoWrite`: the message created, its recipient claimed, a condition that the
+ * number is not suppressed…): the charge and the claim happen together or not at all. `plan` is the
+ * plan the caller read on the account (a consistent read): the write expects it, and a plan that does
+ * not switch agents off when credits run out needs no suspension check after the charge (the read it
+ * costs is saved); without it the check is made as for any movement.
+ */
+export async function chargeSmsWith(input: {
+  organisationId: string;
+  smsId: string;
+  text: string;
+  alsoWrite: TransactionCommit[];
+  plan?: PlanId;
+}): Promise<SmsChargeOutcome> {
+  const { smsSegmentation } = await import('./sms-segments.js');
+  const segmentation = smsSegmentation(input.text);
+  const units = smsUnits(segmentation.segments);
+  let plan = input.plan;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const outcome = await writeLedgerReporting({
+      organisationId: input.organisationId,
+      entries: [
+        {
+          kind: 'charge',
+          amountUnits: -units,
+          reason: `SMS ${input.smsId}: ${segmentation.segments} segment${segmentation.segments === 1 ? '' : 's'} (${segmentation.encoding})`,
+          sourceKey: `sms:${input.smsId}`,
+          usage: { kind: 'sms', quantity: segmentation.segments },
+        },
+      ],
+      requireFunds: true,
+      ...(plan ? { expect: { plan } } : {}),
+      alsoWrite: input.alsoWrite,
+    });
+    if (outcome.status === 'duplicate') return { status: 'duplicate', units };
+    if (outcome.status === 'refused') return { status: 'refused', units, codes: outcome.codes };
+    if (outcome.status === 'applied') {
+      if (!plan || PLANS[plan].suspendAgentsWhenExhausted) await reconcileAgents(input.organisationId);
+      return { status: 'charged', units };
+    }
+    // Refused by the account: no account, short of funds, or the plan changed since it was read.
+    const account = await getBillingAccount(input.organisationId, { consistent: true });
+    if (!account) throw new Error(`no billing account for ${input.organisationId}`);
+    if (account.balanceUnits < units) return { status: 'insufficient', units };
+    plan = account.plan;
+  }
+  throw new Error(`SMS ${input.smsId}: the billing account kept changing; try again`);
 }
 
 /**

@@ -187,12 +187,29 @@ const SmsMessage = () =>
       campaign_id: z.string().min(1),
       page: z.number().int().min(0),
       cursor: z.string().nullable(),
+      /** What the campaign keeps from its start (it cannot change then), so the page need not read it. */
+      campaign: z
+        .object({
+          organisation_id: z.string().min(1),
+          from_phone: z.string().min(1),
+          audience: z.object({
+            contact_ids: z.array(z.string().min(1)).optional(),
+            tag: z.string().optional(),
+            all: z.literal(true).optional(),
+          }),
+        })
+        .optional(),
     }),
     z.object({
       type: z.literal('sms.campaign.chunk'),
       workspace_id: z.string().min(1),
       campaign_id: z.string().min(1),
       contact_ids: z.array(z.string().min(1)).min(1).max(100),
+      /** The campaign's organisation and resolved sender, carried from its start. */
+      organisation_id: z.string().min(1).optional(),
+      from_phone: z.string().min(1).optional(),
+      /** Sent again from the held list (its held item is deleted once done). */
+      released: z.boolean().optional(),
     }),
   ]);
 export type SmsMessage = z.infer<ReturnType<typeof SmsMessage>>;

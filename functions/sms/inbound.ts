@@ -45,6 +45,70 @@ export interface StatusCallback {
   providerStatus: string;
   providerMessageId?: string;
   errorCode?: string;
+  /**
+   * The message's campaign as its callback URL names it (empty: none); undefined for a URL made before
+   * URLs named it, when the message is read to find it.
+   */
+  campaignId?: string;
+}
+
+/**
+ * `delivered` or `failed`, written without reading the message first: one conditioned write (the
+ * message still `queued` or `sent`, outbound, of this provider message when it has one's id), in one
+ * transaction with its campaign's count when the URL names one. A refusal is a duplicate or a late
+ * callback (the message is final already) or an unknown message: nothing changes.
+ */
+async function applyFinalStatus(
+  callback: StatusCallback & { campaignId: string },
+  next: 'delivered' | 'failed',
+): Promise<string> {
+  const now = clock.now().toISOString();
+  const sid = callback.providerMessageId;
+  const key = { workspaceId: callback.workspaceId, messageId: callback.messageId };
+  const campaignId = isId('campaign', callback.campaignId) ? callback.campaignId : undefined;
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const result = await smsService.transaction
+      .write(({ smsMessage, smsCampaign }) => [
+        smsMessage
+          .patch(key)
+          .set({
+            status: next,
+            updatedAt: now,
+            ...(next === 'delivered'
+              ? { deliveredAt: now }
+              : { failureReason: `undelivered (provider error ${callback.errorCode ?? 'unknown'})` }),
+          })
+          .data((attr, op) => {
+            op.ifNotExists(attr.acceptedAt, now);
+            op.ifNotExists(attr.sentAt, now);
+            if (sid) op.ifNotExists(attr.providerMessageId, sid);
+          })
+          .where((attr, op) =>
+            [
+              `(${op.eq(attr.status, 'queued')} OR ${op.eq(attr.status, 'sent')})`,
+              op.eq(attr.direction, 'outbound'),
+              ...(sid
+                ? [`(${op.notExists(attr.providerMessageId)} OR ${op.eq(attr.providerMessageId, sid)})`]
+                : []),
+              ...(campaignId ? [op.eq(attr.campaignId, campaignId)] : []),
+            ].join(' AND '),
+          )
+          .commit(),
+        ...(campaignId
+          ? [
+              smsCampaign
+                .patch({ workspaceId: callback.workspaceId, campaignId })
+                .add(next === 'delivered' ? { delivered: 1 } : { failed: 1 })
+                .commit(),
+            ]
+          : []),
+      ])
+      .go();
+    if (!result.canceled) return `-> ${next}`;
+    const codes = (result.data as { code?: string }[]).map((d) => d.code);
+    if (codes.includes('ConditionalCheckFailed')) return `ignored: not queued or sent (${next})`;
+  }
+  throw new Error(`status callback for ${callback.messageId} kept racing; the provider will retry`);
 }
 
 /**
@@ -56,6 +120,9 @@ export async function applyStatusCallback(callback: StatusCallback): Promise<str
   const next = PROVIDER_STATUS[callback.providerStatus.toLowerCase()];
   if (!next) return `ignored: ${callback.providerStatus}`;
   if (!isId('workspace', callback.workspaceId)) return 'ignored: unknown message';
+  if (!isId('sms', callback.messageId)) return 'ignored: unknown message';
+  if ((next === 'delivered' || next === 'failed') && callback.campaignId !== undefined)
+    return applyFinalStatus({ ...callback, campaignId: callback.campaignId }, next);
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const message = await getMessage(callback.workspaceId, callback.messageId);
     if (!message || message.direction !== 'outbound') return 'ignored: unknown message';

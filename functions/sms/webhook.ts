@@ -32,6 +32,7 @@ export async function handleSmsWebhook(
           providerStatus: params.MessageStatus ?? params.SmsStatus ?? '',
           providerMessageId: params.MessageSid ?? params.SmsSid,
           errorCode: params.ErrorCode,
+          campaignId: query.campaign_id,
         })
       : await receiveSms({
           providerMessageId: params.MessageSid ?? params.SmsMessageSid ?? params.SmsSid ?? '',

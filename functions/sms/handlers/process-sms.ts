@@ -11,8 +11,18 @@ export const handler = queueConsumer('sms', (message) => {
     case 'sms.send':
       return sendQueued(message.workspace_id, message.message_id);
     case 'sms.campaign.page':
-      return planPage(message.workspace_id, message.campaign_id, message.page, message.cursor);
+      return planPage(
+        message.workspace_id,
+        message.campaign_id,
+        message.page,
+        message.cursor,
+        message.campaign,
+      );
     case 'sms.campaign.chunk':
-      return processChunk(message.workspace_id, message.campaign_id, message.contact_ids);
+      return processChunk(message.workspace_id, message.campaign_id, message.contact_ids, {
+        organisationId: message.organisation_id,
+        fromPhone: message.from_phone,
+        released: message.released,
+      });
   }
 });

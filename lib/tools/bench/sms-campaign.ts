@@ -18,7 +18,8 @@ import { startBenchStack } from './stack-process.js';
  * = N, credits = 5 N (each charged once), N distinct messages in the simulator's outbox.
  * Its floor, in the same run against the same DynamoDB Local: N message-sized items written straight
  * with BatchWriteItem (25 a request, 8 requests at once) — the database's own speed for as many writes
- * as there are messages (each message costs ~12 writes and ~8 reads on its way).
+ * as there are messages (each message costs ~3 write requests — its claim and charge, its acceptance,
+ * its `delivered` — and ~1 read, its `sent` callback's, plus a 50th of its page's and chunk's).
  */
 
 /** A campaign's counts, as `GET …/sms/campaigns/{id}` shows them. */
