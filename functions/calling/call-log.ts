@@ -67,8 +67,10 @@ export async function setCallSentiment(
   callId: string,
   sentiment: unknown,
   analysis?: unknown,
+  /** The call as the caller has just read it (consistently): not read again. */
+  read?: Call,
 ): Promise<void> {
-  await storeCallSentiment(workspaceId, callId, sentiment, analysis);
+  await storeCallSentiment(workspaceId, callId, sentiment, analysis, read);
 }
 
 const ULID_RANDOM_MIN = '0'.repeat(16);

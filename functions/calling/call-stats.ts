@@ -219,8 +219,10 @@ export async function storeCallSentiment(
   callId: string,
   sentiment: unknown,
   analysis?: unknown,
+  /** The call as the caller has just read it (consistently): not read again. */
+  read?: Call,
 ): Promise<void> {
-  const call = await readCall(workspaceId, callId);
+  const call = read ?? (await readCall(workspaceId, callId));
   if (!call) return;
   if (call.sentiment !== undefined) return;
   const label = sentimentLabel(sentiment);

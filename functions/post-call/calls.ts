@@ -36,11 +36,15 @@ const stringRecord = (value: unknown): Record<string, string> => {
 export const callKey = (workspaceId: string, callId: string): TableKey | undefined =>
   isId('call', callId) ? entityKey(CallEntity.get({ workspaceId, callId }).params()) : undefined;
 
+/** The call as read with callKey; undefined when there is none. */
+export const callOf = (item: StoredItem | undefined): Call | undefined =>
+  item ? ((CallEntity.parse({ Item: item }).data as Call | null) ?? undefined) : undefined;
+
 /** The call read with callKey, when it exists and has ended (completed or failed); otherwise undefined. */
 export async function endedCall(
   item: StoredItem | undefined,
 ): Promise<{ facts: CallFacts } | { notEnded: true } | undefined> {
-  const call = item ? (CallEntity.parse({ Item: item }).data as Call | null) : null;
+  const call = callOf(item);
   if (!call) return undefined;
   if (call.status !== 'completed' && call.status !== 'failed') return { notEnded: true };
   const transcript = (call.transcript ?? []) as {
@@ -118,8 +122,10 @@ export async function storeAnalysis(
   callId: string,
   sentiment: unknown,
   analysis: unknown,
+  /** The call as just read with the record (consistently): not read again. */
+  read?: Call,
 ): Promise<void> {
-  await setCallSentiment(workspaceId, callId, sentiment, analysis ?? undefined);
+  await setCallSentiment(workspaceId, callId, sentiment, analysis ?? undefined, read);
 }
 
 export interface AgentActions {

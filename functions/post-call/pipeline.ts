@@ -13,7 +13,14 @@ import {
   type TransactionItem,
 } from '../platform/table.js';
 import { analyseCall, hadConversation } from './call-analysis.js';
-import { agentAndContact, callKey, endedCall, storeAnalysis, type ConfiguredAction } from './calls.js';
+import {
+  agentAndContact,
+  callKey,
+  callOf,
+  endedCall,
+  storeAnalysis,
+  type ConfiguredAction,
+} from './calls.js';
 import {
   ActionRunEntity,
   PostCallRecordEntity,
@@ -166,7 +173,7 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
   const { item, built } = result;
   if (item.actionsEnqueuedAt) return 'duplicate';
   const record = JSON.parse(item.record) as CallRecordWire;
-  await storeAnalysis(item.workspaceId, item.callId, record.sentiment, record.analysis);
+  await storeAnalysis(item.workspaceId, item.callId, record.sentiment, record.analysis, callOf(callItem));
   const actions = JSON.parse(item.actions) as ConfiguredAction[];
   if (!item.runsCreated) {
     await rememberCall(record);
