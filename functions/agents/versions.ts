@@ -1,7 +1,7 @@
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
-import { batchGetStoredItems, type TableKey } from '../platform/table.js';
+import { batchGetStoredItems, type StoredItem, type TableKey } from '../platform/table.js';
 import { AgentEntity, AgentVersionEntity, type Agent, type AgentVersion } from './entities.js';
 
 /**
@@ -174,18 +174,38 @@ export async function agentForCall(call: {
   agentId: string;
   agentVersion?: number;
 }): Promise<Agent | undefined> {
-  const { workspaceId, agentId, agentVersion } = call;
-  if (!agentVersion || !Number.isSafeInteger(agentVersion) || agentVersion < 1) {
-    const { data } = await AgentEntity.get({ workspaceId, agentId }).go();
+  if (!validVersion(call.agentVersion)) {
+    const { data } = await AgentEntity.get({ workspaceId: call.workspaceId, agentId: call.agentId }).go();
     return data ?? undefined;
   }
   // The agent and its version in one request (a call's setup, dispatch and post-call all read both).
-  const [liveItem, versionItem] = await batchGetStoredItems([
+  return (await agentForCallWith(undefined, call)).agent;
+}
+
+const validVersion = (version: number | undefined): version is number =>
+  version !== undefined && Number.isSafeInteger(version) && version >= 1;
+
+/**
+ * agentForCall, with another item read in the same consistent BatchGetItem (`with`, returned as
+ * stored): one request where a caller needs the agent beside, say, the call it was named by.
+ */
+export async function agentForCallWith(
+  other: TableKey | undefined,
+  call: { workspaceId: string; agentId: string; agentVersion?: number },
+): Promise<{ other?: StoredItem; agent?: Agent }> {
+  const { workspaceId, agentId, agentVersion } = call;
+  const version = validVersion(agentVersion) ? agentVersion : undefined;
+  const keys = [
     AgentEntity.get({ workspaceId, agentId }).params<{ Key: TableKey }>().Key,
-    AgentVersionEntity.get({ workspaceId, agentId, version: agentVersion }).params<{ Key: TableKey }>().Key,
-  ]);
+    ...(version !== undefined
+      ? [AgentVersionEntity.get({ workspaceId, agentId, version }).params<{ Key: TableKey }>().Key]
+      : []),
+    ...(other ? [other] : []),
+  ];
+  const items = await batchGetStoredItems(keys);
+  const [liveItem, versionItem] = version !== undefined ? items : [items[0], undefined];
   const live = liveItem ? AgentEntity.parse({ Item: liveItem }).data : null;
-  if (!live) return undefined;
-  const version = versionItem ? AgentVersionEntity.parse({ Item: versionItem }).data : null;
-  return version ? agentAsOf(live, version) : live;
+  const kept = versionItem ? AgentVersionEntity.parse({ Item: versionItem }).data : null;
+  const agent = live ? (kept ? agentAsOf(live, kept) : live) : undefined;
+  return { ...(other ? { other: items.at(-1) } : {}), ...(agent ? { agent } : {}) };
 }

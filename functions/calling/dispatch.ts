@@ -106,6 +106,7 @@ export async function dispatchCall(
       script: {
         callId,
         workspaceId,
+        agent: { agentId: call.agentId, version: call.agentVersion },
         greeting: renderTemplate(call.greeting, parameters),
         record: call.record,
         recordingCallbackUrl: callbackUrl,

@@ -197,6 +197,7 @@ async function answerIncoming(
   const twiml = await port.answerTwiml({
     callId,
     workspaceId,
+    agent: { agentId, version: agent.version },
     greeting: renderTemplate(agent.greeting, {}),
     record,
     recordingCallbackUrl: callbackUrl,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { agentForCall } from '../../agents/versions.js';
+import { agentForCall, agentForCallWith } from '../../agents/versions.js';
 import { hangupCall } from '../../calling/call-log.js';
 import { CallEntity } from '../../calling/entities.js';
 import { applyTransition, readCall } from '../../calling/lifecycle.js';
@@ -11,7 +11,7 @@ import { closeConnection, ConnectionGone, postToConnection } from '../../platfor
 import { isId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
 import { errorName } from '../../platform/programming-errors.js';
-import { isConditionFailure } from '../../platform/table.js';
+import { isConditionFailure, type TableKey } from '../../platform/table.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { telephony } from '../../providers/telephony/index.js';
 import { endByCaller, interrupt } from '../engine/interruption.js';
@@ -54,7 +54,16 @@ export async function acceptRelayConnection(signature: string | undefined): Prom
 const SetupFrame = z.object({
   type: z.literal('setup'),
   callSid: z.string().min(1).max(64),
-  customParameters: z.object({ call_id: z.string().max(64), workspace_id: z.string().max(64) }),
+  customParameters: z.object({
+    call_id: z.string().max(64),
+    workspace_id: z.string().max(64),
+    // The agent and version the call speaks with (our TwiML's): read with the call, in one request.
+    agent_id: z.string().max(64).optional(),
+    agent_version: z
+      .string()
+      .regex(/^[1-9][0-9]{0,8}$/)
+      .optional(),
+  }),
 });
 const PromptFrame = z.object({
   type: z.literal('prompt'),
@@ -121,7 +130,22 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
   const { callSid, customParameters } = parsed.data;
   const { call_id: callId, workspace_id: workspaceId } = customParameters;
   if (!isId('call', callId) || !isId('workspace', workspaceId)) return refuse(connectionId, 'unknown call');
-  const call = await readCall(workspaceId, callId);
+  const named =
+    customParameters.agent_id && isId('agent', customParameters.agent_id)
+      ? {
+          agentId: customParameters.agent_id,
+          ...(customParameters.agent_version ? { agentVersion: Number(customParameters.agent_version) } : {}),
+        }
+      : undefined;
+  const read = named
+    ? await agentForCallWith(CallEntity.get({ workspaceId, callId }).params<{ Key: TableKey }>().Key, {
+        workspaceId,
+        ...named,
+      })
+    : undefined;
+  const call = read
+    ? ((read.other ? (CallEntity.parse({ Item: read.other }).data as Call | null) : null) ?? undefined)
+    : await readCall(workspaceId, callId);
   if (!call) return refuse(connectionId, 'unknown call');
   if (call.providerCallId !== callSid) return refuse(connectionId, "callSid is not the call's", { callId });
   if (isTerminal(call.status)) return refuse(connectionId, 'the call is not live', { callId });
@@ -131,7 +155,10 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
   if (call.answeredBy === 'machine') return refuseOnMachine(connectionId, call);
   // The agent's version the call was created with, never the agent as it is now (a PATCH since the
   // dial must not mix two versions).
-  const agent = await agentForCall(call);
+  const agent =
+    read && named?.agentId === call.agentId && named.agentVersion === call.agentVersion
+      ? read.agent
+      : await agentForCall(call);
   if (!agent) return refuse(connectionId, 'the agent is gone', { callId });
 
   const now = new Date();

@@ -44,6 +44,8 @@ export interface RelaySettings {
 export interface CallScript {
   callId: string;
   workspaceId: string;
+  /** The agent and version the call speaks with: the relay's session reads them with the call, at once. */
+  agent?: { agentId: string; version?: number };
   /** The agent's greeting with `{{parameter}}` references filled in: the relay's welcome greeting. */
   greeting: string;
   /** Record the call; recording callbacks go to `recordingCallbackUrl`. */

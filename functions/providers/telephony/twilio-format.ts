@@ -231,6 +231,10 @@ export function callTwiml(script: CallScript): string {
   const parameters: [string, string][] = [
     ['call_id', script.callId],
     ['workspace_id', script.workspaceId],
+    ...(script.agent ? ([['agent_id', script.agent.agentId]] as [string, string][]) : []),
+    ...(script.agent?.version !== undefined
+      ? ([['agent_version', String(script.agent.version)]] as [string, string][])
+      : []),
   ];
   parts.push(
     `<Connect action="${escapeXml(relay.actionUrl)}"><ConversationRelay ` +

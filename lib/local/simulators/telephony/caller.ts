@@ -78,7 +78,8 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
     call.relayEnd = end?.kind ?? 'none';
     const asks =
       end?.kind === 'agent' || (end?.kind === 'dropped' && call.amd?.reported?.startsWith('machine'));
-    if (asks && relay.action && !call.hungUp) await afterRelay(sim, call, relay.action);
+    if (asks && relay.action && !call.hungUp)
+      await afterRelay(sim, call, relay.action, end?.kind === 'agent' ? end.handoffData : undefined);
   } else {
     // The relay refused the session: the caller hears nothing and hangs up at the scenario's end.
     await Promise.race([sleepUntil(sim, answerWall + wallMs(sim, call, talkLimit)), stop]);
@@ -141,12 +142,19 @@ function keepHeard(sim: SimState, line: Omit<TelephonyOutboxLine, 'at'>): void {
  * machine keeps it), or dial the number it names — a person who, for a warm transfer, first hears the
  * whisper (`<Number url>`), and whose dial's end goes to `<Dial action>`.
  */
-export async function afterRelay(sim: SimState, call: SimCall, action: string): Promise<void> {
+export async function afterRelay(
+  sim: SimState,
+  call: SimCall,
+  action: string,
+  /** The agent's `end` frame's `handoffData`, passed on as Twilio does. */
+  handoffData?: string,
+): Promise<void> {
   try {
     const response = await postSigned(sim, action, {
       ...callParams(call),
       CallStatus: 'in-progress',
       SessionStatus: 'ended',
+      ...(handoffData ? { HandoffData: handoffData } : {}),
     });
     const next = parseTwiml(response.text);
     heard(sim, call, next.say);

@@ -187,7 +187,7 @@ export interface SpokenLine {
 }
 
 export type RelayEnd =
-  | { kind: 'agent'; handoff: Record<string, unknown> }
+  | { kind: 'agent'; handoff: Record<string, unknown>; handoffData: string }
   | { kind: 'caller' }
   | { kind: 'refused'; status?: number }
   | { kind: 'dropped' };
@@ -253,7 +253,7 @@ export class RelaySession {
       } catch {
         handoff = {};
       }
-      this.ended = { kind: 'agent', handoff };
+      this.ended = { kind: 'agent', handoff, handoffData: frame.handoffData ?? '' };
       this.reply?.done();
       this.client?.close();
     }
