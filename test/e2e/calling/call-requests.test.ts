@@ -14,6 +14,7 @@ import {
   ws,
   type Tenant,
 } from './fixtures.js';
+import { requestsBetween, stackCounters, type StackCounters } from '../../helpers/metrics.js';
 
 /**
  * What one answered, recorded outbound call asks of DynamoDB in the calling domain's own functions —
@@ -32,27 +33,8 @@ import {
  *     transaction (`postCallSentAt`, the open-call marker) — 9, from 18.
  */
 
-type Metrics = {
-  dynamodb_by_function: Record<string, Record<string, number>>;
-  queue_messages_sent: Record<string, number>;
-};
-
-async function metrics(): Promise<Metrics> {
-  const res = await fetch(`${stackState().base_url}/_local/metrics`);
-  return (await res.json()) as Metrics;
-}
-
-function delta(after: Metrics, before: Metrics, fn: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [command, n] of Object.entries(after.dynamodb_by_function[fn] ?? {})) {
-    const d = n - (before.dynamodb_by_function[fn]?.[command] ?? 0);
-    if (d !== 0) out[command] = d;
-  }
-  return out;
-}
-
 /** Messages sent to the post-call queue (named `post-call`, with the stack's prefix). */
-const postCallMessages = (m: Metrics) =>
+const postCallMessages = (m: StackCounters) =>
   Object.entries(m.queue_messages_sent)
     .filter(([queue]) => queue === 'post-call' || queue.endsWith('-post-call'))
     .reduce((sum, [, n]) => sum + n, 0);
@@ -68,7 +50,7 @@ beforeAll(async () => {
 
 test('an answered, recorded call: dispatched in 2 DynamoDB requests, its callbacks in 9', async () => {
   await waitForQuiescence();
-  const before = await metrics();
+  const before = await stackCounters();
   const res = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, {
     token: key,
     body: { to_phone: TEST_NUMBERS.answered, parameters: { name: 'Sam', agency: 'Harbour Realty' } },
@@ -80,7 +62,7 @@ test('an answered, recorded call: dispatched in 2 DynamoDB requests, its callbac
     what: 'the call to be reported to the post-call pipeline',
   });
   await waitForQuiescence();
-  const after = await metrics();
+  const after = await stackCounters();
 
   // What the call came to, once each.
   const call = (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: key })).body;
@@ -101,8 +83,8 @@ test('an answered, recorded call: dispatched in 2 DynamoDB requests, its callbac
 
   // And what it cost the calling domain's functions.
   expect({
-    DispatchCalls: delta(after, before, 'DispatchCalls'),
-    TelephonyVoiceWebhook: delta(after, before, 'TelephonyVoiceWebhook'),
+    DispatchCalls: requestsBetween(before, after, 'DispatchCalls'),
+    TelephonyVoiceWebhook: requestsBetween(before, after, 'TelephonyVoiceWebhook'),
   }).toEqual({
     DispatchCalls: { UpdateItem: 1, TransactWriteItems: 1 },
     TelephonyVoiceWebhook: { TransactWriteItems: 6, GetItem: 3 },
@@ -135,7 +117,7 @@ test('a forward callback read-free: an unknown call, another provider call, a la
     Timestamp: new Date().toISOString(),
   });
 
-  const before = await metrics();
+  const before = await stackCounters();
   // An unknown call (ids of the right shape): 200, as before, and no status of it exists.
   const unknown = await postStatus(
     { call_id: unknownCall, workspace_id: tenant.workspaceId },
@@ -149,7 +131,7 @@ test('a forward callback read-free: an unknown call, another provider call, a la
   // Unknown to the provider's link (an inbound call's callback names no call): 200.
   expect((await postStatus({}, answered('CAnolink'))).status).toBe(200);
   await waitForQuiescence();
-  const after = await metrics();
+  const after = await stackCounters();
 
   const { data: events } = await CallStatusEventEntity.query.byCall({ callId: unknownCall }).go();
   expect(events).toEqual([]);
@@ -165,5 +147,8 @@ test('a forward callback read-free: an unknown call, another provider call, a la
   ]);
   // Each forward callback is one conditioned transaction, refused here (billed as a write, once);
   // the one without a call id reads the provider's link and finds none.
-  expect(delta(after, before, 'TelephonyVoiceWebhook')).toEqual({ TransactWriteItems: 3, GetItem: 1 });
+  expect(requestsBetween(before, after, 'TelephonyVoiceWebhook')).toEqual({
+    TransactWriteItems: 3,
+    GetItem: 1,
+  });
 });

@@ -1,4 +1,4 @@
-import { api, baseUrl, type Json } from '../../helpers/http.js';
+import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
   createContact,
@@ -9,6 +9,7 @@ import {
   ws,
   type SmsTenant,
 } from './fixtures.js';
+import { requestsBetween, stackCounters, totalOf, type StackCounters } from '../../helpers/metrics.js';
 
 /**
  * What one SMS costs in DynamoDB requests (issue 34's budget: ≤ 10 a message), counted by the local
@@ -19,22 +20,11 @@ import {
  * removes one lowers them here. The behaviour is held by the other files of this folder.
  */
 
-type ByFunction = Record<string, Record<string, number>>;
-
-async function requestsByFunction(): Promise<ByFunction> {
-  const res = await fetch(`${baseUrl()}/_local/metrics`);
-  return ((await res.json()) as { dynamodb_by_function: ByFunction }).dynamodb_by_function;
-}
-
-/** Requests of `fnId` between two reads, by command, and their total. */
-function between(before: ByFunction, after: ByFunction, fnId: string) {
-  const commands: Record<string, number> = {};
-  for (const [command, n] of Object.entries(after[fnId] ?? {})) {
-    const delta = n - (before[fnId]?.[command] ?? 0);
-    if (delta !== 0) commands[command] = delta;
-  }
-  return { commands, total: Object.values(commands).reduce((sum, n) => sum + n, 0) };
-}
+/** Requests of `fnId` between two reads of the counters, by command, and their total. */
+const counted = (before: StackCounters, after: StackCounters, fnId: string) => {
+  const commands = requestsBetween(before, after, fnId);
+  return { commands, total: totalOf(commands) };
+};
 
 let tenant: SmsTenant;
 beforeAll(async () => {
@@ -54,7 +44,7 @@ test('a campaign message: the worker and its delivery callback make at most 10 D
   });
   expect(created.status).toBe(201);
   await waitForQuiescence();
-  const before = await requestsByFunction();
+  const before = await stackCounters();
   const started = await api('PATCH', `${campaigns()}/${created.body.id}`, {
     token: tenant.owner.token,
     body: { status: 'sending' },
@@ -62,14 +52,14 @@ test('a campaign message: the worker and its delivery callback make at most 10 D
   expect(started.status).toBe(202);
   await waitFor(() => outboxTo(phone).length > 0, { what: 'the campaign message at the provider' });
   await waitForQuiescence();
-  const after = await requestsByFunction();
+  const after = await stackCounters();
 
   const campaign = await api('GET', `${campaigns()}/${created.body.id}`, { token: tenant.owner.token });
   expect(campaign.body).toMatchObject({ status: 'sent', recipients: 1, sent: 1, delivered: 1, credits: 5 });
   expect(outboxTo(phone)).toHaveLength(1);
 
-  const worker = between(before, after, 'ProcessSms');
-  const callback = between(before, after, 'TelephonySmsWebhook');
+  const worker = counted(before, after, 'ProcessSms');
+  const callback = counted(before, after, 'TelephonySmsWebhook');
   // The worker: the page's contacts of the tag and its transaction; the chunk's read, the claim-and-charge, the acceptance with
   // the recipient's count, the campaign marked sent. The callbacks: `sent` read (and written when it
   // came before the worker recorded the acceptance), `delivered` one conditioned transaction.
@@ -91,24 +81,24 @@ test('a campaign message: the worker and its delivery callback make at most 10 D
 test('a message sent with POST …/sms: the request and its delivery callback make at most 10 DynamoDB requests', async () => {
   const to = uniqueMobile();
   await waitForQuiescence();
-  const before = await requestsByFunction();
+  const before = await stackCounters();
   const sent = await api('POST', `${ws(tenant)}/sms`, {
     token: tenant.owner.token,
     body: { to_phone: to, body: 'Your inspection is booked for Saturday at 10.' },
   });
   expect(sent.status).toBe(201);
-  const afterRequest = await requestsByFunction();
+  const afterRequest = await stackCounters();
   await waitFor(() => outboxTo(to).length > 0, { what: 'the message at the provider' });
   await waitForQuiescence();
-  const after = await requestsByFunction();
+  const after = await stackCounters();
   const message = await api('GET', `${ws(tenant)}/sms/${sent.body.id as string}`, {
     token: tenant.owner.token,
   });
   expect((message.body as Json).status).toBe('delivered');
   expect(await entriesFor(tenant, sent.body.id as string)).toHaveLength(1);
 
-  const request = between(before, afterRequest, 'SmsApi');
-  const callback = between(before, after, 'TelephonySmsWebhook');
+  const request = counted(before, afterRequest, 'SmsApi');
+  const callback = counted(before, after, 'TelephonySmsWebhook');
   // The request: authentication (2), the sender, one read of the number's contact key, suppression
   // entry and billing account, the new contact, the claim-and-charge, the acceptance.
   expect(request.commands).toEqual({ TransactGetItems: 2, GetItem: 1, Query: 1, TransactWriteItems: 3 });
