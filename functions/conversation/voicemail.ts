@@ -1,7 +1,7 @@
 import type { Call } from '../calling/entities.js';
 import { ConnectionGone, postToConnection } from '../platform/connections.js';
 import { logger } from '../platform/logger.js';
-import { offset } from './engine/turn.js';
+import { offset } from './engine/turn-start.js';
 import { TableConversationStore } from './storage/table-store.js';
 import { callListing, emptyState } from './engine/model.js';
 import { recordConversation } from './storage/record.js';

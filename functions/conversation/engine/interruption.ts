@@ -1,7 +1,7 @@
 import type { ConversationSetup, ConversationState } from './model.js';
 import type { ConversationStore } from './store.js';
 import { recordMetrics, type MetricChannel } from '../../platform/metrics.js';
-import { offset } from './turn.js';
+import { offset } from './turn-start.js';
 
 /**
  * What happens between turns: the caller interrupts a reply, or hangs up. Both move the conversation's

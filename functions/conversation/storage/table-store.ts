@@ -1,7 +1,7 @@
 import { isConditionFailure } from '../../platform/table.js';
 import { ConversationEntity, type ConversationItem } from './entities.js';
 import type { ConversationSetup, ConversationState } from '../engine/model.js';
-import { applyTurnStart, type TurnStart } from '../engine/turn.js';
+import { applyTurnStart, type TurnStart } from '../engine/turn-start.js';
 import type { ConversationStore, StoredConversation } from '../engine/store.js';
 import type { RecentConversations } from './recent.js';
 

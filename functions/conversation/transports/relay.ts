@@ -15,13 +15,8 @@ import { isConditionFailure, type TableKey } from '../../platform/table.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { telephony } from '../../providers/telephony/index.js';
 import { endByCaller, interrupt } from '../engine/interruption.js';
-import {
-  runTurn,
-  turnStart,
-  type ConversationOutput,
-  type TurnInput,
-  type TurnStart,
-} from '../engine/turn.js';
+import { runTurn, type ConversationOutput } from '../engine/turn.js';
+import { turnStart, type TurnInput, type TurnStart } from '../engine/turn-start.js';
 import type { StoredConversation } from '../engine/store.js';
 import { ConversationEntity, conversationService, type ConversationItem } from '../storage/entities.js';
 import { emptyState, type ConversationEnd, type ConversationSetup } from '../engine/model.js';

@@ -14,7 +14,7 @@ import {
 import { interrupt } from '../../../functions/conversation/engine/interruption.js';
 import { TableConversationStore } from '../../../functions/conversation/storage/table-store.js';
 import { ConversationEntity } from '../../../functions/conversation/storage/entities.js';
-import { turnStart } from '../../../functions/conversation/engine/turn.js';
+import { turnStart } from '../../../functions/conversation/engine/turn-start.js';
 import { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
 import {
   connectRelay,
