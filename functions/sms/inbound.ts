@@ -18,7 +18,8 @@ import {
   type SmsMessage,
 } from './entities.js';
 import { isHotReply, keywordOf } from './hot-reply.js';
-import { createOutbound, deliver, getMessage, outboundRecord, senderNumber } from './messages.js';
+import { createOutbound, getMessage, outboundRecord, senderNumber } from './messages.js';
+import { deliver } from './sending.js';
 
 /**
  * The provider's side of SMS (`POST /webhooks/telephony/sms`, Twilio's dialect, signature checked by

@@ -14,7 +14,7 @@ const READS: Access = { table: 'readwrite' };
 
 /**
  * SMS (workspace: any role reads, members and admins write; API keys with `sms:read` / `sms:write`, in
- * their own workspace). Charged 5 credits a segment; see functions/sms/messages.ts.
+ * their own workspace). Charged 5 credits a segment; see functions/sms/sending.ts.
  */
 export const smsRoutes = {
   sendSms: defineRoute({

@@ -7,7 +7,7 @@ import { schemaOnFirstUse } from '../platform/first-use.js';
 /**
  * Request and response shapes of the SMS routes. Bodies are strict (an unknown field is 422
  * `extra_forbidden`). A message body is 1–1,600 characters (after trimming); `{{first_name}}`-style
- * placeholders in a campaign's body are filled from each contact (functions/sms/campaigns.ts).
+ * placeholders in a campaign's body are filled from each contact (functions/sms/campaign-chunks.ts).
  */
 
 export const MAX_SMS_BODY = 1600;

@@ -3,7 +3,7 @@ import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { isConditionFailure } from '../platform/table.js';
 import type { WorkspaceEventType } from '../platform/workspace-events.js';
-import { enableEndpoint } from './deliveries.js';
+import { enableEndpoint } from './attempts.js';
 import { EventEndpointEntity, readEventEndpoint, type EventEndpoint } from './entities.js';
 
 /**

@@ -1,6 +1,7 @@
 import { findContactByPhone } from '../contacts/lookup.js';
 import { SmsMessageEntity, type SmsMessage } from '../sms/entities.js';
-import { deliver, sendSms } from '../sms/messages.js';
+import { sendSms } from '../sms/send-sms.js';
+import { deliver } from '../sms/sending.js';
 import type { WorkflowRun } from './entities.js';
 
 /*

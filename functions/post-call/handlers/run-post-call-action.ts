@@ -9,7 +9,7 @@ import { onPostCallSmsSent } from '../actions/sms-sent.js';
  * then tied to the code and shows on the public recording page.
  */
 onPostCallSmsSent(async (sent) => {
-  const { rememberOutbound } = await import('../../sms/messages.js');
+  const { rememberOutbound } = await import('../../sms/sending.js');
   // rememberOutbound reads the recipient, the message id, the short code and when it was sent.
   const remembered: Pick<
     SmsMessage,

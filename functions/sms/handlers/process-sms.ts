@@ -1,10 +1,12 @@
 import { queueConsumer } from '../../platform/queue-consumer.js';
-import { planPage, processChunk } from '../campaigns.js';
-import { sendQueued } from '../messages.js';
+import { processChunk } from '../campaign-chunks.js';
+import { planPage } from '../campaign-pages.js';
+import { sendQueued } from '../send-sms.js';
 
 /**
  * The `sms` queue: held messages sent once billing recovers, and SMS campaigns' audience pages and
- * send chunks (functions/sms/campaigns.ts), each safe to receive twice.
+ * send chunks (functions/sms/campaign-pages.ts, functions/sms/campaign-chunks.ts), each safe to
+ * receive twice.
  */
 export const handler = queueConsumer('sms', (message) => {
   switch (message.type) {

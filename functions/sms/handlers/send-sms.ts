@@ -2,7 +2,7 @@ import { workspaceCountry } from '../../access/entities.js';
 import { requireWorkspace } from '../../access/workspace-access.js';
 import { actorId } from '../../platform/auth/principal.js';
 import { implement } from '../../platform/http/index.js';
-import { sendSms } from '../messages.js';
+import { sendSms } from '../send-sms.js';
 import { smsRoutes } from '../routes.js';
 import { messageView } from '../views.js';
 

@@ -1,5 +1,5 @@
 import { queueConsumer } from '../../platform/queue-consumer.js';
-import { processAttemptMessage } from '../deliveries.js';
+import { processAttemptMessage } from '../attempts.js';
 
 /**
  * Consumer of the `webhookDelivery` queue: one scheduled attempt of one delivery per message,

@@ -1,5 +1,5 @@
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
-import { unitsFor } from '../../../functions/sms/messages.js';
+import { unitsFor } from '../../../functions/sms/sending.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { listRepliesForShortCode } from '../../../functions/sms/inbound.js';
-import { sendSms as sendSmsService } from '../../../functions/sms/messages.js';
+import { sendSms as sendSmsService } from '../../../functions/sms/send-sms.js';
 import { api } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/wait.js';
 import {
