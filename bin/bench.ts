@@ -40,7 +40,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { catalog } from '../lib/cloud/catalog.js';
 import { bundlesTable, measureBundles } from '../lib/tools/bench/bundles.js';
-import { measureCallCost, type CallCost } from '../lib/tools/bench/call-cost.js';
+import { CALL_COST_BUDGET, measureCallCost, type CallCost } from '../lib/tools/bench/call-cost.js';
 import { prepareFloor } from '../lib/tools/bench/floor.js';
 import {
   combine,
@@ -321,10 +321,18 @@ function callCostTable(c: CallCost): string[] {
   const processes = Object.entries(c.cpu_ms_by_process)
     .map(([name, ms]) => `${name} ${f(ms)}`)
     .join(', ');
+  const requests = c.dynamodb_reads + c.dynamodb_writes;
+  const byFunction = Object.entries(c.dynamodb_by_function)
+    .map(([fn, counts]) => [fn, Object.values(counts).reduce((sum, n) => sum + n, 0)] as const)
+    .sort(([, a], [, b]) => b - a)
+    .map(([fn, n]) => `${fn} ${f(n)}`)
+    .join(', ');
   return [
     '| per completed call | |',
     '|---|---|',
-    `| DynamoDB requests | ${f(c.dynamodb_reads + c.dynamodb_writes)}: ${f(c.dynamodb_reads)} reads, ${f(c.dynamodb_writes)} writes (${commands}) |`,
+    `| DynamoDB requests | ${f(requests)}: ${f(c.dynamodb_reads)} reads, ${f(c.dynamodb_writes)} writes (${commands}) |`,
+    `| budget | ≤ ${CALL_COST_BUDGET.dynamodbRequests} DynamoDB requests: ${requests <= CALL_COST_BUDGET.dynamodbRequests ? 'within ✓' : 'over ✗'} |`,
+    `| DynamoDB requests by function | ${byFunction} |`,
     `| queue messages sent | ${f(c.queue_messages)} (${queues}) |`,
     `| CPU of the stack's Node processes | ${f(c.cpu_ms)} ms (${processes} ms, before taking off ${f(c.idle_cpu_ms_per_second)} ms/s of idle work) |`,
     ...(c.dynamodb_local_cpu_ms !== undefined

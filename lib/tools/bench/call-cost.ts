@@ -11,6 +11,9 @@ import { startCallClient } from './start-call.js';
  * CPU of the stack's Node processes — less what the stack spends idle over the same time (its pollers'
  * long polls, the quiescence reads), measured just before — and DynamoDB Local's CPU, likewise.
  */
+/** Issue 34's budget: the budget's call, start-call to the post-call webhook, in DynamoDB requests. */
+export const CALL_COST_BUDGET = { dynamodbRequests: 40 } as const;
+
 export interface CallCost {
   calls: number;
   /** Per call. */
