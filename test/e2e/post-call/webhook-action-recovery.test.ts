@@ -7,7 +7,7 @@ import {
   readActionRun,
 } from '../../../functions/post-call/entities.js';
 import { createDelivery } from '../../../functions/webhook-deliveries/deliveries.js';
-import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
+import { readQuiescence, waitFor, waitForHandled } from '../../helpers/wait.js';
 import {
   closeSqs,
   connectNumber,
@@ -117,7 +117,7 @@ it('a redelivered action message queues the first attempt a crash lost, once (tw
 
   const before = await readQuiescence();
   await Promise.all([sendMessage('postCallActions', message), sendMessage('postCallActions', message)]);
-  await waitForConsumed(before, { RunPostCallAction: 2 });
+  await waitForHandled(before, { RunPostCallAction: 2 });
 
   expect(hook.requests).toHaveLength(1);
   const delivery = (await deliveries(call.tenant, call.callId)).find((d) => d.id === deliveryId);
@@ -134,7 +134,7 @@ it('a queued run whose delivery an earlier try created finishes on it: one reque
 
   const before = await readQuiescence();
   await sendMessage('postCallActions', message);
-  await waitForConsumed(before, { RunPostCallAction: 1, DeliverWebhook: 1 });
+  await waitForHandled(before, { RunPostCallAction: 1, DeliverWebhook: 1 });
 
   expect(hook.requests).toHaveLength(1);
   const delivery = (await deliveries(call.tenant, call.callId)).find((d) => d.id === deliveryId);
@@ -187,7 +187,7 @@ it('call.ended redelivered after its transaction (record, runs) but before the a
     organisation_id: tenant.organisationId,
   };
   await Promise.all([sendMessage('postCall', ended), sendMessage('postCall', ended)]);
-  await waitForConsumed(before, { ProcessCallEnded: 2, RunPostCallAction: 2 });
+  await waitForHandled(before, { ProcessCallEnded: 2, RunPostCallAction: 2 });
 
   expect(hook.requests).toHaveLength(1);
   expect(JSON.parse(hook.requests[0].body)).toMatchObject({ type: 'call.ended', data: { call_id: callId } });
@@ -217,6 +217,6 @@ it('a first attempt, made by the action, that leaves the delivery dead puts its 
     { what: 'the message in the webhook-delivery DLQ', timeoutMs: 30_000, intervalMs: 500 },
   );
   expect(inDlq).toMatchObject({ type: 'webhook.attempt', workspace_id: tenant.workspaceId, attempt: 1 });
-  await waitForQuiescence();
+  await waitForHandled(await readQuiescence(), {});
   expect(rejecting.requests).toHaveLength(1);
 }, 120_000);
