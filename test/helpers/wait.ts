@@ -70,7 +70,11 @@ const LONG_DELAY_MS = 5_000;
 /** Busy with nothing but queue messages waiting out a delay (none visible, received or handled). */
 const onlyDelayed = (report: QuiescenceReport): boolean =>
   report.busy.length > 0 &&
-  report.busy.every((line) => /^queue \S+: 0 visible, 0 in flight, \d+ delayed$/.test(line)) &&
+  report.busy.some((line) => line.startsWith('queue ')) &&
+  // The scheduler's periodic sweeps come and go meanwhile; they do not reset the wait.
+  report.busy.every(
+    (line) => /^queue \S+: 0 visible, 0 in flight, \d+ delayed$/.test(line) || line.startsWith('scheduler: '),
+  ) &&
   Object.values(report.pollers).every((poller) => poller.handling === 0) &&
   report.gateway.in_flight === 0;
 

@@ -2,7 +2,7 @@ import { findContactByPhone } from '../../../functions/contacts/lookup.js';
 import { readActionRun } from '../../../functions/post-call/entities.js';
 import { getCallRecord } from '../../../functions/post-call/pipeline.js';
 import { api } from '../../helpers/http.js';
-import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
+import { readQuiescence, waitFor, waitForHandled } from '../../helpers/wait.js';
 import {
   closeSqs,
   connectNumber,
@@ -177,7 +177,7 @@ describe('post-call actions', () => {
       { what: 'the email action to give up', timeoutMs: 45_000 },
     );
     // Every action has run its course (no retry left on a queue or in flight): now count.
-    await waitForQuiescence();
+    await waitForHandled(await readQuiescence(), {});
     expect(failedEmail.tries).toBe(5);
     expect(failedEmail.error).toContain('fail.test');
     const { data: failedSms } = await readActionRun(tenant.workspaceId, callId, actions[1].id);
