@@ -64,6 +64,10 @@ export const failed = (
   ...(httpStatus !== undefined ? { httpStatus } : {}),
 });
 
+/** A request held back: its turn was no longer current, so nothing went to the endpoint. */
+export const notSent = (durationMs = 0): ToolRun =>
+  failed('cancelled', 'not sent: the turn was superseded', durationMs);
+
 /** The request body a function tool's endpoint receives (static arguments merged, they win). */
 export function toolRequestBody(
   tool: Pick<StoredFunctionTool, 'name' | 'staticArguments'>,
@@ -99,29 +103,43 @@ export async function invokeFunctionTool(
   signal?: AbortSignal,
   /** The workspace's signing secrets when already being read (a call reads them beside its checks). */
   secrets: Promise<string[]> = signingSecrets(ctx.workspaceId),
+  /**
+   * A call's proof that its turn is current: the request is made ready (checked, signed, connected)
+   * meanwhile, and its body goes only when this is true; otherwise nothing is sent.
+   */
+  current?: Promise<boolean>,
 ): Promise<ToolRun> {
   const started = Date.now();
   const { argumentsProblem } = await import('./tools-validation.js');
   const problem = await argumentsProblem(tool.parameters, args);
   if (problem) return finish(tool, ctx, failed('error', problem, Date.now() - started));
   const payload = toolRequestBody(tool, args, ctx);
-  const signed = signatureHeaders({
-    webhookId: `tool_${randomUUID()}`,
-    timestamp: clock.now(),
-    payload,
-    secrets: await secrets,
-  });
+  // Signed once the secrets are read; the connection opens meanwhile.
+  const signed = secrets.then((read): Record<string, string> => ({
+    ...signatureHeaders({
+      webhookId: `tool_${randomUUID()}`,
+      timestamp: clock.now(),
+      payload,
+      secrets: read,
+    }),
+  }));
   const exchange = await postForResponse({
     url: tool.url,
     body: payload,
-    headers: { ...tool.openedHeaders, 'content-type': 'application/json', ...signed },
+    headers: { ...tool.openedHeaders, 'content-type': 'application/json' },
+    lateHeaders: signed,
     allowedHosts: allowedHosts(),
     requireHttps: requireHttps(),
     timeoutMs: tool.timeoutMs,
     maxResponseBytes: MAX_TOOL_RESULT_BYTES,
     signal,
+    ...(current ? { sendWhen: current } : {}),
   });
   const durationMs = Date.now() - started;
+  if (exchange.notSent) {
+    await signed; // a failure to read the secrets is the tool's failure, not a superseded turn
+    return notSent(durationMs);
+  }
   const status = exchange.statusCode;
   if (exchange.cancelled) return finish(tool, ctx, failed('cancelled', 'cancelled', durationMs, status));
   if (exchange.timedOut)

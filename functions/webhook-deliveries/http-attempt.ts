@@ -86,6 +86,8 @@ export interface HttpExchange extends HttpAttempt {
   timedOut: boolean;
   /** True when the caller's signal aborted it. */
   cancelled: boolean;
+  /** True when `sendWhen` said no: the request was made ready but nothing of it was sent. */
+  notSent?: boolean;
 }
 
 /**
@@ -93,8 +95,24 @@ export interface HttpExchange extends HttpAttempt {
  * for callers that use the answer (agents' function tools): the body read (the read stops at
  * `maxResponseBytes`) and the content type; `signal` aborts the request.
  */
-export function postForResponse(input: PostInput & { signal?: AbortSignal }): Promise<HttpExchange> {
-  return post(input, { signal: input.signal, forAnswer: true });
+export function postForResponse(
+  input: PostInput & {
+    signal?: AbortSignal;
+    /**
+     * The request is made ready (connection opened, headers held) at once, and its headers and body
+     * go only when this is true; false or a failure sends nothing (`notSent`).
+     */
+    sendWhen?: Promise<boolean>;
+    /** Headers known later (a signature): the request waits for them; their failure fails it, unsent. */
+    lateHeaders?: Promise<Record<string, string>>;
+  },
+): Promise<HttpExchange> {
+  return post(input, {
+    signal: input.signal,
+    forAnswer: true,
+    sendWhen: input.sendWhen,
+    lateHeaders: input.lateHeaders,
+  });
 }
 
 /** The agent a request to `url` connects with: the SSRF-filtering one unless the allow-list names it. */
@@ -113,7 +131,12 @@ export const isRefusedAddress = (error: Error): boolean => REFUSED_ADDRESS.test(
  */
 async function post(
   input: PostInput,
-  options: { signal?: AbortSignal; forAnswer: boolean },
+  options: {
+    signal?: AbortSignal;
+    forAnswer: boolean;
+    sendWhen?: Promise<boolean>;
+    lateHeaders?: Promise<Record<string, string>>;
+  },
 ): Promise<HttpExchange> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
@@ -218,7 +241,24 @@ async function post(
       });
     });
 
-    request.end(body);
+    if (!options.sendWhen && !options.lateHeaders) {
+      request.end(body);
+      return;
+    }
+    const holdBack = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      request.destroy();
+      resolve({ ...base, notSent: true, latencyMs: elapsed(), refused: false, truncated: false });
+    };
+    const late: Promise<Record<string, string>> = options.lateHeaders ?? Promise.resolve({});
+    Promise.all([options.sendWhen ?? true, late]).then(([send, headers]) => {
+      if (!send || settled) return holdBack();
+      for (const [name, value] of Object.entries(headers)) request.setHeader(name, value);
+      request.end(body);
+    }, holdBack);
   });
 }
 

@@ -131,30 +131,56 @@ test('a turn: the reply streams in clause-sized pieces, the last one carries las
   expect(model.requests[0].system).toBe('You are Ava.');
 });
 
-test("the generation is read before each piece; the reply's `last` goes on the closing write's own check, or not at all when that write found the turn superseded", async () => {
-  const counted = (inner: ConversationStore, beforeClosingWrite?: () => Promise<void>) => {
-    let updates = 0;
-    const wrapped: ConversationStore & { reads: number } = {
-      reads: 0,
-      load: () => inner.load(),
-      update: async (change) => {
-        updates += 1;
-        if (updates === 2) await beforeClosingWrite?.();
-        return inner.update(change);
-      },
-      generation: () => {
-        wrapped.reads += 1;
-        return inner.generation();
-      },
-    };
-    return wrapped;
+/**
+ * The memory store, watched: it counts generation reads, may slow them (as a table's are, against a
+ * fast-streaming model) or run something first, and may hold a write. `started` settles once the
+ * turn's start write (the first) is answered.
+ */
+function watched(
+  inner: ConversationStore,
+  options: {
+    readMs?: number;
+    beforeRead?: () => Promise<void>;
+    beforeWrite?: (n: number) => Promise<void>;
+  } = {},
+) {
+  let writes = 0;
+  let startAnswered: () => void = () => undefined;
+  const wrapped: ConversationStore & { reads: number; started: Promise<void> } = {
+    reads: 0,
+    started: new Promise((resolve) => (startAnswered = resolve)),
+    load: () => inner.load(),
+    update: async (change) => {
+      writes += 1;
+      const n = writes;
+      await options.beforeWrite?.(n);
+      const stored = await inner.update(change);
+      if (n === 1) startAnswered();
+      return stored;
+    },
+    generation: async () => {
+      wrapped.reads += 1;
+      await options.beforeRead?.();
+      if (options.readMs) await new Promise((resolveRead) => setTimeout(resolveRead, options.readMs));
+      return inner.generation();
+    },
   };
-  const s = counted(store());
+  return wrapped;
+}
+
+/** The model's words, once the turn's start write was answered (so it cannot stand in for a read). */
+const afterStart = (s: { started: Promise<void> }, text: string): Step[] => [
+  { type: 'wait', until: () => s.started },
+  ...words(text),
+];
+
+test("the generation is read before each piece; the reply's `last` goes on the closing write's own check, or not at all when that write found the turn superseded", async () => {
+  const s = watched(store());
   const out = recorder();
   await runTurn(
     {
       store: s,
-      model: scriptedModel([words('Sure. Open homes are on Saturdays.')]),
+      model: scriptedModel([afterStart(s, 'Sure. Open homes are on Saturdays.')]),
       output: out,
       runTool: noTools,
     },
@@ -169,12 +195,15 @@ test("the generation is read before each piece; the reply's `last` goes on the c
 
   // A newer prompt lands between the reply's last piece and its closing write: no `last` for this turn.
   const inner = store();
-  const raced = counted(inner, () =>
-    inner.update((state) => ({ ...state, generation: state.generation + 1 })).then(() => undefined),
-  );
+  const raced = watched(inner, {
+    beforeWrite: (n) =>
+      n === 2
+        ? inner.update((state) => ({ ...state, generation: state.generation + 1 })).then(() => undefined)
+        : Promise.resolve(),
+  });
   const racedOut = recorder();
   const result = await runTurn(
-    { store: raced, model: scriptedModel([words('Sure.')]), output: racedOut, runTool: noTools },
+    { store: raced, model: scriptedModel([afterStart(raced, 'Sure.')]), output: racedOut, runTool: noTools },
     { kind: 'prompt', text: 'When?' },
   );
   expect(racedOut.frames).toEqual([{ token: 'Sure.', last: false }]);
@@ -182,29 +211,199 @@ test("the generation is read before each piece; the reply's `last` goes on the c
   expect(raced.reads).toBe(2); // the piece's, and `last`'s own read once the closing write found it superseded
 });
 
-test('pieces ready while a proof is being read go with it: one read for a reply streamed faster than a read, and none of them once a newer frame moved the generation', async () => {
-  // The generation read is slow (as a table's is, against a fast-streaming model): every clause of the
-  // reply is ready before the first read returns.
-  const slowReads = (inner: ConversationStore, beforeRead?: () => Promise<void>) => {
-    const wrapped: ConversationStore & { reads: number } = {
-      reads: 0,
-      load: () => inner.load(),
-      update: (change) => inner.update(change),
-      generation: async () => {
-        wrapped.reads += 1;
-        await beforeRead?.();
-        await new Promise((resolveRead) => setTimeout(resolveRead, 20));
-        return inner.generation();
-      },
-    };
-    return wrapped;
+test("the turn's first act takes its start write as its proof when that write is still out; later pieces are read for", async () => {
+  // The start write answers only after the model's first clause is ready.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const s = watched(store(), { beforeWrite: (n) => (n === 1 ? held : Promise.resolve()) });
+  const out = recorder();
+  const model = scriptedModel([
+    [
+      { type: 'text', text: 'Sure. ' },
+      { type: 'wait', until: async () => release() },
+      { type: 'wait', until: () => s.started },
+      ...words('Open homes are on Saturdays.'),
+    ],
+  ]);
+  await runTurn({ store: s, model, output: out, runTool: noTools }, { kind: 'prompt', text: 'When?' });
+  expect(out.frames).toEqual([
+    { token: 'Sure.', last: false },
+    { token: ' Open homes are on Saturdays.', last: false },
+    { token: '', last: true },
+  ]);
+  expect(s.reads).toBe(1); // the second piece's; the first went on the start write
+
+  // That start write found the state changed (another frame wrote first): nothing of the reply is sent.
+  const inner = store();
+  let releaseRaced: () => void = () => undefined;
+  const heldRaced = new Promise<void>((resolve) => (releaseRaced = resolve));
+  const raced = watched(inner, {
+    beforeWrite: async (n) => {
+      if (n !== 1) return;
+      await heldRaced;
+      await inner.update((state) => ({ ...state, generation: state.generation + 1 }));
+    },
+  });
+  const racedOut = recorder();
+  await runTurn(
+    {
+      store: raced,
+      model: scriptedModel([
+        [
+          { type: 'text', text: 'Sure. ' },
+          { type: 'wait', until: async () => releaseRaced() },
+          ...words('Yes.'),
+        ],
+        words('Asked again.'),
+      ]),
+      output: racedOut,
+      runTool: noTools,
+    },
+    { kind: 'prompt', text: 'When?' },
+  );
+  expect(racedOut.frames.map((f) => f.token)).toEqual(['Asked again.', '']);
+});
+
+/** The model asks for the agent's function tool `book`. */
+const bookCall: Step[] = [
+  { type: 'tool_call', call: { id: 't1', name: 'book', arguments: { day: 'Saturday' } } },
+  { type: 'end', stopReason: 'tool_use' },
+];
+/** The agent's own tools: `book`, with a `speak_during` line when given. */
+const box = (during?: string) => ({
+  offered: () =>
+    Promise.resolve({
+      tools: [{ name: 'book', description: 'Book.', parameters: { type: 'object' } }],
+      incidents: [],
+    }),
+  lines: () => (during ? { during } : {}),
+});
+/** A tool runner that sends only when its proof says so, as the function tool's request does. */
+const gatedRunner = (onRun?: () => void) => {
+  const sent: string[] = [];
+  const runTool: ToolRunner = async (call, _setup, _signal, current) => {
+    onRun?.();
+    if (!current || !(await current)) return { ok: false, content: '{}', status: 'cancelled' };
+    sent.push(call.name);
+    return { ok: true, content: '{"booked":true}', type: 'function', status: 'ok' };
   };
-  const s = slowReads(store());
+  return { runTool, sent };
+};
+
+test("an agent tool's request waits for its proof (the speak_during line's when it has one): a turn superseded meanwhile sends nothing, records nothing, asks the model nothing more", async () => {
+  for (const during of [undefined, 'One moment.']) {
+    // Current: the request goes after its proof, the answer reaches the model.
+    const s = watched(store());
+    const ok = gatedRunner();
+    const out = recorder();
+    const model = scriptedModel([[{ type: 'wait', until: () => s.started }, ...bookCall], words('Booked.')]);
+    await runTurn(
+      { store: s, model, output: out, runTool: ok.runTool, agentTools: box(during) },
+      { kind: 'prompt', text: 'Book it.' },
+    );
+    expect(ok.sent).toEqual(['book']);
+    expect(out.frames.map((f) => f.token).join('')).toBe(`${during ? `${during} ` : ''}Booked.`);
+    expect(s.reads).toBe(2); // the tool's proof (the line's, when it has one, is the tool's), and the reply's
+
+    // A newer frame moves the generation while the proof is read: nothing is sent or kept of the tool.
+    const inner = store();
+    const raced = watched(inner, {
+      beforeRead: () => interrupt(inner, '', Date.now() + 1_000).then(() => undefined),
+    });
+    const stopped = gatedRunner();
+    const racedModel = scriptedModel([
+      [{ type: 'wait', until: () => raced.started }, ...bookCall],
+      words('Booked.'),
+    ]);
+    const racedOut = recorder();
+    const result = await runTurn(
+      {
+        store: raced,
+        model: racedModel,
+        output: racedOut,
+        runTool: stopped.runTool,
+        agentTools: box(during),
+      },
+      { kind: 'prompt', text: 'Book it.' },
+    );
+    expect(stopped.sent).toEqual([]);
+    expect(racedOut.frames).toEqual([]);
+    expect(result.superseded).toBe(true);
+    expect(racedModel.requests).toHaveLength(1);
+    expect((await inner.load()).state.toolCalls).toEqual([]);
+  }
+});
+
+test('after a tool, when the model outpaced the start write, the next proof is begun with the model request and taken while still out; else it is read when the piece is ready', async () => {
+  const run = async (options: { modelFirst: boolean; aheadAnswersFirst?: boolean }) => {
+    const events: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const inner = store();
+    const s = watched(inner, {
+      // The start write waits for the model's first round when the model is the faster.
+      beforeWrite: (n) => (n === 1 && options.modelFirst ? held : Promise.resolve()),
+      // A read takes 20 ms, as a table's does against a model answering at once.
+      readMs: 20,
+      beforeRead: async () => {
+        events.push('read');
+      },
+    });
+    // Released once the model's first round is over (the tool is being made ready).
+    const runner = gatedRunner(() => release());
+    const model = scriptedModel([
+      options.modelFirst ? bookCall : [{ type: 'wait', until: () => s.started }, ...bookCall],
+      [
+        {
+          type: 'wait',
+          until: async () => {
+            events.push('round two asked');
+          },
+        },
+        ...(options.aheadAnswersFirst
+          ? [{ type: 'wait' as const, until: () => new Promise<void>((r) => setTimeout(r, 60)) }]
+          : []),
+        ...words('Booked.'),
+      ],
+    ]);
+    const out = recorder();
+    await runTurn(
+      { store: s, model, output: out, runTool: runner.runTool, agentTools: box() },
+      { kind: 'prompt', text: 'Book it.' },
+    );
+    return { events, reads: s.reads, spoken: out.frames.map((f) => f.token).join(''), sent: runner.sent };
+  };
+
+  // The model first: the tool went on the start write (no read), and the piece's proof was begun with
+  // round two's request and taken (one read in all).
+  expect(await run({ modelFirst: true })).toEqual({
+    events: ['read', 'round two asked'],
+    reads: 1,
+    spoken: 'Booked.',
+    sent: ['book'],
+  });
+  // The table first: each act reads when it needs to (the tool's, then the piece's).
+  expect(await run({ modelFirst: false })).toEqual({
+    events: ['read', 'round two asked', 'read'],
+    reads: 2,
+    spoken: 'Booked.',
+    sent: ['book'],
+  });
+  // The read begun ahead answered before the piece was ready: too old, so the piece reads again.
+  expect(await run({ modelFirst: true, aheadAnswersFirst: true })).toMatchObject({
+    events: ['read', 'round two asked', 'read'],
+    reads: 2,
+    spoken: 'Booked.',
+  });
+});
+
+test('pieces ready while a proof is being read go with it: one read for a reply streamed faster than a read, and none of them once a newer frame moved the generation', async () => {
+  const s = watched(store(), { readMs: 20 });
   const out = recorder();
   const result = await runTurn(
     {
       store: s,
-      model: scriptedModel([words('Sure. Open homes are on Saturdays. Bring photo ID.')]),
+      model: scriptedModel([afterStart(s, 'Sure. Open homes are on Saturdays. Bring photo ID.')]),
       output: out,
       runTool: noTools,
     },
@@ -222,16 +421,19 @@ test('pieces ready while a proof is being read go with it: one read for a reply 
   // An interruption moves the generation while that read is out: none of the queued pieces is sent.
   const inner = store();
   let moved = false;
-  const raced = slowReads(inner, async () => {
-    if (moved) return;
-    moved = true;
-    await interrupt(inner, '', Date.now() + 1_000);
+  const raced = watched(inner, {
+    readMs: 20,
+    beforeRead: async () => {
+      if (moved) return;
+      moved = true;
+      await interrupt(inner, '', Date.now() + 1_000);
+    },
   });
   const racedOut = recorder();
   const stopped = await runTurn(
     {
       store: raced,
-      model: scriptedModel([words('Sure. Open homes are on Saturdays. Bring photo ID.')]),
+      model: scriptedModel([afterStart(raced, 'Sure. Open homes are on Saturdays. Bring photo ID.')]),
       output: racedOut,
       runTool: noTools,
     },

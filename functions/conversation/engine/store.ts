@@ -1,4 +1,5 @@
 import type { ConversationSetup, ConversationState } from './model.js';
+import type { TurnStart } from './turn-start.js';
 
 /**
  * Where a conversation's state lives while it goes on. Every change is a read-modify-write that
@@ -24,6 +25,11 @@ export interface ConversationStore {
   ): Promise<StoredConversation>;
   /** The current generation (a consistent read): a turn checks it before each thing it sends. */
   generation(): Promise<number>;
+  /**
+   * A turn's start written without rewriting the state (the table's: appended to the item's pending
+   * starts); undefined when there is no conversation. Stores without it write the start with `update`.
+   */
+  beginTurn?(start: TurnStart): Promise<StoredConversation | undefined>;
 }
 
 /** An in-memory store (evaluations' scripted calls, tests). */

@@ -66,6 +66,8 @@ export type ToolRunner = (
   call: LlmToolCall,
   setup: ConversationSetup,
   signal?: AbortSignal,
+  /** The turn's proof: a request to the business's system waits for it and goes only when it is true. */
+  current?: Promise<boolean>,
 ) => Promise<ToolOutcome>;
 
 /**
@@ -143,7 +145,12 @@ export async function runTurn(
   // had to read again), that request is dropped unheard and the model asked again on what was stored.
   const loaded = await deps.store.load();
   if (!loaded) throw new Error('conversation not found');
-  const starting = deps.store.update(begin);
+  const starting = deps.store.beginTurn
+    ? deps.store.beginTurn(start).then((stored) => {
+        if (!stored) throw new Error('conversation not found');
+        return stored;
+      })
+    : deps.store.update(begin);
   if (loaded.state.ended) {
     await starting;
     return { spoken: '', superseded: true };
@@ -215,6 +222,8 @@ class TurnWork {
   private sendFailure: { error: unknown } | undefined;
   /** A tool failed and said its own line: the model is not asked again this turn. */
   private failureSpoken = false;
+  /** The model's first round ended before the turn's start write was answered (turn-guard.ts `readAhead`). */
+  private modelOutpacedStart = false;
   private readonly guard: TurnGuard;
 
   constructor(
@@ -309,7 +318,9 @@ class TurnWork {
         round < MAX_TOOL_ROUNDS + 1 && !this.superseded && !this.ended && !this.failureSpoken;
         round += 1
       ) {
+        if (round > 0 && this.modelOutpacedStart) this.guard.readAhead();
         const toolCalls = await this.modelRound([...history, ...this.added], round < MAX_TOOL_ROUNDS);
+        if (round === 0) this.modelOutpacedStart = this.guard.startStillOut;
         if (toolCalls === undefined || toolCalls.length === 0) break;
         await this.runTools(toolCalls);
       }
@@ -389,21 +400,29 @@ class TurnWork {
   private async runTools(calls: LlmToolCall[]): Promise<void> {
     this.deps.agentTools?.prepare?.(calls);
     for (const [index, call] of calls.entries()) {
-      // A request to the business's system goes only for a turn still current (a read proves it); a
-      // built-in tool acts on nothing outside the turn, whose closing write is its own check.
-      if (BUILT_IN_TOOLS.has(call.name) ? this.superseded : !(await this.guard.mayAct())) return;
-      if (call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
-        if (!(await this.send(FILLER_LINE, false))) return;
-      const lines = this.deps.agentTools?.lines(call.name);
+      const builtIn = BUILT_IN_TOOLS.has(call.name);
       const limit =
         index >= MAX_TOOL_CALLS_A_ROUND
           ? `at most ${MAX_TOOL_CALLS_A_ROUND} tool calls a round`
           : this.earlierToolCalls + this.toolCalls.length >= MAX_TOOL_CALLS_A_CALL
             ? `at most ${MAX_TOOL_CALLS_A_CALL} tool calls a call`
             : undefined;
-      if (!limit && lines?.during && !(await this.send(spaced(this.spoken, lines.during), false))) return;
+      // A built-in tool acts on nothing outside the turn, whose closing write is its own check.
+      if (builtIn && this.superseded) return;
+      if (builtIn && call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
+        if (!(await this.send(FILLER_LINE, false))) return;
+      const lines = this.deps.agentTools?.lines(call.name);
+      // A request to the business's system goes only for a turn still current: it is made ready while
+      // its proof is read (the `speak_during` line's, said first, when it has one) and waits for it.
+      const current =
+        builtIn || limit
+          ? undefined
+          : lines?.during
+            ? this.send(spaced(this.spoken, lines.during), false)
+            : this.guard.mayAct();
       const at = iso(this.now());
-      const ran = limit ? refusedOutcome(limit) : await this.runOne(call);
+      const ran = limit ? refusedOutcome(limit) : await this.runOne(call, current);
+      if (limit ? !(await this.guard.mayAct()) : current && !(await current)) return;
       // An interruption or a newer prompt while the tool ran: nothing of its result is used, but the
       // record keeps that a request went out (the business's system may have acted on it).
       const cancelled = this.superseded;
@@ -444,10 +463,15 @@ class TurnWork {
     }
   }
 
-  private async runOne(call: LlmToolCall): Promise<ToolOutcome> {
-    const stopWatching = this.guard.watch(TOOL_WATCH_INTERVAL_MS);
+  /** Runs a tool; with `current`, its request goes only once that proof finds the turn current. */
+  private async runOne(call: LlmToolCall, current?: Promise<boolean>): Promise<ToolOutcome> {
+    // While the request is out, the turn watches for a newer frame (which aborts it).
+    const watching = (current ?? Promise.resolve(true)).then(
+      (ok) => (ok ? this.guard.watch(TOOL_WATCH_INTERVAL_MS) : () => undefined),
+      () => () => undefined,
+    );
     try {
-      return await this.deps.runTool(call, this.setup, this.guard.abort.signal);
+      return await this.deps.runTool(call, this.setup, this.guard.abort.signal, current);
     } catch (error) {
       surfaceProgrammingErrorInTests(error);
       const failure = errorName(error);
@@ -458,7 +482,7 @@ class TurnWork {
         error: `the tool failed (${failure})`,
       };
     } finally {
-      stopWatching();
+      (await watching)();
     }
   }
 

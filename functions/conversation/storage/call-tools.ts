@@ -1,8 +1,12 @@
 import { AgentEntity } from '../../agents/entities.js';
 import { storedSecrets, type ToolSecrets } from '../../agents/tool-definitions.js';
+import { clock } from '../../platform/clock.js';
 import { Entity } from '../../platform/entity.js';
 import { primaryIndex } from '../../platform/keys.js';
-import { entityConfig, isConditionFailure } from '../../platform/table.js';
+import { batchGetStoredItems, entityConfig, entityKey, isConditionFailure } from '../../platform/table.js';
+import { WebhookSecretEntity, type WebhookSecretRecord } from '../../webhook-deliveries/entities.js';
+import { signingSecrets } from '../../webhook-deliveries/secrets.js';
+import { activeSecrets } from '../../webhook-deliveries/signing.js';
 import type { CallTools, CallToolsStore, McpListing } from '../tools/agent-toolbox.js';
 
 /**
@@ -12,7 +16,10 @@ import type { CallTools, CallToolsStore, McpListing } from '../tools/agent-toolb
  *                                                            `mcp` added once, conditioned, by the
  *                                                            first turn that lists the servers; TTL 1 day)
  * Frames of one call run on different Lambda containers: each reads it once and keeps it (it changes
- * only by gaining `mcp`, and a container that has not seen that reads again before listing).
+ * only by gaining `mcp`, and a container that has not seen that reads again before listing). The
+ * workspace's webhook signing secret, which signs the function tools' requests, is read with it in
+ * the same request and kept with it: a call signs with the secret as its container first read it (a
+ * rotation reaches the next call at the latest; the secret it replaces keeps signing for 24 hours).
  */
 export const CallToolsEntity = new Entity(
   {
@@ -30,8 +37,14 @@ export const CallToolsEntity = new Entity(
   entityConfig(),
 );
 
-const known = new Map<string, CallTools>();
-const remember = (connectionId: string, tools: CallTools) => {
+interface Known {
+  tools: CallTools;
+  /** The workspace's signing secret as read with the tools (absent: none made yet). */
+  secret?: WebhookSecretRecord;
+}
+
+const known = new Map<string, Known>();
+const remember = (connectionId: string, tools: Known) => {
   if (process.env.CONVERSATION_PROCESS_CACHE === 'off') return;
   known.delete(connectionId);
   known.set(connectionId, tools);
@@ -45,23 +58,45 @@ export const callToolsItem = (connectionId: string, tools: CallTools, expiresAt:
 });
 
 export class TableCallToolsStore implements CallToolsStore {
-  constructor(private readonly connectionId: string) {}
+  constructor(
+    private readonly connectionId: string,
+    private readonly workspaceId: string,
+  ) {}
 
-  async load(): Promise<CallTools | undefined> {
-    const cached = known.get(this.connectionId);
-    if (cached) return cached;
-    return this.read();
+  /** What this frame read or found kept (a fresh container keeps nothing between frames). */
+  private current: Known | undefined;
+
+  private async inHand(): Promise<Known | undefined> {
+    return (this.current ??= known.get(this.connectionId) ?? (await this.read()));
   }
 
-  private async read(): Promise<CallTools | undefined> {
-    const { data } = await CallToolsEntity.get({ connectionId: this.connectionId }).go({ consistent: true });
+  async load(): Promise<CallTools | undefined> {
+    return (await this.inHand())?.tools;
+  }
+
+  private async read(): Promise<Known | undefined> {
+    const [toolsItem, secretItem] = await batchGetStoredItems([
+      entityKey(CallToolsEntity.get({ connectionId: this.connectionId }).params()),
+      entityKey(WebhookSecretEntity.get({ workspaceId: this.workspaceId }).params()),
+    ]);
+    const data = toolsItem ? CallToolsEntity.parse({ Item: toolsItem }).data : null;
     if (!data) return undefined;
     const tools: CallTools = {
       ...(JSON.parse(data.tools) as CallTools),
       ...(data.mcp ? { mcp: JSON.parse(data.mcp) as Record<string, McpListing> } : {}),
     };
-    remember(this.connectionId, tools);
-    return tools;
+    const secret = secretItem
+      ? (WebhookSecretEntity.parse({ Item: secretItem }).data ?? undefined)
+      : undefined;
+    this.current = { tools, ...(secret ? { secret } : {}) };
+    remember(this.connectionId, this.current);
+    return this.current;
+  }
+
+  async signingSecrets(): Promise<string[]> {
+    const secret = (await this.inHand())?.secret;
+    // None read with the tools: the workspace's first signed request makes it.
+    return secret ? activeSecrets(secret, clock.now()) : signingSecrets(this.workspaceId);
   }
 
   async keepMcp(mcp: Record<string, McpListing>): Promise<CallTools> {
@@ -76,7 +111,7 @@ export class TableCallToolsStore implements CallToolsStore {
     known.delete(this.connectionId);
     const stored = await this.read();
     if (!stored) throw new Error('call tools not found');
-    return stored;
+    return stored.tools;
   }
 
   async secrets(): Promise<ToolSecrets> {

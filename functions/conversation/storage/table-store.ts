@@ -71,17 +71,27 @@ export class TableConversationStore implements ConversationStore {
   /**
    * A turn's start without a read before it: appended to the item's `pending` starts, the generation
    * and version added to, in one UpdateItem that returns the item (conditioned on its existence, as
-   * every patch is). Undefined when there is no conversation (not yet, or no longer). The version moves,
+   * every patch is). A small write: the state, which grows with the call, is not rewritten. Undefined when there is no conversation (not yet, or no longer). The version moves,
    * so a read-modify-write begun on the item before fails its condition and reads again, and finds the
    * start there (toStored folds it in).
    */
   async beginTurn(start: TurnStart): Promise<StoredConversation | undefined> {
+    const known = this.last;
     try {
-      const { data } = await ConversationEntity.patch({ connectionId: this.connectionId })
+      const write = ConversationEntity.patch({ connectionId: this.connectionId })
         .append({ pending: [JSON.stringify(start)] })
-        .add({ generation: 1, version: 1 })
-        .go({ response: 'all_new' });
-      const item = data as ConversationItem;
+        .add({ generation: 1, version: 1 });
+      let item: ConversationItem | undefined;
+      if (known) {
+        // With the item in hand only what the write changed comes back; when another frame changed the
+        // item first (the version moved by more than this start), it is read whole.
+        const { data } = await write.go({ response: 'updated_new' });
+        const changed = data as Pick<ConversationItem, 'pending' | 'generation' | 'version'>;
+        item = changed.version === known.version + 1 ? { ...known, ...changed } : await this.read();
+        if (!item) return undefined;
+      } else {
+        item = (await write.go({ response: 'all_new' })).data as ConversationItem;
+      }
       this.last = item;
       this.recent?.remember(item);
       return toStored(item);

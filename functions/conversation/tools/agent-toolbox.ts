@@ -1,5 +1,5 @@
 import { callMcpTool, endMcpSession, listMcpTools, splitCombinedName } from '../../agents/mcp-tools.js';
-import { invokeFunctionTool, type ToolCallContext, type ToolRun } from '../../agents/tool-calls.js';
+import { invokeFunctionTool, notSent, type ToolCallContext, type ToolRun } from '../../agents/tool-calls.js';
 import {
   resolveTool,
   type StoredFunctionTool,
@@ -39,6 +39,8 @@ export interface CallToolsStore {
   keepMcp(mcp: Record<string, McpListing>): Promise<CallTools>;
   /** The agent's sealed header values (read when a tool with headers runs). */
   secrets(): Promise<ToolSecrets>;
+  /** The workspace's webhook signing secrets, which sign a function tool's request. */
+  signingSecrets(): Promise<string[]>;
 }
 
 const MCP_LIST_TIMEOUT_MS = 5_000;
@@ -56,7 +58,7 @@ export class CallToolBox implements AgentToolBox {
   prepare(calls: readonly LlmToolCall[]): void {
     const asked = calls.map((call) => this.functionTool(call.name)).filter((t) => t !== undefined);
     if (asked.length === 0) return;
-    this.signing ??= quiet(signingSecrets(this.tools.context.workspaceId));
+    this.signing ??= quiet(this.store.signingSecrets());
     if (asked.some((t) => Object.keys(t.headers ?? {}).length > 0))
       this.headerSecrets ??= quiet(this.store.secrets());
   }
@@ -130,7 +132,8 @@ export class CallToolBox implements AgentToolBox {
     return !!split && !!this.tools.mcp?.[split.prefix]?.offers.some((o) => o.name === name);
   }
 
-  async run(call: LlmToolCall, signal?: AbortSignal): Promise<ToolOutcome> {
+  /** Runs one of the agent's tools; with `current`, nothing is sent unless that proof is true. */
+  async run(call: LlmToolCall, signal?: AbortSignal, current?: Promise<boolean>): Promise<ToolOutcome> {
     const fn = this.functionTool(call.name);
     if (fn) {
       const resolved = await resolveTool(this.owner(await this.secretsIfNeeded([fn])), fn);
@@ -141,10 +144,12 @@ export class CallToolBox implements AgentToolBox {
           call.arguments,
           this.tools.context,
           signal,
-          (this.signing ??= signingSecrets(this.tools.context.workspaceId)),
+          (this.signing ??= this.store.signingSecrets()),
+          current,
         ),
       );
     }
+    if (current && !(await current.catch(() => false))) return outcome('mcp', notSent());
     const split = splitCombinedName(this.tools.tools, call.name);
     const server = split && this.tools.tools.find((t) => t.type === 'mcp' && t.name === split.prefix);
     if (!split || !server || server.type !== 'mcp') throw new Error(`not an agent tool: ${call.name}`);
@@ -227,5 +232,8 @@ export class MemoryCallToolsStore implements CallToolsStore {
   }
   secrets(): Promise<ToolSecrets> {
     return Promise.resolve(this.toolSecrets);
+  }
+  signingSecrets(): Promise<string[]> {
+    return signingSecrets(this.tools.context.workspaceId);
   }
 }

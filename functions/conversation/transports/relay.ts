@@ -329,7 +329,7 @@ async function runFrameTurn(
 /** The agent's own tools for the call, when it has any (kept beside the conversation). */
 async function agentToolBox(item: ConversationItem): Promise<CallToolBox | undefined> {
   if (!(JSON.parse(item.setup) as { agentTools?: boolean }).agentTools) return undefined;
-  const store = new TableCallToolsStore(item.connectionId);
+  const store = new TableCallToolsStore(item.connectionId, item.workspaceId);
   const tools = await store.load();
   return tools ? new CallToolBox(tools, store) : undefined;
 }
@@ -341,7 +341,7 @@ async function endToolSessions(item: ConversationItem): Promise<void> {
   } catch (error) {
     logger.warn('MCP sessions not ended', { connectionId: item.connectionId, error: errorName(error) });
   } finally {
-    new TableCallToolsStore(item.connectionId).forget();
+    new TableCallToolsStore(item.connectionId, item.workspaceId).forget();
   }
 }
 
