@@ -126,24 +126,27 @@ export async function createOutbound(record: SmsMessage): Promise<boolean> {
 }
 
 async function writeOutbound(record: SmsMessage): Promise<boolean> {
-  const result = await smsService.transaction
-    .write(({ smsMessage, smsThread }) => [
-      smsMessage.create(record).commit(),
-      smsThread
-        .update({ workspaceId: record.workspaceId, contactId: record.contactId })
-        .set({
-          inboxOf: record.workspaceId,
-          phone: record.toPhone,
-          lastMessage: record.body.slice(0, 200),
-          lastMessageId: record.messageId,
-          lastMessageAt: record.createdAt,
-        })
-        .add({ unread: 0 })
-        .commit(),
-    ])
-    .go();
+  const result = await smsService.transaction.write(outboundWrites(record)).go();
   return !result.canceled;
 }
+
+/** An outbound message (as recorded) and its thread's last-message line, as a transaction's writes. */
+export const outboundWrites =
+  (record: SmsMessage): Parameters<typeof smsService.transaction.write>[0] =>
+  ({ smsMessage, smsThread }) => [
+    smsMessage.create(record).commit(),
+    smsThread
+      .update({ workspaceId: record.workspaceId, contactId: record.contactId })
+      .set({
+        inboxOf: record.workspaceId,
+        phone: record.toPhone,
+        lastMessage: record.body.slice(0, 200),
+        lastMessageId: record.messageId,
+        lastMessageAt: record.createdAt,
+      })
+      .add({ unread: 0 })
+      .commit(),
+  ];
 
 /** An item of a transaction as ElectroDB's params give it (`….transaction.write(…).params()`). */
 export type TxItem = object;

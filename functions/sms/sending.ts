@@ -11,7 +11,7 @@ import { isConditionFailure, tableName } from '../platform/table.js';
 import { providerWebhookUrl } from '../platform/webhook-urls.js';
 import { sendSms as sendThroughProvider, SmsSendError } from '../providers/sms/index.js';
 import { SmsLastOutboundEntity, SmsMessageEntity, type SmsMessage } from './entities.js';
-import { getMessage, smsItems, writeSmsItems, type TxItem } from './messages.js';
+import { getMessage, outboundWrites, smsItems, writeSmsItems, type TxItem } from './messages.js';
 
 /**
  * Outbound SMS: every message (direct, reply, campaign) is recorded `queued` and charged in ONE
@@ -71,20 +71,7 @@ export function notSuppressedCheck(organisationId: string, phone: string): TxIte
 
 /** The message (`queued`) and its thread's last-message line, as transaction items. */
 function createdItems(record: SmsMessage): TxItem[] {
-  return smsItems(({ smsMessage, smsThread }) => [
-    smsMessage.create(record).commit(),
-    smsThread
-      .update({ workspaceId: record.workspaceId, contactId: record.contactId })
-      .set({
-        inboxOf: record.workspaceId,
-        phone: record.toPhone,
-        lastMessage: record.body.slice(0, 200),
-        lastMessageId: record.messageId,
-        lastMessageAt: record.createdAt,
-      })
-      .add({ unread: 0 })
-      .commit(),
-  ]);
+  return smsItems(outboundWrites(record));
 }
 
 export type ClaimOutcome =
