@@ -174,19 +174,20 @@ const afterStart = (s: { started: Promise<void> }, text: string): Step[] => [
   ...words(text),
 ];
 
-test("the generation is read before each piece; the reply's `last` goes on the closing write's own check, or not at all when that write found the turn superseded", async () => {
-  const s = watched(store());
+/** A turn answering "When?" with `text` once its start write is answered: what it sent, and its result. */
+async function whenTurn(s: ReturnType<typeof watched>, text: string) {
   const out = recorder();
-  await runTurn(
-    {
-      store: s,
-      model: scriptedModel([afterStart(s, 'Sure. Open homes are on Saturdays.')]),
-      output: out,
-      runTool: noTools,
-    },
+  const result = await runTurn(
+    { store: s, model: scriptedModel([afterStart(s, text)]), output: out, runTool: noTools },
     { kind: 'prompt', text: 'When?' },
   );
-  expect(out.frames).toEqual([
+  return { frames: out.frames, result };
+}
+
+test("the generation is read before each piece; the reply's `last` goes on the closing write's own check, or not at all when that write found the turn superseded", async () => {
+  const s = watched(store());
+  const { frames } = await whenTurn(s, 'Sure. Open homes are on Saturdays.');
+  expect(frames).toEqual([
     { token: 'Sure.', last: false },
     { token: ' Open homes are on Saturdays.', last: false },
     { token: '', last: true },
@@ -201,12 +202,8 @@ test("the generation is read before each piece; the reply's `last` goes on the c
         ? inner.update((state) => ({ ...state, generation: state.generation + 1 })).then(() => undefined)
         : Promise.resolve(),
   });
-  const racedOut = recorder();
-  const result = await runTurn(
-    { store: raced, model: scriptedModel([afterStart(raced, 'Sure.')]), output: racedOut, runTool: noTools },
-    { kind: 'prompt', text: 'When?' },
-  );
-  expect(racedOut.frames).toEqual([{ token: 'Sure.', last: false }]);
+  const { frames: racedFrames, result } = await whenTurn(raced, 'Sure.');
+  expect(racedFrames).toEqual([{ token: 'Sure.', last: false }]);
   expect(result.spoken).toBe('Sure.');
   expect(raced.reads).toBe(2); // the piece's, and `last`'s own read once the closing write found it superseded
 });
@@ -399,17 +396,8 @@ test('after a tool, when the model outpaced the start write, the next proof is b
 
 test('pieces ready while a proof is being read go with it: one read for a reply streamed faster than a read, and none of them once a newer frame moved the generation', async () => {
   const s = watched(store(), { readMs: 20 });
-  const out = recorder();
-  const result = await runTurn(
-    {
-      store: s,
-      model: scriptedModel([afterStart(s, 'Sure. Open homes are on Saturdays. Bring photo ID.')]),
-      output: out,
-      runTool: noTools,
-    },
-    { kind: 'prompt', text: 'When?' },
-  );
-  expect(out.frames).toEqual([
+  const { frames, result } = await whenTurn(s, 'Sure. Open homes are on Saturdays. Bring photo ID.');
+  expect(frames).toEqual([
     { token: 'Sure.', last: false },
     { token: ' Open homes are on Saturdays.', last: false },
     { token: ' Bring photo ID.', last: false },
@@ -429,17 +417,11 @@ test('pieces ready while a proof is being read go with it: one read for a reply 
       await interrupt(inner, '', Date.now() + 1_000);
     },
   });
-  const racedOut = recorder();
-  const stopped = await runTurn(
-    {
-      store: raced,
-      model: scriptedModel([afterStart(raced, 'Sure. Open homes are on Saturdays. Bring photo ID.')]),
-      output: racedOut,
-      runTool: noTools,
-    },
-    { kind: 'prompt', text: 'When?' },
+  const { frames: racedFrames, result: stopped } = await whenTurn(
+    raced,
+    'Sure. Open homes are on Saturdays. Bring photo ID.',
   );
-  expect(racedOut.frames).toEqual([]);
+  expect(racedFrames).toEqual([]);
   expect(stopped).toMatchObject({ spoken: '', superseded: true });
   expect(raced.reads).toBe(1);
 });

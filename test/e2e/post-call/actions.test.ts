@@ -4,7 +4,6 @@ import { getCallRecord } from '../../../functions/post-call/pipeline.js';
 import { api } from '../../helpers/http.js';
 import { readQuiescence, waitFor, waitForHandled } from '../../helpers/wait.js';
 import {
-  closeSqs,
   connectNumber,
   createAgent,
   deliveries,
@@ -12,9 +11,8 @@ import {
   newTenant,
   smsWithKey,
   startCall,
-  startReceiver,
+  receiversForThisFile,
   TO,
-  type Receiver,
 } from './fixtures.js';
 import { readSmsOutbox } from '../../../functions/providers/sms/local-outbox.js';
 import { join } from 'node:path';
@@ -26,11 +24,7 @@ import { readFileSync } from 'node:fs';
  * the contact update and profile enrichment that write the contact tied to the call.
  */
 
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.stop()));
-  closeSqs();
-});
+const receiver = receiversForThisFile();
 
 const stateDir = () =>
   (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
@@ -40,8 +34,7 @@ const smsFrom = (from: string) =>
 
 describe('post-call actions', () => {
   it('run every configured action once: owner SMS, caller SMS, email summary, webhook, contact update, profile enrichment', async () => {
-    const hook = await startReceiver();
-    receivers.push(hook);
+    const hook = await receiver();
     const tenant = await newTenant();
     const ownerPhone = '+61491570180';
     const summaryTo = `summary-${tenant.workspaceId.slice(-8).toLowerCase()}@example.com`;
@@ -151,8 +144,7 @@ describe('post-call actions', () => {
   });
 
   it('one failing action never blocks or repeats another', async () => {
-    const hook = await startReceiver();
-    receivers.push(hook);
+    const hook = await receiver();
     const tenant = await newTenant();
     const agent = await createAgent(tenant, [
       { type: 'email_summary', config: { to: 'nobody@fail.test' } },

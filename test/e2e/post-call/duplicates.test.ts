@@ -10,14 +10,13 @@ import { stackState } from '../../helpers/stack-state.js';
 import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
 import type { QuiescenceReport } from '../../../lib/local/quiescence.js';
 import {
-  closeSqs,
   connectNumber,
   createAgent,
   deliveries,
   emailsTo,
   newTenant,
   startCall,
-  startReceiver,
+  receiversForThisFile,
   TO,
   ws,
   type Receiver,
@@ -35,11 +34,7 @@ import {
  * flight, no callback still to come), and only then counts.
  */
 
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.stop()));
-  closeSqs();
-});
+const receiver = receiversForThisFile();
 
 const stateDir = () =>
   (JSON.parse(readFileSync(process.env.LOCAL_STACK_STATE!, 'utf8')) as { state_dir: string }).state_dir;
@@ -56,8 +51,7 @@ interface Setup {
 }
 
 async function setup(): Promise<Setup> {
-  const hook = await startReceiver();
-  receivers.push(hook);
+  const hook = await receiver();
   const tenant = await newTenant();
   const ownerPhone = '+61491570182';
   const summaryTo = `dup-${tenant.workspaceId.slice(-10).toLowerCase()}@example.com`;

@@ -212,3 +212,20 @@ export function closeSqs(): void {
   sqs?.destroy();
   sqs = undefined;
 }
+
+/**
+ * Starts receivers for the test file that calls it (at its top level): they are stopped, and the
+ * queue client closed, once the file's tests are done.
+ */
+export function receiversForThisFile(): (...args: Parameters<typeof startReceiver>) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((r) => r.stop()));
+    closeSqs();
+  });
+  return async (...args) => {
+    const receiver = await startReceiver(...args);
+    started.push(receiver);
+    return receiver;
+  };
+}

@@ -9,15 +9,13 @@ import {
 import { createDelivery } from '../../../functions/webhook-deliveries/deliveries.js';
 import { readQuiescence, waitFor, waitForHandled } from '../../helpers/wait.js';
 import {
-  closeSqs,
   connectNumber,
   createAgent,
   deliveries,
   newTenant,
   startCall,
-  startReceiver,
+  receiversForThisFile,
   webhookDlqBodies,
-  type Receiver,
   type Tenant,
 } from './fixtures.js';
 
@@ -38,15 +36,10 @@ import {
  * The states are written here as those crashes leave them (on a real call's record for the action's).
  */
 
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.stop()));
-  closeSqs();
-});
+const receiver = receiversForThisFile();
 
 async function endedCall(): Promise<{ tenant: Tenant; agentId: string; callId: string }> {
-  const first = await startReceiver();
-  receivers.push(first);
+  const first = await receiver();
   const tenant = await newTenant();
   const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: first.url } }]);
   await connectNumber(tenant, agent.id as string);
@@ -111,8 +104,7 @@ async function leftBehind(
 
 it('a redelivered action message queues the first attempt a crash lost, once (twice redelivered)', async () => {
   const call = await endedCall();
-  const hook = await startReceiver();
-  receivers.push(hook);
+  const hook = await receiver();
   const { message, deliveryId } = await leftBehind(call, hook.url, 'succeeded');
 
   const before = await readQuiescence();
@@ -128,8 +120,7 @@ it('a redelivered action message queues the first attempt a crash lost, once (tw
 
 it('a queued run whose delivery an earlier try created finishes on it: one request, the run succeeded', async () => {
   const call = await endedCall();
-  const hook = await startReceiver();
-  receivers.push(hook);
+  const hook = await receiver();
   const { message, deliveryId } = await leftBehind(call, hook.url, 'queued');
 
   const before = await readQuiescence();
@@ -146,8 +137,7 @@ it('a queued run whose delivery an earlier try created finishes on it: one reque
 
 it('call.ended redelivered after its transaction (record, runs) but before the actions’ messages: each action runs once', async () => {
   const tenant = await newTenant();
-  const hook = await startReceiver();
-  receivers.push(hook);
+  const hook = await receiver();
   const callId = newId('call');
   const actionId = newId('action');
   const deliveryId = newId('delivery');
@@ -198,8 +188,7 @@ it('call.ended redelivered after its transaction (record, runs) but before the a
 }, 120_000);
 
 it('a first attempt, made by the action, that leaves the delivery dead puts its attempt’s message in the DLQ, as a queued attempt’s', async () => {
-  const rejecting = await startReceiver(() => ({ status: 422, body: 'no thanks' }));
-  receivers.push(rejecting);
+  const rejecting = await receiver(() => ({ status: 422, body: 'no thanks' }));
   const tenant = await newTenant();
   const agent = await createAgent(tenant, [{ type: 'webhook', config: { url: rejecting.url } }]);
   await connectNumber(tenant, agent.id as string);

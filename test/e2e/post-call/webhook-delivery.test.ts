@@ -3,18 +3,16 @@ import { CallRecordWire } from '../../../functions/post-call/schemas.js';
 import { api } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
-  closeSqs,
   connectNumber,
   createAgent,
   deliveries,
   newTenant,
   startCall,
-  startReceiver,
+  receiversForThisFile,
   TO,
   webhookDlqBodies,
   webhookSecret,
   ws,
-  type Receiver,
 } from './fixtures.js';
 
 /**
@@ -28,16 +26,7 @@ const LISTING = {
   listing_price: '$2,450,000',
 };
 
-const receivers: Receiver[] = [];
-async function receiver(...args: Parameters<typeof startReceiver>) {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.stop()));
-  closeSqs();
-});
+const receiver = receiversForThisFile();
 
 const headersOf = (request: { headers: Record<string, unknown> }) =>
   request.headers as Record<string, string>;

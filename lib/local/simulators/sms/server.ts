@@ -22,7 +22,9 @@ import {
  * messages (the `simulator` adapter, functions/providers/sms/simulator.ts), writes each one to a
  * readable outbox — the JSON-lines file the local outbox adapter writes too (`<state dir>/outbox/
  * sms.jsonl`), and `GET /messages` — and reports each one's delivery as Twilio does: signed,
- * form-encoded status callbacks (`sent`, then `delivered`) to the message's status callback URL. And
+ * form-encoded status callbacks (`sent`, then `delivered`) to the message's status callback URL,
+ * STATUS_CALLBACK_DELAY_MS after its REST answer (Twilio's come once the carrier has the message,
+ * seconds later: a callback never beats the service's record of the send it reports on). And
  * it plays a phone sending us an SMS: `POST /inbound` makes it deliver a signed inbound message to
  * `POST /webhooks/telephony/sms`, exactly as Twilio would (`npm run cli -- sms receive`).
  *
@@ -81,6 +83,9 @@ interface Callback {
   params: Record<string, string>;
 }
 
+/** How long after its REST answer a message's status callbacks start (Twilio's: seconds). */
+export const STATUS_CALLBACK_DELAY_MS = 100;
+
 export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<SmsSimulator> {
   const maxInFlight = options.maxCallbacksInFlight ?? 8;
   /** idempotency key → sid: seeded from the outbox, so a restarted stack still sends a key once. */
@@ -88,6 +93,9 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
     readSmsOutbox(options.outboxPath).map((line) => [line.idempotency_key, line.message_id]),
   );
   const waiting: Callback[] = [];
+  /** Messages whose callbacks are still to be queued (their delay runs). */
+  let scheduled = 0;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
   let inFlight = 0;
   let messagesSent = 0;
   let stopped = false;
@@ -127,17 +135,20 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
       url: callbackUrl,
       params: { ...base, MessageStatus: value, SmsStatus: value, ...extra },
     });
-    if (line.to === SMS_SCENARIO_NUMBERS.duplicated) {
-      const delivered = status('delivered');
-      const sentStatus = status('sent');
-      waiting.push(delivered, sentStatus, delivered, sentStatus);
-    } else if (line.to === SMS_SCENARIO_NUMBERS.undelivered) {
-      waiting.push(status('sent'), status('undelivered', { ErrorCode: '30003' }));
-    } else {
-      waiting.push(status('sent'), status('delivered'));
-    }
-    // After the REST answer: the service records the send before it hears how it went.
-    setImmediate(pump);
+    const callbacks =
+      line.to === SMS_SCENARIO_NUMBERS.duplicated
+        ? [status('delivered'), status('sent'), status('delivered'), status('sent')]
+        : line.to === SMS_SCENARIO_NUMBERS.undelivered
+          ? [status('sent'), status('undelivered', { ErrorCode: '30003' })]
+          : [status('sent'), status('delivered')];
+    scheduled += 1;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      scheduled -= 1;
+      waiting.push(...callbacks);
+      pump();
+    }, STATUS_CALLBACK_DELAY_MS);
+    timers.add(timer);
   }
 
   async function outbound(body: Record<string, unknown>) {
@@ -233,8 +244,8 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
     url: `http://127.0.0.1:${port}`,
     port,
     activity: () => ({
-      idle: waiting.length === 0 && inFlight === 0,
-      callbacks_pending: waiting.length,
+      idle: waiting.length === 0 && scheduled === 0 && inFlight === 0,
+      callbacks_pending: waiting.length + scheduled,
       callbacks_in_flight: inFlight,
       messages_sent: messagesSent,
     }),
@@ -242,6 +253,9 @@ export async function startSmsSimulator(options: SmsSimulatorOptions): Promise<S
       new Promise<void>((resolveClosed) => {
         stopped = true;
         waiting.length = 0;
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        scheduled = 0;
         server.close(() => resolveClosed());
         server.closeAllConnections();
       }),
