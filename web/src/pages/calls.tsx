@@ -231,7 +231,11 @@ export default function Calls() {
           },
           {
             label: 'Summary',
-            render: (call) => <span class="summary-line">{call.summary_line ?? '—'}</span>,
+            render: (call) => (
+              <span class="summary-line" title={call.summary_line ?? undefined}>
+                {call.summary_line ?? '—'}
+              </span>
+            ),
           },
         ]}
       />
