@@ -9,7 +9,9 @@ import { Service } from '../../platform/entity.js';
 import { HttpError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
-import { spendTestChatTicket } from '../../agents/test-chat.js';
+import { spendTestChatTicket, type TestChatGrant } from '../../agents/test-chat.js';
+import { requireWorkspace } from '../../access/workspace-access.js';
+import type { UserPrincipal } from '../../platform/auth/principal.js';
 import { entityConfig } from '../../platform/table.js';
 import { ConversationEntity } from '../storage/entities.js';
 import { emptyState } from '../engine/model.js';
@@ -62,6 +64,15 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
     return 401;
   }
   const { workspaceId, organisationId } = grant;
+  // The buyer may have lost the right since (made a viewer, or removed) within the ticket's minute.
+  const stillAllowed = await buyerMayChat(grant);
+  if (stillAllowed !== true) {
+    logger.info('test chat refused: its buyer may no longer chat here', {
+      connectionId,
+      status: stillAllowed,
+    });
+    return stillAllowed;
+  }
   try {
     const { data: agent } = await AgentEntity.get({ workspaceId, agentId: grant.agentId }).go();
     if (!agent) return 404;
@@ -134,5 +145,17 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
   } catch (error) {
     if (error instanceof HttpError) return error.status;
     throw error;
+  }
+}
+
+/** Whether the ticket's buyer may still start a chat in its workspace: true, or 404 / 403 as the route would answer. */
+async function buyerMayChat(grant: TestChatGrant): Promise<true | 403 | 404> {
+  const buyer: UserPrincipal = { kind: 'user', userId: grant.userId, email: '', subject: '' };
+  try {
+    await requireWorkspace(buyer, grant.workspaceId, 'calls:write');
+    return true;
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return error.status === 404 ? 404 : 403;
   }
 }

@@ -218,6 +218,39 @@ test('a used, expired or unknown ticket, no ticket, or an access_token in the UR
   expect(calls.map((c) => c.channel)).toEqual(['web', 'web']);
 }, 60_000);
 
+test('a ticket whose buyer was made a viewer, or removed from the workspace, before it was spent opens no chat (403, 404) and stores no call', async () => {
+  const tenant = await newTenant({ paid: true });
+  const agent = await createAgent(tenant, {});
+  const demoted = await addMember(tenant, 'member');
+  const removed = await addMember(tenant, 'member');
+  const [demotedTicket, removedTicket] = await Promise.all([
+    buyTicket(tenant, agent.id, {}, demoted.token),
+    buyTicket(tenant, agent.id, {}, removed.token),
+  ]);
+  const members = `${ws(tenant)}/members`;
+  const changed = await api('PUT', `${members}/${demoted.userId}`, {
+    token: tenant.owner.token,
+    body: { role: 'viewer' },
+  });
+  expect(changed.status).toBe(200);
+  expect((await api('DELETE', `${members}/${removed.userId}`, { token: tenant.owner.token })).status).toBe(
+    204,
+  );
+
+  const refused = (ticket: string) => connectRelay({ url: chatUrl({ ticket }), signature: false });
+  expect(await refused(demotedTicket.ticket)).toEqual({ refused: 403 });
+  expect(await refused(removedTicket.ticket)).toEqual({ refused: 404 });
+  // Spent all the same: a second try is 401.
+  expect(await refused(demotedTicket.ticket)).toEqual({ refused: 401 });
+  expect(await callsOf(tenant)).toEqual([]);
+
+  // A member who still is one chats as before.
+  const kept = await addMember(tenant, 'member');
+  const chat = await openChat({ ticket: (await buyTicket(tenant, agent.id, {}, kept.token)).ticket });
+  await chatToTheEnd(chat);
+  expect(await callsOf(tenant)).toHaveLength(1);
+}, 60_000);
+
 test("buying a ticket: a viewer is refused (403, before a 422), another workspace's or an unknown agent is 404, an API key 403, bad parameters 422", async () => {
   const tenant = await newTenant({ paid: true });
   const other = await newTenant({ paid: true });
