@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { logger } from '../platform/logger.js';
-import { guardedFetch } from '../webhook-deliveries/guarded-fetch.js';
-import { allowedHosts, requireHttps } from '../webhook-deliveries/settings.js';
+import { guardedFetch } from '../platform/outbound-http/guarded-fetch.js';
+import { allowedHosts, requireHttps } from '../platform/outbound-http/settings.js';
 import { failed, MAX_TOOL_RESULT_BYTES, type ToolCallContext, type ToolRun } from './tool-calls.js';
 import type { ResolvedTool } from './tool-definitions.js';
 

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
-import { postForResponse } from '../webhook-deliveries/http-attempt.js';
+import { postForResponse } from '../platform/outbound-http/http-attempt.js';
 import { signingSecrets } from '../webhook-deliveries/secrets.js';
-import { allowedHosts, requireHttps } from '../webhook-deliveries/settings.js';
+import { allowedHosts, requireHttps } from '../platform/outbound-http/settings.js';
 import { signatureHeaders } from '../webhook-deliveries/signing.js';
 import type { ResolvedTool, StoredFunctionTool } from './tool-definitions.js';
 
 /**
  * Running an agent's function tool (docs/api.md "Agent tools"): one signed POST to the tool's URL,
- * as a webhook (Standard Webhooks, the workspace's webhook secret, the webhook kernel's SSRF rules,
+ * as a webhook (Standard Webhooks, the workspace's webhook secret, the outbound HTTP client's SSRF rules (platform/outbound-http),
  * checked at each call after DNS), no retry. A 2xx answer of JSON or `text/*` is the result (its
  * first 16 KB); anything else is `{"error": …}` for the model. The conversation engine, the test chat,
  * evaluations and the test route all run tools through here.

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { schemaOnFirstUse } from '../platform/first-use.js';
 import { freeText } from '../platform/validation.js';
-import { endpointUrlProblem } from '../webhook-deliveries/url-guard.js';
+import { endpointUrlProblem } from '../platform/outbound-http/url-guard.js';
 
 /**
  * The agent's `tools` field (docs/api.md "Agent tools"): function tools (an HTTPS endpoint of the

@@ -15,7 +15,7 @@ import {
   type EventEndpoint,
   type WebhookDelivery,
 } from './entities.js';
-import { postWebhook, type HttpAttempt } from './http-attempt.js';
+import { postWebhook, type HttpAttempt } from '../platform/outbound-http/http-attempt.js';
 import { notifyEndpointDisabled } from './notify.js';
 import {
   classifyStatus,
@@ -26,7 +26,8 @@ import {
   type NextStep,
 } from './retry.js';
 import { getOrCreateSecret, signingSecrets } from './secrets.js';
-import { allowedHosts, requireHttps, retrySchedule } from './settings.js';
+import { allowedHosts, requireHttps } from '../platform/outbound-http/settings.js';
+import { retrySchedule } from './settings.js';
 import { activeSecrets, signatureHeaders } from './signing.js';
 
 /**

@@ -17,7 +17,7 @@ import { EventEndpointEntity, readEventEndpoint, type EventEndpoint } from './en
 
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
 export const MAX_EVENT_ENDPOINTS = 20;
-export { endpointUrlProblem, MAX_URL_LENGTH } from './url-guard.js';
+export { endpointUrlProblem, MAX_URL_LENGTH } from '../platform/outbound-http/url-guard.js';
 
 export interface EndpointInput {
   url: string;

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { withAllowedHost } from '../../functions/webhook-deliveries/allow-list.js';
+import { withAllowedHost } from '../../functions/platform/outbound-http/allow-list.js';
 import { verifySignedRequest } from '../../functions/webhook-deliveries/signing.js';
 import { registerLocalService, type LocalServiceContext } from './services.js';
 

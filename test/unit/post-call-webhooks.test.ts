@@ -5,7 +5,7 @@ import {
   isAllowedHost,
   parseAllowedHosts,
   withAllowedHost,
-} from '../../functions/webhook-deliveries/allow-list.js';
+} from '../../functions/platform/outbound-http/allow-list.js';
 import {
   classifyStatus,
   DEFAULT_RETRY_SCHEDULE_SECONDS,

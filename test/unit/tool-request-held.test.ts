@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseAllowedHosts } from '../../functions/webhook-deliveries/allow-list.js';
-import { postForResponse } from '../../functions/webhook-deliveries/http-attempt.js';
+import { parseAllowedHosts } from '../../functions/platform/outbound-http/allow-list.js';
+import { postForResponse } from '../../functions/platform/outbound-http/http-attempt.js';
 
 /**
  * A tool's request made ready while its turn's proof is read (`sendWhen`), against a real socket: the

@@ -1,4 +1,4 @@
-import { isAllowedHost, parseAllowedHosts } from '../../../functions/webhook-deliveries/allow-list.js';
+import { isAllowedHost, parseAllowedHosts } from '../../../functions/platform/outbound-http/allow-list.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { waitFor } from '../../helpers/wait.js';
 import { connectNumber, createAgent, newTenant, startCall, webhookSecret } from './fixtures.js';

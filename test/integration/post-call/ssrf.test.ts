@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { createOrganisation } from '../../../functions/billing/organisations.js';
 import { findOrCreateUser } from '../../../functions/platform/auth/users.js';
 import { newId } from '../../../functions/platform/ids.js';
-import { parseAllowedHosts } from '../../../functions/webhook-deliveries/allow-list.js';
+import { parseAllowedHosts } from '../../../functions/platform/outbound-http/allow-list.js';
 import { sendTestDelivery } from '../../../functions/webhook-deliveries/deliveries.js';
-import { postWebhook } from '../../../functions/webhook-deliveries/http-attempt.js';
+import { postWebhook } from '../../../functions/platform/outbound-http/http-attempt.js';
 
 /**
  * SSRF protection of customer webhooks, against real sockets: private, loopback, link-local,

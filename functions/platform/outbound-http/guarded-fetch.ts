@@ -5,7 +5,7 @@ import { connectionAgent, isRefusedAddress, refusalReason } from './http-attempt
 
 /**
  * A `fetch` for libraries that speak HTTP to a customer's server themselves (the MCP client's
- * Streamable HTTP transport): every request goes through the webhook kernel's connection agents, so
+ * Streamable HTTP transport): every request goes through the outbound HTTP client's connection agents, so
  * the SSRF rules of http-attempt.ts hold for it too (private, loopback, link-local and metadata
  * addresses refused when the connection is made, after DNS, except the allow-list; https only in the
  * cloud; redirects returned, never followed). Each response body is streamed (server-sent events work)
