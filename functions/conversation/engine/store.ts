@@ -14,6 +14,13 @@ export interface StoredConversation {
   version: number;
 }
 
+/** A turn's start as written: the conversation it returned, and the generation the write itself stored. */
+export interface BegunTurn {
+  stored: StoredConversation;
+  /** The turn's own generation (a later frame may have moved the stored one on since). */
+  generation: number;
+}
+
 export interface ConversationStore {
   load(): Promise<StoredConversation | undefined>;
   /**
@@ -29,7 +36,7 @@ export interface ConversationStore {
    * A turn's start written without rewriting the state (the table's: appended to the item's pending
    * starts); undefined when there is no conversation. Stores without it write the start with `update`.
    */
-  beginTurn?(start: TurnStart): Promise<StoredConversation | undefined>;
+  beginTurn?(start: TurnStart): Promise<BegunTurn | undefined>;
 }
 
 /** An in-memory store (evaluations' scripted calls, tests). */

@@ -16,7 +16,7 @@ import {
   type ToolCallRecord,
   type TranscriptEntry,
 } from './model.js';
-import type { ConversationStore, StoredConversation } from './store.js';
+import type { BegunTurn, ConversationStore } from './store.js';
 import { TurnGuard } from './turn-guard.js';
 import { applyTurnStart, offset, turnStart, type TurnInput, type TurnStart } from './turn-start.js';
 import { logger } from '../../platform/logger.js';
@@ -117,76 +117,77 @@ export interface TurnResult {
 }
 
 /**
- * One turn: the caller said `input.text` (or pressed a key); the agent answers. `begun`: the turn's
- * start as the frame computed it, and, when it was already written (the store's `beginTurn`, one
- * write returning the item: the frame read nothing before it), what it stored.
+ * One turn: the caller said `input.text` (or pressed a key); the agent answers. `started`: the turn's
+ * start as the frame computed it, and, when the frame already wrote it (the store's `beginTurn`, one
+ * write returning the item: the frame had nothing in hand), what that write stored.
  */
 export async function runTurn(
   deps: EngineDeps,
   input: TurnInput,
-  begun?: { start: TurnStart; stored?: StoredConversation },
+  started?: { start: TurnStart; written?: BegunTurn },
 ): Promise<TurnResult> {
   const now = deps.now ?? Date.now;
-  const start = begun?.start ?? turnStart(input, now());
+  const start = started?.start ?? turnStart(input, now());
   const { receivedAt } = start;
   const deadline = receivedAt + (deps.turnDeadlineMs ?? DEFAULT_TURN_DEADLINE_MS);
   const begin = (state: ConversationState, setup: ConversationSetup): ConversationState =>
     applyTurnStart(state, setup, start);
 
-  if (begun?.stored) {
-    // The start is stored, and the state it returned holds: the model is asked on it.
-    const { stored } = begun;
-    if (stored.state.ended) return { spoken: '', superseded: true };
-    return closeTurn(deps, await runOnStored(deps, stored, receivedAt, deadline));
+  if (started?.written) {
+    const { written } = started;
+    if (written.stored.state.ended) return { spoken: '', superseded: true };
+    return closeTurn(deps, await runOnWritten(deps, written, receivedAt, deadline));
   }
 
-  // The model is asked at once, on the state as this frame read it, while the turn's start is written:
+  // The model is asked at once, on the state this frame has in hand, while the turn's start is written:
   // the write is then off the caller's wait. Had another frame changed the state in between (the write
-  // had to read again), that request is dropped unheard and the model asked again on what was stored.
-  const loaded = await deps.store.load();
-  if (!loaded) throw new Error('conversation not found');
-  const starting = deps.store.beginTurn
-    ? deps.store.beginTurn(start).then((stored) => {
-        if (!stored) throw new Error('conversation not found');
-        return stored;
+  // found a version it did not expect), that request is dropped unheard and the model asked again on
+  // what the write returned.
+  const inHand = await deps.store.load();
+  if (!inHand) throw new Error('conversation not found');
+  const startWrite: Promise<BegunTurn> = deps.store.beginTurn
+    ? deps.store.beginTurn(start).then((written) => {
+        if (!written) throw new Error('conversation not found');
+        return written;
       })
-    : deps.store.update(begin);
-  if (loaded.state.ended) {
-    await starting;
+    : deps.store.update(begin).then((stored) => ({ stored, generation: stored.state.generation }));
+  if (inHand.state.ended) {
+    await startWrite;
     return { spoken: '', superseded: true };
   }
-  const held = starting.then((stored) =>
-    stored.version === loaded.version + 1 ? stored.state.generation : undefined,
+  const generationIfInHandHeld = startWrite.then((written) =>
+    written.stored.version === inHand.version + 1 ? written.generation : undefined,
   );
-  const speculative = new TurnWork(
+  const onInHand = new TurnWork(
     deps,
-    loaded.setup,
-    held,
+    inHand.setup,
+    generationIfInHandHeld,
     receivedAt,
     deadline,
-    loaded.state.toolCalls.length,
+    inHand.state.toolCalls.length,
   );
-  held.then(
-    (generation) => generation === undefined && speculative.drop(),
-    () => speculative.drop(),
+  generationIfInHandHeld.then(
+    (generation) => generation === undefined && onInHand.drop(),
+    () => onInHand.drop(),
   );
-  const [stored] = await Promise.all([starting, speculative.run(begin(loaded.state, loaded.setup).history)]);
-  if (stored.state.ended) return { spoken: '', superseded: true };
-  const turn = speculative.dropped ? await runOnStored(deps, stored, receivedAt, deadline) : speculative;
+  const [written] = await Promise.all([startWrite, onInHand.run(begin(inHand.state, inHand.setup).history)]);
+  if (written.stored.state.ended) return { spoken: '', superseded: true };
+  const turn = onInHand.dropped ? await runOnWritten(deps, written, receivedAt, deadline) : onInHand;
   return closeTurn(deps, turn);
 }
 
-/** A turn asked on the state its stored start returned (that write is its generation's proof). */
-async function runOnStored(
+/** A turn asked on the state its written start returned, with the generation that write stored. */
+async function runOnWritten(
   deps: EngineDeps,
-  stored: StoredConversation,
+  written: BegunTurn,
   receivedAt: number,
   deadline: number,
 ): Promise<TurnWork> {
+  const { stored } = written;
   const turn = new TurnWork(
     deps,
     stored.setup,
-    Promise.resolve(stored.state.generation),
+    Promise.resolve(written.generation),
     receivedAt,
     deadline,
     stored.state.toolCalls.length,
@@ -195,10 +196,14 @@ async function runOnStored(
   return turn;
 }
 
-/** Keeps the turn, then ends its reply and, when the agent ended the call, says so. */
+/**
+ * Keeps the turn, then ends its reply and, when the agent ended the call, says so — both only when
+ * the closing write found the turn current (turn-guard.ts "Closing").
+ */
 async function closeTurn(deps: EngineDeps, turn: TurnWork): Promise<TurnResult> {
   const result = await turn.finish();
-  if (!result.superseded) await turn.sendLast();
+  if (result.superseded) return result;
+  await turn.sendLast();
   // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.
   if (result.ended) await deps.output.end(result.ended);
   return result;
@@ -222,8 +227,6 @@ class TurnWork {
   private sendFailure: { error: unknown } | undefined;
   /** A tool failed and said its own line: the model is not asked again this turn. */
   private failureSpoken = false;
-  /** The model's first round ended before the turn's start write was answered (turn-guard.ts `readAhead`). */
-  private modelOutpacedStart = false;
   private readonly guard: TurnGuard;
 
   constructor(
@@ -305,7 +308,7 @@ class TurnWork {
       return this.drained();
     }
     if (!(await this.drained())) return false;
-    if (!(await this.guard.mayEnd())) return false;
+    if (!this.guard.mayClose) return false;
     await this.emit(token, true);
     return true;
   }
@@ -318,9 +321,7 @@ class TurnWork {
         round < MAX_TOOL_ROUNDS + 1 && !this.superseded && !this.ended && !this.failureSpoken;
         round += 1
       ) {
-        if (round > 0 && this.modelOutpacedStart) this.guard.readAhead();
         const toolCalls = await this.modelRound([...history, ...this.added], round < MAX_TOOL_ROUNDS);
-        if (round === 0) this.modelOutpacedStart = this.guard.startStillOut;
         if (toolCalls === undefined || toolCalls.length === 0) break;
         await this.runTools(toolCalls);
       }
@@ -343,8 +344,8 @@ class TurnWork {
   }
 
   /**
-   * Ends the reply (`last`): after the turn was kept, so the caller's next line never races its write
-   * (that write's own check stands in for a read: turn-guard.ts).
+   * Ends the reply (`last`): after the turn was kept, so the caller's next line never races its write,
+   * and only when that write found the turn current (its check stands in for a read: turn-guard.ts).
    */
   async sendLast(): Promise<void> {
     await this.send('', true);
@@ -399,50 +400,64 @@ class TurnWork {
 
   private async runTools(calls: LlmToolCall[]): Promise<void> {
     this.deps.agentTools?.prepare?.(calls);
-    for (const [index, call] of calls.entries()) {
-      const builtIn = BUILT_IN_TOOLS.has(call.name);
-      const limit =
-        index >= MAX_TOOL_CALLS_A_ROUND
-          ? `at most ${MAX_TOOL_CALLS_A_ROUND} tool calls a round`
-          : this.earlierToolCalls + this.toolCalls.length >= MAX_TOOL_CALLS_A_CALL
-            ? `at most ${MAX_TOOL_CALLS_A_CALL} tool calls a call`
-            : undefined;
+    for (const [index, call] of calls.entries()) if (!(await this.runToolCall(call, index))) return;
+  }
+
+  /** One tool call the model asked for: refused over a limit, or run; false once the turn stopped. */
+  private async runToolCall(call: LlmToolCall, index: number): Promise<boolean> {
+    const at = iso(this.now());
+    const limit = this.toolLimitReached(index);
+    if (limit) {
+      if (!(await this.guard.mayAct())) return false;
+      return this.useOutcome(call, at, refusedOutcome(limit));
+    }
+    if (BUILT_IN_TOOLS.has(call.name)) {
       // A built-in tool acts on nothing outside the turn, whose closing write is its own check.
-      if (builtIn && this.superseded) return;
-      if (builtIn && call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '')
-        if (!(await this.send(FILLER_LINE, false))) return;
-      const lines = this.deps.agentTools?.lines(call.name);
-      // A request to the business's system goes only for a turn still current: it is made ready while
-      // its proof is read (the `speak_during` line's, said first, when it has one) and waits for it.
-      const current =
-        builtIn || limit
-          ? undefined
-          : lines?.during
-            ? this.send(spaced(this.spoken, lines.during), false)
-            : this.guard.mayAct();
-      const at = iso(this.now());
-      const ran = limit ? refusedOutcome(limit) : await this.runOne(call, current);
-      if (limit ? !(await this.guard.mayAct()) : current && !(await current)) return;
-      // An interruption or a newer prompt while the tool ran: nothing of its result is used, but the
-      // record keeps that a request went out (the business's system may have acted on it).
-      const cancelled = this.superseded;
-      const outcome: ToolOutcome = cancelled ? cancelledOutcome(ran) : ran;
-      const record: ToolCallRecord = {
-        name: call.name,
-        arguments: call.arguments,
-        ok: outcome.ok,
-        at,
-        ...(outcome.error ? { error: outcome.error } : {}),
-        type: outcome.type ?? 'builtin',
-        status: outcome.status ?? (outcome.ok ? 'ok' : 'error'),
-        ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
-        ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
-      };
-      this.toolCalls.push(record);
-      if (cancelled) {
-        await this.deps.output.tool?.(record);
-        return;
-      }
+      if (this.superseded) return false;
+      const searching = call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '';
+      if (searching && !(await this.send(FILLER_LINE, false))) return false;
+      return this.useOutcome(call, at, await this.runOne(call));
+    }
+    // A request to the business's system goes only for a turn still current: it is made ready while
+    // its proof is read (the `speak_during` line's, said first, when it has one) and waits for it.
+    const lines = this.deps.agentTools?.lines(call.name);
+    const proof = lines?.during ? this.send(spaced(this.spoken, lines.during), false) : this.guard.mayAct();
+    const outcome = await this.runOne(call, proof);
+    if (!(await proof) || !(await this.useOutcome(call, at, outcome))) return false;
+    if (outcome.ok || !lines?.onFailure) return true;
+    if (!(await this.send(spaced(this.spoken, lines.onFailure), false))) return false;
+    this.failureSpoken = true;
+    return true;
+  }
+
+  private toolLimitReached(index: number): string | undefined {
+    if (index >= MAX_TOOL_CALLS_A_ROUND) return `at most ${MAX_TOOL_CALLS_A_ROUND} tool calls a round`;
+    if (this.earlierToolCalls + this.toolCalls.length >= MAX_TOOL_CALLS_A_CALL)
+      return `at most ${MAX_TOOL_CALLS_A_CALL} tool calls a call`;
+    return undefined;
+  }
+
+  /**
+   * Records the tool call and gives its result to the model. A newer frame while it ran (an
+   * interruption, a newer prompt): nothing of its result is used, but the record keeps that a request
+   * went out (the business's system may have acted on it); false then.
+   */
+  private async useOutcome(call: LlmToolCall, at: string, ran: ToolOutcome): Promise<boolean> {
+    const cancelled = this.superseded;
+    const outcome: ToolOutcome = cancelled ? cancelledOutcome(ran) : ran;
+    const record: ToolCallRecord = {
+      name: call.name,
+      arguments: call.arguments,
+      ok: outcome.ok,
+      at,
+      ...(outcome.error ? { error: outcome.error } : {}),
+      type: outcome.type ?? 'builtin',
+      status: outcome.status ?? (outcome.ok ? 'ok' : 'error'),
+      ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
+      ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+    };
+    this.toolCalls.push(record);
+    if (!cancelled) {
       if (outcome.durationMs !== undefined)
         recordMetrics({ ToolDuration: outcome.durationMs }, this.deps.channel);
       if (!outcome.ok)
@@ -455,12 +470,9 @@ class TurnWork {
         name: call.name,
         content: outcome.content.slice(0, MAX_KEPT_TOOL_RESULT_CHARS),
       });
-      await this.deps.output.tool?.(record);
-      if (!outcome.ok && !limit && lines?.onFailure) {
-        if (!(await this.send(spaced(this.spoken, lines.onFailure), false))) return;
-        this.failureSpoken = true;
-      }
     }
+    await this.deps.output.tool?.(record);
+    return !cancelled;
   }
 
   /** Runs a tool; with `current`, its request goes only once that proof finds the turn current. */
@@ -515,8 +527,10 @@ class TurnWork {
           }
         : undefined;
     const generation = await this.guard.startGeneration;
-    const kept = await this.deps.store.update((state) => {
+    let foundCurrent = false;
+    await this.deps.store.update((state) => {
       const current = state.generation === generation && !this.superseded;
+      foundCurrent = current;
       return {
         ...state,
         history: current ? [...state.history, ...this.added.filter(keepMessage)] : state.history,
@@ -529,7 +543,7 @@ class TurnWork {
         ...(current && this.ended ? { ended: this.ended } : {}),
       };
     });
-    this.guard.closingWriteFound(kept.state.generation, generation);
+    this.guard.closed(foundCurrent);
     return {
       spoken: this.spoken,
       superseded: this.superseded,

@@ -1,6 +1,7 @@
 import { logger } from '../../platform/logger.js';
 import { SIGNATURE_HEADER } from '../../providers/telephony/twilio-format.js';
-import { acceptRelayConnection, handleRelayDisconnect, handleRelayFrame } from '../transports/relay.js';
+import { closeSession } from '../sessions/close.js';
+import { acceptRelayConnection, handleRelayFrame } from '../transports/relay.js';
 import { acceptWebChat } from '../transports/web-chat.js';
 
 /**
@@ -33,7 +34,7 @@ export async function handler(event: RelayEvent): Promise<{ statusCode: number }
       return { statusCode: 403 };
     }
     case '$disconnect':
-      await handleRelayDisconnect(connectionId);
+      await closeSession(connectionId);
       return ok;
     default: {
       const body =

@@ -295,11 +295,12 @@ test('a frame with nothing of the conversation in hand (a fresh container) write
 
   // Another container's frame: its start, written with no read before it.
   const fresh = new TableConversationStore(connectionId!);
-  const begun = (await fresh.beginTurn(
+  const { stored: begun, generation } = (await fresh.beginTurn(
     turnStart({ kind: 'prompt', text: 'Is it still for sale?' }, Date.now()),
   ))!;
   expect(begun.version).toBe(before.version + 1);
   expect(begun.state.generation).toBe(before.state.generation + 1);
+  expect(generation).toBe(begun.state.generation);
   expect(begun.state.history.at(-1)).toEqual({ role: 'user', content: 'Is it still for sale?' });
   const raw = await ConversationEntity.get({ connectionId: connectionId! }).go({ consistent: true });
   expect(raw.data?.pending).toHaveLength(1);
