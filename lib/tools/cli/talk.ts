@@ -4,6 +4,9 @@ import type { StackState } from '../../local/state.js';
 import { RelaySession } from '../../local/simulators/telephony/relay-client.js';
 import { receiveCall } from './call.js';
 
+/** A call's longest (an agent's maximum duration is at most an hour): the session's end is awaited this long at most. */
+const MAX_SESSION_MS = 4 * 3600 * 1000;
+
 /**
  * `npm run cli -- call talk --to NUMBER [--from E164]`: be the caller. The telephony simulator dials
  * one of our numbers (an inbound call, logged like any other) and leaves its relay session to this
@@ -37,22 +40,27 @@ export async function talk(
   if (call.relay.greeting) io.output.write(`agent> ${call.relay.greeting}\n`);
   const lines = createInterface({ input: io.input, terminal: false });
   let ended = 'caller hung up';
+  // The agent's `end` follows its last words (a warm transfer's once its summary is written): the
+  // session stops waiting for the caller's next line then.
+  void session.waitForEnd(MAX_SESSION_MS).then((end) => {
+    if (end?.kind !== 'agent') return;
+    ended = 'the agent ended the call';
+    lines.close();
+  });
   for await (const line of lines) {
     if (line.trim() === '') continue;
     io.output.write('agent> ');
     await session.say(line, { timeoutMs: 60_000, onToken: (token) => io.output.write(token) });
     io.output.write('\n');
-    // The agent's `end` follows its last words.
-    await session.waitForEnd(300);
-    if (session.isOver) {
-      ended = 'the agent ended the call';
-      break;
-    }
+    if (session.isOver) break;
   }
   lines.close();
   const end = await session.waitForEnd(300);
-  // The agent ended the session: the provider asks what next and hangs up (the simulator does as Twilio).
-  if (end?.kind === 'agent') await providerSessionEnded(state, call.sid);
+  // The agent ended the session: the provider asks what next and hangs up, or dials the transfer's
+  // person, who talks a while and hangs up (the simulator does as Twilio).
+  const dialled = end?.kind === 'agent' ? await providerSessionEnded(state, call.sid) : null;
+  if (dialled)
+    ended = `the agent transferred the call to ${dialled} (the person there talks about 30 s, then the call completes)`;
   session.hangUp();
   await session.waitForEnd(2_000);
   io.log(
@@ -61,13 +69,23 @@ export async function talk(
   return { callId: call.call_id, ended };
 }
 
-async function providerSessionEnded(state: StackState, callSid: string): Promise<void> {
+/** Tells the simulator the session ended with the agent's `end`; the number it dialled on, if any. */
+async function providerSessionEnded(state: StackState, callSid: string): Promise<string | null> {
   const url = state.env.TELEPHONY_SIMULATOR_URL;
   const token = state.env.TELEPHONY_AUTH_TOKEN ?? LOCAL_TELEPHONY_AUTH_TOKEN;
-  if (!url) return;
-  await fetch(`${url.replace(/\/$/, '')}/calls/${encodeURIComponent(callSid)}/relay-ended`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    signal: AbortSignal.timeout(15_000),
-  }).catch(() => undefined);
+  if (!url) return null;
+  try {
+    const response = await fetch(
+      `${url.replace(/\/$/, '')}/calls/${encodeURIComponent(callSid)}/relay-ended`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(15_000),
+      },
+    );
+    if (!response.ok) return null;
+    return ((await response.json()) as { dialled?: string | null }).dialled ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -62,3 +62,40 @@ test('a call held through call talk is billed by its wall-clock seconds, its tra
   expect(charges).toHaveLength(1);
   expect(charges[0].quantity).toBe(call.duration_seconds);
 });
+
+test('a call talk session the agent ends with a warm transfer ends too: the person talks 30 s and hangs up, the call completes and is billed for what was held', async () => {
+  const target = '+61491570156';
+  const { tenant, number } = await readyToCall({
+    transfer: { phone_number: target, mode: 'warm' },
+  });
+  const state = readStackState()!;
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const began = Date.now();
+  const talking = talk(
+    state,
+    { from: '+61491570199', to: number.phone_number as string },
+    { input, output, log: () => undefined },
+  );
+  input.write('Can I speak to a real person please?\n');
+  const { callId, ended } = await talking;
+  expect(ended).toContain(`the agent transferred the call to ${target}`);
+  input.end();
+
+  const call = await waitForCall(
+    tenant,
+    callId!,
+    (c) => c.status === 'completed' && c.credits !== null,
+    90_000,
+  );
+  const wallSeconds = (Date.now() - began) / 1000;
+  expect(call.transferred_to).toBe(target);
+  // What was held: the talk with the agent, then the person's 30 s — never the call's maximum duration.
+  expect(call.duration_seconds).toBeGreaterThanOrEqual(30);
+  expect(call.duration_seconds).toBeLessThanOrEqual(Math.ceil(wallSeconds) + 1);
+  await waitForQuiescence();
+  const ledger = await fullLedger(tenant.organisationId, tenant.owner.token);
+  const charges = ledger.filter((entry) => entry.source === `${callId}:call`);
+  expect(charges).toHaveLength(1);
+  expect(charges[0].quantity).toBe(call.duration_seconds);
+}, 120_000);

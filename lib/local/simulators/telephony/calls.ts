@@ -10,6 +10,7 @@ import {
   outboundTimeline,
   scenarioFor,
   STATUS_EVENTS,
+  TRANSFER_SECONDS,
   type Scenario,
   type StatusEvent,
   type Step,
@@ -240,7 +241,21 @@ export async function relayEndedOutside(sim: SimState, call: SimCall): Promise<{
   if (!call.relay?.action || call.finished || call.hungUp) return { dialled: call.dialled ?? null };
   await afterRelay(sim, call, call.relay.action);
   if (!call.dialled) await hangup(sim, call);
+  else endAfterTransfer(sim, call);
   return { dialled: call.dialled ?? null };
+}
+
+/**
+ * The person a transfer reached talks TRANSFER_SECONDS of call time, then hangs up: a call held by an
+ * outside relay client (`call talk`, a test's) has no end in its timeline, and would otherwise stay up
+ * (and billed) until its maximum duration. Counted as the simulator's activity until then.
+ */
+function endAfterTransfer(sim: SimState, call: SimCall): void {
+  const due = Date.now() + wallMs(sim, call, TRANSFER_SECONDS);
+  sim.playing.add(call);
+  void sleepUntil(sim, due)
+    .then(() => (sim.stopped ? undefined : hangup(sim, call)))
+    .finally(() => sim.playing.delete(call));
 }
 
 /** Twilio's Call resource fields now: its status, and its duration and end time once it ended. */
