@@ -41,6 +41,8 @@ const transcriptTurn = {
     role: { type: ['agent', 'user'] as const, required: true },
     text: { type: 'string', required: true },
     offsetSeconds: { type: 'number', required: true },
+    /** Which agent spoke the line (a call handed over has several). */
+    agentId: { type: 'string' },
   },
 } as const;
 

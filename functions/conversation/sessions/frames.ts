@@ -6,6 +6,7 @@ import { turnStart, type TurnInput, type TurnStart } from '../engine/turn-start.
 import type { BegunTurn } from '../engine/store.js';
 import type { ConversationItem } from '../storage/entities.js';
 import { TableConversationStore } from '../storage/table-store.js';
+import { prepareHandoff } from '../handoffs.js';
 import { toolRunner } from '../tools/runner.js';
 import { agentToolBox, awaitConversation, conversationInHand, recent } from './live.js';
 
@@ -60,7 +61,7 @@ async function runFrameTurn(
     store,
     model: languageModel(),
     output: outputFor(item),
-    runTool: toolRunner(box),
+    runTool: toolRunner(box, (call, setup) => prepareHandoff(item.connectionId, call, setup)),
     channel: item.channel,
     ...(box ? { agentTools: box } : {}),
   };
