@@ -229,9 +229,10 @@ async function targetSpeaksFirst(
   from: TurnWork,
   switched: { handoff: HandoffSwitch; generation: number },
 ): Promise<void> {
-  const { setup } = switched.handoff;
   const stored = await deps.store.load();
   if (!stored || stored.state.ended || stored.state.generation !== switched.generation) return;
+  // The target as the switch stored it (its note ends on the caller's last line).
+  const { setup } = stored;
   if (setup.language && setup.language !== from.agentLanguage) await deps.output.language?.(setup.language);
   const now = (deps.now ?? Date.now)();
   const turn = new TurnWork(
