@@ -55,7 +55,8 @@ const failed = (error: string): ToolOutcome => ({ ok: false, content: JSON.strin
  * current agent goes on.
  */
 export async function prepareHandoff(
-  connectionId: string,
+  /** Where the target's own tools are kept beside the conversation; undefined (an evaluation): not offered. */
+  connectionId: string | undefined,
   call: LlmToolCall,
   setup: ConversationSetup,
   now: Date = new Date(),
@@ -74,7 +75,7 @@ export async function prepareHandoff(
   const summary =
     typeof call.arguments.summary === 'string' ? call.arguments.summary.trim().slice(0, 2_000) : '';
   const context = setup.callContext;
-  const tools = storedTools(agent);
+  const tools = connectionId === undefined ? [] : storedTools(agent);
   const toolsKey = `${connectionId}#${agent.agentId}`;
   if (tools.length > 0)
     await CallToolsEntity.put(

@@ -356,6 +356,11 @@ function check(world: World): void {
     const lastIndex = frames.indexOf(true);
     if (lastIndex >= 0) expect(lastIndex).toBe(frames.length - 1);
   }
+  // A reply that ended (its `last` went out) was kept: the transcript has a line for each (an
+  // interruption after it may cut its text to what was heard, never drop it).
+  const ended = [...replyFrames.values()].filter((frames) => frames.includes(true)).length;
+  const agentLines = state.transcript.filter((t) => t.role === 'agent' && t.text !== setup.greeting).length;
+  expect(agentLines).toBeGreaterThanOrEqual(ended);
   // The history and the transcript keep only what was sent.
   const spoken = [...sentBy.values()].map((text) => text.trim());
   for (const message of state.history)

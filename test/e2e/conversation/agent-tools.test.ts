@@ -254,7 +254,9 @@ test("a customer's MCP server that hangs when its session is ended at hang-up: t
     const { tenant, agent } = await readyToCall({
       prompt: 'You are Ava from Harbour Realty. You look up contacts.',
       greeting: 'Hi, this is Ava.',
-      tools: [{ type: 'mcp', name: 'crm', url: mcp.url, allowed_tools: ['lookup_contact'], timeout_ms: 5000 }],
+      tools: [
+        { type: 'mcp', name: 'crm', url: mcp.url, allowed_tools: ['lookup_contact'], timeout_ms: 5000 },
+      ],
     });
     const call = await liveCall(tenant, agent.id);
     const relay = await openSession(call);
@@ -263,11 +265,15 @@ test("a customer's MCP server that hangs when its session is ended at hang-up: t
     const ended = await hangUp(relay, tenant, call.callId);
     expect(ended.status).toBe('completed');
     expect(ended.transcript.map((t: Json) => t.text)).toContain('Can you lookup contact details for me?');
-    expect(ended.tool_calls).toEqual([expect.objectContaining({ name: 'crm__lookup_contact', status: 'ok' })]);
-    await waitFor(() => mcp.seen.some((r) => r.method === 'DELETE'), { what: 'the session end asked of the server' });
+    expect(ended.tool_calls).toEqual([
+      expect.objectContaining({ name: 'crm__lookup_contact', status: 'ok' }),
+    ]);
+    await waitFor(() => mcp.seen.some((r) => r.method === 'DELETE'), {
+      what: 'the session end asked of the server',
+    });
     // The disconnect's invocation returned within its budget although the server never answered.
     await waitForQuiescence();
   } finally {
-    await mcp.close();
+    await mcp.stop();
   }
 }, 90_000);
