@@ -122,6 +122,11 @@ export interface TurnResult {
   ended?: ConversationEnd;
   /** The agent the caller was handed to (its first reply followed). */
   handedTo?: string;
+  /**
+   * The turn was kept after the conversation had ended (the socket closed while it ran): what it kept
+   * (its tool calls, incidents) came after the session's end wrote the call, which must be written again.
+   */
+  keptAfterEnd?: boolean;
 }
 
 /**
@@ -608,9 +613,11 @@ class TurnWork {
         : undefined;
     const generation = await this.guard.startGeneration;
     let foundCurrent = false;
+    let foundEnded = false;
     const closed = await this.deps.store.update((state) => {
       const current = state.generation === generation && !this.superseded;
       foundCurrent = current;
+      foundEnded = state.ended !== undefined;
       const kept: ConversationState = {
         ...state,
         history: current ? [...state.history, ...this.added.filter(keepMessage)] : state.history,
@@ -633,6 +640,7 @@ class TurnWork {
       superseded: this.superseded,
       ...(this.ended && !this.superseded ? { ended: this.ended } : {}),
       ...(this.switched ? { handedTo: this.switched.handoff.record.toAgentId } : {}),
+      ...(foundEnded && !foundCurrent ? { keptAfterEnd: true } : {}),
     };
   }
 }

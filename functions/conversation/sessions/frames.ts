@@ -4,7 +4,9 @@ import { interrupt } from '../engine/interruption.js';
 import { runTurn, type ConversationOutput } from '../engine/turn.js';
 import { turnStart, type TurnInput, type TurnStart } from '../engine/turn-start.js';
 import type { BegunTurn } from '../engine/store.js';
+import type { ConversationSetup } from '../engine/model.js';
 import type { ConversationItem } from '../storage/entities.js';
+import { recordConversation } from '../storage/record.js';
 import { TableConversationStore } from '../storage/table-store.js';
 import { prepareHandoff } from '../handoffs.js';
 import { toolRunner } from '../tools/runner.js';
@@ -66,6 +68,11 @@ async function runFrameTurn(
     ...(box ? { agentTools: box } : {}),
   };
   const result = await runTurn(deps, input, started);
+  // The socket closed while the turn ran: the call was written without what the turn kept since.
+  if (result.keptAfterEnd) {
+    const { state } = (await store.load())!;
+    await recordConversation(item, state, (JSON.parse(item.setup) as ConversationSetup).callListing);
+  }
   if (result.ended)
     logger.info('agent ended the conversation', {
       connectionId: item.connectionId,

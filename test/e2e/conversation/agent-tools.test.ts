@@ -98,6 +98,8 @@ test('the caller names a tool: speak_during, the signed request, the answer spok
       status: 'ok',
       http_status: 200,
       duration_ms: expect.any(Number),
+      // Which agent called it (a call handed over has several).
+      agent_id: agent.id,
     },
   ]);
 }, 90_000);
