@@ -32,7 +32,11 @@ export interface HandoffInput {
 /** The list as stored: undefined for an empty list (the field is removed). */
 export function handoffsFrom(input: readonly HandoffInput[]): StoredHandoff[] | undefined {
   if (input.length === 0) return undefined;
-  return input.map((h) => ({ agentId: h.agent_id, description: h.description, context: h.context ?? 'full' }));
+  return input.map((h) => ({
+    agentId: h.agent_id,
+    description: h.description,
+    context: h.context ?? 'full',
+  }));
 }
 
 /** The list as the API shows it (`[]` when the agent has none). */
@@ -69,8 +73,7 @@ export async function requireHandoffTargets(
     for (const agent of data) found.add(agent.agentId);
   }
   const issues: ValidationIssue[] = handoffs.flatMap((h, i) => {
-    if (h.agent_id === selfId)
-      return [issue(i, h.agent_id, 'an agent cannot hand over to itself')];
+    if (h.agent_id === selfId) return [issue(i, h.agent_id, 'an agent cannot hand over to itself')];
     if (!found.has(h.agent_id))
       return [issue(i, h.agent_id, `agent ${h.agent_id} not found in this workspace`)];
     return [];

@@ -238,12 +238,7 @@ export async function listAgents(workspaceId: string, query: ListQuery): Promise
 
 /** The fields of the agent item a PATCH may remove. */
 type RemovableField =
-  | 'voice'
-  | 'transferPhoneNumber'
-  | 'successCriteria'
-  | 'voicemail'
-  | 'transfer'
-  | 'handoffs';
+  'voice' | 'transferPhoneNumber' | 'successCriteria' | 'voicemail' | 'transfer' | 'handoffs';
 
 function voicemailFrom(input: {
   detection?: boolean;

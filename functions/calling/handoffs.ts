@@ -25,7 +25,9 @@ export function conversationOf(call: Pick<Call, 'conversation'>): Record<string,
   if (!call.conversation) return {};
   try {
     const parsed: unknown = JSON.parse(call.conversation);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

@@ -99,7 +99,11 @@ const COMMON = new Set([
 ]);
 
 /** A word as compared: lower case, without an apostrophe's ending or a plural `s`. */
-const stem = (word: string): string => word.toLowerCase().replace(/'s$|'$/, '').replace(/s$/, '');
+const stem = (word: string): string =>
+  word
+    .toLowerCase()
+    .replace(/'s$|'$/, '')
+    .replace(/s$/, '');
 
 const words = (text: string): Set<string> =>
   new Set(
