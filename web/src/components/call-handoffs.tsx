@@ -26,9 +26,15 @@ interface CallWithHandoffs {
   handoffs: Handoff[];
 }
 
+/** A marker: the handoff, and its time in the transcript's seconds (null when it cannot be placed in time). */
+interface Marker {
+  handoff: Handoff;
+  offset: number | null;
+}
+
 export interface HandoffView {
   /** The markers to show before the transcript line at this index (the line count: after the last). */
-  before: (index: number) => Handoff[];
+  before: (index: number) => Marker[];
   /** The label of an agent line: "Agent" on a call without handoffs, else its agent's name. */
   agentLabel: (agentId: string | undefined) => string;
   /** An agent's name (its id when it is not found, e.g. deleted). */
@@ -36,23 +42,26 @@ export interface HandoffView {
 }
 
 /** Where each handoff goes in the transcript: before the target's first line after the previous one. */
-function positions(call: CallWithHandoffs): Map<number, Handoff[]> {
-  const at = new Map<number, Handoff[]>();
+function positions(call: CallWithHandoffs): Map<number, Marker[]> {
+  const at = new Map<number, Marker[]>();
   const answered = call.connected_at ? Date.parse(call.connected_at) : NaN;
   let from = 0;
   for (const handoff of call.handoffs) {
     let index = call.transcript.findIndex(
       (turn, i) => i >= from && turn.role === 'agent' && turn.agent_id === handoff.to_agent_id,
     );
+    // At the target's first line's time; when it said nothing, at the handoff's own time.
+    let offset: number | null = index >= 0 ? (call.transcript[index]?.offset_seconds ?? null) : null;
     if (index < 0) {
-      // The target said nothing: at the handoff's time, as the transcript's offsets count it.
-      const offset = (Date.parse(handoff.at) - answered) / 1000;
-      index = Number.isFinite(offset)
-        ? call.transcript.findIndex((turn, i) => i >= from && turn.offset_seconds > offset)
-        : -1;
+      const since = (Date.parse(handoff.at) - answered) / 1000;
+      offset = Number.isFinite(since) && since >= 0 ? since : null;
+      index =
+        offset !== null
+          ? call.transcript.findIndex((turn, i) => i >= from && turn.offset_seconds > since)
+          : -1;
       if (index < 0) index = call.transcript.length;
     }
-    at.set(index, [...(at.get(index) ?? []), handoff]);
+    at.set(index, [...(at.get(index) ?? []), { handoff, offset }]);
     from = index;
   }
   return at;
@@ -63,7 +72,7 @@ export function useHandoffView(workspaceId: string, call: CallWithHandoffs): Han
   const agents = useQuery({ ...agentQueries.all(workspaceId), enabled: handedOver });
   const names = new Map((agents.data?.items ?? []).map((a) => [a.id, a.name]));
   const name = (agentId: string) => names.get(agentId) ?? agentId;
-  const at = handedOver ? positions(call) : new Map<number, Handoff[]>();
+  const at = handedOver ? positions(call) : new Map<number, Marker[]>();
   return {
     before: (index) => at.get(index) ?? [],
     agentLabel: (agentId) => (handedOver ? name(agentId ?? call.agent_id) : 'Agent'),
@@ -75,27 +84,16 @@ const clock = (seconds: number): string =>
   `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`;
 
 /** The marker lines before one transcript line. */
-export function HandoffMarkers({
-  view,
-  index,
-  connectedAt,
-}: {
-  view: HandoffView;
-  index: number;
-  connectedAt: string | null;
-}) {
+export function HandoffMarkers({ view, index }: { view: HandoffView; index: number }) {
   return (
     <>
-      {view.before(index).map((handoff, i) => {
-        const offset = connectedAt ? (Date.parse(handoff.at) - Date.parse(connectedAt)) / 1000 : NaN;
-        return (
-          <li key={`handoff-${index}-${i}`} class="turn turn-handoff" role="note">
-            {Number.isFinite(offset) && offset >= 0 && <span class="muted">{clock(offset)}</span>}{' '}
-            <strong>Handed to {view.name(handoff.to_agent_id)}</strong>
-            {handoff.reason ? ` — ${handoff.reason}` : ''}
-          </li>
-        );
-      })}
+      {view.before(index).map(({ handoff, offset }, i) => (
+        <li key={`handoff-${index}-${i}`} class="turn turn-handoff">
+          {offset !== null && <span class="muted">{clock(offset)}</span>}{' '}
+          <strong>Handed to {view.name(handoff.to_agent_id)}</strong>
+          {handoff.reason ? ` — ${handoff.reason}` : ''}
+        </li>
+      ))}
     </>
   );
 }

@@ -104,7 +104,7 @@ function RecordingAndTranscript({ call }: { call: Call }) {
         <ol class="transcript">
           {turns.map((turn, index) => (
             <Fragment key={index}>
-              <HandoffMarkers view={handoffs} index={index} connectedAt={call.connected_at} />
+              <HandoffMarkers view={handoffs} index={index} />
               <li
                 class={`turn turn-${turn.role}${index === current ? ' current' : ''}`}
                 aria-current={index === current ? 'true' : undefined}
@@ -130,7 +130,7 @@ function RecordingAndTranscript({ call }: { call: Call }) {
               </li>
             </Fragment>
           ))}
-          <HandoffMarkers view={handoffs} index={turns.length} connectedAt={call.connected_at} />
+          <HandoffMarkers view={handoffs} index={turns.length} />
         </ol>
       )}
     </section>

@@ -25,8 +25,8 @@ const MAX_HANDOFFS = 10;
 
 const CONTEXTS: { value: Context; label: string }[] = [
   { value: 'full', label: "Full: the caller's and agents' words so far" },
-  { value: 'summary', label: 'Summary: only the note (who, why, the summary)' },
-  { value: 'none', label: "None: only the caller's last line" },
+  { value: 'summary', label: "Summary: a note (who, why, a summary) and the caller's last line" },
+  { value: 'none', label: "None: the caller's last line only" },
 ];
 
 const draftsOf = (agent: Agent): HandoffDraft[] =>
