@@ -108,6 +108,22 @@ export const AgentEntity = new Entity(
       successCriteria: { type: 'string' },
       /** The knowledge bases the agent searches (`kb_…` of its workspace). */
       knowledgeBaseIds: { type: 'list', items: { type: 'string' } },
+      /**
+       * The agents of the workspace it may hand a call over to (`handoffs`, agents/handoffs.ts): each
+       * with when to hand over and the history the target gets. Absent: none (the conversation engine
+       * offers `handoff_to_agent` only when there are targets).
+       */
+      handoffs: {
+        type: 'list',
+        items: {
+          type: 'map',
+          properties: {
+            agentId: { type: 'string', required: true },
+            description: { type: 'string', required: true },
+            context: { type: ['full', 'summary', 'none'] as const, required: true },
+          },
+        },
+      },
       postCallActions: {
         type: 'list',
         required: true,

@@ -14,6 +14,7 @@ import {
 } from './entities.js';
 import { schemaOnFirstUse } from '../platform/first-use.js';
 import { ToolResponse, ToolsInput } from './tools-schema.js';
+import { HANDOFF_CONTEXTS, MAX_HANDOFFS } from './handoffs.js';
 
 /**
  * Request and response shapes of the agent routes (docs/api.md "Agent fields" and "PostCallAction").
@@ -130,6 +131,33 @@ const knowledgeBaseIds = () =>
     .array(z.string().trim().min(1).max(64))
     .max(MAX_KNOWLEDGE_BASES)
     .refine((ids) => new Set(ids).size === ids.length, { message: 'each knowledge base may appear once' });
+/** The agents a call may be handed over to (agents/handoffs.ts; the handler checks they exist). */
+const handoffs = () =>
+  z
+    .array(
+      z.strictObject({
+        agent_id: z.string().trim().min(1).max(64),
+        /** When to hand over, in words: the model reads it in the tool's description. */
+        description: freeText().trim().min(1).max(500),
+        /** The history the target gets: the words so far, only the note, or nothing. */
+        context: z.enum(HANDOFF_CONTEXTS).default('full'),
+      }),
+    )
+    .max(MAX_HANDOFFS)
+    .refine((list) => new Set(list.map((h) => h.agent_id)).size === list.length, {
+      message: 'each agent may appear once',
+    })
+    .meta({
+      examples: [
+        [
+          {
+            agent_id: 'agent_01JBX8S2C6V0Q4M9E7R3T5Y1ZA',
+            description: 'The caller wants to buy, or asks about a listing price or sale',
+            context: 'full',
+          },
+        ],
+      ],
+    });
 const greeting = () => freeText().max(1_000);
 /** BCP 47 (language, optional script and region): what the relay hears and speaks. */
 const language = () =>
@@ -281,6 +309,8 @@ export const CreateAgentBody = schemaOnFirstUse(() =>
     success_criteria: successCriteria().nullable().optional(),
     /** Function tools and MCP servers the model may call (at most 20; docs/api.md "Agent tools"). */
     tools: ToolsInput.optional(),
+    /** Agents of the workspace a call may be handed over to (at most 10; not the agent itself). */
+    handoffs: handoffs().optional(),
   }),
 );
 export type CreateAgentBody = z.input<typeof CreateAgentBody>;
@@ -312,6 +342,8 @@ export const UpdateAgentBody = schemaOnFirstUse(() =>
     success_criteria: successCriteria().nullable().optional(),
     /** Replaces the whole list; a header value sent back as its mask keeps the stored value. */
     tools: ToolsInput.optional(),
+    /** Replaces the whole list ([]: no handoffs). */
+    handoffs: handoffs().optional(),
   }),
 );
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
@@ -414,6 +446,17 @@ export const AgentResponse = schemaOnFirstUse(() =>
       .meta({ examples: ['The caller booked an inspection or asked for a follow-up call'] }),
     /** Function tools and MCP servers; header values are masked (`••••` and the last 4 characters). */
     tools: z.array(ToolResponse),
+    /**
+     * The agents a call may be handed over to (the built-in tool `handoff_to_agent`): each target, when
+     * to hand over, and the history it gets (`full`: the words so far; `summary`: only the note; `none`).
+     */
+    handoffs: z.array(
+      z.object({
+        agent_id: z.string(),
+        description: z.string(),
+        context: z.enum(HANDOFF_CONTEXTS),
+      }),
+    ),
     /**
      * The agent's current version (1 at creation, one more at each change of its own fields); null for
      * an agent made before versions existed and not changed since.

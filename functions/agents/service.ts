@@ -15,6 +15,7 @@ import {
 } from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
 import { prepareTools, storedSecrets, toolsToWire } from './tool-definitions.js';
+import { handoffsFrom, handoffsToWire, requireHandoffTargets } from './handoffs.js';
 import {
   AGENT_VERSION_NOT_FOUND,
   changedFields,
@@ -142,6 +143,7 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
     })),
     success_criteria: agent.successCriteria ?? null,
     tools: toolsToWire(agent),
+    handoffs: handoffsToWire(agent),
     version: agent.version ?? null,
     created_by: agent.createdBy,
     created_at: agent.createdAt,
@@ -169,7 +171,9 @@ export async function createAgent(
       throw notFound('Workspace');
     timezone = workspace.timezone;
   }
+  await requireHandoffTargets(workspaceId, undefined, body.handoffs);
   const agentId = newId('agent');
+  const handoffs = handoffsFrom(body.handoffs ?? []);
   const tools = body.tools?.length ? await prepareTools(body.tools, { workspaceId, agentId }) : undefined;
   const agent: Agent = {
     workspaceId,
@@ -190,6 +194,7 @@ export async function createAgent(
     ...(body.analysis_fields?.length ? { analysisFields: analysisFieldsFrom(body.analysis_fields) } : {}),
     ...(body.success_criteria ? { successCriteria: body.success_criteria } : {}),
     ...(tools ?? {}),
+    ...(handoffs ? { handoffs } : {}),
     version: 1,
     createdBy: options.createdBy ?? 'system',
     createdAt: clock.now().toISOString(),
@@ -232,7 +237,8 @@ export async function listAgents(workspaceId: string, query: ListQuery): Promise
 }
 
 /** The fields of the agent item a PATCH may remove. */
-type RemovableField = 'voice' | 'transferPhoneNumber' | 'successCriteria' | 'voicemail' | 'transfer';
+type RemovableField =
+  'voice' | 'transferPhoneNumber' | 'successCriteria' | 'voicemail' | 'transfer' | 'handoffs';
 
 function voicemailFrom(input: {
   detection?: boolean;
@@ -290,6 +296,7 @@ export async function updateAgent(
   const { UpdateAgentBody } = await import('./schemas.js');
   const changes = parseOrThrow(UpdateAgentBody, input, 'body');
   if (!isId('agent', agentId)) throw notFound(AGENT_NOT_FOUND);
+  await requireHandoffTargets(workspaceId, agentId, changes.handoffs);
   const set: Partial<Agent> = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.prompt !== undefined) set.prompt = changes.prompt;
@@ -303,7 +310,10 @@ export async function updateAgent(
   if (changes.transfer) set.transfer = transferFrom(changes.transfer);
   if (changes.analysis_fields !== undefined) set.analysisFields = analysisFieldsFrom(changes.analysis_fields);
   if (changes.success_criteria) set.successCriteria = changes.success_criteria;
+  const handoffs = changes.handoffs !== undefined ? handoffsFrom(changes.handoffs) : undefined;
+  if (handoffs) set.handoffs = handoffs;
   const removed: RemovableField[] = [];
+  if (changes.handoffs !== undefined && !handoffs) removed.push('handoffs');
   if (changes.voicemail === null) removed.push('voicemail');
   if (changes.transfer === null) removed.push('transfer');
   if (changes.voice === null) removed.push('voice');

@@ -77,6 +77,11 @@ export const CallAnalyticsItem = schemaOnFirstUse(() =>
     /** answered over calls, 0 to 1 to three decimals; null when there were no calls. */
     answer_rate: z.number().nullable(),
     /**
+     * Calls handed over from the group: whose conversation handed the caller to another agent at least
+     * once (a call counts once, on its own agent, however many handoffs it had).
+     */
+    handoffs: z.number().int(),
+    /**
      * The agent's turn latency (the caller's words in → the agent's first words out) over the calls'
      * turns: how many turns, and the median from fixed histogram buckets kept on write (to within a
      * bucket: 100 ms up to 1 s, 200 ms up to 2 s, wider above); null without turns.

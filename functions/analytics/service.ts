@@ -37,6 +37,8 @@ interface Totals {
   negative: number;
   analysed: number;
   successful: number;
+  /** Calls handed over to another agent (counted on the call's own, first agent). */
+  handoffs: number;
   /** Turns per latency bucket (LATENCY_COUNTERS' order). */
   latency: number[];
 }
@@ -53,6 +55,7 @@ const zero = (): Totals => ({
   negative: 0,
   analysed: 0,
   successful: 0,
+  handoffs: 0,
   latency: LATENCY_COUNTERS.map(() => 0),
 });
 
@@ -70,6 +73,7 @@ function add(totals: Totals, stats: CallStats, statuses: readonly StatsStatus[] 
     totals.negative += n('Negative');
     totals.analysed += n('Analysed');
     totals.successful += n('Successful');
+    totals.handoffs += n('Handoffs');
   }
   // Latency buckets are kept per item, not per status: added once, with the item.
   if (statuses.length === STATS_STATUSES.length) {
@@ -97,6 +101,7 @@ export function toItem(key: string, t: Totals): Item {
     successful: t.successful,
     success_rate: rate(t.successful, t.analysed),
     answer_rate: rate(t.answered, t.calls),
+    handoffs: t.handoffs,
     turn_latency: {
       turns: t.latency.reduce((a, b) => a + b, 0),
       p50_ms: percentileFromBuckets(t.latency, 50),

@@ -12,6 +12,7 @@ import { telephony, type HangupResult } from '../providers/telephony/index.js';
 import { CallEntity, CallStatusEventEntity, type Call, type CallStatusEvent } from './entities.js';
 import { applyTransition, readCall } from './lifecycle.js';
 import { remotePhoneOf } from './remote-phone.js';
+import { callHandoffs, lineAgentId } from './handoffs.js';
 import { shortUrl } from './short-codes.js';
 import { storeCallSentiment } from './call-stats.js';
 import {
@@ -259,6 +260,7 @@ interface StoredConversation {
     status?: 'ok' | 'error' | 'timeout' | 'cancelled';
     http_status?: number;
     duration_ms?: number;
+    agent_id?: string;
   }[];
   latency?: {
     turns: number;
@@ -283,6 +285,7 @@ function storedConversation(call: CallView): StoredConversation {
 
 export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse> {
   const conversation = storedConversation(call);
+  const handedOver = callHandoffs(call);
   return {
     ...toCallSummary(call),
     parameters: (call.parameters ?? {}) as Record<string, string>,
@@ -296,6 +299,7 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
       role: t.role,
       text: t.text,
       offset_seconds: t.offsetSeconds,
+      ...(t.role === 'agent' ? { agent_id: lineAgentId(call, t) } : {}),
     })),
     quoted_listings: (call.quotedListings ?? []).map((l) => ({
       listing_id: l.listingId,
@@ -313,7 +317,7 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     analysis: (call.analysis ?? null) as z.infer<typeof CallDetailResponse>['analysis'],
     short_url: call.shortCode ? shortUrl(call.shortCode) : null,
     provider_call_id: call.providerCallId ?? null,
-    tool_calls: conversation.tool_calls ?? [],
+    tool_calls: (conversation.tool_calls ?? []).map((c) => ({ ...c, agent_id: c.agent_id ?? call.agentId })),
     latency: conversation.latency ?? {
       turns: 0,
       total_ms: NO_PERCENTILES,
@@ -323,6 +327,8 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     conversation_incidents: conversation.incidents ?? [],
     conversation_ended_by: conversation.ended_by ?? null,
     transferred_to: call.agentEnded === 'transfer' ? (call.transferTo ?? null) : null,
+    active_agent_id: handedOver.active_agent_id,
+    handoffs: handedOver.handoffs,
     answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
     voicemail_message_left: call.voicemailMessageLeft === true,
     transfer: call.transfer

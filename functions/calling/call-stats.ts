@@ -3,6 +3,7 @@ import { billedSeconds, callUnits, chargeCallUsage, memoriesUnits } from '../bil
 import { logger } from '../platform/logger.js';
 import type { EntityItem } from 'electrodb';
 import { latencyAdds } from './latency-histogram.js';
+import { wasHandedOver } from './handoffs.js';
 import {
   CallEntity,
   CallStatsEntity,
@@ -23,6 +24,9 @@ import {
  * - its sentiment (and its analysis: `Analysed`, `Successful` when the analysis says `call_successful`)
  *   is counted when the post-call pipeline stores it, in the same transaction that stores it on the
  *   call (conditional: no sentiment yet);
+ * - a call whose recorded conversation handed the caller to another agent adds to `Handoffs` once
+ *   (countHandoffs: when it has ended and its conversation is in, whichever comes last; conditional
+ *   on the call's `handoffsCounted` not yet set), on its own (first) agent's and version's counters;
  * - its turns' latencies are added to the day's latency buckets (latency-histogram.ts) when its
  *   conversation is recorded, in a transaction that marks the call (`latencyDay`, conditional: not yet
  *   set), so a conversation recorded again never counts twice.
@@ -294,6 +298,34 @@ export async function countTurnLatencies(
       .go(),
   );
   if (!applied) logger.info('turn latencies already counted', { callId: call.callId });
+  return applied;
+}
+
+/**
+ * Counts a counted call (`statsDay` set) in its day's `Handoffs` when its recorded conversation has a
+ * handoff, once: the call's `handoffsCounted` is set under the condition that it was not. Calls made
+ * before the counter are counted when their conversation is recorded again, never twice.
+ */
+export async function countHandoffs(call: Call): Promise<boolean> {
+  if (call.statsDay === undefined || call.handoffsCounted === true || !wasHandedOver(call)) return false;
+  const day = call.statsDay;
+  const applied = await writeRetryingConflicts(() =>
+    callingService.transaction
+      .write((entities) => [
+        entities.call
+          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .set({ handoffsCounted: true })
+          .where((attr, op) => op.notExists(attr.handoffsCounted))
+          .commit(),
+        ...counterUpdates(
+          entities,
+          { workspaceId: call.workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
+          { [`${statsStatus(call)}Handoffs`]: 1 },
+        ),
+      ])
+      .go(),
+  );
+  if (!applied) logger.info('handoffs already counted', { callId: call.callId });
   return applied;
 }
 

@@ -41,7 +41,7 @@ const transcriptTurn = {
     role: { type: ['agent', 'user'] as const, required: true },
     text: { type: 'string', required: true },
     offsetSeconds: { type: 'number', required: true },
-    /** Which agent spoke the line (a call handed over has several). */
+    /** The agent that said it (agents' lines of a call with handoffs, calling/handoffs.ts); absent: the call's agent. */
     agentId: { type: 'string' },
   },
 } as const;
@@ -139,6 +139,8 @@ export const CallEntity = new Entity(
         },
       },
       transcriptExpected: { type: 'boolean' },
+      /** The call was counted in analytics' `handoffs` (call-stats.ts `countHandoffs`: once). */
+      handoffsCounted: { type: 'boolean' },
       transcript: { type: 'list', items: transcriptTurn },
       quotedListings: { type: 'list', items: quotedListing },
       recordingKey: { type: 'string' },
@@ -325,6 +327,8 @@ export const STATS_MEASURES = [
   /** Calls with a post-call analysis, and those whose analysis says `call_successful`. */
   'Analysed',
   'Successful',
+  /** Calls whose conversation handed the caller to another agent (at least once). */
+  'Handoffs',
 ] as const;
 export type StatsMeasure = (typeof STATS_MEASURES)[number];
 export type StatsCounter = `${StatsStatus}${StatsMeasure}`;
@@ -362,6 +366,8 @@ export const CallStatsEntity = new Entity(
       completedSuccessful: counter,
       failedAnalysed: counter,
       failedSuccessful: counter,
+      completedHandoffs: counter,
+      failedHandoffs: counter,
       /** Turn latency buckets (latency-histogram.ts: bucket i counts turns of at most its bound). */
       turnLatency00: counter,
       turnLatency01: counter,

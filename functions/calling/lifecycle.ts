@@ -9,7 +9,7 @@ import { telephony } from '../providers/telephony/index.js';
 import type { EndReason, QuotedListing, TranscriptTurn } from '../providers/telephony/twilio-format.js';
 import { releaseConcurrencySlot } from './concurrency.js';
 import { newShortCode } from './short-codes.js';
-import { chargeAndCountCall } from './call-stats.js';
+import { chargeAndCountCall, countHandoffs } from './call-stats.js';
 import { CallEntity, callingService, type Call } from './entities.js';
 import {
   callDurationSeconds,
@@ -283,6 +283,7 @@ export async function finishCall(call: Call, options: { asWritten?: boolean } = 
   if (!isTerminal(call.status) || isMissedCall(call)) return;
   // Charged once (the ledger's cause keys) and counted for analytics once (call-stats.ts), together.
   if (call.statsDay === undefined) call = await chargeAndCountCall(call);
+  await countHandoffs(call);
   if (call.postCallSentAt) return;
   if (!isReady(call)) {
     if (options.asWritten) return;

@@ -125,6 +125,8 @@ const TranscriptTurnResponse = schemaOnFirstUse(() =>
     role: z.enum(['agent', 'user']),
     text: z.string(),
     offset_seconds: z.number(),
+    /** The agent that said it (the agents' lines only): the call's agent, or the one it was handed to. */
+    agent_id: z.string().optional(),
   }),
 );
 const QuotedListingResponse = schemaOnFirstUse(() =>
@@ -237,6 +239,8 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
         /** The tool endpoint's HTTP status, when one answered. */
         http_status: z.number().int().optional(),
         duration_ms: z.number().int().optional(),
+        /** The agent whose tool call it was (the call's agent, or one it was handed to). */
+        agent_id: z.string(),
       }),
     ),
     /**
@@ -255,6 +259,20 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
     conversation_ended_by: z.enum(['agent_hangup', 'transfer', 'caller_hangup', 'voicemail']).nullable(),
     /** Where the agent transferred the call, when it did. */
     transferred_to: z.string().nullable(),
+    /** The agent speaking when the conversation ended: the call's agent, or the last one it was handed to. */
+    active_agent_id: z.string(),
+    /** Each time the conversation handed the caller to another agent, in order (docs/api.md "Agents that hand off"). */
+    handoffs: z.array(
+      z.object({
+        from_agent_id: z.string(),
+        to_agent_id: z.string(),
+        /** The target's version the call ran from then on. */
+        to_agent_version: z.number().int().nullable(),
+        at: z.string(),
+        reason: z.string(),
+        summary: z.string(),
+      }),
+    ),
     /**
      * Answering-machine detection's result: `human`, `machine` (a machine or a fax), `unknown` (not
      * checked, or detection could not tell); an inbound call's caller is `human`.

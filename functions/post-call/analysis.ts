@@ -15,6 +15,8 @@ export interface TranscriptTurn {
   role: TranscriptRole;
   text: string;
   offsetSeconds: number;
+  /** The agent that said it (an agents' line of a call with handoffs); absent: the call's agent. */
+  agentId?: string;
 }
 
 export type SentimentLabel = 'positive' | 'neutral' | 'negative';

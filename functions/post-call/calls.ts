@@ -2,6 +2,7 @@ import { agentAsOf } from '../agents/versions.js';
 import { AgentEntity, AgentVersionEntity, type Agent } from '../agents/entities.js';
 import { setCallSentiment } from '../calling/service.js';
 import { CallEntity, type Call } from '../calling/entities.js';
+import { callHandoffs } from '../calling/handoffs.js';
 import { getContact, findContactByPhone, normalisePhone } from '../contacts/lookup.js';
 import { ContactEntity, ContactPhoneEntity, type Contact } from '../contacts/entities.js';
 import { listingAddress } from '../knowledge/service.js';
@@ -51,7 +52,9 @@ export async function endedCall(
     role: 'agent' | 'user';
     text: string;
     offsetSeconds: number;
+    agentId?: string;
   }[];
+  const handedOver = callHandoffs(call);
   const listings = (call.quotedListings ?? []) as { listingId: string; address: string; price: string }[];
   const facts: CallFacts = {
     callId: call.callId,
@@ -76,7 +79,10 @@ export async function endedCall(
       role: turn.role,
       text: turn.text,
       offsetSeconds: turn.offsetSeconds,
+      ...(turn.role === 'agent' && turn.agentId ? { agentId: turn.agentId } : {}),
     })),
+    activeAgentId: handedOver.active_agent_id,
+    handoffs: handedOver.handoffs,
     recordingKey: call.recordingKey,
     recordingDurationSeconds: call.recordingDurationSeconds,
     shortCode: call.shortCode,

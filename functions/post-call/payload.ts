@@ -1,5 +1,6 @@
 import { analyseSentiment, summarise, type QuotedProperty, type TranscriptTurn } from './analysis.js';
 import type { CallAnalysis } from './call-analysis.js';
+import type { CallHandoff } from '../calling/handoffs.js';
 import type { CallRecordWire, WebhookPayload } from './schemas.js';
 
 /**
@@ -46,6 +47,9 @@ export interface CallFacts {
   };
   /** The contact linked to the call when it was made (the other party's number was the contact's). */
   contactId?: string;
+  /** The agent speaking at the end (absent: the call's agent) and the handoffs to it (absent: none). */
+  activeAgentId?: string;
+  handoffs?: CallHandoff[];
   /** A test chat whose ticket did not ask for post-call actions: analysed, its actions not run. */
   skipActions?: boolean;
 }
@@ -122,7 +126,10 @@ export function buildCallRecord(
       role: turn.role,
       text: turn.text,
       offset_seconds: turn.offsetSeconds,
+      ...(turn.role === 'agent' ? { agent_id: turn.agentId ?? call.agentId } : {}),
     })),
+    active_agent_id: call.activeAgentId ?? call.agentId,
+    handoffs: call.handoffs ?? [],
     sentiment,
     summary,
     recording: call.recordingKey

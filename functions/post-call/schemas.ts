@@ -37,6 +37,8 @@ export const TranscriptTurnWire = schemaOnFirstUse(() =>
     role: z.enum(['agent', 'user']),
     text: z.string(),
     offset_seconds: z.number(),
+    /** The agent that said it (the agents' lines only): the call's agent, or the one it was handed to. */
+    agent_id: z.string().optional(),
   }),
 );
 
@@ -127,6 +129,19 @@ export const CallRecordWire = schemaOnFirstUse(() =>
     duration_seconds: z.number(),
     parameters: z.record(z.string(), z.string()),
     transcript: z.array(TranscriptTurnWire),
+    /** The agent speaking when the conversation ended: `agent_id`, or the last one the call was handed to. */
+    active_agent_id: z.string(),
+    /** Each time the conversation handed the caller to another agent, in order (the call stays `agent_id`'s). */
+    handoffs: z.array(
+      z.object({
+        from_agent_id: z.string(),
+        to_agent_id: z.string(),
+        to_agent_version: z.number().int().nullable(),
+        at: z.string(),
+        reason: z.string(),
+        summary: z.string(),
+      }),
+    ),
     sentiment: SentimentWire,
     summary: z.string(),
     recording: RecordingWire.nullable(),

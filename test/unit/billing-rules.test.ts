@@ -149,6 +149,7 @@ describe('credits in responses: 2 decimals, the figure the ledger shows', () => 
         negative: 0,
         analysed: 0,
         successful: 0,
+        handoffs: 0,
         latency: [],
       }).credits,
     ).toBe(1.33);

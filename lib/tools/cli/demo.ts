@@ -158,5 +158,7 @@ export function demoBanner({ demo, created, path }: Demo, env: NodeJS.ProcessEnv
     `      -d '${JSON.stringify(startCall)}'`,
     '  Call the demo agent (the telephony simulator dials its number):',
     `    ${cliCommand(env, { silent: true })} call receive --from +61491570199 --to ${demo.phone_number}`,
+    '  Be the caller yourself ("I\'d like to speak to sales about a listing": the demo agent hands over to Sales):',
+    `    ${cliCommand(env, { silent: true })} call talk --to ${demo.phone_number}`,
   ];
 }

@@ -9,6 +9,8 @@ export interface SeedResult {
   workspace_id: string;
   agent_id: string;
   agent_without_number_id: string;
+  /** The demo agent's handoff target: "I'd like to speak to sales" on a call to the demo number. */
+  sales_agent_id: string;
   phone_number: string;
   spare_phone_number: string;
   api_key: string;
@@ -24,11 +26,19 @@ export const DEMO_PROMPT =
   'inspections can be booked on any weekday. On a call to {{name}} about a listing, it is {{listing_id}} at ' +
   '{{listing_address}}, listed at {{listing_price}}: quote that price when asked.';
 
+export const SALES_PROMPT =
+  'You are the sales agent of Harbour Realty. You help buyers with our listings, their prices and offers. ' +
+  'Inspections can be booked on any weekday, and contracts are sent the same day.';
+
+/** When the demo receptionist hands a call to Sales (its `handoffs` description). */
+export const SALES_HANDOFF =
+  "The caller wants to buy, or asks about a listing's price or sale, or asks for sales";
+
 /**
  * A demo organisation, built through the public API exactly as a customer would: the owner signs in
  * (local identity provider), creates the organisation, subscribes (the payments simulator confirms
- * through the signed billing webhook), buys two numbers, creates two agents, connects one number
- * and creates an API key with `start_call`. Each run makes a new organisation.
+ * through the signed billing webhook), buys two numbers, creates three agents (the receptionist hands
+ * calls over to Sales: its `handoffs`), connects one number and creates an API key with `start_call`. Each run makes a new organisation.
  */
 export async function seed(state: StackState, options: { plan: string }, log: Log): Promise<SeedResult> {
   const ownerEmail = `owner-${ulid().toLowerCase()}@demo.example.com`;
@@ -68,12 +78,17 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
   log(`numbers ${number.phone_number} (for the demo agent) and ${spare.phone_number} (spare)`);
 
   const receiverUrl = state.env.DEMO_WEBHOOK_RECEIVER_URL;
+  const sales = await api.post<{ id: string }>(`/api/v1/workspaces/${workspaceId}/agents`, {
+    name: 'Sales',
+    prompt: SALES_PROMPT,
+  });
   const agent = await api.post<{ id: string }>(`/api/v1/workspaces/${workspaceId}/agents`, {
     name: 'Ava (demo receptionist)',
     prompt: DEMO_PROMPT,
     greeting: 'Hi {{name}}, this is Ava from Harbour Realty.',
     answering_calls: true,
     post_call_actions: receiverUrl ? [{ type: 'webhook', enabled: true, config: { url: receiverUrl } }] : [],
+    handoffs: [{ agent_id: sales.id, description: SALES_HANDOFF, context: 'full' }],
   });
   const agentWithoutNumber = await api.post<{ id: string }>(`/api/v1/workspaces/${workspaceId}/agents`, {
     name: 'Max (no number yet)',
@@ -81,7 +96,9 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
     greeting: 'Hello, Max speaking.',
   });
   await api.patch(`/api/v1/workspaces/${workspaceId}/phone-numbers/${number.id}`, { agent_id: agent.id });
-  log(`agents ${agent.id} (connected to ${number.phone_number}) and ${agentWithoutNumber.id} (no number)`);
+  log(
+    `agents ${agent.id} (connected to ${number.phone_number}; hands over to Sales ${sales.id}) and ${agentWithoutNumber.id} (no number)`,
+  );
 
   const key = await api.post<{ key: string }>(`/api/v1/workspaces/${workspaceId}/api-keys`, {
     name: 'Demo key',
@@ -99,6 +116,7 @@ export async function seed(state: StackState, options: { plan: string }, log: Lo
     workspace_id: workspaceId,
     agent_id: agent.id,
     agent_without_number_id: agentWithoutNumber.id,
+    sales_agent_id: sales.id,
     phone_number: number.phone_number,
     spare_phone_number: spare.phone_number,
     api_key: key.key,

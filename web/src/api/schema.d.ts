@@ -7198,6 +7198,13 @@ export interface operations {
            *               "speak_on_failure": "example"
            *             }
            *           ],
+           *           "handoffs": [
+           *             {
+           *               "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *               "description": "Hi {{first_name}}, thanks for your time today.",
+           *               "context": "full"
+           *             }
+           *           ],
            *           "version": 3,
            *           "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *           "created_at": "2026-11-22T01:30:00.000Z",
@@ -7339,6 +7346,12 @@ export interface operations {
                     timeout_ms: number;
                   }
               )[];
+              handoffs: {
+                agent_id: string;
+                description: string;
+                /** @enum {string} */
+                context: 'full' | 'summary' | 'none';
+              }[];
               /** @example 3 */
               version: number | null;
               created_by: string;
@@ -7551,6 +7564,13 @@ export interface operations {
          *           "timeout_ms": 8000,
          *           "speak_during": "One moment while I book that."
          *         }
+         *       ],
+         *       "handoffs": [
+         *         {
+         *           "agent_id": "agent_01JBX8S2C6V0Q4M9E7R3T5Y1ZA",
+         *           "description": "The caller wants to buy, or asks about a listing price or sale",
+         *           "context": "full"
+         *         }
          *       ]
          *     }
          */
@@ -7747,6 +7767,24 @@ export interface operations {
                 timeout_ms?: number;
               }
           )[];
+          /**
+           * @example [
+           *       {
+           *         "agent_id": "agent_01JBX8S2C6V0Q4M9E7R3T5Y1ZA",
+           *         "description": "The caller wants to buy, or asks about a listing price or sale",
+           *         "context": "full"
+           *       }
+           *     ]
+           */
+          handoffs?: {
+            agent_id: string;
+            description: string;
+            /**
+             * @default full
+             * @enum {string}
+             */
+            context?: 'full' | 'summary' | 'none';
+          }[];
         };
       };
     };
@@ -7838,6 +7876,13 @@ export interface operations {
            *           "timeout_ms": 1,
            *           "speak_during": "example",
            *           "speak_on_failure": "example"
+           *         }
+           *       ],
+           *       "handoffs": [
+           *         {
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "context": "full"
            *         }
            *       ],
            *       "version": 3,
@@ -7977,6 +8022,12 @@ export interface operations {
                   timeout_ms: number;
                 }
             )[];
+            handoffs: {
+              agent_id: string;
+              description: string;
+              /** @enum {string} */
+              context: 'full' | 'summary' | 'none';
+            }[];
             /** @example 3 */
             version: number | null;
             created_by: string;
@@ -8208,6 +8259,13 @@ export interface operations {
            *           "speak_on_failure": "example"
            *         }
            *       ],
+           *       "handoffs": [
+           *         {
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "context": "full"
+           *         }
+           *       ],
            *       "version": 3,
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
@@ -8345,6 +8403,12 @@ export interface operations {
                   timeout_ms: number;
                 }
             )[];
+            handoffs: {
+              agent_id: string;
+              description: string;
+              /** @enum {string} */
+              context: 'full' | 'summary' | 'none';
+            }[];
             /** @example 3 */
             version: number | null;
             created_by: string;
@@ -8692,6 +8756,13 @@ export interface operations {
          *           "timeout_ms": 8000,
          *           "speak_during": "One moment while I book that."
          *         }
+         *       ],
+         *       "handoffs": [
+         *         {
+         *           "agent_id": "agent_01JBX8S2C6V0Q4M9E7R3T5Y1ZA",
+         *           "description": "The caller wants to buy, or asks about a listing price or sale",
+         *           "context": "full"
+         *         }
          *       ]
          *     }
          */
@@ -8885,6 +8956,24 @@ export interface operations {
                 timeout_ms?: number;
               }
           )[];
+          /**
+           * @example [
+           *       {
+           *         "agent_id": "agent_01JBX8S2C6V0Q4M9E7R3T5Y1ZA",
+           *         "description": "The caller wants to buy, or asks about a listing price or sale",
+           *         "context": "full"
+           *       }
+           *     ]
+           */
+          handoffs?: {
+            agent_id: string;
+            description: string;
+            /**
+             * @default full
+             * @enum {string}
+             */
+            context?: 'full' | 'summary' | 'none';
+          }[];
         };
       };
     };
@@ -8976,6 +9065,13 @@ export interface operations {
            *           "timeout_ms": 1,
            *           "speak_during": "example",
            *           "speak_on_failure": "example"
+           *         }
+           *       ],
+           *       "handoffs": [
+           *         {
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "context": "full"
            *         }
            *       ],
            *       "version": 3,
@@ -9115,6 +9211,12 @@ export interface operations {
                   timeout_ms: number;
                 }
             )[];
+            handoffs: {
+              agent_id: string;
+              description: string;
+              /** @enum {string} */
+              context: 'full' | 'summary' | 'none';
+            }[];
             /** @example 3 */
             version: number | null;
             created_by: string;
@@ -9890,6 +9992,13 @@ export interface operations {
            *             "speak_on_failure": "example"
            *           }
            *         ],
+           *         "handoffs": [
+           *           {
+           *             "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *             "description": "Hi {{first_name}}, thanks for your time today.",
+           *             "context": "full"
+           *           }
+           *         ],
            *         "version": 3,
            *         "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *         "created_at": "2026-11-22T01:30:00.000Z",
@@ -10041,6 +10150,12 @@ export interface operations {
                     timeout_ms: number;
                   }
               )[];
+              handoffs: {
+                agent_id: string;
+                description: string;
+                /** @enum {string} */
+                context: 'full' | 'summary' | 'none';
+              }[];
               /** @example 3 */
               version: number | null;
               created_by: string;
@@ -10255,6 +10370,13 @@ export interface operations {
            *           "speak_on_failure": "example"
            *         }
            *       ],
+           *       "handoffs": [
+           *         {
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "description": "Hi {{first_name}}, thanks for your time today.",
+           *           "context": "full"
+           *         }
+           *       ],
            *       "version": 3,
            *       "created_by": "usr_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "created_at": "2026-11-22T01:30:00.000Z",
@@ -10392,6 +10514,12 @@ export interface operations {
                   timeout_ms: number;
                 }
             )[];
+            handoffs: {
+              agent_id: string;
+              description: string;
+              /** @enum {string} */
+              context: 'full' | 'summary' | 'none';
+            }[];
             /** @example 3 */
             version: number | null;
             created_by: string;
@@ -11871,7 +11999,8 @@ export interface operations {
            *         {
            *           "role": "agent",
            *           "text": "Hi {{first_name}}, thanks for your time today.",
-           *           "offset_seconds": 95
+           *           "offset_seconds": 95,
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5"
            *         }
            *       ],
            *       "quoted_listings": [
@@ -11908,7 +12037,8 @@ export interface operations {
            *           "type": "builtin",
            *           "status": "ok",
            *           "http_status": 1,
-           *           "duration_ms": 95
+           *           "duration_ms": 95,
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5"
            *         }
            *       ],
            *       "latency": {
@@ -11935,6 +12065,17 @@ export interface operations {
            *       ],
            *       "conversation_ended_by": "agent_hangup",
            *       "transferred_to": "example",
+           *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "handoffs": [
+           *         {
+           *           "from_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "to_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "to_agent_version": 1,
+           *           "at": "example",
+           *           "reason": "example",
+           *           "summary": "Hi {{first_name}}, thanks for your time today."
+           *         }
+           *       ],
            *       "answered_by": "human",
            *       "voicemail_message_left": true,
            *       "transfer": {
@@ -12020,6 +12161,7 @@ export interface operations {
               role: 'agent' | 'user';
               text: string;
               offset_seconds: number;
+              agent_id?: string;
             }[];
             quoted_listings: {
               listing_id: string;
@@ -12059,6 +12201,7 @@ export interface operations {
               status?: 'ok' | 'error' | 'timeout' | 'cancelled';
               http_status?: number;
               duration_ms?: number;
+              agent_id: string;
             }[];
             latency: {
               turns: number;
@@ -12082,6 +12225,15 @@ export interface operations {
             }[];
             conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
+            active_agent_id: string;
+            handoffs: {
+              from_agent_id: string;
+              to_agent_id: string;
+              to_agent_version: number | null;
+              at: string;
+              reason: string;
+              summary: string;
+            }[];
             /** @enum {string} */
             answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
@@ -12260,7 +12412,8 @@ export interface operations {
            *         {
            *           "role": "agent",
            *           "text": "Hi {{first_name}}, thanks for your time today.",
-           *           "offset_seconds": 95
+           *           "offset_seconds": 95,
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5"
            *         }
            *       ],
            *       "quoted_listings": [
@@ -12297,7 +12450,8 @@ export interface operations {
            *           "type": "builtin",
            *           "status": "ok",
            *           "http_status": 1,
-           *           "duration_ms": 95
+           *           "duration_ms": 95,
+           *           "agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5"
            *         }
            *       ],
            *       "latency": {
@@ -12324,6 +12478,17 @@ export interface operations {
            *       ],
            *       "conversation_ended_by": "agent_hangup",
            *       "transferred_to": "example",
+           *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "handoffs": [
+           *         {
+           *           "from_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "to_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *           "to_agent_version": 1,
+           *           "at": "example",
+           *           "reason": "example",
+           *           "summary": "Hi {{first_name}}, thanks for your time today."
+           *         }
+           *       ],
            *       "answered_by": "human",
            *       "voicemail_message_left": true,
            *       "transfer": {
@@ -12409,6 +12574,7 @@ export interface operations {
               role: 'agent' | 'user';
               text: string;
               offset_seconds: number;
+              agent_id?: string;
             }[];
             quoted_listings: {
               listing_id: string;
@@ -12448,6 +12614,7 @@ export interface operations {
               status?: 'ok' | 'error' | 'timeout' | 'cancelled';
               http_status?: number;
               duration_ms?: number;
+              agent_id: string;
             }[];
             latency: {
               turns: number;
@@ -12471,6 +12638,15 @@ export interface operations {
             }[];
             conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
+            active_agent_id: string;
+            handoffs: {
+              from_agent_id: string;
+              to_agent_id: string;
+              to_agent_version: number | null;
+              at: string;
+              reason: string;
+              summary: string;
+            }[];
             /** @enum {string} */
             answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
@@ -29213,6 +29389,7 @@ export interface operations {
            *           "successful": 1,
            *           "success_rate": 1,
            *           "answer_rate": 1,
+           *           "handoffs": 1,
            *           "turn_latency": {
            *             "turns": 1,
            *             "p50_ms": 1
@@ -29239,6 +29416,7 @@ export interface operations {
            *         "successful": 1,
            *         "success_rate": 1,
            *         "answer_rate": 1,
+           *         "handoffs": 1,
            *         "turn_latency": {
            *           "turns": 1,
            *           "p50_ms": 1
@@ -29272,6 +29450,7 @@ export interface operations {
               successful: number;
               success_rate: number | null;
               answer_rate: number | null;
+              handoffs: number;
               turn_latency: {
                 turns: number;
                 p50_ms: number | null;
@@ -29297,6 +29476,7 @@ export interface operations {
               successful: number;
               success_rate: number | null;
               answer_rate: number | null;
+              handoffs: number;
               turn_latency: {
                 turns: number;
                 p50_ms: number | null;

@@ -1,9 +1,11 @@
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useQuery } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { accessToken, api, ApiError, ok } from '../api/client';
 import { versionHref } from '../api/queries/versions';
 import { config } from '../config';
+import { HandoffMarkers, useHandoffView } from '../components/call-handoffs';
 import { DeliveriesTable } from '../components/deliveries';
 import { ErrorState, Loading, PageHeader, when } from '../components/ui';
 import { useWorkspaceId } from '../session';
@@ -69,6 +71,7 @@ function RecordingAndTranscript({ call }: { call: Call }) {
   const [time, setTime] = useState(0);
   const [duration, setDuration] = useState(0);
   const turns = call.transcript;
+  const handoffs = useHandoffView(call.workspace_id, call);
   // At the recording's end the last turn is the one heard, even when its offset is a little past the
   // recording's length (the provider's duration is whole seconds, the turn's offset is when it began).
   const atEnd = duration > 0 && time >= duration - 0.25;
@@ -100,28 +103,34 @@ function RecordingAndTranscript({ call }: { call: Call }) {
       ) : (
         <ol class="transcript">
           {turns.map((turn, index) => (
-            <li
-              key={index}
-              class={`turn turn-${turn.role}${index === current ? ' current' : ''}`}
-              aria-current={index === current ? 'true' : undefined}
-            >
-              <button
-                type="button"
-                class="link"
-                disabled={!recording.src}
-                onClick={() => {
-                  if (!audio.current) return;
-                  audio.current.currentTime = turn.offset_seconds;
-                  setTime(turn.offset_seconds);
-                  void audio.current.play();
-                }}
+            <Fragment key={index}>
+              <HandoffMarkers view={handoffs} index={index} />
+              <li
+                class={`turn turn-${turn.role}${index === current ? ' current' : ''}`}
+                aria-current={index === current ? 'true' : undefined}
               >
-                {Math.floor(turn.offset_seconds / 60)}:
-                {String(Math.floor(turn.offset_seconds % 60)).padStart(2, '0')}
-              </button>{' '}
-              <span class="who">{turn.role === 'agent' ? 'Agent' : 'Caller'}</span> {turn.text}
-            </li>
+                <button
+                  type="button"
+                  class="link"
+                  disabled={!recording.src}
+                  onClick={() => {
+                    if (!audio.current) return;
+                    audio.current.currentTime = turn.offset_seconds;
+                    setTime(turn.offset_seconds);
+                    void audio.current.play();
+                  }}
+                >
+                  {Math.floor(turn.offset_seconds / 60)}:
+                  {String(Math.floor(turn.offset_seconds % 60)).padStart(2, '0')}
+                </button>{' '}
+                <span class="who">
+                  {turn.role === 'agent' ? handoffs.agentLabel(turn.agent_id) : 'Caller'}
+                </span>{' '}
+                {turn.text}
+              </li>
+            </Fragment>
           ))}
+          <HandoffMarkers view={handoffs} index={turns.length} />
         </ol>
       )}
     </section>

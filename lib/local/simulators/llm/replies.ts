@@ -8,6 +8,7 @@ import {
   replyFromKnowledge,
   type KnowledgeHit,
 } from './wording.js';
+import { HANDOFF_FAILED_REPLY, HANDOFF_TOOL, handOver, takeOver } from './handoffs.js';
 
 /**
  * What the model simulator answers a chat-completions request with (server.ts lists the rules; they
@@ -69,6 +70,11 @@ const MEMORIES = /\n## Earlier calls with this caller[^\n]*\n- ([^\n]+)/;
  * the latest: "Good to speak with you again. Last time: <its summary>".
  */
 export function simulateReply(request: ChatCompletionRequest): SimulatedReply {
+  // j. An agent taking the call over introduces itself, with the caller's last line in hand (handoffs.ts).
+  if (request.messages.at(-1)?.role !== 'tool') {
+    const takingOver = takeOver(request);
+    if (takingOver) return say(takingOver);
+  }
   const reply = simulateBaseReply(request);
   const users = request.messages.filter((m) => m.role === 'user').length;
   if (users !== 1 || reply.fault || request.messages.at(-1)?.role === 'tool') return reply;
@@ -109,6 +115,9 @@ function simulateBaseReply(request: ChatCompletionRequest): SimulatedReply {
       text: GOODBYE_REPLY,
       toolCalls: [{ name: 'end_call', arguments: { reason: 'caller said goodbye' } }],
     };
+  // k. Another agent of the business, asked for by name or in words of its description (handoffs.ts).
+  const handover = handOver(request, line);
+  if (handover) return handover;
   // c. A person.
   if (PERSON.test(line) && offered(request, 'transfer_call'))
     return {
@@ -174,7 +183,7 @@ function speakToolResult(name: string, content: string, line: string): string {
     result !== undefined
       ? typeof result === 'object' && result !== null && 'error' in result
       : content.includes('"error"');
-  if (failed) return TOOL_FAILED_REPLY;
+  if (failed) return name === HANDOFF_TOOL ? HANDOFF_FAILED_REPLY : TOOL_FAILED_REPLY;
   if (name === 'search_knowledge') {
     const hits = (result as { results?: KnowledgeHit[] } | undefined)?.results;
     const top = Array.isArray(hits) ? hits[0] : undefined;
@@ -190,7 +199,7 @@ function speakToolResult(name: string, content: string, line: string): string {
 /** Roughly a token a word. */
 export const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
-const BUILT_IN = new Set(['end_call', 'transfer_call', 'search_knowledge']);
+const BUILT_IN = new Set(['end_call', 'transfer_call', 'search_knowledge', HANDOFF_TOOL]);
 
 /**
  * Rule i: an offered tool that is not a built-in one, every word of whose name (split at `_`, words

@@ -29,9 +29,14 @@ import {
  *     that, but I can have someone follow up with you.". `transfer_call` → "Please hold while I
  *     connect you."; `end_call` → "Goodbye!"; any other tool → "All right, that's done."; a result
  *     with an `error` → "I'm sorry, I couldn't look that up just now.".
+ *  j. An agent taking the call over (the system prompt's `## You are taking over this call`, the
+ *     caller silent since the line it quotes) → `Hi, this is <name>. You said: "<line>" — I can help
+ *     with that.` (handoffs.ts).
  *  Otherwise from the last user message (the caller's line):
  *  b. Goodbye (bye, goodbye, that's all, hang up, end the call) and `end_call` is offered →
  *     "Thank you for calling. Goodbye!" and the tool call `end_call {"reason":"caller said goodbye"}`.
+ *  k. A target of the offered `handoff_to_agent` named, or asked for in words of its description →
+ *     "Let me put you through to <name>." and `handoff_to_agent {agent_id, reason, summary}` (handoffs.ts).
  *  c. A person (speak/talk to a person, human, someone, manager, agent; transfer me; a real person)
  *     and `transfer_call` is offered → "Let me transfer you now." and `transfer_call {"reason":…}`.
  *  e. (before d: the agent knows the listing it calls about) From the prompt's facts (h): the price

@@ -6,6 +6,7 @@ import { ErrorState, Loading, PageHeader } from '../../components/ui';
 import { useSession, useWorkspaceId } from '../../session';
 import { AnsweringSwitch } from './answering';
 import { AgentForm } from './form';
+import { HandoffsSetting } from './handoffs';
 import { StartCall } from './start-call';
 import { TestChat } from './test-chat';
 import { VersionsSection } from './versions';
@@ -59,6 +60,11 @@ export default function AgentPage() {
       {canWrite && <StartCall agent={agent.data} />}
       {/* Keyed by the last restore too: a restored agent is a new draft. */}
       <AgentForm key={`${agent.data.id}:${restored?.to ?? ''}`} agent={agent.data} />
+      <HandoffsSetting
+        key={`handoffs:${agent.data.id}:${restored?.to ?? ''}`}
+        agent={agent.data}
+        workspaceId={workspace_id}
+      />
       <VersionsSection
         workspaceId={workspace_id}
         agent={agent.data}
