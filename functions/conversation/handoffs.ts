@@ -18,12 +18,8 @@ import { agentTools } from './tools/built-in.js';
  * (engine/handoff.ts).
  */
 
-/** The agent's `handoffs` setting as stored (agents/). */
-type HandoffSetting = { agentId: string; description: string; context?: HandoffTarget['context'] };
-const settingOf = (agent: Agent): HandoffSetting[] =>
-  ((agent as Agent & { handoffs?: HandoffSetting[] }).handoffs ?? []).filter(
-    (h) => h.agentId !== agent.agentId,
-  );
+/** The agent's `handoffs` setting as stored (agents/), never itself. */
+const settingOf = (agent: Agent) => (agent.handoffs ?? []).filter((h) => h.agentId !== agent.agentId);
 
 /** A day: the target's tools outlive the session's connection, as the conversation's item does. */
 const TOOLS_TTL_SECONDS = 24 * 3600;
@@ -42,7 +38,7 @@ export async function handoffTargets(agent: Agent): Promise<HandoffTarget[]> {
     if (!item) return [];
     const target = AgentEntity.parse({ Item: item }).data as Agent | null;
     return target
-      ? [{ agentId: h.agentId, name: target.name, description: h.description, context: h.context ?? 'full' }]
+      ? [{ agentId: h.agentId, name: target.name, description: h.description, context: h.context }]
       : [];
   });
 }
