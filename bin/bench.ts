@@ -29,6 +29,9 @@
  *    round back to back, no pause, for reference), and BENCH_RELAY_SESSIONS (100) relay sessions of BENCH_RELAY_SESSION_TURNS (10)
  *    turns at once: every prompt answered once, by its own call, transcripts exact
  *    (lib/tools/bench/conversation.ts).
+ *  - a handoff (part `handoff`): the caller's line → the target agent's first words, BENCH_HANDOFF_CALLS
+ *    (60) calls, BENCH_HANDOFF_CONCURRENCY (10) at once, beside the same two model requests made
+ *    directly; budget: the service's part ≤ 20 ms p50 (lib/tools/bench/handoff.ts).
  *  - what a call costs in money (part `cost`, not in the default set): a 3-minute call with 10 turns, a
  *    knowledge search, a post-call webhook and SMS action, and one SMS campaign message — DynamoDB
  *    requests and units, Lambda invocations and GB-seconds, SQS, S3, API Gateway, model tokens — priced
@@ -62,6 +65,7 @@ import { measureWeb, webTable } from '../lib/tools/bench/web.js';
 import { WEB_DIST, ensureWebBuild } from '../lib/local/web.js';
 import { cloudPathTable, conversationTable, measureConversation } from '../lib/tools/bench/conversation.js';
 import { measureToolTurn, toolTurnTable } from '../lib/tools/bench/tool-turn.js';
+import { handoffTable, measureHandoff } from '../lib/tools/bench/handoff.js';
 import { costTable, hotKeysTable, measureCost } from '../lib/tools/bench/cost.js';
 import { DEFAULT_MEMORY_MB } from '../lib/cloud/constructs/service-function.js';
 
@@ -96,7 +100,7 @@ const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 const PARTS = new Set(
   (
     process.env.BENCH_PARTS ??
-    'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation,tools'
+    'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation,tools,handoff'
   ).split(','),
 );
 /** Knowledge-base search (lib/tools/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
@@ -446,6 +450,17 @@ async function main(): Promise<void> {
       })
     : undefined;
 
+  // ── A handoff: the caller's line → the target agent's first words (lib/tools/bench/handoff.ts) ──
+  const handoff = PARTS.has('handoff')
+    ? await measureHandoff({
+        root: ROOT,
+        calls: Number(process.env.BENCH_HANDOFF_CALLS ?? 60),
+        concurrency: Number(process.env.BENCH_HANDOFF_CONCURRENCY ?? 10),
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '1' },
+        log,
+      })
+    : undefined;
+
   let bundles;
   if (PARTS.has('bundles')) {
     log('bundling every function');
@@ -472,6 +487,8 @@ async function main(): Promise<void> {
     knowledgeSearch,
     smsCampaign,
     conversation,
+    toolTurn,
+    handoff,
   };
   writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
@@ -543,6 +560,7 @@ async function main(): Promise<void> {
         ]
       : []),
     ...(toolTurn ? [...toolTurnTable(toolTurn), ''] : []),
+    ...(handoff ? [...handoffTable(handoff), ''] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

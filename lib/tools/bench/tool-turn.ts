@@ -6,6 +6,7 @@ import { RelayClient } from '../../local/simulators/telephony/relay-client.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
 import { summarise, type LatencySummary } from './load.js';
+import { openBenchSession, streamed } from './relay-session.js';
 import { startBenchStack } from './stack-process.js';
 
 /**
@@ -20,7 +21,6 @@ import { startBenchStack } from './stack-process.js';
  */
 export const TOOL_TURN_BUDGET = { serviceMs: 15, p99: 2 } as const;
 const ENDPOINT_MS = 50;
-const EXTERNAL_RELAY_NUMBER = '+61491570116';
 const PROMPT = 'You are Ava from Harbour Realty. You book inspections.';
 const LINE = 'Can you book an inspection for Saturday?';
 const TOOL = {
@@ -57,34 +57,6 @@ async function slowEndpoint(): Promise<{ url: string; stop: () => Promise<void> 
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/book`,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** One streamed chat completion; resolves at its first content chunk, or with its tool call at the end. */
-async function streamed(base: string, body: unknown): Promise<{ firstText?: number; toolCall?: unknown }> {
-  const response = await fetch(`${base}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...(body as object), stream: true }),
-  });
-  if (!response.ok || !response.body) throw new Error(`model simulator: ${response.status}`);
-  const decoder = new TextDecoder();
-  let buffered = '';
-  let firstText: number | undefined;
-  let toolCall: unknown;
-  for await (const bytes of response.body) {
-    buffered += decoder.decode(bytes as Uint8Array, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const sse = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
-      if (!sse.startsWith('data:') || sse === 'data: [DONE]') continue;
-      const delta = (JSON.parse(sse.slice(5)) as { choices?: { delta?: Record<string, unknown> }[] })
-        .choices?.[0]?.delta;
-      if (delta?.content && firstText === undefined) firstText = performance.now();
-      if (delta?.tool_calls) toolCall = delta.tool_calls;
-    }
-  }
-  return { firstText, toolCall };
 }
 
 export async function measureToolTurn(options: {
@@ -182,26 +154,7 @@ export async function measureToolTurn(options: {
     };
 
     const call = async (timed = true): Promise<number[]> => {
-      const started = await owner.post<{ id: string }>(`${workspace}/agents/${demo.agent_id}/start-call`, {
-        to_phone: EXTERNAL_RELAY_NUMBER,
-      });
-      let providerCallId: string | undefined;
-      for (let i = 0; i < 300 && !providerCallId; i += 1) {
-        const detail = await owner.get<{ status: string; provider_call_id?: string }>(
-          `${workspace}/calls/${started.id}`,
-        );
-        if (detail.status === 'inprogress' && detail.provider_call_id)
-          providerCallId = detail.provider_call_id;
-        else await new Promise((r) => setTimeout(r, 100));
-      }
-      if (!providerCallId) throw new Error(`call ${started.id} not answered`);
-      const relay = await RelayClient.connect({ url: relayUrl, signature });
-      if (!(relay instanceof RelayClient)) throw new Error(`relay refused: ${relay.refused}`);
-      relay.send({
-        type: 'setup',
-        callSid: providerCallId,
-        customParameters: { call_id: started.id, workspace_id: demo.workspace_id },
-      });
+      const relay = await openBenchSession({ owner, workspace, agentId: demo.agent_id, relayUrl, signature });
       const samples: number[] = [];
       // The first turn may wait for the session's setup (frames run in parallel): it is not timed.
       for (let turn = 0; turn <= options.turns; turn += 1) {

@@ -1,0 +1,157 @@
+import { join } from 'node:path';
+import { handoffTool } from '../../../functions/conversation/engine/handoff.js';
+import { emptyState, type ConversationSetup } from '../../../functions/conversation/engine/model.js';
+import { inParallel } from '../../../functions/platform/parallel.js';
+import { RelayClient } from '../../local/simulators/telephony/relay-client.js';
+import { ApiClient } from '../cli/api-client.js';
+import { seed } from '../cli/seed.js';
+import { summarise, type LatencySummary } from './load.js';
+import { openBenchSession, streamed } from './relay-session.js';
+import { startBenchStack } from './stack-process.js';
+
+/**
+ * A handoff (`npm run bench`, part `handoff`): the caller's line that makes the receptionist hand the
+ * call to Sales → Sales's first text frame, in the same relay session. Its floor, in the same run and
+ * at the same time: the same two model requests (the receptionist's, which calls `handoff_to_agent`,
+ * then Sales's with the note), made directly one after the other. The switch's own cost is the
+ * difference: the target's agent read (one consistent GetItem), the closing write with the switch, the
+ * language check. Budget: the service's part (p50 less the floor's p50) ≤ 20 ms.
+ */
+export const HANDOFF_BUDGET = { serviceMs: 20 } as const;
+const LINE = "I'd like to speak to sales about a listing";
+const RECEPTION_PROMPT = 'You are the receptionist of Harbour Realty.';
+const SALES_PROMPT = 'You are Sales at Harbour Realty. You know the listings.';
+const SALES_DESCRIPTION = 'the caller wants to buy, asks about a listing or its price, or asks for sales';
+
+export interface HandoffReport {
+  calls: number;
+  handoff: LatencySummary;
+  floor: LatencySummary;
+  serviceMs: number;
+  withinBudget: boolean;
+}
+
+export async function measureHandoff(options: {
+  root: string;
+  /** Calls, one timed handoff each. */
+  calls: number;
+  /** Calls at once (and as many floor handoffs beside them). */
+  concurrency: number;
+  env: Record<string, string>;
+  log: (line: string) => void;
+}): Promise<HandoffReport> {
+  const { log } = options;
+  const stack = await startBenchStack({
+    root: options.root,
+    stateDir: join(options.root, '.local', `bench-${process.pid}-handoff`),
+    logPath: join(options.root, '.local', 'bench-stack-handoff.log'),
+    env: options.env,
+  });
+  try {
+    const demo = await seed(stack.state, { plan: 'growth' }, log);
+    const owner = new ApiClient(stack.state.base_url, demo.owner_token);
+    const workspace = `/api/v1/workspaces/${demo.workspace_id}`;
+    await owner.patch(workspace, { concurrent_call_limit: 1000 });
+    const sales = await owner.post<{ id: string }>(`${workspace}/agents`, {
+      name: 'Sales',
+      prompt: SALES_PROMPT,
+      greeting: 'Hi, Sales here.',
+    });
+    await owner.patch(`${workspace}/agents/${demo.agent_id}`, {
+      name: 'Reception',
+      prompt: RECEPTION_PROMPT,
+      greeting: 'Hello.',
+      tools: [],
+      handoffs: [{ agent_id: sales.id, description: SALES_DESCRIPTION, context: 'full' }],
+    });
+    const relayUrl = stack.state.voice_relay_url;
+    const signature = RelayClient.sign(stack.state.env.TELEPHONY_AUTH_TOKEN, relayUrl);
+    const base = stack.state.env.LLM_BASE_URL;
+    const tool = handoffTool(
+      {
+        handoffs: [{ agentId: sales.id, name: 'Sales', description: SALES_DESCRIPTION, context: 'full' }],
+      } as ConversationSetup,
+      emptyState(''),
+    )!;
+
+    const floorHandoff = async (): Promise<number> => {
+      const started = performance.now();
+      const first = await streamed(base, {
+        model: 'simulator',
+        messages: [
+          { role: 'system', content: RECEPTION_PROMPT },
+          { role: 'user', content: LINE },
+        ],
+        tools: [{ type: 'function', function: tool }],
+      });
+      const second = await streamed(base, {
+        model: 'simulator',
+        messages: [
+          {
+            role: 'system',
+            content: `${SALES_PROMPT}\n\n## You are taking over this call\nYou are Sales.\nReception handed the caller to you.\nThe caller's last line: "${LINE}"`,
+          },
+          { role: 'user', content: LINE },
+        ],
+      });
+      if (first.toolCall === undefined || second.firstText === undefined)
+        throw new Error('the floor did not get a handoff and then words');
+      return second.firstText - started;
+    };
+
+    const call = async (): Promise<number> => {
+      const relay = await openBenchSession({ owner, workspace, agentId: demo.agent_id, relayUrl, signature });
+      // An untimed first turn: the session's setup is done.
+      await relay.say('Hello, I have a question.');
+      const from = relay.frames.length;
+      const sentAt = performance.now();
+      relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
+      // The target's first words: the first text frame with words after the receptionist's `last`.
+      await relay.until((frames) => {
+        const mine = frames.slice(from);
+        const handed = mine.findIndex((f) => f.type === 'text' && f.last);
+        return handed >= 0 && mine.slice(handed + 1).some((f) => f.type === 'text' && f.token)
+          ? true
+          : undefined;
+      }, "the target's first words");
+      const sample = performance.now() - sentAt;
+      relay.close();
+      return sample;
+    };
+
+    log('handoff: warming up');
+    await call();
+    await floorHandoff();
+    log(
+      `handoff: ${options.calls} calls, ${options.concurrency} at once, and as many floor handoffs beside them`,
+    );
+    const [handoffs, floors] = await Promise.all([
+      inParallel(Array.from({ length: options.calls }), options.concurrency, () => call()),
+      inParallel(Array.from({ length: options.calls }), options.concurrency, () => floorHandoff()),
+    ]);
+    const handoff = summarise(handoffs);
+    const floor = summarise(floors);
+    const serviceMs = handoff.p50 - floor.p50;
+    return {
+      calls: options.calls,
+      handoff,
+      floor,
+      serviceMs,
+      withinBudget: serviceMs <= HANDOFF_BUDGET.serviceMs,
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+
+export function handoffTable(r: HandoffReport): string[] {
+  return [
+    `### a handoff: ${r.calls} calls, each handed from the receptionist to Sales once (the caller's line → the target's first text frame); the floor beside them: the same two model requests, made directly`,
+    '| measure | floor | handoff | | budget |',
+    '|---|---:|---:|---:|---:|',
+    `| p50 | ${f(r.floor.p50)} ms | ${f(r.handoff.p50)} ms | service's part ${f(r.serviceMs)} ms | ≤ ${HANDOFF_BUDGET.serviceMs} ms ${r.withinBudget ? '✓' : '✗'} |`,
+    `| p99 | ${f(r.floor.p99)} ms | ${f(r.handoff.p99)} ms | ${f(r.handoff.p99 / r.floor.p99, 2)}x | |`,
+  ];
+}
