@@ -1,10 +1,10 @@
-import type { Agent } from '../agents/entities.js';
+import { DEFAULT_AGENT_LANGUAGE, type Agent } from '../agents/entities.js';
 import { renderTemplate } from '../agents/template.js';
 import type { Call } from '../calling/entities.js';
 import { storedTools } from '../agents/tool-definitions.js';
 import type { CallTools } from './tools/agent-toolbox.js';
 import { agentTools } from './tools/built-in.js';
-import { callListing, type ConversationSetup } from './engine/model.js';
+import { callListing, type ConversationSetup, type HandoffTarget } from './engine/model.js';
 
 /**
  * What the model is told for one call: the agent's prompt with the call's parameters filled; the
@@ -63,9 +63,12 @@ export function conversationSetup(input: {
   channel: 'phone' | 'web';
   now: Date;
   timeScale: number;
+  /** The agents it may hand the caller to, with their names (handoffs.ts `handoffTargets`). */
+  handoffs?: HandoffTarget[];
 }): ConversationSetup {
   const { call, agent } = input;
   const parameters = (call.parameters ?? {}) as Record<string, string>;
+  const handoffs = input.handoffs ?? [];
   const knowledgeBaseIds = agent.knowledgeBaseIds ?? [];
   return {
     workspaceId: call.workspaceId,
@@ -90,6 +93,22 @@ export function conversationSetup(input: {
       ? { transferWhisper: agent.transfer.whisper }
       : {}),
     ...(storedTools(agent).length > 0 ? { agentTools: true } : {}),
+    agentName: agent.name,
+    language: agent.language ?? DEFAULT_AGENT_LANGUAGE,
+    ...(handoffs.length > 0
+      ? {
+          handoffs,
+          callContext: {
+            parameters,
+            memories: call.memories ?? [],
+            channel: input.channel,
+            agentVersion: call.agentVersion ?? null,
+            direction: call.direction,
+            fromPhone: call.fromPhone ?? null,
+            toPhone: call.toPhone ?? null,
+          },
+        }
+      : {}),
     callListing: callListing(parameters),
     startedAt: input.now.toISOString(),
     timeScale: input.timeScale,

@@ -46,11 +46,31 @@ const setup: ConversationSetup = {
     { name: 'book_inspection', description: 'book', parameters: { type: 'object' } },
   ],
   knowledgeBaseIds: [],
+  agentName: 'Ava',
+  handoffs: [{ agentId: 'ag_2', name: 'Sales', description: 'the caller asks for sales', context: 'full' }],
+  callContext: {
+    parameters: {},
+    memories: [],
+    channel: 'phone',
+    agentVersion: 1,
+    direction: 'inbound',
+    fromPhone: null,
+    toPhone: null,
+  },
   startedAt: new Date().toISOString(),
   timeScale: 1,
 };
 
-type Reply = 'words' | 'end_call' | 'transfer' | 'tool' | 'model_error';
+/** The handoff's target: another agent, which speaks first on the switch's generation. */
+const salesSetup: ConversationSetup = {
+  ...setup,
+  agentId: 'ag_2',
+  agentName: 'Sales',
+  system: 'You are Sales.',
+  handoffs: undefined,
+};
+
+type Reply = 'words' | 'end_call' | 'transfer' | 'tool' | 'handoff' | 'model_error';
 type Frame =
   | { kind: 'prompt'; reply: Reply; inHand: 'none' | 'now' | 'initial' }
   | { kind: 'interrupt'; inHand: 'now' | 'initial' }
@@ -60,13 +80,16 @@ type Event =
   | { kind: 'generation'; value: number }
   | { kind: 'send'; turn: number; token: string; last: boolean }
   | { kind: 'end'; turn: number; end: ConversationEnd }
-  | { kind: 'tool_request'; turn: number };
+  | { kind: 'tool_request'; turn: number }
+  | { kind: 'switch'; generation: number };
 
 /** One call's conversation item in memory; every request arrives and is answered at the scheduler's pick. */
 class World implements ConversationItems {
   readonly events: Event[] = [];
   /** Each turn's own generation, as its start write stored it. */
   readonly generationOf = new Map<number, number>();
+  /** What each prompt's model replies. */
+  readonly replies = new Map<number, Reply>();
   readonly initial: ConversationItem;
   private item: ConversationItem;
 
@@ -116,7 +139,10 @@ class World implements ConversationItems {
   ): Promise<boolean> {
     return this.request('replace', () => {
       if (this.item.version !== expectedVersion) return false;
+      const handoffs = (s: string) => (JSON.parse(s) as ConversationState).handoffs?.length ?? 0;
+      const switches = handoffs(next.state) > handoffs(this.item.state);
       this.moved(next.generation);
+      if (switches) this.events.push({ kind: 'switch', generation: next.generation });
       this.item = { ...this.item, ...structuredClone(next) };
       return true;
     });
@@ -124,7 +150,11 @@ class World implements ConversationItems {
 
   appendStart(connectionId: string, start: string, all: true): Promise<ConversationItem | undefined>;
   appendStart(connectionId: string, start: string, all: false): Promise<StartWritten | undefined>;
-  appendStart(_connectionId: string, start: string, all: boolean) {
+  appendStart(
+    _connectionId: string,
+    start: string,
+    all: boolean,
+  ): Promise<ConversationItem | StartWritten | undefined> {
     return this.request('append', () => {
       this.moved(this.item.generation + 1);
       this.item = {
@@ -167,13 +197,14 @@ function model(s: fc.Scheduler, replies: Map<number, Reply>): LanguageModelPort 
       const lastUser = request.messages.findLast((m) => m.role === 'user')?.content ?? '';
       const turn = Number(/line (\d+)/.exec(lastUser)?.[1] ?? -1);
       const afterTool = request.messages.at(-1)?.role === 'tool';
-      const reply = afterTool ? 'words' : (replies.get(turn) ?? 'words');
+      const target = request.system === salesSetup.system;
+      const reply = afterTool || target ? 'words' : (replies.get(turn) ?? 'words');
       const piece = async () => {
         await s.schedule(Promise.resolve(), `model piece of ${turn}`);
         if (request.signal?.aborted) throw new LanguageModelError('aborted', 'aborted');
       };
       await piece();
-      if (reply === 'model_error') throw new LanguageModelError('server', 'the model failed');
+      if (reply === 'model_error') throw new LanguageModelError('the model failed', 'unavailable');
       if (reply === 'words' || reply === 'tool') {
         yield { type: 'text', text: `Reply ${turn}, ` };
         await piece();
@@ -185,9 +216,13 @@ function model(s: fc.Scheduler, replies: Map<number, Reply>): LanguageModelPort 
             ? TOOL_NAMES.endCall
             : reply === 'transfer'
               ? TOOL_NAMES.transferCall
-              : 'book_inspection';
+              : reply === 'handoff'
+                ? TOOL_NAMES.handoffToAgent
+                : 'book_inspection';
         await piece();
-        yield { type: 'tool_call', call: { id: `tc_${turn}`, name, arguments: {} } };
+        const args =
+          reply === 'handoff' ? { agent_id: 'ag_2', reason: 'sales', summary: 'wants to buy' } : {};
+        yield { type: 'tool_call', call: { id: `tc_${turn}`, name, arguments: args } };
       }
       yield { type: 'end', stopReason: 'end_turn' };
     },
@@ -229,6 +264,25 @@ async function runFrame(world: World, s: fc.Scheduler, frame: Frame, index: numb
     if (call.name === TOOL_NAMES.endCall) return { ok: true, content: '{}', end: { reason: 'agent_hangup' } };
     if (call.name === TOOL_NAMES.transferCall)
       return { ok: true, content: '{}', end: { reason: 'transfer', transferTo: '+61491570156' } };
+    if (call.name === TOOL_NAMES.handoffToAgent) {
+      await s.schedule(Promise.resolve(), `target of ${turn} read`);
+      return {
+        ok: true,
+        content: '{}',
+        handoff: {
+          setup: salesSetup,
+          context: 'full',
+          record: {
+            fromAgentId: 'ag_1',
+            toAgentId: 'ag_2',
+            toAgentVersion: 1,
+            at: new Date().toISOString(),
+            reason: 'sales',
+            summary: 'wants to buy',
+          },
+        },
+      };
+    }
     if (current && !(await current))
       return { ok: false, type: 'function', status: 'cancelled', content: '{"error":"cancelled"}' };
     world.events.push({ kind: 'tool_request', turn });
@@ -236,7 +290,8 @@ async function runFrame(world: World, s: fc.Scheduler, frame: Frame, index: numb
     if (signal?.aborted) return { ok: false, type: 'function', status: 'cancelled', content: '{}' };
     return { ok: true, type: 'function', status: 'ok', content: '{"booked":true}' };
   };
-  const deps = { store, model: model(s, new Map([[turn, frame.reply]])), output, runTool };
+  world.replies.set(turn, frame.reply);
+  const deps = { store, model: model(s, world.replies), output, runTool };
   const input = { kind: 'prompt' as const, text: `line ${turn}`, at };
   if (frame.inHand === 'none') {
     // A fresh container: the start is written first, and the turn runs on what that write returned.
@@ -254,11 +309,28 @@ function check(world: World): void {
   const { events } = world;
   const state = world.state;
   const sentBy = new Map<number, string>();
+  const replyFrames = new Map<number, boolean[]>();
+  const closedReplies = new Set<number>();
   const lastActAt = new Map<number, number>();
+  // A handoff is written only by a turn that asked for one, on its own generation (an overtaken turn
+  // hands over nothing); the target then speaks as that turn's frame, on the switch's generation.
+  const switched = new Map<number, { at: number; generation: number }>();
+  events.forEach((event, index) => {
+    if (event.kind !== 'switch') return;
+    const turn = [...world.generationOf].find(([, generation]) => generation === event.generation - 1)?.[0];
+    expect(turn).toBeDefined();
+    expect(world.replies.get(turn!)).toBe('handoff');
+    expect(switched.has(turn!)).toBe(false);
+    switched.set(turn!, { at: index, generation: event.generation });
+  });
   events.forEach((event, index) => {
     // The end's proof is the closing write (checked below, on what it stored), before the reply's `last`.
-    if (event.kind === 'generation' || event.kind === 'end') return;
-    const own = world.generationOf.get(event.turn);
+    if (event.kind === 'generation' || event.kind === 'end' || event.kind === 'switch') return;
+    const handedOver = switched.get(event.turn);
+    if (handedOver && index > handedOver.at && lastActAt.get(event.turn)! < handedOver.at)
+      lastActAt.set(event.turn, handedOver.at);
+    const own =
+      handedOver && index > handedOver.at ? handedOver.generation : world.generationOf.get(event.turn);
     expect(own).toBeDefined();
     // Its proof was read after its previous act: the stored generation was still its own then.
     const since =
@@ -266,19 +338,29 @@ function check(world: World): void {
     if (world.generationAt(since) !== own)
       throw new Error(`turn ${event.turn} acted (${event.kind}) after generation ${own} was overtaken`);
     lastActAt.set(event.turn, index);
-    if (event.kind === 'send') sentBy.set(event.turn, (sentBy.get(event.turn) ?? '') + event.token);
+    // A reply by the turn's frame: its own (its `last` comes after the switch), then the target's.
+    const reply = handedOver && closedReplies.has(event.turn) ? event.turn + 0.5 : event.turn;
+    if (event.kind === 'send' && event.last && reply === event.turn) closedReplies.add(event.turn);
+    if (event.kind === 'send') {
+      sentBy.set(reply, (sentBy.get(reply) ?? '') + event.token);
+      replyFrames.set(reply, [...(replyFrames.get(reply) ?? []), event.last]);
+    }
   });
   // `end` goes out only when the closing write stored it; a stored end of the agent's went out once.
   const ends = events.filter((e) => e.kind === 'end');
   expect(ends.length).toBeLessThanOrEqual(1);
   for (const end of ends) expect(state.ended).toEqual(end.end);
   if (state.ended && state.ended.reason !== 'caller_hangup') expect(ends).toHaveLength(1);
-  // Nothing sent by a turn after its `last`.
-  for (const [turn] of sentBy) {
-    const own = events.filter((e) => e.kind === 'send' && e.turn === turn);
-    const lastIndex = own.findIndex((e) => e.kind === 'send' && e.last);
-    if (lastIndex >= 0) expect(lastIndex).toBe(own.length - 1);
+  // Nothing of a reply sent after its `last`.
+  for (const frames of replyFrames.values()) {
+    const lastIndex = frames.indexOf(true);
+    if (lastIndex >= 0) expect(lastIndex).toBe(frames.length - 1);
   }
+  // A reply that ended (its `last` went out) was kept: the transcript has a line for each (an
+  // interruption after it may cut its text to what was heard, never drop it).
+  const ended = [...replyFrames.values()].filter((frames) => frames.includes(true)).length;
+  const agentLines = state.transcript.filter((t) => t.role === 'agent' && t.text !== setup.greeting).length;
+  expect(agentLines).toBeGreaterThanOrEqual(ended);
   // The history and the transcript keep only what was sent.
   const spoken = [...sentBy.values()].map((text) => text.trim());
   for (const message of state.history)
@@ -289,7 +371,7 @@ function check(world: World): void {
       expect(spoken).toContain(line.text);
 }
 
-const reply = fc.constantFrom<Reply>('words', 'end_call', 'transfer', 'tool', 'model_error');
+const reply = fc.constantFrom<Reply>('words', 'end_call', 'transfer', 'tool', 'handoff', 'model_error');
 const frame: fc.Arbitrary<Frame> = fc.oneof(
   {
     weight: 3,

@@ -36,7 +36,13 @@ export async function interrupt(
       transcript[transcript.length - 1] = { ...lastEntry, text: cut, interrupted: true };
     } else if (cut !== '') {
       history.push({ role: 'assistant', content: cut });
-      transcript.push({ role: 'agent', text: cut, offsetSeconds: offset(setup, at), interrupted: true });
+      transcript.push({
+        role: 'agent',
+        text: cut,
+        offsetSeconds: offset(setup, at),
+        interrupted: true,
+        agentId: setup.agentId,
+      });
     }
     return { ...state, generation: state.generation + 1, history, transcript };
   });
@@ -79,6 +85,7 @@ function keepHeardBeforeTurn(
       text: cut,
       offsetSeconds: Math.min(offset(setup, at), transcript[lineEntry].offsetSeconds),
       interrupted: true,
+      agentId: setup.agentId,
     });
   }
   return { ...state, history, transcript };

@@ -10,7 +10,39 @@ export const TOOL_NAMES = {
   endCall: 'end_call',
   searchKnowledge: 'search_knowledge',
   transferCall: 'transfer_call',
+  handoffToAgent: 'handoff_to_agent',
 } as const;
+
+/** At most this many handoffs a call (then `handoff_to_agent` is not offered). */
+export const MAX_HANDOFFS_A_CALL = 3;
+
+/** An agent the call's active agent may hand the caller to (the agent's `handoffs` setting). */
+export interface HandoffTarget {
+  agentId: string;
+  name: string;
+  /** When to hand over (the agent's words). */
+  description: string;
+  /** What of the conversation the target is given: the words so far, only the note, or nothing. */
+  context: 'full' | 'summary' | 'none';
+}
+
+/** A handoff as the call records it. */
+export interface HandoffRecord {
+  fromAgentId: string;
+  toAgentId: string;
+  toAgentVersion: number | null;
+  at: string;
+  reason: string;
+  summary: string;
+}
+
+/** What a `handoff_to_agent` call hands over to, made ready before the switch is written. */
+export interface HandoffSwitch {
+  /** The target's setup: its prompt (with the note), tools, knowledge, language. */
+  setup: ConversationSetup;
+  record: HandoffRecord;
+  context: HandoffTarget['context'];
+}
 
 export interface ConversationSetup {
   workspaceId: string;
@@ -37,6 +69,23 @@ export interface ConversationSetup {
    * parameters; null: none): kept as quoted when the agent said its price (storage/record.ts).
    */
   callListing?: CallListing | null;
+  /** The agent's name and language (BCP 47): a handoff's target says a `language` frame first when it differs. */
+  agentName?: string;
+  language?: string;
+  /** The agents this one may hand the caller to (absent: none). */
+  handoffs?: HandoffTarget[];
+  /** What a handoff's target needs of the call to make its own setup (present with `handoffs`). */
+  callContext?: {
+    parameters: Record<string, string>;
+    memories: string[];
+    channel: 'phone' | 'web';
+    agentVersion: number | null;
+    direction: 'inbound' | 'outbound' | null;
+    fromPhone: string | null;
+    toPhone: string | null;
+  };
+  /** Where the agent's own tools are kept for the call (absent: under the session's connection id). */
+  toolsKey?: string;
   /** When the conversation started (ISO). Transcript offsets count from here. */
   startedAt: string;
   /** Call seconds per wall-clock second (the local telephony simulator plays calls faster). */
@@ -62,6 +111,8 @@ export interface TranscriptEntry {
   offsetSeconds: number;
   /** The agent was cut off here (the text is what the caller heard). */
   interrupted?: boolean;
+  /** Which agent spoke the line (a call handed over has several). */
+  agentId?: string;
 }
 
 export interface ToolCallRecord {
@@ -76,6 +127,8 @@ export interface ToolCallRecord {
   status?: 'ok' | 'error' | 'timeout' | 'cancelled';
   httpStatus?: number;
   durationMs?: number;
+  /** Which agent called the tool. */
+  agentId?: string;
 }
 
 /** A turn's latency: from the caller's prompt to the agent's first words sent. */
@@ -128,6 +181,11 @@ export interface ConversationState {
    * socket no later than that prompt concerns the reply before it, and does not stop the newer turn.
    */
   turnFrameAt?: number;
+  /** The agent speaking now, once a handoff switched it (absent: the call's own agent, the item's setup). */
+  activeSetup?: ConversationSetup;
+  handoffs?: HandoffRecord[];
+  /** The agent the call was just handed from: not offered back until the caller has spoken again. */
+  handedFromAgentId?: string;
 }
 
 export const emptyState = (greeting: string): ConversationState => ({

@@ -47,19 +47,25 @@ export class MemoryConversationStore implements ConversationStore {
     this.stored = { setup, state, version: 0 };
   }
 
+  /** The agent speaking now: a handoff's target, else the conversation's own. */
+  private active(stored: StoredConversation): StoredConversation {
+    return { ...stored, setup: stored.state.activeSetup ?? stored.setup };
+  }
+
   load(): Promise<StoredConversation> {
-    return Promise.resolve(structuredClone(this.stored));
+    return Promise.resolve(structuredClone(this.active(this.stored)));
   }
 
   update(
     change: (state: ConversationState, setup: ConversationSetup) => ConversationState,
   ): Promise<StoredConversation> {
+    const current = this.active(this.stored);
     this.stored = {
       ...this.stored,
-      state: change(structuredClone(this.stored.state), this.stored.setup),
+      state: change(structuredClone(current.state), current.setup),
       version: this.stored.version + 1,
     };
-    return Promise.resolve(structuredClone(this.stored));
+    return Promise.resolve(structuredClone(this.active(this.stored)));
   }
 
   generation(): Promise<number> {

@@ -69,6 +69,8 @@ export function applyTurnStart(
         ],
         incidents: [...state.incidents, ...start.incidents],
         turnFrameAt: start.frameAt,
+        // The caller spoke: the agent the call was handed from may be offered again.
+        handedFromAgentId: undefined,
       };
 }
 

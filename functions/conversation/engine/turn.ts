@@ -12,12 +12,14 @@ import {
   type ConversationIncident,
   type ConversationSetup,
   type ConversationState,
+  type HandoffSwitch,
   type QuotedListingRecord,
   type ToolCallRecord,
   type TranscriptEntry,
 } from './model.js';
 import type { BegunTurn, ConversationStore } from './store.js';
 import { TurnGuard } from './turn-guard.js';
+import { applyHandoff, handoffTool } from './handoff.js';
 import { applyTurnStart, offset, turnStart, type TurnInput, type TurnStart } from './turn-start.js';
 import { logger } from '../../platform/logger.js';
 import { recordMetrics, type MetricChannel } from '../../platform/metrics.js';
@@ -45,6 +47,8 @@ export interface ConversationOutput {
   tool?(record: ToolCallRecord): Promise<void>;
   /** The agent ended the conversation (hung up, or handed the call to a person). */
   end(end: ConversationEnd): Promise<void>;
+  /** Speech recognition and synthesis switch language (a handoff's target speaks another). */
+  language?(language: string): Promise<void>;
 }
 
 export interface ToolOutcome {
@@ -60,6 +64,8 @@ export interface ToolOutcome {
   quoted?: QuotedListingRecord[];
   /** The tool ends the conversation once the reply is spoken. */
   end?: ConversationEnd;
+  /** The tool hands the caller to another agent once the reply is kept (engine/handoff.ts). */
+  handoff?: HandoffSwitch;
 }
 
 export type ToolRunner = (
@@ -114,6 +120,13 @@ export interface TurnResult {
   spoken: string;
   superseded: boolean;
   ended?: ConversationEnd;
+  /** The agent the caller was handed to (its first reply followed). */
+  handedTo?: string;
+  /**
+   * The turn was kept after the conversation had ended (the socket closed while it ran): what it kept
+   * (its tool calls, incidents) came after the session's end wrote the call, which must be written again.
+   */
+  keptAfterEnd?: boolean;
 }
 
 /**
@@ -164,7 +177,7 @@ export async function runTurn(
     generationIfInHandHeld,
     receivedAt,
     deadline,
-    inHand.state.toolCalls.length,
+    inHand.state,
   );
   generationIfInHandHeld.then(
     (generation) => generation === undefined && onInHand.drop(),
@@ -190,7 +203,7 @@ async function runOnWritten(
     Promise.resolve(written.generation),
     receivedAt,
     deadline,
-    stored.state.toolCalls.length,
+    stored.state,
   );
   await turn.run(stored.state.history);
   return turn;
@@ -206,7 +219,37 @@ async function closeTurn(deps: EngineDeps, turn: TurnWork): Promise<TurnResult> 
   await turn.sendLast();
   // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.
   if (result.ended) await deps.output.end(result.ended);
+  const switched = turn.handedOver;
+  if (switched) await targetSpeaksFirst(deps, turn, switched);
   return result;
+}
+
+/**
+ * The handoff was written: the target speaks first, without waiting for the caller — a `language`
+ * frame before its words when its language differs — as a turn of the generation the switch stored
+ * (an interruption cuts its words as any reply's; the handoff stands).
+ */
+async function targetSpeaksFirst(
+  deps: EngineDeps,
+  from: TurnWork,
+  switched: { handoff: HandoffSwitch; generation: number },
+): Promise<void> {
+  const stored = await deps.store.load();
+  if (!stored || stored.state.ended || stored.state.generation !== switched.generation) return;
+  // The target as the switch stored it (its note ends on the caller's last line).
+  const { setup } = stored;
+  if (setup.language && setup.language !== from.agentLanguage) await deps.output.language?.(setup.language);
+  const now = (deps.now ?? Date.now)();
+  const turn = new TurnWork(
+    deps,
+    setup,
+    Promise.resolve(switched.generation),
+    now,
+    from.turnDeadline,
+    stored.state,
+  );
+  await turn.run(stored.state.history);
+  await closeTurn(deps, turn);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -227,7 +270,14 @@ class TurnWork {
   private sendFailure: { error: unknown } | undefined;
   /** A tool failed and said its own line: the model is not asked again this turn. */
   private failureSpoken = false;
+  /** The model called `handoff_to_agent` and the target is ready: nothing more of this reply is said. */
+  private handoff: HandoffSwitch | undefined;
+  /** The switch was written (by the closing write, which found the turn current), with its generation. */
+  private switched: { handoff: HandoffSwitch; generation: number } | undefined;
   private readonly guard: TurnGuard;
+  private readonly offeredHandoff: LlmTool | undefined;
+  /** Tool calls the call made before this turn (at most MAX_TOOL_CALLS_A_CALL in all). */
+  private readonly earlierToolCalls: number;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -236,10 +286,24 @@ class TurnWork {
     startGeneration: Promise<number | undefined>,
     private readonly receivedAt: number,
     private readonly deadline: number,
-    /** Tool calls the call made before this turn (at most MAX_TOOL_CALLS_A_CALL in all). */
-    private readonly earlierToolCalls: number,
+    /** The state the turn is asked on (its tool calls so far, its handoffs). */
+    askedOn: ConversationState,
   ) {
     this.guard = new TurnGuard(startGeneration, () => deps.store.generation());
+    this.earlierToolCalls = askedOn.toolCalls.length;
+    this.offeredHandoff = handoffTool(setup, askedOn);
+  }
+
+  get handedOver(): { handoff: HandoffSwitch; generation: number } | undefined {
+    return this.switched;
+  }
+
+  get agentLanguage(): string | undefined {
+    return this.setup.language;
+  }
+
+  get turnDeadline(): number {
+    return this.deadline;
   }
 
   /** Asked on a state that did not hold: nothing of it is sent, run or kept. */
@@ -318,7 +382,11 @@ class TurnWork {
     try {
       for (
         let round = 0;
-        round < MAX_TOOL_ROUNDS + 1 && !this.superseded && !this.ended && !this.failureSpoken;
+        round < MAX_TOOL_ROUNDS + 1 &&
+        !this.superseded &&
+        !this.ended &&
+        !this.handoff &&
+        !this.failureSpoken;
         round += 1
       ) {
         const toolCalls = await this.modelRound([...history, ...this.added], round < MAX_TOOL_ROUNDS);
@@ -371,7 +439,7 @@ class TurnWork {
       system: this.setup.system,
       messages,
       tools: toolsAllowed
-        ? [...this.setup.tools, ...agentTools]
+        ? [...this.setup.tools, ...(this.offeredHandoff ? [this.offeredHandoff] : []), ...agentTools]
         : this.setup.tools.filter((t) => t.name === TOOL_NAMES.endCall),
       maxTokens: 400,
       signal: this.guard.abort.signal,
@@ -416,7 +484,10 @@ class TurnWork {
       if (this.superseded) return false;
       const searching = call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '';
       if (searching && !(await this.send(FILLER_LINE, false))) return false;
-      return this.useOutcome(call, at, await this.runOne(call));
+      const refused = this.handoffRefused(call);
+      const outcome = refused ? refusedOutcome(refused) : await this.runOne(call);
+      // Handing over ends the reply at once: nothing more of it, nor of this round's other tools.
+      return (await this.useOutcome(call, at, outcome)) && !this.handoff;
     }
     // A request to the business's system goes only for a turn still current: it is made ready while
     // its proof is read (the `speak_during` line's, said first, when it has one) and waits for it.
@@ -428,6 +499,17 @@ class TurnWork {
     if (!(await this.send(spaced(this.spoken, lines.onFailure), false))) return false;
     this.failureSpoken = true;
     return true;
+  }
+
+  /** A handoff to an agent not offered now (not a target, the one just handed from, over the limit). */
+  private handoffRefused(call: LlmToolCall): string | undefined {
+    if (call.name !== TOOL_NAMES.handoffToAgent) return undefined;
+    const offered = this.offeredHandoff?.parameters as
+      { properties?: { agent_id?: { enum?: string[] } } } | undefined;
+    const target = call.arguments.agent_id;
+    return typeof target === 'string' && offered?.properties?.agent_id?.enum?.includes(target)
+      ? undefined
+      : 'that agent cannot take the call now';
   }
 
   private toolLimitReached(index: number): string | undefined {
@@ -455,6 +537,7 @@ class TurnWork {
       status: outcome.status ?? (outcome.ok ? 'ok' : 'error'),
       ...(outcome.httpStatus !== undefined ? { httpStatus: outcome.httpStatus } : {}),
       ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+      agentId: this.setup.agentId,
     };
     this.toolCalls.push(record);
     if (!cancelled) {
@@ -464,6 +547,7 @@ class TurnWork {
         this.incidents.push({ at, kind: 'tool_error', detail: `${call.name}: ${outcome.error ?? 'failed'}` });
       if (outcome.quoted) this.quoted.push(...outcome.quoted);
       if (outcome.end) this.ended = outcome.end;
+      if (outcome.handoff) this.handoff = outcome.handoff;
       this.added.push({
         role: 'tool',
         toolCallId: call.id,
@@ -524,14 +608,17 @@ class TurnWork {
             text: agentLine,
             offsetSeconds: offset(this.setup, this.firstSentAt ?? this.now()),
             ...(this.superseded ? { interrupted: true } : {}),
+            agentId: this.setup.agentId,
           }
         : undefined;
     const generation = await this.guard.startGeneration;
     let foundCurrent = false;
-    await this.deps.store.update((state) => {
+    let foundEnded = false;
+    const closed = await this.deps.store.update((state) => {
       const current = state.generation === generation && !this.superseded;
       foundCurrent = current;
-      return {
+      foundEnded = state.ended !== undefined;
+      const kept: ConversationState = {
         ...state,
         history: current ? [...state.history, ...this.added.filter(keepMessage)] : state.history,
         // An interruption already recorded what was heard of a superseded turn.
@@ -542,12 +629,18 @@ class TurnWork {
         quotedListings: [...state.quotedListings, ...this.quoted],
         ...(current && this.ended ? { ended: this.ended } : {}),
       };
+      // The switch, with the turn's words kept first: the target's context includes them.
+      return current && this.handoff && !this.ended ? applyHandoff(kept, this.handoff) : kept;
     });
     this.guard.closed(foundCurrent);
+    if (foundCurrent && this.handoff && !this.ended)
+      this.switched = { handoff: this.handoff, generation: closed.state.generation };
     return {
       spoken: this.spoken,
       superseded: this.superseded,
       ...(this.ended && !this.superseded ? { ended: this.ended } : {}),
+      ...(this.switched ? { handedTo: this.switched.handoff.record.toAgentId } : {}),
+      ...(foundEnded && !foundCurrent ? { keptAfterEnd: true } : {}),
     };
   }
 }

@@ -4,8 +4,11 @@ import { interrupt } from '../engine/interruption.js';
 import { runTurn, type ConversationOutput } from '../engine/turn.js';
 import { turnStart, type TurnInput, type TurnStart } from '../engine/turn-start.js';
 import type { BegunTurn } from '../engine/store.js';
+import type { ConversationSetup } from '../engine/model.js';
 import type { ConversationItem } from '../storage/entities.js';
+import { recordConversation } from '../storage/record.js';
 import { TableConversationStore } from '../storage/table-store.js';
+import { prepareHandoff } from '../handoffs.js';
 import { toolRunner } from '../tools/runner.js';
 import { agentToolBox, awaitConversation, conversationInHand, recent } from './live.js';
 
@@ -60,11 +63,16 @@ async function runFrameTurn(
     store,
     model: languageModel(),
     output: outputFor(item),
-    runTool: toolRunner(box),
+    runTool: toolRunner(box, (call, setup) => prepareHandoff(item.connectionId, call, setup)),
     channel: item.channel,
     ...(box ? { agentTools: box } : {}),
   };
   const result = await runTurn(deps, input, started);
+  // The socket closed while the turn ran: the call was written without what the turn kept since.
+  if (result.keptAfterEnd) {
+    const { state } = (await store.load())!;
+    await recordConversation(item, state, (JSON.parse(item.setup) as ConversationSetup).callListing);
+  }
   if (result.ended)
     logger.info('agent ended the conversation', {
       connectionId: item.connectionId,

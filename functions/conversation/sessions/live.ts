@@ -3,6 +3,7 @@ import { ConversationEntity, type ConversationItem } from '../storage/entities.j
 import { TableCallToolsStore } from '../storage/call-tools.js';
 import { RecentConversations } from '../storage/recent.js';
 import { CallToolBox } from '../tools/agent-toolbox.js';
+import { toStored } from '../storage/table-store.js';
 
 /**
  * A live session's conversation as a frame finds it: the item this process last knew, or the table's.
@@ -44,10 +45,11 @@ export async function conversationInHand(
   return item;
 }
 
-/** The agent's own tools for the call, when it has any (kept beside the conversation). */
+/** The active agent's own tools for the call, when it has any (kept beside the conversation). */
 export async function agentToolBox(item: ConversationItem): Promise<CallToolBox | undefined> {
-  if (!(JSON.parse(item.setup) as { agentTools?: boolean }).agentTools) return undefined;
-  const store = new TableCallToolsStore(item.connectionId, item.workspaceId);
+  const { setup } = toStored(item);
+  if (!setup.agentTools) return undefined;
+  const store = new TableCallToolsStore(setup.toolsKey ?? item.connectionId, item.workspaceId);
   const tools = await store.load();
   return tools ? new CallToolBox(tools, store) : undefined;
 }

@@ -9,6 +9,7 @@ import { telephony } from '../../providers/telephony/index.js';
 import { emptyState } from '../engine/model.js';
 import { callToolsItem } from '../storage/call-tools.js';
 import { conversationService } from '../storage/entities.js';
+import { handoffTargets } from '../handoffs.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { recordWithoutSession } from '../voicemail.js';
 
@@ -74,13 +75,11 @@ export async function openPhoneSession(connectionId: string, given: PhoneSession
   if (!agent) return refuseSession(connectionId, 'the agent is gone', { callId });
 
   const now = new Date();
-  const setup = conversationSetup({
-    call,
-    agent,
-    channel: 'phone',
-    now,
-    timeScale: await telephony().callSecondsPerWallSecondOf(callSid),
-  });
+  const [timeScale, handoffs] = await Promise.all([
+    telephony().callSecondsPerWallSecondOf(callSid),
+    handoffTargets(agent),
+  ]);
+  const setup = conversationSetup({ call, agent, channel: 'phone', now, timeScale, handoffs });
   const state = emptyState(setup.greeting);
   const tools = callTools(call, agent, 'phone');
   const expiresAt = Math.floor(now.getTime() / 1000) + CONVERSATION_TTL_SECONDS;

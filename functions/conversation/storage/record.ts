@@ -37,6 +37,8 @@ export async function recordConversation(
       role: entry.role,
       text: entry.text.slice(0, 10_000),
       offsetSeconds: entry.offsetSeconds,
+      // Which agent spoke (a call handed over has several; the greeting is the call's own agent's).
+      ...(entry.role === 'agent' && entry.agentId ? { agentId: entry.agentId } : {}),
     }));
   const quoted = quotedListings(known, state);
   const totals = state.latencies.map((l) => l.totalMs);
@@ -53,6 +55,16 @@ export async function recordConversation(
       status: record.status ?? (record.ok ? 'ok' : 'error'),
       ...(record.httpStatus !== undefined ? { http_status: record.httpStatus } : {}),
       ...(record.durationMs !== undefined ? { duration_ms: record.durationMs } : {}),
+      ...(record.agentId ? { agent_id: record.agentId } : {}),
+    })),
+    active_agent_id: state.activeSetup?.agentId ?? null,
+    handoffs: (state.handoffs ?? []).map((handoff) => ({
+      from_agent_id: handoff.fromAgentId,
+      to_agent_id: handoff.toAgentId,
+      to_agent_version: handoff.toAgentVersion,
+      at: handoff.at,
+      reason: handoff.reason,
+      summary: handoff.summary,
     })),
     latency: {
       turns: state.latencies.length,

@@ -166,8 +166,9 @@ export class TableConversationStore implements ConversationStore {
 
 /** The item's conversation, with the turn starts still pending in it applied in their order. */
 export function toStored(item: ConversationItem): StoredConversation {
-  const setup = JSON.parse(item.setup) as ConversationSetup;
   let state = JSON.parse(item.state) as ConversationState;
+  // The agent speaking now: a handoff's target, else the call's own agent.
+  const setup = state.activeSetup ?? (JSON.parse(item.setup) as ConversationSetup);
   if (item.pending && item.pending.length > 0) {
     for (const start of item.pending) state = applyTurnStart(state, setup, JSON.parse(start) as TurnStart);
     // Each pending start added one to the item's generation (an ended conversation's too).

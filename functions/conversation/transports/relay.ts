@@ -149,6 +149,9 @@ function relayOutput(item: ConversationItem): ConversationOutput {
   };
   return {
     text: (token, last) => post({ type: 'text', token, last }),
+    // A handoff's target speaks another language: speech recognition and synthesis follow it.
+    language: (language) =>
+      post({ type: 'language', ttsLanguage: language, transcriptionLanguage: language }),
     // The record's own `type` (builtin, function, mcp) must not replace the frame's.
     tool:
       item.channel === 'web'

@@ -1,4 +1,4 @@
-import type { Agent } from '../../agents/entities.js';
+import { DEFAULT_AGENT_LANGUAGE, type Agent } from '../../agents/entities.js';
 import { renderTemplate } from '../../agents/template.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { runTurn, type ConversationOutput } from '../engine/turn.js';
@@ -9,6 +9,7 @@ import { storedSecrets, storedTools } from '../../agents/tool-definitions.js';
 import { CallToolBox, MemoryCallToolsStore } from '../tools/agent-toolbox.js';
 import { agentTools } from '../tools/built-in.js';
 import { toolRunner } from '../tools/runner.js';
+import { handoffTargets, prepareHandoff } from '../handoffs.js';
 
 /**
  * The model failed during a scripted call (a bad key, the provider down, a turn past its deadline): the
@@ -37,6 +38,7 @@ export async function playScript(input: {
   const { agent } = input;
   const now = input.now ?? new Date();
   const knowledgeBaseIds = agent.knowledgeBaseIds ?? [];
+  const handoffs = await handoffTargets(agent);
   const setup: ConversationSetup = {
     workspaceId: agent.workspaceId,
     agentId: agent.agentId,
@@ -54,6 +56,22 @@ export async function playScript(input: {
     tools: agentTools({ knowledge: knowledgeBaseIds.length > 0, transfer: !!transferNumber(agent) }),
     knowledgeBaseIds,
     ...(transferNumber(agent) ? { transferPhoneNumber: transferNumber(agent) } : {}),
+    agentName: agent.name,
+    language: agent.language ?? DEFAULT_AGENT_LANGUAGE,
+    ...(handoffs.length > 0
+      ? {
+          handoffs,
+          callContext: {
+            parameters: {},
+            memories: [],
+            channel: 'phone' as const,
+            agentVersion: agent.version ?? null,
+            direction: null,
+            fromPhone: null,
+            toPhone: null,
+          },
+        }
+      : {}),
     startedAt: now.toISOString(),
     timeScale: 1,
   };
@@ -70,14 +88,16 @@ export async function playScript(input: {
   const started = Date.now();
   for (const line of input.callerScript) {
     if (ended) break;
+    // Handed over: the target answers with its built-in tools (its own function tools are not run in an evaluation).
+    const own = (await store.load()).setup.agentId === agent.agentId ? box : undefined;
     await runTurn(
       {
         store,
         model: languageModel(),
         output,
-        runTool: toolRunner(box),
+        runTool: toolRunner(own, (call, active) => prepareHandoff(undefined, call, active)),
         channel: 'evaluation',
-        ...(box ? { agentTools: box } : {}),
+        ...(own ? { agentTools: own } : {}),
       },
       { kind: 'prompt', text: line },
     );

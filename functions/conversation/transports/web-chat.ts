@@ -15,6 +15,7 @@ import type { UserPrincipal } from '../../platform/auth/principal.js';
 import { entityConfig } from '../../platform/table.js';
 import { ConversationEntity } from '../storage/entities.js';
 import { emptyState } from '../engine/model.js';
+import { handoffTargets } from '../handoffs.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
 
@@ -113,7 +114,8 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
       transcriptExpected: true,
       relayConnectionId: connectionId,
     };
-    const setup = conversationSetup({ call, agent, channel: 'web', now, timeScale: 1 });
+    const handoffs = await handoffTargets(agent);
+    const setup = conversationSetup({ call, agent, channel: 'web', now, timeScale: 1, handoffs });
     const tools = callTools(call, agent, 'web');
     const expiresAt = Math.floor(now.getTime() / 1000) + TTL_SECONDS;
     const result = await webChatService.transaction

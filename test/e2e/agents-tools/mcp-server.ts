@@ -35,7 +35,8 @@ export interface McpTestServer {
   stop(): Promise<void>;
 }
 
-export async function startMcpServer(): Promise<McpTestServer> {
+/** `hangOnDelete`: the server never answers the request that ends a session (a hung server at hang-up). */
+export async function startMcpServer(options: { hangOnDelete?: boolean } = {}): Promise<McpTestServer> {
   const seen: McpTestServer['seen'] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((request, response) => {
@@ -51,6 +52,7 @@ export async function startMcpServer(): Promise<McpTestServer> {
       }
       const rpc = (body as { method?: string } | undefined)?.method;
       seen.push({ method: request.method ?? '', headers: request.headers, ...(rpc ? { rpc } : {}) });
+      if (options.hangOnDelete && request.method === 'DELETE') return;
       const sessionId = request.headers['mcp-session-id'] as string | undefined;
       let transport = sessionId ? transports.get(sessionId) : undefined;
       if (!transport) {

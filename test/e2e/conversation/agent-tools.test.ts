@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
 import { api, baseUrl, type Json } from '../../helpers/http.js';
 import { readyToCall, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
-import { waitFor } from '../../helpers/wait.js';
+import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import {
   functionTool,
   startEndpoint,
@@ -98,6 +98,8 @@ test('the caller names a tool: speak_during, the signed request, the answer spok
       status: 'ok',
       http_status: 200,
       duration_ms: expect.any(Number),
+      // Which agent called it (a call handed over has several).
+      agent_id: agent.id,
     },
   ]);
 }, 90_000);
@@ -234,11 +236,45 @@ test("an MCP server's tool in a call: listed once for the call, called by the mo
       expect.objectContaining({ name: 'crm__lookup_contact', ok: true, type: 'mcp', status: 'ok' }),
       expect.objectContaining({ name: 'crm__lookup_contact', ok: true, type: 'mcp', status: 'ok' }),
     ]);
-    // The call's session with the server ended with the call.
+    // The call's session with the server ended with the call (after the call was saved), once.
+    await waitFor(() => mcp.seen.some((r) => r.method === 'DELETE'), {
+      what: "the call's MCP session ended",
+    });
+    await waitForQuiescence();
     expect(mcp.seen.filter((r) => r.method === 'DELETE')).toHaveLength(1);
     const failures = ended.conversation_incidents.filter((i: Json) => i.kind === 'mcp_server_failed');
     expect(failures).toHaveLength(1);
     expect(failures[0].detail).toMatch(/^down: /);
+  } finally {
+    await mcp.stop();
+  }
+}, 90_000);
+
+test("a customer's MCP server that hangs when its session is ended at hang-up: the call is saved first (transcript, tool calls) and completes; the session's end waits 2.5 s at most", async () => {
+  const mcp = await startMcpServer({ hangOnDelete: true });
+  try {
+    const { tenant, agent } = await readyToCall({
+      prompt: 'You are Ava from Harbour Realty. You look up contacts.',
+      greeting: 'Hi, this is Ava.',
+      tools: [
+        { type: 'mcp', name: 'crm', url: mcp.url, allowed_tools: ['lookup_contact'], timeout_ms: 5000 },
+      ],
+    });
+    const call = await liveCall(tenant, agent.id);
+    const relay = await openSession(call);
+    const first = await relay.say('Can you lookup contact details for me?');
+    expect(first.reply).toBe('Contact for Can you lookup contact details for me?: Sam Lee');
+    const ended = await hangUp(relay, tenant, call.callId);
+    expect(ended.status).toBe('completed');
+    expect(ended.transcript.map((t: Json) => t.text)).toContain('Can you lookup contact details for me?');
+    expect(ended.tool_calls).toEqual([
+      expect.objectContaining({ name: 'crm__lookup_contact', status: 'ok' }),
+    ]);
+    await waitFor(() => mcp.seen.some((r) => r.method === 'DELETE'), {
+      what: 'the session end asked of the server',
+    });
+    // The disconnect's invocation returned within its budget although the server never answered.
+    await waitForQuiescence();
   } finally {
     await mcp.stop();
   }
