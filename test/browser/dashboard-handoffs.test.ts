@@ -2,7 +2,7 @@ import { CallEntity } from '../../functions/calling/entities.js';
 import { readCall } from '../../functions/calling/lifecycle.js';
 import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
-import { api, baseUrl, type Json } from '../helpers/http.js';
+import { api, type Json } from '../helpers/http.js';
 import { stackState } from '../helpers/stack-state.js';
 import { tokenFor } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
