@@ -38,6 +38,17 @@ export async function talk(
   }
   io.log(`${call.call_id} connected: type what you say, Enter to send, Ctrl-D to hang up`);
   if (call.relay.greeting) io.output.write(`agent> ${call.relay.greeting}\n`);
+  // A handoff's target speaks first, without being asked: its words print as they come.
+  let speaking = false;
+  session.onUnasked((token, last) => {
+    if (!speaking && token !== '') io.output.write('agent> ');
+    speaking ||= token !== '';
+    io.output.write(token);
+    if (last && speaking) {
+      io.output.write('\n');
+      speaking = false;
+    }
+  });
   const lines = createInterface({ input: io.input, terminal: false });
   let ended = 'caller hung up';
   // The agent's `end` follows its last words (a warm transfer's once its summary is written): the

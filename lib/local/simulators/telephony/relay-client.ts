@@ -199,8 +199,16 @@ export class RelaySession {
     { text: string; at?: number; done: () => void; onToken?: (token: string) => void } | undefined;
   private ended: RelayEnd | undefined;
   private readonly endWaiters: ((end: RelayEnd) => void)[] = [];
+  /** Words the agent says unasked (a handoff's target speaks first): the line so far, and who listens. */
+  private unasked: { text: string; at?: number } = { text: '' };
+  private unaskedListener: ((token: string, last: boolean) => void) | undefined;
 
   constructor(private readonly call: RelayCall) {}
+
+  /** Listens to what the agent says without being asked (a handoff's target speaks first). */
+  onUnasked(listener: (token: string, last: boolean) => void): void {
+    this.unaskedListener = listener;
+  }
 
   /** Connects and sends `setup`; resolves false when the relay refused the upgrade. */
   async open(): Promise<boolean> {
@@ -246,6 +254,18 @@ export class RelaySession {
         this.reply.onToken?.(token);
       }
       if (frame.last) this.reply.done();
+    } else if (frame.type === 'text') {
+      const token = frame.token ?? '';
+      if (token !== '') {
+        this.unasked.at ??= Date.now();
+        this.unasked.text += token;
+      }
+      this.unaskedListener?.(token, frame.last === true);
+      if (frame.last) {
+        const text = this.unasked.text.trim();
+        if (text !== '') this.lines.push({ role: 'agent', text, at: this.unasked.at ?? Date.now() });
+        this.unasked = { text: '' };
+      }
     } else if (frame.type === 'end') {
       let handoff: Record<string, unknown> = {};
       try {
