@@ -72,7 +72,10 @@ export async function toolSecretDigest(
   plain: string,
   owner: { workspaceId: string; agentId: string },
 ): Promise<string> {
-  const key = createHash('sha256').update('tool-header-digest.v1').update(await sealingKey()).digest();
+  const key = createHash('sha256')
+    .update('tool-header-digest.v1')
+    .update(await sealingKey())
+    .digest();
   return createHmac('sha256', key)
     .update(`${owner.workspaceId}|${owner.agentId}|`)
     .update(plain, 'utf8')
