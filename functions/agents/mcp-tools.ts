@@ -2,7 +2,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { logger } from '../platform/logger.js';
 import { guardedFetch } from '../platform/outbound-http/guarded-fetch.js';
 import { allowedHosts, requireHttps } from '../platform/outbound-http/settings.js';
-import { failed, MAX_TOOL_RESULT_BYTES, type ToolCallContext, type ToolRun } from './tool-calls.js';
+import {
+  errorKind,
+  failed,
+  MAX_TOOL_RESULT_BYTES,
+  type ToolCallContext,
+  type ToolRun,
+} from './tool-calls.js';
 import type { ResolvedTool } from './tool-definitions.js';
 
 /**
@@ -19,6 +25,20 @@ export type ResolvedMcpTool = Extract<ResolvedTool, { type: 'mcp' }>;
 const MAX_MCP_RESPONSE_BYTES = 2 * 1024 * 1024;
 const MAX_LIST_PAGES = 10;
 const COMBINED_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Tools one server may offer an agent; a server offering more is left out whole. */
+export const MAX_MCP_TOOLS = 64;
+/**
+ * Bytes of the offered tools (names, descriptions, input schemas as JSON) kept for a call, all the
+ * agent's servers together (one server's listing too): the call's tools item stays far below
+ * DynamoDB's 400 KB item, and the model's request stays small.
+ */
+export const MAX_MCP_LISTING_BYTES = 256 * 1024;
+/** Incidents about single tools' names, a server (more are counted in the last one). */
+const MAX_NAME_INCIDENTS = 5;
+
+/** The bytes an offer takes in a kept listing. */
+export const offerBytes = (offer: { name: string; description: string; inputSchema: unknown }): number =>
+  Buffer.byteLength(JSON.stringify(offer), 'utf8');
 
 export interface McpToolOffer {
   /** `{prefix}__{tool}`: the name the model calls. */
@@ -39,11 +59,25 @@ export interface McpIncident {
 export interface McpToolList {
   tools: McpToolOffer[];
   incidents: McpIncident[];
+  /**
+   * Why none of the server's tools is offered, when it is out of bounds: more than MAX_MCP_TOOLS
+   * offered, over MAX_MCP_LISTING_BYTES, or an offered tool's input schema breaking the rules of a
+   * function tool's `parameters` (then every `allowed` is false and an incident says why).
+   */
+  refused?: string;
   /** The server's session (keep it for the rest of the call, pass it to callMcpTool). */
   sessionId?: string;
 }
 
 export const combinedName = (prefix: string, remote: string): string => `${prefix}__${remote}`;
+
+/** Whether the agent offers the server's tool `remote`: a usable combined name, in `allowed_tools` (if any). */
+export const offersRemoteTool = (
+  server: { name: string; allowedTools?: readonly string[] },
+  remote: string,
+): boolean =>
+  COMBINED_NAME.test(combinedName(server.name, remote)) &&
+  (!server.allowedTools || server.allowedTools.includes(remote));
 
 /** The prefix and the server's tool name of a combined name of one of `tools`, or undefined. */
 export function splitCombinedName(
@@ -137,13 +171,15 @@ export async function listMcpTools(
   const { value, sessionId } = await withClient(tool, signal, session, async (connected, request) => {
     const offers: McpToolOffer[] = [];
     const incidents: McpIncident[] = [];
+    let skipped = 0;
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
       const listed = await connected.client.listTools(cursor ? { cursor } : {}, request);
       for (const remote of listed.tools) {
         const name = combinedName(tool.name, remote.name);
         const usable = COMBINED_NAME.test(name);
-        if (!usable)
+        const wanted = !tool.allowedTools || tool.allowedTools.includes(remote.name);
+        if (!usable && wanted && (skipped += 1) <= MAX_NAME_INCIDENTS)
           incidents.push({
             kind: 'mcp_tool_skipped',
             detail: `${tool.name}: tool "${remote.name.slice(0, 80)}" left out (the name ${name.length > 64 ? 'is over 64 characters' : 'has characters outside [a-zA-Z0-9_-]'})`,
@@ -153,16 +189,40 @@ export async function listMcpTools(
           remoteName: remote.name,
           description: remote.description ?? '',
           inputSchema: remote.inputSchema as Record<string, unknown>,
-          allowed: usable && (!tool.allowedTools || tool.allowedTools.includes(remote.name)),
+          allowed: usable && wanted,
         });
       }
       cursor = listed.nextCursor;
       if (!cursor) break;
     }
+    if (skipped > MAX_NAME_INCIDENTS)
+      incidents.push({
+        kind: 'mcp_tool_skipped',
+        detail: `${tool.name}: ${skipped - MAX_NAME_INCIDENTS} more tools left out for their names`,
+      });
     if (options.endSession) await connected.terminate();
-    return { tools: offers, incidents };
+    const refused = await listingProblem(offers.filter((offer) => offer.allowed));
+    if (!refused) return { tools: offers, incidents };
+    incidents.push({ kind: 'mcp_server_failed', detail: `${tool.name}: its tools are left out: ${refused}` });
+    return { tools: offers.map((offer) => ({ ...offer, allowed: false })), incidents, refused };
   });
   return { ...value, ...(sessionId && !options.endSession ? { sessionId } : {}) };
+}
+
+/** Why a server's offered tools cannot be offered (MCP listings are bounded like function tools). */
+async function listingProblem(offered: readonly McpToolOffer[]): Promise<string | undefined> {
+  if (offered.length > MAX_MCP_TOOLS)
+    return `it offers ${offered.length} tools (at most ${MAX_MCP_TOOLS} a server)`;
+  const bytes = offered.reduce((sum, offer) => sum + offerBytes(offer), 0);
+  if (bytes > MAX_MCP_LISTING_BYTES)
+    return `its tools take ${Math.ceil(bytes / 1024)} KB (at most ${MAX_MCP_LISTING_BYTES / 1024} KB)`;
+  const { parametersProblem } = await import('./tools-validation.js');
+  for (const offer of offered) {
+    const problem = await parametersProblem(offer.inputSchema);
+    if (problem)
+      return `tool "${offer.remoteName.slice(0, 80)}": its input schema breaks the rules of a tool's parameters (${problem.slice(0, 200)})`;
+  }
+  return undefined;
 }
 
 export interface McpToolRun extends ToolRun {
@@ -189,6 +249,7 @@ export async function callMcpTool(
       client.callTool({ name: remoteName, arguments: args }, undefined, request),
     );
   let run: McpToolRun;
+  let reportedError = false;
   try {
     let result: Awaited<ReturnType<typeof attempt>>;
     try {
@@ -206,6 +267,7 @@ export async function callMcpTool(
       .join('\n');
     const bounded = Buffer.from(text, 'utf8').subarray(0, MAX_TOOL_RESULT_BYTES).toString('utf8');
     const durationMs = Date.now() - started;
+    reportedError = value.isError === true;
     run = value.isError
       ? { ...failed('error', bounded.slice(0, 1000) || 'the tool reported an error', durationMs), sessionId }
       : { status: 'ok', durationMs, content: bounded, sessionId };
@@ -221,7 +283,8 @@ export async function callMcpTool(
     test: ctx.test,
     status: run.status,
     durationMs: run.durationMs,
-    ...(run.error ? { error: run.error.slice(0, 200) } : {}),
+    // The server's own error text (isError content) is the tool's answer: never logged.
+    ...(run.error ? { error: reportedError ? 'the tool reported an error' : errorKind(run.error) } : {}),
   });
   return run;
 }

@@ -126,7 +126,7 @@ export const agentRoutes = {
     successStatus: 200,
     errors: {
       404: 'The agent does not exist, or it has no such version (`Agent version not found`)',
-      409: 'The agent kept changing while the restore was written; try again',
+      409: "The agent kept changing while the restore was written (try again), or the version uses tool header values no longer kept (set the tools' headers again instead)",
     },
     access: { table: 'readwrite' },
   }),

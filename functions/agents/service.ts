@@ -14,7 +14,14 @@ import {
   type AgentSettings,
 } from './entities.js';
 import { queryPage, type ListQuery, type Page } from '../platform/pagination.js';
-import { prepareTools, storedSecrets, toolsToWire } from './tool-definitions.js';
+import {
+  missingSecrets,
+  prepareTools,
+  retainedSecrets,
+  storedSecrets,
+  storedTools,
+  toolsToWire,
+} from './tool-definitions.js';
 import { handoffsFrom, handoffsToWire, requireHandoffTargets } from './handoffs.js';
 import {
   AGENT_VERSION_NOT_FOUND,
@@ -323,12 +330,15 @@ export async function updateAgent(
   for (let attempt = 0; ; attempt += 1) {
     const current = await findAgent(workspaceId, agentId, { consistent: true });
     if (!current) throw notFound(AGENT_NOT_FOUND);
-    // New tools resolve their masked header values against the tools read here. The sealed values
-    // stay: an earlier version may still refer to a header this PATCH drops.
+    // New tools resolve their masked header values against the tools read here (a value sent again
+    // keeps its id). Values the tools no longer refer to stay within a budget, for earlier versions.
     let tools: Pick<Agent, 'tools' | 'toolSecrets'> = {};
     if (changes.tools !== undefined) {
       const prepared = await prepareTools(changes.tools, current);
-      tools = { tools: prepared.tools, toolSecrets: { ...storedSecrets(current), ...prepared.toolSecrets } };
+      tools = {
+        tools: prepared.tools,
+        toolSecrets: retainedSecrets(prepared.tools, { ...storedSecrets(current), ...prepared.toolSecrets }),
+      };
     }
     const next: Agent = {
       ...current,
@@ -414,12 +424,22 @@ export async function restoreAgentVersion(
     const restored = await findAgentVersion(workspaceId, agentId, n);
     if (!restored) throw notFound(AGENT_VERSION_NOT_FOUND);
     const fields = restored.agent as VersionedFields;
+    const restoredTools = storedTools(fields);
+    if (missingSecrets(restoredTools, storedSecrets(current)).length > 0)
+      throw conflict(
+        `Version ${n} uses tool header values that are no longer kept; set the tools' headers again instead`,
+      );
     const version = (current.version ?? 0) + 1;
     const result = await agentService.transaction
       .write(({ agent: agents, agentVersion }) => [
         agents
           .patch({ workspaceId, agentId })
-          .set({ ...versionedSet(fields), version, updatedAt: clock.now().toISOString() })
+          .set({
+            ...versionedSet(fields),
+            toolSecrets: retainedSecrets(restoredTools, storedSecrets(current)),
+            version,
+            updatedAt: clock.now().toISOString(),
+          })
           .remove(fieldsToRemove(current, fields) as RemovableField[])
           .where((attr, op) =>
             current.version === undefined ? op.notExists(attr.version) : op.eq(attr.version, current.version),

@@ -155,6 +155,17 @@ export async function invokeFunctionTool(
   return finish(tool, ctx, { status: 'ok', httpStatus: status, durationMs, content: exchange.body });
 }
 
+/**
+ * What a log line says of a tool's failure: its kind only, the text before the first `:` (`HTTP 500
+ * Internal Server Error`, `refused`, `ECONNRESET`, `arguments do not match the tool's parameters`),
+ * never what follows — the endpoint's answer, an MCP server's error text, the arguments — which may
+ * carry the caller's data (a card number, an e-mail). The model and the call record keep the rest.
+ */
+export function errorKind(error: string): string {
+  const colon = error.indexOf(':');
+  return (colon >= 0 ? error.slice(0, colon) : error).slice(0, 100);
+}
+
 function finish(tool: { name: string }, ctx: ToolCallContext, run: ToolRun): ToolRun {
   logger.info('tool run', {
     tool: tool.name,
@@ -165,7 +176,7 @@ function finish(tool: { name: string }, ctx: ToolCallContext, run: ToolRun): Too
     status: run.status,
     httpStatus: run.httpStatus,
     durationMs: run.durationMs,
-    ...(run.error ? { error: run.error.slice(0, 200) } : {}),
+    ...(run.error ? { error: errorKind(run.error) } : {}),
   });
   return run;
 }

@@ -1,8 +1,9 @@
 import { clock } from '../platform/clock.js';
+import { HIDDEN } from '../platform/bounded-input.js';
 import { ValidationError, type ValidationIssue } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Agent } from './entities.js';
-import { openToolSecret, sealToolSecret } from './tool-secrets.js';
+import { openToolSecret, sealToolSecret, toolSecretDigest } from './tool-secrets.js';
 import { isMask, MASK_PREFIX, type ToolInput, type ToolResponse } from './tools-schema.js';
 
 /**
@@ -44,7 +45,17 @@ export interface StoredToolSecret {
   /** What the mask shows. */
   last4: string;
   createdAt: string;
+  /** The value's HMAC (toolSecretDigest): the same value sent again keeps this id. */
+  digest?: string;
+  /** Last referred to by the agent's tools at this save (ISO): what is kept longest once retired. */
+  usedAt?: string;
 }
+
+/**
+ * Bytes of sealed values the agent keeps beyond those its tools refer to (for its earlier versions,
+ * newest first): the agent item stays far below DynamoDB's 400 KB however often values change.
+ */
+export const RETIRED_SECRETS_BYTES = 96 * 1024;
 export type ToolSecrets = Record<string, StoredToolSecret>;
 
 type AgentTools = Pick<Agent, 'workspaceId' | 'agentId'> & { tools?: unknown; toolSecrets?: unknown };
@@ -87,12 +98,22 @@ export async function toolsFrom(
               type: 'value_error',
               loc: [...location, index, 'headers', name],
               msg: "Value error, a masked value must be the mask of this header's stored value (send the real value to change it)",
-              input: value,
+              input: HIDDEN,
             });
             continue;
           }
           headers[name] = keptId;
           toolSecrets[keptId] = currentSecrets[keptId];
+          continue;
+        }
+        // A value already sealed for this agent (sent again, or twice in this list) keeps its id.
+        const digest = await toolSecretDigest(value, agent);
+        const known = [...Object.entries(toolSecrets), ...Object.entries(currentSecrets)].find(
+          ([, secret]) => secret.digest === digest,
+        );
+        if (known) {
+          headers[name] = known[0];
+          toolSecrets[known[0]] = known[1];
           continue;
         }
         const secretId = newId('toolSecret');
@@ -104,6 +125,7 @@ export async function toolsFrom(
           }),
           last4: value.slice(-4),
           createdAt: clock.now().toISOString(),
+          digest,
         };
         headers[name] = secretId;
       }
@@ -135,6 +157,34 @@ export async function toolsFrom(
   if (detail.length > 0) throw new ValidationError(detail);
   return { tools, toolSecrets };
 }
+
+/**
+ * The sealed values to store with `tools` (a save): every one the tools refer to (marked used now),
+ * and of the others — kept for the agent's earlier versions — the most recently used while they fit
+ * in RETIRED_SECRETS_BYTES. The rest are removed: a value sent again on every save is stored once,
+ * and changed values do not pile up. A version whose value was removed cannot be restored (409), and a
+ * call pinned to it runs that tool without the header's value kept (the tool fails: an incident).
+ */
+export function retainedSecrets(tools: readonly StoredTool[], secrets: ToolSecrets): ToolSecrets {
+  const now = clock.now().toISOString();
+  const used = new Set(tools.flatMap((tool) => Object.values(tool.headers ?? {})));
+  const kept: ToolSecrets = {};
+  for (const id of used) if (secrets[id]) kept[id] = { ...secrets[id], usedAt: now };
+  const retired = Object.entries(secrets)
+    .filter(([id]) => !used.has(id))
+    .sort(([, a], [, b]) => ((b.usedAt ?? b.createdAt) < (a.usedAt ?? a.createdAt) ? -1 : 1));
+  let bytes = 0;
+  for (const [id, secret] of retired) {
+    bytes += Buffer.byteLength(JSON.stringify(secret), 'utf8') + id.length;
+    if (bytes > RETIRED_SECRETS_BYTES) break;
+    kept[id] = secret;
+  }
+  return kept;
+}
+
+/** The ids of sealed values `tools` refer to that `secrets` no longer keeps. */
+export const missingSecrets = (tools: readonly StoredTool[], secrets: ToolSecrets): string[] =>
+  tools.flatMap((tool) => Object.values(tool.headers ?? {})).filter((id) => !secrets[id]);
 
 function maskedHeaders(headers: Record<string, string> | undefined, secrets: ToolSecrets) {
   if (!headers) return {};

@@ -70,7 +70,9 @@ function resultOf(content: string): unknown {
 
 /**
  * Runs `name` once with `args`. A function tool is a signed POST; an MCP tool's `{server}__{tool}`
- * is a `tools/call` in a session ended afterwards. `{server}` alone is 404 (name one of its tools).
+ * is a `tools/call` in a session ended afterwards. `{server}` alone is 404 (name one of its tools),
+ * and so is a tool the server's `allowed_tools` leaves out (the agent does not offer it: 404 as for
+ * a name the agent does not have, before the server is asked or a test counted).
  */
 export async function testTool(
   agent: Agent,
@@ -80,6 +82,12 @@ export async function testTool(
 ): Promise<z.infer<typeof TestToolResponse>> {
   const { tool, remoteName } = await targetOf(agent, name, { combined: true });
   if (tool.type === 'mcp' && remoteName === undefined) throw notFound(TOOL_NOT_FOUND);
+  // A tool the agent does not offer (left out by `allowed_tools`, or a combined name a model cannot
+  // call) is not the agent's: no call can reach it, nor can a test.
+  if (tool.type === 'mcp') {
+    const { offersRemoteTool } = await import('./mcp-tools.js');
+    if (!offersRemoteTool(tool, remoteName as string)) throw notFound(TOOL_NOT_FOUND);
+  }
   await countToolTest(agent.agentId);
   const ctx = testContext(agent);
   let run: ToolRun;
@@ -116,6 +124,8 @@ export async function listToolTools(
   const { listMcpTools } = await import('./mcp-tools.js');
   try {
     const listed = await listMcpTools(tool, signal, undefined, { endSession: true });
+    // Out of bounds: a call leaves every tool of the server out, and so does the list.
+    if (listed.refused) return { tools: [], error: `the server's tools are left out: ${listed.refused}` };
     return {
       tools: listed.tools.map((offer) => ({
         name: offer.remoteName,

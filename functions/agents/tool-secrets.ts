@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { secretString } from '../platform/secrets.js';
 
 /**
@@ -60,4 +60,24 @@ export async function openToolSecret(sealed: string, binding: SecretBinding): Pr
     decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
     decipher.final(),
   ]).toString('utf8');
+}
+
+/**
+ * The value's digest for this agent: HMAC-SHA256 under a key derived from the sealing key, over the
+ * workspace, the agent and the value (base64url). Equal values of one agent have one digest, so a
+ * value sent again is found among the sealed ones without opening them; nothing outside the agent
+ * can compare digests, and without the key a digest says nothing of the value.
+ */
+export async function toolSecretDigest(
+  plain: string,
+  owner: { workspaceId: string; agentId: string },
+): Promise<string> {
+  const key = createHash('sha256')
+    .update('tool-header-digest.v1')
+    .update(await sealingKey())
+    .digest();
+  return createHmac('sha256', key)
+    .update(`${owner.workspaceId}|${owner.agentId}|`)
+    .update(plain, 'utf8')
+    .digest('base64url');
 }

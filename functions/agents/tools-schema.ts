@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { schemaOnFirstUse } from '../platform/first-use.js';
-import { freeText } from '../platform/validation.js';
+import { freeText, jsonObjectWithText } from '../platform/validation.js';
 import { endpointUrlProblem } from '../platform/outbound-http/url-guard.js';
+import { BUILT_IN_TOOL_NAMES, isBuiltInToolName } from './built-in-tools.js';
 
 /**
  * The agent's `tools` field (docs/api.md "Agent tools"): function tools (an HTTPS endpoint of the
@@ -19,8 +20,6 @@ export const MAX_MCP_PREFIX_LENGTH = 20;
 export const MIN_TOOL_TIMEOUT_MS = 500;
 export const MAX_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 8_000;
-/** The tools the conversation engine always has (conversation/engine/model.ts TOOL_NAMES). */
-export const BUILT_IN_TOOL_NAMES: readonly string[] = ['end_call', 'search_knowledge', 'transfer_call'];
 /** Header names a tool may not set: the request's own, and the signature's. */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type']);
 /** What a stored header value reads back as: `••••` and its last 4 characters. */
@@ -35,7 +34,7 @@ const toolName = (max: number) =>
       new RegExp(`^[a-z][a-z0-9_]{0,${max - 1}}$`),
       `a lower-case name: a letter, then letters, digits or _ (at most ${max})`,
     )
-    .refine((name) => !BUILT_IN_TOOL_NAMES.includes(name), {
+    .refine((name) => !isBuiltInToolName(name), {
       message: `must not be a built-in tool's name (${BUILT_IN_TOOL_NAMES.join(', ')})`,
     });
 
@@ -131,7 +130,7 @@ export const FunctionToolInput = schemaOnFirstUse(() =>
     url: toolUrl(),
     headers: headers().optional(),
     /** Merged into the arguments sent (they win); never shown to the model. */
-    static_arguments: z.record(z.string(), z.unknown()).optional(),
+    static_arguments: jsonObjectWithText().optional(),
     timeout_ms: timeoutMs(),
     /** Said to the caller while the tool runs. */
     speak_during: freeText().max(300).optional(),
@@ -265,8 +264,7 @@ export const maskOf = (value: string): string => `${MASK_PREFIX}${value.slice(-4
 export const TestToolBody = schemaOnFirstUse(() =>
   z.strictObject({
     /** What the model would pass (checked against the tool's parameters). */
-    arguments: z
-      .record(z.string(), z.unknown())
+    arguments: jsonObjectWithText()
       .default({})
       .meta({ examples: [{ date: '2025-07-01', time: '10:00' }] }),
   }),

@@ -1,5 +1,6 @@
 import type { AnySchema, ErrorObject, ValidateFunction } from 'ajv';
 import { ValidationError, type ValidationIssue } from '../platform/errors.js';
+import { MAX_PARAMETERS_BYTES } from './tools-schema.js';
 
 /**
  * JSON Schema checks of tools (ajv, imported here on first use: only a save of tools or a tool run
@@ -65,6 +66,21 @@ export async function schemaProblem(schema: Record<string, unknown>): Promise<st
     return `not a valid JSON Schema: ${(error as Error).message.slice(0, 300)}`;
   }
   return undefined;
+}
+
+/**
+ * Why `schema` cannot be a tool's parameters, by the rules of a function tool's `parameters` (the
+ * object schema and size its zod schema checks, then schemaProblem): an MCP server's input schemas
+ * are held to them too.
+ */
+export async function parametersProblem(schema: unknown): Promise<string | undefined> {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
+    return 'must be a JSON Schema object';
+  const record = schema as Record<string, unknown>;
+  if (record.type !== 'object') return 'must be a JSON Schema of type "object"';
+  if (Buffer.byteLength(JSON.stringify(record), 'utf8') > MAX_PARAMETERS_BYTES)
+    return `must be at most ${MAX_PARAMETERS_BYTES / 1024} KB of JSON`;
+  return schemaProblem(record);
 }
 
 // Compiled validators by schema text (a container runs the same few agents' tools over and over).

@@ -29,6 +29,43 @@ export function boundedInput(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * Fields whose values are write-only anywhere in the API (an agent tool's `headers`: API keys of the
+ * customer's endpoints): a 422 may name their keys, never show their values.
+ */
+export const WRITE_ONLY_FIELDS: ReadonlySet<string> = new Set(['headers']);
+export const HIDDEN = '[hidden]';
+
+const hideValues = (value: unknown): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(Object.keys(value).map((key) => [key, HIDDEN]))
+    : HIDDEN;
+
+/**
+ * An issue's echo without write-only values: at a write-only field (`loc` ends with it) its map's
+ * values hidden; inside one (`[…, "headers", name]`) the entry's value hidden (its name may show);
+ * above one (a whole tool, the whole list) every write-only field within hidden.
+ */
+export function withoutWriteOnly(value: unknown, loc: readonly (string | number)[]): unknown {
+  const at = loc.findIndex((segment) => typeof segment === 'string' && WRITE_ONLY_FIELDS.has(segment));
+  if (at >= 0) {
+    if (at === loc.length - 1) return hideValues(value);
+    return value === loc[at + 1] ? value : HIDDEN;
+  }
+  return hideWithin(value, 0);
+}
+
+function hideWithin(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > ECHO_LIMITS.depth) return value;
+  if (Array.isArray(value)) return value.map((item) => hideWithin(item, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+      key,
+      WRITE_ONLY_FIELDS.has(key) ? hideValues(item) : hideWithin(item, depth + 1),
+    ]),
+  );
+}
+
 /** Deepest nesting of arrays/objects in a parsed JSON value, counted without recursion. */
 export function jsonDepth(value: unknown, stopAt: number): number {
   let deepest = 0;

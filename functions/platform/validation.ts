@@ -2,7 +2,7 @@ import { domainToASCII } from 'node:url';
 import * as z from 'zod';
 import type { ZodType } from 'zod';
 import { ValidationError, type ValidationIssue } from './errors.js';
-import { boundedInput } from './bounded-input.js';
+import { boundedInput, withoutWriteOnly } from './bounded-input.js';
 
 type Location = 'body' | 'query' | 'path';
 
@@ -167,7 +167,7 @@ export function parseOrThrow<T>(schema: ZodType<T>, input: unknown, location: Lo
   if (result.success) return result.data;
   const detail = (result.error.issues as unknown as ZodIssueLike[])
     .flatMap((issue) => toIssues(issue, location, input))
-    .map((issue) => ({ ...issue, input: boundedInput(issue.input) }));
+    .map((issue) => ({ ...issue, input: boundedInput(withoutWriteOnly(issue.input, issue.loc)) }));
   throw new ValidationError(detail);
 }
 
@@ -255,6 +255,55 @@ export const parameterName = () => z.string().superRefine(refuse('label'));
 
 /** A parameter's value (free text, no bidirectional controls), not trimmed: chain `.max()`. */
 export const parameterText = () => z.string().superRefine(refuse('parameter'));
+
+/** Texts looked at in one JSON value at most (its size is bounded by the schema's own limits). */
+const MAX_JSON_TEXTS = 10_000;
+
+/**
+ * Where in a JSON value (an object's keys and every string, at any depth) the first texts that break
+ * the rules of `kind` are, each with why. Walked without recursion.
+ */
+export function jsonTextProblems(
+  value: unknown,
+  kind: TextKind,
+): { path: (string | number)[]; problem: string; key: boolean }[] {
+  const found: { path: (string | number)[]; problem: string; key: boolean }[] = [];
+  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  let looked = 0;
+  while (stack.length > 0 && found.length < 5 && looked < MAX_JSON_TEXTS) {
+    const [current, path] = stack.pop()!;
+    if (typeof current === 'string') {
+      looked += 1;
+      const problem = textProblem(current, kind);
+      if (problem) found.push({ path, problem, key: false });
+    } else if (Array.isArray(current)) {
+      current.forEach((item, index) => stack.push([item, [...path, index]]));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current as Record<string, unknown>)) {
+        looked += 1;
+        const problem = textProblem(key, kind);
+        if (problem) found.push({ path: [...path, key], problem: `a key ${problem}`, key: true });
+        stack.push([item, [...path, key]]);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * A JSON object given as is (a tool's `static_arguments`, a test's `arguments`): its keys and every
+ * string in it follow the rules of a parameter's value (no control character but tab and line
+ * breaks, no bidirectional control, no lone surrogate), reported at the text's own path.
+ */
+export const jsonObjectWithText = () =>
+  z.record(z.string(), z.unknown()).superRefine((object, ctx) => {
+    for (const { path, problem, key } of jsonTextProblems(object, 'parameter')) {
+      const value = key
+        ? path.at(-1)
+        : path.reduce<unknown>((at, segment) => (at as Record<string, unknown>)[segment], object);
+      ctx.addIssue({ code: 'custom', path, message: problem, input: value });
+    }
+  });
 
 // ── E-mail addresses ────────────────────────────────────────────────────────────────────────────────
 

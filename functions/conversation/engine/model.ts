@@ -1,4 +1,5 @@
 import type { LlmMessage, LlmTool } from '../../providers/llm/port.js';
+import { BUILT_IN_TOOLS } from '../../agents/built-in-tools.js';
 
 /**
  * A conversation between a caller and an agent, independent of how it is carried (a phone call's
@@ -6,12 +7,8 @@ import type { LlmMessage, LlmTool } from '../../providers/llm/port.js';
  * when it starts (`ConversationSetup`) and what each turn changes (`ConversationState`).
  */
 
-export const TOOL_NAMES = {
-  endCall: 'end_call',
-  searchKnowledge: 'search_knowledge',
-  transferCall: 'transfer_call',
-  handoffToAgent: 'handoff_to_agent',
-} as const;
+/** The built-in tools' names: the one list the agents' schema checks too (agents/built-in-tools.ts). */
+export const TOOL_NAMES = BUILT_IN_TOOLS;
 
 /** At most this many handoffs a call (then `handoff_to_agent` is not offered). */
 export const MAX_HANDOFFS_A_CALL = 3;

@@ -7,14 +7,16 @@ import { batchGetStoredItems, entityConfig, entityKey, isConditionFailure } from
 import { WebhookSecretEntity, type WebhookSecretRecord } from '../../webhook-deliveries/entities.js';
 import { signingSecrets } from '../../webhook-deliveries/secrets.js';
 import { activeSecrets } from '../../webhook-deliveries/signing.js';
-import type { CallTools, CallToolsStore, McpListing } from '../tools/agent-toolbox.js';
+import { withSession, type CallTools, type CallToolsStore, type McpListing } from '../tools/agent-toolbox.js';
 
 /**
  * A call's agent tools, beside its conversation (not in the conversation item, which every turn
  * rewrites and DynamoDB bills by its size):
  *   callTools   pk CALLTOOLS#<connection id>   sk CALLTOOLS   (written with the session's start;
  *                                                            `mcp` added once, conditioned, by the
- *                                                            first turn that lists the servers; TTL 1 day)
+ *                                                            first turn that lists the servers; a
+ *                                                            server's session replaced, conditioned
+ *                                                            on the listing read; TTL 1 day)
  * Frames of one call run on different Lambda containers: each reads it once and keeps it (it changes
  * only by gaining `mcp`, and a container that has not seen that reads again before listing). The
  * workspace's webhook signing secret, which signs the function tools' requests, is read with it in
@@ -50,6 +52,9 @@ const remember = (connectionId: string, tools: Known) => {
   known.set(connectionId, tools);
   if (known.size > 128) known.delete(known.keys().next().value!);
 };
+
+/** Tries to keep a replaced MCP session against other frames' writes of the listing. */
+const KEEP_SESSION_ATTEMPTS = 3;
 
 export const callToolsItem = (connectionId: string, tools: CallTools, expiresAt: number) => ({
   connectionId,
@@ -112,6 +117,33 @@ export class TableCallToolsStore implements CallToolsStore {
     const stored = await this.read();
     if (!stored) throw new Error('call tools not found');
     return stored.tools;
+  }
+
+  async keepMcpSession(server: string, sessionId: string): Promise<CallTools> {
+    for (let attempt = 0; attempt < KEEP_SESSION_ATTEMPTS; attempt += 1) {
+      const read = attempt === 0 ? await this.inHand() : await this.read();
+      if (!read?.tools.mcp?.[server]) break;
+      if (read.tools.mcp[server].sessionId === sessionId) return read.tools;
+      const before = JSON.stringify(read.tools.mcp);
+      const mcp = withSession(read.tools.mcp, server, sessionId)!;
+      try {
+        // Conditioned on the listing read: another frame's change meanwhile is read again, not lost.
+        await CallToolsEntity.patch({ connectionId: this.connectionId })
+          .set({ mcp: JSON.stringify(mcp) })
+          .where((attr, op) => op.eq(attr.mcp, before))
+          .go({ response: 'none' });
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        known.delete(this.connectionId);
+        continue;
+      }
+      this.current = { ...read, tools: { ...read.tools, mcp } };
+      remember(this.connectionId, this.current);
+      return this.current.tools;
+    }
+    const kept = await this.load();
+    if (!kept) throw new Error('call tools not found');
+    return kept;
   }
 
   async secrets(): Promise<ToolSecrets> {

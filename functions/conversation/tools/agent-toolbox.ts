@@ -1,4 +1,11 @@
-import { callMcpTool, endMcpSession, listMcpTools, splitCombinedName } from '../../agents/mcp-tools.js';
+import {
+  callMcpTool,
+  endMcpSession,
+  listMcpTools,
+  MAX_MCP_LISTING_BYTES,
+  offerBytes,
+  splitCombinedName,
+} from '../../agents/mcp-tools.js';
 import { invokeFunctionTool, notSent, type ToolCallContext, type ToolRun } from '../../agents/tool-calls.js';
 import {
   resolveTool,
@@ -37,6 +44,12 @@ export interface CallToolsStore {
   load(): Promise<CallTools | undefined>;
   /** Keeps the call's MCP listing; when another frame kept one first, that one is returned. */
   keepMcp(mcp: Record<string, McpListing>): Promise<CallTools>;
+  /**
+   * Keeps the session a server gave in place of the one kept for the call (it expired and a new one
+   * was opened, or the server answered with another `Mcp-Session-Id`): later turns use it, and the
+   * call's end closes it.
+   */
+  keepMcpSession(server: string, sessionId: string): Promise<CallTools>;
   /** The agent's sealed header values (read when a tool with headers runs). */
   secrets(): Promise<ToolSecrets>;
   /** The workspace's webhook signing secrets, which sign a function tool's request. */
@@ -105,7 +118,14 @@ export class CallToolBox implements AgentToolBox {
                       description,
                       inputSchema,
                     }));
-                  return [tool.name, { offers, ...(list.sessionId ? { sessionId: list.sessionId } : {}) }];
+                  return [
+                    tool.name,
+                    {
+                      offers,
+                      ...(list.sessionId ? { sessionId: list.sessionId } : {}),
+                      ...(list.refused ? { failed: list.refused } : {}),
+                    },
+                  ];
                 } catch (error) {
                   const reason = error instanceof Error ? error.message.slice(0, 200) : 'unreachable';
                   incidents.push({ kind: 'mcp_server_failed', detail: `${tool.name}: ${reason}` });
@@ -115,7 +135,7 @@ export class CallToolBox implements AgentToolBox {
             ],
       ),
     );
-    this.tools = await this.store.keepMcp(Object.fromEntries(listings));
+    this.tools = await this.store.keepMcp(Object.fromEntries(withinBudget(listings, incidents)));
     return incidents;
   }
 
@@ -164,6 +184,8 @@ export class CallToolBox implements AgentToolBox {
       AbortSignal.any(signals),
       session,
     );
+    if (run.sessionId && run.sessionId !== session)
+      this.tools = await this.store.keepMcpSession(server.name, run.sessionId);
     return outcome('mcp', run);
   }
 
@@ -194,6 +216,31 @@ export class CallToolBox implements AgentToolBox {
     if (!tools.some((t) => Object.keys(t.headers ?? {}).length > 0)) return {};
     return (this.headerSecrets ??= this.store.secrets());
   }
+}
+
+/**
+ * The listings to keep for the call: all the agent's servers together within MAX_MCP_LISTING_BYTES,
+ * in the agent's order; a server that does not fit is left out whole (an incident), as one over its
+ * own bounds is (mcp-tools.ts).
+ */
+function withinBudget(
+  listings: [string, McpListing][],
+  incidents: Omit<ConversationIncident, 'at'>[],
+): [string, McpListing][] {
+  let used = 0;
+  return listings.map(([name, listing]) => {
+    const bytes = listing.offers.reduce((sum, offer) => sum + offerBytes(offer), 0);
+    if (used + bytes <= MAX_MCP_LISTING_BYTES) {
+      used += bytes;
+      return [name, listing];
+    }
+    const reason = `its tools are left out: the agent's MCP tools take over ${MAX_MCP_LISTING_BYTES / 1024} KB`;
+    incidents.push({ kind: 'mcp_server_failed', detail: `${name}: ${reason}` });
+    return [
+      name,
+      { offers: [], ...(listing.sessionId ? { sessionId: listing.sessionId } : {}), failed: reason },
+    ];
+  });
 }
 
 /**
@@ -230,10 +277,24 @@ export class MemoryCallToolsStore implements CallToolsStore {
     this.tools = { ...this.tools, mcp: this.tools.mcp ?? mcp };
     return Promise.resolve(this.tools);
   }
+  keepMcpSession(server: string, sessionId: string): Promise<CallTools> {
+    this.tools = { ...this.tools, mcp: withSession(this.tools.mcp, server, sessionId) };
+    return Promise.resolve(this.tools);
+  }
   secrets(): Promise<ToolSecrets> {
     return Promise.resolve(this.toolSecrets);
   }
   signingSecrets(): Promise<string[]> {
     return signingSecrets(this.tools.context.workspaceId);
   }
+}
+
+/** `mcp` with `server`'s kept session replaced (a server not listed for the call is left alone). */
+export function withSession(
+  mcp: Record<string, McpListing> | undefined,
+  server: string,
+  sessionId: string,
+): Record<string, McpListing> | undefined {
+  if (!mcp?.[server]) return mcp;
+  return { ...mcp, [server]: { ...mcp[server], sessionId } };
 }

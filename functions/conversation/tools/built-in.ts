@@ -1,7 +1,8 @@
 import { searchKnowledgeBases } from '../../knowledge/voice-tool.js';
 import type { LlmTool, LlmToolCall } from '../../providers/llm/port.js';
 import type { ToolOutcome } from '../engine/turn.js';
-import { TOOL_NAMES, type ConversationSetup } from '../engine/model.js';
+import { BUILT_IN_TOOLS } from '../../agents/built-in-tools.js';
+import type { ConversationSetup } from '../engine/model.js';
 
 /**
  * The agent's tools: `end_call` always, `search_knowledge` over the agent's own knowledge bases (read
@@ -12,7 +13,7 @@ import { TOOL_NAMES, type ConversationSetup } from '../engine/model.js';
 export function agentTools(options: { knowledge: boolean; transfer: boolean }): LlmTool[] {
   const tools: LlmTool[] = [
     {
-      name: TOOL_NAMES.endCall,
+      name: BUILT_IN_TOOLS.endCall,
       description:
         'End the call once the conversation is over (the caller said goodbye or has nothing more). Say goodbye first.',
       parameters: {
@@ -23,7 +24,7 @@ export function agentTools(options: { knowledge: boolean; transfer: boolean }): 
   ];
   if (options.knowledge)
     tools.push({
-      name: TOOL_NAMES.searchKnowledge,
+      name: BUILT_IN_TOOLS.searchKnowledge,
       description:
         "Search the business's knowledge base (property listings and documents) for what the caller asked about. Speak only what it finds.",
       parameters: {
@@ -36,7 +37,7 @@ export function agentTools(options: { knowledge: boolean; transfer: boolean }): 
     });
   if (options.transfer)
     tools.push({
-      name: TOOL_NAMES.transferCall,
+      name: BUILT_IN_TOOLS.transferCall,
       description:
         'Hand the call to a person at the business when the caller asks for one or you cannot help.',
       parameters: {
@@ -53,9 +54,9 @@ const failed = (error: string): ToolOutcome => ({ ok: false, content: json({ err
 
 export async function runAgentTool(call: LlmToolCall, setup: ConversationSetup): Promise<ToolOutcome> {
   switch (call.name) {
-    case TOOL_NAMES.endCall:
+    case BUILT_IN_TOOLS.endCall:
       return { ok: true, content: json({ ended: true }), end: { reason: 'agent_hangup' } };
-    case TOOL_NAMES.transferCall:
+    case BUILT_IN_TOOLS.transferCall:
       if (!setup.transferPhoneNumber) return failed('transfers are not set up for this agent');
       // Warm: the summary the person hears first is written when the session ends (conversation/transfer.ts).
       return {
@@ -67,7 +68,7 @@ export async function runAgentTool(call: LlmToolCall, setup: ConversationSetup):
           mode: setup.transferMode === 'warm' ? 'warm' : 'cold',
         },
       };
-    case TOOL_NAMES.searchKnowledge: {
+    case BUILT_IN_TOOLS.searchKnowledge: {
       const query =
         typeof call.arguments.query === 'string' ? call.arguments.query.trim().slice(0, 1000) : '';
       if (query === '') return failed('query is required');

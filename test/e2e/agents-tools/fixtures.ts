@@ -77,9 +77,13 @@ export interface Endpoint {
 }
 
 const TWENTY_MB = 20 * 1024 * 1024;
+/** What /card's 500 answer carries: the caller's data, which no log line may show. */
+export const CARD_IN_ERROR = '4111111111111111';
+export const EMAIL_IN_ERROR = 'zoe.card@example.com';
 
 /**
- * Paths: /ok (200 JSON echoing the arguments), /fail (500), /html (200 text/html), /binary (200
+ * Paths: /ok (200 JSON echoing the arguments), /fail (500), /card (500 whose body has a card number
+ * and an e-mail), /html (200 text/html), /binary (200
  * application/octet-stream), /big (200 JSON, 20 MB), /slow (answers after 5 s), /close (closes the
  * socket without answering).
  */
@@ -105,6 +109,11 @@ export async function startEndpoint(): Promise<Endpoint> {
         }
         case '/fail':
           response.writeHead(500, { 'content-type': 'text/plain' }).end('database down');
+          return;
+        case '/card':
+          response
+            .writeHead(500, { 'content-type': 'text/plain' })
+            .end(`card ${CARD_IN_ERROR} declined for ${EMAIL_IN_ERROR}`);
           return;
         case '/html':
           response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Booked</body></html>');

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
 /**
@@ -11,6 +13,23 @@ import * as z from 'zod';
  * (with the JSON-RPC method of a POST, to count `tools/list` and `tools/call`).
  */
 export const LONG_NAME = `t${'x'.repeat(63)}`;
+
+/** A tool as a server lists it, its input schema as is (a raw server may list anything). */
+export interface RawTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A server listing `tools` as given (the SDK's low-level Server): each call answers `called {name}`. */
+function rawServer(tools: readonly RawTool[]): { connect: McpServer['connect'] } {
+  const server = new Server({ name: 'raw-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => ({
+    content: [{ type: 'text', text: `called ${request.params.name}` }],
+  }));
+  return server;
+}
 
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'crm-test', version: '1.0.0' });
@@ -32,11 +51,19 @@ function buildServer(): McpServer {
 export interface McpTestServer {
   url: string;
   seen: { method: string; headers: IncomingHttpHeaders; rpc?: string }[];
+  /** Forgets every session (as a restarted server would): a request naming one is then 404. */
+  expireSessions(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** `hangOnDelete`: the server never answers the request that ends a session (a hung server at hang-up). */
-export async function startMcpServer(options: { hangOnDelete?: boolean } = {}): Promise<McpTestServer> {
+/**
+ * `listing`: a server listing these tools as they are (else the CRM's tools above); `hangOnDelete`:
+ * the server never answers the request that ends a session (a hung server at hang-up).
+ */
+export async function startMcpServer(
+  listing?: readonly RawTool[],
+  options: { hangOnDelete?: boolean } = {},
+): Promise<McpTestServer> {
   const seen: McpTestServer['seen'] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((request, response) => {
@@ -69,7 +96,7 @@ export async function startMcpServer(options: { hangOnDelete?: boolean } = {}): 
         created.onclose = () => {
           if (created.sessionId) transports.delete(created.sessionId);
         };
-        await buildServer().connect(created);
+        await (listing ? rawServer(listing) : buildServer()).connect(created);
         transport = created;
       }
       await transport.handleRequest(request, response, body);
@@ -81,6 +108,11 @@ export async function startMcpServer(options: { hangOnDelete?: boolean } = {}): 
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     seen,
+    expireSessions: async () => {
+      const open = [...transports.values()];
+      transports.clear();
+      for (const transport of open) await transport.close();
+    },
     stop: async () => {
       for (const transport of transports.values()) await transport.close();
       http.closeAllConnections();

@@ -94,6 +94,31 @@ describe('MCP tools', () => {
     expect(server.status).toBe(404);
   });
 
+  it('a tool the agent does not offer (left out by allowed_tools, or a name a model cannot call) is 404 to the test route, and the server is not asked', async () => {
+    const tenant = await newTenant();
+    const agent = await mcpAgent(tenant, base, {
+      allowed_tools: ['lookup_contact', 'not.allowed', 'unknown_tool'],
+    });
+    const calls = () => seen.filter((r) => r.rpc === 'tools/call').length;
+    const before = calls();
+    for (const name of ['crm__other_tool', 'crm__not.allowed', 'crm__unknown_tool']) {
+      const res = await api('POST', `${agentPath(tenant, agent.id)}/tools/${name}/test`, {
+        token: tenant.owner.token,
+        body: { arguments: {} },
+      });
+      expect({ name, status: res.status, body: res.body }).toEqual({
+        name,
+        status: name === 'crm__unknown_tool' ? 200 : 404,
+        body:
+          name === 'crm__unknown_tool'
+            ? expect.objectContaining({ status: 'error' })
+            : { error: 'Tool not found' },
+      });
+    }
+    // Only the allowed (if unknown to the server) name reached it.
+    expect(calls() - before).toBe(1);
+  });
+
   it('a server that is down: the list is empty with why, and a test run is an error', async () => {
     const tenant = await newTenant();
     const down = await new Promise<number>((resolve) => {

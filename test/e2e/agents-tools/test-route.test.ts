@@ -1,11 +1,16 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { api, type Json } from '../../helpers/http.js';
+import { waitFor } from '../../helpers/wait.js';
 import {
   agentPath,
+  CARD_IN_ERROR,
   createAgent,
+  EMAIL_IN_ERROR,
   functionTool,
   newTenant,
   roomInMinute,
@@ -154,6 +159,46 @@ describe('tool test route', () => {
     expect(res.body).toMatchObject({ status: 'error', http_status: null });
     expect(res.body.result.error).toMatch(/arguments do not match/);
     expect(endpoint.received.length).toBe(before);
+  });
+
+  it('test arguments with NUL or a bidi control: 422 at the text, nothing sent, no test counted', async () => {
+    const tenant = await newTenant();
+    const agent = await agentWith(tenant, '/ok');
+    const before = endpoint.received.length;
+    await roomInMinute(25);
+    for (const [args, loc, found] of [
+      [{ date: '2025\u000007-01' }, ['body', 'arguments', 'date'], 'U+0000'],
+      [{ date: '2025-07-01', notes: ['ok', 'a\u2066b'] }, ['body', 'arguments', 'notes', 1], 'U+2066'],
+    ] as const) {
+      const res = await runTest(tenant, agent, args as Json);
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([expect.objectContaining({ type: 'value_error', loc })]);
+      expect(res.body.detail[0].msg).toContain(found);
+    }
+    expect(endpoint.received.length).toBe(before);
+    // Refused before the count: ten tests are still left this minute.
+    for (let i = 0; i < 10; i += 1) expect((await runTest(tenant, agent)).status).toBe(200);
+  });
+
+  it("an endpoint's 500 answer is the test's result, and its content is in no log line", async () => {
+    const tenant = await newTenant();
+    const agent = await agentWith(tenant, '/card');
+    const res = await runTest(tenant, agent);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'error', http_status: 500 });
+    expect(res.body.result.error).toContain(CARD_IN_ERROR);
+    const logPath = join(dirname(process.env.LOCAL_STACK_STATE ?? ''), 'stack.log');
+    expect(existsSync(logPath)).toBe(true);
+    const runs = () =>
+      readFileSync(logPath, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('tool run') && line.includes(agent.id as string));
+    await waitFor(() => (runs().length > 0 ? true : undefined), { what: 'the tool run logged' });
+    expect(runs()).toHaveLength(1);
+    expect(runs()[0]).toContain('error=HTTP 500 Internal Server Error');
+    const log = readFileSync(logPath, 'utf8');
+    expect(log).not.toContain(CARD_IN_ERROR.slice(0, 8));
+    expect(log).not.toContain(EMAIL_IN_ERROR);
   });
 
   it('a private address reached through a name is refused when it connects', async () => {

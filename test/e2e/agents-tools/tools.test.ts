@@ -91,6 +91,16 @@ describe('agent tools: refusals', () => {
     ],
     ['an unknown type', [{ type: 'script', name: 'x', url: URL_OK }], /Invalid discriminator/],
     [
+      'NUL in static_arguments',
+      [functionTool(URL_OK, { static_arguments: { office: 'no\u0000rth' } })],
+      /control characters other than tab and line breaks \(found U\+0000\)/,
+    ],
+    [
+      'a bidi override deep in static_arguments',
+      [functionTool(URL_OK, { static_arguments: { rooms: [{ label: 'abc\u202edef' }] } })],
+      /bidirectional control characters \(found U\+202E\)/,
+    ],
+    [
       'a mask that matches no stored value',
       [functionTool(URL_OK, { headers: { authorization: '••••abcd' } })],
       /mask of this header's stored value/,
@@ -120,6 +130,50 @@ describe('agent tools: refusals', () => {
     expect(patched.status).toBe(422);
     expect(JSON.stringify(patched.body)).toMatch(message);
     expect(await storedAgent(tenant.workspaceId, kept.id)).toEqual(before);
+  });
+});
+
+describe('agent tools: no 422 shows a header value', () => {
+  const SECRET = 'Bearer sk_live_never_echoed_8642';
+  const withSecret = (i: number, extra: Record<string, unknown> = {}) =>
+    functionTool(URL_OK, { name: `tool_${i}`, headers: { authorization: SECRET }, ...extra });
+  const cases: [string, Json[]][] = [
+    ['21 tools', Array.from({ length: 21 }, (_, i) => withSecret(i))],
+    [
+      '11 headers',
+      [
+        withSecret(0, {
+          headers: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`x-h${i}`, SECRET])),
+        }),
+      ],
+    ],
+    [
+      'an unknown tool type',
+      [{ type: 'script', name: 'x', url: URL_OK, headers: { authorization: SECRET } }],
+    ],
+    ['a tool without its description', [{ ...withSecret(0), description: undefined }]],
+    ['CR/LF in the value', [withSecret(0, { headers: { authorization: `${SECRET}\r\nx: 1` } })]],
+    [
+      'a mask-like value that matches nothing',
+      [withSecret(0, { headers: { authorization: `••••${SECRET}` } })],
+    ],
+  ];
+
+  it.each(cases)('%s: 422 on create and PATCH, the value nowhere in it', async (_what, tools) => {
+    const tenant = await newTenant();
+    const kept = await createAgent(tenant, []);
+    const created = await api('POST', `${ws(tenant)}/agents`, {
+      token: tenant.owner.token,
+      body: { name: 'Refused', tools },
+    });
+    const patched = await api('PATCH', agentPath(tenant, kept.id), {
+      token: tenant.owner.token,
+      body: { tools },
+    });
+    for (const res of [created, patched]) {
+      expect(res.status).toBe(422);
+      expect(res.text).not.toContain('sk_live_never_echoed');
+    }
   });
 });
 

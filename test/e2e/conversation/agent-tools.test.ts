@@ -251,7 +251,7 @@ test("an MCP server's tool in a call: listed once for the call, called by the mo
 }, 90_000);
 
 test("a customer's MCP server that hangs when its session is ended at hang-up: the call is saved first (transcript, tool calls) and completes; the session's end waits 2.5 s at most", async () => {
-  const mcp = await startMcpServer({ hangOnDelete: true });
+  const mcp = await startMcpServer(undefined, { hangOnDelete: true });
   try {
     const { tenant, agent } = await readyToCall({
       prompt: 'You are Ava from Harbour Realty. You look up contacts.',

@@ -122,6 +122,21 @@ describe('a machine answers (+61491570117)', () => {
       answered_by: 'machine',
       voicemail_message_left: true,
     });
+    // Billed for what the line was held: the greeting to the beep (4 s), the service's stop (real
+    // seconds, not the simulator's scaled ones) and the 15-word message (6 s) — never a conversation's.
+    expect(call.duration_seconds).toBeGreaterThanOrEqual(4 + 1 + 6);
+    expect(call.duration_seconds).toBeLessThanOrEqual(4 + 8 + 6);
+    // 20 credits a minute, a started second billed.
+    await waitFor(
+      async () =>
+        (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token })).body.credits !==
+        null
+          ? true
+          : undefined,
+      { what: 'the call charged', timeoutMs: 20_000 },
+    );
+    const charged = (await api('GET', `${ws(tenant)}/calls/${callId}`, { token: tenant.owner.token })).body;
+    expect(charged.credits).toBeCloseTo((charged.duration_seconds * 20) / 60, 2);
     // The message is the agent's last turn.
     expect(call.transcript.at(-1)).toMatchObject({ role: 'agent', text: FILLED });
     expect(call.transcript.filter((t: Json) => t.text === FILLED)).toHaveLength(1);

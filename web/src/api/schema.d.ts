@@ -10567,7 +10567,7 @@ export interface operations {
           };
         };
       };
-      /** @description The agent kept changing while the restore was written; try again; or the Idempotency-Key was used with another request, or is still being served. */
+      /** @description The agent kept changing while the restore was written (try again), or the version uses tool header values no longer kept (set the tools' headers again instead); or the Idempotency-Key was used with another request, or is still being served. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];

@@ -8,6 +8,7 @@ import {
 import { callParams, postSigned } from './callbacks.js';
 import { RelaySession } from './relay-client.js';
 import {
+  AMD_MACHINE_SECONDS,
   CONVERSATION_SECONDS,
   LONG_CONVERSATION_SECONDS,
   scenarioFor,
@@ -90,9 +91,10 @@ export async function converse(sim: SimState, call: SimCall): Promise<void> {
     1,
     Math.min(
       call.timeline.talkSeconds,
-      Math.ceil(talkedSoFar(sim, call)) +
-        (call.dialled ? TRANSFER_SECONDS : 0) +
-        call.said.length * SAY_SECONDS,
+      heldForVoicemail(call) ??
+        Math.ceil(talkedSoFar(sim, call)) +
+          (call.dialled ? TRANSFER_SECONDS : 0) +
+          call.said.length * SAY_SECONDS,
     ),
   );
   const shift = talk - call.timeline.talkSeconds;
@@ -122,6 +124,24 @@ export function transcriptOf(sim: SimState, call: SimCall, session: RelaySession
     ...call.said.map((text) => ({ role: 'agent' as const, text, offset_seconds: end })),
   ];
 }
+
+/**
+ * A machine's line is held for its greeting up to the beep (the detection's seconds), the service's
+ * reaction to the detection (in real seconds: a phone line does not play it faster, so it is not
+ * scaled like the simulated conversation), and the message said after the beep (by its length): what
+ * Twilio bills for a voicemail. Undefined when no machine was reported.
+ */
+function heldForVoicemail(call: SimCall): number | undefined {
+  const reportedAt = call.amd?.reportedAt;
+  if (call.scenario !== 'machine' || !call.amd?.reported?.startsWith('machine') || reportedAt === undefined)
+    return undefined;
+  const reaction = Math.ceil((Date.now() - reportedAt) / 1000);
+  return AMD_MACHINE_SECONDS + reaction + call.said.reduce((sum, text) => sum + sayingSeconds(text), 0);
+}
+
+/** Simulated seconds a `<Say>` of `text` takes on a machine: 150 words a minute, at least one second. */
+export const sayingSeconds = (text: string): number =>
+  Math.max(1, Math.ceil(text.trim().split(/\s+/).filter(Boolean).length / 2.5));
 
 /** Wall-clock ms a machine waits at least for the agent's end (the detection comes after the session's setup). */
 const MACHINE_WAIT_MS = 5_000;

@@ -97,6 +97,7 @@ async function reportAmd(sim: SimState, call: SimCall): Promise<void> {
       : 'machine_start'
     : 'human';
   amd.reported = answeredBy;
+  amd.reportedAt = Date.now();
   sim.callbacksInFlight += 1;
   try {
     await postSigned(sim, amd.callbackUrl, {

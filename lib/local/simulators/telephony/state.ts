@@ -69,7 +69,13 @@ export interface SimCall {
   /** The number the call was handed to (`<Dial>` after the agent's transfer), once the person answered. */
   dialled?: string;
   /** Answering-machine detection the dial asked for (`AsyncAmd`), and the result it reported. */
-  amd?: { mode: 'DetectMessageEnd' | 'Enable'; callbackUrl: string; reported?: string };
+  amd?: {
+    mode: 'DetectMessageEnd' | 'Enable';
+    callbackUrl: string;
+    reported?: string;
+    /** When the result was posted (wall-clock ms). */
+    reportedAt?: number;
+  };
   /** What the provider said on the call after the relay (`<Say>` of the `<Connect action>` or `<Dial action>`). */
   said: string[];
   /** The relay session's opening (resolves once `setup` was sent; false: refused). */
