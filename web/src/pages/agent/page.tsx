@@ -8,6 +8,7 @@ import { AnsweringSwitch } from './answering';
 import { AgentForm } from './form';
 import { StartCall } from './start-call';
 import { TestChat } from './test-chat';
+import { TestCallButton } from './test-call-button';
 import { VersionsSection } from './versions';
 
 /** `?version=N`: the version to open in the Versions section. */
@@ -42,6 +43,7 @@ export default function AgentPage() {
             Test chat
           </button>
         )}
+        {canWrite && <TestCallButton workspaceId={workspace_id} agent={agent.data} />}
       </PageHeader>
       <p class="muted">
         {agent.data.version !== null && (
