@@ -9,7 +9,8 @@
  * bedrock), llmBaseUrl (required for openai: an OpenAI-compatible server that needs no API key);
  * apiGatewayCloudWatchRole (default true; false when the account already has API Gateway's logging role);
  * authDomainPrefix (the Cognito hosted UI's domain prefix, default voice-agent-<account>); alarmEmail
- * (where the alarm topic e-mails; no subscription when unset, docs/operations.md). The dashboard
+ * (where the alarm topic e-mails; no subscription when unset, docs/operations.md); twilioApiKeySid and
+ * twilioTwimlAppSid (browser voice calls through Twilio's Voice SDK, docs/deploy.md). The dashboard
  * (web/) is built first when web/dist is missing or stale.
  */
 import { App, Aspects } from 'aws-cdk-lib';
@@ -47,6 +48,16 @@ if (llmProvider === 'bedrock') {
   throw new Error(`context llmProvider must be bedrock or openai, not ${llmProvider}`);
 }
 
+// Browser voice calls through Twilio (docs/deploy.md): the API key's SID and the TwiML App's, together.
+const twilioApiKeySid = context('twilioApiKeySid');
+const twilioTwimlAppSid = context('twilioTwimlAppSid');
+if ((twilioApiKeySid === undefined) !== (twilioTwimlAppSid === undefined))
+  throw new Error('context twilioApiKeySid and twilioTwimlAppSid go together');
+if (twilioApiKeySid && !/^SK[0-9a-fA-F]{32}$/.test(twilioApiKeySid))
+  throw new Error('context twilioApiKeySid must be an API key SID (SK…)');
+if (twilioTwimlAppSid && !/^AP[0-9a-fA-F]{32}$/.test(twilioTwimlAppSid))
+  throw new Error('context twilioTwimlAppSid must be a TwiML App SID (AP…)');
+
 new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   description: 'Voice agent service: control plane API, webhooks, queues and jobs',
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -58,6 +69,9 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   apiGatewayCloudWatchRole: context('apiGatewayCloudWatchRole') !== 'false',
   authDomainPrefix: context('authDomainPrefix'),
   alarmEmail: context('alarmEmail'),
+  ...(twilioApiKeySid && twilioTwimlAppSid
+    ? { twilioWebCall: { apiKeySid: twilioApiKeySid, twimlAppSid: twilioTwimlAppSid } }
+    : {}),
 });
 
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

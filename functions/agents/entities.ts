@@ -240,6 +240,11 @@ export const TestChatTicketEntity = new Entity(
       /** The chat's `parameters`, JSON (already held to start-call's rules). */
       parameters: { type: 'string', required: true },
       runPostCallActions: { type: 'boolean', required: true },
+      /**
+       * A browser voice call's ticket (calling/web-call.ts): the call it opens, created already. Absent
+       * for a test chat, whose call is created when the ticket is spent.
+       */
+      callId: { type: 'string' },
       createdAt: { type: 'string', required: true },
       /** Epoch seconds: the ticket is refused from then on; DynamoDB's TTL removes it later. */
       expiresAt: { type: 'number', required: true, field: 'expires_at' },

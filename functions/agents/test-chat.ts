@@ -11,7 +11,8 @@ import { TestChatTicketEntity, type TestChatTicket } from './entities.js';
  * ticket is 32 random bytes; only its SHA-256 is stored, with what the chat was bought for (user,
  * workspace, agent, parameters, whether post-call actions run) and an expiry 60 s on. The relay's
  * `$connect` spends it with one conditional delete (it exists and has not expired), so it opens at
- * most one chat, and a used, expired or unknown ticket opens none.
+ * most one chat, and a used, expired or unknown ticket opens none. A browser voice call (calling/
+ * web-call.ts) is opened with the same ticket, naming the call it has created already (`callId`).
  */
 
 /** How long a ticket may wait to be spent. */
@@ -24,6 +25,8 @@ export interface TestChatGrant {
   userId: string;
   parameters: Record<string, string>;
   runPostCallActions: boolean;
+  /** A browser voice call's: the call (created already, still `created`) the ticket connects. */
+  callId?: string;
 }
 
 const hashOf = (ticket: string): string => createHash('sha256').update(ticket, 'utf8').digest('hex');
@@ -43,6 +46,7 @@ export async function issueTestChatTicket(
     userId: grant.userId,
     parameters: JSON.stringify(grant.parameters),
     runPostCallActions: grant.runPostCallActions,
+    ...(grant.callId ? { callId: grant.callId } : {}),
     createdAt: now.toISOString(),
     expiresAt: expiresAtSeconds,
   }).go({ response: 'none' });
@@ -75,6 +79,7 @@ export async function spendTestChatTicket(ticket: string): Promise<TestChatGrant
     userId: spent.userId,
     parameters: parametersOf(spent.parameters),
     runPostCallActions: spent.runPostCallActions,
+    ...(spent.callId ? { callId: spent.callId } : {}),
   };
 }
 

@@ -7,4 +7,5 @@ export const handler = domainHandler(callRoutes, {
   getCall: () => import('./handlers/get-call.js'),
   hangupCall: () => import('./handlers/hangup-call.js'),
   getCallRecording: () => import('./handlers/get-call-recording.js'),
+  createWebCall: () => import('./handlers/create-web-call.js'),
 });

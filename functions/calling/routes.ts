@@ -58,6 +58,22 @@ export const callRoutes = {
     errors: { 409: 'The call has ended already' },
     access: { table: 'readwrite', sendsTo: ['postCall', 'workspaceEvents'], secrets: ['telephony'] },
   }),
+  createWebCall: defineRoute({
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/web-call',
+    summary: 'Start a voice call from the browser',
+    description:
+      "A voice test call from the dashboard, created at once (`channel: web`, inbound, status `created`, counted in the workspace's concurrent calls, billed by wall-clock at the call rate once it ends). `transport: twilio` (a deployment with a Twilio API key and TwiML App): `token` is a Twilio Access Token for `@twilio/voice-sdk`; `transport: browser`: open `relay_url` with `?channel=web&ticket=<ticket>` and play ConversationRelay's part in the page. Not connected by `expires_at` (60 s), the call ends `failed` with `end_reason: not_connected`, unbilled (member; a user's token only)",
+    auth: 'user',
+    body: calling.WebCallBody,
+    response: calling.WebCallResponse,
+    successStatus: 201,
+    errors: {
+      402: 'Insufficient credits',
+      429: 'Too many concurrent calls in the workspace (Retry-After)',
+    },
+    access: { table: 'readwrite', secrets: ['telephony', 'twilio-api-key'] },
+  }),
   getCallRecording: defineRoute({
     method: 'GET',
     path: '/api/v1/workspaces/{workspace_id}/calls/{call_id}/recording',

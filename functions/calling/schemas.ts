@@ -55,6 +55,46 @@ export const CallCreateResponse = schemaOnFirstUse(() =>
 );
 export type CallCreateResponse = z.infer<typeof CallCreateResponse>;
 
+// ── Browser voice calls ───────────────────────────────────────────────────────────────────────────
+
+export const WebCallBody = schemaOnFirstUse(() =>
+  z.strictObject({
+    /** Filled into the agent's prompt and greeting as for a phone call's; the call's `parameters`. */
+    parameters: Parameters.nullish().meta({
+      examples: [{ name: 'Sam', listing_address: '12 Beach Road, Manly' }],
+    }),
+    /** Run this version of the agent instead of its current one; 404 `Agent version not found` when it has none. */
+    agent_version: z
+      .number()
+      .int()
+      .min(1)
+      .max(9_999_999_999)
+      .nullish()
+      .meta({ examples: [2] }),
+    /** Run the agent's post-call actions when the call ends (default: analysis only). */
+    run_post_call_actions: z.boolean().nullish(),
+  }),
+);
+export type WebCallBody = z.infer<typeof WebCallBody>;
+
+export const WebCallResponse = schemaOnFirstUse(() =>
+  z.object({
+    /** The call, created already (`channel: web`, status `created`). */
+    call_id: z.string(),
+    /** `twilio`: connect with `@twilio/voice-sdk` and `token`; `browser`: open `relay_url` with the ticket. */
+    transport: z.enum(['twilio', 'browser']),
+    /** Not connected by then (60 s), the call ends `failed`, `end_reason: not_connected`, unbilled. */
+    expires_at: z.string(),
+    /** `twilio`: a Twilio Access Token (JWT, 5 minutes) for `Device(token).connect()`. */
+    token: z.string().optional(),
+    /** `browser`: open `relay_url` with `?channel=web&ticket=<ticket>`; it works once. */
+    ticket: z.string().optional(),
+    /** `browser`: the relay's web route. */
+    relay_url: z.string().optional(),
+  }),
+);
+export type WebCallResponse = z.infer<typeof WebCallResponse>;
+
 // ── Call log ───────────────────────────────────────────────────────────────────────────────────────
 
 /** `2026-11-22` (the whole day) or an ISO 8601 date-time with offset. */

@@ -7,6 +7,7 @@ import { CallEntity, OPEN_CALL_SHARDS, OpenCallEntity, type Call } from './entit
 import { applyTransition, finishCall, readCall } from './lifecycle.js';
 import { dispatch } from './start-call.js';
 import { isTerminal, REDISPATCH_AFTER_SECONDS } from './status.js';
+import { webCallNotConnected } from './web-call.js';
 
 /**
  * The scheduled sweeper: walks the calls not yet handed to the post-call pipeline (the open-call
@@ -24,10 +25,14 @@ import { isTerminal, REDISPATCH_AFTER_SECONDS } from './status.js';
  *     (the concurrency slot comes back; the provider is asked to hang up, best effort);
  *   - still `created` a while after creation (its dispatch message was lost) → dispatched again
  *     (the dispatcher's claim makes a duplicate harmless);
- *   - ended but not yet reported → charge and post-call message again (their waits are bounded).
+ *   - ended but not yet reported → charge and post-call message again (their waits are bounded);
+ *   - a web call (web-call.ts) is never dispatched: still `created` past its minute, it ends `failed`,
+ *     end reason `not_connected`, unbilled (never answered); its slot comes back.
  */
 export interface SweepReport {
   examined: number;
+  /** Web calls never connected in their minute. */
+  notConnected: number;
   lost: number;
   redispatched: number;
   finished: number;
@@ -41,7 +46,14 @@ const MIN_AGE_SECONDS = REDISPATCH_AFTER_SECONDS;
 export async function sweepCalls(): Promise<SweepReport> {
   const now = clock.now();
   const cutoff = new Date(now.getTime() - MIN_AGE_SECONDS * 1000).toISOString();
-  const report: SweepReport = { examined: 0, lost: 0, redispatched: 0, finished: 0, reconciled: 0 };
+  const report: SweepReport = {
+    examined: 0,
+    notConnected: 0,
+    lost: 0,
+    redispatched: 0,
+    finished: 0,
+    reconciled: 0,
+  };
   for (let shard = 0; shard < OPEN_CALL_SHARDS; shard += 1) {
     const { data: markers } = await OpenCallEntity.query
       .byShard({ shard })
@@ -59,7 +71,7 @@ export async function sweepCalls(): Promise<SweepReport> {
       }
     }
   }
-  if (report.lost || report.redispatched || report.finished || report.reconciled)
+  if (report.notConnected || report.lost || report.redispatched || report.finished || report.reconciled)
     logger.info('call sweep', { ...report });
   return report;
 }
@@ -81,6 +93,18 @@ async function sweepOne(
     }
     await finishCall(call);
     report.finished += 1;
+    return;
+  }
+  if (call.channel === 'web' && call.status === 'created') {
+    if (!webCallNotConnected(call, now)) return;
+    // Conditioned on the call as read (still created): a connection made meanwhile wins.
+    const { moved } = await applyTransition(
+      call.workspaceId,
+      call.callId,
+      { status: 'failed', endReason: 'not_connected', at: now.toISOString(), source: 'sweeper' },
+      call,
+    );
+    if (moved) report.notConnected += 1;
     return;
   }
   if (call.providerCallId && call.status !== 'created' && silentSince(call) <= reconcileBefore(now)) {

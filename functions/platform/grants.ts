@@ -259,6 +259,7 @@ function secretKeyOf(secretId: string): SecretKey | undefined {
     'crm',
     'cursor-key',
     'tool-headers-key',
+    'twilio-api-key',
   ];
   return keys.find(
     (key) => process.env[secretArnVariable(key)] === secretId || name === key || name.endsWith(`/${key}`),

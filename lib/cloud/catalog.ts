@@ -327,6 +327,15 @@ export const catalog: FunctionSpec[] = [
     access: { table: 'readwrite', secrets: ['telephony'] },
   },
   {
+    // The TwiML App's voice URL: a browser's web call (calling/web-call.ts) joins ConversationRelay.
+    id: 'TelephonyWebCallWebhook',
+    group: 'provider-webhooks',
+    entry: 'functions/inbound-webhooks/telephony-web-call.ts',
+    // Its TwiML names the voice webhook for the call's recording callback.
+    functionUrl: { path: '/webhooks/telephony/web-call', handsOut: ['/webhooks/telephony/voice'] },
+    access: { table: 'readwrite', secrets: ['telephony'] },
+  },
+  {
     // A warm transfer's person answered: what they hear first (the whisper stored on the call).
     id: 'TelephonyWhisperWebhook',
     group: 'provider-webhooks',

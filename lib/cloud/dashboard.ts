@@ -20,6 +20,8 @@ export interface DashboardOptions {
   apiUrl: string;
   jwtIssuer: string;
   relayUrl: string;
+  /** Browser voice calls use Twilio's Voice JavaScript SDK: its hosts are allowed by the CSP. */
+  twilioVoiceSdk?: boolean;
   logRetention: logs.RetentionDays;
 }
 
@@ -37,6 +39,7 @@ export function addDashboard(
     issuer: options.jwtIssuer,
     // The test chat opens the voice relay from the page (CSP connect-src, config.json relay_url).
     relayUrl: options.relayUrl,
+    twilioVoiceSdk: options.twilioVoiceSdk,
     logRetention: options.logRetention,
   });
   const userPoolClient = userPool.addClient('DashboardClient', {

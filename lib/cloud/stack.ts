@@ -64,6 +64,12 @@ export interface VoiceAgentStackProps extends StackProps {
   authDomainPrefix?: string;
   /** Where the alarm topic e-mails (context `alarmEmail`); no subscription when unset. */
   alarmEmail?: string;
+  /**
+   * Browser voice calls through Twilio's Voice JavaScript SDK (context `twilioApiKeySid`,
+   * `twilioTwimlAppSid`; the key's secret goes in the `twilio-api-key` secret; docs/deploy.md). Absent:
+   * web calls use the browser's own speech over the relay's web route.
+   */
+  twilioWebCall?: { apiKeySid: string; twimlAppSid: string };
 }
 
 /**
@@ -139,6 +145,7 @@ export class VoiceAgentStack extends Stack {
       apiUrl,
       jwtIssuer,
       relayUrl: this.voiceRelay.url,
+      twilioVoiceSdk: props.twilioWebCall !== undefined,
       logRetention,
     });
     this.dashboard = dashboard;
@@ -167,6 +174,13 @@ export class VoiceAgentStack extends Stack {
         TELEPHONY_PROVIDER: props.telephonyProvider ?? 'simulator',
         // Not a secret: the TwiML of every answered call names it, and $connect checks signatures against it.
         VOICE_RELAY_URL: this.voiceRelay.url,
+        // Not secrets: the Access Tokens of browser voice calls name them (their key's secret is one).
+        ...(props.twilioWebCall
+          ? {
+              TWILIO_API_KEY_SID: props.twilioWebCall.apiKeySid,
+              TWILIO_TWIML_APP_SID: props.twilioWebCall.twimlAppSid,
+            }
+          : {}),
         ...(props.webhookAllowedHosts !== undefined
           ? { WEBHOOK_ALLOWED_HOSTS: props.webhookAllowedHosts }
           : {}),

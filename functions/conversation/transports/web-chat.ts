@@ -18,6 +18,7 @@ import { emptyState } from '../engine/model.js';
 import { handoffTargets } from '../handoffs.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
+import { acceptWebCall } from './web-call.js';
 
 /**
  * The dashboard's test chat: a user talks to an agent in the browser, over the same relay WebSocket and
@@ -74,6 +75,8 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
     });
     return stillAllowed;
   }
+  // A browser voice call's ticket names its call, created already (web-call.ts).
+  if (grant.callId) return acceptWebCall(connectionId, { ...grant, callId: grant.callId });
   try {
     const { data: agent } = await AgentEntity.get({ workspaceId, agentId: grant.agentId }).go();
     if (!agent) return 404;

@@ -13,10 +13,18 @@ export type RouteAuth = 'none' | 'user' | 'api_key' | 'user_or_api_key';
 /**
  * Secrets Manager secrets a function may read: cloud adapters' credentials, `cursor-key`, which
  * seals list cursors (platform/pagination.ts; granted to every function with a list route), and
- * `tool-headers-key`, which seals agents' tool header values (agents/tool-secrets.ts).
+ * `tool-headers-key`, which seals agents' tool header values (agents/tool-secrets.ts), and
+ * `twilio-api-key`, which signs browser voice calls' Twilio Access Tokens.
  */
 export type SecretKey =
-  'telephony' | 'payments' | 'identity-webhook' | 'crm' | 'cursor-key' | 'tool-headers-key';
+  | 'telephony'
+  | 'payments'
+  | 'identity-webhook'
+  | 'crm'
+  | 'cursor-key'
+  | 'tool-headers-key'
+  /** The Twilio API key's secret that browser voice calls' Access Tokens are signed with (providers/telephony/web-client.ts). */
+  | 'twilio-api-key';
 
 /**
  * What code may touch: the table, the bucket, queues to send to, secrets, SES. A route declares what

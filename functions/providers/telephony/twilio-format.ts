@@ -46,6 +46,8 @@ export const END_REASONS = [
   'voicemail',
   /** A warm transfer's person did not answer, was busy or could not be dialled: the caller was told, then the call ended. */
   'transfer_failed',
+  /** A browser voice call (web-call) that was not connected within its minute: never billed. */
+  'not_connected',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
@@ -315,6 +317,10 @@ export const REJECT_MESSAGE =
 /** A polite refusal of an inbound call. */
 export const rejectTwiml = (): string =>
   `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${escapeXml(REJECT_MESSAGE)}</Say><Hangup/></Response>`;
+
+/** A call leg refused outright (a browser's web call that is not its to connect): Twilio ends it unanswered. */
+export const rejectLegTwiml = (): string =>
+  '<?xml version="1.0" encoding="UTF-8"?><Response><Reject/></Response>';
 
 export const emptyTwiml = (): string => '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 

@@ -9,6 +9,9 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 
+/** What `@twilio/voice-sdk` connects to: signalling, insights and its sounds (fetched, then played). */
+export const TWILIO_VOICE_SDK_CONNECT = ['wss://*.twilio.com', 'https://*.twilio.com'];
+
 export interface DashboardSiteProps {
   /** The built dashboard (web/dist, `npm run build:web`). */
   assets: string;
@@ -22,6 +25,12 @@ export interface DashboardSiteProps {
   issuer: string;
   /** The test chat's relay (a wss:// URL), when deployed. */
   relayUrl?: string;
+  /**
+   * Browser voice calls through `@twilio/voice-sdk`: its signalling and insights (wss/https on
+   * twilio.com: `voice-js.*.twilio.com`, `eventgw.twilio.com`, `sdkgw.*.twilio.com`) and its ringing
+   * and tone sounds (`sdk.twilio.com`) are allowed; the media itself is WebRTC, which CSP does not govern.
+   */
+  twilioVoiceSdk?: boolean;
   /** Retention of the deployment handler's log group (default one month). */
   logRetention?: logs.RetentionDays;
 }
@@ -65,6 +74,7 @@ export class DashboardSite extends Construct {
       // Presigned uploads (imports) and recordings of the service's bucket.
       `https://*.s3.${region}.amazonaws.com`,
       ...(props.relayUrl ? [props.relayUrl] : []),
+      ...(props.twilioVoiceSdk ? TWILIO_VOICE_SDK_CONNECT : []),
     ];
     const csp = [
       "default-src 'none'",
@@ -73,7 +83,7 @@ export class DashboardSite extends Construct {
       "img-src 'self' data:",
       "font-src 'self'",
       `connect-src ${connect.join(' ')}`,
-      `media-src 'self' blob: https://*.s3.${region}.amazonaws.com`,
+      `media-src 'self' blob: https://*.s3.${region}.amazonaws.com${props.twilioVoiceSdk ? ' https://sdk.twilio.com' : ''}`,
       "manifest-src 'self'",
       "base-uri 'none'",
       "form-action 'self'",

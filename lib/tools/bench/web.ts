@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** The dashboard's budget: script gzipped, the first load and each page's own chunks. */
-export const WEB_BUDGET = { firstLoadKb: 60, pageChunkKb: 30 } as const;
+export const WEB_BUDGET = {
+  firstLoadKb: 60,
+  pageChunkKb: 30,
+  /**
+   * Chunks that are a vendor SDK loaded for one rare path only, with their own budget: Twilio's Voice
+   * SDK, loaded only when a test call uses the twilio transport (never on a first load, nor locally).
+   */
+  libraryChunkKb: { 'src/pages/agent/twilio-call.ts': 50 } as Record<string, number>,
+} as const;
 
 interface ManifestChunk {
   file: string;
@@ -57,7 +65,7 @@ export function measureWeb(dist: string): WebReport {
         name: manifest[key].src ?? key,
         files: own.map((k) => manifest[k].file),
         gzipKb,
-        within: gzipKb <= WEB_BUDGET.pageChunkKb,
+        within: gzipKb <= (WEB_BUDGET.libraryChunkKb[manifest[key].src ?? key] ?? WEB_BUDGET.pageChunkKb),
       };
     })
     .sort((a, b) => b.gzipKb - a.gzipKb);

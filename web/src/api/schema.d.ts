@@ -877,6 +877,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workspaces/{workspace_id}/agents/{agent_id}/web-call': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a voice call from the browser
+     * @description A voice test call from the dashboard, created at once (`channel: web`, inbound, status `created`, counted in the workspace's concurrent calls, billed by wall-clock at the call rate once it ends). `transport: twilio` (a deployment with a Twilio API key and TwiML App): `token` is a Twilio Access Token for `@twilio/voice-sdk`; `transport: browser`: open `relay_url` with `?channel=web&ticket=<ticket>` and play ConversationRelay's part in the page. Not connected by `expires_at` (60 s), the call ends `failed` with `end_reason: not_connected`, unbilled (member; a user's token only)
+     *
+     *     **Auth:** A dashboard user's JWT. API keys are refused (403).
+     */
+    post: operations['createWebCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workspaces/{workspace_id}/calls/{call_id}/recording': {
     parameters: {
       query?: never;
@@ -11819,6 +11841,7 @@ export interface operations {
                     | 'agent_hangup'
                     | 'voicemail'
                     | 'transfer_failed'
+                    | 'not_connected'
                   )
                 | null;
               created_by: string;
@@ -12116,6 +12139,7 @@ export interface operations {
                   | 'agent_hangup'
                   | 'voicemail'
                   | 'transfer_failed'
+                  | 'not_connected'
                 )
               | null;
             created_by: string;
@@ -12152,6 +12176,7 @@ export interface operations {
                     | 'agent_hangup'
                     | 'voicemail'
                     | 'transfer_failed'
+                    | 'not_connected'
                   )
                 | null;
               source: string;
@@ -12529,6 +12554,7 @@ export interface operations {
                   | 'agent_hangup'
                   | 'voicemail'
                   | 'transfer_failed'
+                  | 'not_connected'
                 )
               | null;
             created_by: string;
@@ -12565,6 +12591,7 @@ export interface operations {
                     | 'agent_hangup'
                     | 'voicemail'
                     | 'transfer_failed'
+                    | 'not_connected'
                   )
                 | null;
               source: string;
@@ -12749,6 +12776,232 @@ export interface operations {
               msg: string;
               input: unknown;
             }[];
+          };
+        };
+      };
+      /** @description A fault on our side; the cause is logged, never sent. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  createWebCall: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description 1 to 255 printable ASCII characters: the same key with the same request within 24 h answers the first response again (`idempotent-replayed: true`); with another request, 409.
+         * @example 3f2b9c1e-7d4a-4b8e-9f0a-1c2d3e4f5a6b
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example ws_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        workspace_id: string;
+        /** @example ag_01JD8X3T6QW5R2K9M4N7P1B3C5 */
+        agent_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "parameters": {
+         *         "name": "Sam",
+         *         "listing_address": "12 Beach Road, Manly"
+         *       },
+         *       "agent_version": 2,
+         *       "run_post_call_actions": true
+         *     }
+         */
+        'application/json': {
+          /**
+           * @example {
+           *       "name": "Sam",
+           *       "listing_address": "12 Beach Road, Manly"
+           *     }
+           */
+          parameters?: {
+            [key: string]: string;
+          } | null;
+          /** @example 2 */
+          agent_version?: number | null;
+          run_post_call_actions?: boolean | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "call_id": "call_01JD8X3T6QW5R2K9M4N7P1B3C5",
+           *       "transport": "twilio",
+           *       "expires_at": "2026-11-22T01:30:00.000Z",
+           *       "token": "example",
+           *       "ticket": "example",
+           *       "relay_url": "https://example.com/hooks/voice-agent"
+           *     }
+           */
+          'application/json': {
+            call_id: string;
+            /** @enum {string} */
+            transport: 'twilio' | 'browser';
+            expires_at: string;
+            token?: string;
+            ticket?: string;
+            relay_url?: string;
+          };
+        };
+      };
+      /** @description No credential, or one that is malformed, expired, unknown or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description Insufficient credits */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The credential may not do this; the message says why: the wrong kind of credential for the route, an API key of another workspace or without the route's scope, or a role that does not allow it (`Only … can …`; a viewer attempting a write: `Viewers have read-only access`). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description An id in the path is unknown, of the wrong shape, or of another tenant (you cannot tell which). */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was used with another request, or the first request with it is still being served. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body was sent as another media type than the route takes. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description The body or query is invalid: every problem at once, `loc` says where and `type` what (an unknown field or query parameter is `extra_forbidden`; a body that is not JSON `json_invalid`). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "detail": [
+           *         {
+           *           "type": "missing",
+           *           "loc": [
+           *             "body",
+           *             "name"
+           *           ],
+           *           "msg": "Field required",
+           *           "input": {}
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            detail: {
+              /** @example missing */
+              type: string;
+              /**
+               * @example [
+               *       "body",
+               *       "name"
+               *     ]
+               */
+              loc: (string | number)[];
+              /** @example Field required */
+              msg: string;
+              input: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description Too many concurrent calls in the workspace (Retry-After) */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          /**
+           * @description Seconds to wait before trying again.
+           * @example 30
+           */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
           };
         };
       };

@@ -9,6 +9,7 @@ import { AgentForm } from './form';
 import { HandoffsSetting } from './handoffs';
 import { StartCall } from './start-call';
 import { TestChat } from './test-chat';
+import { TestCallButton } from './test-call-button';
 import { VersionsSection } from './versions';
 
 /** `?version=N`: the version to open in the Versions section. */
@@ -43,6 +44,7 @@ export default function AgentPage() {
             Test chat
           </button>
         )}
+        {canWrite && <TestCallButton workspaceId={workspace_id} agent={agent.data} />}
       </PageHeader>
       <p class="muted">
         {agent.data.version !== null && (
