@@ -33,7 +33,8 @@ const NOT_RESOURCES: Record<string, string> = {
   listAgentVersions: 'an agent’s versions, each named by its agent_id and version number',
   getAgentVersion: 'an agent’s version, named by its agent_id and version number (its agent has id)',
   createTestChatTicket: 'a one-time ticket for the relay, shown once and stored only as its hash',
-  createWebCall: 'how the browser joins the call it created (the call is `call_id`): a one-time ticket or token',
+  createWebCall:
+    'how the browser joins the call it created (the call is `call_id`): a one-time ticket or token',
 };
 
 /** Envelopes around a resource: the property that holds it. */
