@@ -11,6 +11,7 @@ import {
   type StatsCounter,
   type StatsStatus,
 } from './entities.js';
+import { callKey } from './call-shards.js';
 
 /**
  * The analytics counters of calls, kept on write and exactly once per call (the analytics domain
@@ -81,7 +82,7 @@ export async function writeRetryingConflicts(
 }
 
 async function readCall(workspaceId: string, callId: string): Promise<Call | undefined> {
-  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  const { data } = await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true });
   return data ?? undefined;
 }
 
@@ -155,7 +156,7 @@ async function countDay(call: Pick<Call, 'workspaceId' | 'createdAt' | 'statsTim
 /** The call marked counted (`chargedUnits`, `statsDay`: conditional, not yet set) and its counters. */
 const countingWrites = (call: Call, units: number, day: string) => (entities: CountingWrites) => [
   entities.call
-    .patch({ workspaceId: call.workspaceId, callId: call.callId })
+    .patch(callKey(call.workspaceId, call.callId))
     .set({ chargedUnits: units, statsDay: day })
     .where((attr, op) => op.notExists(attr.statsDay))
     .commit(),
@@ -230,7 +231,7 @@ export async function storeCallSentiment(
   const analysed = typeof successful === 'boolean';
   // Counted only with a sentiment label: the condition (no sentiment yet) is what makes it once.
   if (!call.statsDay || !label) {
-    await CallEntity.patch({ workspaceId, callId })
+    await CallEntity.patch(callKey(workspaceId, callId))
       .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
       .go({ response: 'none' });
     return;
@@ -240,7 +241,7 @@ export async function storeCallSentiment(
     callingService.transaction
       .write((entities) => [
         entities.call
-          .patch({ workspaceId, callId })
+          .patch(callKey(workspaceId, callId))
           .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
           .where((attr, op) => op.notExists(attr.sentiment))
           .commit(),
@@ -281,7 +282,7 @@ export async function countTurnLatencies(
     callingService.transaction
       .write((entities) => [
         entities.call
-          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .patch(callKey(call.workspaceId, call.callId))
           .set({ latencyDay: day })
           .where((attr, op) => op.notExists(attr.latencyDay))
           .commit(),

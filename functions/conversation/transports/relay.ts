@@ -28,6 +28,7 @@ import { CallToolBox } from '../tools/agent-toolbox.js';
 import { toolRunner } from '../tools/runner.js';
 import { RecentConversations } from '../storage/recent.js';
 import { TableConversationStore, toStored } from '../storage/table-store.js';
+import { callKey } from '../../calling/call-shards.js';
 
 /**
  * The ConversationRelay transport: Twilio's messages in, the engine's words out. Its socket is the
@@ -133,7 +134,7 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
         }
       : undefined;
   const read = named
-    ? await agentForCallWith(CallEntity.get({ workspaceId, callId }).params<{ Key: TableKey }>().Key, {
+    ? await agentForCallWith(CallEntity.get(callKey(workspaceId, callId)).params<{ Key: TableKey }>().Key, {
         workspaceId,
         ...named,
       })
@@ -186,7 +187,7 @@ async function startSession(connectionId: string, frame: unknown): Promise<void>
         })
         .commit(),
       calls
-        .patch({ workspaceId, callId })
+        .patch(callKey(workspaceId, callId))
         .set({ relayConnectionId: connectionId })
         .where(
           (attr, op) =>
@@ -418,7 +419,7 @@ async function markAgentEnded(item: ConversationItem, end: ConversationEnd): Pro
       });
       return;
     }
-    await CallEntity.patch({ workspaceId: item.workspaceId, callId: item.callId })
+    await CallEntity.patch(callKey(item.workspaceId, item.callId))
       .set({ agentEnded: end.reason })
       .go({ response: 'none' });
   } catch (error) {

@@ -17,6 +17,7 @@ import { ConversationEntity } from '../storage/entities.js';
 import { emptyState } from '../engine/model.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
+import { callShardOf } from '../../calling/call-shards.js';
 
 /**
  * The dashboard's test chat: a user talks to an agent in the browser, over the same relay WebSocket and
@@ -86,6 +87,7 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
     const call: Call = {
       workspaceId,
       callId,
+      callShard: callShardOf(callId),
       organisationId,
       agentId: agent.agentId,
       direction: 'inbound',
