@@ -1,4 +1,4 @@
-import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { docClient, getStoredItem, tableName, type StoredItem } from '../platform/table.js';
 import { forgetMigrationMark } from './call-log-merge.js';
 import { CALL_SHARDS, CALLS_MIGRATED_KEY, callShardOf, callTableKey, legacyCallsKey } from './call-shards.js';
@@ -124,15 +124,9 @@ export async function migrateCalls(
     }
     startKey = page.LastEvaluatedKey;
     await docClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...PROGRESS_KEY, ...progress, ...(startKey ? { next: startKey } : {}) },
-            },
-          },
-        ],
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...PROGRESS_KEY, ...progress, ...(startKey ? { next: startKey } : {}) },
       }),
     );
     options.onPage?.(progress);
