@@ -1,8 +1,7 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { HttpError } from '../platform/errors.js';
 import { logger } from '../platform/logger.js';
 import { invalidCursor, type Page } from '../platform/pagination.js';
-import { docClient, getStoredItem, tableName, type StoredItem } from '../platform/table.js';
+import { getStoredItem, queryStoredItems, type TableQuery } from '../platform/table.js';
 import { CALL_SHARDS, CALLS_MIGRATED_KEY, callsShardKey, legacyCallsKey } from './call-shards.js';
 import { CallEntity, type Call } from './entities.js';
 
@@ -63,7 +62,7 @@ export function forgetMigrationMark(): void {
 
 // ── The merge ──────────────────────────────────────────────────────────────────────────────────
 /** One shard's query for calls below a position: ElectroDB's params for the shard's key. */
-export type ShardQuery = (shard: number, below: string | undefined) => QueryCommandInput;
+export type ShardQuery = (shard: number, below: string | undefined) => TableQuery;
 
 interface ShardState {
   pk: string;
@@ -97,15 +96,13 @@ export async function mergedPage(input: {
     let exclusiveStartKey: Record<string, unknown> | undefined;
     let kept = 0;
     for (;;) {
-      const page = await docClient().send(
-        new QueryCommand({
-          ...params,
-          ExpressionAttributeValues: values,
-          ...(input.filtered ? {} : { Limit: perShard }),
-          ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
-        }),
-      );
-      for (const item of (page.Items ?? []) as StoredItem[]) {
+      const page = await queryStoredItems({
+        ...params,
+        ExpressionAttributeValues: values,
+        ...(input.filtered ? {} : { Limit: perShard }),
+        ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
+      });
+      for (const item of page.items) {
         const call = CallEntity.parse({ Item: item }).data as Call | null;
         if (!call || (state.readTo !== undefined && call.callId >= state.readTo)) continue;
         found.set(call.callId, call);
@@ -113,7 +110,7 @@ export async function mergedPage(input: {
         state.readTo = call.callId;
         if (kept >= perShard) break;
       }
-      const last = page.LastEvaluatedKey as { sk?: string } | undefined;
+      const last = page.next as { sk?: string } | undefined;
       if (kept >= perShard) return;
       if (!last) {
         state.done = true;
@@ -167,21 +164,18 @@ export async function workspaceCalls(workspaceId: string): Promise<Call[]> {
       const calls: Call[] = [];
       let exclusiveStartKey: Record<string, unknown> | undefined;
       do {
-        const page = await docClient().send(
-          new QueryCommand({
-            TableName: tableName(),
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': 'pk' },
-            ExpressionAttributeValues: { ':pk': pk },
-            ConsistentRead: true,
-            ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
-          }),
-        );
-        for (const item of page.Items ?? []) {
+        const page = await queryStoredItems({
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': 'pk' },
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+          ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
+        });
+        for (const item of page.items) {
           const call = CallEntity.parse({ Item: item }).data as Call | null;
           if (call) calls.push(call);
         }
-        exclusiveStartKey = page.LastEvaluatedKey;
+        exclusiveStartKey = page.next;
       } while (exclusiveStartKey);
       return calls;
     }),

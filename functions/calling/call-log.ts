@@ -5,7 +5,7 @@ import { displayCredits } from '../billing/credits.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
-import { isConditionFailure } from '../platform/table.js';
+import { isConditionFailure, type TableQuery } from '../platform/table.js';
 import { logger } from '../platform/logger.js';
 import { objectExists, signedDownloadUrl } from '../platform/storage.js';
 import { telephony, type HangupResult } from '../providers/telephony/index.js';
@@ -23,7 +23,6 @@ import {
 import { isTerminal, statusesMatching, wireStatus } from './status.js';
 import { callKey } from './call-shards.js';
 import { mergedPage } from './call-log-merge.js';
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** The call log: list, detail, hang-up, recordings. */
 export const CALL_NOT_FOUND = 'Call not found';
@@ -141,7 +140,7 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
       cursor: query.cursor,
       filtered,
       build: (callShard, below) =>
-        narrowed(CallEntity.query.byWorkspace({ workspaceId, callShard }), below).params<QueryCommandInput>({
+        narrowed(CallEntity.query.byWorkspace({ workspaceId, callShard }), below).params<TableQuery>({
           order: 'desc',
         }),
     });

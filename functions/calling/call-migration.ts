@@ -1,5 +1,10 @@
-import { PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { docClient, getStoredItem, tableName, type StoredItem } from '../platform/table.js';
+import {
+  getStoredItem,
+  putStoredItem,
+  scanStoredItems,
+  writeStoredItems,
+  type StoredItem,
+} from '../platform/table.js';
 import { forgetMigrationMark } from './call-log-merge.js';
 import { CALL_SHARDS, CALLS_MIGRATED_KEY, callShardOf, callTableKey, legacyCallsKey } from './call-shards.js';
 
@@ -20,38 +25,27 @@ export async function moveCallItem(item: StoredItem): Promise<MoveOutcome> {
   const names: Record<string, string> = { '#pk': 'pk', '#rank': 'statusRank', '#updated': 'updatedAt' };
   const values: Record<string, unknown> = { ':rank': item.statusRank };
   if (item.updatedAt !== undefined) values[':updated'] = item.updatedAt;
-  try {
-    await docClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...item, ...target, callShard: callShardOf(callId) },
-              ConditionExpression: 'attribute_not_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': 'pk' },
-            },
-          },
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: { pk: item.pk, sk: item.sk },
-              ConditionExpression: `attribute_exists(#pk) AND #rank = :rank AND ${
-                item.updatedAt === undefined ? 'attribute_not_exists(#updated)' : '#updated = :updated'
-              }`,
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-            },
-          },
-        ],
-      }),
-    );
-    return 'moved';
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
-    // Moved by another reader, or written meanwhile: the caller reads it again.
-    return 'gone';
-  }
+  const result = await writeStoredItems([
+    {
+      Put: {
+        Item: { ...item, ...target, callShard: callShardOf(callId) },
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': 'pk' },
+      },
+    },
+    {
+      Delete: {
+        Key: { pk: item.pk, sk: item.sk },
+        ConditionExpression: `attribute_exists(#pk) AND #rank = :rank AND ${
+          item.updatedAt === undefined ? 'attribute_not_exists(#updated)' : '#updated = :updated'
+        }`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+  ]);
+  // Canceled: moved by another reader, or written meanwhile (the caller reads it again).
+  return result.canceled ? 'gone' : 'moved';
 }
 
 /**
@@ -106,41 +100,28 @@ export async function migrateCalls(
   };
   let startKey = saved?.next as Record<string, unknown> | undefined;
   do {
-    const page = await docClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        Limit: options.pageSize ?? 500,
-        FilterExpression: '#e = :call',
-        ExpressionAttributeNames: { '#e': '__edb_e__' },
-        ExpressionAttributeValues: { ':call': 'call' },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    progress.scanned += page.ScannedCount ?? 0;
-    for (const item of page.Items ?? []) {
+    const page = await scanStoredItems({
+      Limit: options.pageSize ?? 500,
+      FilterExpression: '#e = :call',
+      ExpressionAttributeNames: { '#e': '__edb_e__' },
+      ExpressionAttributeValues: { ':call': 'call' },
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    });
+    progress.scanned += page.scanned;
+    for (const item of page.items) {
       const outcome = await moveUntilDone(item);
       if (outcome === 'moved') progress.moved += 1;
       else if (outcome === 'in-place') progress.inPlace += 1;
     }
-    startKey = page.LastEvaluatedKey;
-    await docClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...PROGRESS_KEY, ...progress, ...(startKey ? { next: startKey } : {}) },
-      }),
-    );
+    startKey = page.next;
+    await putStoredItem({ ...PROGRESS_KEY, ...progress, ...(startKey ? { next: startKey } : {}) });
     options.onPage?.(progress);
   } while (startKey);
-  await docClient().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: { TableName: tableName(), Item: { ...CALLS_MIGRATED_KEY, shards: CALL_SHARDS, ...progress } },
-        },
-        { Delete: { TableName: tableName(), Key: PROGRESS_KEY } },
-      ],
-    }),
-  );
+  const marked = await writeStoredItems([
+    { Put: { Item: { ...CALLS_MIGRATED_KEY, shards: CALL_SHARDS, ...progress } } },
+    { Delete: { Key: PROGRESS_KEY } },
+  ]);
+  if (marked.canceled) throw new Error('the migration mark could not be written: run again');
   forgetMigrationMark();
   return progress;
 }
