@@ -6,6 +6,7 @@ import { answeredBy } from '../providers/telephony/twilio-format.js';
 import { CallEntity, type Call } from './entities.js';
 import { readCall } from './lifecycle.js';
 import { isTerminal } from './status.js';
+import { callKey } from './call-shards.js';
 
 /**
  * `POST /webhooks/telephony/amd?call_id=…&workspace_id=…`: the provider's asynchronous
@@ -59,7 +60,7 @@ export async function handleAmdCallback(
   const result = answeredBy(request.params.AnsweredBy);
   let marked: Call;
   try {
-    const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+    const { data } = await CallEntity.patch(callKey(call.workspaceId, call.callId))
       .set({ answeredBy: result })
       .where(
         (attr, op) =>

@@ -5,7 +5,7 @@ import { displayCredits } from '../billing/credits.js';
 import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
-import { isConditionFailure } from '../platform/table.js';
+import { isConditionFailure, type TableQuery } from '../platform/table.js';
 import { logger } from '../platform/logger.js';
 import { objectExists, signedDownloadUrl } from '../platform/storage.js';
 import { telephony, type HangupResult } from '../providers/telephony/index.js';
@@ -22,6 +22,8 @@ import {
   type ListCallsQuery,
 } from './schemas.js';
 import { isTerminal, statusesMatching, wireStatus } from './status.js';
+import { callKey } from './call-shards.js';
+import { mergedPage } from './call-log-merge.js';
 
 /** The call log: list, detail, hang-up, recordings. */
 export const CALL_NOT_FOUND = 'Call not found';
@@ -74,6 +76,11 @@ export async function setCallSentiment(
   await storeCallSentiment(workspaceId, callId, sentiment, analysis, read);
 }
 
+type CallQuery =
+  | ReturnType<typeof CallEntity.query.byWorkspace>
+  | ReturnType<typeof CallEntity.query.byAgent>
+  | ReturnType<typeof CallEntity.query.byRemotePhone>;
+
 const ULID_RANDOM_MIN = '0'.repeat(16);
 const ULID_RANDOM_MAX = 'Z'.repeat(16);
 /** Call ids are `call_<ULID>`: the ULID's first 10 characters are its creation time. */
@@ -96,38 +103,55 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
   if (low && high && low > high) return { items: [], nextCursor: null };
   const statuses = query.status ? statusesMatching(query.status) : undefined;
 
+  // By phone, the agent is a filter (the phone's key is the narrower one).
+  const agentFilter = query.phone !== undefined ? query.agent_id : undefined;
+  const filtered = Boolean(
+    statuses || query.direction || query.campaign_id || query.contact_id || agentFilter,
+  );
+  /** The key range (dates, and the merge's position: below it) and the filters, on any of the keys. */
+  const narrowed = (base: CallQuery, below?: string) => {
+    const top = below !== undefined && (high === undefined || below < high) ? below : high;
+    const ranged =
+      low && top
+        ? base.between({ callId: low }, { callId: top })
+        : low
+          ? base.gte({ callId: low })
+          : top
+            ? base.lte({ callId: top })
+            : base;
+    return filtered
+      ? ranged.where((attr, op) =>
+          [
+            statuses ? `(${statuses.map((s) => op.eq(attr.status, s)).join(' OR ')})` : '',
+            agentFilter ? op.eq(attr.agentId, agentFilter) : '',
+            query.direction ? op.eq(attr.direction, query.direction) : '',
+            query.campaign_id ? op.eq(attr.campaignId, query.campaign_id) : '',
+            query.contact_id ? op.eq(attr.contactId, query.contact_id) : '',
+          ]
+            .filter(Boolean)
+            .join(' AND '),
+        )
+      : ranged;
+  };
+
+  if (query.phone === undefined && query.agent_id === undefined) {
+    return mergedPage({
+      workspaceId,
+      limit: query.limit,
+      cursor: query.cursor,
+      filtered,
+      build: (callShard, below) =>
+        narrowed(CallEntity.query.byWorkspace({ workspaceId, callShard }), below).params<TableQuery>({
+          order: 'desc',
+        }),
+    });
+  }
   const page = await queryPage(query.cursor, (cursor) => {
     const base =
       query.phone !== undefined
         ? CallEntity.query.byRemotePhone({ workspaceId, remotePhone: query.phone })
-        : query.agent_id !== undefined
-          ? CallEntity.query.byAgent({ workspaceId, agentId: query.agent_id })
-          : CallEntity.query.byWorkspace({ workspaceId });
-    // By phone, the agent is a filter (the phone's key is the narrower one).
-    const agentFilter = query.phone !== undefined ? query.agent_id : undefined;
-    const ranged =
-      low && high
-        ? base.between({ callId: low }, { callId: high })
-        : low
-          ? base.gte({ callId: low })
-          : high
-            ? base.lte({ callId: high })
-            : base;
-    const filtered =
-      statuses || query.direction || query.campaign_id || query.contact_id || agentFilter
-        ? ranged.where((attr, op) =>
-            [
-              statuses ? `(${statuses.map((s) => op.eq(attr.status, s)).join(' OR ')})` : '',
-              agentFilter ? op.eq(attr.agentId, agentFilter) : '',
-              query.direction ? op.eq(attr.direction, query.direction) : '',
-              query.campaign_id ? op.eq(attr.campaignId, query.campaign_id) : '',
-              query.contact_id ? op.eq(attr.contactId, query.contact_id) : '',
-            ]
-              .filter(Boolean)
-              .join(' AND '),
-          )
-        : ranged;
-    return filtered.go({ order: 'desc', count: query.limit, cursor });
+        : CallEntity.query.byAgent({ workspaceId, agentId: query.agent_id ?? '' });
+    return narrowed(base).go({ order: 'desc', count: query.limit, cursor });
   });
   return { items: page.items as Call[], nextCursor: page.nextCursor };
 }
@@ -179,7 +203,7 @@ export async function hangupCall(workspaceId: string, callId: string, endedBy: s
 /** Marks the hang-up as asked for before the provider hears of it, so its terminal callback counts as ours. */
 async function recordHangupRequest(call: Call, endedBy: string): Promise<void> {
   try {
-    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+    await CallEntity.patch(callKey(call.workspaceId, call.callId))
       .set({ hangupRequestedBy: endedBy })
       .where((attr, op) => op.eq(attr.statusRank, call.statusRank))
       .go({ response: 'none' });

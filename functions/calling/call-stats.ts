@@ -12,6 +12,7 @@ import {
   type StatsCounter,
   type StatsStatus,
 } from './entities.js';
+import { callKey } from './call-shards.js';
 
 /**
  * The analytics counters of calls, kept on write and exactly once per call (the analytics domain
@@ -85,7 +86,7 @@ export async function writeRetryingConflicts(
 }
 
 async function readCall(workspaceId: string, callId: string): Promise<Call | undefined> {
-  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  const { data } = await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true });
   return data ?? undefined;
 }
 
@@ -159,7 +160,7 @@ async function countDay(call: Pick<Call, 'workspaceId' | 'createdAt' | 'statsTim
 /** The call marked counted (`chargedUnits`, `statsDay`: conditional, not yet set) and its counters. */
 const countingWrites = (call: Call, units: number, day: string) => (entities: CountingWrites) => [
   entities.call
-    .patch({ workspaceId: call.workspaceId, callId: call.callId })
+    .patch(callKey(call.workspaceId, call.callId))
     .set({ chargedUnits: units, statsDay: day })
     .where((attr, op) => op.notExists(attr.statsDay))
     .commit(),
@@ -234,7 +235,7 @@ export async function storeCallSentiment(
   const analysed = typeof successful === 'boolean';
   // Counted only with a sentiment label: the condition (no sentiment yet) is what makes it once.
   if (!call.statsDay || !label) {
-    await CallEntity.patch({ workspaceId, callId })
+    await CallEntity.patch(callKey(workspaceId, callId))
       .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
       .go({ response: 'none' });
     return;
@@ -244,7 +245,7 @@ export async function storeCallSentiment(
     callingService.transaction
       .write((entities) => [
         entities.call
-          .patch({ workspaceId, callId })
+          .patch(callKey(workspaceId, callId))
           .set({ sentiment, ...(analysis !== undefined ? { analysis } : {}) })
           .where((attr, op) => op.notExists(attr.sentiment))
           .commit(),
@@ -285,7 +286,7 @@ export async function countTurnLatencies(
     callingService.transaction
       .write((entities) => [
         entities.call
-          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .patch(callKey(call.workspaceId, call.callId))
           .set({ latencyDay: day })
           .where((attr, op) => op.notExists(attr.latencyDay))
           .commit(),
@@ -313,7 +314,7 @@ export async function countHandoffs(call: Call): Promise<boolean> {
     callingService.transaction
       .write((entities) => [
         entities.call
-          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .patch(callKey(call.workspaceId, call.callId))
           .set({ handoffsCounted: true })
           .where((attr, op) => op.notExists(attr.handoffsCounted))
           .commit(),

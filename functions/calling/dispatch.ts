@@ -11,6 +11,7 @@ import { dialSettingsOf, relayAgentOf, type DialSettings } from './dial.js';
 import { DEFAULT_RELAY_AGENT, relaySettings } from './relay-settings.js';
 import { applyTransition } from './lifecycle.js';
 import { isTerminal, RANK } from './status.js';
+import { callKey } from './call-shards.js';
 
 /**
  * The `calls` queue consumer's rule: a call is dialled at most once. The dispatcher first claims the
@@ -67,7 +68,7 @@ export async function dispatchCall(
 ): Promise<DispatchOutcome> {
   let call: Call;
   try {
-    const { data } = await CallEntity.patch({ workspaceId, callId })
+    const { data } = await CallEntity.patch(callKey(workspaceId, callId))
       .set({ status: 'dialling', statusRank: RANK.dialling, dispatchedAt: clock.now().toISOString() })
       .where((attr, op) => op.eq(attr.status, 'created'))
       .go({ response: 'all_new' });
@@ -87,7 +88,7 @@ export async function dispatchCall(
   if (memories.length > 0) {
     // Recorded before the dial: the call is billed for its memories (lifecycle's finishCall), and the
     // conversation engine gives them to the model.
-    await CallEntity.patch({ workspaceId, callId })
+    await CallEntity.patch(callKey(workspaceId, callId))
       .set({ memoriesUsed: true, memories })
       .go({ response: 'none' });
   }
@@ -155,7 +156,7 @@ async function recordDialled(
     const result = await callingService.transaction
       .write(({ call: calls, callStatusEvent }) => [
         calls
-          .patch({ workspaceId, callId })
+          .patch(callKey(workspaceId, callId))
           .set({
             ...dialled,
             status: 'initiated',
@@ -184,7 +185,7 @@ async function recordDialled(
       continue;
     }
     // Moved on meanwhile: the id alone, and whether it ended.
-    const { data } = await CallEntity.patch({ workspaceId, callId })
+    const { data } = await CallEntity.patch(callKey(workspaceId, callId))
       .set({ ...dialled, updatedAt: now })
       .go({ response: 'all_new' });
     return data as Call;
@@ -205,9 +206,7 @@ async function dialOfAgent(call: Call, parameters: Record<string, string>): Prom
         ? { voicemailMessage: renderTemplate(voicemail.message, parameters) }
         : {}),
     };
-    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
-      .set(set)
-      .go({ response: 'none' });
+    await CallEntity.patch(callKey(call.workspaceId, call.callId)).set(set).go({ response: 'none' });
     Object.assign(call, set);
   }
   return dial;

@@ -8,13 +8,16 @@ import { PhoneClaimEntity } from '../numbers/entities.js';
 import { entityConfig } from '../platform/table.js';
 import { primaryIndex, gsi1, gsi2 } from '../platform/keys.js';
 import { END_REASONS } from '../providers/telephony/twilio-format.js';
+import { callShardOf } from './call-shards.js';
 import { NO_REMOTE_PHONE, remotePhoneOf } from './remote-phone.js';
 import { INTERNAL_STATUSES } from './status.js';
 
 /**
  * Calls. Access patterns:
- *   call in workspace      pk WS#<ws>#CALLS              sk CALL#<call>            (get; call log newest first — call ids are
- *                                                                                  ULIDs, so date filters are key ranges)
+ *   call in workspace      pk WS#<ws>#CALLS#<shard>      sk CALL#<call>            (get, by callKey: the shard comes from the
+ *                                                                                  id (call-shards.ts); call log newest first,
+ *                                                                                  the shards merged (call-log-merge.ts) — call
+ *                                                                                  ids are ULIDs, so date filters are key ranges)
  *   calls of an agent      gsi1 WS#<ws>#AGENT#<ag>#CALLS  <call>                   (call log filtered by agent)
  *   calls with a number    gsi2 WS#<ws>#PHONE#<e164>#CALLS <call>                  (call log filtered by the other party,
  *                                                                                  `phone`: the caller of an inbound call,
@@ -63,6 +66,13 @@ export const CallEntity = new Entity(
     attributes: {
       workspaceId: { type: 'string', required: true },
       callId: { type: 'string', required: true },
+      /** The call's shard of its workspace's calls (call-shards.ts), from its id: part of its key. */
+      callShard: {
+        type: 'number',
+        watch: ['callId'],
+        set: (_value: unknown, item: { callId?: string }) =>
+          item.callId === undefined ? undefined : callShardOf(item.callId),
+      },
       organisationId: { type: 'string', required: true },
       agentId: { type: 'string', required: true },
       /** The batch outbound campaign that placed the call (functions/campaigns/), absent for single calls. */
@@ -208,7 +218,12 @@ export const CallEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}#CALLS', ['callId'], 'CALL#${callId}'),
+      byWorkspace: primaryIndex(
+        ['workspaceId', 'callShard'],
+        'WS#${workspaceId}#CALLS#${callShard}',
+        ['callId'],
+        'CALL#${callId}',
+      ),
       byAgent: gsi1(
         ['workspaceId', 'agentId'],
         'WS#${workspaceId}#AGENT#${agentId}#CALLS',

@@ -22,6 +22,9 @@ import {
   wireStatus,
   type InternalStatus,
 } from './status.js';
+import { callKey } from './call-shards.js';
+import { legacyLayoutInUse } from './call-log-merge.js';
+import { moveLegacyCall } from './call-migration.js';
 
 /**
  * Moving calls along their lifecycle. Every transition is one conditional transaction with its status
@@ -56,9 +59,16 @@ export interface Transition {
 export const recordingKey = (workspaceId: string, callId: string): string =>
   `${BUCKET.recordingsPrefix}${workspaceId}/${callId}.wav`;
 
+/**
+ * The call, read consistently at its shard's key; until `migrate calls` has run, a call still at its
+ * old single key is moved to its shard on the way (call-migration.ts), so what is written next finds it.
+ */
 export async function readCall(workspaceId: string, callId: string): Promise<Call | undefined> {
-  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
-  return data ?? undefined;
+  const read = async () => (await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true })).data;
+  const data = await read();
+  if (data) return data;
+  if (!(await legacyLayoutInUse()) || !(await moveLegacyCall(workspaceId, callId))) return undefined;
+  return (await read()) ?? undefined;
 }
 
 const toStoredTranscript = (turns: TranscriptTurn[]) =>
@@ -101,7 +111,7 @@ export async function applyTransition(
     const result = await callingService.transaction
       .write(({ call: calls, callStatusEvent, workspace }) => [
         calls
-          .patch({ workspaceId, callId })
+          .patch(callKey(workspaceId, callId))
           .set(set)
           .where((attr, op) => asRead(call, attr, op))
           .commit(),
@@ -224,7 +234,7 @@ async function moveForward(
     const result = await callingService.transaction
       .write(({ call: calls, callStatusEvent }) => [
         calls
-          .patch({ workspaceId, callId })
+          .patch(callKey(workspaceId, callId))
           .set({ status, statusRank: rank, [STATUS_TIME[status]]: at, updatedAt: now })
           .where((attr, op) =>
             providerCallId === undefined
@@ -254,7 +264,7 @@ async function moveForward(
 
 async function fillTranscript(call: Call, transition: Transition): Promise<Call> {
   try {
-    const { data } = await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+    const { data } = await CallEntity.patch(callKey(call.workspaceId, call.callId))
       .set({
         transcript: toStoredTranscript(transition.transcript ?? []),
         ...(transition.quotedListings ? { quotedListings: toStoredListings(transition.quotedListings) } : {}),
@@ -302,7 +312,7 @@ export async function finishCall(call: Call, options: { asWritten?: boolean } = 
   await callingService.transaction
     .write(({ call: calls, openCall }) => [
       calls
-        .patch({ workspaceId: call.workspaceId, callId: call.callId })
+        .patch(callKey(call.workspaceId, call.callId))
         .set({ postCallSentAt: clock.now().toISOString() })
         .commit(),
       openCall.delete({ shard: call.openShard, createdAt: call.createdAt, callId: call.callId }).commit(),
@@ -391,7 +401,7 @@ export async function storeRecording(
     const result = await callingService.transaction
       .write(({ call: calls, recordingLink }) => [
         calls
-          .patch({ workspaceId: call.workspaceId, callId: call.callId })
+          .patch(callKey(call.workspaceId, call.callId))
           .set(stored)
           .where((attr, op) => asRead(call, attr, op))
           .commit({ response: 'all_old' }),

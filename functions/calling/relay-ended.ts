@@ -6,6 +6,7 @@ import { emptyTwiml, relayEndedTwiml, sayAndHangupTwiml } from '../providers/tel
 import { CallEntity, type Call } from './entities.js';
 import { readCall } from './lifecycle.js';
 import { transferTwiml } from './transfer.js';
+import { callKey } from './call-shards.js';
 
 /**
  * `POST /webhooks/telephony/relay-ended?call_id=…&workspace_id=…`: the `<Connect action>` of a call's
@@ -55,7 +56,7 @@ async function voicemailTwiml(call: Call): Promise<string> {
   if (!message) return relayEndedTwiml();
   const [{ data: agent }] = await Promise.all([
     AgentEntity.get({ workspaceId: call.workspaceId, agentId: call.agentId }).go(),
-    CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+    CallEntity.patch(callKey(call.workspaceId, call.callId))
       .set({ voicemailMessageLeft: true })
       .go({ response: 'none' }),
   ]);

@@ -1,4 +1,5 @@
 import type { StoredItem, TableKey, TransactionItem } from '../platform/table.js';
+import { callTableKey } from './call-shards.js';
 import type { Call } from './entities.js';
 import { NO_REMOTE_PHONE, remotePhoneOf } from './remote-phone.js';
 
@@ -63,8 +64,7 @@ export function startCallTransaction(input: {
       Put: {
         Item: {
           ...call,
-          pk: `WS#${workspaceId}#CALLS`,
-          sk: `CALL#${callId}`,
+          ...callTableKey(workspaceId, callId),
           gsi1pk: `WS#${workspaceId}#AGENT#${call.agentId}#CALLS`,
           gsi1sk: callId,
           ...(remotePhone

@@ -24,6 +24,7 @@ import type { CallCreateResponse, StartCallBody } from './schemas.js';
 import { dialSettingsOf } from './dial.js';
 import { renderTemplate } from '../agents/template.js';
 import { deadlineFor } from './status.js';
+import { callShardOf } from './call-shards.js';
 
 /**
  * Start-call, in docs/api.md's order of checks: workspace (404) → agent (404) → number (404)
@@ -263,6 +264,7 @@ async function createCall(
   const call: Call = {
     workspaceId,
     callId,
+    callShard: callShardOf(callId),
     organisationId: plan.organisationId,
     agentId: agent.agentId,
     ...(plan.campaignId ? { campaignId: plan.campaignId } : {}),

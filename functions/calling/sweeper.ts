@@ -8,6 +8,7 @@ import { applyTransition, finishCall, readCall } from './lifecycle.js';
 import { dispatch } from './start-call.js';
 import { isTerminal, REDISPATCH_AFTER_SECONDS } from './status.js';
 import { webCallNotConnected } from './web-call.js';
+import { callKey } from './call-shards.js';
 
 /**
  * The scheduled sweeper: walks the calls not yet handed to the post-call pipeline (the open-call
@@ -189,7 +190,7 @@ async function reconcile(
   }
   // Still up there (or in a state we do not know): ask again once it has been silent as long again.
   try {
-    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+    await CallEntity.patch(callKey(call.workspaceId, call.callId))
       .set({ updatedAt: now.toISOString() })
       .where((attr, op) => op.eq(attr.statusRank, call.statusRank))
       .go({ response: 'none' });

@@ -16,6 +16,7 @@ import {
 import { CallEntity, type Call } from './entities.js';
 import { readCall } from './lifecycle.js';
 import { isTerminal } from './status.js';
+import { callKey } from './call-shards.js';
 
 /**
  * Warm transfers at the provider (docs/voice-runtime.md "Transfers"). When the agent handed the call
@@ -152,7 +153,7 @@ export async function answerTransferStatus(request: TransferWebhookRequest): Pro
 async function recordStatus(call: Call, status: TransferStatus): Promise<TransferStatus> {
   const transfer = call.transfer!;
   try {
-    await CallEntity.patch({ workspaceId: call.workspaceId, callId: call.callId })
+    await CallEntity.patch(callKey(call.workspaceId, call.callId))
       .set({ transfer: { ...transfer, status } })
       .where(
         (attr, op) =>

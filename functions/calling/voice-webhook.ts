@@ -17,6 +17,7 @@ import type { MemoriesSource } from './dispatch.js';
 import { relaySettings } from './relay-settings.js';
 import { shardOf } from './start-call.js';
 import { deadlineFor, isTerminal, RANK } from './status.js';
+import { callShardOf } from './call-shards.js';
 
 /**
  * `POST /webhooks/telephony/voice`: the provider's status callbacks, recording callbacks and inbound
@@ -206,6 +207,7 @@ async function answerIncoming(
   const call: Call = {
     workspaceId,
     callId,
+    callShard: callShardOf(callId),
     organisationId,
     agentId,
     ...(contactId ? { contactId } : {}),
@@ -280,6 +282,7 @@ async function logMissedCall(input: {
   const call: Call = {
     workspaceId,
     callId,
+    callShard: callShardOf(callId),
     organisationId,
     agentId: agent.agentId,
     ...(contactId ? { contactId } : {}),

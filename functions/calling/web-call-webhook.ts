@@ -12,6 +12,7 @@ import { readCall } from './lifecycle.js';
 import { DEFAULT_RELAY_AGENT, relaySettings } from './relay-settings.js';
 import { RANK } from './status.js';
 import { webCallNotConnected } from './web-call.js';
+import { callKey } from './call-shards.js';
 
 /**
  * `POST /webhooks/telephony/web-call`: the TwiML App's voice URL. A browser connected with the Access
@@ -89,7 +90,7 @@ async function bindLeg(
   const result = await callingService.transaction
     .write(({ call: calls, callStatusEvent, providerCall }) => [
       calls
-        .patch({ workspaceId, callId })
+        .patch(callKey(workspaceId, callId))
         .set({
           status: 'connected',
           statusRank: RANK.connected,

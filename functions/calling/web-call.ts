@@ -15,6 +15,7 @@ import { callingService, type Call } from './entities.js';
 import type { WebCallBody, WebCallResponse } from './schemas.js';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, shardOf, TOO_MANY_CONCURRENT_CALLS } from './start-call.js';
 import { deadlineFor } from './status.js';
+import { callShardOf } from './call-shards.js';
 
 /**
  * A voice call from the dashboard (`POST …/agents/{agent_id}/web-call`): the call is created at once
@@ -90,6 +91,7 @@ export async function createWebCall(input: {
   const call: Call = {
     workspaceId,
     callId,
+    callShard: callShardOf(callId),
     organisationId: access.organisationId,
     agentId: agent.agentId,
     direction: 'inbound',

@@ -2,6 +2,7 @@ import { CallEntity, type Call } from '../calling/entities.js';
 import { ContactEntity, type Contact } from '../contacts/entities.js';
 import { BatchContactEntity, DUE_NOW, type BatchContact, type Campaign } from './entities.js';
 import { bcKey } from './dialer-transitions.js';
+import { callKey } from '../calling/call-shards.js';
 
 /**
  * The dialer's reads (dialer.ts): due contacts, batch contacts, calls and contacts read consistently
@@ -45,7 +46,7 @@ export async function readBatchContacts(items: BatchContact[]): Promise<BatchCon
 
 export async function readCalls(workspaceId: string, callIds: string[]): Promise<Map<string, Call>> {
   const calls = new Map<string, Call>();
-  let pending = callIds.map((callId) => ({ workspaceId, callId }));
+  let pending = callIds.map((callId) => callKey(workspaceId, callId));
   for (let attempt = 0; pending.length > 0 && attempt < 8; attempt += 1) {
     const { data, unprocessed } = await CallEntity.get(pending).go({ consistent: true });
     for (const call of data) calls.set(call.callId, call);

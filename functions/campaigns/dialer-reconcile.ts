@@ -12,6 +12,7 @@ import { getCampaign } from './service.js';
 import { attachCall, attemptKey, campaignPrincipal, placeCall, release } from './dialer-claims.js';
 import { readBatchContacts, readCalls } from './dialer-reads.js';
 import { moveMany, moveTogether, type Move } from './dialer-transitions.js';
+import { callKey } from '../calling/call-shards.js';
 
 /**
  * The dialer's reconciling (dialer.ts, steps 1 and 2): ended calls give their contacts outcomes; stuck
@@ -167,6 +168,6 @@ export async function recordCallEnded(
     .go({ pages: 'all' });
   const [bc] = await readBatchContacts(calling);
   if (!bc || bc.state !== 'calling' || bc.callId !== callId) return false;
-  const { data: call } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  const { data: call } = await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true });
   return call ? recordOutcome(campaign, bc, call) : false;
 }

@@ -5,6 +5,7 @@ import { logger } from '../platform/logger.js';
 import { errorName } from '../platform/programming-errors.js';
 import type { LanguageModelPort } from '../providers/llm/port.js';
 import type { ConversationSetup, TranscriptEntry } from './engine/model.js';
+import { callKey } from '../calling/call-shards.js';
 
 /**
  * The handoff of a transfer (the model called `transfer_call`), recorded on the call before the relay
@@ -105,7 +106,7 @@ export async function recordHandoff(input: {
   model: LanguageModelPort;
 }): Promise<void> {
   const { setup, transferTo, mode } = input;
-  const key = { workspaceId: setup.workspaceId, callId: setup.callId };
+  const key = callKey(setup.workspaceId, setup.callId);
   if (mode === 'cold') {
     await CallEntity.patch(key)
       .set({ agentEnded: 'transfer', transferTo, transfer: { mode: 'cold', to: transferTo } })

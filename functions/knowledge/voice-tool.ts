@@ -6,6 +6,7 @@ import { logger } from '../platform/logger.js';
 import { telephony } from '../providers/telephony/index.js';
 import { getKnowledgeBase } from './service.js';
 import { searchBase, type SearchHit } from './search-index.js';
+import { callKey } from '../calling/call-shards.js';
 
 /**
  * The voice runtime's knowledge tool: `POST /webhooks/telephony/knowledge` (a function URL, like the
@@ -53,7 +54,7 @@ async function findAgent(workspaceId: string, agentId: string) {
 }
 
 async function readCall(workspaceId: string, callId: string) {
-  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  const { data } = await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true });
   return data ?? undefined;
 }
 

@@ -4,8 +4,13 @@ import {
   BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
   TransactGetCommand,
   TransactWriteCommand,
+  type QueryCommandInput,
+  type ScanCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { Entity } from 'electrodb';
@@ -230,4 +235,31 @@ export async function batchPutItems(items: Record<string, unknown>[], tries = 8)
     );
     pending = (UnprocessedItems?.[table] ?? []) as typeof pending;
   }
+}
+
+/** A Query of the table (an entity's `.params()`, or plain), its table name filled in. */
+export type TableQuery = Omit<QueryCommandInput, 'TableName'> & { TableName?: string };
+/** One page of a Query or Scan, as stored. */
+export interface StoredPage {
+  items: StoredItem[];
+  /** The start key of the next page; absent at the end. */
+  next?: Record<string, unknown>;
+  scanned: number;
+}
+
+/** One page of a Query (the sharded call log's merge, which runs a query per shard itself). */
+export async function queryStoredItems(query: TableQuery): Promise<StoredPage> {
+  const page = await docClient().send(new QueryCommand({ ...query, TableName: tableName() }));
+  return { items: page.Items ?? [], next: page.LastEvaluatedKey, scanned: page.ScannedCount ?? 0 };
+}
+
+/** One page of a Scan of the whole table (one-off migrations only). */
+export async function scanStoredItems(scan: Omit<ScanCommandInput, 'TableName'>): Promise<StoredPage> {
+  const page = await docClient().send(new ScanCommand({ ...scan, TableName: tableName() }));
+  return { items: page.Items ?? [], next: page.LastEvaluatedKey, scanned: page.ScannedCount ?? 0 };
+}
+
+/** One item put as it is, unconditionally (a migration's own progress). */
+export async function putStoredItem(item: StoredItem): Promise<void> {
+  await docClient().send(new PutCommand({ TableName: tableName(), Item: item }));
 }

@@ -11,6 +11,7 @@ import { batchGetStoredItems, entityKey, type StoredItem, type TableKey } from '
 import type { AnalysisField } from './call-analysis.js';
 import type { ActionType } from './entities.js';
 import { otherParty, type CallFacts, type ContactFacts } from './payload.js';
+import { callKey as shardedCallKey } from '../calling/call-shards.js';
 
 /**
  * The pipeline's view of the calling core: an ended call's facts, the agent's post-call actions and
@@ -35,7 +36,7 @@ const stringRecord = (value: unknown): Record<string, string> => {
 
 /** The call's key on the table (undefined for an id that is no call's: there is no such call). */
 export const callKey = (workspaceId: string, callId: string): TableKey | undefined =>
-  isId('call', callId) ? entityKey(CallEntity.get({ workspaceId, callId }).params()) : undefined;
+  isId('call', callId) ? entityKey(CallEntity.get(shardedCallKey(workspaceId, callId)).params()) : undefined;
 
 /** The call as read with callKey; undefined when there is none. */
 export const callOf = (item: StoredItem | undefined): Call | undefined =>

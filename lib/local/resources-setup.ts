@@ -4,6 +4,7 @@ import {
   DescribeTimeToLiveCommand,
   DynamoDBClient,
   ResourceInUseException,
+  PutItemCommand,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
 } from '@aws-sdk/client-dynamodb';
@@ -24,6 +25,7 @@ import {
   TABLE,
   type QueueKey,
 } from '../../functions/platform/resources.js';
+import { CALL_SHARDS, CALLS_MIGRATED_KEY } from '../../functions/calling/call-shards.js';
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -51,6 +53,7 @@ export async function ensureTable(client: DynamoDBClient): Promise<string> {
     AttributeName: name,
     AttributeType: 'S',
   }));
+  let created = false;
   try {
     await client.send(
       new CreateTableCommand({
@@ -71,6 +74,7 @@ export async function ensureTable(client: DynamoDBClient): Promise<string> {
         })),
       }),
     );
+    created = true;
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
@@ -78,6 +82,19 @@ export async function ensureTable(client: DynamoDBClient): Promise<string> {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: TABLE.name }));
     if (Table?.TableStatus === 'ACTIVE') break;
     await new Promise((r) => setTimeout(r, 100));
+  }
+  if (created) {
+    // A new table holds no call at an old key: the call log reads only the shards (calling/call-shards.ts).
+    await client.send(
+      new PutItemCommand({
+        TableName: TABLE.name,
+        Item: {
+          pk: { S: CALLS_MIGRATED_KEY.pk },
+          sk: { S: CALLS_MIGRATED_KEY.sk },
+          shards: { N: String(CALL_SHARDS) },
+        },
+      }),
+    );
   }
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: TABLE.name }));
   const status = ttl.TimeToLiveDescription?.TimeToLiveStatus;

@@ -1,3 +1,4 @@
+import { callKey } from '../../functions/calling/call-shards.js';
 import { CallEntity } from '../../functions/calling/entities.js';
 import { readCall } from '../../functions/calling/lifecycle.js';
 import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
@@ -129,7 +130,7 @@ describeWithBrowser('dashboard in Chromium: agents that hand off', () => {
     // The conversation engine's record of a handoff to Sales before the agent's last line.
     const last = (ended.transcript ?? []).map((t) => t.role).lastIndexOf('agent');
     const at = new Date(Date.parse(ended.connectedAt ?? ended.createdAt) + 1000).toISOString();
-    await CallEntity.patch({ workspaceId: demo.workspace_id, callId })
+    await CallEntity.patch(callKey(demo.workspace_id, callId))
       .set({
         conversation: JSON.stringify({
           ...(JSON.parse(ended.conversation ?? '{}') as object),

@@ -1,3 +1,4 @@
+import { CALL_SHARDS } from '../../functions/calling/call-shards.js';
 import type { FunctionSpec } from '../../lib/cloud/catalog-types.js';
 import { emptyProcessMetrics, type StackMetrics } from '../../lib/local/metrics.js';
 import { hotKeys, priced, usageBetween } from '../../lib/tools/bench/cost.js';
@@ -103,4 +104,16 @@ test('hot keys: only keys every call wrote, ids masked, rates from the writes a 
   expect(keys).toEqual([
     { key: 'WS#<id>', writesPerCall: 5, wcuPerSecondAt: { 1: 10, 10: 100, 100: 1_000 } },
   ]);
+});
+
+test('hot keys: a sharded key is one shard at its share of the calls, whichever shard each call wrote', () => {
+  const calls = (n: number) => `WS#ws_01M8FASQGDBKYC2PK26Y3EDN35#CALLS#${n}`;
+  const snapshots = [
+    metrics(),
+    metrics({ dynamodb_writes_by_key: { [calls(3)]: 8 } }),
+    metrics({ dynamodb_writes_by_key: { [calls(3)]: 8, [calls(5)]: 8 } }),
+  ];
+  const [key] = hotKeys(snapshots, 1);
+  expect(key.key).toBe('WS#<id>#CALLS#<shard>');
+  expect(key.writesPerCall).toBe(8 / CALL_SHARDS);
 });

@@ -12,6 +12,7 @@ import { takeConcurrencySlot } from '../../functions/calling/concurrency.js';
 import { callingService, type Call } from '../../functions/calling/entities.js';
 import { ContactPhoneEntity } from '../../functions/contacts/entities.js';
 import { startCallKeys, startCallTransaction } from '../../functions/calling/start-call-items.js';
+import { callShardOf } from '../../functions/calling/call-shards.js';
 import { PhoneClaimEntity } from '../../functions/numbers/entities.js';
 import { ApiKeyEntity, apiKeyItemKey } from '../../functions/platform/auth/entities.js';
 
@@ -25,6 +26,7 @@ const withoutTable = (items: Record<string, Record<string, unknown>>[]) =>
 const call: Call = {
   workspaceId: 'ws_01ARZ3NDEKTSV4RRFFQ69G5FAV',
   callId: 'call_01ARZ3NDEKTSV4RRFFQ69G5FAW',
+  callShard: callShardOf('call_01ARZ3NDEKTSV4RRFFQ69G5FAW'),
   organisationId: 'org_01ARZ3NDEKTSV4RRFFQ69G5FAX',
   agentId: 'ag_01ARZ3NDEKTSV4RRFFQ69G5FAY',
   direction: 'outbound',

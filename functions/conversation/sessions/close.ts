@@ -1,4 +1,5 @@
 import { hangupCall } from '../../calling/call-log.js';
+import { callKey } from '../../calling/call-shards.js';
 import { CallEntity } from '../../calling/entities.js';
 import { isTerminal } from '../../calling/status.js';
 import { logger } from '../../platform/logger.js';
@@ -44,7 +45,7 @@ export async function markAgentEnded(item: ConversationItem, end: ConversationEn
       });
       return;
     }
-    await CallEntity.patch({ workspaceId: item.workspaceId, callId: item.callId })
+    await CallEntity.patch(callKey(item.workspaceId, item.callId))
       .set({ agentEnded: end.reason })
       .go({ response: 'none' });
   } catch (error) {

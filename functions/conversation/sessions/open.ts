@@ -1,4 +1,5 @@
 import { agentForCall, agentForCallWith } from '../../agents/versions.js';
+import { callKey } from '../../calling/call-shards.js';
 import { CallEntity, type Call } from '../../calling/entities.js';
 import { applyTransition, readCall } from '../../calling/lifecycle.js';
 import { canMove, isTerminal } from '../../calling/status.js';
@@ -49,7 +50,7 @@ async function refuseOnMachine(connectionId: string, call: Call): Promise<void> 
 export async function openPhoneSession(connectionId: string, given: PhoneSessionSetup): Promise<void> {
   const { callSid, callId, workspaceId, named } = given;
   const read = named
-    ? await agentForCallWith(CallEntity.get({ workspaceId, callId }).params<{ Key: TableKey }>().Key, {
+    ? await agentForCallWith(CallEntity.get(callKey(workspaceId, callId)).params<{ Key: TableKey }>().Key, {
         workspaceId,
         ...named,
       })
@@ -102,7 +103,7 @@ export async function openPhoneSession(connectionId: string, given: PhoneSession
         })
         .commit(),
       calls
-        .patch({ workspaceId, callId })
+        .patch(callKey(workspaceId, callId))
         .set({ relayConnectionId: connectionId })
         .where(
           (attr, op) =>

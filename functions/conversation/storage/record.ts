@@ -10,6 +10,7 @@ import {
   type ConversationState,
   type QuotedListingRecord,
 } from '../engine/model.js';
+import { callKey } from '../../calling/call-shards.js';
 
 /**
  * What a call keeps of its conversation, written when the conversation ends (the agent ended it, the
@@ -78,7 +79,7 @@ export async function recordConversation(
   let updated: Call;
   try {
     // No read first: the write returns the call (a call that does not exist fails its condition).
-    const { data } = await CallEntity.patch({ workspaceId: ref.workspaceId, callId: ref.callId })
+    const { data } = await CallEntity.patch(callKey(ref.workspaceId, ref.callId))
       .set({
         transcript,
         quotedListings: quoted,

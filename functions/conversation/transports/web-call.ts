@@ -11,6 +11,7 @@ import { emptyState } from '../engine/model.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
 import { ConversationEntity } from '../storage/entities.js';
+import { callKey } from '../../calling/call-shards.js';
 
 /**
  * A browser voice call's `$connect` on the relay's web route (the `browser` transport of
@@ -65,7 +66,7 @@ export async function acceptWebCall(
   const result = await webCallService.transaction
     .write((entities) => [
       entities.call
-        .patch({ workspaceId, callId })
+        .patch(callKey(workspaceId, callId))
         .set({
           status: 'inprogress',
           statusRank: RANK.inprogress,

@@ -19,6 +19,7 @@ import { handoffTargets } from '../handoffs.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
 import { acceptWebCall } from './web-call.js';
+import { callShardOf } from '../../calling/call-shards.js';
 
 /**
  * The dashboard's test chat: a user talks to an agent in the browser, over the same relay WebSocket and
@@ -90,6 +91,7 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
     const call: Call = {
       workspaceId,
       callId,
+      callShard: callShardOf(callId),
       organisationId,
       agentId: agent.agentId,
       direction: 'inbound',

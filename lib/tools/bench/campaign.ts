@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { WorkspaceEntity } from '../../../functions/access/entities.js';
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
-import { CallEntity } from '../../../functions/calling/entities.js';
+import { workspaceCalls } from '../../../functions/calling/call-log-merge.js';
 import { BatchContactEntity } from '../../../functions/campaigns/entities.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
@@ -152,10 +152,7 @@ export async function measureCampaign(options: {
         .filter(([queue]) => /campaigns$/.test(queue))
         .reduce((sum, [, n]) => sum + n, 0);
 
-    const { data: calls } = await CallEntity.query
-      .byWorkspace({ workspaceId: demo.workspace_id })
-      .where((attr, op) => op.eq(attr.campaignId, campaign.id))
-      .go({ pages: 'all' });
+    const calls = (await workspaceCalls(demo.workspace_id)).filter((c) => c.campaignId === campaign.id);
     const perNumber = new Map<string, number>();
     for (const call of calls) perNumber.set(call.toPhone, (perNumber.get(call.toPhone) ?? 0) + 1);
     const duplicates = [...perNumber.values()].filter((n) => n > 1).length;

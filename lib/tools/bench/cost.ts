@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FunctionSpec } from '../../cloud/catalog-types.js';
 import type { StackMetrics } from '../../local/metrics.js';
+import { CALL_SHARDS } from '../../../functions/calling/call-shards.js';
 import { ApiClient } from '../cli/api-client.js';
 import { receiveCall } from '../cli/call.js';
 import { seed } from '../cli/seed.js';
@@ -333,11 +334,34 @@ export async function measureCost(options: {
 const maskIds = (key: string) =>
   key.replace(/[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}/g, '<id>').replace(/\+\d{6,15}/g, '<phone>');
 
-/** The keys every call wrote (between each call's snapshot and the one before), most written first. */
+/**
+ * A sharded key (a workspace's calls, functions/calling/call-shards.ts): its shards as one key, each
+ * shard taking its share of the calls (the shard is a hash of the call id: even at any rate).
+ */
+const SHARDED_KEYS: { pattern: RegExp; key: string; shards: number }[] = [
+  { pattern: /^(WS#[^#]+#CALLS)#\d+$/, key: '$1#<shard>', shards: CALL_SHARDS },
+];
+
+/** A call's writes by key, with its writes to a sharded key's shards counted as one shard's share. */
+function foldShards(writes: Record<string, number>): Record<string, number> {
+  const folded: Record<string, number> = {};
+  for (const [key, n] of Object.entries(writes)) {
+    const sharded = SHARDED_KEYS.find((s) => s.pattern.test(key));
+    const name = sharded ? key.replace(sharded.pattern, sharded.key) : key;
+    folded[name] = (folded[name] ?? 0) + (sharded ? n / sharded.shards : n);
+  }
+  return folded;
+}
+
+/**
+ * The keys every call wrote (between each call's snapshot and the one before), most written first.
+ * A sharded key's row is one of its shards at the rate: each call writes one shard, so a shard sees
+ * its share of the calls' writes.
+ */
 export function hotKeys(snapshots: StackMetrics[], writeUnitsPerItem: number): HotKey[] {
   const perCall = snapshots
     .slice(1)
-    .map((s, i) => delta(s.dynamodb_writes_by_key, snapshots[i].dynamodb_writes_by_key, 1));
+    .map((s, i) => foldShards(delta(s.dynamodb_writes_by_key, snapshots[i].dynamodb_writes_by_key, 1)));
   const calls = perCall.length;
   if (calls === 0) return [];
   const shared = Object.keys(perCall[0]).filter((key) => perCall.every((c) => (c[key] ?? 0) > 0));

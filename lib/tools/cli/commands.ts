@@ -9,6 +9,7 @@ import { describeInboundCall, receiveCall } from './call.js';
 import { CRM_USAGE, crmCommand } from './crm.js';
 import { demoPath } from './demo.js';
 import { describeImport, importContacts } from './imports.js';
+import { describeMigration, migrateCallsCommand, type MigrateTarget } from './migrate.js';
 import { seed, type SeedResult } from './seed.js';
 import { describeInboundSms, receiveSms } from './sms.js';
 
@@ -41,6 +42,8 @@ export interface CliCommand {
   positionals?: string;
   summary: string;
   options: Record<string, CliOption>;
+  /** Runs without a local stack when it returns a number (`migrate calls --table`: a deployed table). */
+  withoutStack?(values: Values, io: CliIo): Promise<number> | undefined;
   /** Lines shown instead of the generated usage (a command with several subcommands: crm). */
   usage?: string[];
   run(
@@ -219,6 +222,34 @@ export const commands: CliCommand[] = [
     },
   },
   {
+    name: 'migrate calls',
+    summary:
+      "move call items written before the calls were sharded to their shard's key (idempotent, resumable), with a progress bar",
+    options: {
+      table: {
+        type: 'string',
+        value: 'NAME',
+        help: "a deployed table (the AWS credentials and region of the environment); default: the local stack's",
+      },
+      region: { type: 'string', value: 'R', help: "the deployed table's region (default: AWS_REGION)" },
+      restart: {
+        type: 'boolean',
+        default: false,
+        help: 'start over instead of where an interrupted run stopped',
+      },
+      json,
+    },
+    withoutStack(values, io) {
+      if (values.table === undefined) return undefined;
+      return runMigration(
+        { table: values.table as string, region: values.region as string | undefined },
+        values,
+        io,
+      );
+    },
+    run: ({ state, values }, io) => runMigration({ state }, values, io),
+  },
+  {
     name: 'campaign watch',
     positionals: 'CAMPAIGN_ID',
     summary: "a campaign's progress bar until it ends",
@@ -390,10 +421,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     );
     if (missing.length > 0) return usageError(command.name, io);
   }
+  const standalone = command.withoutStack?.(parsed.values, io);
+  if (standalone) return standalone;
   const state = readStackState();
   if (!state) {
     io.log(noStackMessage());
     return 1;
   }
   return command.run({ state, values: parsed.values, positionals: parsed.positionals, args }, io);
+}
+
+async function runMigration(target: MigrateTarget, values: Values, io: CliIo): Promise<number> {
+  const result = await migrateCallsCommand(
+    target,
+    { restart: values.restart === true, showProgress: !values.json && process.stderr.isTTY },
+    io.log,
+  );
+  io.out(values.json ? JSON.stringify(result) : describeMigration(result));
+  return 0;
 }

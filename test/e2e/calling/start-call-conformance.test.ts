@@ -1,6 +1,6 @@
 import { WorkspaceEntity } from '../../../functions/access/entities.js';
 import { BillingAccountEntity } from '../../../functions/billing/entities.js';
-import { CallEntity } from '../../../functions/calling/entities.js';
+import { workspaceCalls } from '../../../functions/calling/call-log-merge.js';
 import { claimIdempotencyKey, requestHash } from '../../../functions/platform/idempotency.js';
 import { idempotencyScope } from '../../../functions/platform/http/idempotency.js';
 import { ApiKeyEntity } from '../../../functions/platform/auth/entities.js';
@@ -51,19 +51,14 @@ const startPath = (tenant: Tenant, agentId: string) => `${ws(tenant)}/agents/${a
 
 /** Calls stored for the workspace (read from the table, so a deleted workspace counts too). */
 async function callCount(tenant: Tenant): Promise<number> {
-  const { data } = await CallEntity.query
-    .byWorkspace({ workspaceId: tenant.workspaceId })
-    .go({ pages: 'all', consistent: true });
-  return data.length;
+  return (await workspaceCalls(tenant.workspaceId)).length;
 }
 
 /** Waits until the workspace's short calls have ended (only deliberately long calls stay up). */
 async function settle(tenant: Tenant): Promise<void> {
   await waitFor(
     async () => {
-      const { data } = await CallEntity.query
-        .byWorkspace({ workspaceId: tenant.workspaceId })
-        .go({ pages: 'all', consistent: true });
+      const data = await workspaceCalls(tenant.workspaceId);
       return data.every(
         (c) => c.status === 'completed' || c.status === 'failed' || c.toPhone === TEST_NUMBERS.long,
       );

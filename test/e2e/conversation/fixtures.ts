@@ -4,6 +4,7 @@ import { stackState } from '../../helpers/stack-state.js';
 import { waitFor } from '../../helpers/wait.js';
 import { ws, type Tenant } from '../calling/fixtures.js';
 import { RelayClient } from '../../../lib/local/simulators/telephony/relay-client.js';
+import { callKey } from '../../../functions/calling/call-shards.js';
 
 /**
  * The conversation tests' fixtures: the stack's relay (connected with the simulator's RelayClient),
@@ -67,7 +68,7 @@ export async function liveCall(
 
 /** The call as stored (what a refused session must not have changed). */
 export async function storedCall(workspaceId: string, callId: string) {
-  const { data } = await CallEntity.get({ workspaceId, callId }).go({ consistent: true });
+  const { data } = await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true });
   return data;
 }
 

@@ -1,3 +1,4 @@
+import { callKey } from '../../../functions/calling/call-shards.js';
 import { CallEntity } from '../../../functions/calling/entities.js';
 import { finishCall, readCall } from '../../../functions/calling/lifecycle.js';
 import { api, type Json } from '../../helpers/http.js';
@@ -83,7 +84,7 @@ describe('a call with a handoff recorded', () => {
     const at = stored.endedAt ?? new Date().toISOString();
     const conversation = JSON.parse(stored.conversation) as Record<string, unknown>;
     const lastAgentLine = stored.transcript.map((t) => t.role).lastIndexOf('agent');
-    await CallEntity.patch({ workspaceId: ready.tenant.workspaceId, callId: ended.id })
+    await CallEntity.patch(callKey(ready.tenant.workspaceId, ended.id as string))
       .set({
         conversation: JSON.stringify({
           ...conversation,

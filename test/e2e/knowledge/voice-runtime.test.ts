@@ -20,6 +20,7 @@ import {
   type Tenant,
 } from '../calling/fixtures.js';
 import { startReceiver, webhookSecret, type Receiver } from '../post-call/fixtures.js';
+import { callKey } from '../../../functions/calling/call-shards.js';
 
 /**
  * The voice runtime reaches the knowledge base: a caller asks the agent about a listing (`npm run cli --
@@ -178,7 +179,7 @@ test('the knowledge tool: signed requests, the live call of the workspace, its a
   const callId = started.body.id as string;
   const up = await waitFor(
     async () => {
-      const { data } = await CallEntity.get({ workspaceId: tenant.workspaceId, callId }).go();
+      const { data } = await CallEntity.get(callKey(tenant.workspaceId, callId)).go();
       return data?.providerCallId ? data : undefined;
     },
     { what: 'the call to be dialled', timeoutMs: 20_000, intervalMs: 100 },

@@ -6,6 +6,7 @@ import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { waitFor } from '../../helpers/wait.js';
 import { readyToCall, TEST_NUMBERS, waitForCall, ws, type Tenant } from '../calling/fixtures.js';
+import { callKey } from '../../../functions/calling/call-shards.js';
 
 /** A recorded, finished call with its short link: what the public recording page opens. */
 export async function recordedCall(
@@ -25,12 +26,12 @@ export async function recordedCall(
 /** The call's recording, made older than the retention (6 months): it must show as unavailable. */
 export async function ageRecording(tenant: Tenant, callId: string): Promise<void> {
   const old = new Date(Date.now() - 200 * 86_400_000).toISOString();
-  await CallEntity.patch({ workspaceId: tenant.workspaceId, callId }).set({ endedAt: old }).go();
+  await CallEntity.patch(callKey(tenant.workspaceId, callId)).set({ endedAt: old }).go();
 }
 
 /** The call's recording object is gone (its key names nothing). */
 export async function loseRecording(tenant: Tenant, callId: string): Promise<void> {
-  await CallEntity.patch({ workspaceId: tenant.workspaceId, callId })
+  await CallEntity.patch(callKey(tenant.workspaceId, callId))
     .set({ recordingKey: `recordings/${tenant.workspaceId}/gone-${callId}.wav` })
     .go();
 }

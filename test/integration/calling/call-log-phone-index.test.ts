@@ -1,3 +1,4 @@
+import { callShardOf } from '../../../functions/calling/call-shards.js';
 import { listCalls } from '../../../functions/calling/call-log.js';
 import { CallEntity, type Call } from '../../../functions/calling/entities.js';
 import { ListCallsQuery } from '../../../functions/calling/schemas.js';
@@ -21,6 +22,7 @@ function call(direction: 'inbound' | 'outbound', remote: string, channel?: 'web'
   return {
     workspaceId,
     callId,
+    callShard: callShardOf(callId),
     organisationId: newId('organisation'),
     agentId: newId('agent'),
     direction,

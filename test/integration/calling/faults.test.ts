@@ -26,6 +26,7 @@ import {
   ws,
   type Tenant,
 } from '../../e2e/calling/fixtures.js';
+import { callKey } from '../../../functions/calling/call-shards.js';
 
 /**
  * Faults: forged callbacks, redelivered dispatch messages, a lost dispatch message, a provider that
@@ -384,7 +385,7 @@ describe('a crash between the end of a call and its charge and report', () => {
     const ended = await getCall(tenant.workspaceId, callId);
     // The state a crash right after the terminal transaction leaves: ended, not charged, not reported
     // (the charge is recorded on the call with its analytics day, in one write: call-stats.ts).
-    await CallEntity.patch({ workspaceId: tenant.workspaceId, callId })
+    await CallEntity.patch(callKey(tenant.workspaceId, callId))
       .remove(['chargedUnits', 'statsDay', 'postCallSentAt'])
       .go();
     await OpenCallEntity.create({

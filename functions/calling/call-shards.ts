@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A workspace's call items are spread over `CALL_SHARDS` partition keys, `WS#<ws>#CALLS#<shard>`
+ * (docs/scale.md): one key took every write of every call of a workspace (11 a call), over
+ * DynamoDB's 1,000 write units a second per partition at 100 calls a second, and new ULID ids all
+ * sort at the key's end, so no split for heat could spread them.
+ *
+ * The shard is a hash of the call id's random part (the ULID's last 16 characters), so it is known
+ * from the id alone: a read by key needs nothing else (`callKey`), and the shards are even whatever
+ * the rate. The listing merges the shards (call-log-merge.ts): a page is one query a shard, in
+ * parallel.
+ *
+ * The setting: 8 keeps each shard under a third of its partition's budget at 100 calls a second in
+ * one workspace at the measured mean item size (11 writes a call × 100 × 6.1 write units ÷ 8 ≈ 840,
+ * docs/scale.md). It is one constant, not an environment variable: every function must agree on it,
+ * and a call written under one count is read under the same. Raising it moves calls to other keys:
+ * deploy, then run `npm run cli -- migrate calls` (it moves every call whose key is not the one this
+ * count gives). Until then a call is read at its old key too (lifecycle.ts readCall), and the listing
+ * reads the old layout beside the shards (call-log-merge.ts).
+ */
+export const CALL_SHARDS = 8;
+
+/** The workspace's one call key before the calls were sharded: the listing reads it until `migrate calls` has run. */
+export const legacyCallsKey = (workspaceId: string): string => `WS#${workspaceId}#CALLS`;
+export const callsShardKey = (workspaceId: string, shard: number): string =>
+  `WS#${workspaceId}#CALLS#${shard}`;
+
+/**
+ * The mark `migrate calls` leaves when no call is left at another key (`shards`: the count it moved
+ * them to); a new table gets it when it is made (nothing to move).
+ */
+export const CALLS_MIGRATED_KEY = { pk: 'MIGRATION#calls-sharded', sk: 'MIGRATION' } as const;
+
+/** The shard of a call (0 … CALL_SHARDS − 1), from its id's random part. */
+export function callShardOf(callId: string): number {
+  const random = callId.slice(-16);
+  return createHash('sha256').update(random).digest().readUInt32BE(0) % CALL_SHARDS;
+}
+
+/** The key of a call item as CallEntity takes it: `CallEntity.get(callKey(ws, call))`. */
+export const callKey = (workspaceId: string, callId: string) => ({
+  workspaceId,
+  callId,
+  callShard: callShardOf(callId),
+});
+
+/** The call item's table key (start-call's raw items, the migration). */
+export const callTableKey = (workspaceId: string, callId: string) => ({
+  pk: callsShardKey(workspaceId, callShardOf(callId)),
+  sk: `CALL#${callId}`,
+});
