@@ -94,6 +94,7 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
   const high = query.to !== undefined ? callIdAt(boundMillis(query.to, 'end'), 'max') : undefined;
   if (low && high && low > high) return { items: [], nextCursor: null };
   const statuses = query.status ? statusesMatching(query.status) : undefined;
+  const answeredBy = query.answered_by;
 
   const page = await queryPage(query.cursor, (cursor) => {
     const base =
@@ -113,7 +114,15 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
             ? base.lte({ callId: high })
             : base;
     const filtered =
-      statuses || query.direction || query.campaign_id || query.contact_id || agentFilter
+      statuses ||
+      query.direction ||
+      query.campaign_id ||
+      query.contact_id ||
+      agentFilter ||
+      query.end_reason ||
+      query.channel ||
+      query.answered_by ||
+      query.agent_version !== undefined
         ? ranged.where((attr, op) =>
             [
               statuses ? `(${statuses.map((s) => op.eq(attr.status, s)).join(' OR ')})` : '',
@@ -121,6 +130,23 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
               query.direction ? op.eq(attr.direction, query.direction) : '',
               query.campaign_id ? op.eq(attr.campaignId, query.campaign_id) : '',
               query.contact_id ? op.eq(attr.contactId, query.contact_id) : '',
+              query.end_reason ? op.eq(attr.endReason, query.end_reason) : '',
+              // A call stored before channels were recorded is a phone call.
+              query.channel === 'web'
+                ? op.eq(attr.channel, 'web')
+                : query.channel === 'phone'
+                  ? `(${op.eq(attr.channel, 'phone')} OR ${op.notExists(attr.channel)})`
+                  : '',
+              // Without a detection result, an inbound call's caller is a person, an outbound one unknown.
+              answeredBy === 'machine'
+                ? op.eq(attr.answeredBy, 'machine')
+                : answeredBy
+                  ? `(${op.eq(attr.answeredBy, answeredBy as 'human' | 'machine' | 'unknown')} OR (${op.notExists(attr.answeredBy)} AND ${op.eq(
+                      attr.direction,
+                      answeredBy === 'human' ? 'inbound' : 'outbound',
+                    )}))`
+                  : '',
+              query.agent_version !== undefined ? op.eq(attr.agentVersion, query.agent_version) : '',
             ]
               .filter(Boolean)
               .join(' AND '),
@@ -225,6 +251,7 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     credits: call.chargedUnits === undefined ? null : displayCredits(call.chargedUnits),
     recording_available: call.recordingKey !== undefined,
     channel: call.channel ?? 'phone',
+    answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
     ...analysisBrief(call.analysis),
   };
 }
@@ -323,7 +350,6 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     conversation_incidents: conversation.incidents ?? [],
     conversation_ended_by: conversation.ended_by ?? null,
     transferred_to: call.agentEnded === 'transfer' ? (call.transferTo ?? null) : null,
-    answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
     voicemail_message_left: call.voicemailMessageLeft === true,
     transfer: call.transfer
       ? {

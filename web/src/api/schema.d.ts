@@ -820,7 +820,7 @@ export interface paths {
     };
     /**
      * List calls
-     * @description The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s calls), from, to (viewer)
+     * @description The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s calls), from, to, end_reason, channel, answered_by, agent_version (viewer)
      *
      *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
      */
@@ -9657,7 +9657,8 @@ export interface operations {
            *           "changed": [
            *             "greeting",
            *             "prompt"
-           *           ]
+           *           ],
+           *           "restored_from": null
            *         }
            *       ],
            *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
@@ -9677,6 +9678,8 @@ export interface operations {
                *     ]
                */
               changed: string[];
+              /** @example null */
+              restored_from: number | null;
             }[];
             next_cursor: string | null;
           };
@@ -9809,6 +9812,7 @@ export interface operations {
            *         "greeting",
            *         "prompt"
            *       ],
+           *       "restored_from": null,
            *       "agent": {
            *         "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *         "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -9910,6 +9914,8 @@ export interface operations {
              *     ]
              */
             changed: string[];
+            /** @example null */
+            restored_from: number | null;
             agent: {
               id: string;
               workspace_id: string;
@@ -11607,6 +11613,21 @@ export interface operations {
         phone?: string;
         from?: string;
         to?: string;
+        end_reason?:
+          | 'completed'
+          | 'no_answer'
+          | 'busy'
+          | 'failed'
+          | 'canceled'
+          | 'hangup'
+          | 'lost'
+          | 'not_answering'
+          | 'agent_hangup'
+          | 'voicemail'
+          | 'transfer_failed';
+        channel?: 'phone' | 'web';
+        answered_by?: 'human' | 'machine' | 'unknown';
+        agent_version?: number;
       };
       header?: never;
       path: {
@@ -11652,6 +11673,7 @@ export interface operations {
            *           "credits": 25,
            *           "recording_available": true,
            *           "channel": "phone",
+           *           "answered_by": "human",
            *           "user_sentiment": "positive",
            *           "call_successful": true,
            *           "summary_line": "Hi {{first_name}}, thanks for your time today."
@@ -11704,6 +11726,8 @@ export interface operations {
               recording_available: boolean;
               /** @enum {string} */
               channel: 'phone' | 'web';
+              /** @enum {string} */
+              answered_by: 'human' | 'machine' | 'unknown';
               user_sentiment: ('positive' | 'neutral' | 'negative') | null;
               call_successful: boolean | null;
               summary_line: string | null;
@@ -11853,6 +11877,7 @@ export interface operations {
            *       "credits": 25,
            *       "recording_available": true,
            *       "channel": "phone",
+           *       "answered_by": "human",
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
@@ -11935,7 +11960,6 @@ export interface operations {
            *       ],
            *       "conversation_ended_by": "agent_hangup",
            *       "transferred_to": "example",
-           *       "answered_by": "human",
            *       "voicemail_message_left": true,
            *       "transfer": {
            *         "mode": "cold",
@@ -11988,6 +12012,8 @@ export interface operations {
             recording_available: boolean;
             /** @enum {string} */
             channel: 'phone' | 'web';
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
@@ -12082,8 +12108,6 @@ export interface operations {
             }[];
             conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
-            /** @enum {string} */
-            answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
             transfer: {
               /** @enum {string} */
@@ -12242,6 +12266,7 @@ export interface operations {
            *       "credits": 25,
            *       "recording_available": true,
            *       "channel": "phone",
+           *       "answered_by": "human",
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
@@ -12324,7 +12349,6 @@ export interface operations {
            *       ],
            *       "conversation_ended_by": "agent_hangup",
            *       "transferred_to": "example",
-           *       "answered_by": "human",
            *       "voicemail_message_left": true,
            *       "transfer": {
            *         "mode": "cold",
@@ -12377,6 +12401,8 @@ export interface operations {
             recording_available: boolean;
             /** @enum {string} */
             channel: 'phone' | 'web';
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
@@ -12471,8 +12497,6 @@ export interface operations {
             }[];
             conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
-            /** @enum {string} */
-            answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
             transfer: {
               /** @enum {string} */
