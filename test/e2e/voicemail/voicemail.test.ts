@@ -175,7 +175,7 @@ describe('a machine answers (+61491570117)', () => {
     expect(
       (await api('GET', `${ws(tenant)}/calls`, { token: tenant.owner.token })).body.items[0],
     ).toMatchObject({ id: callId, answered_by: 'machine', end_reason: 'voicemail', agent_version: 1 });
-    expect(await ids('end_reason=transfer')).toEqual([]);
+    expect(await ids('end_reason=busy')).toEqual([]);
     expect(await ids('answered_by=human')).toEqual([]);
     expect(await ids('channel=web')).toEqual([]);
     expect(await ids('agent_version=2')).toEqual([]);

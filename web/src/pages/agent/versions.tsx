@@ -201,7 +201,12 @@ export function VersionsSection(props: {
       <h2>Versions</h2>
       <p class="muted">
         Every save makes a version; each call records the version it ran
-        {agent.version !== null ? ` (now: version ${agent.version})` : ''}.
+        {agent.version !== null ? ` (now: version ${agent.version})` : ''}. Open a version to see what changed
+        from another;{' '}
+        <a href={`/analytics?group_by=agent_version&agent_id=${agent.id}`}>
+          compare versions' calls in Analytics
+        </a>
+        .
       </p>
       {props.restored && (
         <p role="status">
