@@ -149,7 +149,7 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
     await page.getByRole('link', { name: 'View version 3' }).click();
     const diff = page.getByRole('region', { name: 'Changes from version 2 to version 3' });
     await diff.waitFor();
-    await expect(diff.getByText('The prompt is the same.').count()).resolves.toBe(1);
+    await diff.getByText('The prompt is the same.').waitFor();
     const rows = diff.locator('tbody tr');
     await expect(rows.locator('th').allTextContents()).resolves.toEqual([
       'Greeting',
@@ -242,9 +242,14 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
       const turns = page.locator('.transcript > li');
       // A line heard alone for a while (the next starts 2 s or more later), so it is the one highlighted.
       const transcript = call.transcript as { offset_seconds: number }[];
+      // Within the recording (a seek past its end is its end, where the last line is the one heard).
+      const recorded =
+        (call.recording?.duration_seconds as number | null) ?? (call.duration_seconds as number);
       const target = transcript.findIndex(
         (t, i) =>
-          t.offset_seconds >= 3 && (transcript[i + 1]?.offset_seconds ?? Infinity) >= t.offset_seconds + 2,
+          t.offset_seconds >= 2 &&
+          t.offset_seconds < recorded - 2 &&
+          (transcript[i + 1]?.offset_seconds ?? Infinity) >= t.offset_seconds + 2,
       );
       expect(target).toBeGreaterThan(0);
       const line = turns.nth(target);
@@ -256,7 +261,14 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
         what: `the player to move to ${expected}`,
       });
       await page.evaluate("document.querySelector('audio').pause()");
-      await expect(line.getAttribute('aria-current')).resolves.toBe('true');
+      const heard = await page.evaluate(
+        "[...document.querySelectorAll('.transcript > li')].findIndex((li) => li.getAttribute('aria-current') === 'true')",
+      );
+      expect({ heard, offsets: transcript.map((t) => t.offset_seconds), recorded }).toEqual({
+        heard: target,
+        offsets: transcript.map((t) => t.offset_seconds),
+        recorded,
+      });
       await expect(page.locator('.transcript > li.current').count()).resolves.toBe(1);
       // The agent's tool calls, inline with their type and status; the table has the rest.
       const marker = page.locator('.tool-marker').first();
