@@ -104,7 +104,7 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
       'Test',
     ]);
     // The prompt's parameters, listed as those a call must pass.
-    const parameters = page.getByRole('group', { name: 'Parameters a call must pass' });
+    const parameters = page.getByRole('group', { name: 'What a call must pass' });
     await expect(parameters.locator('code').allTextContents()).resolves.toEqual([
       'name',
       'listing_id',

@@ -12,7 +12,7 @@ export const referencedParameters = (...texts: string[]): string[] => [
 /** What a call must pass for the agent's texts to be whole (a parameter left out is empty text). */
 function ParameterList({ names }: { names: string[] }) {
   return (
-    <div class="parameter-list" role="group" aria-label="Parameters a call must pass">
+    <div class="parameter-list" role="group" aria-label="What a call must pass">
       {names.length === 0 ? (
         <p class="hint">The prompt and greeting use no {'{{parameters}}'}: a call needs none.</p>
       ) : (
