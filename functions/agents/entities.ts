@@ -183,6 +183,8 @@ export const AgentVersionEntity = new Entity(
       agent: { type: 'any', required: true },
       /** The wire names of the fields that differ from the version before (all of them for version 1). */
       changed: { type: 'list', items: { type: 'string' }, required: true },
+      /** A restore's version: the version it restored (absent on a create's or a PATCH's). */
+      restoredFrom: { type: 'number' },
       createdBy: { type: 'string', required: true },
       createdAt: { type: 'string', required: true },
     },

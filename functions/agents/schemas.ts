@@ -487,6 +487,12 @@ export const AgentVersionSummaryResponse = schemaOnFirstUse(() =>
     created_by: z.string(),
     /** The fields that differ from the version before, by their names in the agent (every field for version 1). */
     changed: z.array(z.string()).meta({ examples: [['greeting', 'prompt']] }),
+    /** A restore's version: the version it restored; null for a create's or a PATCH's. */
+    restored_from: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ examples: [null] }),
   }),
 );
 

@@ -453,6 +453,7 @@ export async function restoreAgentVersion(
               fields,
               changedFields(versionedFields(current), fields),
               options.actor ?? 'system',
+              n,
             ),
           )
           .commit(),

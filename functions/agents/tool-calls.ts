@@ -34,7 +34,8 @@ export interface ToolRun {
 export interface ToolCallContext {
   /** null for the test route. */
   callId: string | null;
-  channel: 'phone' | 'web' | 'evaluation';
+  /** `test`: the tool test route (no call). */
+  channel: 'phone' | 'web' | 'evaluation' | 'test';
   workspaceId: string;
   agentId: string;
   agentVersion: number | null;

@@ -49,10 +49,11 @@ async function targetOf(agent: Agent, name: string, options: { combined: boolean
 
 const testContext = (agent: Agent): ToolCallContext => ({
   callId: null,
-  channel: 'web',
+  // The test route is not a call: its request says so, and names the version it runs (the agent's now).
+  channel: 'test',
   workspaceId: agent.workspaceId,
   agentId: agent.agentId,
-  agentVersion: null,
+  agentVersion: agent.version ?? null,
   direction: null,
   fromPhone: null,
   toPhone: null,

@@ -90,6 +90,7 @@ export function versionItem(
   fields: VersionedFields,
   changed: string[],
   createdBy: string,
+  restoredFrom?: number,
 ): AgentVersion {
   return {
     workspaceId: agent.workspaceId,
@@ -97,6 +98,7 @@ export function versionItem(
     version,
     agent: fields,
     changed,
+    ...(restoredFrom !== undefined ? { restoredFrom } : {}),
     createdBy,
     createdAt: clock.now().toISOString(),
   };
@@ -125,7 +127,7 @@ export async function getAgentVersion(
 
 export type AgentVersionSummary = Pick<
   AgentVersion,
-  'workspaceId' | 'agentId' | 'version' | 'changed' | 'createdBy' | 'createdAt'
+  'workspaceId' | 'agentId' | 'version' | 'changed' | 'restoredFrom' | 'createdBy' | 'createdAt'
 >;
 
 /** An agent's versions, newest first, without the fields they hold. */
@@ -139,7 +141,7 @@ export async function listAgentVersions(
       count: query.limit,
       cursor,
       order: 'desc',
-      attributes: ['workspaceId', 'agentId', 'version', 'changed', 'createdBy', 'createdAt'],
+      attributes: ['workspaceId', 'agentId', 'version', 'changed', 'restoredFrom', 'createdBy', 'createdAt'],
     }),
   );
 }
@@ -154,6 +156,7 @@ export function toVersionSummary(version: AgentVersionSummary): {
   created_at: string;
   created_by: string;
   changed: string[];
+  restored_from: number | null;
 } {
   return {
     agent_id: version.agentId,
@@ -161,6 +164,7 @@ export function toVersionSummary(version: AgentVersionSummary): {
     created_at: version.createdAt,
     created_by: version.createdBy,
     changed: version.changed ?? [],
+    restored_from: version.restoredFrom ?? null,
   };
 }
 

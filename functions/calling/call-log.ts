@@ -102,11 +102,20 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
   const high = query.to !== undefined ? callIdAt(boundMillis(query.to, 'end'), 'max') : undefined;
   if (low && high && low > high) return { items: [], nextCursor: null };
   const statuses = query.status ? statusesMatching(query.status) : undefined;
+  const answeredBy = query.answered_by;
 
   // By phone, the agent is a filter (the phone's key is the narrower one).
   const agentFilter = query.phone !== undefined ? query.agent_id : undefined;
   const filtered = Boolean(
-    statuses || query.direction || query.campaign_id || query.contact_id || agentFilter,
+    statuses ||
+    query.direction ||
+    query.campaign_id ||
+    query.contact_id ||
+    agentFilter ||
+    query.end_reason ||
+    query.channel ||
+    answeredBy ||
+    query.agent_version !== undefined,
   );
   /** The key range (dates, and the merge's position: below it) and the filters, on any of the keys. */
   const narrowed = (base: CallQuery, below?: string) => {
@@ -127,6 +136,23 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
             query.direction ? op.eq(attr.direction, query.direction) : '',
             query.campaign_id ? op.eq(attr.campaignId, query.campaign_id) : '',
             query.contact_id ? op.eq(attr.contactId, query.contact_id) : '',
+            query.end_reason ? op.eq(attr.endReason, query.end_reason) : '',
+            // A call stored before channels were recorded is a phone call.
+            query.channel === 'web'
+              ? op.eq(attr.channel, 'web')
+              : query.channel === 'phone'
+                ? `(${op.eq(attr.channel, 'phone')} OR ${op.notExists(attr.channel)})`
+                : '',
+            // Without a detection result, an inbound call's caller is a person, an outbound one unknown.
+            answeredBy === 'machine'
+              ? op.eq(attr.answeredBy, 'machine')
+              : answeredBy
+                ? `(${op.eq(attr.answeredBy, answeredBy as 'human' | 'machine' | 'unknown')} OR (${op.notExists(attr.answeredBy)} AND ${op.eq(
+                    attr.direction,
+                    answeredBy === 'human' ? 'inbound' : 'outbound',
+                  )}))`
+                : '',
+            query.agent_version !== undefined ? op.eq(attr.agentVersion, query.agent_version) : '',
           ]
             .filter(Boolean)
             .join(' AND '),
@@ -250,6 +276,7 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     credits: call.chargedUnits === undefined ? null : displayCredits(call.chargedUnits),
     recording_available: call.recordingKey !== undefined,
     channel: call.channel ?? 'phone',
+    answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
     ...analysisBrief(call.analysis),
   };
 }
@@ -353,7 +380,6 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     transferred_to: call.agentEnded === 'transfer' ? (call.transferTo ?? null) : null,
     active_agent_id: handedOver.active_agent_id,
     handoffs: handedOver.handoffs,
-    answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
     voicemail_message_left: call.voicemailMessageLeft === true,
     transfer: call.transfer
       ? {

@@ -29,7 +29,7 @@ export const callRoutes = {
     summary: 'List calls',
     description:
       'The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s ' +
-      'calls), from, to (viewer)',
+      'calls), from, to, end_reason, channel, answered_by, agent_version (viewer)',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     query: calling.ListCallsQuery,

@@ -147,6 +147,14 @@ export const ListCallsQuery = schemaOnFirstUse(() =>
     from: DateBound.optional(),
     /** Calls created at or before this date (a date means its end, UTC). */
     to: DateBound.optional(),
+    /** Only the calls that ended this way (`voicemail`, `transfer`, `agent_hangup`, …). */
+    end_reason: z.enum(END_REASONS).optional(),
+    /** `phone`, or `web` (the dashboard's test chat). */
+    channel: z.enum(['phone', 'web']).optional(),
+    /** Answering-machine detection's result, as a call shows it (`answered_by`). */
+    answered_by: z.enum(['human', 'machine', 'unknown']).optional(),
+    /** Only the calls that ran this version of their agent (with `agent_id`: that agent's). */
+    agent_version: z.coerce.number().int().min(1).max(9_999_999_999).optional(),
   }),
 );
 export type ListCallsQuery = z.infer<typeof ListCallsQuery>;
@@ -223,6 +231,11 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     recording_available: z.boolean(),
     /** `phone`, or `web` for the dashboard's test chat. */
     channel: z.enum(['phone', 'web']),
+    /**
+     * Answering-machine detection's result: `human`, `machine` (a machine or a fax), `unknown` (not
+     * checked, or detection could not tell); an inbound call's caller is `human`.
+     */
+    answered_by: z.enum(['human', 'machine', 'unknown']),
     /** From the post-call analysis (null until it ran): the caller's sentiment. */
     user_sentiment: z.enum(['positive', 'neutral', 'negative']).nullable(),
     /** From the post-call analysis: whether the call met the agent's success criteria. */
@@ -313,11 +326,6 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
         summary: z.string(),
       }),
     ),
-    /**
-     * Answering-machine detection's result: `human`, `machine` (a machine or a fax), `unknown` (not
-     * checked, or detection could not tell); an inbound call's caller is `human`.
-     */
-    answered_by: z.enum(['human', 'machine', 'unknown']),
     /** A voicemail message was left on the machine that answered. */
     voicemail_message_left: z.boolean(),
     /** The agent's transfer: cold or warm, to whom, the summary (warm) and how the dial ended. */

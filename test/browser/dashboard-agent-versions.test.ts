@@ -163,14 +163,16 @@ describeWithBrowser(
       await page.getByRole('link', { name: 'Version 4', exact: true }).waitFor();
       await expect(page.getByRole('region', { name: 'Version 1', exact: true }).count()).resolves.toBe(0);
       await waitFor(async () => (await versionRows(page).count()) === 4, { what: 'four versions listed' });
-      await expect(cell(versionRows(page).first(), 'What changed').textContent()).resolves.toBe('prompt');
+      await expect(cell(versionRows(page).first(), 'What changed').textContent()).resolves.toBe(
+        'restored from version 1: prompt',
+      );
 
       // The API agrees, and the restore made exactly one version.
       const agent = await get(`/agents/${agentId}`);
       expect(agent).toMatchObject({ version: 4, prompt: PROMPT_1 });
       const versions = await get(`/agents/${agentId}/versions`);
       expect(versions.items.map((v: Json) => v.version)).toEqual([4, 3, 2, 1]);
-      expect(versions.items[0].changed).toEqual(['prompt']);
+      expect(versions.items[0]).toMatchObject({ changed: ['prompt'], restored_from: 1 });
       await checkAndPhotograph(page, 'agent-versions-restored');
       await context.close();
     }, 180_000);
@@ -258,7 +260,7 @@ describeWithBrowser(
         .filter({ hasText: /^a machine/ })
         .waitFor({ timeout: 30_000 });
       await fact('Voicemail left').filter({ hasText: 'yes' }).waitFor({ timeout: 30_000 });
-      await expect(fact('Status').textContent()).resolves.toContain('(voicemail)');
+      await expect(fact('Status').textContent()).resolves.toContain('(Voicemail)');
       const versionLink = fact('Agent version').getByRole('link', { name: `Version ${agentVersion}` });
       await expect(versionLink.getAttribute('href')).resolves.toBe(
         `/agents/${demo.agent_id}?version=${agentVersion}#versions`,

@@ -219,7 +219,11 @@ describeWithBrowser('dashboard in Chromium: the console', () => {
     await expect(page.getByLabel('New plan').inputValue()).resolves.toBe('growth');
     const smsLink = page.getByRole('link', { name: /^SMS sms_/ });
     await smsLink.waitFor();
-    await expect(page.getByRole('link', { name: /^Call call_/ }).count()).resolves.toBe(2);
+    // The calls' lines name them (who, when) and link to them.
+    const callLinks = page.getByRole('link', { name: /^Call (to|from) \+61\d+ · / });
+    await callLinks.nth(1).waitFor();
+    await expect(callLinks.count()).resolves.toBe(2);
+    await expect(page.getByRole('link', { name: /^Call call_/ }).count()).resolves.toBe(0);
     await smsLink.click();
     await page.getByRole('heading', { level: 1, name: `SMS to ${CALLER}` }).waitFor();
     await page.getByText('2 (GSM-7)').waitFor();

@@ -121,6 +121,12 @@ export const VIEWER_READ_ONLY_CONTROLS: readonly (string | RegExp)[] = [
   'filter: Contactability',
   'filter: Agent',
   'filter: Campaign',
+  'filter: End reason',
+  'filter: Channel',
+  'filter: Answered by',
+  'filter: Agent version',
+  // A version's diff: the version it is compared with.
+  'field: Compare with',
   'field: Group by',
   'filter: Group by',
   // A knowledge base's search.

@@ -100,7 +100,8 @@ function Shell() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
+      {/* One line at 1280 px; on a narrow screen Menu, the name and Sign out, the rest behind Menu. */}
+      <header class={menuOpen ? 'top menu-open' : 'top'}>
         <button
           type="button"
           class="menu-button"
@@ -112,7 +113,7 @@ function Shell() {
         </button>
         <span class="brand">Voice agents</span>
         <Switcher />
-        <span class="who">
+        <span class="who" title={session.email}>
           {session.email} · {rolesText(session.organisation.role, session.workspace?.role)}
         </span>
         <button type="button" class="link" onClick={() => void signOut(config())}>

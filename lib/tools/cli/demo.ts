@@ -151,14 +151,12 @@ export function demoBanner({ demo, created, path }: Demo, env: NodeJS.ProcessEnv
     `  Demo data (${created ? 'made by this start' : 'kept from the last start'}; ${path}, LOCAL_DEMO=off for none):`,
     `    organisation ${demo.organisation_id} (plan ${demo.plan}), workspace ${demo.workspace_id}, owner ${demo.owner_email}`,
     `    agent ${demo.agent_id} answers ${demo.phone_number}; API key ${demo.api_key}`,
-    `  Dashboard: ${demo.base_url}/  (sign in as the demo owner: Email ${demo.owner_email})`,
+    `  In the dashboard (above), sign in as the demo owner: Email ${demo.owner_email}`,
     '  Place a call with the demo agent (its post-call webhook reaches the demo receiver):',
     `    curl -s -X POST ${demo.base_url}/api/v1/workspaces/${demo.workspace_id}/agents/${demo.agent_id}/start-call \\`,
     `      -H "Authorization: Bearer ${demo.api_key}" -H "Content-Type: application/json" \\`,
     `      -d '${JSON.stringify(startCall)}'`,
-    '  Call the demo agent (the telephony simulator dials its number):',
-    `    ${cliCommand(env, { silent: true })} call receive --from +61491570199 --to ${demo.phone_number}`,
-    '  Be the caller yourself ("I\'d like to speak to sales about a listing": the demo agent hands over to Sales):',
+    '  Talk to the demo agent yourself (type the caller\'s lines; "goodbye" ends the call; "I\'d like to speak to sales about a listing" and it hands over to Sales):',
     `    ${cliCommand(env, { silent: true })} call talk --to ${demo.phone_number}`,
   ];
 }

@@ -76,9 +76,9 @@ describe('tool test route', () => {
       test: true,
       call: {
         id: null,
-        channel: 'web',
+        channel: 'test',
         agent_id: agent.id,
-        agent_version: null,
+        agent_version: agent.version,
         workspace_id: tenant.workspaceId,
         direction: null,
         from_phone: null,

@@ -161,8 +161,12 @@ describe('versions made by create and PATCH', () => {
       answering_calls: false,
     });
     const list = (await versions(tenant, agent.id)).body.items as Json[];
-    expect(list[0]).toMatchObject({ version: 3, changed: ['prompt', 'success_criteria'] });
+    expect(list[0]).toMatchObject({ version: 3, changed: ['prompt', 'success_criteria'], restored_from: 1 });
+    // Only a restore's version names the version it restored.
+    expect(list.slice(1).map((v) => v.restored_from)).toEqual([null, null]);
     expect(list).toHaveLength(3);
+    const one = await api('GET', `${agentPath(tenant, agent.id)}/versions/3`, { token: tenant.owner.token });
+    expect(one.body).toMatchObject({ version: 3, restored_from: 1 });
   });
 
   test('a PATCH that drops a tool header keeps the sealed value an earlier version refers to; restore brings it back', async () => {

@@ -56,6 +56,10 @@ describe('the demo organisation of npm start', () => {
 
     const lines = demoBanner(first).join('\n');
     expect(lines).toContain(first.demo.api_key);
+    // The stack's banner says "Dashboard:" once (the demo's lines do not repeat it); talking to the
+    // agent is the README's `call talk`.
+    expect(lines).not.toContain('Dashboard:');
+    expect(lines).toContain(`call talk --to ${first.demo.phone_number}`);
     const body = /-d '([^']+)'/.exec(lines)?.[1];
     const url = /curl -s -X POST (\S+)/.exec(lines)?.[1];
     expect(url).toBe(

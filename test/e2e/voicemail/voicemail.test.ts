@@ -177,6 +177,25 @@ describe('a machine answers (+61491570117)', () => {
       voicemail_message_left: false,
     });
     expect(outbox().filter((l) => l.provider_call_id === call.provider_call_id)).toEqual([]);
+
+    // The call log filters by how a call ended, its channel, who answered and the agent's version.
+    const ids = async (query: string) => {
+      const res = await api('GET', `${ws(tenant)}/calls?${query}`, { token: tenant.owner.token });
+      expect(res.status).toBe(200);
+      return (res.body.items as Json[]).map((c) => c.id);
+    };
+    expect(await ids('end_reason=voicemail&answered_by=machine&channel=phone&agent_version=1')).toEqual([
+      callId,
+    ]);
+    expect(
+      (await api('GET', `${ws(tenant)}/calls`, { token: tenant.owner.token })).body.items[0],
+    ).toMatchObject({ id: callId, answered_by: 'machine', end_reason: 'voicemail', agent_version: 1 });
+    expect(await ids('end_reason=busy')).toEqual([]);
+    expect(await ids('answered_by=human')).toEqual([]);
+    expect(await ids('channel=web')).toEqual([]);
+    expect(await ids('agent_version=2')).toEqual([]);
+    const bad = await api('GET', `${ws(tenant)}/calls?end_reason=bored`, { token: tenant.owner.token });
+    expect(bad.status).toBe(422);
   }, 90_000);
 
   test('an agent without voicemail is not checked: the call is not marked', async () => {

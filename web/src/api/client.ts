@@ -80,7 +80,12 @@ export async function ok<R extends FetchResult>(pending: Promise<R>): Promise<No
   const { data, error, response } = await pending;
   if (response.ok) return data as NonNullable<R['data']>;
   const body = (error ?? {}) as { error?: string; detail?: ValidationIssue[] };
-  const detail = Array.isArray(body.detail) ? body.detail : [];
+  // The API's 422 messages keep the validator's "Value error, " prefix (its wire format); a reader
+  // is shown the message alone.
+  const detail = (Array.isArray(body.detail) ? body.detail : []).map((issue) => ({
+    ...issue,
+    msg: issue.msg.replace(/^Value error, /, ''),
+  }));
   const message =
     body.error ?? (detail.length > 0 ? 'Some fields need attention.' : `Request failed (${response.status})`);
   throw new ApiError(response.status, message, detail);

@@ -820,7 +820,7 @@ export interface paths {
     };
     /**
      * List calls
-     * @description The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s calls), from, to (viewer)
+     * @description The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s calls), from, to, end_reason, channel, answered_by, agent_version (viewer)
      *
      *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
      */
@@ -9781,7 +9781,8 @@ export interface operations {
            *           "changed": [
            *             "greeting",
            *             "prompt"
-           *           ]
+           *           ],
+           *           "restored_from": null
            *         }
            *       ],
            *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
@@ -9801,6 +9802,8 @@ export interface operations {
                *     ]
                */
               changed: string[];
+              /** @example null */
+              restored_from: number | null;
             }[];
             next_cursor: string | null;
           };
@@ -9933,6 +9936,7 @@ export interface operations {
            *         "greeting",
            *         "prompt"
            *       ],
+           *       "restored_from": null,
            *       "agent": {
            *         "id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *         "workspace_id": "ws_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -10041,6 +10045,8 @@ export interface operations {
              *     ]
              */
             changed: string[];
+            /** @example null */
+            restored_from: number | null;
             agent: {
               id: string;
               workspace_id: string;
@@ -11757,6 +11763,22 @@ export interface operations {
         phone?: string;
         from?: string;
         to?: string;
+        end_reason?:
+          | 'completed'
+          | 'no_answer'
+          | 'busy'
+          | 'failed'
+          | 'canceled'
+          | 'hangup'
+          | 'lost'
+          | 'not_answering'
+          | 'agent_hangup'
+          | 'voicemail'
+          | 'transfer_failed'
+          | 'not_connected';
+        channel?: 'phone' | 'web';
+        answered_by?: 'human' | 'machine' | 'unknown';
+        agent_version?: number;
       };
       header?: never;
       path: {
@@ -11802,6 +11824,7 @@ export interface operations {
            *           "credits": 25,
            *           "recording_available": true,
            *           "channel": "phone",
+           *           "answered_by": "human",
            *           "user_sentiment": "positive",
            *           "call_successful": true,
            *           "summary_line": "Hi {{first_name}}, thanks for your time today."
@@ -11855,6 +11878,8 @@ export interface operations {
               recording_available: boolean;
               /** @enum {string} */
               channel: 'phone' | 'web';
+              /** @enum {string} */
+              answered_by: 'human' | 'machine' | 'unknown';
               user_sentiment: ('positive' | 'neutral' | 'negative') | null;
               call_successful: boolean | null;
               summary_line: string | null;
@@ -12004,6 +12029,7 @@ export interface operations {
            *       "credits": 25,
            *       "recording_available": true,
            *       "channel": "phone",
+           *       "answered_by": "human",
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
@@ -12099,7 +12125,6 @@ export interface operations {
            *           "summary": "Hi {{first_name}}, thanks for your time today."
            *         }
            *       ],
-           *       "answered_by": "human",
            *       "voicemail_message_left": true,
            *       "transfer": {
            *         "mode": "cold",
@@ -12153,6 +12178,8 @@ export interface operations {
             recording_available: boolean;
             /** @enum {string} */
             channel: 'phone' | 'web';
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
@@ -12259,8 +12286,6 @@ export interface operations {
               reason: string;
               summary: string;
             }[];
-            /** @enum {string} */
-            answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
             transfer: {
               /** @enum {string} */
@@ -12419,6 +12444,7 @@ export interface operations {
            *       "credits": 25,
            *       "recording_available": true,
            *       "channel": "phone",
+           *       "answered_by": "human",
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
@@ -12514,7 +12540,6 @@ export interface operations {
            *           "summary": "Hi {{first_name}}, thanks for your time today."
            *         }
            *       ],
-           *       "answered_by": "human",
            *       "voicemail_message_left": true,
            *       "transfer": {
            *         "mode": "cold",
@@ -12568,6 +12593,8 @@ export interface operations {
             recording_available: boolean;
             /** @enum {string} */
             channel: 'phone' | 'web';
+            /** @enum {string} */
+            answered_by: 'human' | 'machine' | 'unknown';
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
@@ -12674,8 +12701,6 @@ export interface operations {
               reason: string;
               summary: string;
             }[];
-            /** @enum {string} */
-            answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
             transfer: {
               /** @enum {string} */

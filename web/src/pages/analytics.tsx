@@ -1,14 +1,24 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useQuery } from '@tanstack/preact-query';
+import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
 import { agentQueries } from '../api/queries/agents';
 import { ErrorState, Loading, PageHeader } from '../components/ui';
 import { useWorkspaceId } from '../session';
+import { VersionComparison } from './analytics-versions';
 import 'uplot/dist/uPlot.min.css';
 
-type GroupBy = 'day' | 'agent' | 'status';
+type GroupBy = 'day' | 'agent' | 'status' | 'agent_version';
 type Report = Awaited<ReturnType<typeof fetchReport>>;
 type Item = Report['items'][number];
+export type ReportItem = Item;
+
+const GROUPS: [GroupBy, string][] = [
+  ['day', 'Day'],
+  ['agent', 'Agent'],
+  ['agent_version', 'Agent version'],
+  ['status', 'Status'],
+];
 
 const fetchReport = (workspace_id: string, group_by: GroupBy, agent_id: string) =>
   ok(
@@ -108,8 +118,12 @@ function CallsChart({ items }: { items: Item[] }) {
 
 export default function Analytics() {
   const workspace_id = useWorkspaceId();
-  const [groupBy, setGroupBy] = useState<GroupBy>('day');
-  const [agentId, setAgentId] = useState('');
+  // `?group_by=agent_version&agent_id=…` (the agent page's Versions link) opens the comparison.
+  const { query } = useLocation();
+  const [groupBy, setGroupBy] = useState<GroupBy>(
+    GROUPS.find(([value]) => value === query.group_by)?.[0] ?? 'day',
+  );
+  const [agentId, setAgentId] = useState(query.agent_id ?? '');
   const agents = useQuery(agentQueries.all(workspace_id));
   const agentName = (id: string) => agents.data?.items.find((a) => a.id === id)?.name ?? id;
   const report = useQuery({
@@ -118,7 +132,7 @@ export default function Analytics() {
   });
   // The table lists only days (agents, statuses) with calls; the chart shows every day of the range.
   const rows = report.data?.items.filter((item) => item.calls > 0) ?? [];
-  const keyLabel = groupBy === 'day' ? 'Day' : groupBy === 'agent' ? 'Agent' : 'Status';
+  const keyLabel = GROUPS.find(([value]) => value === groupBy)?.[1] ?? 'Day';
   return (
     <section>
       <PageHeader title="Analytics" />
@@ -126,9 +140,11 @@ export default function Analytics() {
         <label>
           Group by
           <select value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value as GroupBy)}>
-            <option value="day">Day</option>
-            <option value="agent">Agent</option>
-            <option value="status">Status</option>
+            {GROUPS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </select>
         </label>
         <label>
@@ -152,7 +168,9 @@ export default function Analytics() {
           </p>
           <Headline totals={report.data.totals} />
           {groupBy === 'day' && <CallsChart items={report.data.items} />}
-          {rows.length === 0 ? (
+          {groupBy === 'agent_version' ? (
+            <VersionComparison items={report.data.items} agentName={agentName} />
+          ) : rows.length === 0 ? (
             <p class="empty">No calls in this period.</p>
           ) : (
             <div class="table-wrap">

@@ -15,11 +15,46 @@ const number = new Intl.NumberFormat('en-AU', { maximumFractionDigits: 2 });
  */
 function SourceLink({ source }: { source: string }) {
   const call = /\bcall_[0-9A-Za-z]+/.exec(source)?.[0];
-  if (call) return <a href={`/calls/${call}`}>Call {call}</a>;
+  if (call) return <CallName callId={call} />;
   const sms = /\bsms_[0-9A-Za-z]+/.exec(source)?.[0];
   if (sms) return <a href={`/sms/messages/${sms}`}>SMS {sms}</a>;
   return <span class="wrap">{source}</span>;
 }
+
+/**
+ * A charged call by who was on the other end and when ("Call to +61… · 7 Dec 2026, 2:10 pm"), linked
+ * to its page; a call of another workspace (the ledger is the organisation's) is named by its id.
+ */
+function CallName({ callId }: { callId: string }) {
+  const { workspace } = useSession();
+  const call = useQuery({
+    queryKey: ['ledger-call', workspace?.id, callId],
+    enabled: workspace !== undefined,
+    retry: false,
+    staleTime: Infinity,
+    queryFn: () =>
+      ok(
+        api().GET('/api/v1/workspaces/{workspace_id}/calls/{call_id}', {
+          params: { path: { workspace_id: workspace?.id ?? '', call_id: callId } },
+        }),
+      ),
+  });
+  const c = call.data;
+  if (!c) return <a href={`/calls/${callId}`}>Call {callId}</a>;
+  const who =
+    c.channel === 'web'
+      ? `Test chat with ${c.agent_name}`
+      : `${c.direction === 'inbound' ? 'Call from' : 'Call to'} ${c.remote_phone ?? c.to_phone}`;
+  return (
+    <a href={`/calls/${callId}`}>
+      {who} · {when(c.created_at)}
+    </a>
+  );
+}
+
+/** A ledger line's reason without the raw ids the "For" column names. */
+const reasonText = (reason: string): string =>
+  reason.replace(/\s*\b(call|sms)_[0-9A-Za-z]+/g, '').trim() || reason;
 
 /** The provider's hosted page (checkout) when it asks for one; else the page says what was asked. */
 const goTo = (url: string | null | undefined): boolean => {
@@ -196,7 +231,7 @@ export default function Billing() {
           { label: 'When', render: (entry) => when(entry.created_at) },
           { label: 'Kind', render: (entry) => entry.kind },
           { label: 'Credits', render: (entry) => number.format(entry.credits) },
-          { label: 'Reason', render: (entry) => entry.reason },
+          { label: 'Reason', render: (entry) => reasonText(entry.reason) },
           { label: 'For', render: (entry) => <SourceLink source={entry.source} /> },
         ]}
       />

@@ -1,14 +1,15 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useQuery } from '@tanstack/preact-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useRoute } from 'preact-iso';
 import { accessToken, api, ApiError, ok } from '../api/client';
 import { versionHref } from '../api/queries/versions';
 import { config } from '../config';
 import { HandoffMarkers, useHandoffView } from '../components/call-handoffs';
+import { clock, endReasonLabel } from '../components/call-labels';
 import { DeliveriesTable } from '../components/deliveries';
-import { ErrorState, Loading, PageHeader, when } from '../components/ui';
-import { useWorkspaceId } from '../session';
+import { ErrorState, FormError, Loading, PageHeader, when } from '../components/ui';
+import { useSession, useWorkspaceId } from '../session';
 
 const FINAL = new Set(['completed', 'failed']);
 
@@ -18,11 +19,15 @@ const ANALYSIS_WAIT_MS = 120_000;
 const recentlyEnded = (call: Call): boolean =>
   call.ended_at !== null && Date.now() - Date.parse(call.ended_at) < ANALYSIS_WAIT_MS;
 
+/** A machine's call (voicemail) has no conversation to analyse: only a call with a person gets one. */
+const analysisExpected = (call: Call): boolean =>
+  call.transcript.length > 0 && call.answered_by !== 'machine';
+
 /** Nothing more will change: ended, the recording in (or none), the analysis in (or none coming). */
 function settled(call: Call): boolean {
   if (!FINAL.has(call.status)) return false;
   if (call.record && !call.recording_available) return false;
-  const analysisDue = call.transcript.length > 0 && call.analysis === null;
+  const analysisDue = analysisExpected(call) && call.analysis === null;
   const endedAt = call.ended_at ? Date.parse(call.ended_at) : 0;
   return !analysisDue || Date.now() - endedAt > ANALYSIS_WAIT_MS;
 }
@@ -64,7 +69,75 @@ function useRecording(call: Call): { src?: string; error?: string } {
   return state;
 }
 
-/** The audio player and the transcript; the turn being heard is highlighted; a click on a turn seeks to it. */
+type ToolCall = Call['tool_calls'][number];
+
+/**
+ * When in the recording a tool ran, in the transcript's seconds: its time's share of the call's
+ * wall-clock span, of the call's recorded length (a simulated call's seconds are scaled).
+ */
+function toolOffset(call: Call, tool: ToolCall): number {
+  const start = Date.parse(call.inprogress_at ?? call.connected_at ?? call.created_at);
+  const at = Date.parse(tool.at) - start;
+  const wall = call.ended_at ? Date.parse(call.ended_at) - start : 0;
+  const length = call.duration_seconds ?? call.transcript.at(-1)?.offset_seconds ?? 0;
+  return wall > 0 && length > 0 ? Math.max(0, (at / wall) * length) : Math.max(0, at / 1000);
+}
+
+/** The tool calls after each turn (by the turn they followed); those before the first, at -1. */
+function toolsByTurn(call: Call): Map<number, ToolCall[]> {
+  const byTurn = new Map<number, ToolCall[]>();
+  for (const tool of call.tool_calls) {
+    const offset = toolOffset(call, tool);
+    const turn = call.transcript.reduce(
+      (found, t, index) => (t.offset_seconds <= offset ? index : found),
+      -1,
+    );
+    byTurn.set(turn, [...(byTurn.get(turn) ?? []), tool]);
+  }
+  return byTurn;
+}
+
+const toolFacts = (tool: ToolCall): string =>
+  [
+    tool.type ?? 'tool',
+    tool.status ?? (tool.ok ? 'ok' : 'error'),
+    tool.http_status !== undefined ? `HTTP ${tool.http_status}` : '',
+    tool.duration_ms !== undefined ? `${tool.duration_ms} ms` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+
+/** A tool call where it happened in the conversation: its name, type, status, HTTP status and duration. */
+function ToolMarker({ tool }: { tool: ToolCall }) {
+  return (
+    <div class={`marker tool-marker${tool.ok ? '' : ' failed'}`}>
+      <span class="marker-kind">Tool</span> <code>{tool.name}</code>{' '}
+      <span class="muted">{toolFacts(tool)}</span>
+      {Object.keys(tool.arguments).length > 0 && (
+        <code class="arguments">{JSON.stringify(tool.arguments)}</code>
+      )}
+      {tool.error && <span class="field-error"> {tool.error}</span>}
+    </div>
+  );
+}
+
+/** The call's transfer, where it ended the conversation. */
+function TransferMarker({ call }: { call: Call }) {
+  const to = call.transfer?.to ?? call.transferred_to;
+  if (!to) return null;
+  return (
+    <div class="marker transfer-marker">
+      <span class="marker-kind">Transfer</span> {call.transfer?.mode ?? 'cold'} to {to}
+      {call.transfer?.status ? ` · ${call.transfer.status}` : ''}
+    </div>
+  );
+}
+
+/**
+ * The call replayed: the recording's player above the transcript; each line with its time (a click
+ * plays the recording from there), the line being heard highlighted; the agent's tool calls inline
+ * after the line they followed, the transfer as a marker where the conversation ended.
+ */
 function RecordingAndTranscript({ call }: { call: Call }) {
   const recording = useRecording(call);
   const audio = useRef<HTMLAudioElement>(null);
@@ -72,6 +145,7 @@ function RecordingAndTranscript({ call }: { call: Call }) {
   const [duration, setDuration] = useState(0);
   const turns = call.transcript;
   const handoffs = useHandoffView(call.workspace_id, call);
+  const tools = toolsByTurn(call);
   // At the recording's end the last turn is the one heard, even when its offset is a little past the
   // recording's length (the provider's duration is whole seconds, the turn's offset is when it began).
   const atEnd = duration > 0 && time >= duration - 0.25;
@@ -87,17 +161,26 @@ function RecordingAndTranscript({ call }: { call: Call }) {
         <p role="status">Loading the recording…</p>
       )}
       {recording.src && (
-        <audio
-          ref={audio}
-          controls
-          src={recording.src}
-          aria-label="Call recording"
-          onTimeUpdate={(e) => setTime(e.currentTarget.currentTime)}
-          onSeeked={(e) => setTime(e.currentTarget.currentTime)}
-          onLoadedMetadata={(e) => setDuration(e.currentTarget.duration)}
-        />
+        <div class="player">
+          <audio
+            ref={audio}
+            controls
+            src={recording.src}
+            aria-label="Call recording"
+            onTimeUpdate={(e) => setTime(e.currentTarget.currentTime)}
+            onSeeked={(e) => setTime(e.currentTarget.currentTime)}
+            onLoadedMetadata={(e) => setDuration(e.currentTarget.duration)}
+          />
+          <span class="player-time" aria-label="Playing at">
+            {clock(time)}
+            {duration > 0 && Number.isFinite(duration) ? ` / ${clock(duration)}` : ''}
+          </span>
+        </div>
       )}
       <h2>Transcript</h2>
+      {(tools.get(-1) ?? []).map((tool, index) => (
+        <ToolMarker key={`before-${index}`} tool={tool} />
+      ))}
       {turns.length === 0 ? (
         <p class="muted">No transcript.</p>
       ) : (
@@ -120,13 +203,16 @@ function RecordingAndTranscript({ call }: { call: Call }) {
                     void audio.current.play();
                   }}
                 >
-                  {Math.floor(turn.offset_seconds / 60)}:
-                  {String(Math.floor(turn.offset_seconds % 60)).padStart(2, '0')}
+                  {clock(turn.offset_seconds)}
                 </button>{' '}
                 <span class="who">
                   {turn.role === 'agent' ? handoffs.agentLabel(turn.agent_id) : 'Caller'}
                 </span>{' '}
                 {turn.text}
+                {(tools.get(index) ?? []).map((tool, i) => (
+                  <ToolMarker key={i} tool={tool} />
+                ))}
+                {index === turns.length - 1 && <TransferMarker call={call} />}
               </li>
             </Fragment>
           ))}
@@ -147,13 +233,19 @@ function Analysis({ call }: { call: Call }) {
   const analysis = call.analysis;
   const custom = analysis ? Object.entries(analysis.custom) : [];
   return (
-    <section class="card" aria-label="Analysis">
+    <section class="card" id="analysis" aria-label="Analysis">
       <h2>Analysis</h2>
       {!analysis ? (
         <p class="muted">
-          {FINAL.has(call.status) && call.transcript.length > 0
-            ? 'The analysis is not in yet.'
-            : 'No analysis: the call had no conversation.'}
+          {call.answered_by === 'machine'
+            ? 'No analysis: a machine answered (voicemail), so there was no conversation to analyse.'
+            : !analysisExpected(call)
+              ? 'No analysis: the call had no conversation.'
+              : FINAL.has(call.status) && !recentlyEnded(call)
+                ? 'No analysis: the post-call analysis did not come in.'
+                : FINAL.has(call.status)
+                  ? 'The analysis is not in yet.'
+                  : 'The call is not over: it is analysed when it ends.'}
         </p>
       ) : (
         <>
@@ -162,7 +254,13 @@ function Analysis({ call }: { call: Call }) {
             <dt>Successful</dt>
             <dd>{analysis.call_successful ? 'Yes' : 'No'}</dd>
             <dt>Caller sentiment</dt>
-            <dd>{analysis.user_sentiment}</dd>
+            <dd>
+              {analysis.user_sentiment}{' '}
+              <span class="hint">
+                (judged from the whole conversation by{' '}
+                {analysis.source === 'model' ? 'the model' : 'the rules'})
+              </span>
+            </dd>
             <dt>Analysed by</dt>
             <dd>{analysis.source === 'model' ? 'the model' : 'the rules (the model was not available)'}</dd>
             {custom.map(([name, value]) => [
@@ -192,6 +290,10 @@ function ToolCalls({ call }: { call: Call }) {
                 <th scope="col">Tool</th>
                 <th scope="col">Arguments</th>
                 <th scope="col">Result</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                <th scope="col">HTTP status</th>
+                <th scope="col">Duration</th>
                 <th scope="col">At</th>
               </tr>
             </thead>
@@ -200,10 +302,16 @@ function ToolCalls({ call }: { call: Call }) {
                 <tr key={index}>
                   <td data-label="Tool">{tool.name}</td>
                   <td data-label="Arguments">
-                    <code>{JSON.stringify(tool.arguments)}</code>
+                    <code class="arguments">{JSON.stringify(tool.arguments)}</code>
                   </td>
                   <td data-label="Result">
                     {tool.ok ? 'ok' : `failed${tool.error ? `: ${tool.error}` : ''}`}
+                  </td>
+                  <td data-label="Type">{tool.type ?? '—'}</td>
+                  <td data-label="Status">{tool.status ?? (tool.ok ? 'ok' : 'error')}</td>
+                  <td data-label="HTTP status">{tool.http_status ?? '—'}</td>
+                  <td data-label="Duration">
+                    {tool.duration_ms === undefined ? '—' : `${tool.duration_ms} ms`}
                   </td>
                   <td data-label="At">{when(tool.at)}</td>
                 </tr>
@@ -333,6 +441,46 @@ function CallNotFound() {
   );
 }
 
+/**
+ * The call's one sentiment: the post-call analysis's (the caller's, judged from the whole conversation),
+ * else, until it is in, the word score of the caller's lines the pipeline computes first.
+ */
+function Sentiment({ call }: { call: Call }) {
+  if (call.analysis) return <a href="#analysis">{call.analysis.user_sentiment} (the analysis's)</a>;
+  const s = call.sentiment as { label?: unknown; score?: unknown } | null;
+  if (s && typeof s === 'object' && typeof s.label === 'string')
+    return (
+      <>
+        {s.label}{' '}
+        <span class="hint">(a word score of the caller's lines; the analysis's judgement replaces it)</span>
+      </>
+    );
+  return <>—</>;
+}
+
+/** A live call's Hang up (members): the call ends at the provider and here. */
+function HangUp({ call }: { call: Call }) {
+  const workspace_id = useWorkspaceId();
+  const queries = useQueryClient();
+  const hangup = useMutation({
+    mutationFn: () =>
+      ok(
+        api().POST('/api/v1/workspaces/{workspace_id}/calls/{call_id}/hangup', {
+          params: { path: { workspace_id, call_id: call.id } },
+        }),
+      ),
+    onSuccess: () => void queries.invalidateQueries({ queryKey: ['call', workspace_id, call.id] }),
+  });
+  return (
+    <>
+      <button type="button" class="danger" disabled={hangup.isPending} onClick={() => hangup.mutate()}>
+        {hangup.isPending ? 'Hanging up…' : 'Hang up'}
+      </button>
+      <FormError error={hangup.error} />
+    </>
+  );
+}
+
 /** Its post-call webhook goes out after the call ends (and its analysis): asked again until then. */
 function Deliveries({ callId, live }: { callId: string; live: boolean }) {
   return (
@@ -351,6 +499,7 @@ function Deliveries({ callId, live }: { callId: string; live: boolean }) {
 export default function CallDetail() {
   const workspace_id = useWorkspaceId();
   const { params } = useRoute();
+  const { canWrite } = useSession();
   const call = useQuery({
     queryKey: ['call', workspace_id, params.id],
     queryFn: () => loadCall(workspace_id, params.id),
@@ -367,15 +516,15 @@ export default function CallDetail() {
   if (call.isError) return <ErrorState error={call.error} retry={() => void call.refetch()} />;
   const c = call.data;
   return (
-    <section>
-      <PageHeader title={title(c)} />
+    <section class="call-page">
+      <PageHeader title={title(c)}>{canWrite && !FINAL.has(c.status) && <HangUp call={c} />}</PageHeader>
       <dl class="facts">
         <dt>Status</dt>
         <dd>
           <span class={`badge ${c.status}`} role="status" aria-label="Call status">
             {c.status}
           </span>
-          {c.end_reason ? ` (${c.end_reason})` : ''}
+          {c.end_reason ? ` (${endReasonLabel(c.end_reason)})` : ''}
         </dd>
         <dt>Agent</dt>
         <dd>
@@ -419,13 +568,7 @@ export default function CallDetail() {
         )}
         <dt>Sentiment</dt>
         <dd>
-          {c.sentiment === null || c.sentiment === undefined
-            ? '—'
-            : typeof c.sentiment === 'object' && 'label' in c.sentiment
-              ? `${String(c.sentiment.label)}${'score' in c.sentiment ? ` (${String(c.sentiment.score)})` : ''}`
-              : typeof c.sentiment === 'object'
-                ? JSON.stringify(c.sentiment)
-                : String(c.sentiment)}
+          <Sentiment call={c} />
         </dd>
       </dl>
       <details>

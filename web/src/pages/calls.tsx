@@ -1,13 +1,24 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useQuery } from '@tanstack/preact-query';
 import { useLocation } from 'preact-iso';
 import { api, ok } from '../api/client';
 import { agentQueries } from '../api/queries/agents';
 import { campaignQueries } from '../api/queries/campaigns';
+import {
+  ANSWERED_BY_LABELS,
+  CHANNEL_LABELS,
+  END_REASON_LABELS,
+  endReasonLabel,
+  type EndReason,
+} from '../components/call-labels';
 import { PageHeader, PagedTable, when } from '../components/ui';
 import { useWorkspaceId } from '../session';
 
 type Status = 'created' | 'initiated' | 'connected' | 'inprogress' | 'completed' | 'failed';
+type AnsweredBy = keyof typeof ANSWERED_BY_LABELS;
+type Channel = keyof typeof CHANNEL_LABELS;
+
+/** The list's filters: all of them kept in the page's URL, so a filtered list can be saved or shared. */
 interface Filters {
   status: Status | '';
   agent_id: string;
@@ -16,7 +27,54 @@ interface Filters {
   to: string;
   phone: string;
   campaign_id: string;
+  end_reason: EndReason | '';
+  channel: Channel | '';
+  answered_by: AnsweredBy | '';
+  agent_version: string;
 }
+
+const FILTER_NAMES = [
+  'status',
+  'agent_id',
+  'direction',
+  'from',
+  'to',
+  'phone',
+  'campaign_id',
+  'end_reason',
+  'channel',
+  'answered_by',
+  'agent_version',
+] as const satisfies readonly (keyof Filters)[];
+
+const oneOf = <T extends string>(value: string | undefined, allowed: readonly T[]): T | '' =>
+  allowed.includes(value as T) ? (value as T) : '';
+
+/** The filters the URL's query names (anything it does not know is left out). */
+function filtersOf(query: Record<string, string | undefined>): Filters {
+  return {
+    status: oneOf(query.status, ['created', 'initiated', 'connected', 'inprogress', 'completed', 'failed']),
+    agent_id: query.agent_id ?? '',
+    direction: oneOf(query.direction, ['outbound', 'inbound']),
+    from: /^\d{4}-\d{2}-\d{2}$/.test(query.from ?? '') ? (query.from as string) : '',
+    to: /^\d{4}-\d{2}-\d{2}$/.test(query.to ?? '') ? (query.to as string) : '',
+    phone: query.phone ?? '',
+    campaign_id: query.campaign_id ?? '',
+    end_reason: oneOf(query.end_reason, Object.keys(END_REASON_LABELS) as EndReason[]),
+    channel: oneOf(query.channel, Object.keys(CHANNEL_LABELS) as Channel[]),
+    answered_by: oneOf(query.answered_by, Object.keys(ANSWERED_BY_LABELS) as AnsweredBy[]),
+    agent_version: /^[1-9]\d{0,9}$/.test(query.agent_version ?? '') ? (query.agent_version as string) : '',
+  };
+}
+
+/** `/calls` with the filters that are set, as its query. */
+const callsUrl = (filters: Filters): string => {
+  const query = new URLSearchParams(
+    FILTER_NAMES.flatMap((name) => (filters[name] ? [[name, filters[name]]] : [])),
+  );
+  const text = query.toString();
+  return text ? `/calls?${text}` : '/calls';
+};
 
 const listCalls = (workspace_id: string, filters: Filters, cursor: string | undefined, limit = 50) =>
   ok(
@@ -31,6 +89,10 @@ const listCalls = (workspace_id: string, filters: Filters, cursor: string | unde
           direction: filters.direction || undefined,
           phone: filters.phone.trim() || undefined,
           campaign_id: filters.campaign_id || undefined,
+          end_reason: filters.end_reason || undefined,
+          channel: filters.channel || undefined,
+          answered_by: filters.answered_by || undefined,
+          agent_version: filters.agent_version ? Number(filters.agent_version) : undefined,
           from: filters.from ? new Date(filters.from).toISOString() : undefined,
           to: filters.to ? new Date(`${filters.to}T23:59:59`).toISOString() : undefined,
         },
@@ -68,6 +130,9 @@ async function exportCsv(workspace_id: string, filters: Filters): Promise<void> 
     'remote_phone',
     'to_phone',
     'from_phone',
+    'channel',
+    'answered_by',
+    'agent_version',
     'status',
     'end_reason',
     'duration_seconds',
@@ -87,21 +152,19 @@ async function exportCsv(workspace_id: string, filters: Filters): Promise<void> 
 
 export default function Calls() {
   const workspace_id = useWorkspaceId();
-  const { query } = useLocation();
-  const [filters, setFilters] = useState<Filters>({
-    status: '',
-    agent_id: query.agent_id ?? '',
-    direction: '',
-    from: '',
-    to: '',
-    phone: query.phone ?? '',
-    campaign_id: query.campaign_id ?? '',
-  });
+  const { query, route } = useLocation();
+  const filters = filtersOf(query);
   const [phone, setPhone] = useState(filters.phone);
+  useEffect(() => setPhone(filters.phone), [filters.phone]);
   const [exporting, setExporting] = useState(false);
   const agents = useQuery(agentQueries.all(workspace_id));
   const campaigns = useQuery(campaignQueries.all(workspace_id));
-  const set = (patch: Partial<Filters>) => setFilters((current) => ({ ...current, ...patch }));
+  // A filter changed: the URL says so (replacing the entry, so Back leaves the list).
+  const set = (patch: Partial<Filters>) => {
+    const next = { ...filters, ...patch };
+    route(callsUrl(next), true);
+  };
+  const filtered = FILTER_NAMES.some((name) => filters[name] !== '');
   return (
     <section>
       <PageHeader title="Calls">
@@ -202,6 +265,63 @@ export default function Calls() {
             onChange={(e) => set({ phone: e.currentTarget.value })}
           />
         </label>
+        <label>
+          End reason
+          <select
+            value={filters.end_reason}
+            onChange={(e) => set({ end_reason: e.currentTarget.value as Filters['end_reason'] })}
+          >
+            <option value="">Any</option>
+            {Object.entries(END_REASON_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Channel
+          <select
+            value={filters.channel}
+            onChange={(e) => set({ channel: e.currentTarget.value as Filters['channel'] })}
+          >
+            <option value="">Any</option>
+            {Object.entries(CHANNEL_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Answered by
+          <select
+            value={filters.answered_by}
+            onChange={(e) => set({ answered_by: e.currentTarget.value as Filters['answered_by'] })}
+          >
+            <option value="">Anyone</option>
+            {Object.entries(ANSWERED_BY_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Agent version
+          <input
+            type="number"
+            min={1}
+            inputMode="numeric"
+            value={filters.agent_version}
+            onChange={(e) => set({ agent_version: e.currentTarget.value.trim() })}
+          />
+        </label>
+        {filtered && (
+          <p class="filters-link">
+            <a href="/calls">Clear filters</a>
+          </p>
+        )}
       </form>
       <PagedTable
         caption="Calls"
@@ -216,9 +336,31 @@ export default function Calls() {
             render: (call) => <a href={`/calls/${call.id}`}>{otherParty(call)}</a>,
           },
           { label: 'When', render: (call) => when(call.created_at) },
-          { label: 'Agent', render: (call) => call.agent_name },
-          { label: 'Direction', render: (call) => call.direction },
-          { label: 'Status', render: (call) => <span class={`badge ${call.status}`}>{call.status}</span> },
+          {
+            label: 'Agent',
+            render: (call) => (
+              <>
+                {call.agent_name}
+                {call.agent_version !== null && <span class="muted"> · v{call.agent_version}</span>}
+              </>
+            ),
+          },
+          {
+            label: 'Channel',
+            render: (call) => `${CHANNEL_LABELS[call.channel]} · ${call.direction}`,
+          },
+          { label: 'Answered by', render: (call) => ANSWERED_BY_LABELS[call.answered_by] },
+          {
+            label: 'Outcome',
+            render: (call) => (
+              <>
+                <span class={`badge ${call.status}`}>{call.status}</span>
+                {call.end_reason !== null && call.end_reason !== 'completed' && (
+                  <span class="end-reason"> {endReasonLabel(call.end_reason)}</span>
+                )}
+              </>
+            ),
+          },
           {
             label: 'Duration',
             render: (call) => (call.duration_seconds === null ? '—' : `${call.duration_seconds} s`),
@@ -233,7 +375,7 @@ export default function Calls() {
             label: 'Summary',
             render: (call) => (
               <span class="summary-line" title={call.summary_line ?? undefined}>
-                {call.summary_line ?? '—'}
+                {call.summary_line ?? (call.end_reason === 'voicemail' ? 'Voicemail: no conversation' : '—')}
               </span>
             ),
           },

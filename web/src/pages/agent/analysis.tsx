@@ -12,7 +12,6 @@ const FIELD_TYPES: [AnalysisField['type'], string][] = [
 export function AnalysisSection({ draft, edit, error, canWrite }: SectionProps) {
   return (
     <>
-      <h2>Post-call analysis</h2>
       <Field
         label="Success criteria"
         name="success_criteria"

@@ -5,7 +5,7 @@ import type { SectionProps } from './draft';
 export function CallsSection({ draft, edit, error }: SectionProps) {
   return (
     <>
-      <h2>Calls</h2>
+      <h3>Calls</h3>
       <div class="grid">
         <Field label="Time zone" name="settings.timezone" error={error}>
           {(p) => (

@@ -345,22 +345,23 @@ export function draftOf(agent: Agent): AgentDraft {
 export type DraftEvent =
   | { type: 'edit'; change: Partial<AgentDraft> }
   /**
-   * Saved: new actions have their ids now (sending them again keeps them, "Send test payload" needs
-   * them); tools are as the API holds them (header values masked, typed values gone).
+   * Saved: the draft is the saved agent's (new actions have their ids now: sending them again keeps
+   * them, "Send test payload" needs them; tools are as the API holds them, header values masked), so
+   * the Save bar counts no change.
    */
-  | { type: 'saved'; agent: Agent };
+  | { type: 'saved'; agent: Agent }
+  /** Discard: the saved agent's draft again. */
+  | { type: 'reset'; agent: Agent };
 
 export function draftReducer(draft: AgentDraft, event: DraftEvent): AgentDraft {
   switch (event.type) {
     case 'edit':
       return { ...draft, ...event.change };
     case 'saved':
-      return {
-        ...draft,
-        actions: actionDrafts(event.agent.post_call_actions),
-        fields: analysisFieldDrafts(event.agent.analysis_fields),
-        tools: toolDrafts(event.agent.tools),
-      };
+      // The agent as the API holds it now: lists with their ids, header values masked, values as stored.
+      return { ...draftOf(event.agent), newActionType: draft.newActionType };
+    case 'reset':
+      return draftOf(event.agent);
   }
 }
 

@@ -18,8 +18,8 @@ const versionParam = (value: string | undefined): number | undefined =>
 
 /**
  * The agent page: its header (with the Test chat button), the test chat while open, the Answering
- * calls switch, Start a call, the form of everything else (its sections: form.tsx), then the
- * agent's versions (a restore loads the restored agent into the form afresh).
+ * calls switch, then the editor (form.tsx: a rail of sections, sections.ts, and one Save bar), the
+ * agent's versions (a restore loads the restored agent into the form afresh) and Test (Start a call).
  */
 export default function AgentPage() {
   const workspace_id = useWorkspaceId();
@@ -59,24 +59,39 @@ export default function AgentPage() {
         <TestChat workspaceId={workspace_id} agentId={agentId} onClose={() => setChatting(false)} />
       )}
       <AnsweringSwitch agent={agent.data} />
-      {canWrite && <StartCall agent={agent.data} />}
       {/* Keyed by the last restore too: a restored agent is a new draft. */}
-      <AgentForm key={`${agent.data.id}:${restored?.to ?? ''}`} agent={agent.data} />
-      <HandoffsSetting
-        key={`handoffs:${agent.data.id}:${restored?.to ?? ''}`}
+      <AgentForm
+        key={`${agent.data.id}:${restored?.to ?? ''}`}
         agent={agent.data}
-        workspaceId={workspace_id}
-      />
-      <VersionsSection
-        workspaceId={workspace_id}
-        agent={agent.data}
-        canWrite={canWrite}
-        selected={versionParam(query.version)}
-        restored={restored}
-        onRestored={(saved, from) => {
-          setRestored({ from, to: saved.version });
-          route(`/agents/${agentId}#versions`);
-        }}
+        after={
+          <>
+            <HandoffsSetting
+              key={`handoffs:${agent.data.id}:${restored?.to ?? ''}`}
+              agent={agent.data}
+              workspaceId={workspace_id}
+            />
+            <VersionsSection
+              workspaceId={workspace_id}
+              agent={agent.data}
+              canWrite={canWrite}
+              selected={versionParam(query.version)}
+              compare={versionParam(query.compare)}
+              restored={restored}
+              onRestored={(saved, from) => {
+                setRestored({ from, to: saved.version });
+                route(`/agents/${agentId}#versions`);
+              }}
+            />
+            <section class="card" id="test" aria-labelledby="test-h">
+              <h2 id="test-h">Test</h2>
+              <p class="muted">
+                Test chat (at the top of the page) talks to the agent as a caller would; Start a call dials a
+                number with it.
+              </p>
+              {canWrite ? <StartCall agent={agent.data} /> : <p class="muted">Viewers cannot place calls.</p>}
+            </section>
+          </>
+        }
       />
     </section>
   );

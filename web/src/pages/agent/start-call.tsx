@@ -38,14 +38,13 @@ export function StartCall({ agent }: { agent: Agent }) {
   });
   return (
     <form
-      class="card"
       aria-label="Start a call"
       onSubmit={(event) => {
         event.preventDefault();
         start.mutate();
       }}
     >
-      <h2>Start a call</h2>
+      <h3>Start a call</h3>
       <div class="grid">
         <Field label="To phone" name="to_phone" error={start.error} hint="E.164, e.g. +61491570156">
           {(p) => (

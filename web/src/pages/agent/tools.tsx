@@ -377,8 +377,7 @@ function ServerTools({ result }: { result: ToolListResult }) {
 /** What a viewer sees: the tools as text (header values masked, as the API returns them). */
 function ToolsReadOnly({ tools }: { tools: SavedTool[] }) {
   return (
-    <section aria-label="Tools">
-      <h2>Tools</h2>
+    <div>
       {tools.length === 0 && <p class="muted">No tools.</p>}
       {tools.map((tool, index) => (
         <div class="item" key={`${tool.type}-${tool.name}`} role="group" aria-label={toolLabel(tool, index)}>
@@ -439,6 +438,6 @@ function ToolsReadOnly({ tools }: { tools: SavedTool[] }) {
           </dl>
         </div>
       ))}
-    </section>
+    </div>
   );
 }

@@ -9,7 +9,7 @@ export function TransferSection({ draft, edit, error }: SectionProps) {
   const warm = draft.transferMode === 'warm';
   return (
     <>
-      <h2>Transfer</h2>
+      <h3>Transfer</h3>
       <div class="grid">
         <Field
           label="Transfer number"

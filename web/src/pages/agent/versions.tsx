@@ -4,6 +4,7 @@ import { agentQueries, type Agent } from '../../api/queries/agents';
 import { restoreVersion, versionHref, versionQueries, type AgentVersion } from '../../api/queries/versions';
 import { ErrorState, FormError, Loading, PagedTable, when } from '../../components/ui';
 import { useSession } from '../../session';
+import { VersionDiff } from './version-diff';
 
 /** A version's author as the reader knows them: "you", a member's email, else the id (an API key's). */
 function useAuthorName(): (id: string) => string {
@@ -12,12 +13,13 @@ function useAuthorName(): (id: string) => string {
   return (id) => (id === session.userId ? 'you' : (authors.data?.get(id) ?? id));
 }
 
-const changedText = (version: { version: number; changed: string[] }): string =>
-  version.version === 1
+const changedText = (version: { version: number; changed: string[]; restored_from: number | null }): string =>
+  (version.restored_from !== null ? `restored from version ${version.restored_from}: ` : '') +
+  (version.version === 1
     ? 'created'
     : version.changed.length === 0
       ? 'nothing (a restore of the same settings)'
-      : version.changed.join(', ');
+      : version.changed.join(', '));
 
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
@@ -91,10 +93,19 @@ function VersionView(props: {
   workspaceId: string;
   agent: Agent;
   version: number;
+  /** The version to compare it with; by default the one before it. */
+  compare: number | undefined;
   canWrite: boolean;
   onRestored: (agent: Agent, from: number) => void;
 }) {
   const { workspaceId, agent, version } = props;
+  const latest = Math.max(agent.version ?? version, version);
+  const other =
+    props.compare !== undefined && props.compare !== version && props.compare <= latest
+      ? props.compare
+      : version > 1
+        ? version - 1
+        : undefined;
   const queries = useQueryClient();
   const shown = useQuery(versionQueries.detail(workspaceId, agent.id, version));
   const author = useAuthorName();
@@ -118,7 +129,19 @@ function VersionView(props: {
             Saved {when(shown.data.created_at)} by {author(shown.data.created_by)} · changed:{' '}
             {changedText(shown.data)}
           </p>
-          <VersionFacts agent={shown.data.agent} />
+          {other !== undefined && (
+            <VersionDiff
+              workspaceId={workspaceId}
+              agentId={agent.id}
+              version={{ ...shown.data.agent, version }}
+              latest={latest}
+              other={other}
+            />
+          )}
+          <details>
+            <summary>Everything in version {version}</summary>
+            <VersionFacts agent={shown.data.agent} />
+          </details>
           {current ? (
             <p class="muted">This is the version the agent runs now.</p>
           ) : (
@@ -160,6 +183,8 @@ export function VersionsSection(props: {
   canWrite: boolean;
   /** The version asked for in the URL (`?version=`), if any. */
   selected: number | undefined;
+  /** The version to compare it with (`?compare=`), if any. */
+  compare: number | undefined;
   /** After a restore, with the restored agent and the version it was restored from. */
   onRestored: (agent: Agent, from: number) => void;
   /** The last restore, said until another happens. */
@@ -176,7 +201,12 @@ export function VersionsSection(props: {
       <h2>Versions</h2>
       <p class="muted">
         Every save makes a version; each call records the version it ran
-        {agent.version !== null ? ` (now: version ${agent.version})` : ''}.
+        {agent.version !== null ? ` (now: version ${agent.version})` : ''}. Open a version to see what changed
+        from another;{' '}
+        <a href={`/analytics?group_by=agent_version&agent_id=${agent.id}`}>
+          compare versions' calls in Analytics
+        </a>
+        .
       </p>
       {props.restored && (
         <p role="status">
@@ -185,10 +215,11 @@ export function VersionsSection(props: {
       )}
       {selected !== undefined && (
         <VersionView
-          key={selected}
+          key={`${selected}:${props.compare ?? ''}`}
           workspaceId={workspaceId}
           agent={agent}
           version={selected}
+          compare={props.compare}
           canWrite={props.canWrite}
           onRestored={props.onRestored}
         />

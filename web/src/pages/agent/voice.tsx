@@ -15,7 +15,6 @@ const AMBIENT_NOISE: [AgentDraft['ambientNoise'], string][] = [
 export function VoiceSection({ draft, edit, error }: SectionProps) {
   return (
     <>
-      <h2>Voice and language</h2>
       <div class="grid">
         <Field label="Voice" name="voice" error={error} hint="A voice id; empty: the provider's default.">
           {(p) => (

@@ -5,7 +5,7 @@ import type { AgentDraft, SectionProps } from './draft';
 export function VoicemailSection({ draft, edit, error }: SectionProps) {
   return (
     <>
-      <h2>Voicemail</h2>
+      <h3>Voicemail</h3>
       <label class="check">
         <input
           type="checkbox"
