@@ -3,7 +3,7 @@ import type { QueueKey } from './resources.js';
 import { config } from './config.js';
 import type { MessageQueue, QueueMessage } from './queue-messages.js';
 import { grantsMiddleware } from './grants.js';
-import { withoutUnusedMiddleware } from './sdk-clients.js';
+import { sdkClient } from './sdk-clients.js';
 
 type SqsModule = typeof import('@aws-sdk/client-sqs');
 
@@ -23,7 +23,7 @@ const loadSqs = (): Promise<SqsModule> => {
 
 export function sqsClient(): Promise<SQSClient> {
   sqs ??= loadSqs().then(({ SQSClient }) => {
-    const client = withoutUnusedMiddleware(new SQSClient({ region: config().AWS_REGION }));
+    const client = sdkClient(new SQSClient({ region: config().AWS_REGION }));
     client.middlewareStack.add(grantsMiddleware('sqs'), { step: 'initialize', name: 'enforceGrants' });
     for (const setup of clientSetups) setup(client);
     return client;
