@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueKey } from './resources.js';
+import type { DelayingQueue, QueueKey } from './resources.js';
 import { config } from './config.js';
 import type { MessageQueue, QueueMessage } from './queue-messages.js';
 import { grantsMiddleware } from './grants.js';
@@ -65,12 +65,13 @@ export function queueBody(body: unknown): string {
 
 /**
  * Send one message of the queue's shape (functions/platform/queue-messages.ts). `delaySeconds`
- * (0–900) defers delivery, e.g. for retries with backoff.
+ * (0–900) defers delivery, e.g. for retries with backoff: only on a queue declared `delaysMessages`
+ * (functions/platform/resources.ts), whose backlog alarm allows for it.
  */
 export async function sendMessage<Q extends MessageQueue>(
   queue: Q,
   body: QueueMessage<Q>,
-  options: { delaySeconds?: number } = {},
+  options: { delaySeconds?: Q extends DelayingQueue ? number : never } = {},
 ): Promise<void> {
   const [client, { SendMessageCommand }] = await Promise.all([sqsClient(), loadSqs()]);
   await client.send(
