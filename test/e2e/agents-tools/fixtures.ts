@@ -80,7 +80,7 @@ const TWENTY_MB = 20 * 1024 * 1024;
 
 /**
  * Paths: /ok (200 JSON echoing the arguments), /fail (500), /html (200 text/html), /binary (200
- * application/octet-stream), /big (200 JSON, 20 MB), /slow (answers after 5 s), /close (closes the
+ * application/octet-stream), /big (200 JSON, 20 MB), /slow (answers after 5 s), /hang (never answers), /close (closes the
  * socket without answering).
  */
 export async function startEndpoint(): Promise<Endpoint> {
@@ -145,6 +145,10 @@ export async function startEndpoint(): Promise<Endpoint> {
           });
           return;
         }
+        case '/hang':
+          // Never answers: only the client's own timeout ends it.
+          response.on('close', () => (state.abandoned += 1));
+          return;
         case '/close':
           request.socket.destroy();
           return;
