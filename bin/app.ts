@@ -10,12 +10,15 @@
  * apiGatewayCloudWatchRole (default true; false when the account already has API Gateway's logging role);
  * authDomainPrefix (the Cognito hosted UI's domain prefix, default voice-agent-<account>); alarmEmail
  * (where the alarm topic e-mails; no subscription when unset, docs/operations.md); twilioApiKeySid and
- * twilioTwimlAppSid (browser voice calls through Twilio's Voice SDK, docs/deploy.md). The dashboard
+ * twilioTwimlAppSid (browser voice calls through Twilio's Voice SDK, docs/deploy.md); relayThrottleRate and
+ * relayThrottleBurst (the voice relay stage's frames a second and burst, default DEFAULT_RELAY_THROTTLE:
+ * docs/scale.md). The dashboard
  * (web/) is built first when web/dist is missing or stale.
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { LanguageModelSettings } from '../lib/cloud/constructs/language-model.js';
+import { DEFAULT_RELAY_THROTTLE } from '../lib/cloud/constructs/voice-relay-api.js';
 import { DEFAULT_BEDROCK_MODEL } from '../functions/providers/llm/index.js';
 import { ensureWebBuild } from '../lib/local/web.js';
 import { VoiceAgentStack } from '../lib/cloud/stack.js';
@@ -57,6 +60,20 @@ if (twilioApiKeySid && !/^SK[0-9a-fA-F]{32}$/.test(twilioApiKeySid))
   throw new Error('context twilioApiKeySid must be an API key SID (SK…)');
 if (twilioTwimlAppSid && !/^AP[0-9a-fA-F]{32}$/.test(twilioTwimlAppSid))
   throw new Error('context twilioTwimlAppSid must be a TwiML App SID (AP…)');
+/** A whole number of requests a second, at least 1 (API Gateway's throttle settings), or the default. */
+const throttleSetting = (key: string, fallback: number): number => {
+  const value = context(key);
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new Error(`context ${key} must be a whole number of requests a second (1 or more), not ${value}`);
+  }
+  return number;
+};
+const relayThrottle = {
+  rateLimit: throttleSetting('relayThrottleRate', DEFAULT_RELAY_THROTTLE.rateLimit),
+  burstLimit: throttleSetting('relayThrottleBurst', DEFAULT_RELAY_THROTTLE.burstLimit),
+};
 
 new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   description: 'Voice agent service: control plane API, webhooks, queues and jobs',
@@ -72,6 +89,7 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   ...(twilioApiKeySid && twilioTwimlAppSid
     ? { twilioWebCall: { apiKeySid: twilioApiKeySid, twimlAppSid: twilioTwimlAppSid } }
     : {}),
+  relayThrottle,
 });
 
 Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

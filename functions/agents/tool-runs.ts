@@ -14,6 +14,20 @@ import type { ListToolToolsResponse, TestToolResponse } from './tools-schema.js'
  */
 
 export const TOOL_TESTS_PER_MINUTE = 10;
+/** What a tool route keeps of its function's time to answer after the tool (its writes, the response). */
+export const ROUTE_ANSWER_MARGIN_MS = 1500;
+
+/**
+ * The tool with its timeout cut to what the route has left (`budgetMs`: the function's remaining time
+ * less ROUTE_ANSWER_MARGIN_MS): a tool allowed 30 s under a 10 s function is a `timeout` answered in
+ * time, not the function's own timeout (a 5xx).
+ */
+const withinBudget = <T extends { timeoutMs: number }>(tool: T, budgetMs: number): T =>
+  budgetMs >= tool.timeoutMs ? tool : { ...tool, timeoutMs: Math.max(1, Math.floor(budgetMs)) };
+
+/** Until when a route may run a tool: its function's deadline less ROUTE_ANSWER_MARGIN_MS. */
+export const routeDeadline = (remainingMs: number): number =>
+  Date.now() + remainingMs - ROUTE_ANSWER_MARGIN_MS;
 export const TOOL_NOT_FOUND = 'Tool not found';
 export const TOOL_TESTS_RATE_LIMITED = 'Too many tool tests for this agent: at most 10 a minute';
 
@@ -80,6 +94,8 @@ export async function testTool(
   name: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  /** Until when the route may run the tool (ms since the epoch; its function's deadline less a margin). */
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<z.infer<typeof TestToolResponse>> {
   const { tool, remoteName } = await targetOf(agent, name, { combined: true });
   if (tool.type === 'mcp' && remoteName === undefined) throw notFound(TOOL_NOT_FOUND);
@@ -91,13 +107,14 @@ export async function testTool(
   }
   await countToolTest(agent.agentId);
   const ctx = testContext(agent);
+  const left = () => deadline - Date.now();
   let run: ToolRun;
   if (tool.type === 'function') {
-    run = await invokeFunctionTool(tool, args, ctx, signal);
+    run = await invokeFunctionTool(withinBudget(tool, left()), args, ctx, signal);
   } else {
     const { callMcpTool, endMcpSession } = await import('./mcp-tools.js');
-    const mcpRun = await callMcpTool(tool, remoteName as string, args, ctx, signal);
-    if (mcpRun.sessionId) await endMcpSession(tool, mcpRun.sessionId);
+    const mcpRun = await callMcpTool(withinBudget(tool, left()), remoteName as string, args, ctx, signal);
+    if (mcpRun.sessionId && left() > 0) await endMcpSession(withinBudget(tool, left()), mcpRun.sessionId);
     run = mcpRun;
   }
   return {
@@ -113,6 +130,8 @@ export async function listToolTools(
   agent: Agent,
   name: string,
   signal?: AbortSignal,
+  /** Until when the route may ask the server (as testTool's). */
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<z.infer<typeof ListToolToolsResponse>> {
   const { tool } = await targetOf(agent, name, { combined: false });
   if (tool.type === 'function') {
@@ -124,7 +143,9 @@ export async function listToolTools(
   }
   const { listMcpTools } = await import('./mcp-tools.js');
   try {
-    const listed = await listMcpTools(tool, signal, undefined, { endSession: true });
+    const listed = await listMcpTools(withinBudget(tool, deadline - Date.now()), signal, undefined, {
+      endSession: true,
+    });
     // Out of bounds: a call leaves every tool of the server out, and so does the list.
     if (listed.refused) return { tools: [], error: `the server's tools are left out: ${listed.refused}` };
     return {

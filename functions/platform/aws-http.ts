@@ -2,6 +2,8 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, HttpRequest } from '@smithy/types';
+// In Lambda, the tracer traces every fetch, so each of these requests is a subsegment (platform/tracing.ts).
+import './tracing.js';
 
 /**
  * AWS requests without a service client: SigV4-signed `fetch` (the SDK's own signer and credential

@@ -1,7 +1,7 @@
 import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { config } from './config.js';
 import { grantsMiddleware } from './grants.js';
-import { withoutUnusedMiddleware } from './sdk-clients.js';
+import { sdkClient } from './sdk-clients.js';
 
 type ManagementModule = typeof import('@aws-sdk/client-apigatewaymanagementapi');
 
@@ -19,9 +19,7 @@ function managementClient(): Promise<ApiGatewayManagementApiClient> {
     ({ ApiGatewayManagementApiClient }) => {
       const endpoint = process.env.VOICE_RELAY_MANAGEMENT_URL;
       if (!endpoint) throw new Error('VOICE_RELAY_MANAGEMENT_URL is not set for this function');
-      const made = withoutUnusedMiddleware(
-        new ApiGatewayManagementApiClient({ region: config().AWS_REGION, endpoint }),
-      );
+      const made = sdkClient(new ApiGatewayManagementApiClient({ region: config().AWS_REGION, endpoint }));
       made.middlewareStack.add(grantsMiddleware('execute-api'), {
         step: 'initialize',
         name: 'enforceGrants',

@@ -17,7 +17,10 @@ export const METRIC_DIMENSIONS = ['channel'] as const;
 
 /** Metric names and their units. */
 export const METRICS = {
-  /** Caller stopped speaking → first audio of the agent's answer (milliseconds). */
+  /**
+   * The service's time to answer (milliseconds): the caller's prompt frame received → the first text
+   * frame of the agent's answer sent (engine/turn.ts; the apology, when the model failed).
+   */
   TurnLatency: 'Milliseconds',
   /** Request to the model → its first token (milliseconds). */
   ModelFirstToken: 'Milliseconds',
@@ -27,7 +30,9 @@ export const METRICS = {
   ToolDuration: 'Milliseconds',
   /** The caller spoke over the agent (count). */
   Interruptions: 'Count',
-  /** A model request that failed (count). */
+  /** A model request of a turn (count): what ModelErrors is a rate of (the model-errors alarm). */
+  ModelRequests: 'Count',
+  /** A turn whose model request failed (count; a LanguageModelError, the caller hears the apology). */
   ModelErrors: 'Count',
 } as const;
 

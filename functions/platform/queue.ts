@@ -1,9 +1,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueKey } from './resources.js';
+import type { DelayingQueue, QueueKey } from './resources.js';
 import { config } from './config.js';
 import type { MessageQueue, QueueMessage } from './queue-messages.js';
 import { grantsMiddleware } from './grants.js';
-import { withoutUnusedMiddleware } from './sdk-clients.js';
+import { sdkClient } from './sdk-clients.js';
 
 type SqsModule = typeof import('@aws-sdk/client-sqs');
 
@@ -23,7 +23,7 @@ const loadSqs = (): Promise<SqsModule> => {
 
 export function sqsClient(): Promise<SQSClient> {
   sqs ??= loadSqs().then(({ SQSClient }) => {
-    const client = withoutUnusedMiddleware(new SQSClient({ region: config().AWS_REGION }));
+    const client = sdkClient(new SQSClient({ region: config().AWS_REGION }));
     client.middlewareStack.add(grantsMiddleware('sqs'), { step: 'initialize', name: 'enforceGrants' });
     for (const setup of clientSetups) setup(client);
     return client;
@@ -65,12 +65,13 @@ export function queueBody(body: unknown): string {
 
 /**
  * Send one message of the queue's shape (functions/platform/queue-messages.ts). `delaySeconds`
- * (0–900) defers delivery, e.g. for retries with backoff.
+ * (0–900) defers delivery, e.g. for retries with backoff: only on a queue declared `delaysMessages`
+ * (functions/platform/resources.ts), whose backlog alarm allows for it.
  */
 export async function sendMessage<Q extends MessageQueue>(
   queue: Q,
   body: QueueMessage<Q>,
-  options: { delaySeconds?: number } = {},
+  options: { delaySeconds?: Q extends DelayingQueue ? number : never } = {},
 ): Promise<void> {
   const [client, { SendMessageCommand }] = await Promise.all([sqsClient(), loadSqs()]);
   await client.send(

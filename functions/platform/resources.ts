@@ -26,17 +26,38 @@ export interface QueueDefinition {
   visibilityTimeoutSeconds: number;
   /** Receives before a message moves to the queue's DLQ. */
   maxReceiveCount: number;
+  /**
+   * Its senders may defer a message (`sendMessage`'s `delaySeconds`, up to SQS's 15 minutes: retries
+   * with backoff, a campaign's next tick): the backlog alarm allows for the wait (lib/cloud/monitoring.ts).
+   * Only these queues take a delay (`DelayingQueue`, checked by the compiler).
+   */
+  delaysMessages?: true;
 }
 
 export const QUEUES = {
   calls: { name: 'calls', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   postCall: { name: 'post-call', visibilityTimeoutSeconds: 720, maxReceiveCount: 5 },
-  postCallActions: { name: 'post-call-actions', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
-  webhookDelivery: { name: 'webhook-delivery', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
-  campaigns: { name: 'campaigns', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
+  postCallActions: {
+    name: 'post-call-actions',
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+    delaysMessages: true,
+  },
+  webhookDelivery: {
+    name: 'webhook-delivery',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    delaysMessages: true,
+  },
+  campaigns: { name: 'campaigns', visibilityTimeoutSeconds: 900, maxReceiveCount: 5, delaysMessages: true },
   imports: { name: 'imports', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
-  knowledge: { name: 'knowledge', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
-  integrations: { name: 'integrations', visibilityTimeoutSeconds: 900, maxReceiveCount: 5 },
+  knowledge: { name: 'knowledge', visibilityTimeoutSeconds: 900, maxReceiveCount: 5, delaysMessages: true },
+  integrations: {
+    name: 'integrations',
+    visibilityTimeoutSeconds: 900,
+    maxReceiveCount: 5,
+    delaysMessages: true,
+  },
   workspaceEvents: { name: 'workspace-events', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   workflowRuns: { name: 'workflow-runs', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   sms: { name: 'sms', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
@@ -46,6 +67,15 @@ export const QUEUES = {
 export type QueueKey = keyof typeof QUEUES;
 
 export const queueKeys = Object.keys(QUEUES) as QueueKey[];
+
+/** The queues whose messages may be deferred (`delaysMessages`). */
+export type DelayingQueue = {
+  [K in QueueKey]: (typeof QUEUES)[K] extends { delaysMessages: true } ? K : never;
+}[QueueKey];
+
+/** Whether a queue's senders may defer its messages. */
+export const delaysMessages = (queue: QueueKey): boolean =>
+  (QUEUES[queue] as QueueDefinition).delaysMessages === true;
 
 /** Name of the dead-letter queue paired with a queue. */
 export const dlqName = (queue: QueueKey): string => `${QUEUES[queue].name}-dlq`;

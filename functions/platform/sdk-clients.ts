@@ -1,4 +1,5 @@
 import { config } from './config.js';
+import { traceClient } from './tracing.js';
 
 interface MiddlewareStack {
   remove(name: string): boolean;
@@ -21,4 +22,12 @@ export function withoutUnusedMiddleware<C extends { middlewareStack: MiddlewareS
     client.middlewareStack.remove('recursionDetectionMiddleware');
   }
   return client;
+}
+
+/**
+ * A kernel AWS SDK client as every function uses it: the unused middleware left out (above) and, in
+ * Lambda, its requests traced with X-Ray (platform/tracing.ts).
+ */
+export function sdkClient<C extends { middlewareStack: MiddlewareStack }>(client: C): C {
+  return traceClient(withoutUnusedMiddleware(client));
 }

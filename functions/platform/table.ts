@@ -17,7 +17,7 @@ import { Entity } from 'electrodb';
 import { config } from './config.js';
 import { grantsMiddleware } from './grants.js';
 import { TABLE } from './resources.js';
-import { withoutUnusedMiddleware } from './sdk-clients.js';
+import { sdkClient } from './sdk-clients.js';
 
 /**
  * ElectroDB checks every model against its JSON schema (the `jsonschema` package) each time an entity
@@ -49,7 +49,7 @@ let documentClient: DynamoDBDocumentClient | undefined;
 export function dynamoClient(): DynamoDBClient {
   if (!dynamo) {
     const { AWS_REGION, STAGE } = config();
-    dynamo = withoutUnusedMiddleware(
+    dynamo = sdkClient(
       // Locally the endpoint is explicit: no account-based endpoint to work out for each request.
       new DynamoDBClient({
         region: AWS_REGION,

@@ -51,6 +51,7 @@ export interface FunctionSpec {
   schedule?: { expression: string; localEverySeconds: number };
   /** What the function may touch: for an HTTP function, the union of its routes' declared access. */
   access: Access;
+  /** Seconds before Lambda stops it (default: defaultTimeoutSeconds); the local stack enforces it too. */
   timeoutSeconds?: number;
   memoryMb?: number;
   /**
@@ -60,3 +61,13 @@ export interface FunctionSpec {
    */
   bundleFiles?: { packageFile: string; assetFile: string }[];
 }
+
+/** Request/response functions (API routes, webhooks) answer fast; queue consumers and jobs get longer. */
+export function defaultTimeoutSeconds(spec: Pick<FunctionSpec, 'queue' | 'schedule'>): number {
+  return spec.queue || spec.schedule ? 30 : 10;
+}
+
+/** A function's timeout: Lambda's in the cloud, lib/local/invoke.ts's locally. */
+export const functionTimeoutSeconds = (
+  spec: Pick<FunctionSpec, 'timeoutSeconds' | 'queue' | 'schedule'>,
+): number => spec.timeoutSeconds ?? defaultTimeoutSeconds(spec);

@@ -17,7 +17,7 @@ import { NagSuppressions } from 'cdk-nag';
 import type { FunctionSpec, StackGroup } from './catalog-types.js';
 import { ServiceFunction, functionTimeoutSeconds } from './constructs/service-function.js';
 import { bedrockInvokeStatements, languageModelEnvironment } from './constructs/language-model.js';
-import { addFunctionAlarms } from './monitoring.js';
+import { addFunctionAlarms } from './alarms.js';
 import { pascal } from './names.js';
 import { AUTHORISATION_IN_FUNCTIONS, suppressGrantWildcardsFor } from './nag-suppressions.js';
 import { secretArnEnv } from './secrets.js';

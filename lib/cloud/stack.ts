@@ -16,11 +16,12 @@ import type { ServiceFunction } from './constructs/service-function.js';
 import type { ServiceQueue } from './constructs/service-queue.js';
 import type { DashboardSite } from './constructs/dashboard-site.js';
 import { DEFAULT_LANGUAGE_MODEL, type LanguageModelSettings } from './constructs/language-model.js';
-import { VoiceRelayApi } from './constructs/voice-relay-api.js';
+import { DEFAULT_RELAY_THROTTLE, VoiceRelayApi } from './constructs/voice-relay-api.js';
 import { addDashboard } from './dashboard.js';
 import { addDomainFunctions, validateFunctions } from './domain-functions.js';
 import { addHttpApi } from './http-api.js';
-import { addAlarmTopic, addOperationsDashboard, addServiceAlarms } from './monitoring.js';
+import { addServiceAlarms } from './alarms.js';
+import { addAlarmTopic, addOperationsDashboard } from './monitoring.js';
 import { addUserPool, jwtIssuerOf } from './identity.js';
 import { suppressStackFindings } from './nag-suppressions.js';
 import { addOutputs } from './outputs.js';
@@ -45,7 +46,10 @@ export interface VoiceAgentStackProps extends StackProps {
   emailFrom?: string;
   /** Default-stage throttling of the HTTP API. */
   apiThrottle?: { rateLimit: number; burstLimit: number };
-  /** Default-route throttling of the voice relay's WebSocket stage (each frame of each call is a request). */
+  /**
+   * Default-route throttling of the voice relay's WebSocket stage: each frame a caller's side sends is a
+   * request (context `relayThrottleRate`, `relayThrottleBurst`; DEFAULT_RELAY_THROTTLE when absent).
+   */
   relayThrottle?: { rateLimit: number; burstLimit: number };
   /**
    * The model of every function with `languageModel` access (context `llmModel`, `llmProvider`,
@@ -129,7 +133,7 @@ export class VoiceAgentStack extends Stack {
     // ── Voice relay: the WebSocket API ConversationRelay opens per answered call ───────────────────
     this.voiceRelay = new VoiceRelayApi(this, 'VoiceRelay', {
       apiName: `${this.stackName}-voice-relay`,
-      throttle: props.relayThrottle ?? { rateLimit: 500, burstLimit: 1000 },
+      throttle: props.relayThrottle ?? DEFAULT_RELAY_THROTTLE,
       logRetention,
       setAccountCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
     });

@@ -12,6 +12,13 @@ import { servedByDashboard, type WebSite } from './web.js';
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error. Please try again later.';
 /**
+ * API Gateway's HTTP API waits at most 30 s for an integration and then answers 503 Service
+ * Unavailable (the function may still be running). A function that times out before that has failed,
+ * and a failed function is a 500 (lib/local/invoke.ts enforces each function's own timeout).
+ */
+export const HTTP_INTEGRATION_TIMEOUT_MS = 30_000;
+export const INTEGRATION_TIMEOUT_MESSAGE = 'Service Unavailable';
+/**
  * Paths under this prefix are the local stack's own endpoints (e.g. GET /_local/quiescence), answered
  * by the gateway itself: no catalog function serves them and the cloud stack has no such route.
  */
@@ -42,6 +49,8 @@ export interface GatewayOptions {
   accessLog?: boolean;
   /** The dashboard (lib/local/web.ts): answers the GETs no route matches, outside /api, /webhooks, /r. */
   web?: WebSite;
+  /** How long an integration may take before a 503 (HTTP_INTEGRATION_TIMEOUT_MS unless a test says). */
+  integrationTimeoutMs?: number;
 }
 
 interface HandlerResponse {
@@ -54,6 +63,8 @@ interface HandlerResponse {
 }
 
 class PayloadTooLarge extends Error {}
+
+const INTEGRATION_TIMED_OUT = Symbol('integration timed out');
 
 /**
  * The whole request body, or PayloadTooLarge once it exceeds 6 MB. An oversized body is still read
@@ -138,6 +149,7 @@ function sendHandlerResult(res: ServerResponse, result: unknown, requestId: stri
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const router = new Router(options.functions);
+  const integrationTimeoutMs = options.integrationTimeoutMs ?? HTTP_INTEGRATION_TIMEOUT_MS;
   const localRoutes = new Map<string, () => unknown>();
   let ready = false;
   let inFlight = 0;
@@ -207,11 +219,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         match.pathParameters,
       );
       let result: unknown;
+      let integration: NodeJS.Timeout | undefined;
       try {
-        result = await invokeFunction(match.target.fn, event, options.region, requestId);
+        result = await Promise.race([
+          invokeFunction(match.target.fn, event, options.region, requestId),
+          new Promise<typeof INTEGRATION_TIMED_OUT>((resolveTimedOut) => {
+            integration = setTimeout(() => resolveTimedOut(INTEGRATION_TIMED_OUT), integrationTimeoutMs);
+          }),
+        ]);
       } catch (error) {
         warn(`${match.target.fn.id} failed on ${req.method} ${path}`, error);
         return fail(500, INTERNAL_ERROR_MESSAGE);
+      } finally {
+        clearTimeout(integration);
+      }
+      if (result === INTEGRATION_TIMED_OUT) {
+        warn(`${match.target.fn.id} did not answer ${req.method} ${path} within ${integrationTimeoutMs} ms`);
+        return fail(503, INTEGRATION_TIMEOUT_MESSAGE);
       }
       try {
         log(sendHandlerResult(res, result, requestId));

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { runWithGrants } from '../../functions/platform/grants.js';
-import type { FunctionSpec } from '../cloud/catalog-types.js';
+import { functionTimeoutSeconds, type FunctionSpec } from '../cloud/catalog-types.js';
 import { repoRoot } from './paths.js';
 
 /** What a catalog entry file exports: a Lambda handler (middy or plain async function). */
@@ -27,15 +27,28 @@ export function loadHandler(entry: string): Promise<LambdaHandler> {
   return handler;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 30;
+/**
+ * A function ran past its timeout (Lambda: "Task timed out after N seconds"): the invocation failed.
+ * In Lambda the sandbox stops there; locally the handler's promise cannot be stopped, so its work may
+ * go on in the background, but its answer is dropped and the trigger sees the failure, as in the cloud.
+ */
+export class FunctionTimeout extends Error {
+  constructor(
+    readonly functionId: string,
+    readonly timeoutSeconds: number,
+  ) {
+    super(`${functionId}: Task timed out after ${timeoutSeconds} seconds`);
+    this.name = 'FunctionTimeout';
+  }
+}
 
-/** A Lambda context as the runtime would pass it, named after the catalog entry. */
+/** A Lambda context as the runtime would pass it, named after the catalog entry, with its deadline. */
 export function lambdaContext(
   fn: FunctionSpec,
   region: string,
   awsRequestId: string = randomUUID(),
 ): Context {
-  const timeoutMs = (fn.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const timeoutMs = functionTimeoutSeconds(fn) * 1000;
   const deadline = Date.now() + timeoutMs;
   const functionName = fn.id;
   return {
@@ -55,18 +68,29 @@ export function lambdaContext(
 }
 
 /**
- * Invokes a catalog function's handler with an event, as the Lambda runtime would, with the grants
- * its catalog entry declares (functions/platform/grants.ts): the table, queues, bucket, secrets and
- * SES refuse anything else, as IAM would. Every local trigger (gateway routes and function URLs,
- * queue pollers, the scheduler) invokes through here. Work the handler leaves running (not awaited)
- * keeps the same grants.
+ * Invokes a catalog function's handler with an event, as the Lambda runtime would: with the grants
+ * its catalog entry declares (functions/platform/grants.ts: the table, queues, bucket, secrets and
+ * SES refuse anything else, as IAM would), and within its timeout (the catalog's, as Lambda's: a
+ * handler that overruns fails with FunctionTimeout, so the gateway answers 500, a queue message is
+ * retried, a relay frame fails, as in the cloud). Every local trigger (gateway routes and function
+ * URLs, queue pollers, the relay gateway, the scheduler) invokes through here. Work the handler leaves
+ * running (not awaited) keeps the same grants.
  */
 export async function invokeFunction(fn: FunctionSpec, event: unknown, region: string, requestId?: string) {
   const handler = await loadHandler(fn.entry);
   const started = performance.now();
+  const timeoutSeconds = functionTimeoutSeconds(fn);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FunctionTimeout(fn.id, timeoutSeconds)), timeoutSeconds * 1000);
+  });
   try {
-    return await runWithGrants(fn.id, fn.access, () => handler(event, lambdaContext(fn, region, requestId)));
+    return await Promise.race([
+      runWithGrants(fn.id, fn.access, () => handler(event, lambdaContext(fn, region, requestId))),
+      timedOut,
+    ]);
   } finally {
+    clearTimeout(timer);
     noteInvocation(fn.id, performance.now() - started);
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { FunctionSpec } from '../cloud/catalog-types.js';
 import { invokeFunction } from './invoke.js';
 import { warn } from './log.js';
@@ -123,11 +123,23 @@ export async function startRelayGateway(options: {
     const bytes = Buffer.isBuffer(data)
       ? data
       : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+    const context = { ...requestContext('$default', 'MESSAGE', connection), messageId: randomUUID() };
     void invoke(connection.routes, '$default', {
-      requestContext: { ...requestContext('$default', 'MESSAGE', connection), messageId: randomUUID() },
+      requestContext: context,
       body: isBinary ? bytes.toString('base64') : bytes.toString('utf8'),
       isBase64Encoded: isBinary,
-    }).catch((error: unknown) => warn('relay $default failed', error));
+    }).catch((error: unknown) => {
+      warn('relay $default failed', error);
+      // As API Gateway does when a frame's integration fails (an error, a timeout): the client is told.
+      if (connection.socket.readyState === WebSocket.OPEN)
+        connection.socket.send(
+          JSON.stringify({
+            message: 'Internal server error',
+            connectionId: connection.id,
+            requestId: context.requestId,
+          }),
+        );
+    });
   }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });

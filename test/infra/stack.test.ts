@@ -3,13 +3,11 @@
  * exercises every trigger and access kind (the real catalog may not have a queue consumer, a schedule or
  * a webhook yet). Asset bundling is skipped through the app context, so no esbuild run and no Docker.
  */
-import { fileURLToPath } from 'node:url';
-import { App, Aspects } from 'aws-cdk-lib';
+import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { catalog } from '../../lib/cloud/catalog.js';
 import type { FunctionSpec } from '../../lib/cloud/catalog-types.js';
-import { functionDescription } from '../../lib/cloud/constructs/service-function.js';
 import {
   BUCKET,
   QUEUES,
@@ -19,114 +17,23 @@ import {
   queueUrlEnv,
   webhookUrlEnv,
 } from '../../functions/platform/resources.js';
-import { METRICS, METRICS_NAMESPACE } from '../../functions/platform/metrics.js';
 import { secretArnEnv } from '../../lib/cloud/secrets.js';
-import { VoiceAgentStack, type VoiceAgentStackProps } from '../../lib/cloud/stack.js';
 import { DEFAULT_BEDROCK_MODEL } from '../../functions/providers/llm/index.js';
-
-const STACK_NAME = 'TestStack';
-const REGION = 'ap-southeast-2';
-
-interface CfnResource {
-  Type: string;
-  Properties?: Record<string, unknown>;
-  DeletionPolicy?: string;
-  Metadata?: { cdk_nag?: { rules_to_suppress?: { id: string; reason: string }[] } };
-}
-type Resources = Record<string, CfnResource>;
-interface PolicyStatement {
-  Effect: string;
-  Action: string | string[];
-  Resource?: unknown;
-  Condition?: Record<string, Record<string, unknown>>;
-}
-
-function newStack(functions?: FunctionSpec[], props: Partial<VoiceAgentStackProps> = {}) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  return new VoiceAgentStack(app, STACK_NAME, {
-    functions,
-    env: { account: '123456789012', region: REGION },
-    // A stand-in for web/dist: the infra tests do not build the dashboard.
-    dashboardAssets: fileURLToPath(new URL('../fixtures/web-dist', import.meta.url)),
-    ...props,
-  });
-}
-
-/**
- * The root template, and every resource of the root and the domains' nested stacks in one map
- * (logical ids are unique across them: each is derived from the construct's full path).
- */
-function synth(functions?: FunctionSpec[], stackProps: Partial<VoiceAgentStackProps> = {}) {
-  const stack = newStack(functions, stackProps);
-  const template = Template.fromStack(stack);
-  const nested = [...stack.domainStacks.values()].map((domain) => Template.fromStack(domain));
-  const templates = [template, ...nested];
-  const resources = Object.assign(
-    {},
-    ...templates.map((t) => t.toJSON().Resources as Resources),
-  ) as Resources;
-  for (const [, nestedStack] of ofType(resources, 'AWS::CloudFormation::Stack')) {
-    const parameters = props<{ Parameters?: Record<string, unknown> }>(nestedStack).Parameters ?? {};
-    for (const [name, value] of Object.entries(parameters)) nestedParameters.set(name, value);
-  }
-  for (const domain of nested) {
-    const outputs = (domain.toJSON().Outputs ?? {}) as Record<string, { Value: unknown }>;
-    for (const [name, output] of Object.entries(outputs)) nestedOutputs.set(name, output.Value);
-  }
-  return { template, templates, resources, stack };
-}
-
-const ofType = (resources: Resources, type: string): [string, CfnResource][] =>
-  Object.entries(resources).filter(([, r]) => r.Type === type);
-
-const props = <T = Record<string, unknown>>(resource: CfnResource): T => (resource.Properties ?? {}) as T;
-
-const asArray = <T>(value: T | T[] | undefined): T[] =>
-  value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/**
- * How a nested stack sees the root's resources and its sibling stacks' outputs: parameter name → the
- * value the root passes (accumulated over every synth of this file; names derive from construct paths).
- */
-const nestedParameters = new Map<string, unknown>();
-const nestedOutputs = new Map<string, unknown>();
-
-/**
- * A value as the root stack would write it: a nested stack's parameter (`referenceto…`) is replaced by
- * what the root passes in, and a sibling nested stack's output by the output's own value.
- */
-function resolved(value: unknown): unknown {
-  for (let depth = 0; depth < 5 && value && typeof value === 'object'; depth += 1) {
-    const v = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
-    if (v.Ref !== undefined && nestedParameters.has(v.Ref)) {
-      value = nestedParameters.get(v.Ref);
-    } else if (v['Fn::GetAtt']?.[1]?.startsWith('Outputs.')) {
-      value = nestedOutputs.get(v['Fn::GetAtt'][1].slice('Outputs.'.length));
-    } else {
-      break;
-    }
-  }
-  return value;
-}
-
-/** `{ "Fn::GetAtt": [id, attr] }` or `{ Ref: id }` → id (through nested stack parameters). */
-function refId(value: unknown): string | undefined {
-  const v = resolved(value);
-  if (v && typeof v === 'object') {
-    const ref = v as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
-    return ref.Ref ?? ref['Fn::GetAtt']?.[0];
-  }
-  return undefined;
-}
-
-/** The logical id of the Lambda function of a catalog entry (found by its description). */
-function functionId(resources: Resources, spec: FunctionSpec): string {
-  const found = ofType(resources, 'AWS::Lambda::Function').filter(
-    ([, r]) => props(r).Description === functionDescription(spec),
-  );
-  expect(found).toHaveLength(1);
-  return found[0][0];
-}
+import {
+  REGION,
+  STACK_NAME,
+  asArray,
+  flat,
+  functionId,
+  newStack,
+  ofType,
+  props,
+  refId,
+  resolved,
+  synth,
+  type PolicyStatement,
+  type Resources,
+} from './cloud-template.js';
 
 /** Every IAM action granted to a function's execution role, with the resources of each statement. */
 function grantedStatements(resources: Resources, fnId: string): PolicyStatement[] {
@@ -666,20 +573,6 @@ describe('least privilege in the real catalog', () => {
   });
 });
 
-/**
- * A value as one readable string: nested stack parameters and sibling outputs resolved, `Fn::Join`
- * joined, a reference written `<LogicalId>` (or `<LogicalId.Attr>`), a pseudo parameter `<AWS::Region>`.
- */
-function flat(value: unknown): string {
-  const v = resolved(value);
-  if (typeof v === 'string') return v;
-  const o = v as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
-  if (o.Ref !== undefined) return `<${o.Ref}>`;
-  if (o['Fn::GetAtt']) return `<${o['Fn::GetAtt'].join('.')}>`;
-  if (o['Fn::Join']) return o['Fn::Join'][1].map(flat).join(o['Fn::Join'][0]);
-  return JSON.stringify(v);
-}
-
 describe('the voice relay (WebSocket API) from the catalog', () => {
   const { template, resources } = synth(catalog);
   const relaySpecs = catalog.filter((s) => s.webSocket);
@@ -881,149 +774,6 @@ describe('the voice relay (WebSocket API) from the catalog', () => {
     expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map((f) => f.id)).toEqual(
       [],
     );
-  });
-});
-
-describe('operations: alarms, the dashboard and tracing, from the catalog', () => {
-  const { templates, resources } = synth(catalog);
-  interface AlarmProperties {
-    Namespace?: string;
-    MetricName?: string;
-    Dimensions?: { Name: string; Value: unknown }[];
-    ExtendedStatistic?: string;
-    Threshold?: number;
-    AlarmActions?: unknown[];
-    OKActions?: unknown[];
-  }
-  const alarmsIn = (res: Resources) =>
-    ofType(res, 'AWS::CloudWatch::Alarm').map(([, r]) => props<AlarmProperties>(r));
-  const alarms = alarmsIn(resources);
-  const dimension = (alarm: AlarmProperties, name: string) =>
-    alarm.Dimensions?.find((d) => d.Name === name)?.Value;
-  const on = (list: AlarmProperties[], namespace: string, metric: string) =>
-    list.filter((a) => a.Namespace === namespace && a.MetricName === metric);
-  const topics = ofType(resources, 'AWS::SNS::Topic');
-
-  test('one SNS topic, encrypted with its own rotated key; no subscription without alarmEmail', () => {
-    expect(topics).toHaveLength(1);
-    const keyId = refId(props(topics[0][1]).KmsMasterKeyId);
-    expect(keyId).toBeDefined();
-    expect(props(resources[keyId!]).EnableKeyRotation).toBe(true);
-    expect(ofType(resources, 'AWS::SNS::Subscription')).toEqual([]);
-  });
-
-  test('every alarm notifies that topic when it fires and when it clears', () => {
-    expect(alarms.length).toBeGreaterThan(2 * catalog.length);
-    for (const alarm of alarms) {
-      expect(asArray(alarm.AlarmActions).map(refId)).toEqual([topics[0][0]]);
-      expect(asArray(alarm.OKActions).map(refId)).toEqual([topics[0][0]]);
-    }
-  });
-
-  test('every dead-letter queue has an alarm on a message visible in it', () => {
-    const dlqIds = ofType(resources, 'AWS::SQS::Queue')
-      .map(([, q]) => props<{ RedrivePolicy?: { deadLetterTargetArn: unknown } }>(q).RedrivePolicy)
-      .filter((policy) => policy !== undefined)
-      .map((policy) => refId(policy.deadLetterTargetArn));
-    expect(dlqIds).toHaveLength(queueKeys.length);
-    const visible = on(alarms, 'AWS/SQS', 'ApproximateNumberOfMessagesVisible');
-    for (const dlqId of dlqIds) {
-      const watching = visible.filter((a) => refId(dimension(a, 'QueueName')) === dlqId);
-      expect({ dlqId, thresholds: watching.map((a) => a.Threshold) }).toEqual({ dlqId, thresholds: [1] });
-    }
-  });
-
-  test("every function has an Errors and a Throttles alarm, in its own domain's stack", () => {
-    for (const spec of catalog) {
-      const fnId = functionId(resources, spec);
-      const own = templates.find((t) => fnId in (t.toJSON().Resources as Resources));
-      const ownAlarms = alarmsIn(own!.toJSON().Resources as Resources);
-      for (const metric of ['Errors', 'Throttles']) {
-        const watching = on(ownAlarms, 'AWS/Lambda', metric).filter(
-          (a) => refId(dimension(a, 'FunctionName')) === fnId,
-        );
-        expect({ id: spec.id, metric, alarms: watching.length }).toEqual({ id: spec.id, metric, alarms: 1 });
-        expect(watching[0].Threshold).toBe(1);
-      }
-    }
-  });
-
-  test("the relay function's Duration alarm fires before API Gateway's 29 s cut", () => {
-    const relay = catalog.filter((s) => s.webSocket);
-    expect(relay.length).toBeGreaterThan(0);
-    for (const spec of relay) {
-      const fnId = functionId(resources, spec);
-      const [duration] = on(alarms, 'AWS/Lambda', 'Duration').filter(
-        (a) => refId(dimension(a, 'FunctionName')) === fnId,
-      );
-      expect(duration.Threshold).toBeGreaterThan(20_000);
-      expect(duration.Threshold).toBeLessThan(29_000);
-    }
-  });
-
-  test("the HTTP API's 5xx and p99 latency, and the voice relay's integration errors, have alarms", () => {
-    const apis = ofType(resources, 'AWS::ApiGatewayV2::Api');
-    const [httpApiId] = apis.find(([, r]) => props(r).ProtocolType === 'HTTP')!;
-    const [relayApiId] = apis.find(([, r]) => props(r).ProtocolType === 'WEBSOCKET')!;
-    const ofApi = (metric: string, apiId: string) =>
-      on(alarms, 'AWS/ApiGateway', metric).filter((a) => refId(dimension(a, 'ApiId')) === apiId);
-    expect(ofApi('5xx', httpApiId)).toHaveLength(1);
-    expect(ofApi('Latency', httpApiId).map((a) => a.ExtendedStatistic)).toEqual(['p99']);
-    const relay = ofApi('IntegrationError', relayApiId);
-    expect(relay).toHaveLength(1);
-    expect(dimension(relay[0], 'Stage')).toBe('live');
-  });
-
-  test("one CloudWatch dashboard: the service's metrics, the APIs, the queues, every function's errors", () => {
-    const dashboards = ofType(resources, 'AWS::CloudWatch::Dashboard');
-    expect(dashboards).toHaveLength(1);
-    const body = flat(props(dashboards[0][1]).DashboardBody);
-    for (const name of [METRICS_NAMESPACE, ...Object.keys(METRICS)]) expect(body).toContain(name);
-    for (const metric of ['ApproximateAgeOfOldestMessage', '5xx', 'IntegrationError', 'Throttles'])
-      expect(body).toContain(metric);
-    for (const spec of catalog) expect(body).toContain(`<${functionId(resources, spec)}>`);
-  });
-
-  test('active X-Ray tracing on every function', () => {
-    for (const spec of catalog) {
-      const fn = resources[functionId(resources, spec)];
-      expect({ id: spec.id, tracing: props(fn).TracingConfig }).toEqual({
-        id: spec.id,
-        tracing: { Mode: 'Active' },
-      });
-    }
-  });
-
-  test("every function, CDK's own too, logs to a log group of ours with a retention", () => {
-    const functions = ofType(resources, 'AWS::Lambda::Function');
-    expect(functions.length).toBeGreaterThan(catalog.length);
-    for (const [id, fn] of functions) {
-      const groupId = refId(props<{ LoggingConfig?: { LogGroup?: unknown } }>(fn).LoggingConfig?.LogGroup);
-      expect({ id, group: groupId && resources[groupId]?.Type }).toEqual({
-        id,
-        group: 'AWS::Logs::LogGroup',
-      });
-      expect(props(resources[groupId!]).RetentionInDays).toBeGreaterThan(0);
-    }
-    for (const [, group] of ofType(resources, 'AWS::Logs::LogGroup'))
-      expect(props(group).RetentionInDays).toBeGreaterThan(0);
-  });
-
-  test('both API stages write access logs', () => {
-    const stages = ofType(resources, 'AWS::ApiGatewayV2::Stage');
-    expect(stages).toHaveLength(2);
-    for (const [, stage] of stages) {
-      const settings = props<{ AccessLogSettings?: { DestinationArn: unknown } }>(stage).AccessLogSettings;
-      expect(resources[refId(settings?.DestinationArn)!].Type).toBe('AWS::Logs::LogGroup');
-    }
-  });
-
-  test('alarmEmail subscribes that address to the topic', () => {
-    const own = synth(fixture, { alarmEmail: 'ops@example.com' }).resources;
-    const subscriptions = ofType(own, 'AWS::SNS::Subscription').map(([, r]) => props(r));
-    expect(subscriptions).toHaveLength(1);
-    expect(subscriptions[0]).toMatchObject({ Protocol: 'email', Endpoint: 'ops@example.com' });
-    expect(refId(subscriptions[0].TopicArn)).toBe(ofType(own, 'AWS::SNS::Topic')[0][0]);
   });
 });
 

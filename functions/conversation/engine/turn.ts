@@ -435,6 +435,7 @@ class TurnWork {
       agentTools.push(...offer.tools);
       for (const incident of offer.incidents) this.incidents.push({ at: iso(this.now()), ...incident });
     }
+    recordMetrics({ ModelRequests: 1 }, this.deps.channel);
     const stream = this.deps.model.stream({
       system: this.setup.system,
       messages,

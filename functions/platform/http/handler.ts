@@ -21,6 +21,8 @@ export interface HttpRequest<B, Q, P extends Principal | undefined> {
   params: Record<string, string>;
   headers: Record<string, string | undefined>;
   event: HttpEvent;
+  /** Milliseconds before the function times out (Lambda's context; locally lib/local/invoke.ts's). */
+  remainingMs(): number;
 }
 
 type PrincipalFor<A> = A extends 'none'
@@ -72,6 +74,10 @@ export function implement<B, Q, A extends RouteAuth>(
         params: (event.pathParameters ?? {}) as Record<string, string>,
         headers: lowerCaseHeaders(event.headers),
         event,
+        remainingMs: () =>
+          typeof context.getRemainingTimeInMillis === 'function'
+            ? context.getRemainingTimeInMillis()
+            : Number.POSITIVE_INFINITY,
       });
       return resultResponse(await sealNextCursor(result), state.requestId);
     });

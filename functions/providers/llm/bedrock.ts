@@ -7,6 +7,7 @@ import type {
   Tool,
   ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
+import { traceClient } from '../../platform/tracing.js';
 import { recordUsage } from '../../platform/usage.js';
 import { collectCompletion } from './collect.js';
 import { Deadline, type DeadlineOptions } from './deadline.js';
@@ -161,7 +162,7 @@ export class BedrockLanguageModel implements LanguageModelPort {
     this.client ??= import('@aws-sdk/client-bedrock-runtime').then((sdk) => ({
       sdk,
       // One retry: a turn that waits through three attempts has lost the caller anyway.
-      client: new sdk.BedrockRuntimeClient({ region: this.options.region, maxAttempts: 2 }),
+      client: traceClient(new sdk.BedrockRuntimeClient({ region: this.options.region, maxAttempts: 2 })),
     }));
     return this.client;
   }

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionSpec } from '../catalog-types.js';
+import { functionTimeoutSeconds, type FunctionSpec } from '../catalog-types.js';
 import { SERVICE_NAME } from '../../../functions/platform/resources.js';
 import { BUNDLE_ENTRY_FILE, bundleFunction } from './bundle.js';
 
@@ -12,13 +12,7 @@ export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;
 
 export const DEFAULT_MEMORY_MB = 512;
 
-/** Request/response functions (API routes, webhooks) answer fast; queue consumers and jobs get longer. */
-export function defaultTimeoutSeconds(spec: FunctionSpec): number {
-  return spec.queue || spec.schedule ? 30 : 10;
-}
-
-export const functionTimeoutSeconds = (spec: FunctionSpec): number =>
-  spec.timeoutSeconds ?? defaultTimeoutSeconds(spec);
+export { defaultTimeoutSeconds, functionTimeoutSeconds } from '../catalog-types.js';
 
 /** The description every catalog function carries: how tests and operators find it among CDK helpers. */
 export const functionDescription = (spec: FunctionSpec): string => `${SERVICE_NAME}/${spec.id}`;

@@ -20,6 +20,17 @@ export const VOICE_RELAY_STAGE = 'live';
  */
 export const RELAY_INTEGRATION_TIMEOUT = Duration.seconds(29);
 
+/**
+ * The relay stage's default-route throttle (context `relayThrottleRate`, `relayThrottleBurst`): every
+ * frame a caller's side sends is a request against it (`$connect`, `$disconnect` too); the agent's frames
+ * go back through the Management API (PostToConnection), outside it. docs/scale.md's call (3 minutes,
+ * 13 frames in and 34 out) sends 13 / 180 = 0.072 frames a second, so 10,000 concurrent calls send ~722
+ * a second, ~2,611 counting both ways. 3,000 a second is above both (4x the frames that count); the
+ * burst is the account's own (5,000 a second per region, shared by every API of the account), above
+ * which a higher stage setting changes nothing.
+ */
+export const DEFAULT_RELAY_THROTTLE = { rateLimit: 3000, burstLimit: 5000 } as const;
+
 export interface VoiceRelayApiProps {
   apiName: string;
   /** Default route throttling of the stage (every frame of every call counts as a request). */

@@ -84,7 +84,7 @@ export const EMAIL_IN_ERROR = 'zoe.card@example.com';
 /**
  * Paths: /ok (200 JSON echoing the arguments), /fail (500), /card (500 whose body has a card number
  * and an e-mail), /html (200 text/html), /binary (200
- * application/octet-stream), /big (200 JSON, 20 MB), /slow (answers after 5 s), /close (closes the
+ * application/octet-stream), /big (200 JSON, 20 MB), /slow (answers after 5 s), /hang (never answers), /close (closes the
  * socket without answering).
  */
 export async function startEndpoint(): Promise<Endpoint> {
@@ -154,6 +154,10 @@ export async function startEndpoint(): Promise<Endpoint> {
           });
           return;
         }
+        case '/hang':
+          // Never answers: only the client's own timeout ends it.
+          response.on('close', () => (state.abandoned += 1));
+          return;
         case '/close':
           request.socket.destroy();
           return;

@@ -46,6 +46,26 @@ async function runTest(tenant: Tenant, agent: Json, args: Json = { date: '2025-0
 }
 
 describe('tool test route', () => {
+  it("caps a tool's run below its function's timeout: a tool allowed 30 s answers `timeout` in time, not a 5xx", async () => {
+    const tenant = await newTenant();
+    // The route's function (AgentsApi) has 10 s, which the local stack enforces as Lambda does.
+    const agent = await agentWith(tenant, '/hang', { timeout_ms: 30_000 });
+    const started = Date.now();
+    const res = await runTest(tenant, agent);
+    const took = Date.now() - started;
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 200,
+      body: {
+        status: 'timeout',
+        http_status: null,
+        duration_ms: expect.any(Number),
+        result: { error: expect.stringMatching(/^timed out after \d+ ms$/) },
+      },
+    });
+    expect(took).toBeLessThan(10_000);
+    expect((res.body as { duration_ms: number }).duration_ms).toBeGreaterThan(5_000);
+  }, 30_000);
+
   it('posts the signed request a call would, and answers the JSON result', async () => {
     const tenant = await newTenant();
     const agent = await agentWith(tenant, '/ok', {
