@@ -7182,6 +7182,13 @@ export interface operations {
            *             }
            *           ],
            *           "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *           "pii_redaction": {
+           *             "enabled": true,
+           *             "categories": [
+           *               "email"
+           *             ],
+           *             "recordings": "keep"
+           *           },
            *           "tools": [
            *             {
            *               "type": "function",
@@ -7297,6 +7304,21 @@ export interface operations {
               }[];
               /** @example The caller booked an inspection or asked for a follow-up call */
               success_criteria: string | null;
+              pii_redaction: {
+                enabled: boolean;
+                categories: (
+                  | 'email'
+                  | 'phone_number'
+                  | 'credit_card'
+                  | 'bank_account'
+                  | 'government_id'
+                  | 'date_of_birth'
+                  | 'address'
+                  | 'person_name'
+                )[];
+                /** @enum {string} */
+                recordings: 'keep' | 'drop';
+              };
               tools: (
                 | {
                     /** @constant */
@@ -7522,6 +7544,14 @@ export interface operations {
          *         }
          *       ],
          *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+         *       "pii_redaction": {
+         *         "enabled": true,
+         *         "categories": [
+         *           "email",
+         *           "credit_card"
+         *         ],
+         *         "recordings": "keep"
+         *       },
          *       "tools": [
          *         {
          *           "type": "function",
@@ -7649,6 +7679,21 @@ export interface operations {
             enum_values?: string[];
           }[];
           success_criteria?: string | null;
+          pii_redaction?: {
+            enabled: boolean;
+            categories?: (
+              | 'email'
+              | 'phone_number'
+              | 'credit_card'
+              | 'bank_account'
+              | 'government_id'
+              | 'date_of_birth'
+              | 'address'
+              | 'person_name'
+            )[];
+            /** @enum {string} */
+            recordings?: 'keep' | 'drop';
+          } | null;
           /**
            * @example [
            *       {
@@ -7824,6 +7869,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -7935,6 +7987,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */
@@ -8192,6 +8259,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -8303,6 +8377,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */
@@ -8663,6 +8752,14 @@ export interface operations {
          *         }
          *       ],
          *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+         *       "pii_redaction": {
+         *         "enabled": true,
+         *         "categories": [
+         *           "email",
+         *           "credit_card"
+         *         ],
+         *         "recordings": "keep"
+         *       },
          *       "tools": [
          *         {
          *           "type": "function",
@@ -8787,6 +8884,21 @@ export interface operations {
             enum_values?: string[];
           }[];
           success_criteria?: string | null;
+          pii_redaction?: {
+            enabled: boolean;
+            categories?: (
+              | 'email'
+              | 'phone_number'
+              | 'credit_card'
+              | 'bank_account'
+              | 'government_id'
+              | 'date_of_birth'
+              | 'address'
+              | 'person_name'
+            )[];
+            /** @enum {string} */
+            recordings?: 'keep' | 'drop';
+          } | null;
           /**
            * @example [
            *       {
@@ -8962,6 +9074,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -9073,6 +9192,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */
@@ -9874,6 +10008,13 @@ export interface operations {
            *           }
            *         ],
            *         "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *         "pii_redaction": {
+           *           "enabled": true,
+           *           "categories": [
+           *             "email"
+           *           ],
+           *           "recordings": "keep"
+           *         },
            *         "tools": [
            *           {
            *             "type": "function",
@@ -9999,6 +10140,21 @@ export interface operations {
               }[];
               /** @example The caller booked an inspection or asked for a follow-up call */
               success_criteria: string | null;
+              pii_redaction: {
+                enabled: boolean;
+                categories: (
+                  | 'email'
+                  | 'phone_number'
+                  | 'credit_card'
+                  | 'bank_account'
+                  | 'government_id'
+                  | 'date_of_birth'
+                  | 'address'
+                  | 'person_name'
+                )[];
+                /** @enum {string} */
+                recordings: 'keep' | 'drop';
+              };
               tools: (
                 | {
                     /** @constant */
@@ -10239,6 +10395,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -10350,6 +10513,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */

@@ -6,6 +6,7 @@ import { ErrorState, Loading, PageHeader } from '../../components/ui';
 import { useSession, useWorkspaceId } from '../../session';
 import { AnsweringSwitch } from './answering';
 import { AgentForm } from './form';
+import { PiiRedactionSection } from './pii-redaction';
 import { StartCall } from './start-call';
 import { TestChat } from './test-chat';
 import { VersionsSection } from './versions';
@@ -59,6 +60,7 @@ export default function AgentPage() {
       {canWrite && <StartCall agent={agent.data} />}
       {/* Keyed by the last restore too: a restored agent is a new draft. */}
       <AgentForm key={`${agent.data.id}:${restored?.to ?? ''}`} agent={agent.data} />
+      <PiiRedactionSection key={`pii:${agent.data.id}:${agent.data.version ?? ''}`} agent={agent.data} />
       <VersionsSection
         workspaceId={workspace_id}
         agent={agent.data}
