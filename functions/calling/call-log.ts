@@ -325,6 +325,7 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     transferred_to: call.agentEnded === 'transfer' ? (call.transferTo ?? null) : null,
     answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
     voicemail_message_left: call.voicemailMessageLeft === true,
+    pii_redacted: call.piiRedacted === true,
     transfer: call.transfer
       ? {
           mode: call.transfer.mode,

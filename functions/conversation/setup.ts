@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/entities.js';
+import { callKnownValues, callRegions, redactionCategories } from '../calling/pii.js';
 import { renderTemplate } from '../agents/template.js';
 import type { Call } from '../calling/entities.js';
 import { storedTools } from '../agents/tool-definitions.js';
@@ -91,6 +92,18 @@ export function conversationSetup(input: {
       : {}),
     ...(storedTools(agent).length > 0 ? { agentTools: true } : {}),
     callListing: callListing(parameters),
+    ...(call.piiRedaction
+      ? {
+          redaction: {
+            ...(redactionCategories(call.piiRedaction)
+              ? { categories: redactionCategories(call.piiRedaction) }
+              : {}),
+            known: callKnownValues(call),
+            regions: callRegions(call),
+            ...(call.contactId ? { contactId: call.contactId } : {}),
+          },
+        }
+      : {}),
     startedAt: input.now.toISOString(),
     timeScale: input.timeScale,
   };

@@ -1,4 +1,6 @@
 import type { LlmMessage, LlmTool } from '../../providers/llm/port.js';
+import type { PiiCategory } from '../../platform/pii/categories.js';
+import type { KnownValue } from '../../platform/pii/redactor.js';
 
 /**
  * A conversation between a caller and an agent, independent of how it is carried (a phone call's
@@ -37,10 +39,26 @@ export interface ConversationSetup {
    * parameters; null: none): kept as quoted when the agent said its price (storage/record.ts).
    */
   callListing?: CallListing | null;
+  /**
+   * PII redaction of what the call stores (storage/redaction.ts); absent: off. The live
+   * conversation is not redacted.
+   */
+  redaction?: ConversationRedaction;
   /** When the conversation started (ISO). Transcript offsets count from here. */
   startedAt: string;
   /** Call seconds per wall-clock second (the local telephony simulator plays calls faster). */
   timeScale: number;
+}
+
+export interface ConversationRedaction {
+  /** Absent: every category. */
+  categories?: PiiCategory[];
+  /** The values always found (the call's parameters and numbers). */
+  known: KnownValue[];
+  /** Regions of the call's numbers (national phone formats). */
+  regions: string[];
+  /** The call's contact, whose name, phone and e-mail are known values too. */
+  contactId?: string;
 }
 
 export interface CallListing {
@@ -94,7 +112,8 @@ export interface ConversationIncident {
     | 'turn_deadline'
     | 'prompt_truncated'
     | 'mcp_tool_skipped'
-    | 'mcp_server_failed';
+    | 'mcp_server_failed'
+    | 'redaction_failed';
   detail: string;
 }
 

@@ -12115,6 +12115,7 @@ export interface operations {
            *       "transferred_to": "example",
            *       "answered_by": "human",
            *       "voicemail_message_left": true,
+           *       "pii_redacted": true,
            *       "transfer": {
            *         "mode": "cold",
            *         "to": "+61491570156",
@@ -12263,6 +12264,7 @@ export interface operations {
             /** @enum {string} */
             answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
+            pii_redacted: boolean;
             transfer: {
               /** @enum {string} */
               mode: 'cold' | 'warm';
@@ -12504,6 +12506,7 @@ export interface operations {
            *       "transferred_to": "example",
            *       "answered_by": "human",
            *       "voicemail_message_left": true,
+           *       "pii_redacted": true,
            *       "transfer": {
            *         "mode": "cold",
            *         "to": "+61491570156",
@@ -12652,6 +12655,7 @@ export interface operations {
             /** @enum {string} */
             answered_by: 'human' | 'machine' | 'unknown';
             voicemail_message_left: boolean;
+            pii_redacted: boolean;
             transfer: {
               /** @enum {string} */
               mode: 'cold' | 'warm';
