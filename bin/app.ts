@@ -47,6 +47,11 @@ if (llmProvider === 'bedrock') {
   throw new Error(`context llmProvider must be bedrock or openai, not ${llmProvider}`);
 }
 
+const piiDetector = context('piiDetector') ?? 'local';
+if (piiDetector !== 'local' && piiDetector !== 'comprehend') {
+  throw new Error(`context piiDetector must be local or comprehend, not ${piiDetector}`);
+}
+
 new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   description: 'Voice agent service: control plane API, webhooks, queues and jobs',
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -55,6 +60,7 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   webhookRetrySchedule: context('webhookRetrySchedule'),
   emailFrom: context('emailFrom'),
   languageModel,
+  piiDetector,
   apiGatewayCloudWatchRole: context('apiGatewayCloudWatchRole') !== 'false',
   authDomainPrefix: context('authDomainPrefix'),
   alarmEmail: context('alarmEmail'),

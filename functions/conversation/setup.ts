@@ -101,6 +101,7 @@ export function conversationSetup(input: {
             known: callKnownValues(call),
             regions: callRegions(call),
             ...(call.contactId ? { contactId: call.contactId } : {}),
+            ...(agent.language ? { language: agent.language } : {}),
           },
         }
       : {}),

@@ -59,6 +59,8 @@ export interface ConversationRedaction {
   regions: string[];
   /** The call's contact, whose name, phone and e-mail are known values too. */
   contactId?: string;
+  /** The agent's language (BCP 47), for an outside detector of names and addresses. */
+  language?: string;
 }
 
 export interface CallListing {
