@@ -4,7 +4,7 @@ import { api, type Json } from '../../helpers/http.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { modelRequests, textOf } from '../conversation/fixtures.js';
 import { addMember, createAgent, newTenant, numberFor, waitForCall, ws } from '../calling/fixtures.js';
-import { startReceiver, webhookSecret, type Receiver } from './fixtures.js';
+import { emailsTo, startReceiver, webhookSecret, type Receiver } from './fixtures.js';
 
 /**
  * PII redaction before storage, end to end on the local stack: an agent with `pii_redaction` on takes
@@ -137,3 +137,46 @@ test('a call with redaction on: transcript, analysis and webhook hold tokens; th
   expect(requests[0]!.body).not.toContain('4111');
   expect(JSON.stringify(payload.data.transcript)).toContain('[EMAIL_1]');
 });
+
+test('recordings "drop": the audio goes once analysed; the e-mail summary action holds tokens', async () => {
+  const tenant = await newTenant({ paid: true });
+  const summaryTo = `summary-${Date.now()}@pii.test`;
+  const agent = await createAgent(tenant, {
+    prompt: 'You are Riley, a real-estate agent.',
+    post_call_actions: [{ type: 'email_summary', config: { to: summaryTo } }],
+    pii_redaction: { enabled: true, recordings: 'drop' },
+  });
+  const number = (await numberFor(tenant, agent.id)).phone_number as string;
+  const callId = await receiveCall(
+    CALLER,
+    number,
+    `My email is ${SPOKEN_EMAIL}, card ${CARD}.`,
+    'Thanks, bye.',
+  );
+  const call = await waitForCall(
+    tenant,
+    callId,
+    (c) => c.status === 'completed' && c.analysis !== null,
+    90_000,
+  );
+  expect(call.pii_redacted).toBe(true);
+  const [email] = await waitFor(
+    () => {
+      const list = emailsTo(summaryTo);
+      return list.length > 0 ? list : undefined;
+    },
+    { what: 'the e-mail summary', timeoutMs: 60_000 },
+  );
+  expect(email!.text).toContain('[EMAIL_1]');
+  expect(email!.text).toContain('[CREDIT_CARD_1]');
+  expect(email!.text).not.toContain('jane');
+  expect(email!.text).not.toContain('4111');
+  // Recorded (the agent records calls), then dropped once the analysis was stored.
+  const dropped = await waitForCall(tenant, callId, (c) => c.recording === null, 60_000);
+  expect(dropped.recording).toBeNull();
+  expect(dropped.status_history.length).toBeGreaterThan(0);
+  const audio = await api('GET', `${ws(tenant)}/calls/${callId}/recording`, { token: tenant.owner.token });
+  expect(audio.status).toBe(404);
+  await waitForQuiescence({ timeoutMs: 60_000 });
+  expect(emailsTo(summaryTo)).toHaveLength(1);
+}, 240_000);
