@@ -74,6 +74,10 @@ const relayThrottle = {
   rateLimit: throttleSetting('relayThrottleRate', DEFAULT_RELAY_THROTTLE.rateLimit),
   burstLimit: throttleSetting('relayThrottleBurst', DEFAULT_RELAY_THROTTLE.burstLimit),
 };
+const piiDetector = context('piiDetector') ?? 'local';
+if (piiDetector !== 'local' && piiDetector !== 'comprehend') {
+  throw new Error(`context piiDetector must be local or comprehend, not ${piiDetector}`);
+}
 
 new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   description: 'Voice agent service: control plane API, webhooks, queues and jobs',
@@ -83,6 +87,7 @@ new VoiceAgentStack(app, context('stackName') ?? 'VoiceAgentService', {
   webhookRetrySchedule: context('webhookRetrySchedule'),
   emailFrom: context('emailFrom'),
   languageModel,
+  piiDetector,
   apiGatewayCloudWatchRole: context('apiGatewayCloudWatchRole') !== 'false',
   authDomainPrefix: context('authDomainPrefix'),
   alarmEmail: context('alarmEmail'),

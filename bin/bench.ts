@@ -68,6 +68,7 @@ import { measureToolTurn, toolTurnTable } from '../lib/tools/bench/tool-turn.js'
 import { handoffTable, measureHandoff } from '../lib/tools/bench/handoff.js';
 import { costTable, hotKeysTable, measureCost } from '../lib/tools/bench/cost.js';
 import { DEFAULT_MEMORY_MB } from '../lib/cloud/constructs/service-function.js';
+import { measureRedaction, redactionTable } from '../lib/tools/bench/redaction.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -100,7 +101,7 @@ const START_CALL_BUDGET = { p50: 1.5, p99: 2, throughput: 0.6 } as const;
 const PARTS = new Set(
   (
     process.env.BENCH_PARTS ??
-    'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation,tools,handoff'
+    'start-call,call-cost,bundles,import,campaign,knowledge,sms,web,conversation,tools,handoff,redaction'
   ).split(','),
 );
 /** Knowledge-base search (lib/tools/bench/knowledge-search.ts, part `knowledge`): listings in the base. */
@@ -469,6 +470,7 @@ async function main(): Promise<void> {
 
   // ── The dashboard's script: first load and each page's chunk, gzipped (lib/tools/bench/web.ts) ──
   let web;
+  const redaction = PARTS.has('redaction') ? measureRedaction() : undefined;
   if (PARTS.has('web')) {
     await ensureWebBuild(log);
     web = measureWeb(WEB_DIST);
@@ -489,10 +491,18 @@ async function main(): Promise<void> {
     conversation,
     toolTurn,
     handoff,
+    redaction,
   };
   writeFileSync(join(ROOT, '.local', 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
 
   const lines = [
+    ...(redaction
+      ? [
+          '## PII redaction: time per stored line vs its floor (same run, rules only)',
+          ...redactionTable(redaction),
+          '',
+        ]
+      : []),
     ...(startCall
       ? [
           `## start-call vs its floor (same DynamoDB Local and fauxqs, same run; log level ${LOG_LEVEL}; calls ${START_CALL_PLAYOUT ? 'played out by the simulator' : 'not played out (BENCH_START_CALL_PLAYOUT=off)'})`,

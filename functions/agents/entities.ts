@@ -91,6 +91,18 @@ export const AgentEntity = new Entity(
           whisper: { type: 'string' },
         },
       },
+      /**
+       * PII redaction before storage (`pii_redaction`): absent, off. `categories` absent: all of them
+       * (platform/pii/categories.ts); `recordings` absent: keep.
+       */
+      piiRedaction: {
+        type: 'map',
+        properties: {
+          enabled: { type: 'boolean', required: true },
+          categories: { type: 'list', items: { type: 'string' } },
+          recordings: { type: ['keep', 'drop'] as const },
+        },
+      },
       /** What post-call analysis extracts from each call (`analysis_fields`); absent: none. */
       analysisFields: {
         type: 'list',

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { freeText, labelText } from '../platform/validation.js';
+import { PII_CATEGORIES } from '../platform/pii/categories.js';
 import { callParameters } from './parameters.js';
 import { isTimeZone } from '../platform/time-zones.js';
 import { isId } from '../platform/ids.js';
@@ -287,6 +288,21 @@ const successCriteria = () =>
     .max(2_000)
     .meta({ examples: ['The caller booked an inspection or asked for a follow-up call'] });
 
+/** PII redaction before storage (docs/api.md "PII redaction before storage"). */
+const PiiRedactionInput = z
+  .strictObject({
+    enabled: z.boolean(),
+    /** Default: every category. */
+    categories: z
+      .array(z.enum(PII_CATEGORIES))
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, { message: 'each category may appear once' })
+      .optional(),
+    /** `drop`: the recording is deleted once post-call analysis is done. Default `keep`. */
+    recordings: z.enum(['keep', 'drop']).optional(),
+  })
+  .meta({ examples: [{ enabled: true, categories: ['email', 'credit_card'], recordings: 'keep' }] });
+
 export const CreateAgentBody = schemaOnFirstUse(() =>
   z.strictObject({
     name: name(),
@@ -307,6 +323,8 @@ export const CreateAgentBody = schemaOnFirstUse(() =>
     analysis_fields: analysisFields().optional(),
     /** What makes a call successful (post-call analysis judges it); absent: the agent's goal. */
     success_criteria: successCriteria().nullable().optional(),
+    /** PII redaction before storage; absent or null: off. */
+    pii_redaction: PiiRedactionInput.nullable().optional(),
     /** Function tools and MCP servers the model may call (at most 20; docs/api.md "Agent tools"). */
     tools: ToolsInput.optional(),
     /** Agents of the workspace a call may be handed over to (at most 10; not the agent itself). */
@@ -340,6 +358,8 @@ export const UpdateAgentBody = schemaOnFirstUse(() =>
     analysis_fields: analysisFields().optional(),
     /** null: the agent's goal (its prompt) is the measure. */
     success_criteria: successCriteria().nullable().optional(),
+    /** Replaces the whole setting; null: off. Applies to calls created after it (a new version). */
+    pii_redaction: PiiRedactionInput.nullable().optional(),
     /** Replaces the whole list; a header value sent back as its mask keeps the stored value. */
     tools: ToolsInput.optional(),
     /** Replaces the whole list ([]: no handoffs). */
@@ -444,6 +464,12 @@ export const AgentResponse = schemaOnFirstUse(() =>
       .string()
       .nullable()
       .meta({ examples: ['The caller booked an inspection or asked for a follow-up call'] }),
+    /** PII redaction before storage (off: `enabled` false). */
+    pii_redaction: z.object({
+      enabled: z.boolean(),
+      categories: z.array(z.enum(PII_CATEGORIES)),
+      recordings: z.enum(['keep', 'drop']),
+    }),
     /** Function tools and MCP servers; header values are masked (`••••` and the last 4 characters). */
     tools: z.array(ToolResponse),
     /**

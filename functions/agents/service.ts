@@ -5,6 +5,7 @@ import { clock } from '../platform/clock.js';
 import { conflict, notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
+import { PII_CATEGORIES, isPiiCategory, type PiiCategory } from '../platform/pii/categories.js';
 import {
   AgentEntity,
   agentService,
@@ -149,6 +150,7 @@ export function toAgentResponse(agent: Agent, suspendedByBilling: boolean): z.in
       ...(field.enumValues ? { enum_values: field.enumValues } : {}),
     })),
     success_criteria: agent.successCriteria ?? null,
+    pii_redaction: piiRedactionOf(agent),
     tools: toolsToWire(agent),
     handoffs: handoffsToWire(agent),
     version: agent.version ?? null,
@@ -200,6 +202,7 @@ export async function createAgent(
     ...(body.transfer ? { transfer: transferFrom(body.transfer) } : {}),
     ...(body.analysis_fields?.length ? { analysisFields: analysisFieldsFrom(body.analysis_fields) } : {}),
     ...(body.success_criteria ? { successCriteria: body.success_criteria } : {}),
+    ...(body.pii_redaction ? { piiRedaction: piiRedactionFrom(body.pii_redaction) } : {}),
     ...(tools ?? {}),
     ...(handoffs ? { handoffs } : {}),
     version: 1,
@@ -245,7 +248,40 @@ export async function listAgents(workspaceId: string, query: ListQuery): Promise
 
 /** The fields of the agent item a PATCH may remove. */
 type RemovableField =
-  'voice' | 'transferPhoneNumber' | 'successCriteria' | 'voicemail' | 'transfer' | 'handoffs';
+  | 'voice'
+  | 'transferPhoneNumber'
+  | 'successCriteria'
+  | 'voicemail'
+  | 'transfer'
+  | 'handoffs'
+  | 'piiRedaction';
+
+/** The agent's PII redaction as stored (categories absent: all; recordings absent: keep). */
+function piiRedactionFrom(input: {
+  enabled: boolean;
+  categories?: PiiCategory[];
+  recordings?: 'keep' | 'drop';
+}): NonNullable<Agent['piiRedaction']> {
+  return {
+    enabled: input.enabled,
+    ...(input.categories ? { categories: input.categories } : {}),
+    ...(input.recordings ? { recordings: input.recordings } : {}),
+  };
+}
+
+/** The setting on the wire, defaults filled. */
+export function piiRedactionOf(agent: Pick<Agent, 'piiRedaction'>): {
+  enabled: boolean;
+  categories: PiiCategory[];
+  recordings: 'keep' | 'drop';
+} {
+  const setting = agent.piiRedaction;
+  return {
+    enabled: setting?.enabled ?? false,
+    categories: (setting?.categories ?? [...PII_CATEGORIES]).filter(isPiiCategory),
+    recordings: setting?.recordings ?? 'keep',
+  };
+}
 
 function voicemailFrom(input: {
   detection?: boolean;
@@ -319,6 +355,7 @@ export async function updateAgent(
   if (changes.success_criteria) set.successCriteria = changes.success_criteria;
   const handoffs = changes.handoffs !== undefined ? handoffsFrom(changes.handoffs) : undefined;
   if (handoffs) set.handoffs = handoffs;
+  if (changes.pii_redaction) set.piiRedaction = piiRedactionFrom(changes.pii_redaction);
   const removed: RemovableField[] = [];
   if (changes.handoffs !== undefined && !handoffs) removed.push('handoffs');
   if (changes.voicemail === null) removed.push('voicemail');
@@ -326,6 +363,7 @@ export async function updateAgent(
   if (changes.voice === null) removed.push('voice');
   if (changes.transfer_phone_number === null) removed.push('transferPhoneNumber');
   if (changes.success_criteria === null || changes.success_criteria === '') removed.push('successCriteria');
+  if (changes.pii_redaction === null) removed.push('piiRedaction');
   const settings = changes.settings ?? {};
   for (let attempt = 0; ; attempt += 1) {
     const current = await findAgent(workspaceId, agentId, { consistent: true });

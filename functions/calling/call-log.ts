@@ -381,6 +381,7 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     active_agent_id: handedOver.active_agent_id,
     handoffs: handedOver.handoffs,
     voicemail_message_left: call.voicemailMessageLeft === true,
+    pii_redacted: call.piiRedacted === true,
     transfer: call.transfer
       ? {
           mode: call.transfer.mode,

@@ -172,6 +172,19 @@ export const CallEntity = new Entity(
       memoriesUsed: { type: 'boolean' },
       /** Those summaries, newest first (the conversation engine gives them to the model). */
       memories: { type: 'list', items: { type: 'string' } },
+      /**
+       * PII redaction before storage, as the agent had it when the call was made (absent: off):
+       * the categories (absent: all) and what becomes of the recording. Set at the call's creation.
+       */
+      piiRedaction: {
+        type: 'map',
+        properties: {
+          categories: { type: 'list', items: { type: 'string' } },
+          recordings: { type: ['keep', 'drop'] as const },
+        },
+      },
+      /** The stored transcript, tool calls and incidents were redacted (the call detail's `pii_redacted`). */
+      piiRedacted: { type: 'boolean' },
       /** The voice relay's connection of the call's conversation: set once (one session per call). */
       relayConnectionId: { type: 'string' },
       /** `phone` (absent) or `web` (the dashboard's test chat). */

@@ -328,6 +328,8 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
     ),
     /** A voicemail message was left on the machine that answered. */
     voicemail_message_left: z.boolean(),
+    /** PII redaction was on for the call: its transcript, tool calls and analysis hold tokens (`[EMAIL_1]`). */
+    pii_redacted: z.boolean(),
     /** The agent's transfer: cold or warm, to whom, the summary (warm) and how the dial ended. */
     transfer: z
       .object({

@@ -1,4 +1,5 @@
 import { accessFrom, authorize, requireWorkspace, WORKSPACE_NOT_FOUND } from '../access/workspace-access.js';
+import { callPiiRedaction } from './pii.js';
 import type { Agent, AgentVersion } from '../agents/entities.js';
 import { AGENT_NOT_FOUND } from '../agents/service.js';
 import { AGENT_VERSION_NOT_FOUND, agentAsOf } from '../agents/versions.js';
@@ -280,6 +281,7 @@ async function createCall(
     createdAt,
     agentName: agent.name,
     ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
+    ...callPiiRedaction(agent),
     greeting: agent.greeting,
     prompt: agent.prompt,
     maxDurationSeconds: agent.settings.maxDurationSeconds,

@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/entities.js';
+import { callPiiRedaction } from './pii.js';
 import { isAnswering } from '../agents/service.js';
 import { renderTemplate } from '../agents/template.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
@@ -223,6 +224,7 @@ async function answerIncoming(
     initiatedAt: now,
     agentName: agent.name,
     ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
+    ...callPiiRedaction(agent),
     greeting: agent.greeting,
     prompt: agent.prompt,
     maxDurationSeconds: agent.settings.maxDurationSeconds,

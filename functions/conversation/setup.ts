@@ -1,4 +1,5 @@
 import { DEFAULT_AGENT_LANGUAGE, type Agent } from '../agents/entities.js';
+import { callKnownValues, callRegions, redactionCategories } from '../calling/pii.js';
 import { renderTemplate } from '../agents/template.js';
 import type { Call } from '../calling/entities.js';
 import { storedTools } from '../agents/tool-definitions.js';
@@ -110,6 +111,19 @@ export function conversationSetup(input: {
         }
       : {}),
     callListing: callListing(parameters),
+    ...(call.piiRedaction
+      ? {
+          redaction: {
+            ...(redactionCategories(call.piiRedaction)
+              ? { categories: redactionCategories(call.piiRedaction) }
+              : {}),
+            known: callKnownValues(call),
+            regions: callRegions(call),
+            ...(call.contactId ? { contactId: call.contactId } : {}),
+            ...(agent.language ? { language: agent.language } : {}),
+          },
+        }
+      : {}),
     startedAt: input.now.toISOString(),
     timeScale: input.timeScale,
   };

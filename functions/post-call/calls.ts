@@ -90,6 +90,8 @@ export async function endedCall(
     answeredBy: answeredByOf(call),
     voicemailMessageLeft: call.voicemailMessageLeft === true,
     ...(call.transfer ? { transfer: call.transfer } : {}),
+    ...(call.piiRedacted ? { piiRedacted: true } : {}),
+    ...(call.piiRedaction ? { piiRedaction: call.piiRedaction } : {}),
     // A test chat runs the agent's post-call actions only when its ticket asked (web-chat.ts).
     ...(call.channel === 'web' && call.runPostCallActions !== true ? { skipActions: true } : {}),
     quotedListings: await withFullAddresses(

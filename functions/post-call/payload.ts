@@ -52,6 +52,9 @@ export interface CallFacts {
   handoffs?: CallHandoff[];
   /** A test chat whose ticket did not ask for post-call actions: analysed, its actions not run. */
   skipActions?: boolean;
+  /** The call's transcript was stored redacted (the call's PII redaction: categories, recordings). */
+  piiRedacted?: boolean;
+  piiRedaction?: { categories?: string[]; recordings?: 'keep' | 'drop' };
 }
 
 export interface ContactFacts {
@@ -106,6 +109,7 @@ export function buildCallRecord(
     end_reason: call.endReason ?? null,
     answered_by: call.answeredBy ?? 'unknown',
     voicemail_message_left: call.voicemailMessageLeft ?? false,
+    pii_redacted: call.piiRedacted === true,
     transfer: call.transfer
       ? {
           mode: call.transfer.mode,

@@ -29,6 +29,7 @@ import {
 } from './entities.js';
 import { CallMemoryEntity, memoryOf, rememberCall } from './memories.js';
 import { buildCallRecord, type CallFacts } from './payload.js';
+import { dropRecording, dropsRecording, redactRecord } from './redaction.js';
 import type { ActionMessage, CallEndedMessage, CallRecordWire } from './schemas.js';
 
 /**
@@ -69,7 +70,12 @@ async function buildRecord(
   const { facts } = loaded;
   const { agent, contact } = await agentAndContact(facts);
   const options = { publicBaseUrl: config().PUBLIC_BASE_URL, contact };
-  const withName = { ...facts, agentName: facts.agentName ?? agent?.agentName };
+  const withName = {
+    ...facts,
+    agentName: facts.agentName ?? agent?.agentName,
+    // Dropped once analysed: the record never names it.
+    ...(dropsRecording(facts) ? { recordingKey: undefined, recordingDurationSeconds: undefined } : {}),
+  };
   const ruled = buildCallRecord(withName, options);
   const analysis = hadConversation(facts.transcript)
     ? await analyseCall({
@@ -81,7 +87,8 @@ async function buildRecord(
         rules: { summary: ruled.summary, sentiment: ruled.sentiment.label },
       })
     : undefined;
-  const record: CallRecordWire = analysis ? { ...ruled, analysis } : ruled;
+  // With PII redaction the summary and analysis hold tokens, as the transcript they were judged on.
+  const record: CallRecordWire = redactRecord(analysis ? { ...ruled, analysis } : ruled, facts, contact);
   // A test chat not asked to run them gets its record and analysis, and no action.
   const actions: ConfiguredAction[] = (facts.skipActions ? [] : (agent?.actions ?? []))
     .filter((action) => action.enabled)
@@ -174,6 +181,7 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
   if (item.actionsEnqueuedAt) return 'duplicate';
   const record = JSON.parse(item.record) as CallRecordWire;
   await storeAnalysis(item.workspaceId, item.callId, record.sentiment, record.analysis, callOf(callItem));
+  await dropRecording(callOf(callItem));
   const actions = JSON.parse(item.actions) as ConfiguredAction[];
   if (!item.runsCreated) {
     await rememberCall(record);

@@ -111,6 +111,8 @@ export const CallRecordWire = schemaOnFirstUse(() =>
     answered_by: z.enum(['human', 'machine', 'unknown']),
     /** A voicemail message was left on a machine. */
     voicemail_message_left: z.boolean(),
+    /** PII redaction was on for the call: the transcript and analysis hold tokens (`[EMAIL_1]`). */
+    pii_redacted: z.boolean(),
     /** The agent's transfer of the call; null when it made none. */
     transfer: z
       .object({

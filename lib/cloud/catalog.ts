@@ -237,8 +237,9 @@ export const catalog: FunctionSpec[] = [
     group: 'post-call',
     entry: 'functions/post-call/handlers/process-call-ended.ts',
     queue: { name: 'postCall', batchSize: 5 },
-    // Post-call analysis asks the language model (twice at most per call).
-    access: { table: 'readwrite', sendsTo: ['postCallActions'], languageModel: true },
+    // Post-call analysis asks the language model (twice at most per call); PII redaction's
+    // `recordings: "drop"` deletes the call's recording once analysed.
+    access: { table: 'readwrite', bucket: 'readwrite', sendsTo: ['postCallActions'], languageModel: true },
     timeoutSeconds: 120,
   },
   {

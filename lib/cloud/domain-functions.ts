@@ -103,6 +103,8 @@ function accessEnvironment(stack: VoiceAgentStack, spec: FunctionSpec): Record<s
   for (const name of access.secrets ?? []) env[secretArnEnv(name)] = stack.secrets[name]!.secretArn;
   if (access.manageConnections) env.VOICE_RELAY_MANAGEMENT_URL = stack.voiceRelay.managementUrl;
   if (access.languageModel) Object.assign(env, languageModelEnvironment(stack.languageModel));
+  // The functions that converse and analyse are those that store a call's conversation.
+  if (access.languageModel && stack.piiDetector === 'comprehend') env.PII_DETECTOR = 'comprehend';
   return env;
 }
 
@@ -134,6 +136,12 @@ function grantAccess(
   if (access.manageConnections) stack.voiceRelay.grantManageConnections(fn);
   if (access.languageModel && stack.languageModel.provider === 'bedrock') {
     for (const statement of bedrockInvokeStatements(stack.languageModel.model)) fn.addToRolePolicy(statement);
+  }
+  if (access.languageModel && stack.piiDetector === 'comprehend') {
+    // DetectPiiEntities has no resource to name: IAM takes only `*` for it.
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['comprehend:DetectPiiEntities'], resources: ['*'] }),
+    );
   }
   suppressGrantWildcardsFor(stack, fn, spec);
 }

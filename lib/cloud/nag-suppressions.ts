@@ -102,6 +102,21 @@ export function suppressGrantWildcardsFor(
       true,
     );
   }
+  if (spec.access.languageModel && stack.piiDetector === 'comprehend') {
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'comprehend:DetectPiiEntities (PII redaction, context piiDetector=comprehend) supports no ' +
+            'resource-level permission: IAM accepts only "*" for it; the statement names this one action.',
+          appliesTo: ['Resource::*'],
+        },
+      ],
+      true,
+    );
+  }
   const wildcards = crossRegionWildcards(stack.languageModel.model);
   if (spec.access.languageModel && stack.languageModel.provider === 'bedrock' && wildcards.length > 0) {
     NagSuppressions.addResourceSuppressions(

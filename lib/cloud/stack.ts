@@ -57,6 +57,12 @@ export interface VoiceAgentStackProps extends StackProps {
    */
   languageModel?: LanguageModelSettings;
   /**
+   * PII redaction's detector of names and addresses in free text (context `piiDetector`): `comprehend`
+   * (Amazon Comprehend DetectPiiEntities, granted to the functions that store conversations), or rules
+   * and known values only (`local`, the default).
+   */
+  piiDetector?: 'local' | 'comprehend';
+  /**
    * Whether to set the account's API Gateway CloudWatch role, which the relay stage's access logs need
    * (context `apiGatewayCloudWatchRole`; default true).
    */
@@ -94,6 +100,7 @@ export class VoiceAgentStack extends Stack {
   /** The voice relay's WebSocket API and stage (Twilio ConversationRelay connects to `voiceRelay.url`). */
   readonly voiceRelay: VoiceRelayApi;
   readonly languageModel: LanguageModelSettings;
+  readonly piiDetector: 'local' | 'comprehend';
   readonly dashboard: DashboardSite;
   readonly secrets: Partial<Record<SecretName, secretsmanager.Secret>>;
   readonly functions: Record<string, ServiceFunction> = {};
@@ -138,6 +145,7 @@ export class VoiceAgentStack extends Stack {
       setAccountCloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
     });
     this.languageModel = props.languageModel ?? DEFAULT_LANGUAGE_MODEL;
+    this.piiDetector = props.piiDetector ?? 'local';
 
     // ── Dashboard: S3 + CloudFront, and the user pool's client it signs in with (code + PKCE) ─────
     const { dashboard, userPoolClient } = addDashboard(this, {

@@ -765,6 +765,26 @@ describe('the voice relay (WebSocket API) from the catalog', () => {
     expect(outputs.LanguageModel.Value).toBe(`bedrock:${DEFAULT_BEDROCK_MODEL}`);
   });
 
+  test('piiDetector comprehend: the conversing functions get PII_DETECTOR and DetectPiiEntities; cdk-nag clean', () => {
+    const own = synth(catalog, { piiDetector: 'comprehend' }).resources;
+    const fnId = functionId(own, relaySpecs[0]);
+    expect(environmentOf(own, fnId)).toMatchObject({ PII_DETECTOR: 'comprehend' });
+    const comprehend = grantedStatements(own, fnId).filter((s) =>
+      asArray(s.Action).includes('comprehend:DetectPiiEntities'),
+    );
+    expect(comprehend.map((s) => ({ action: s.Action, resource: s.Resource }))).toEqual([
+      { action: 'comprehend:DetectPiiEntities', resource: '*' },
+    ]);
+    const plain = synth(catalog).resources;
+    expect(environmentOf(plain, functionId(plain, relaySpecs[0])).PII_DETECTOR).toBeUndefined();
+    const stack = newStack(catalog, { piiDetector: 'comprehend' });
+    Aspects.of(stack).add(new AwsSolutionsChecks());
+    const annotations = Annotations.fromStack(stack);
+    expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')).map((f) => f.id)).toEqual(
+      [],
+    );
+  });
+
   test('cdk-nag stays clean with a cross-region inference profile', () => {
     const stack = newStack(catalog, {
       languageModel: { provider: 'bedrock', model: 'us.amazon.nova-lite-v1:0' },

@@ -1,5 +1,7 @@
 import type { LlmMessage, LlmTool } from '../../providers/llm/port.js';
 import { BUILT_IN_TOOLS } from '../../agents/built-in-tools.js';
+import type { PiiCategory } from '../../platform/pii/categories.js';
+import type { KnownValue } from '../../platform/pii/redactor.js';
 
 /**
  * A conversation between a caller and an agent, independent of how it is carried (a phone call's
@@ -83,10 +85,28 @@ export interface ConversationSetup {
   };
   /** Where the agent's own tools are kept for the call (absent: under the session's connection id). */
   toolsKey?: string;
+  /**
+   * PII redaction of what the call stores (storage/redaction.ts); absent: off. The live
+   * conversation is not redacted.
+   */
+  redaction?: ConversationRedaction;
   /** When the conversation started (ISO). Transcript offsets count from here. */
   startedAt: string;
   /** Call seconds per wall-clock second (the local telephony simulator plays calls faster). */
   timeScale: number;
+}
+
+export interface ConversationRedaction {
+  /** Absent: every category. */
+  categories?: PiiCategory[];
+  /** The values always found (the call's parameters and numbers). */
+  known: KnownValue[];
+  /** Regions of the call's numbers (national phone formats). */
+  regions: string[];
+  /** The call's contact, whose name, phone and e-mail are known values too. */
+  contactId?: string;
+  /** The agent's language (BCP 47), for an outside detector of names and addresses. */
+  language?: string;
 }
 
 export interface CallListing {
@@ -144,7 +164,8 @@ export interface ConversationIncident {
     | 'turn_deadline'
     | 'prompt_truncated'
     | 'mcp_tool_skipped'
-    | 'mcp_server_failed';
+    | 'mcp_server_failed'
+    | 'redaction_failed';
   detail: string;
 }
 

@@ -2,11 +2,16 @@ import { CallEntity, type Call } from '../../calling/entities.js';
 import { countTurnLatencies } from '../../calling/call-stats.js';
 import { finishCall, readCall } from '../../calling/lifecycle.js';
 import { isTerminal } from '../../calling/status.js';
+import { callKnownValues, callRegions, redactionCategories } from '../../calling/pii.js';
 import { isConditionFailure } from '../../platform/table.js';
+import { ConversationEntity } from './entities.js';
+import { redactConversation } from './redaction.js';
 import {
   callListing,
   percentile,
   type CallListing,
+  type ConversationRedaction,
+  type ConversationSetup,
   type ConversationState,
   type QuotedListingRecord,
 } from '../engine/model.js';
@@ -22,17 +27,18 @@ import { callKey } from '../../calling/call-shards.js';
  * conversation set up before the setup kept it) reads the call for it first.
  */
 export async function recordConversation(
-  ref: { workspaceId: string; callId: string },
+  ref: { workspaceId: string; callId: string; setup?: string; piiRedaction?: Call['piiRedaction'] },
   state: ConversationState,
   listing?: CallListing | null,
 ): Promise<Call | undefined> {
+  const redaction = redactionOf(ref);
   let known: CallListing | null;
   if (listing === undefined) {
     const call = await readCall(ref.workspaceId, ref.callId);
     if (!call) return undefined;
     known = callListing((call.parameters ?? {}) as Record<string, string>);
   } else known = listing;
-  const transcript = [...state.transcript]
+  const spoken = [...state.transcript]
     .sort((a, b) => a.offsetSeconds - b.offsetSeconds)
     .map((entry) => ({
       role: entry.role,
@@ -42,11 +48,19 @@ export async function recordConversation(
       ...(entry.role === 'agent' && entry.agentId ? { agentId: entry.agentId } : {}),
     }));
   const quoted = quotedListings(known, state);
+  // What is stored of a call with PII redaction holds tokens; the quoted listings were found first.
+  const { transcript, toolCalls, incidents } = redaction
+    ? await redactConversation(ref, redaction, {
+        transcript: spoken,
+        toolCalls: state.toolCalls,
+        incidents: state.incidents,
+      })
+    : { transcript: spoken, toolCalls: state.toolCalls, incidents: state.incidents };
   const totals = state.latencies.map((l) => l.totalMs);
   const models = state.latencies.map((l) => l.modelMs);
   const services = state.latencies.map((l) => Math.max(0, l.totalMs - l.modelMs));
   const conversation = {
-    tool_calls: state.toolCalls.map((record) => ({
+    tool_calls: toolCalls.map((record) => ({
       name: record.name,
       arguments: record.arguments,
       ok: record.ok,
@@ -73,7 +87,7 @@ export async function recordConversation(
       model_ms: { p50: percentile(models, 50), p90: percentile(models, 90) },
       total_ms: { p50: percentile(totals, 50), p90: percentile(totals, 90) },
     },
-    incidents: state.incidents,
+    incidents,
     ended_by: state.ended?.reason ?? null,
   };
   let updated: Call;
@@ -84,6 +98,7 @@ export async function recordConversation(
         transcript,
         quotedListings: quoted,
         conversation: JSON.stringify(conversation),
+        ...(redaction ? { piiRedacted: true } : {}),
       })
       .go({ response: 'all_new' });
     updated = data as Call;
@@ -91,10 +106,38 @@ export async function recordConversation(
     if (isConditionFailure(error)) return undefined;
     throw error;
   }
+  // The raw history the live conversation needed goes with the call's end (redaction on).
+  if (redaction && 'connectionId' in ref && typeof ref.connectionId === 'string')
+    await ConversationEntity.delete({ connectionId: ref.connectionId }).go({ response: 'none' });
   // The analytics' latency histogram (once per call, whatever records the conversation again).
   await countTurnLatencies(updated, totals);
   if (isTerminal(updated.status)) await finishCall(updated);
   return updated;
+}
+
+/**
+ * The call's redaction: the setup's (a session's conversation item), else the call's own setting (a
+ * call recorded without a session: its known values are its own); undefined when off.
+ */
+function redactionOf(ref: {
+  setup?: string;
+  piiRedaction?: Call['piiRedaction'];
+}): ConversationRedaction | undefined {
+  if (typeof ref.setup === 'string') return (JSON.parse(ref.setup) as ConversationSetup).redaction;
+  if (!ref.piiRedaction) return undefined;
+  const call = ref as Partial<Call>;
+  const categories = redactionCategories(ref.piiRedaction);
+  return {
+    ...(categories ? { categories } : {}),
+    known: callKnownValues({
+      parameters: call.parameters ?? {},
+      direction: call.direction ?? 'outbound',
+      fromPhone: call.fromPhone ?? '',
+      toPhone: call.toPhone ?? '',
+    }),
+    regions: callRegions({ fromPhone: call.fromPhone ?? '', toPhone: call.toPhone ?? '' }),
+    ...(call.contactId ? { contactId: call.contactId } : {}),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { WorkspaceEntity } from '../../access/entities.js';
+import { callPiiRedaction } from '../../calling/pii.js';
 import { AgentEntity } from '../../agents/entities.js';
 import { BillingAccountEntity } from '../../billing/entities.js';
 import { callOpeningWrites } from '../../calling/call-opening.js';
@@ -111,6 +112,7 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
       agentName: agent.name,
       // The agent was read once: the call's snapshot and its setup are this one version.
       ...(agent.version !== undefined ? { agentVersion: agent.version } : {}),
+      ...callPiiRedaction(agent),
       greeting: agent.greeting,
       prompt: agent.prompt,
       maxDurationSeconds: maxSeconds,

@@ -7204,6 +7204,13 @@ export interface operations {
            *             }
            *           ],
            *           "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *           "pii_redaction": {
+           *             "enabled": true,
+           *             "categories": [
+           *               "email"
+           *             ],
+           *             "recordings": "keep"
+           *           },
            *           "tools": [
            *             {
            *               "type": "function",
@@ -7326,6 +7333,21 @@ export interface operations {
               }[];
               /** @example The caller booked an inspection or asked for a follow-up call */
               success_criteria: string | null;
+              pii_redaction: {
+                enabled: boolean;
+                categories: (
+                  | 'email'
+                  | 'phone_number'
+                  | 'credit_card'
+                  | 'bank_account'
+                  | 'government_id'
+                  | 'date_of_birth'
+                  | 'address'
+                  | 'person_name'
+                )[];
+                /** @enum {string} */
+                recordings: 'keep' | 'drop';
+              };
               tools: (
                 | {
                     /** @constant */
@@ -7557,6 +7579,14 @@ export interface operations {
          *         }
          *       ],
          *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+         *       "pii_redaction": {
+         *         "enabled": true,
+         *         "categories": [
+         *           "email",
+         *           "credit_card"
+         *         ],
+         *         "recordings": "keep"
+         *       },
          *       "tools": [
          *         {
          *           "type": "function",
@@ -7691,6 +7721,21 @@ export interface operations {
             enum_values?: string[];
           }[];
           success_criteria?: string | null;
+          pii_redaction?: {
+            enabled: boolean;
+            categories?: (
+              | 'email'
+              | 'phone_number'
+              | 'credit_card'
+              | 'bank_account'
+              | 'government_id'
+              | 'date_of_birth'
+              | 'address'
+              | 'person_name'
+            )[];
+            /** @enum {string} */
+            recordings?: 'keep' | 'drop';
+          } | null;
           /**
            * @example [
            *       {
@@ -7884,6 +7929,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -8002,6 +8054,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */
@@ -8265,6 +8332,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -8383,6 +8457,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */
@@ -8749,6 +8838,14 @@ export interface operations {
          *         }
          *       ],
          *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+         *       "pii_redaction": {
+         *         "enabled": true,
+         *         "categories": [
+         *           "email",
+         *           "credit_card"
+         *         ],
+         *         "recordings": "keep"
+         *       },
          *       "tools": [
          *         {
          *           "type": "function",
@@ -8880,6 +8977,21 @@ export interface operations {
             enum_values?: string[];
           }[];
           success_criteria?: string | null;
+          pii_redaction?: {
+            enabled: boolean;
+            categories?: (
+              | 'email'
+              | 'phone_number'
+              | 'credit_card'
+              | 'bank_account'
+              | 'government_id'
+              | 'date_of_birth'
+              | 'address'
+              | 'person_name'
+            )[];
+            /** @enum {string} */
+            recordings?: 'keep' | 'drop';
+          } | null;
           /**
            * @example [
            *       {
@@ -9073,6 +9185,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -9191,6 +9310,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */
@@ -10002,6 +10136,13 @@ export interface operations {
            *           }
            *         ],
            *         "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *         "pii_redaction": {
+           *           "enabled": true,
+           *           "categories": [
+           *             "email"
+           *           ],
+           *           "recordings": "keep"
+           *         },
            *         "tools": [
            *           {
            *             "type": "function",
@@ -10136,6 +10277,21 @@ export interface operations {
               }[];
               /** @example The caller booked an inspection or asked for a follow-up call */
               success_criteria: string | null;
+              pii_redaction: {
+                enabled: boolean;
+                categories: (
+                  | 'email'
+                  | 'phone_number'
+                  | 'credit_card'
+                  | 'bank_account'
+                  | 'government_id'
+                  | 'date_of_birth'
+                  | 'address'
+                  | 'person_name'
+                )[];
+                /** @enum {string} */
+                recordings: 'keep' | 'drop';
+              };
               tools: (
                 | {
                     /** @constant */
@@ -10382,6 +10538,13 @@ export interface operations {
            *         }
            *       ],
            *       "success_criteria": "The caller booked an inspection or asked for a follow-up call",
+           *       "pii_redaction": {
+           *         "enabled": true,
+           *         "categories": [
+           *           "email"
+           *         ],
+           *         "recordings": "keep"
+           *       },
            *       "tools": [
            *         {
            *           "type": "function",
@@ -10500,6 +10663,21 @@ export interface operations {
             }[];
             /** @example The caller booked an inspection or asked for a follow-up call */
             success_criteria: string | null;
+            pii_redaction: {
+              enabled: boolean;
+              categories: (
+                | 'email'
+                | 'phone_number'
+                | 'credit_card'
+                | 'bank_account'
+                | 'government_id'
+                | 'date_of_birth'
+                | 'address'
+                | 'person_name'
+              )[];
+              /** @enum {string} */
+              recordings: 'keep' | 'drop';
+            };
             tools: (
               | {
                   /** @constant */
@@ -12126,6 +12304,7 @@ export interface operations {
            *         }
            *       ],
            *       "voicemail_message_left": true,
+           *       "pii_redacted": true,
            *       "transfer": {
            *         "mode": "cold",
            *         "to": "+61491570156",
@@ -12287,6 +12466,7 @@ export interface operations {
               summary: string;
             }[];
             voicemail_message_left: boolean;
+            pii_redacted: boolean;
             transfer: {
               /** @enum {string} */
               mode: 'cold' | 'warm';
@@ -12541,6 +12721,7 @@ export interface operations {
            *         }
            *       ],
            *       "voicemail_message_left": true,
+           *       "pii_redacted": true,
            *       "transfer": {
            *         "mode": "cold",
            *         "to": "+61491570156",
@@ -12702,6 +12883,7 @@ export interface operations {
               summary: string;
             }[];
             voicemail_message_left: boolean;
+            pii_redacted: boolean;
             transfer: {
               /** @enum {string} */
               mode: 'cold' | 'warm';

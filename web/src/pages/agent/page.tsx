@@ -7,6 +7,7 @@ import { useSession, useWorkspaceId } from '../../session';
 import { AnsweringSwitch } from './answering';
 import { AgentForm } from './form';
 import { HandoffsSetting } from './handoffs';
+import { PiiRedactionSection } from './pii-redaction';
 import { StartCall } from './start-call';
 import { TestChat } from './test-chat';
 import { TestCallButton } from './test-call-button';
@@ -69,6 +70,10 @@ export default function AgentPage() {
               key={`handoffs:${agent.data.id}:${restored?.to ?? ''}`}
               agent={agent.data}
               workspaceId={workspace_id}
+            />
+            <PiiRedactionSection
+              key={`pii:${agent.data.id}:${agent.data.version ?? ''}`}
+              agent={agent.data}
             />
             <VersionsSection
               workspaceId={workspace_id}
