@@ -7,9 +7,8 @@ import { closeConnection } from '../../platform/connections.js';
 import { logger } from '../../platform/logger.js';
 import type { TableKey } from '../../platform/table.js';
 import { telephony } from '../../providers/telephony/index.js';
-import { emptyState } from '../engine/model.js';
 import { callToolsItem } from '../storage/call-tools.js';
-import { conversationService } from '../storage/entities.js';
+import { conversationService, newConversation } from '../storage/entities.js';
 import { handoffTargets } from '../handoffs.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { recordWithoutSession } from '../voicemail.js';
@@ -81,26 +80,24 @@ export async function openPhoneSession(connectionId: string, given: PhoneSession
     handoffTargets(agent),
   ]);
   const setup = conversationSetup({ call, agent, channel: 'phone', now, timeScale, handoffs });
-  const state = emptyState(setup.greeting);
   const tools = callTools(call, agent, 'phone');
   const expiresAt = Math.floor(now.getTime() / 1000) + CONVERSATION_TTL_SECONDS;
   const result = await conversationService.transaction
     .write(({ conversation, call: calls, callTools: toolItems }) => [
       ...(tools ? [toolItems.create(callToolsItem(connectionId, tools, expiresAt)).commit()] : []),
       conversation
-        .create({
-          connectionId,
-          workspaceId,
-          callId,
-          channel: 'phone',
-          providerCallId: callSid,
-          setup: JSON.stringify(setup),
-          state: JSON.stringify(state),
-          generation: 0,
-          version: 0,
-          createdAt: now.toISOString(),
-          expiresAt,
-        })
+        .create(
+          newConversation({
+            connectionId,
+            workspaceId,
+            callId,
+            channel: 'phone',
+            providerCallId: callSid,
+            setup,
+            createdAt: now.toISOString(),
+            expiresAt,
+          }),
+        )
         .commit(),
       calls
         .patch(callKey(workspaceId, callId))

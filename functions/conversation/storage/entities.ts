@@ -4,6 +4,7 @@ import { Entity, Service } from '../../platform/entity.js';
 import { primaryIndex } from '../../platform/keys.js';
 import { entityConfig } from '../../platform/table.js';
 import { CallToolsEntity } from './call-tools.js';
+import { emptyState, type ConversationSetup } from '../engine/model.js';
 
 /**
  * A conversation while it goes on, found by the socket it runs on (every frame names its connection).
@@ -55,3 +56,26 @@ export const conversationService = new Service(
   { conversation: ConversationEntity, call: CallEntity, callTools: CallToolsEntity },
   entityConfig(),
 );
+
+/** A session's new conversation: its setup, the state the greeting opens, generation and version 0. */
+export function newConversation(input: {
+  connectionId: string;
+  workspaceId: string;
+  callId: string;
+  channel: 'phone' | 'web';
+  /** The provider's call id (a phone call). */
+  providerCallId?: string;
+  setup: ConversationSetup;
+  createdAt: string;
+  expiresAt: number;
+}) {
+  const { setup, providerCallId, ...rest } = input;
+  return {
+    ...rest,
+    ...(providerCallId ? { providerCallId } : {}),
+    setup: JSON.stringify(setup),
+    state: JSON.stringify(emptyState(setup.greeting)),
+    generation: 0,
+    version: 0,
+  };
+}

@@ -7,10 +7,9 @@ import { webCallNotConnected } from '../../calling/web-call.js';
 import { Service } from '../../platform/entity.js';
 import { logger } from '../../platform/logger.js';
 import { entityConfig } from '../../platform/table.js';
-import { emptyState } from '../engine/model.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
-import { ConversationEntity } from '../storage/entities.js';
+import { ConversationEntity, newConversation } from '../storage/entities.js';
 import { callKey } from '../../calling/call-shards.js';
 
 /**
@@ -88,18 +87,17 @@ export async function acceptWebCall(
       ),
       ...(tools ? [entities.callTools.create(callToolsItem(connectionId, tools, expiresAt)).commit()] : []),
       entities.conversation
-        .create({
-          connectionId,
-          workspaceId,
-          callId,
-          channel: 'web',
-          setup: JSON.stringify(setup),
-          state: JSON.stringify(emptyState(setup.greeting)),
-          generation: 0,
-          version: 0,
-          createdAt: at,
-          expiresAt,
-        })
+        .create(
+          newConversation({
+            connectionId,
+            workspaceId,
+            callId,
+            channel: 'web',
+            setup,
+            createdAt: at,
+            expiresAt,
+          }),
+        )
         .commit(),
     ])
     .go();

@@ -14,8 +14,7 @@ import { spendTestChatTicket, type TestChatGrant } from '../../agents/test-chat.
 import { requireWorkspace } from '../../access/workspace-access.js';
 import type { UserPrincipal } from '../../platform/auth/principal.js';
 import { entityConfig } from '../../platform/table.js';
-import { ConversationEntity } from '../storage/entities.js';
-import { emptyState } from '../engine/model.js';
+import { ConversationEntity, newConversation } from '../storage/entities.js';
 import { handoffTargets } from '../handoffs.js';
 import { callTools, conversationSetup } from '../setup.js';
 import { CallToolsEntity, callToolsItem } from '../storage/call-tools.js';
@@ -130,18 +129,17 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
         ...callOpeningWrites(entities, call, 'api'),
         ...(tools ? [entities.callTools.create(callToolsItem(connectionId, tools, expiresAt)).commit()] : []),
         entities.conversation
-          .create({
-            connectionId,
-            workspaceId,
-            callId,
-            channel: 'web',
-            setup: JSON.stringify(setup),
-            state: JSON.stringify(emptyState(setup.greeting)),
-            generation: 0,
-            version: 0,
-            createdAt: at,
-            expiresAt,
-          })
+          .create(
+            newConversation({
+              connectionId,
+              workspaceId,
+              callId,
+              channel: 'web',
+              setup,
+              createdAt: at,
+              expiresAt,
+            }),
+          )
           .commit(),
       ])
       .go();
