@@ -135,25 +135,33 @@ test("full context: the receptionist hands over in the same session, Sales speak
   expect(detail.credits).toBeGreaterThan(0);
 }, 120_000);
 
-test("summary context: the target gets the note and the caller's last line only", async () => {
-  const { tenant, reception } = await receptionAndSales({ context: 'summary' });
-  const call = await liveCall(tenant, reception.id as string);
-  const relay = await openSession(call);
-  await relay.say('Hello, I have a question about a home.');
-  const from = relay.frames.length;
-  relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
-  await replies(relay, from, 2);
-  const requests = await modelRequests();
-  const targetRequest = requests.findLast((r) =>
-    r.messages.some(
-      (m) => m.role === 'system' && textOf(m.content).includes('## You are taking over this call'),
-    ),
-  )!;
-  const turns = targetRequest.messages.filter((m) => m.role !== 'system');
-  expect(turns.map((m) => textOf(m.content))).toEqual([LINE]);
-  const ended = await hangUp(relay, tenant, call.callId);
-  expect((ended.handoffs as Json[]).length).toBe(1);
-}, 120_000);
+test.each(['summary', 'none'])(
+  "%s context: the target gets the caller's last line only (and the note as its setting says)",
+  async (context) => {
+    const { tenant, reception } = await receptionAndSales({ context });
+    const call = await liveCall(tenant, reception.id as string);
+    const relay = await openSession(call);
+    await relay.say('Hello, I have a question about a home.');
+    const from = relay.frames.length;
+    relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
+    await replies(relay, from, 2);
+    const requests = await modelRequests();
+    const targetRequest = requests.findLast((r) =>
+      r.messages.some(
+        (m) => m.role === 'system' && textOf(m.content).includes('## You are taking over this call'),
+      ),
+    )!;
+    const turns = targetRequest.messages.filter((m) => m.role !== 'system');
+    expect(turns.map((m) => textOf(m.content))).toEqual([LINE]);
+    // The note names who handed over and why; only `summary` passes the summary on.
+    const system = textOf(targetRequest.messages.find((m) => m.role === 'system')!.content);
+    expect(system).toContain('Reception handed the caller to you.');
+    expect(system.includes('Summary:')).toBe(context === 'summary');
+    const ended = await hangUp(relay, tenant, call.callId);
+    expect((ended.handoffs as Json[]).length).toBe(1);
+  },
+  120_000,
+);
 
 test('a target deleted since the call began: the tool answers {error}, the receptionist goes on, nothing is handed over', async () => {
   const { tenant, reception, sales } = await receptionAndSales();
