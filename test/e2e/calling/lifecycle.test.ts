@@ -110,6 +110,8 @@ describe('an answered call', () => {
       role: 'agent',
       text: 'Hi Sam, this is Ava from Harbour Realty.',
       offset_seconds: 0,
+      // Which agent spoke (the call's own, as no handoff happened).
+      agent_id: call.agent_id,
     });
     // The agent (its language model) quotes the listing's price; the quote is kept by the listing's id.
     expect(call.transcript.some((t: Json) => t.role === 'agent' && t.text.includes('$1,250,000'))).toBe(true);
