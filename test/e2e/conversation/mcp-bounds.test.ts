@@ -3,6 +3,7 @@ import { api, type Json } from '../../helpers/http.js';
 import { readyToCall, waitForCall, ws } from '../calling/fixtures.js';
 import { startMcpServer, type McpTestServer, type RawTool } from '../agents-tools/mcp-server.js';
 import { liveCall, openSession } from './fixtures.js';
+import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 
 /**
  * MCP listings are bounded (agents/mcp-tools.ts): a server offering more than 64 tools, one whose
@@ -132,6 +133,11 @@ test("a session the server replaces (it forgot the call's) is kept: later turns 
     expect(third).toBe(second);
     // Two sessions opened in all (the listing's, the replacement); the call's end closed the kept one.
     expect(rpcs(crm, 'initialize')).toHaveLength(2);
+    // The session's end closes it after the call is saved: waited for, then counted once.
+    await waitFor(() => crm.seen.some((r) => r.method === 'DELETE'), {
+      what: "the call's MCP session ended",
+    });
+    await waitForQuiescence();
     const deletes = crm.seen.filter((r) => r.method === 'DELETE');
     expect(deletes.map(sessionOf)).toEqual([second]);
   } finally {
