@@ -11,9 +11,10 @@ import { startBenchStack } from './stack-process.js';
 
 /**
  * A handoff (`npm run bench`, part `handoff`): the caller's line that makes the receptionist hand the
- * call to Sales → Sales's first text frame, in the same relay session. Its floor, in the same run and
- * at the same time: the same two model requests (the receptionist's, which calls `handoff_to_agent`,
- * then Sales's with the note), made directly one after the other. The switch's own cost is the
+ * call to Sales → Sales's first text frame, in the same relay session. Its floor, started at the same
+ * instant as each handoff (so both meet the same load): the same two model requests (the
+ * receptionist's, which calls `handoff_to_agent`, then Sales's with the note), made directly one
+ * after the other. The switch's own cost is the
  * difference: the target's agent read (one consistent GetItem), the closing write with the switch, the
  * language check. Budget: the service's part (p50 less the floor's p50) ≤ 20 ms.
  */
@@ -99,36 +100,38 @@ export async function measureHandoff(options: {
       return second.firstText - started;
     };
 
-    const call = async (): Promise<number> => {
+    /** One call's timed handoff, with a floor handoff started at the same instant (both meet the same load). */
+    const call = async (): Promise<[number, number]> => {
       const relay = await openBenchSession({ owner, workspace, agentId: demo.agent_id, relayUrl, signature });
       // An untimed first turn: the session's setup is done (a line that came before it is said again).
       await relay.say('Hello, I have a question.').catch(() => relay.say('Hello, I have a question.'));
       const from = relay.frames.length;
-      const sentAt = performance.now();
-      relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
-      // The target's first words: the first text frame with words after the receptionist's `last`.
-      await relay.until((frames) => {
-        const mine = frames.slice(from);
-        const handed = mine.findIndex((f) => f.type === 'text' && f.last);
-        return handed >= 0 && mine.slice(handed + 1).some((f) => f.type === 'text' && f.token)
-          ? true
-          : undefined;
-      }, "the target's first words");
-      const sample = performance.now() - sentAt;
+      const handedOver = async (): Promise<number> => {
+        const sentAt = performance.now();
+        relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
+        // The target's first words: the first text frame with words after the receptionist's `last`.
+        await relay.until((frames) => {
+          const mine = frames.slice(from);
+          const handed = mine.findIndex((f) => f.type === 'text' && f.last);
+          return handed >= 0 && mine.slice(handed + 1).some((f) => f.type === 'text' && f.token)
+            ? true
+            : undefined;
+        }, "the target's first words");
+        return performance.now() - sentAt;
+      };
+      const samples = await Promise.all([handedOver(), floorHandoff()]);
       relay.close();
-      return sample;
+      return samples;
     };
 
     log('handoff: warming up');
     await call();
-    await floorHandoff();
     log(
-      `handoff: ${options.calls} calls, ${options.concurrency} at once, and as many floor handoffs beside them`,
+      `handoff: ${options.calls} calls, ${options.concurrency} at once, each beside a floor handoff started with it`,
     );
-    const [handoffs, floors] = await Promise.all([
-      inParallel(Array.from({ length: options.calls }), options.concurrency, () => call()),
-      inParallel(Array.from({ length: options.calls }), options.concurrency, () => floorHandoff()),
-    ]);
+    const pairs = await inParallel(Array.from({ length: options.calls }), options.concurrency, () => call());
+    const handoffs = pairs.map(([handoff]) => handoff);
+    const floors = pairs.map(([, floor]) => floor);
     const handoff = summarise(handoffs);
     const floor = summarise(floors);
     const serviceMs = handoff.p50 - floor.p50;
@@ -148,7 +151,7 @@ const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '
 
 export function handoffTable(r: HandoffReport): string[] {
   return [
-    `### a handoff: ${r.calls} calls, each handed from the receptionist to Sales once (the caller's line → the target's first text frame); the floor beside them: the same two model requests, made directly`,
+    `### a handoff: ${r.calls} calls, each handed from the receptionist to Sales once (the caller's line → the target's first text frame); each beside a floor started with it: the same two model requests, made directly`,
     '| measure | floor | handoff | | budget |',
     '|---|---:|---:|---:|---:|',
     `| p50 | ${f(r.floor.p50)} ms | ${f(r.handoff.p50)} ms | service's part ${f(r.serviceMs)} ms | ≤ ${HANDOFF_BUDGET.serviceMs} ms ${r.withinBudget ? '✓' : '✗'} |`,
