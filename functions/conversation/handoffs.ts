@@ -5,7 +5,7 @@ import { batchGetStoredItems, type TableKey } from '../platform/table.js';
 import type { LlmToolCall } from '../providers/llm/port.js';
 import { handoffNote } from './engine/handoff.js';
 import type { ConversationSetup, HandoffTarget } from './engine/model.js';
-import type { ToolOutcome } from './engine/turn.js';
+import type { ToolOutcome } from './engine/ports.js';
 import { transferNumber, systemPrompt } from './setup.js';
 import { callToolsItem, CallToolsEntity } from './storage/call-tools.js';
 import { agentTools } from './tools/built-in.js';

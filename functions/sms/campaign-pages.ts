@@ -148,5 +148,6 @@ async function planOneByOne(
     .set({ updatedAt: now, ...(last ? { planned: true } : {}) })
     .where((attr, op) => op.eq(attr.pagesPlanned, page))
     .go()
+    // Refused when a redelivered copy of this page already counted it: the count stands once, as meant.
     .catch(() => undefined);
 }

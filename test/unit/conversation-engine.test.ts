@@ -1,13 +1,13 @@
 import { ClauseChunker } from '../../functions/conversation/engine/clauses.js';
+import { runTurn } from '../../functions/conversation/engine/turn.js';
 import {
   APOLOGY_MODEL,
   APOLOGY_SILENT,
   FILLER_LINE,
   MAX_TOOL_ROUNDS,
-  runTurn,
   type ConversationOutput,
   type ToolRunner,
-} from '../../functions/conversation/engine/turn.js';
+} from '../../functions/conversation/engine/ports.js';
 import { interrupt } from '../../functions/conversation/engine/interruption.js';
 import { emptyState, type ConversationSetup } from '../../functions/conversation/engine/model.js';
 import {

@@ -1,4 +1,5 @@
-import { APOLOGY_MODEL, runTurn, type ConversationOutput } from '../../functions/conversation/engine/turn.js';
+import { runTurn } from '../../functions/conversation/engine/turn.js';
+import { APOLOGY_MODEL, type ConversationOutput } from '../../functions/conversation/engine/ports.js';
 import { emptyState, type ConversationSetup } from '../../functions/conversation/engine/model.js';
 import { MemoryConversationStore } from '../../functions/conversation/engine/store.js';
 import { onMetric, type MetricName } from '../../functions/platform/metrics.js';

@@ -8,11 +8,8 @@ import {
   type HandoffSwitch,
 } from '../../functions/conversation/engine/model.js';
 import { MemoryConversationStore } from '../../functions/conversation/engine/store.js';
-import {
-  runTurn,
-  type ConversationOutput,
-  type ToolRunner,
-} from '../../functions/conversation/engine/turn.js';
+import { runTurn } from '../../functions/conversation/engine/turn.js';
+import { type ConversationOutput, type ToolRunner } from '../../functions/conversation/engine/ports.js';
 import { applyTurnStart, turnStart } from '../../functions/conversation/engine/turn-start.js';
 import type { LanguageModelPort, LlmRequest, LlmStreamEvent } from '../../functions/providers/llm/port.js';
 

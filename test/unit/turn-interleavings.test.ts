@@ -7,7 +7,8 @@ import {
   type ConversationSetup,
   type ConversationState,
 } from '../../functions/conversation/engine/model.js';
-import { runTurn, type ToolOutcome } from '../../functions/conversation/engine/turn.js';
+import { runTurn } from '../../functions/conversation/engine/turn.js';
+import { type ToolOutcome } from '../../functions/conversation/engine/ports.js';
 import { turnStart, type TurnStart } from '../../functions/conversation/engine/turn-start.js';
 import type { ConversationItem } from '../../functions/conversation/storage/entities.js';
 import {

@@ -1,6 +1,5 @@
 import {
   LanguageModelError,
-  type LanguageModelPort,
   type LlmMessage,
   type LlmTool,
   type LlmToolCall,
@@ -17,12 +16,25 @@ import {
   type ToolCallRecord,
   type TranscriptEntry,
 } from './model.js';
-import type { BegunTurn, ConversationStore } from './store.js';
+import type { BegunTurn } from './store.js';
 import { TurnGuard } from './turn-guard.js';
+import {
+  APOLOGY_MODEL,
+  APOLOGY_SILENT,
+  DEFAULT_TURN_DEADLINE_MS,
+  FILLER_LINE,
+  MAX_KEPT_TOOL_RESULT_CHARS,
+  MAX_TOOL_CALLS_A_CALL,
+  MAX_TOOL_CALLS_A_ROUND,
+  MAX_TOOL_ROUNDS,
+  type EngineDeps,
+  type ToolOutcome,
+  type TurnResult,
+} from './ports.js';
 import { applyHandoff, handoffTool } from './handoff.js';
 import { applyTurnStart, offset, turnStart, type TurnInput, type TurnStart } from './turn-start.js';
 import { logger } from '../../platform/logger.js';
-import { recordMetrics, type MetricChannel } from '../../platform/metrics.js';
+import { recordMetrics } from '../../platform/metrics.js';
 import { errorName, surfaceProgrammingErrorInTests } from '../../platform/programming-errors.js';
 
 /**
@@ -40,94 +52,8 @@ import { errorName, surfaceProgrammingErrorInTests } from '../../platform/progra
  * are interruption.ts.
  */
 
-export interface ConversationOutput {
-  /** A piece of the agent's words; `last` ends the reply. */
-  text(token: string, last: boolean): Promise<void>;
-  /** A tool the agent used (the test chat shows it inline; a phone call ignores it). */
-  tool?(record: ToolCallRecord): Promise<void>;
-  /** The agent ended the conversation (hung up, or handed the call to a person). */
-  end(end: ConversationEnd): Promise<void>;
-  /** Speech recognition and synthesis switch language (a handoff's target speaks another). */
-  language?(language: string): Promise<void>;
-}
-
-export interface ToolOutcome {
-  ok: boolean;
-  type?: 'builtin' | 'function' | 'mcp';
-  status?: 'ok' | 'error' | 'timeout' | 'cancelled';
-  httpStatus?: number;
-  durationMs?: number;
-  /** What goes back to the model (JSON text). */
-  content: string;
-  error?: string;
-  /** Listings the result quoted (the post-call webhook's quoted properties). */
-  quoted?: QuotedListingRecord[];
-  /** The tool ends the conversation once the reply is spoken. */
-  end?: ConversationEnd;
-  /** The tool hands the caller to another agent once the reply is kept (engine/handoff.ts). */
-  handoff?: HandoffSwitch;
-}
-
-export type ToolRunner = (
-  call: LlmToolCall,
-  setup: ConversationSetup,
-  signal?: AbortSignal,
-  /** The turn's proof: a request to the business's system waits for it and goes only when it is true. */
-  current?: Promise<boolean>,
-) => Promise<ToolOutcome>;
-
-/**
- * The agent's own tools (function tools, MCP servers' tools) beside the built-in ones: what the
- * model is offered, and the lines said around a tool's request. Running them is `runTool`'s.
- */
-export interface AgentToolBox {
-  /** The tools offered now; the first call may list MCP servers, whose trouble comes back as incidents. */
-  offered(): Promise<{ tools: LlmTool[]; incidents: Omit<ConversationIncident, 'at'>[] }>;
-  /** `speak_during` (said before the request) and `speak_on_failure` (said instead of asking again). */
-  lines(name: string): { during?: string; onFailure?: string } | undefined;
-  /** The model asked for these: start reading what running them needs while the turn checks it may. */
-  prepare?(calls: readonly LlmToolCall[]): void;
-}
-
-export interface EngineDeps {
-  store: ConversationStore;
-  model: LanguageModelPort;
-  output: ConversationOutput;
-  runTool: ToolRunner;
-  agentTools?: AgentToolBox;
-  /** The channel the turn's metrics are recorded under (phone, web, evaluation). */
-  channel?: MetricChannel;
-  now?: () => number;
-  /** How long a whole turn may take (API Gateway cuts an integration at 29 s). */
-  turnDeadlineMs?: number;
-}
-
-export const MAX_TOOL_ROUNDS = 3;
-export const MAX_TOOL_CALLS_A_ROUND = 5;
-export const MAX_TOOL_CALLS_A_CALL = 30;
-/** A tool's result as kept in the history (the item is rewritten, and billed per KB, on every turn). */
-export const MAX_KEPT_TOOL_RESULT_CHARS = 4_096;
 /** How often a turn reads its generation while a tool runs (an interruption aborts the tool). */
 const TOOL_WATCH_INTERVAL_MS = 300;
-export const DEFAULT_TURN_DEADLINE_MS = 24_000;
-
-export const APOLOGY_MODEL = "I'm sorry, I'm having trouble answering right now. Could you say that again?";
-export const APOLOGY_SILENT = "I'm sorry, I didn't catch that. Could you say it again?";
-export const FILLER_LINE = 'One moment while I check that. ';
-
-export interface TurnResult {
-  /** What was sent, in order. */
-  spoken: string;
-  superseded: boolean;
-  ended?: ConversationEnd;
-  /** The agent the caller was handed to (its first reply followed). */
-  handedTo?: string;
-  /**
-   * The turn was kept after the conversation had ended (the socket closed while it ran): what it kept
-   * (its tool calls, incidents) came after the session's end wrote the call, which must be written again.
-   */
-  keptAfterEnd?: boolean;
-}
 
 /**
  * One turn: the caller said `input.text` (or pressed a key); the agent answers. `started`: the turn's

@@ -1,7 +1,8 @@
 import { logger } from '../../platform/logger.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { interrupt } from '../engine/interruption.js';
-import { runTurn, type ConversationOutput } from '../engine/turn.js';
+import { runTurn } from '../engine/turn.js';
+import { type ConversationOutput } from '../engine/ports.js';
 import { turnStart, type TurnInput, type TurnStart } from '../engine/turn-start.js';
 import type { BegunTurn } from '../engine/store.js';
 import type { ConversationSetup } from '../engine/model.js';

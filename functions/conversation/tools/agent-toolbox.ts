@@ -16,7 +16,7 @@ import {
 import { signingSecrets } from '../../webhook-deliveries/secrets.js';
 import type { LlmTool, LlmToolCall } from '../../providers/llm/port.js';
 import type { ConversationIncident } from '../engine/model.js';
-import type { AgentToolBox, ToolOutcome } from '../engine/turn.js';
+import type { AgentToolBox, ToolOutcome } from '../engine/ports.js';
 
 /**
  * The agent's own tools in a call (function tools, MCP servers' tools), as the engine sees them

@@ -1,6 +1,6 @@
 import { searchKnowledgeBases } from '../../knowledge/voice-tool.js';
 import type { LlmTool, LlmToolCall } from '../../providers/llm/port.js';
-import type { ToolOutcome } from '../engine/turn.js';
+import type { ToolOutcome } from '../engine/ports.js';
 import { BUILT_IN_TOOLS } from '../../agents/built-in-tools.js';
 import type { ConversationSetup } from '../engine/model.js';
 

@@ -1,6 +1,6 @@
 import type { LlmToolCall } from '../../providers/llm/port.js';
 import { TOOL_NAMES, type ConversationSetup } from '../engine/model.js';
-import type { ToolOutcome, ToolRunner } from '../engine/turn.js';
+import type { ToolOutcome, ToolRunner } from '../engine/ports.js';
 import type { CallToolBox } from './agent-toolbox.js';
 import { runAgentTool } from './built-in.js';
 

@@ -4,7 +4,7 @@ import { closeConnection, ConnectionGone, postToConnection } from '../../platfor
 import { isId } from '../../platform/ids.js';
 import { logger } from '../../platform/logger.js';
 import { telephony } from '../../providers/telephony/index.js';
-import type { ConversationOutput } from '../engine/turn.js';
+import type { ConversationOutput } from '../engine/ports.js';
 import type { TurnInput } from '../engine/turn-start.js';
 import type { ConversationEnd } from '../engine/model.js';
 import type { ConversationItem } from '../storage/entities.js';

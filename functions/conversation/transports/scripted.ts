@@ -1,7 +1,8 @@
 import { DEFAULT_AGENT_LANGUAGE, type Agent } from '../../agents/entities.js';
 import { renderTemplate } from '../../agents/template.js';
 import { languageModel } from '../../providers/llm/index.js';
-import { runTurn, type ConversationOutput } from '../engine/turn.js';
+import { runTurn } from '../engine/turn.js';
+import { type ConversationOutput } from '../engine/ports.js';
 import { emptyState, type ConversationSetup, type TranscriptEntry } from '../engine/model.js';
 import { systemPrompt, transferNumber } from '../setup.js';
 import { MemoryConversationStore } from '../engine/store.js';

@@ -195,6 +195,7 @@ export class OpenAiLanguageModel implements LanguageModelPort {
       throw toModelError(error, deadline);
     } finally {
       deadline.dispose();
+      // Releasing the stream after the answer (or its error) was already taken: nothing left to report.
       reader?.cancel().catch(() => undefined);
     }
   }

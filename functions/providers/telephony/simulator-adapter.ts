@@ -130,6 +130,7 @@ export class SimulatorTelephony implements TelephonyPort {
   async callSecondsPerWallSecondOf(providerCallId: string): Promise<number> {
     const call = await this.lookup<{ time_scale?: number }>(
       `/calls/${encodeURIComponent(providerCallId)}`,
+      // A call the simulator does not know (restarted, or another's): the stack's scale, as documented above.
     ).catch(() => undefined);
     return typeof call?.time_scale === 'number' && call.time_scale > 0
       ? call.time_scale
