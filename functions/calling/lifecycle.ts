@@ -2,6 +2,7 @@ import { BUCKET } from '../platform/resources.js';
 import { isConditionFailure } from '../platform/table.js';
 import { clock } from '../platform/clock.js';
 import { logger } from '../platform/logger.js';
+import { recordMetrics } from '../platform/metrics.js';
 import { sendMessage } from '../platform/queue.js';
 import { publishWorkspaceEvent, type NewWorkspaceEvent } from '../platform/workspace-events.js';
 import { putObject } from '../platform/storage.js';
@@ -144,6 +145,7 @@ export async function applyTransition(
     }
     // Otherwise another request moved the call, or stored its recording or transcript (or a
     // transaction conflict): read again and decide again.
+    recordMetrics({ CallWriteConflicts: 1 });
     await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
   }
   throw new Error(`call ${callId}: status ${transition.status} could not be applied`);
@@ -257,6 +259,7 @@ async function moveForward(
       return notMoved(current, transition);
     }
     // A transaction conflict (a concurrent write of the call): try again.
+    recordMetrics({ CallWriteConflicts: 1 });
     await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
   }
   throw new Error(`call ${callId}: status ${transition.status} could not be applied`);
@@ -420,6 +423,7 @@ export async function storeRecording(
       if (isTerminal(updated.status)) await finishCall(updated, { asWritten: true });
       return;
     }
+    recordMetrics({ CallWriteConflicts: 1 });
     if (result.data[0]?.code === 'ConditionalCheckFailed') {
       const current = (result.data[0]?.item ?? undefined) as Call | undefined;
       if (!current) return; // the call is gone

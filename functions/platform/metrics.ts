@@ -34,6 +34,11 @@ export const METRICS = {
   ModelRequests: 'Count',
   /** A turn whose model request failed (count; a LanguageModelError, the caller hears the apology). */
   ModelErrors: 'Count',
+  /**
+   * A call's write that met a concurrent one (a callback, the relay's end, the recording) and was
+   * tried again (count; functions/calling/lifecycle.ts): a busy call's or workspace's contention.
+   */
+  CallWriteConflicts: 'Count',
 } as const;
 
 export type MetricName = keyof typeof METRICS;

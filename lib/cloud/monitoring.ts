@@ -95,6 +95,7 @@ export function addOperationsDashboard(
           serviceMetric('Interruptions', cloudwatch.Stats.SUM, { label: 'Interruptions' }),
           serviceMetric('ModelRequests', cloudwatch.Stats.SUM, { label: 'ModelRequests' }),
           serviceMetric('ModelErrors', cloudwatch.Stats.SUM, { label: 'ModelErrors' }),
+          serviceMetric('CallWriteConflicts', cloudwatch.Stats.SUM, { label: 'CallWriteConflicts' }),
         ],
       },
     ),

@@ -8,6 +8,8 @@ import { stackState } from './stack-state.js';
 export interface StackCounters {
   dynamodb_by_function: Record<string, Record<string, number>>;
   queue_messages_sent: Record<string, number>;
+  /** The service's own metrics recorded (functions/platform/metrics.ts), by name: how many values. */
+  service_metrics: Record<string, { count: number }>;
 }
 
 export async function stackCounters(): Promise<StackCounters> {
