@@ -7,7 +7,8 @@ import { handoffNote } from './engine/handoff.js';
 import type { ConversationSetup, HandoffTarget } from './engine/model.js';
 import type { ToolOutcome } from './engine/ports.js';
 import { transferNumber, systemPrompt } from './setup.js';
-import { callToolsItem, CallToolsEntity } from './storage/call-tools.js';
+import { callToolsItem, CallToolsEntity, keepInHand } from './storage/call-tools.js';
+import type { CallTools } from './tools/agent-toolbox.js';
 import { agentTools } from './tools/built-in.js';
 
 /**
@@ -73,28 +74,27 @@ export async function prepareHandoff(
   const context = setup.callContext;
   const tools = connectionId === undefined ? [] : storedTools(agent);
   const toolsKey = `${connectionId}#${agent.agentId}`;
-  if (tools.length > 0)
+  if (tools.length > 0) {
+    const callTools: CallTools = {
+      tools,
+      context: {
+        callId: setup.callId,
+        channel: context.channel,
+        workspaceId: setup.workspaceId,
+        agentId: agent.agentId,
+        agentVersion: agent.version ?? null,
+        direction: context.direction,
+        fromPhone: context.fromPhone,
+        toPhone: context.toPhone,
+        parameters: context.parameters,
+        test: context.channel === 'web',
+      },
+    };
     await CallToolsEntity.put(
-      callToolsItem(
-        toolsKey,
-        {
-          tools,
-          context: {
-            callId: setup.callId,
-            channel: context.channel,
-            workspaceId: setup.workspaceId,
-            agentId: agent.agentId,
-            agentVersion: agent.version ?? null,
-            direction: context.direction,
-            fromPhone: context.fromPhone,
-            toPhone: context.toPhone,
-            parameters: context.parameters,
-            test: context.channel === 'web',
-          },
-        },
-        Math.floor(now.getTime() / 1000) + TOOLS_TTL_SECONDS,
-      ),
+      callToolsItem(toolsKey, callTools, Math.floor(now.getTime() / 1000) + TOOLS_TTL_SECONDS),
     ).go({ response: 'none' });
+    keepInHand(toolsKey, callTools);
+  }
   const knowledgeBaseIds = agent.knowledgeBaseIds ?? [];
   const system = [
     systemPrompt({

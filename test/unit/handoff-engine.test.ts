@@ -7,9 +7,16 @@ import {
   type ConversationSetup,
   type HandoffSwitch,
 } from '../../functions/conversation/engine/model.js';
-import { MemoryConversationStore } from '../../functions/conversation/engine/store.js';
+import {
+  MemoryConversationStore,
+  type ConversationStore,
+} from '../../functions/conversation/engine/store.js';
 import { runTurn } from '../../functions/conversation/engine/turn.js';
-import { type ConversationOutput, type ToolRunner } from '../../functions/conversation/engine/ports.js';
+import {
+  type AgentToolBox,
+  type ConversationOutput,
+  type ToolRunner,
+} from '../../functions/conversation/engine/ports.js';
 import { applyTurnStart, turnStart } from '../../functions/conversation/engine/turn-start.js';
 import type { LanguageModelPort, LlmRequest, LlmStreamEvent } from '../../functions/providers/llm/port.js';
 
@@ -65,7 +72,11 @@ const switchTo = (setup: ConversationSetup, context: HandoffSwitch['context'] = 
 });
 
 /** A model that answers by whose prompt it is: the receptionist hands over, the target answers. */
-function model(receptionScript: LlmStreamEvent[]): LanguageModelPort & { requests: LlmRequest[] } {
+function model(
+  receptionScript: LlmStreamEvent[],
+  /** Awaited between the target's two pieces (its first words heard before its next are ready). */
+  betweenSalesPieces?: () => Promise<void>,
+): LanguageModelPort & { requests: LlmRequest[] } {
   const requests: LlmRequest[] = [];
   return {
     provider: 'openai',
@@ -85,7 +96,10 @@ function model(receptionScript: LlmStreamEvent[]): LanguageModelPort & { request
               { type: 'end', stopReason: 'end_turn' },
             ]
           : receptionScript;
-      for (const event of script) yield event;
+      for (const [index, event] of script.entries()) {
+        if (index === 1 && request.system.startsWith('You are Sales.')) await betweenSalesPieces?.();
+        yield event;
+      }
     },
     complete: () => Promise.reject(new Error('not used')),
   };
@@ -202,22 +216,98 @@ test('a target gone since: the tool answers {error} and the current agent goes o
 test('an interruption during the target’s first words cuts them; the handoff stands', async () => {
   const store = new MemoryConversationStore(reception, emptyState(reception.greeting));
   const frames: string[] = [];
+  let heard!: () => void;
+  const firstWordsHeard = new Promise<void>((resolve) => (heard = resolve));
   const output: ConversationOutput = {
     text: async (token, last) => {
       frames.push(last ? '<last>' : token);
-      // The caller speaks over the target's first piece.
-      if (token.startsWith('Hola')) await interrupt(store, 'Hola', Date.now() + 5);
+      // The caller speaks over the target's first piece, before its next is ready.
+      if (token.startsWith('Hola')) {
+        await interrupt(store, 'Hola', Date.now() + 5);
+        heard();
+      }
     },
     end: () => Promise.resolve(),
   };
   await runTurn(
-    { store, model: model(handsOver), output, runTool: runner(switchTo(sales)) },
+    { store, model: model(handsOver, () => firstWordsHeard), output, runTool: runner(switchTo(sales)) },
     { kind: 'prompt', text: 'I want to buy.', at: Date.now() },
   );
   expect(frames).toEqual(['Let me put you through to Sales.', '<last>', 'Hola, soy Sales.']);
   const { state, setup } = await store.load();
   expect(setup.agentId).toBe('ag_sales');
   expect(state.transcript.at(-1)).toMatchObject({ text: 'Hola', interrupted: true, agentId: 'ag_sales' });
+});
+
+test('the target is asked while the switch is written; its words wait for the switch and the handing agent’s last', async () => {
+  const store = new MemoryConversationStore(reception, emptyState(reception.greeting));
+  const scripted = model(handsOver);
+  const salesAsked = () => scripted.requests.some((r) => r.system.startsWith('You are Sales.'));
+  const order: string[] = [];
+  let writes = 0;
+  const gated: ConversationStore = {
+    load: () => store.load(),
+    generation: () => store.generation(),
+    update: async (change) => {
+      writes += 1;
+      // The receptionist's closing write (the switch) is held until the target's model was asked.
+      if (writes === 2) {
+        for (let i = 0; i < 100 && !salesAsked(); i += 1) await new Promise((r) => setImmediate(r));
+        order.push(salesAsked() ? 'switch written after the target was asked' : 'switch written first');
+      }
+      return store.update(change);
+    },
+  };
+  const out = recorder();
+  const result = await runTurn(
+    { store: gated, model: scripted, output: out, runTool: runner(switchTo(sales)) },
+    { kind: 'prompt', text: 'I want to buy.' },
+  );
+  expect(result.handedTo).toBe('ag_sales');
+  expect(order).toEqual(['switch written after the target was asked']);
+  expect(out.frames).toEqual([
+    'Let me put you through to Sales.',
+    '<last>',
+    '<language es-ES>',
+    'Hola, soy Sales.',
+    ' Le ayudo con la casa.',
+    '<last>',
+  ]);
+  expect(scripted.requests.filter((r) => r.system.startsWith('You are Sales.'))).toHaveLength(1);
+});
+
+test('the target’s first reply offers its own tools, not the handing agent’s', async () => {
+  const store = new MemoryConversationStore(reception, emptyState(reception.greeting));
+  const scripted = model(handsOver);
+  const toolBox = (name: string): AgentToolBox => ({
+    offered: () =>
+      Promise.resolve({
+        tools: [{ name, description: name, parameters: { type: 'object' } }],
+        incidents: [],
+      }),
+    lines: () => undefined,
+  });
+  const asked: string[] = [];
+  await runTurn(
+    {
+      store,
+      model: scripted,
+      output: recorder(),
+      runTool: runner(switchTo(sales)),
+      agentTools: toolBox('check_opening_hours'),
+      forAgent: (setup) => {
+        asked.push(setup.agentId);
+        return Promise.resolve({ runTool: runner(switchTo(sales)), agentTools: toolBox('book_viewing') });
+      },
+    },
+    { kind: 'prompt', text: 'I want to buy.' },
+  );
+  const offered = (system: string) =>
+    scripted.requests.find((r) => r.system.startsWith(system))?.tools?.map((t) => t.name) ?? [];
+  expect(asked).toEqual(['ag_sales']);
+  expect(offered('You are the receptionist.')).toContain('check_opening_hours');
+  expect(offered('You are Sales.')).toContain('book_viewing');
+  expect(offered('You are Sales.')).not.toContain('check_opening_hours');
 });
 
 test('guards: at most 3 handoffs a call; the agent just handed from is offered again once the caller has spoken; context modes', () => {

@@ -70,6 +70,11 @@ export interface EngineDeps {
   output: ConversationOutput;
   runTool: ToolRunner;
   agentTools?: AgentToolBox;
+  /**
+   * The ports of a handed-to agent's turns in this frame (its own tools and their runner); without it
+   * the target's first reply runs on these.
+   */
+  forAgent?: (setup: ConversationSetup) => Promise<Pick<EngineDeps, 'runTool' | 'agentTools'>>;
   /** The channel the turn's metrics are recorded under (phone, web, evaluation). */
   channel?: MetricChannel;
   now?: () => number;

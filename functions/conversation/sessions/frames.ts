@@ -2,7 +2,8 @@ import { logger } from '../../platform/logger.js';
 import { languageModel } from '../../providers/llm/index.js';
 import { interrupt } from '../engine/interruption.js';
 import { runTurn } from '../engine/turn.js';
-import { type ConversationOutput } from '../engine/ports.js';
+import type { ConversationOutput, EngineDeps } from '../engine/ports.js';
+import type { LlmToolCall } from '../../providers/llm/port.js';
 import { turnStart, type TurnInput, type TurnStart } from '../engine/turn-start.js';
 import type { BegunTurn } from '../engine/store.js';
 import type { ConversationSetup } from '../engine/model.js';
@@ -11,7 +12,7 @@ import { recordConversation } from '../storage/record.js';
 import { TableConversationStore } from '../storage/table-store.js';
 import { prepareHandoff } from '../handoffs.js';
 import { toolRunner } from '../tools/runner.js';
-import { agentToolBox, awaitConversation, conversationInHand, recent } from './live.js';
+import { agentToolBox, awaitConversation, conversationInHand, recent, toolBoxOf } from './live.js';
 
 /**
  * What a live session's frames do to its conversation, whatever transport they came on: a caller's
@@ -60,13 +61,19 @@ async function runFrameTurn(
   started?: { start: TurnStart; written?: BegunTurn },
 ): Promise<void> {
   const box = await agentToolBox(item);
-  const deps = {
+  const handOff = (call: LlmToolCall, setup: ConversationSetup) =>
+    prepareHandoff(item.connectionId, call, setup);
+  const deps: EngineDeps = {
     store,
     model: languageModel(),
     output: outputFor(item),
-    runTool: toolRunner(box, (call, setup) => prepareHandoff(item.connectionId, call, setup)),
+    runTool: toolRunner(box, handOff),
     channel: item.channel,
     ...(box ? { agentTools: box } : {}),
+    forAgent: async (target) => {
+      const own = await toolBoxOf(target, item);
+      return { runTool: toolRunner(own, handOff), ...(own ? { agentTools: own } : {}) };
+    },
   };
   const result = await runTurn(deps, input, started);
   // The socket closed while the turn ran: the call was written without what the turn kept since.

@@ -4,6 +4,7 @@ import { TableCallToolsStore } from '../storage/call-tools.js';
 import { RecentConversations } from '../storage/recent.js';
 import { CallToolBox } from '../tools/agent-toolbox.js';
 import { toStored } from '../storage/table-store.js';
+import type { ConversationSetup } from '../engine/model.js';
 
 /**
  * A live session's conversation as a frame finds it: the item this process last knew, or the table's.
@@ -47,7 +48,14 @@ export async function conversationInHand(
 
 /** The active agent's own tools for the call, when it has any (kept beside the conversation). */
 export async function agentToolBox(item: ConversationItem): Promise<CallToolBox | undefined> {
-  const { setup } = toStored(item);
+  return toolBoxOf(toStored(item).setup, item);
+}
+
+/** An agent's own tools for the call (the one speaking, or one handed to), when it has any. */
+export async function toolBoxOf(
+  setup: ConversationSetup,
+  item: Pick<ConversationItem, 'connectionId' | 'workspaceId'>,
+): Promise<CallToolBox | undefined> {
   if (!setup.agentTools) return undefined;
   const store = new TableCallToolsStore(setup.toolsKey ?? item.connectionId, item.workspaceId);
   const tools = await store.load();

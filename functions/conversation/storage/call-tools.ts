@@ -53,6 +53,9 @@ const remember = (connectionId: string, tools: Known) => {
   if (known.size > 128) known.delete(known.keys().next().value!);
 };
 
+/** Tools this process just wrote (a handoff's target's): the frame's next read of them is free. */
+export const keepInHand = (connectionId: string, tools: CallTools): void => remember(connectionId, { tools });
+
 /** Tries to keep a replaced MCP session against other frames' writes of the listing. */
 const KEEP_SESSION_ATTEMPTS = 3;
 

@@ -114,7 +114,8 @@ export class TableConversationStore implements ConversationStore {
       if (await this.items.replaceIfVersion(this.connectionId, next, item.version)) {
         this.last = { ...item, ...next };
         this.recent?.remember(this.last);
-        return { setup: current.setup, state, version: next.version };
+        // The agent speaking after the change (a handoff's switch changes it), as a read would find.
+        return { setup: state.activeSetup ?? current.setup, state, version: next.version };
       }
       this.last = undefined;
     }
