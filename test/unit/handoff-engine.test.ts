@@ -310,6 +310,22 @@ test('the target’s first reply offers its own tools, not the handing agent’s
   expect(offered('You are Sales.')).not.toContain('check_opening_hours');
 });
 
+test('handing over without a word: the caller hears no apology, the target speaks next', async () => {
+  const store = new MemoryConversationStore(reception, emptyState(reception.greeting));
+  const out = recorder();
+  await runTurn(
+    { store, model: model(handsOver.slice(1)), output: out, runTool: runner(switchTo(sales)) },
+    { kind: 'prompt', text: 'I want to buy.' },
+  );
+  expect(out.frames).toEqual([
+    '<last>',
+    '<language es-ES>',
+    'Hola, soy Sales.',
+    ' Le ayudo con la casa.',
+    '<last>',
+  ]);
+});
+
 test('guards: at most 3 handoffs a call; the agent just handed from is offered again once the caller has spoken; context modes', () => {
   let state = emptyState(reception.greeting);
   expect(handoffTool(reception, state)?.parameters).toMatchObject({

@@ -357,9 +357,12 @@ function check(world: World): void {
     const lastIndex = frames.indexOf(true);
     if (lastIndex >= 0) expect(lastIndex).toBe(frames.length - 1);
   }
-  // A reply that ended (its `last` went out) was kept: the transcript has a line for each (an
-  // interruption after it may cut its text to what was heard, never drop it).
-  const ended = [...replyFrames.values()].filter((frames) => frames.includes(true)).length;
+  // A reply that said something and ended (its `last` went out) was kept: the transcript has a line
+  // for each (an interruption after it may cut its text to what was heard, never drop it). A handing
+  // agent may end its reply without a word.
+  const ended = [...replyFrames.entries()].filter(
+    ([reply, frames]) => frames.includes(true) && (sentBy.get(reply) ?? '').trim() !== '',
+  ).length;
   const agentLines = state.transcript.filter((t) => t.role === 'agent' && t.text !== setup.greeting).length;
   expect(agentLines).toBeGreaterThanOrEqual(ended);
   // The history and the transcript keep only what was sent.

@@ -227,7 +227,8 @@ export class TurnWork {
       clearTimeout(timer);
     }
     if (this.superseded || !(await this.drained())) return;
-    if (this.spoken.trim() === '') await this.send(APOLOGY_SILENT, false);
+    // Handing over without a word is not silence: the target speaks next.
+    if (this.spoken.trim() === '' && !this.handoff) await this.send(APOLOGY_SILENT, false);
   }
 
   /**
