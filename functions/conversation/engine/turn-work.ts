@@ -67,6 +67,8 @@ export class TurnWork {
   private sendFailure: { error: unknown } | undefined;
   /** A tool failed and said its own line: the model is not asked again this turn. */
   private failureSpoken = false;
+  /** A handoff's target made ready while the words before the call were proven and sent. */
+  private readonly earlyHandoffs = new Map<string, Promise<ToolOutcome>>();
   /** The model called `handoff_to_agent` and the target is ready: nothing more of this reply is said. */
   private handoff: HandoffSwitch | undefined;
   /** The switch was written (by the closing write, which found the turn current), with its generation. */
@@ -282,6 +284,10 @@ export class TurnWork {
       this.modelMs += this.now() - requestedAt;
     const rest = chunker.flush();
     if (rest.trim() !== '') this.say(rest);
+    // Reading a handoff's target acts on nothing outside the turn: it need not wait for the words' proof.
+    for (const call of calls)
+      if (call.name === TOOL_NAMES.handoffToAgent && !this.handoffRefused(call))
+        this.earlyHandoffs.set(call.id, this.runOne(call));
     if (!(await this.drained())) return undefined;
     this.added.push({ role: 'assistant', content: text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
     return calls;
@@ -306,7 +312,9 @@ export class TurnWork {
       const searching = call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '';
       if (searching && !(await this.send(FILLER_LINE, false))) return false;
       const refused = this.handoffRefused(call);
-      const outcome = refused ? refusedOutcome(refused) : await this.runOne(call);
+      const outcome = refused
+        ? refusedOutcome(refused)
+        : await (this.earlyHandoffs.get(call.id) ?? this.runOne(call));
       // Handing over ends the reply at once: nothing more of it, nor of this round's other tools.
       return (await this.useOutcome(call, at, outcome)) && !this.handoff;
     }
