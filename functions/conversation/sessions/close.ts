@@ -13,7 +13,7 @@ import { TableCallToolsStore } from '../storage/call-tools.js';
 import { recordConversation } from '../storage/record.js';
 import { TableConversationStore, toStored } from '../storage/table-store.js';
 import { recordHandoff } from '../transfer.js';
-import { agentToolBox, loadConversation, recent } from './live.js';
+import { loadConversation, recent, toolBoxOf } from './live.js';
 
 /**
  * A session's end: the agent ending the call (recorded on the call before the provider hears of it),
@@ -54,16 +54,22 @@ export async function markAgentEnded(item: ConversationItem, end: ConversationEn
 }
 
 /**
- * The call's MCP sessions end with it, within MCP_SESSIONS_END_BUDGET_MS: a server that cannot be told
- * (or is slow to answer) is logged, the session's end is not held up.
+ * The call's MCP sessions end with it — those of every agent that spoke (a handoff's target keeps its
+ * tools under its own key) — within MCP_SESSIONS_END_BUDGET_MS: a server that cannot be told (or is
+ * slow to answer) is logged, the session's end is not held up.
  */
 async function endToolSessions(item: ConversationItem): Promise<void> {
   const budget = AbortSignal.timeout(MCP_SESSIONS_END_BUDGET_MS);
   const overBudget = new Promise<'over'>((resolve) =>
     budget.addEventListener('abort', () => resolve('over'), { once: true }),
   );
+  const toolsKeys = toolsKeysOf(item);
   try {
-    const ended = (async () => (await agentToolBox(item))?.endSessions())();
+    const ended = Promise.all(
+      toolsKeys.map(async (toolsKey) =>
+        (await toolBoxOf({ agentTools: true, toolsKey }, item))?.endSessions(),
+      ),
+    );
     ended.catch(() => undefined);
     if ((await Promise.race([ended, overBudget])) === 'over')
       logger.warn('MCP sessions not ended within their budget', {
@@ -73,8 +79,16 @@ async function endToolSessions(item: ConversationItem): Promise<void> {
   } catch (error) {
     logger.warn('MCP sessions not ended', { connectionId: item.connectionId, error: errorName(error) });
   } finally {
-    new TableCallToolsStore(item.connectionId, item.workspaceId).forget();
+    for (const toolsKey of toolsKeys) new TableCallToolsStore(toolsKey, item.workspaceId).forget();
   }
+}
+
+/** Where the call's agents' own tools are kept: the first agent's, then each handed-to agent's. */
+function toolsKeysOf(item: ConversationItem): string[] {
+  const { state } = toStored(item);
+  const first = JSON.parse(item.setup) as ConversationSetup;
+  const handedTo = (state.handoffs ?? []).map((handoff) => `${item.connectionId}#${handoff.toAgentId}`);
+  return [...new Set([...(first.agentTools ? [item.connectionId] : []), ...handedTo])];
 }
 
 /**

@@ -53,7 +53,7 @@ export async function agentToolBox(item: ConversationItem): Promise<CallToolBox 
 
 /** An agent's own tools for the call (the one speaking, or one handed to), when it has any. */
 export async function toolBoxOf(
-  setup: ConversationSetup,
+  setup: Pick<ConversationSetup, 'agentTools' | 'toolsKey'>,
   item: Pick<ConversationItem, 'connectionId' | 'workspaceId'>,
 ): Promise<CallToolBox | undefined> {
   if (!setup.agentTools) return undefined;
