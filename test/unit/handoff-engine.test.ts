@@ -18,7 +18,13 @@ import {
   type ToolRunner,
 } from '../../functions/conversation/engine/ports.js';
 import { applyTurnStart, turnStart } from '../../functions/conversation/engine/turn-start.js';
-import type { LanguageModelPort, LlmRequest, LlmStreamEvent } from '../../functions/providers/llm/port.js';
+import {
+  LanguageModelError,
+  type LanguageModelPort,
+  type LlmRequest,
+  type LlmStreamEvent,
+} from '../../functions/providers/llm/port.js';
+import { serviceLines } from '../../functions/conversation/engine/lines.js';
 
 /** The engine's handoff alone: a scripted model, the memory store, a recording transport. */
 
@@ -324,6 +330,37 @@ test('handing over without a word: the caller hears no apology, the target speak
     ' Le ayudo con la casa.',
     '<last>',
   ]);
+});
+
+test('the target’s model failing on its first reply: the apology in the target’s language; the call goes on with the target', async () => {
+  const store = new MemoryConversationStore(reception, emptyState(reception.greeting));
+  const out = recorder();
+  const scripted = model(handsOver);
+  const failingSales: LanguageModelPort = {
+    ...scripted,
+    stream: (request) =>
+      request.system.startsWith('You are Sales.')
+        ? (async function* (): AsyncGenerator<LlmStreamEvent> {
+            yield* [];
+            throw new LanguageModelError('the model failed', 'unavailable');
+          })()
+        : scripted.stream(request),
+  };
+  const result = await runTurn(
+    { store, model: failingSales, output: out, runTool: runner(switchTo(sales)) },
+    { kind: 'prompt', text: 'I want to buy.' },
+  );
+  expect(result.handedTo).toBe('ag_sales');
+  expect(out.frames).toEqual([
+    'Let me put you through to Sales.',
+    '<last>',
+    '<language es-ES>',
+    serviceLines('es-ES').modelTrouble,
+    '<last>',
+  ]);
+  const { state, setup } = await store.load();
+  expect(setup.agentId).toBe('ag_sales');
+  expect(state.incidents.map((i) => i.kind)).toEqual(['model_error']);
 });
 
 test('guards: at most 3 handoffs a call; the agent just handed from is offered again once the caller has spoken; context modes', () => {

@@ -9,6 +9,7 @@ import type {
   ToolCallRecord,
 } from './model.js';
 import type { ConversationStore } from './store.js';
+import { ENGLISH_LINES } from './lines.js';
 
 /**
  * The engine's ports and bounds (turn.ts runs the turns): where its words go, the tools it runs, what
@@ -89,9 +90,10 @@ export const MAX_TOOL_CALLS_A_CALL = 30;
 export const MAX_KEPT_TOOL_RESULT_CHARS = 4_096;
 export const DEFAULT_TURN_DEADLINE_MS = 24_000;
 
-export const APOLOGY_MODEL = "I'm sorry, I'm having trouble answering right now. Could you say that again?";
-export const APOLOGY_SILENT = "I'm sorry, I didn't catch that. Could you say it again?";
-export const FILLER_LINE = 'One moment while I check that. ';
+/** The service's own lines in English (engine/lines.ts has them in the agent's language). */
+export const APOLOGY_MODEL = ENGLISH_LINES.modelTrouble;
+export const APOLOGY_SILENT = ENGLISH_LINES.notCaught;
+export const FILLER_LINE = ENGLISH_LINES.oneMoment;
 
 export interface TurnResult {
   /** What was sent, in order. */

@@ -19,9 +19,6 @@ import {
 import type { StoredConversation } from './store.js';
 import { TurnGuard } from './turn-guard.js';
 import {
-  APOLOGY_MODEL,
-  APOLOGY_SILENT,
-  FILLER_LINE,
   MAX_KEPT_TOOL_RESULT_CHARS,
   MAX_TOOL_CALLS_A_CALL,
   MAX_TOOL_CALLS_A_ROUND,
@@ -31,6 +28,7 @@ import {
   type TurnResult,
 } from './ports.js';
 import { applyHandoff, handoffTool } from './handoff.js';
+import { serviceLines, type ServiceLines } from './lines.js';
 import { offset } from './turn-start.js';
 import { logger } from '../../platform/logger.js';
 import { recordMetrics } from '../../platform/metrics.js';
@@ -135,6 +133,11 @@ export class TurnWork {
     return this.guard.stopped;
   }
 
+  /** The service's own lines, in the agent's language. */
+  private get lines(): ServiceLines {
+    return serviceLines(this.setup.language);
+  }
+
   private now(): number {
     return (this.deps.now ?? Date.now)();
   }
@@ -224,13 +227,13 @@ export class TurnWork {
         detail: error instanceof LanguageModelError ? `${error.kind}: ${error.message}` : 'unexpected error',
       });
       if (!(error instanceof LanguageModelError) && !timedOut) throw error;
-      await this.send(spaced(this.spoken + this.queued.join(''), APOLOGY_MODEL).trimEnd(), false);
+      await this.send(spaced(this.spoken + this.queued.join(''), this.lines.modelTrouble).trimEnd(), false);
     } finally {
       clearTimeout(timer);
     }
     if (this.superseded || !(await this.drained())) return;
     // Handing over without a word is not silence: the target speaks next.
-    if (this.spoken.trim() === '' && !this.handoff) await this.send(APOLOGY_SILENT, false);
+    if (this.spoken.trim() === '' && !this.handoff) await this.send(this.lines.notCaught, false);
   }
 
   /**
@@ -310,7 +313,7 @@ export class TurnWork {
       // A built-in tool acts on nothing outside the turn, whose closing write is its own check.
       if (this.superseded) return false;
       const searching = call.name === TOOL_NAMES.searchKnowledge && this.spoken.trim() === '';
-      if (searching && !(await this.send(FILLER_LINE, false))) return false;
+      if (searching && !(await this.send(this.lines.oneMoment, false))) return false;
       const refused = this.handoffRefused(call);
       const outcome = refused
         ? refusedOutcome(refused)
