@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCall } from '../../../functions/calling/lifecycle.js';
+import { SmsLastOutboundEntity } from '../../../functions/sms/entities.js';
+import type { StackState } from '../../../lib/local/state.js';
+import { receiveSms } from '../../../lib/tools/cli/sms.js';
 import { getCallRecord } from '../../../functions/post-call/pipeline.js';
 import { receiveCall } from '../../helpers/cli.js';
 import { api, type Json } from '../../helpers/http.js';
@@ -12,8 +15,8 @@ import { smsTo } from './fixtures.js';
 /**
  * PII redaction before storage, what leaves the service after the call, end to end on the local stack:
  * a caller of an agent with `pii_redaction` on says an e-mail (spoken) and a card number, and the
- * owner's post-call SMS (as the local SMS provider sent it), the public recording page (HTML and JSON)
- * and the calls' export (the list the dashboard's CSV export is built from: GET /calls) hold tokens or
+ * owner's post-call SMS (as the local SMS provider sent it), the public recording page (HTML and JSON,
+ * with the caller's SMS reply giving them again) and the calls' export (the list the dashboard's CSV export is built from: GET /calls) hold tokens or
  * nothing of them, never the values. A warm transfer of such a call stores its summary and whisper
  * with the transcript's tokens, while the person dialled hears the real values, once.
  */
@@ -33,7 +36,7 @@ test('the owner’s SMS, the recording page and the calls’ export hold tokens,
   const tenant = await newTenant({ paid: true });
   const agent = await createAgent(tenant, {
     prompt: 'You are Riley, a real-estate agent.',
-    post_call_actions: [{ type: 'sms_owner', config: { to: OWNER } }],
+    post_call_actions: [{ type: 'sms_owner', config: { to: OWNER } }, { type: 'sms_caller' }],
     pii_redaction: { enabled: true },
   });
   const number = (await numberFor(tenant, agent.id)).phone_number as string;
@@ -59,16 +62,42 @@ test('the owner’s SMS, the recording page and the calls’ export hold tokens,
     timeoutMs: 60_000,
   });
 
-  // The public recording page (the short link's code): the recording, nothing of what was said.
+  // The public recording page (the short link's code): the recording and the caller's SMS replies to
+  // the post-call SMS that carried the link, with tokens (the SMS inbox keeps them as received).
   const code = new URL(call.short_url as string).pathname.split('/').pop() as string;
+  await waitFor(
+    async () => {
+      const { data } = await SmsLastOutboundEntity.get({ workspaceId: tenant.workspaceId, phone: CALLER }).go(
+        {
+          consistent: true,
+        },
+      );
+      return data?.shortCode === code ? data : undefined;
+    },
+    { what: `the caller's post-call SMS carrying ${code}`, timeoutMs: 60_000 },
+  );
+  const reply = `Also, it is jane.doe@example.com and the card ${CARD}.`;
+  await receiveSms(stackState() as unknown as StackState, { from: CALLER, to: number, body: reply });
+  const shown = 'Also, it is [EMAIL_1] and the card [CREDIT_CARD_1].';
+  await waitFor(
+    async () => {
+      const res = await api('GET', `/api/v1/public/recordings/${code}/replies`);
+      return res.status === 200 && res.body.items.length > 0 ? res.body.items : undefined;
+    },
+    { what: `the reply to ${code}`, timeoutMs: 60_000 },
+  );
   const page = await api('GET', `/r/${code}`);
   expect(page.status).toBe(200);
   expect(page.text).toContain('<audio id="recording"');
+  expect(page.text).toContain(`<p class="reply-body">${shown}</p>`);
   expectNoRawValue(page.text);
   const json = await api('GET', `/api/v1/public/recordings/${code}`);
   expect(json.status).toBe(200);
   expect(json.body.recording.available).toBe(true);
+  expect(json.body.replies).toEqual([{ body: shown, received_at: expect.any(String) }]);
   expectNoRawValue(JSON.stringify(json.body));
+  const replies = await api('GET', `/api/v1/public/recordings/${code}/replies`);
+  expect(replies.body.items).toEqual([{ body: shown, received_at: expect.any(String) }]);
 
   // The export: the calls' list (the dashboard's CSV is built from its items) and the call's detail.
   const list = await api('GET', `${ws(tenant)}/calls?phone=${encodeURIComponent(CALLER)}`, {
