@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { callKey } from '../../../functions/calling/call-shards.js';
+import { CallEntity } from '../../../functions/calling/entities.js';
 import { readCall } from '../../../functions/calling/lifecycle.js';
 import { SmsLastOutboundEntity } from '../../../functions/sms/entities.js';
 import type { StackState } from '../../../lib/local/state.js';
@@ -9,7 +11,7 @@ import { receiveCall } from '../../helpers/cli.js';
 import { api, type Json } from '../../helpers/http.js';
 import { stackState } from '../../helpers/stack-state.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
-import { createAgent, newTenant, numberFor, waitForCall, ws } from '../calling/fixtures.js';
+import { createAgent, newTenant, numberFor, TEST_NUMBERS, waitForCall, ws } from '../calling/fixtures.js';
 import { smsTo } from './fixtures.js';
 
 /**
@@ -181,3 +183,27 @@ test('a warm transfer: the stored summary and whisper hold the transcript’s to
   expect(record.transfer).toEqual({ mode: 'warm', to: TARGET, summary, status: 'connected' });
   expectNoRawValue(JSON.stringify(record));
 }, 180_000);
+
+test('a whisper’s real values left on a call whose dial never reported go with the call’s end', async () => {
+  const tenant = await newTenant({ paid: true });
+  const agent = await createAgent(tenant, { pii_redaction: { enabled: true } });
+  await numberFor(tenant, agent.id);
+  const started = await api('POST', `${ws(tenant)}/agents/${agent.id}/start-call`, {
+    token: tenant.owner.token,
+    body: { to_phone: TEST_NUMBERS.long },
+  });
+  expect(started.status).toBe(201);
+  const callId = started.body.id as string;
+  await waitForCall(tenant, callId, (c) => c.status === 'inprogress', 60_000);
+  // As a warm transfer under way leaves it (conversation/transfer.ts), its dial's outcome not yet in.
+  await CallEntity.patch(callKey(tenant.workspaceId, callId))
+    .set({ liveWhisper: 'Call from Harbour Realty. The caller is jane.doe@example.com.' })
+    .go({ response: 'none' });
+  const ended = await api('POST', `${ws(tenant)}/calls/${callId}/hangup`, { token: tenant.owner.token });
+  expect(ended.status).toBe(200);
+  const call = await readCall(tenant.workspaceId, callId);
+  expect(call?.status).toBe('completed');
+  expect(call?.liveWhisper).toBeUndefined();
+  await waitForQuiescence({ timeoutMs: 60_000 });
+  expect((await readCall(tenant.workspaceId, callId))?.liveWhisper).toBeUndefined();
+}, 120_000);
