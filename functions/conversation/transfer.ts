@@ -2,7 +2,8 @@ import { renderTemplate } from '../agents/template.js';
 import { CallEntity } from '../calling/entities.js';
 import { readCall } from '../calling/lifecycle.js';
 import { logger } from '../platform/logger.js';
-import { errorName } from '../platform/programming-errors.js';
+import { REDACTION_FAILED } from '../platform/pii/categories.js';
+import { errorName, surfaceProgrammingErrorInTests } from '../platform/programming-errors.js';
 import type { LanguageModelPort } from '../providers/llm/port.js';
 import type { ConversationSetup, TranscriptEntry } from './engine/model.js';
 import { redactHandoff } from './storage/redaction.js';
@@ -126,8 +127,18 @@ export async function recordHandoff(input: {
     summary;
   // PII redaction on: the call stores the summary and whisper with tokens; the person dialled hears
   // the real values (`liveWhisper`, gone once the dial ended: calling/transfer.ts, lifecycle.ts).
+  // The redaction failing (the contact's read) stores no text, never the raw one: the transfer goes on.
   const [storedSummary, storedWhisper] = setup.redaction
-    ? await redactHandoff(setup, setup.redaction, input.transcript, [summary, whisper])
+    ? await redactHandoff(setup, setup.redaction, input.transcript, [summary, whisper]).catch(
+        (error: unknown) => {
+          surfaceProgrammingErrorInTests(error);
+          logger.error('transfer summary not redacted; stored as [REDACTION_FAILED]', {
+            callId: setup.callId,
+            error: errorName(error),
+          });
+          return [REDACTION_FAILED, REDACTION_FAILED];
+        },
+      )
     : [summary, whisper];
   await CallEntity.patch(key)
     .set({
