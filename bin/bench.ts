@@ -9,6 +9,7 @@
  *  - the cost of a call, start-call to the post-call webhook at the demo receiver: DynamoDB requests
  *    by command, queue messages and the stack's CPU, per call over BENCH_CALLS calls, from the stack's
  *    own counters between two quiescent points (GET /_local/metrics; lib/tools/bench/call-cost.ts),
+ *    and the same call with the agent's PII redaction on against off (BENCH_REDACTION_CALLS, 10, each way),
  *  - each function bundle's size and cold load (a fresh Node process importing it, median of 3), as
  *    ratios to a bare DynamoDB-reading handler bundled in the same run: budget 2x size, 1.5x cold load
  *    (lib/tools/bench/bundles.ts; the reviewers' bundle check holds the same).
@@ -43,7 +44,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { catalog } from '../lib/cloud/catalog.js';
 import { bundlesTable, measureBundles } from '../lib/tools/bench/bundles.js';
-import { CALL_COST_BUDGET, measureCallCost, type CallCost } from '../lib/tools/bench/call-cost.js';
+import {
+  CALL_COST_BUDGET,
+  measureCallCost,
+  measureRedactionCallCost,
+  redactionCallCostRow,
+  type CallCost,
+} from '../lib/tools/bench/call-cost.js';
 import { prepareFloor } from '../lib/tools/bench/floor.js';
 import {
   combine,
@@ -279,16 +286,17 @@ async function measureCostOfACall(): Promise<CallCost> {
   try {
     const demo = await demoOrganisation(stack);
     log(`cost of a call: ${CALLS} calls, start-call to the post-call webhook`);
-    return await measureCallCost({
-      stack,
-      workspaceId: demo.workspace_id,
-      agentId: demo.agent_id,
-      apiKey: demo.api_key,
+    const ids = { stack, workspaceId: demo.workspace_id, agentId: demo.agent_id, apiKey: demo.api_key, log };
+    const cost = await measureCallCost({ ...ids, toPhone: TO_PHONE, calls: CALLS, warmupCalls: CALL_WARMUP });
+    // The same call with the agent's PII redaction on, against off (BENCH_REDACTION_CALLS each way).
+    const calls = Number(process.env.BENCH_REDACTION_CALLS ?? 10);
+    const redaction = await measureRedactionCallCost({
+      ...ids,
+      ownerToken: demo.owner_token,
       toPhone: TO_PHONE,
-      calls: CALLS,
-      warmupCalls: CALL_WARMUP,
-      log,
+      calls,
     });
+    return { ...cost, redaction };
   } finally {
     await stack.stop();
   }
@@ -340,6 +348,7 @@ function callCostTable(c: CallCost): string[] {
     `| DynamoDB requests by function | ${byFunction} |`,
     `| queue messages sent | ${f(c.queue_messages)} (${queues}) |`,
     `| CPU of the stack's Node processes | ${f(c.cpu_ms)} ms (${processes} ms, before taking off ${f(c.idle_cpu_ms_per_second)} ms/s of idle work) |`,
+    ...(c.redaction ? [redactionCallCostRow(c.redaction)] : []),
     ...(c.dynamodb_local_cpu_ms !== undefined
       ? [
           `| CPU of DynamoDB Local (java) | ${f(c.dynamodb_local_cpu_ms)} ms (after taking off ${f(c.dynamodb_local_idle_cpu_ms_per_second ?? 0)} ms/s of its own idle work) |`,

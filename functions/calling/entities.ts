@@ -219,6 +219,12 @@ export const CallEntity = new Entity(
           status: { type: ['connected', 'no_answer', 'busy', 'failed'] as const },
         },
       },
+      /**
+       * A warm transfer's whisper as the person hears it, when the call's PII redaction stores
+       * `transfer.whisper` with tokens: the real values, kept only until the dial ends (its outcome
+       * recorded, or the call's end), never returned by the API or sent on.
+       */
+      liveWhisper: { type: 'string' },
       /** The conversation's tool calls, latency and incidents (conversation/), JSON, written when it ends. */
       conversation: { type: 'string' },
       /** The day (workspace time zone) the call is counted in by the analytics counters; set once, when counted. */

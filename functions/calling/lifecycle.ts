@@ -111,9 +111,7 @@ export async function applyTransition(
     };
     const result = await callingService.transaction
       .write(({ call: calls, callStatusEvent, workspace }) => [
-        calls
-          .patch(callKey(workspaceId, callId))
-          .set(set)
+        withoutLiveWhisper(call, calls.patch(callKey(workspaceId, callId)).set(set))
           .where((attr, op) => asRead(call, attr, op))
           .commit(),
         callStatusEvent
@@ -173,6 +171,14 @@ function asRead(call: Call, attr: Condition[0], op: Condition[1]): string {
   if (call.recordingKey === undefined) clauses.push(op.notExists(attr.recordingKey));
   if (call.transcript === undefined) clauses.push(op.notExists(attr.transcript));
   return clauses.join(' AND ');
+}
+
+/** A warm transfer's whisper with real values (PII redaction on) goes with the call's end, in its write. */
+function withoutLiveWhisper<P extends { remove: (attributes: ['liveWhisper']) => P }>(
+  call: Call,
+  patch: P,
+): P {
+  return call.liveWhisper !== undefined ? patch.remove(['liveWhisper']) : patch;
 }
 
 /** How a call ends: its end reason, duration, and what the end brings (transcript, listings). */

@@ -1,8 +1,11 @@
 import { clock } from '../platform/clock.js';
 import { BUCKET } from '../platform/resources.js';
 import { objectExists, signedDownloadUrl } from '../platform/storage.js';
-import { RecordingLinkEntity } from './entities.js';
+import type { KnownValue } from '../platform/pii/redactor.js';
+import type { PiiCategory } from '../platform/pii/categories.js';
+import { RecordingLinkEntity, type Call } from './entities.js';
 import { readCall } from './lifecycle.js';
+import { callKnownValues, callRegions, redactionCategories } from './pii.js';
 import { isShortCode } from './short-codes.js';
 
 /**
@@ -20,6 +23,20 @@ export interface PublicRecording {
   recording: { available: boolean; url: string | null; durationSeconds: number | null };
   agentName: string | null;
   endedAt: string | null;
+  /** The call's PII redaction, when on: what a redactor of the page's texts needs (its known values). */
+  piiRedaction?: { categories?: PiiCategory[]; known: KnownValue[]; regions: string[] };
+}
+
+function pageRedaction(call: Call | undefined): Pick<PublicRecording, 'piiRedaction'> {
+  if (!call?.piiRedaction) return {};
+  const categories = redactionCategories(call.piiRedaction);
+  return {
+    piiRedaction: {
+      ...(categories ? { categories } : {}),
+      known: callKnownValues(call),
+      regions: callRegions(call),
+    },
+  };
 }
 
 /** Whether a recording made at `at` is past the bucket's retention (its lifecycle rule deletes it). */
@@ -39,6 +56,7 @@ export async function publicRecording(shortCode: string): Promise<PublicRecordin
     callId: link.callId,
     agentName: call?.agentName ?? null,
     endedAt: call?.endedAt ?? null,
+    ...pageRedaction(call),
   };
   if (!call?.recordingKey || pastRetention(call.endedAt ?? call.createdAt))
     return { ...base, recording: unavailable };

@@ -27,7 +27,8 @@ import { callKey } from './call-shards.js';
  * - `POST /webhooks/telephony/whisper?call_id=…&workspace_id=…`: asked by the person's new leg once
  *   they answer. Its own CallSid is the new leg's: the call is matched by the call id in the URL and
  *   the request's `ParentCallSid` (the caller's call). Answers `<Say>` with the whisper stored on the
- *   call; it changes nothing (a repeated request hears the same).
+ *   call (with PII redaction on, `liveWhisper`: the real values, removed with the dial's outcome); it
+ *   changes nothing (a repeated request hears the same).
  * - `POST /webhooks/telephony/transfer-status?call_id=…&workspace_id=…`: the `<Dial action>`, asked on
  *   the caller's call when the dial ended (`DialCallStatus`). Records `transfer.status` once
  *   (connected, no_answer, busy, failed); not connected, the caller hears one short line and the call
@@ -117,7 +118,8 @@ export async function answerWhisper(request: TransferWebhookRequest): Promise<Tw
     logger.info('whisper after the call or its dial ended; ignored', { callId: call.callId });
     return twiml(emptyTwiml());
   }
-  const text = (call.transfer?.whisper ?? call.transfer?.summary ?? '').trim();
+  // The real values when the call's redaction stored the whisper with tokens (conversation/transfer.ts).
+  const text = (call.liveWhisper ?? call.transfer?.whisper ?? call.transfer?.summary ?? '').trim();
   logger.info('whisper answered', { callId: call.callId, words: text.split(/\s+/).filter(Boolean).length });
   if (!text) return twiml(emptyTwiml());
   return twiml(whisperTwiml(text, await languageOf(call)));
@@ -153,8 +155,11 @@ export async function answerTransferStatus(request: TransferWebhookRequest): Pro
 async function recordStatus(call: Call, status: TransferStatus): Promise<TransferStatus> {
   const transfer = call.transfer!;
   try {
-    await CallEntity.patch(callKey(call.workspaceId, call.callId))
-      .set({ transfer: { ...transfer, status } })
+    const patch = CallEntity.patch(callKey(call.workspaceId, call.callId)).set({
+      transfer: { ...transfer, status },
+    });
+    // The whisper's real values go with the dial's end (PII redaction on), in the same write.
+    await (call.liveWhisper !== undefined ? patch.remove(['liveWhisper']) : patch)
       .where(
         (attr, op) =>
           `${op.notExists(attr.transfer.status)} AND ${op.eq(attr.providerCallId, call.providerCallId as string)}`,

@@ -2,9 +2,11 @@ import { renderTemplate } from '../agents/template.js';
 import { CallEntity } from '../calling/entities.js';
 import { readCall } from '../calling/lifecycle.js';
 import { logger } from '../platform/logger.js';
-import { errorName } from '../platform/programming-errors.js';
+import { REDACTION_FAILED } from '../platform/pii/categories.js';
+import { errorName, surfaceProgrammingErrorInTests } from '../platform/programming-errors.js';
 import type { LanguageModelPort } from '../providers/llm/port.js';
 import type { ConversationSetup, TranscriptEntry } from './engine/model.js';
+import { redactHandoff } from './storage/redaction.js';
 import { callKey } from '../calling/call-shards.js';
 
 /**
@@ -15,6 +17,7 @@ import { callKey } from '../calling/call-shards.js';
  * on the model; and the whisper they will hear first (the agent's `whisper` with `{{summary}}` and the
  * call's parameters filled, else the summary). The model failing (an error, no answer in time, an
  * answer that is not the summary) gives a fallback line built from the transcript: the transfer goes on.
+ * With PII redaction on, the summary and whisper are stored with tokens (docs/pii-redaction.md).
  */
 
 export const SUMMARY_MAX_WORDS = 60;
@@ -119,14 +122,30 @@ export async function recordHandoff(input: {
   ]);
   const summary = written ?? fallbackSummary(input.transcript);
   const parameters = (call?.parameters ?? {}) as Record<string, string>;
-  const whisper = setup.transferWhisper
-    ? renderTemplate(setup.transferWhisper, { ...parameters, summary }).trim()
-    : '';
+  const whisper =
+    (setup.transferWhisper ? renderTemplate(setup.transferWhisper, { ...parameters, summary }).trim() : '') ||
+    summary;
+  // PII redaction on: the call stores the summary and whisper with tokens; the person dialled hears
+  // the real values (`liveWhisper`, gone once the dial ended: calling/transfer.ts, lifecycle.ts).
+  // The redaction failing (the contact's read) stores no text, never the raw one: the transfer goes on.
+  const [storedSummary, storedWhisper] = setup.redaction
+    ? await redactHandoff(setup, setup.redaction, input.transcript, [summary, whisper]).catch(
+        (error: unknown) => {
+          surfaceProgrammingErrorInTests(error);
+          logger.error('transfer summary not redacted; stored as [REDACTION_FAILED]', {
+            callId: setup.callId,
+            error: errorName(error),
+          });
+          return [REDACTION_FAILED, REDACTION_FAILED];
+        },
+      )
+    : [summary, whisper];
   await CallEntity.patch(key)
     .set({
       agentEnded: 'transfer',
       transferTo,
-      transfer: { mode: 'warm', to: transferTo, summary, whisper: whisper || summary },
+      transfer: { mode: 'warm', to: transferTo, summary: storedSummary!, whisper: storedWhisper! },
+      ...(setup.redaction ? { liveWhisper: whisper } : {}),
     })
     .go({ response: 'none' });
   logger.info('warm transfer handed off', {

@@ -15,7 +15,8 @@ import { registerLocalService, type LocalServiceContext } from './services.js';
  * `npm start` starts it (lib/local/services/demo-receiver.ts registers it); its URL is
  * DEMO_WEBHOOK_RECEIVER_URL in the stack's env, and the seed points the demo agent's webhook action
  * at it. Its host:port is added to WEBHOOK_ALLOWED_HOSTS (loopback is otherwise refused).
- * `GET /` lists what it received.
+ * `GET /` lists what it received; `GET /calls/{call_id}` shows the verified payloads of a call's
+ * deliveries as they arrived (kept in memory only, the newest 200: what a customer's endpoint got).
  */
 
 export const DEMO_RECEIVER_PATH = '/webhooks/demo';
@@ -82,6 +83,8 @@ export async function startDemoReceiver(options: {
   secretsFor?: (workspaceId: string) => Promise<string[]>;
 }): Promise<DemoReceiver> {
   const received: ReceivedWebhook[] = [];
+  /** The verified deliveries' payloads, by call (memory only, the newest 200 in all). */
+  const payloads: { callId: string; payload: unknown }[] = [];
   const secretsFor = options.secretsFor ?? workspaceSecrets;
   const say = options.say ?? (() => undefined);
 
@@ -90,6 +93,13 @@ export async function startDemoReceiver(options: {
       if (request.method === 'GET' && (request.url === '/' || request.url === DEMO_RECEIVER_PATH)) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ received }, null, 2));
+        return;
+      }
+      const asked = request.method === 'GET' ? /^\/calls\/([A-Za-z0-9_]+)$/.exec(request.url ?? '') : null;
+      if (asked) {
+        const found = payloads.filter((p) => p.callId === asked[1]).map((p) => p.payload);
+        response.writeHead(found.length > 0 ? 200 : 404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ call_id: asked[1], payloads: found }, null, 2));
         return;
       }
       if (request.method === 'POST' && request.url === DEMO_TOOL_PATH) {
@@ -141,6 +151,10 @@ export async function startDemoReceiver(options: {
       };
       received.push(entry);
       if (received.length > 200) received.shift();
+      if (verified && entry.call_id) {
+        payloads.push({ callId: entry.call_id, payload });
+        if (payloads.length > 200) payloads.shift();
+      }
       if (options.logFile) appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
       say(
         verified
@@ -253,7 +267,8 @@ registerLocalService({
         DEMO_TOOL_BOOK_INSPECTION_URL: running.toolUrl,
         WEBHOOK_ALLOWED_HOSTS: withAllowedHost(ctx.env.WEBHOOK_ALLOWED_HOSTS, '127.0.0.1', running.port),
       },
-      description: 'verifies post-call webhook signatures and prints each delivery (GET / lists them)',
+      description:
+        'verifies post-call webhook signatures and prints each delivery (GET / lists them; GET /calls/<call id>: a call’s payloads)',
     };
   },
   async stop() {

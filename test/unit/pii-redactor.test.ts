@@ -286,6 +286,22 @@ describe('tokens within a call', () => {
     expect(r.redact('[EMAIL_2] or c@example.com')).toBe('[EMAIL_2] or [EMAIL_3]');
   });
 
+  it('the agent introducing itself names the agent; the caller introducing themselves, or named back, is redacted', () => {
+    const r = redactor();
+    const out = r.redactLines([
+      { role: 'agent', text: "Hi, this is Ava from Harbour Realty. I'm Ava, you're speaking with Ava." },
+      { role: 'user', text: 'Hi Ava, this is Jane Citizen.' },
+      { role: 'agent', text: 'Thanks, so your name is Jane Citizen?' },
+    ]);
+    expect(out.map((l) => l.text)).toEqual([
+      "Hi, this is Ava from Harbour Realty. I'm Ava, you're speaking with Ava.",
+      'Hi Ava, this is [PERSON_NAME_1].',
+      'Thanks, so your name is [PERSON_NAME_1]?',
+    ]);
+    // A text of no known speaker (a summary): as before.
+    expect(redactor().redact('Hi, this is Ava.')).toBe('Hi, this is [PERSON_NAME_1].');
+  });
+
   it('only the chosen categories', () => {
     const r = redactor({ categories: ['email'] });
     expect(r.redact('a@example.com 4111 1111 1111 1111')).toBe('[EMAIL_1] 4111 1111 1111 1111');

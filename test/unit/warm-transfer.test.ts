@@ -5,6 +5,7 @@ import {
   writeSummary,
 } from '../../functions/conversation/transfer.js';
 import type { TranscriptEntry } from '../../functions/conversation/engine/model.js';
+import { redactConversation, redactHandoff } from '../../functions/conversation/storage/redaction.js';
 import { OpenAiLanguageModel } from '../../functions/providers/llm/openai.js';
 import {
   parseTwiml,
@@ -105,4 +106,24 @@ describe('the summary asked of the model simulator', () => {
     const summary = await writeSummary(model, [turn('user', 'Please simulate a summary error.')]);
     expect(summary).toBeUndefined();
   });
+});
+
+test('PII redaction: the stored summary gets the tokens the stored transcript gives the same values', async () => {
+  const transcript = [
+    turn('agent', 'Hi, this is Ava.'),
+    turn('user', 'My old email is sam at example dot com.'),
+    turn('user', 'The new one is jane dot doe at example dot com, card 4111 1111 1111 1111.'),
+    turn('user', 'Can I speak to a person?'),
+  ];
+  const redaction = { known: [], regions: ['AU'] };
+  const ref = { workspaceId: 'ws_unit', callId: 'call_unit' };
+  // The model wrote only the second e-mail, in another form: still the transcript's second token.
+  const [summary, whisper] = await redactHandoff(ref, redaction, transcript, [
+    'The caller, jane.doe@example.com, wants a person.',
+    'For Riley: card 4111111111111111, jane.doe@example.com.',
+  ]);
+  const stored = await redactConversation(ref, redaction, { transcript, toolCalls: [], incidents: [] });
+  expect(stored.transcript[2]!.text).toBe('The new one is [EMAIL_2], card [CREDIT_CARD_1].');
+  expect(summary).toBe('The caller, [EMAIL_2], wants a person.');
+  expect(whisper).toBe('For Riley: card [CREDIT_CARD_1], [EMAIL_2].');
 });

@@ -32,6 +32,9 @@ export interface DetectedSpan {
   category: PiiCategory;
 }
 
+/** Whose line a text is, when known: the agent introducing itself names no one of the caller's. */
+export type Speaker = 'agent' | 'user';
+
 export interface RedactorOptions {
   /** Default: every category. */
   categories?: readonly PiiCategory[];
@@ -131,7 +134,7 @@ export class Redactor {
     return token;
   }
 
-  private findings(text: string, detected: readonly DetectedSpan[]): Finding[] {
+  private findings(text: string, detected: readonly DetectedSpan[], speaker?: Speaker): Finding[] {
     const view = spokenView(text);
     const all: Finding[] = [];
     for (const known of this.known) {
@@ -146,6 +149,7 @@ export class Redactor {
         regions: this.regions,
         year: this.options.year,
         keep: [...(this.options.keep ?? [])],
+        ...(speaker ? { speaker } : {}),
       }),
     );
     const outside = [...detected, ...(this.options.extraRule?.(text) ?? [])];
@@ -165,8 +169,15 @@ export class Redactor {
     return chosen.sort((a, b) => a.start - b.start);
   }
 
-  /** Texts read as one (a speaker's consecutive lines: a value may span two), each redacted. */
-  redactSegments(segments: readonly string[], detected: readonly (readonly DetectedSpan[])[] = []): string[] {
+  /**
+   * Texts read as one (a speaker's consecutive lines: a value may span two), each redacted. `speaker`:
+   * whose lines they are (the agent's "this is Ava" names the agent, not the caller).
+   */
+  redactSegments(
+    segments: readonly string[],
+    detected: readonly (readonly DetectedSpan[])[] = [],
+    speaker?: Speaker,
+  ): string[] {
     try {
       const offsets: number[] = [];
       let joined = '';
@@ -178,7 +189,7 @@ export class Redactor {
           spans.push({ ...span, start: span.start + joined.length, end: span.end + joined.length });
         joined += segment;
       });
-      const findings = this.findings(joined, spans).map((f) => ({
+      const findings = this.findings(joined, spans, speaker).map((f) => ({
         ...f,
         token: this.tokenFor(f.category, f.canonical),
       }));
@@ -219,9 +230,11 @@ export class Redactor {
       let j = i + 1;
       while (j < lines.length && lines[j]!.role === lines[i]!.role) j += 1;
       const group = lines.slice(i, j);
+      const role = lines[i]!.role;
       const texts = this.redactSegments(
         group.map((l) => l.text),
         detected.slice(i, j),
+        role === 'agent' || role === 'user' ? role : undefined,
       );
       group.forEach((line, k) => out.push({ ...line, text: texts[k]! }));
       i = j;

@@ -353,11 +353,16 @@ const NOT_NAMES = new Set([
   'Ready',
 ]);
 
-function introducedNames(view: SpokenView): Finding[] {
+/** How the agent introduces itself ("Hi, this is Ava"): in its own lines, its name, not the caller's. */
+const SELF_INTRODUCED =
+  /^(?:[Mm]y name is|[Mm]y name's|[Tt]his is|I am|I'm|[Ii]t's|[Ss]peaking with|[Cc]all me)\s+$/;
+
+function introducedNames(view: SpokenView, speaker: 'agent' | 'user' | undefined): Finding[] {
   const out: Finding[] = [];
   for (const m of view.text.matchAll(NAMED)) {
     const words = m[1]!.split(' ');
     if (NOT_NAMES.has(words[0]!)) continue;
+    if (speaker === 'agent' && SELF_INTRODUCED.test(m[0].slice(0, m[0].length - m[1]!.length))) continue;
     const value = m[1]!;
     const at = m.index + m[0].length - value.length;
     const [start, end] = originalSpan(view, at, at + value.length);
@@ -367,7 +372,10 @@ function introducedNames(view: SpokenView): Finding[] {
 }
 
 /** Every finding of the rules in the view (overlaps are settled by the redactor). */
-export function ruleFindings(view: SpokenView, options: RuleOptions & { keep: string[] }): Finding[] {
+export function ruleFindings(
+  view: SpokenView,
+  options: RuleOptions & { keep: string[]; speaker?: 'agent' | 'user' },
+): Finding[] {
   return [
     ...emails(view),
     ...ibans(view),
@@ -375,6 +383,6 @@ export function ruleFindings(view: SpokenView, options: RuleOptions & { keep: st
     ...dates(view, options),
     ...digitRuns(view, options),
     ...addresses(view, options.keep),
-    ...introducedNames(view),
+    ...introducedNames(view, options.speaker),
   ];
 }

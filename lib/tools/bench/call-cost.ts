@@ -1,4 +1,6 @@
 import type { ProcessMetrics, StackMetrics } from '../../local/metrics.js';
+import { scheduledFunctions } from '../../cloud/catalog.js';
+import { ApiClient } from '../cli/api-client.js';
 import type { BenchStack } from './stack-process.js';
 import { startCallClient } from './start-call.js';
 
@@ -35,6 +37,8 @@ export interface CallCost {
   /** DynamoDB Local's idle CPU, ms per second, taken off `dynamodb_local_cpu_ms`. */
   dynamodb_local_idle_cpu_ms_per_second?: number;
   seconds: number;
+  /** The same call with the agent's PII redaction on, against off (measureRedactionCallCost). */
+  redaction?: RedactionCallCost;
 }
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
@@ -161,4 +165,139 @@ export async function measureCallCost(input: {
       : { dynamodb_local_cpu_ms: java, dynamodb_local_idle_cpu_ms_per_second: round(javaIdleRate) }),
     seconds: round(seconds),
   };
+}
+
+/** Issue 42's budget: a call with PII redaction on asks DynamoDB at most this many more requests. */
+export const REDACTION_CALL_COST_BUDGET = { extraDynamodbRequests: 2 } as const;
+
+/** One way's calls, each counted on its own between two quiescent points. */
+export interface CountedCalls {
+  /** DynamoDB requests of each call, in the functions a call reaches (the schedules' own work aside). */
+  median: number;
+  min: number;
+  max: number;
+  mean: number;
+}
+
+export interface RedactionCallCost {
+  calls: number;
+  off: CountedCalls;
+  on: CountedCalls;
+  /** The medians' difference: a call's extra requests, a write retried now and then aside. */
+  extra: number;
+  /** Where they are: function → command → the means' difference per call. */
+  extraByFunction: Record<string, Record<string, number>>;
+  withinBudget: boolean;
+}
+
+const SCHEDULED = new Set(scheduledFunctions().map((f) => f.id));
+
+/** `calls` calls, one at a time, each between two quiescent points: requests per call, and by function in all. */
+async function countEachCall(
+  stack: BenchStack,
+  input: { workspaceId: string; agentId: string; apiKey: string; toPhone: string },
+  calls: number,
+  receiverUrl: string,
+): Promise<{ counted: CountedCalls; byFunction: Record<string, Record<string, number>> }> {
+  await runCalls(stack, input, 1, receiverUrl); // the first call after a change is not counted
+  const totals: number[] = [];
+  const byFunction: Record<string, Record<string, number>> = {};
+  for (let i = 0; i < calls; i += 1) {
+    await stack.settle();
+    const before = await stack.metrics();
+    await runCalls(stack, input, 1, receiverUrl);
+    await stack.settle();
+    const after = await stack.metrics();
+    let total = 0;
+    for (const [fnId, commands] of Object.entries(after.dynamodb_by_function)) {
+      if (SCHEDULED.has(fnId)) continue;
+      for (const [command, n] of Object.entries(diff(commands, before.dynamodb_by_function[fnId] ?? {}, 1))) {
+        total += n;
+        const fn = (byFunction[fnId] ??= {});
+        fn[command] = (fn[command] ?? 0) + n / calls;
+      }
+    }
+    totals.push(total);
+  }
+  totals.sort((a, b) => a - b);
+  const counted = {
+    median: totals[Math.floor(totals.length / 2)]!,
+    min: totals[0]!,
+    max: totals[totals.length - 1]!,
+    mean: round(totals.reduce((s, n) => s + n, 0) / totals.length),
+  };
+  return { counted, byFunction };
+}
+
+/**
+ * The same call with and without the agent's PII redaction: the demo agent's call to `toPhone`, a
+ * contact of the workspace (redaction reads a contact's known values: the worst case), `calls` calls
+ * each way, each counted between two quiescent points from the stack's counters (GET /_local/metrics),
+ * redaction off, then on, then off again as the agent was. The medians compare a call with a call: a
+ * write met by a concurrent one and tried again (now and then, either way) moves the means, not them.
+ */
+export async function measureRedactionCallCost(input: {
+  stack: BenchStack;
+  workspaceId: string;
+  agentId: string;
+  apiKey: string;
+  ownerToken: string;
+  toPhone: string;
+  calls: number;
+  log: (line: string) => void;
+}): Promise<RedactionCallCost> {
+  const receiverUrl = input.stack.state.env.DEMO_WEBHOOK_RECEIVER_URL;
+  if (!receiverUrl) throw new Error('the stack runs no demo webhook receiver');
+  const owner = new ApiClient(input.stack.state.base_url, input.ownerToken);
+  const workspace = `/api/v1/workspaces/${input.workspaceId}`;
+  await owner.post(`${workspace}/contacts`, {
+    first_name: 'Sam',
+    last_name: 'Taylor',
+    phone: input.toPhone,
+    email: 'sam.taylor@bench.example.com',
+  });
+  const agent = `${workspace}/agents/${input.agentId}`;
+  input.log(`PII redaction: ${input.calls} calls without it, then ${input.calls} with it, one at a time`);
+  const off = await countEachCall(input.stack, input, input.calls, receiverUrl);
+  await owner.patch(agent, { pii_redaction: { enabled: true } });
+  try {
+    const on = await countEachCall(input.stack, input, input.calls, receiverUrl);
+    const extraByFunction: Record<string, Record<string, number>> = {};
+    for (const fnId of new Set([...Object.keys(on.byFunction), ...Object.keys(off.byFunction)])) {
+      for (const command of new Set([
+        ...Object.keys(on.byFunction[fnId] ?? {}),
+        ...Object.keys(off.byFunction[fnId] ?? {}),
+      ])) {
+        const delta = round((on.byFunction[fnId]?.[command] ?? 0) - (off.byFunction[fnId]?.[command] ?? 0));
+        if (delta !== 0) (extraByFunction[fnId] ??= {})[command] = delta;
+      }
+    }
+    const extra = on.counted.median - off.counted.median;
+    return {
+      calls: input.calls,
+      off: off.counted,
+      on: on.counted,
+      extra,
+      extraByFunction,
+      withinBudget: extra <= REDACTION_CALL_COST_BUDGET.extraDynamodbRequests,
+    };
+  } finally {
+    await owner.patch(agent, { pii_redaction: { enabled: false } });
+  }
+}
+
+/** The redaction row of the cost-of-a-call table. */
+export function redactionCallCostRow(r: RedactionCallCost): string {
+  const where = Object.entries(r.extraByFunction)
+    .flatMap(([fnId, commands]) =>
+      Object.entries(commands).map(([command, n]) => `${fnId} ${command} ${n > 0 ? '+' : ''}${n}`),
+    )
+    .join(', ');
+  const way = (c: CountedCalls) => `${c.median} (${c.min}–${c.max}, mean ${c.mean})`;
+  return (
+    `| PII redaction on: the same call (with a contact), ${r.calls} each way, each counted alone | ` +
+    `median ${way(r.on)} DynamoDB requests vs ${way(r.off)} off: **${r.extra >= 0 ? '+' : ''}${r.extra}**; ` +
+    `means' difference by command: ${where || 'none'}; budget ≤ +${REDACTION_CALL_COST_BUDGET.extraDynamodbRequests}: ` +
+    `${r.withinBudget ? 'within ✓' : 'over ✗'} |`
+  );
 }

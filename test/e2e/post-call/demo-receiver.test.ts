@@ -5,7 +5,8 @@ import { connectNumber, createAgent, newTenant, startCall, webhookSecret } from 
 
 /**
  * The local demo receiver that `npm start` runs: its URL is in the stack's env, it is allowed as a
- * webhook target, it verifies signatures with the workspace's secret, and it lists what it got.
+ * webhook target, it verifies signatures with the workspace's secret, it lists what it got and shows a
+ * call's verified payloads.
  */
 
 interface Received {
@@ -42,6 +43,15 @@ describe('the demo webhook receiver', () => {
       error: null,
       webhook_id: expect.stringMatching(/^msg_/),
     });
+    // What it got, as it got it: GET /calls/{call_id} on the receiver.
+    const shown = await fetch(new URL(`/calls/${callId}`, receiverUrl()));
+    expect(shown.status).toBe(200);
+    const { payloads } = (await shown.json()) as {
+      payloads: { type: string; data: { call_id: string; transcript: unknown[] } }[];
+    };
+    expect(payloads).toHaveLength(1);
+    expect(payloads[0]).toMatchObject({ type: 'call.ended', data: { call_id: callId } });
+    expect(payloads[0]!.data.transcript.length).toBeGreaterThan(0);
   });
 
   it('answers 401 to a request whose signature does not verify', async () => {
@@ -67,5 +77,7 @@ describe('the demo webhook receiver', () => {
       verified: false,
       error: 'No matching signature found',
     });
+    // A payload that did not verify is not shown.
+    expect((await fetch(new URL('/calls/call_forged', receiverUrl()))).status).toBe(404);
   });
 });
