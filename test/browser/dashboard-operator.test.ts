@@ -137,6 +137,8 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
       'Call handling',
       'Analysis',
       'Post-call actions',
+      'Handoffs',
+      'PII redaction',
       'Versions',
       'Test',
     ]);
