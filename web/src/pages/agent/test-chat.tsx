@@ -3,13 +3,7 @@ import { useMutation } from '@tanstack/preact-query';
 import { api, ApiError, ok } from '../../api/client';
 import { FormError } from '../../components/ui';
 import { config } from '../../config';
-
-/** One line of the test chat: the user's, the agent's (streaming until `done`), or a tool the agent used. */
-type Line =
-  | { kind: 'user'; text: string }
-  | { kind: 'agent'; text: string; done: boolean }
-  | { kind: 'tool'; name: string; args: string; ok: boolean }
-  | { kind: 'note'; text: string };
+import { allDone, withToken, type Line } from './chat-lines';
 
 type RelayMessage =
   | { type: 'session'; call_id: string }
@@ -28,18 +22,6 @@ export function testChatUrl(relayUrl: string, ticket: string): string {
   url.searchParams.set('channel', 'web');
   url.searchParams.set('ticket', ticket);
   return url.href;
-}
-
-/** A streamed token added to the lines: a new agent line, or the one still streaming; never an empty line. */
-function withToken(current: Line[], token: string, last: boolean): Line[] {
-  const tail = current[current.length - 1];
-  if (tail && tail.kind === 'agent' && !tail.done) {
-    const text = tail.text + token;
-    if (text === '' && last) return current.slice(0, -1);
-    return [...current.slice(0, -1), { kind: 'agent', text, done: last }];
-  }
-  if (token === '' && last) return current;
-  return [...current, { kind: 'agent', text: token, done: last }];
 }
 
 /**
@@ -209,13 +191,18 @@ function ChatSession({
           },
         ]);
       else if (message.type === 'end') {
-        setLines((current) => [...current, { kind: 'note', text: 'The agent ended the conversation.' }]);
+        setLines((current) => [
+          ...allDone(current),
+          { kind: 'note', text: 'The agent ended the conversation.' },
+        ]);
         setState('ended');
       }
     };
     ws.onerror = () => setState((current) => (current === 'connecting' ? 'failed' : current));
-    ws.onclose = () =>
+    ws.onclose = () => {
+      setLines(allDone);
       setState((current) => (current === 'connecting' || current === 'failed' ? 'failed' : 'ended'));
+    };
     return () => ws.close();
   }, [relayUrl, ticket]);
 
