@@ -226,6 +226,13 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
     await settled(narrow.page);
     await narrow.page.getByLabel('Greeting', { exact: true }).fill('Hello at 390.');
     await narrow.page.getByRole('group', { name: 'Save changes' }).getByText('1 change').waitFor();
+    // The rail is there, one line (the main navigation's narrow rules do not hide or wrap it).
+    const narrowRail = narrow.page.getByRole('navigation', { name: 'Agent sections' });
+    await expect(narrowRail.isVisible()).resolves.toBe(true);
+    expect((await narrowRail.boundingBox())?.height).toBeLessThan(50);
+    await expect(narrowRail.locator('a.dirty').allTextContents()).resolves.toEqual([
+      'Prompt & greeting (1 change)',
+    ]);
     expect(await fitsWidth(narrow.page)).toBe(true);
     await kit.checkPage(narrow.page, 'agent editor at 390', 'agent-editor-390', { axe: true });
     await narrow.page.goto(`${baseUrl()}/agents/${demo.agent_id}?version=3&compare=2#versions`);
