@@ -12007,7 +12007,7 @@ export interface operations {
            *           "user_sentiment": "positive",
            *           "call_successful": true,
            *           "summary_line": "Hi {{first_name}}, thanks for your time today.",
-           *           "handoff_count": 25,
+           *           "handoff_count": 1,
            *           "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5"
            *         }
            *       ],
@@ -12064,6 +12064,7 @@ export interface operations {
               user_sentiment: ('positive' | 'neutral' | 'negative') | null;
               call_successful: boolean | null;
               summary_line: string | null;
+              /** @example 1 */
               handoff_count: number;
               active_agent_id: string;
             }[];
@@ -12216,7 +12217,7 @@ export interface operations {
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
-           *       "handoff_count": 25,
+           *       "handoff_count": 1,
            *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "parameters": {
            *         "suburb": "example"
@@ -12368,6 +12369,7 @@ export interface operations {
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
+            /** @example 1 */
             handoff_count: number;
             active_agent_id: string;
             parameters: {
@@ -12635,7 +12637,7 @@ export interface operations {
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
-           *       "handoff_count": 25,
+           *       "handoff_count": 1,
            *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "parameters": {
            *         "suburb": "example"
@@ -12787,6 +12789,7 @@ export interface operations {
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
+            /** @example 1 */
             handoff_count: number;
             active_agent_id: string;
             parameters: {
