@@ -10867,7 +10867,8 @@ export interface operations {
          *         "name": "Sam",
          *         "listing_address": "12 Beach Road, Manly"
          *       },
-         *       "run_post_call_actions": true
+         *       "run_post_call_actions": true,
+         *       "agent_version": 2
          *     }
          */
         'application/json': {
@@ -10881,6 +10882,8 @@ export interface operations {
             [key: string]: string;
           } | null;
           run_post_call_actions?: boolean | null;
+          /** @example 2 */
+          agent_version?: number | null;
         };
       };
     };
