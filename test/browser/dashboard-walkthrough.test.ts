@@ -8,10 +8,11 @@ import { DashboardBrowser, describeWithBrowser, settled } from './dashboard-kit.
 
 /**
  * Issue 43's Done-when, as a new user does it, in the dashboard alone (system Chromium against the
- * local stack): open the demo agent from Agents; a test chat on its version; change the greeting and
- * the tool's timeout (the Save bar says "2 changes"); save; Versions shows just those two changes;
- * a test chat on the new version; the Versions section's link to Analytics compares the two
- * versions, a chat each. Screenshots under .local/test-output/dashboard-walkthrough/.
+ * local stack): open the demo agent from Agents; change the greeting and the tool's timeout (the Save
+ * bar says "2 changes"); save; Versions shows just those two changes; two test chats, one on the new
+ * version and one on the version before (picked in the chat's form); the Versions section's link to
+ * Analytics compares the two versions, a chat each. Screenshots under
+ * .local/test-output/dashboard-walkthrough/.
  */
 
 /** The demo agent's tool, as `npm start`'s demo gives it (lib/tools/cli/demo.ts). */
@@ -47,11 +48,20 @@ describeWithBrowser('dashboard in Chromium: the Done-when walkthrough of issue 4
     await kit?.close();
   });
 
-  /** A test chat from the agent page's button: the greeting, "goodbye", the agent ends it; its call id. */
-  const testChat = async (page: Page, greeting: string): Promise<string> => {
+  /**
+   * A test chat from the agent page's button (on an earlier version when given): the greeting,
+   * "goodbye", the agent ends it; its call id.
+   */
+  const testChat = async (page: Page, greeting: string, earlier?: number): Promise<string> => {
     await page.getByRole('button', { name: 'Test chat', exact: true }).click();
     const chat = page.getByRole('region', { name: 'Test chat' });
+    if (earlier !== undefined) {
+      await chat.getByLabel('Version').selectOption({ label: `Version ${earlier}` });
+      await kit.checkPage(page, 'test chat form', 'test-chat-earlier-version-1280', { axe: true });
+    }
     await chat.getByRole('button', { name: 'Start chat' }).click();
+    if (earlier !== undefined)
+      await chat.getByRole('heading', { name: `Test chat · version ${earlier}` }).waitFor();
     await chat.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
     await chat.locator('.chat-agent').filter({ hasText: greeting }).waitFor();
     await chat.getByLabel('Message').fill('Thanks, goodbye.');
@@ -69,15 +79,13 @@ describeWithBrowser('dashboard in Chromium: the Done-when walkthrough of issue 4
     return (link ?? '').replace('/calls/', '');
   };
 
-  it('a chat, a greeting and a timeout changed ("2 changes"), saved, diffed, a chat on the new version, Analytics compares them', async () => {
+  it('a greeting and a timeout changed ("2 changes"), saved, diffed, a chat on each version, Analytics compares them', async () => {
     const { context, page } = await kit.signedIn(demo.owner_email, { path: '/agents' });
     await settled(page);
     await page.getByRole('link', { name: 'Ava (demo receptionist)' }).click();
     await page.getByRole('heading', { level: 1, name: 'Ava (demo receptionist)' }).waitFor();
     await settled(page);
     await page.getByRole('link', { name: `Version ${version}`, exact: true }).waitFor();
-
-    const before = await testChat(page, 'Hi, this is Ava from Harbour Realty.');
 
     await page.getByLabel('Greeting', { exact: true }).fill('Hello, Ava at Harbour Realty. How can I help?');
     await page
@@ -109,6 +117,7 @@ describeWithBrowser('dashboard in Chromium: the Done-when walkthrough of issue 4
     await kit.checkPage(page, 'version diff', 'version-diff-1280', { axe: true });
 
     const after = await testChat(page, 'Hello, Ava at Harbour Realty. How can I help?');
+    const before = await testChat(page, 'Hi, this is Ava from Harbour Realty.', version);
 
     // Each chat is a call on its version; once they are counted, Analytics sets them side by side.
     const ws = `/api/v1/workspaces/${demo.workspace_id}`;

@@ -26,7 +26,8 @@ export function testChatUrl(relayUrl: string, ticket: string): string {
 
 /**
  * Talks to the agent through the same engine as a phone call. First the chat's parameters (name and
- * value rows, filled into the agent's prompt as a call's) and whether its post-call actions run; then
+ * value rows, filled into the agent's prompt as a call's), whether its post-call actions run and, for
+ * an agent with versions, which version it runs (the current one, or an earlier one to compare); then
  * a one-time ticket is bought with the user's token (POST …/test-chat: a 422 shows here) and the
  * relay's WebSocket opened with it. The reply streams in token by token; tools the agent used are shown
  * inline. Hang up ends the session; once it ended, Close removes the chat. The session is in the call
@@ -35,14 +36,19 @@ export function testChatUrl(relayUrl: string, ticket: string): string {
 export function TestChat({
   workspaceId,
   agentId,
+  currentVersion,
   onClose,
 }: {
   workspaceId: string;
   agentId: string;
+  /** The agent's version now: earlier ones can be picked (versions are numbered from 1, one a save). */
+  currentVersion?: number | null;
   onClose: () => void;
 }) {
   const [rows, setRows] = useState<ParameterRow[]>([{ name: '', value: '' }]);
   const [runActions, setRunActions] = useState(false);
+  /** '' is the current version. */
+  const [version, setVersion] = useState('');
   const [ticket, setTicket] = useState<{ ticket: string; relay_url: string }>();
   const relayUrl = config().relay_url;
 
@@ -56,13 +62,22 @@ export function TestChat({
               rows.filter((row) => row.name.trim() !== '').map((row) => [row.name.trim(), row.value]),
             ),
             run_post_call_actions: runActions,
+            agent_version: version ? Number(version) : undefined,
           },
         }),
       ),
     onSuccess: (bought) => setTicket(bought),
   });
 
-  if (ticket) return <ChatSession ticket={ticket.ticket} relayUrl={ticket.relay_url} onClose={onClose} />;
+  if (ticket)
+    return (
+      <ChatSession
+        ticket={ticket.ticket}
+        relayUrl={ticket.relay_url}
+        version={version ? Number(version) : undefined}
+        onClose={onClose}
+      />
+    );
 
   // An edit clears the last refusal: its messages were about the rows as they were.
   const edit = (change: (current: ParameterRow[]) => ParameterRow[]) => {
@@ -132,6 +147,19 @@ export function TestChat({
             />
             Run post-call actions
           </label>
+          {currentVersion !== undefined && currentVersion !== null && currentVersion > 1 && (
+            <label>
+              Version
+              <select value={version} onChange={(e) => setVersion(e.currentTarget.value)}>
+                <option value="">Current (version {currentVersion})</option>
+                {Array.from({ length: currentVersion - 1 }, (_, i) => currentVersion - 1 - i).map((n) => (
+                  <option key={n} value={String(n)}>
+                    Version {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <FormError error={buy.error} />
           <div class="buttons">
             <button type="submit" class="primary" disabled={buy.isPending}>
@@ -151,10 +179,13 @@ export function TestChat({
 function ChatSession({
   ticket,
   relayUrl,
+  version,
   onClose,
 }: {
   ticket: string;
   relayUrl: string;
+  /** An earlier version picked (undefined: the current one). */
+  version: number | undefined;
   onClose: () => void;
 }) {
   const [lines, setLines] = useState<Line[]>([]);
@@ -218,7 +249,7 @@ function ChatSession({
   return (
     <section class="card test-chat" aria-label="Test chat">
       <header class="row">
-        <h2>Test chat</h2>
+        <h2>Test chat{version !== undefined && ` · version ${version}`}</h2>
         <span role="status" class="muted">
           {state === 'connecting' && 'Connecting…'}
           {state === 'open' && 'Connected'}
