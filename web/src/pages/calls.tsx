@@ -174,7 +174,7 @@ export default function Calls() {
   const agentName = (id: string) => agents.data?.items.find((a) => a.id === id)?.name ?? id;
   const filtered = FILTER_NAMES.some((name) => filters[name] !== '');
   return (
-    <section>
+    <section class="calls-list">
       <PageHeader title="Calls">
         <button
           type="button"
