@@ -259,6 +259,8 @@ export const TestChatTicketEntity = new Entity(
        * for a test chat, whose call is created when the ticket is spent.
        */
       callId: { type: 'string' },
+      /** A test chat with an earlier version of the agent (absent: the version it is at when the chat opens). */
+      agentVersion: { type: 'number' },
       createdAt: { type: 'string', required: true },
       /** Epoch seconds: the ticket is refused from then on; DynamoDB's TTL removes it later. */
       expiresAt: { type: 'number', required: true, field: 'expires_at' },

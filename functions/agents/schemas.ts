@@ -542,6 +542,17 @@ export const TestChatBody = schemaOnFirstUse(() =>
       .meta({ examples: [{ name: 'Sam', listing_address: '12 Beach Road, Manly' }] }),
     /** Run the agent's post-call actions when the chat ends (default: analysis only). */
     run_post_call_actions: z.boolean().nullish(),
+    /**
+     * Chat with this version of the agent (`GET …/agents/{agent_id}/versions`) instead of its current one;
+     * 404 `Agent version not found` when the agent has no such version.
+     */
+    agent_version: z
+      .number()
+      .int()
+      .min(1)
+      .max(9_999_999_999)
+      .nullish()
+      .meta({ examples: [2] }),
   }),
 );
 

@@ -27,6 +27,8 @@ export interface TestChatGrant {
   runPostCallActions: boolean;
   /** A browser voice call's: the call (created already, still `created`) the ticket connects. */
   callId?: string;
+  /** A test chat's: the agent's version it runs (absent: the agent as it is when the chat opens). */
+  agentVersion?: number;
 }
 
 const hashOf = (ticket: string): string => createHash('sha256').update(ticket, 'utf8').digest('hex');
@@ -47,6 +49,7 @@ export async function issueTestChatTicket(
     parameters: JSON.stringify(grant.parameters),
     runPostCallActions: grant.runPostCallActions,
     ...(grant.callId ? { callId: grant.callId } : {}),
+    ...(grant.agentVersion !== undefined ? { agentVersion: grant.agentVersion } : {}),
     createdAt: now.toISOString(),
     expiresAt: expiresAtSeconds,
   }).go({ response: 'none' });
@@ -80,6 +83,7 @@ export async function spendTestChatTicket(ticket: string): Promise<TestChatGrant
     parameters: parametersOf(spent.parameters),
     runPostCallActions: spent.runPostCallActions,
     ...(spent.callId ? { callId: spent.callId } : {}),
+    ...(spent.agentVersion !== undefined ? { agentVersion: spent.agentVersion } : {}),
   };
 }
 

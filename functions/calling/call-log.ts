@@ -12,7 +12,7 @@ import { telephony, type HangupResult } from '../providers/telephony/index.js';
 import { CallEntity, CallStatusEventEntity, type Call, type CallStatusEvent } from './entities.js';
 import { applyTransition, readCall } from './lifecycle.js';
 import { remotePhoneOf } from './remote-phone.js';
-import { callHandoffs, lineAgentId } from './handoffs.js';
+import { callHandoffs, HANDED_OFF_MARK, lineAgentId } from './handoffs.js';
 import { shortUrl } from './short-codes.js';
 import { storeCallSentiment } from './call-stats.js';
 import {
@@ -115,7 +115,8 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
     query.end_reason ||
     query.channel ||
     answeredBy ||
-    query.agent_version !== undefined,
+    query.agent_version !== undefined ||
+    query.handed_off,
   );
   /** The key range (dates, and the merge's position: below it) and the filters, on any of the keys. */
   const narrowed = (base: CallQuery, below?: string) => {
@@ -153,6 +154,12 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
                   )}))`
                 : '',
             query.agent_version !== undefined ? op.eq(attr.agentVersion, query.agent_version) : '',
+            // Handoffs are in the recorded conversation (handoffs.ts); a call without one never had any.
+            query.handed_off === 'true'
+              ? op.contains(attr.conversation, HANDED_OFF_MARK)
+              : query.handed_off === 'false'
+                ? op.notContains(attr.conversation, HANDED_OFF_MARK)
+                : '',
           ]
             .filter(Boolean)
             .join(' AND '),
@@ -251,6 +258,7 @@ export async function recordingDownloadUrl(workspaceId: string, callId: string):
 // ── Wire shapes ────────────────────────────────────────────────────────────────────────────────────
 
 export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
+  const handedOver = callHandoffs(call);
   return {
     id: call.callId,
     workspace_id: call.workspaceId,
@@ -278,6 +286,8 @@ export function toCallSummary(call: Call): z.infer<typeof CallSummaryResponse> {
     channel: call.channel ?? 'phone',
     answered_by: call.answeredBy ?? (call.direction === 'inbound' ? 'human' : 'unknown'),
     ...analysisBrief(call.analysis),
+    handoff_count: handedOver.handoffs.length,
+    active_agent_id: handedOver.active_agent_id,
   };
 }
 
@@ -378,7 +388,6 @@ export function toCallDetail(call: CallView): z.infer<typeof CallDetailResponse>
     conversation_incidents: conversation.incidents ?? [],
     conversation_ended_by: conversation.ended_by ?? null,
     transferred_to: call.agentEnded === 'transfer' ? (call.transferTo ?? null) : null,
-    active_agent_id: handedOver.active_agent_id,
     handoffs: handedOver.handoffs,
     voicemail_message_left: call.voicemailMessageLeft === true,
     pii_redacted: call.piiRedacted === true,

@@ -71,6 +71,14 @@ export function callHandoffs(call: Pick<Call, 'agentId' | 'conversation'>): {
   return { active_agent_id: activeAgentOf(call, conversation), handoffs: handoffsOf(conversation) };
 }
 
+/**
+ * What a stored conversation holds when it has at least one handoff: record.ts writes it with
+ * `JSON.stringify` (no spaces), so a non-empty `handoffs` list reads `"handoffs":[{`. The call log's
+ * `handed_off` filter matches it in the table (a condition on the stored string, across every call
+ * recorded since handoffs were), where the parsed list cannot be read.
+ */
+export const HANDED_OFF_MARK = '"handoffs":[{';
+
 /** Whether the call's recorded conversation has at least one handoff (analytics' `handoffs`). */
 export const wasHandedOver = (call: Pick<Call, 'conversation'>): boolean =>
   call.conversation !== undefined && handoffsOf(conversationOf(call)).length > 0;

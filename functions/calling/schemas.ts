@@ -155,6 +155,8 @@ export const ListCallsQuery = schemaOnFirstUse(() =>
     answered_by: z.enum(['human', 'machine', 'unknown']).optional(),
     /** Only the calls that ran this version of their agent (with `agent_id`: that agent's). */
     agent_version: z.coerce.number().int().min(1).max(9_999_999_999).optional(),
+    /** `true`: only the calls handed to another agent (`handoff_count` above 0); `false`: only the others. */
+    handed_off: z.enum(['true', 'false']).optional(),
   }),
 );
 export type ListCallsQuery = z.infer<typeof ListCallsQuery>;
@@ -242,6 +244,14 @@ export const CallSummaryResponse = schemaOnFirstUse(() =>
     call_successful: z.boolean().nullable(),
     /** The analysis summary's first line (at most 200 characters, cut with …), for a list; the detail has it whole. */
     summary_line: z.string().nullable(),
+    /** How many times the conversation handed the caller to another agent (the detail's `handoffs`, counted); 0 when none. */
+    handoff_count: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ examples: [1] }),
+    /** The agent speaking when the conversation ended: the call's agent, or the last one it was handed to. */
+    active_agent_id: z.string(),
   }),
 );
 
@@ -312,8 +322,6 @@ export const CallDetailResponse = schemaOnFirstUse(() =>
     conversation_ended_by: z.enum(['agent_hangup', 'transfer', 'caller_hangup', 'voicemail']).nullable(),
     /** Where the agent transferred the call, when it did. */
     transferred_to: z.string().nullable(),
-    /** The agent speaking when the conversation ended: the call's agent, or the last one it was handed to. */
-    active_agent_id: z.string(),
     /** Each time the conversation handed the caller to another agent, in order (docs/api.md "Agents that hand off"). */
     handoffs: z.array(
       z.object({

@@ -125,6 +125,7 @@ export const VIEWER_READ_ONLY_CONTROLS: readonly (string | RegExp)[] = [
   'filter: Channel',
   'filter: Answered by',
   'filter: Agent version',
+  'filter: Handoffs',
   // A version's diff: the version it is compared with.
   'field: Compare with',
   'field: Group by',

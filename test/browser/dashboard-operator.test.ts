@@ -1,4 +1,7 @@
 import type { Page } from 'playwright-core';
+import { callKey } from '../../functions/calling/call-shards.js';
+import { CallEntity } from '../../functions/calling/entities.js';
+import { readCall } from '../../functions/calling/lifecycle.js';
 import { seed, type SeedResult } from '../../lib/tools/cli/seed.js';
 import type { StackState } from '../../lib/local/state.js';
 import { api, baseUrl, type Json } from '../helpers/http.js';
@@ -11,7 +14,8 @@ import { DashboardBrowser, describeWithBrowser, settled } from './dashboard-kit.
  * 390 px, photographed under .local/test-output/dashboard-operator/: the agent editor in sections (the
  * rail, a section's changes marked, the Save bar saying "2 changes" for a greeting and a tool's
  * timeout; the {{parameters}} a call must pass); the version it saved, diffed against the one before;
- * the calls list's columns and its filters kept in the URL (a voicemail by its end reason); a call
+ * the calls list's columns and its filters kept in the URL (a voicemail by its end reason, a call handed
+ * to Sales by its handoffs); a call
  * replayed (a click on a transcript line moves the player's time; tool calls inline; nothing wider
  * than the screen); a voicemail's page says it gets no analysis; Analytics compares versions; the
  * header is one line at 1280 and compact at 390; a live call's Hang up; the ledger names its calls.
@@ -31,6 +35,7 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
   let demo: SeedResult;
   let voicemailId: string;
   let answeredId: string;
+  let handedOffId: string;
 
   const ws = () => `/api/v1/workspaces/${demo.workspace_id}`;
   const owner = () => ({ token: demo.owner_token });
@@ -56,6 +61,35 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
       { what: `call ${id} to end and be charged`, timeoutMs: 90_000 },
     );
 
+  /** The conversation engine's record of a handoff to Sales (as test/e2e/handoffs/ does; the relay's own is tested there). */
+  const handedToSales = async (callId: string) => {
+    const call = await waitFor(
+      async () => {
+        const read = await readCall(demo.workspace_id, callId);
+        return read?.conversation ? read : undefined;
+      },
+      { what: `call ${callId}'s conversation`, timeoutMs: 30_000 },
+    );
+    await CallEntity.patch(callKey(demo.workspace_id, callId))
+      .set({
+        conversation: JSON.stringify({
+          ...(JSON.parse(call.conversation ?? '{}') as object),
+          active_agent_id: demo.sales_agent_id,
+          handoffs: [
+            {
+              from_agent_id: demo.agent_id,
+              to_agent_id: demo.sales_agent_id,
+              to_agent_version: 1,
+              at: call.endedAt ?? call.createdAt,
+              reason: 'caller asked for Sales',
+              summary: 'wants to buy',
+            },
+          ],
+        }),
+      })
+      .go();
+  };
+
   beforeAll(async () => {
     const state = stackState() as unknown as StackState;
     demo = await seed(state, { plan: 'growth' }, () => undefined);
@@ -80,8 +114,11 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
     expect(patched.body.version).toBe(2);
     voicemailId = await startCall(MACHINE);
     answeredId = await startCall(ANSWERED);
+    handedOffId = await startCall(ANSWERED);
     await ended(voicemailId);
     await ended(answeredId);
+    await ended(handedOffId);
+    await handedToSales(handedOffId);
     await waitForQuiescence({ timeoutMs: 60_000 });
   }, 240_000);
   afterAll(async () => {
@@ -100,6 +137,8 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
       'Call handling',
       'Analysis',
       'Post-call actions',
+      'Handoffs',
+      'PII redaction',
       'Versions',
       'Test',
     ]);
@@ -156,7 +195,10 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
       'Tool: book_inspection',
     ]);
     await expect(rows.first().locator('ins').textContent()).resolves.toBe('Hello from the editor test.');
-    await expect(rows.nth(1).locator('ins').textContent()).resolves.toContain('"timeout_ms":5000');
+    // The tool's row: only what differs in it (its timeout), not its whole definition twice.
+    await expect(rows.nth(1).locator('ins').textContent()).resolves.toBe('{"timeout_ms":5000}');
+    // The field's name stays readable beside a long value (never a letter a line).
+    expect((await rows.nth(1).locator('th').boundingBox())?.width).toBeGreaterThan(100);
     await kit.checkPage(page, 'version diff', 'version-diff-1280', { axe: true });
 
     // Against version 1: the prompt is the same, the tool was added.
@@ -184,6 +226,13 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
     await settled(narrow.page);
     await narrow.page.getByLabel('Greeting', { exact: true }).fill('Hello at 390.');
     await narrow.page.getByRole('group', { name: 'Save changes' }).getByText('1 change').waitFor();
+    // The rail is there, one line (the main navigation's narrow rules do not hide or wrap it).
+    const narrowRail = narrow.page.getByRole('navigation', { name: 'Agent sections' });
+    await expect(narrowRail.isVisible()).resolves.toBe(true);
+    expect((await narrowRail.boundingBox())?.height).toBeLessThan(50);
+    await expect(narrowRail.locator('a.dirty').allTextContents()).resolves.toEqual([
+      'Prompt & greeting (1 change)',
+    ]);
     expect(await fitsWidth(narrow.page)).toBe(true);
     await kit.checkPage(narrow.page, 'agent editor at 390', 'agent-editor-390', { axe: true });
     await narrow.page.goto(`${baseUrl()}/agents/${demo.agent_id}?version=3&compare=2#versions`);
@@ -197,7 +246,7 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
     await narrow.context.close();
   }, 180_000);
 
-  it('the calls list: version, channel, answered by and end reason columns; filters kept in the URL', async () => {
+  it('the calls list: version, handoffs, channel, answered by and end reason columns; filters kept in the URL', async () => {
     for (const width of WIDTHS) {
       const { context, page } = await kit.signedIn(demo.owner_email, { path: '/calls', width });
       await settled(page);
@@ -225,6 +274,36 @@ describeWithBrowser('dashboard in Chromium: the console an operator prefers', ()
       });
       await page.getByRole('link', { name: 'Clear filters' }).click();
       await page.waitForURL((url) => url.pathname === '/calls' && url.search === '');
+      // Handoffs: the call handed to Sales says so in its column; the filter keeps it alone.
+      // (At 390 px the header row is hidden: each cell says its column.)
+      await table.locator('thead th', { hasText: /^Handoffs$/ }).waitFor({ state: 'attached' });
+      await page.getByRole('combobox', { name: 'Handoffs' }).selectOption({ label: 'Handed off' });
+      await page.waitForURL((url) => url.search === '?handed_off=true');
+      await waitFor(async () => (await table.locator('tbody tr').count()) === 1, {
+        what: 'the handed-off call alone',
+      });
+      const handed = table.locator('tbody tr').first();
+      await expect(handed.getByRole('link').getAttribute('href')).resolves.toBe(`/calls/${handedOffId}`);
+      const cell = handed.locator('td[data-label="Handoffs"]');
+      // The target's name comes with the workspace's agents.
+      await waitFor(async () => (await cell.textContent()) === '1 → Sales', { what: 'the handoff to Sales' });
+      await expect(cell.isVisible()).resolves.toBe(true);
+      expect(await fitsWidth(page)).toBe(true);
+      await kit.checkPage(page, `calls handed off at ${width}`, `calls-handed-off-${width}`, { axe: true });
+      // Not handed off, with the voicemail's end reason, from the URL: the voicemail, its column a dash.
+      await page.goto(`${baseUrl()}/calls?handed_off=false&end_reason=voicemail`);
+      await settled(page);
+      await expect(page.getByRole('combobox', { name: 'Handoffs' }).inputValue()).resolves.toBe('false');
+      await waitFor(
+        async () =>
+          (await table.locator('tbody tr').count()) === 1 &&
+          (await table.locator('tbody tr').first().getByRole('link').getAttribute('href')) ===
+            `/calls/${voicemailId}`,
+        { what: 'the voicemail alone' },
+      );
+      await expect(
+        table.locator('tbody tr').first().locator('td[data-label="Handoffs"]').textContent(),
+      ).resolves.toBe('—');
       await context.close();
     }
   }, 120_000);

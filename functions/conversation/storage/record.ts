@@ -73,6 +73,7 @@ export async function recordConversation(
       ...(record.agentId ? { agent_id: record.agentId } : {}),
     })),
     active_agent_id: state.activeSetup?.agentId ?? null,
+    // Stringified as is: the call log's `handed_off` filter finds `"handoffs":[{` (calling/handoffs.ts).
     handoffs: (state.handoffs ?? []).map((handoff) => ({
       from_agent_id: handoff.fromAgentId,
       to_agent_id: handoff.toAgentId,

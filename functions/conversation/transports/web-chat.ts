@@ -1,6 +1,7 @@
 import { WorkspaceEntity } from '../../access/entities.js';
 import { callPiiRedaction } from '../../calling/pii.js';
 import { AgentEntity } from '../../agents/entities.js';
+import { agentAsOf, findAgentVersion } from '../../agents/versions.js';
 import { BillingAccountEntity } from '../../billing/entities.js';
 import { callOpeningWrites } from '../../calling/call-opening.js';
 import { CallEntity, CallStatusEventEntity, OpenCallEntity, type Call } from '../../calling/entities.js';
@@ -79,8 +80,15 @@ export async function acceptWebChat(connectionId: string, query: WebChatQuery): 
   // A browser voice call's ticket names its call, created already (web-call.ts).
   if (grant.callId) return acceptWebCall(connectionId, { ...grant, callId: grant.callId });
   try {
-    const { data: agent } = await AgentEntity.get({ workspaceId, agentId: grant.agentId }).go();
-    if (!agent) return 404;
+    const { data: live } = await AgentEntity.get({ workspaceId, agentId: grant.agentId }).go();
+    if (!live) return 404;
+    // A chat with an earlier version runs that version (the ticket checked it exists).
+    const version =
+      grant.agentVersion !== undefined
+        ? await findAgentVersion(workspaceId, live.agentId, grant.agentVersion)
+        : undefined;
+    if (grant.agentVersion !== undefined && !version) return 404;
+    const agent = version ? agentAsOf(live, version) : live;
     const { data: billing } = await BillingAccountEntity.get({ organisationId }).go();
     if (!billing || billing.balanceUnits <= 0 || billing.agentsSuspended) return 402;
 

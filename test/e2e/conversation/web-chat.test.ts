@@ -331,3 +331,53 @@ test("a test chat's post-call actions run only when its ticket asked; it is anal
   expect(delivered.filter((body) => body.includes(quiet))).toHaveLength(0);
   expect(hook.requests).toHaveLength(1);
 }, 90_000);
+
+test('a ticket for an earlier version: the chat runs that version (its greeting, the call its version); an unknown one is 404', async () => {
+  const tenant = await newTenant({ paid: true });
+  const agent = await createAgent(tenant, {
+    prompt: 'You are Ava from Harbour Realty. Open homes are on Saturdays at 10am.',
+    greeting: 'Hi, this is Ava.',
+  });
+  const changed = await api('PATCH', `${ws(tenant)}/agents/${agent.id}`, {
+    token: tenant.owner.token,
+    body: { greeting: 'Hello, Ava here.' },
+  });
+  expect(changed.body.version).toBe(2);
+
+  const greetingOf = async (body: Record<string, unknown>) => {
+    const chat = await openChat({ ticket: (await buyTicket(tenant, agent.id, body)).ticket });
+    const start = chat.frames.length;
+    chat.send({ type: 'start' });
+    const greeting = (await chat.reply(start)).reply;
+    const callId = chat.frames.find((f) => f.type === 'session')!.call_id as string;
+    await chat.say('Goodbye!');
+    await chat.until((frames) => frames.find((f) => f.type === 'end'), 'the end frame');
+    await chat.waitClosed();
+    const call = await waitForCall(tenant, callId, (c) => c.status === 'completed', 30_000);
+    return { greeting, agent_version: call.agent_version };
+  };
+  expect(await greetingOf({ agent_version: 1 })).toEqual({ greeting: 'Hi, this is Ava.', agent_version: 1 });
+  expect(await greetingOf({})).toEqual({ greeting: 'Hello, Ava here.', agent_version: 2 });
+  expect(await greetingOf({ agent_version: null })).toEqual({
+    greeting: 'Hello, Ava here.',
+    agent_version: 2,
+  });
+
+  const unknown = await api('POST', ticketPath(tenant, agent.id), {
+    token: tenant.owner.token,
+    body: { agent_version: 3 },
+  });
+  expect({ status: unknown.status, body: unknown.body }).toEqual({
+    status: 404,
+    body: { error: 'Agent version not found' },
+  });
+  for (const agent_version of [0, 1.5, '1'])
+    expect(
+      (
+        await api('POST', ticketPath(tenant, agent.id), {
+          token: tenant.owner.token,
+          body: { agent_version },
+        })
+      ).status,
+    ).toBe(422);
+}, 90_000);

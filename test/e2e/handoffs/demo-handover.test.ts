@@ -1,7 +1,7 @@
 import { SALES_HANDOFF, SALES_PROMPT } from '../../../lib/tools/cli/seed.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitForQuiescence } from '../../helpers/wait.js';
-import { createAgent, newTenant, numberFor, waitForCall, ws } from '../calling/fixtures.js';
+import { createAgent, newTenant, numberFor, TEST_NUMBERS, waitForCall, ws } from '../calling/fixtures.js';
 import { liveCall, openSession, providerEndsSession } from '../conversation/fixtures.js';
 
 /**
@@ -9,7 +9,8 @@ import { liveCall, openSession, providerEndsSession } from '../conversation/fixt
  * (as `call talk` is): a receptionist set up as the seed sets up the demo (its target Sales, described
  * as the seed describes it); the caller says "I'd like to speak to sales about a listing": the model
  * simulator hands over, the conversation engine switches, Sales speaks first with the caller's line
- * in hand, and the call detail, the lines' agents and analytics say so.
+ * in hand, and the call detail, the lines' agents, analytics and the call log (its `handoff_count`,
+ * `active_agent_id` and `handed_off` filter) say so.
  */
 
 const LINE = "I'd like to speak to sales about a listing";
@@ -78,4 +79,41 @@ test("the caller asks for sales: handed to Sales, who answers with the caller's 
   expect((analytics.body.items as Json[]).map((i) => [i.key, i.calls, i.handoffs])).toEqual([
     [reception.id, 1, 1],
   ]);
-}, 90_000);
+
+  // The call log: beside a call of Sales' own (a conversation, no handoff) and a busy one (none at all).
+  await numberFor(tenant, sales.id);
+  const startCall = async (to: string) => {
+    const res = await api('POST', `${ws(tenant)}/agents/${sales.id}/start-call`, {
+      token: tenant.owner.token,
+      body: { to_phone: to },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const direct = await startCall(TEST_NUMBERS.answered);
+  const busy = await startCall(TEST_NUMBERS.busy);
+  await waitForCall(tenant, direct, (c) => c.status === 'completed' && c.latency.turns > 0, 30_000);
+  await waitForCall(tenant, busy, (c) => c.status === 'failed', 30_000);
+  const list = async (query: string) => {
+    const res = await api('GET', `${ws(tenant)}/calls?${query}`, { token: tenant.owner.token });
+    expect(res.status).toBe(200);
+    return (res.body.items as Json[]).map((c) => [c.id, c.handoff_count, c.active_agent_id]);
+  };
+  expect(await list('')).toEqual([
+    [busy, 0, sales.id],
+    [direct, 0, sales.id],
+    [call.callId, 1, sales.id],
+  ]);
+  expect(await list('handed_off=true')).toEqual([[call.callId, 1, sales.id]]);
+  expect(await list('handed_off=false')).toEqual([
+    [busy, 0, sales.id],
+    [direct, 0, sales.id],
+  ]);
+  // On the agent's key too (the call stays its first agent's), and with the other filters.
+  expect(await list(`handed_off=true&agent_id=${reception.id}`)).toEqual([[call.callId, 1, sales.id]]);
+  expect(await list(`handed_off=false&agent_id=${reception.id}`)).toEqual([]);
+  expect(await list(`handed_off=true&agent_id=${sales.id}`)).toEqual([]);
+  expect(await list('handed_off=true&status=failed')).toEqual([]);
+  const bad = await api('GET', `${ws(tenant)}/calls?handed_off=yes`, { token: tenant.owner.token });
+  expect(bad.status).toBe(422);
+}, 120_000);

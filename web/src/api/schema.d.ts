@@ -10867,7 +10867,8 @@ export interface operations {
          *         "name": "Sam",
          *         "listing_address": "12 Beach Road, Manly"
          *       },
-         *       "run_post_call_actions": true
+         *       "run_post_call_actions": true,
+         *       "agent_version": 2
          *     }
          */
         'application/json': {
@@ -10881,6 +10882,8 @@ export interface operations {
             [key: string]: string;
           } | null;
           run_post_call_actions?: boolean | null;
+          /** @example 2 */
+          agent_version?: number | null;
         };
       };
     };
@@ -11957,6 +11960,7 @@ export interface operations {
         channel?: 'phone' | 'web';
         answered_by?: 'human' | 'machine' | 'unknown';
         agent_version?: number;
+        handed_off?: 'true' | 'false';
       };
       header?: never;
       path: {
@@ -12005,7 +12009,9 @@ export interface operations {
            *           "answered_by": "human",
            *           "user_sentiment": "positive",
            *           "call_successful": true,
-           *           "summary_line": "Hi {{first_name}}, thanks for your time today."
+           *           "summary_line": "Hi {{first_name}}, thanks for your time today.",
+           *           "handoff_count": 1,
+           *           "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5"
            *         }
            *       ],
            *       "next_cursor": "eyJwayI6IndzXzAxSkQ4In0"
@@ -12061,6 +12067,9 @@ export interface operations {
               user_sentiment: ('positive' | 'neutral' | 'negative') | null;
               call_successful: boolean | null;
               summary_line: string | null;
+              /** @example 1 */
+              handoff_count: number;
+              active_agent_id: string;
             }[];
             next_cursor: string | null;
           };
@@ -12211,6 +12220,8 @@ export interface operations {
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
+           *       "handoff_count": 1,
+           *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "parameters": {
            *         "suburb": "example"
            *       },
@@ -12292,7 +12303,6 @@ export interface operations {
            *       ],
            *       "conversation_ended_by": "agent_hangup",
            *       "transferred_to": "example",
-           *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "handoffs": [
            *         {
            *           "from_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -12362,6 +12372,9 @@ export interface operations {
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
+            /** @example 1 */
+            handoff_count: number;
+            active_agent_id: string;
             parameters: {
               [key: string]: string;
             };
@@ -12456,7 +12469,6 @@ export interface operations {
             }[];
             conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
-            active_agent_id: string;
             handoffs: {
               from_agent_id: string;
               to_agent_id: string;
@@ -12628,6 +12640,8 @@ export interface operations {
            *       "user_sentiment": "positive",
            *       "call_successful": true,
            *       "summary_line": "Hi {{first_name}}, thanks for your time today.",
+           *       "handoff_count": 1,
+           *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "parameters": {
            *         "suburb": "example"
            *       },
@@ -12709,7 +12723,6 @@ export interface operations {
            *       ],
            *       "conversation_ended_by": "agent_hangup",
            *       "transferred_to": "example",
-           *       "active_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
            *       "handoffs": [
            *         {
            *           "from_agent_id": "ag_01JD8X3T6QW5R2K9M4N7P1B3C5",
@@ -12779,6 +12792,9 @@ export interface operations {
             user_sentiment: ('positive' | 'neutral' | 'negative') | null;
             call_successful: boolean | null;
             summary_line: string | null;
+            /** @example 1 */
+            handoff_count: number;
+            active_agent_id: string;
             parameters: {
               [key: string]: string;
             };
@@ -12873,7 +12889,6 @@ export interface operations {
             }[];
             conversation_ended_by: ('agent_hangup' | 'transfer' | 'caller_hangup' | 'voicemail') | null;
             transferred_to: string | null;
-            active_agent_id: string;
             handoffs: {
               from_agent_id: string;
               to_agent_id: string;

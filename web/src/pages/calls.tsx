@@ -31,6 +31,7 @@ interface Filters {
   channel: Channel | '';
   answered_by: AnsweredBy | '';
   agent_version: string;
+  handed_off: 'true' | 'false' | '';
 }
 
 const FILTER_NAMES = [
@@ -45,6 +46,7 @@ const FILTER_NAMES = [
   'channel',
   'answered_by',
   'agent_version',
+  'handed_off',
 ] as const satisfies readonly (keyof Filters)[];
 
 const oneOf = <T extends string>(value: string | undefined, allowed: readonly T[]): T | '' =>
@@ -64,6 +66,7 @@ function filtersOf(query: Record<string, string | undefined>): Filters {
     channel: oneOf(query.channel, Object.keys(CHANNEL_LABELS) as Channel[]),
     answered_by: oneOf(query.answered_by, Object.keys(ANSWERED_BY_LABELS) as AnsweredBy[]),
     agent_version: /^[1-9]\d{0,9}$/.test(query.agent_version ?? '') ? (query.agent_version as string) : '',
+    handed_off: oneOf(query.handed_off, ['true', 'false']),
   };
 }
 
@@ -93,6 +96,7 @@ const listCalls = (workspace_id: string, filters: Filters, cursor: string | unde
           channel: filters.channel || undefined,
           answered_by: filters.answered_by || undefined,
           agent_version: filters.agent_version ? Number(filters.agent_version) : undefined,
+          handed_off: filters.handed_off || undefined,
           from: filters.from ? new Date(filters.from).toISOString() : undefined,
           to: filters.to ? new Date(`${filters.to}T23:59:59`).toISOString() : undefined,
         },
@@ -133,6 +137,8 @@ async function exportCsv(workspace_id: string, filters: Filters): Promise<void> 
     'channel',
     'answered_by',
     'agent_version',
+    'handoff_count',
+    'active_agent_id',
     'status',
     'end_reason',
     'duration_seconds',
@@ -164,9 +170,11 @@ export default function Calls() {
     const next = { ...filters, ...patch };
     route(callsUrl(next), true);
   };
+  /** An agent's name (its id when it is not found, e.g. deleted). */
+  const agentName = (id: string) => agents.data?.items.find((a) => a.id === id)?.name ?? id;
   const filtered = FILTER_NAMES.some((name) => filters[name] !== '');
   return (
-    <section>
+    <section class="calls-list">
       <PageHeader title="Calls">
         <button
           type="button"
@@ -308,6 +316,17 @@ export default function Calls() {
           </select>
         </label>
         <label>
+          Handoffs
+          <select
+            value={filters.handed_off}
+            onChange={(e) => set({ handed_off: e.currentTarget.value as Filters['handed_off'] })}
+          >
+            <option value="">Any</option>
+            <option value="true">Handed off</option>
+            <option value="false">Not handed off</option>
+          </select>
+        </label>
+        <label>
           Agent version
           <input
             type="number"
@@ -344,6 +363,19 @@ export default function Calls() {
                 {call.agent_version !== null && <span class="muted"> · v{call.agent_version}</span>}
               </>
             ),
+          },
+          {
+            label: 'Handoffs',
+            render: (call) =>
+              call.handoff_count === 0 ? (
+                '—'
+              ) : (
+                <span
+                  title={`Handed off ${call.handoff_count === 1 ? 'once' : `${call.handoff_count} times`}; ${agentName(call.active_agent_id)} spoke last`}
+                >
+                  {call.handoff_count} → {agentName(call.active_agent_id)}
+                </span>
+              ),
           },
           {
             label: 'Channel',

@@ -65,6 +65,7 @@ export function HandoffsSetting({ agent, workspaceId }: { agent: Agent; workspac
   return (
     <form
       class="card"
+      id="handoffs"
       aria-label="Handoffs"
       onSubmit={(event) => {
         event.preventDefault();

@@ -57,7 +57,12 @@ export default function AgentPage() {
         <a href={`/calls?agent_id=${agent.data.id}`}>Calls</a>
       </p>
       {chatting && (
-        <TestChat workspaceId={workspace_id} agentId={agentId} onClose={() => setChatting(false)} />
+        <TestChat
+          workspaceId={workspace_id}
+          agentId={agentId}
+          currentVersion={agent.data.version}
+          onClose={() => setChatting(false)}
+        />
       )}
       <AnsweringSwitch agent={agent.data} />
       {/* Keyed by the last restore too: a restored agent is a new draft. */}

@@ -39,7 +39,7 @@ export function PiiRedactionSection({ agent }: { agent: Agent }) {
         : draft.categories.filter((c) => c !== category),
     });
   return (
-    <section aria-labelledby="pii-redaction">
+    <section class="card" id="redaction" aria-labelledby="pii-redaction">
       <h2 id="pii-redaction">PII redaction</h2>
       <p class="muted">
         What callers say about themselves is replaced by tokens such as [EMAIL_1] before anything is stored or

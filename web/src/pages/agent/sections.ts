@@ -78,6 +78,8 @@ export const FORM_SECTIONS: AgentSection[] = [
 
 /** The rail's sections after the form's: each an element of the page with this id. */
 export const PAGE_SECTIONS: { id: string; label: string }[] = [
+  { id: 'handoffs', label: 'Handoffs' },
+  { id: 'redaction', label: 'PII redaction' },
   { id: 'versions', label: 'Versions' },
   { id: 'test', label: 'Test' },
 ];

@@ -3,13 +3,7 @@ import { useMutation } from '@tanstack/preact-query';
 import { api, ApiError, ok } from '../../api/client';
 import { FormError } from '../../components/ui';
 import { config } from '../../config';
-
-/** One line of the test chat: the user's, the agent's (streaming until `done`), or a tool the agent used. */
-type Line =
-  | { kind: 'user'; text: string }
-  | { kind: 'agent'; text: string; done: boolean }
-  | { kind: 'tool'; name: string; args: string; ok: boolean }
-  | { kind: 'note'; text: string };
+import { allDone, withToken, type Line } from './chat-lines';
 
 type RelayMessage =
   | { type: 'session'; call_id: string }
@@ -30,21 +24,10 @@ export function testChatUrl(relayUrl: string, ticket: string): string {
   return url.href;
 }
 
-/** A streamed token added to the lines: a new agent line, or the one still streaming; never an empty line. */
-function withToken(current: Line[], token: string, last: boolean): Line[] {
-  const tail = current[current.length - 1];
-  if (tail && tail.kind === 'agent' && !tail.done) {
-    const text = tail.text + token;
-    if (text === '' && last) return current.slice(0, -1);
-    return [...current.slice(0, -1), { kind: 'agent', text, done: last }];
-  }
-  if (token === '' && last) return current;
-  return [...current, { kind: 'agent', text: token, done: last }];
-}
-
 /**
  * Talks to the agent through the same engine as a phone call. First the chat's parameters (name and
- * value rows, filled into the agent's prompt as a call's) and whether its post-call actions run; then
+ * value rows, filled into the agent's prompt as a call's), whether its post-call actions run and, for
+ * an agent with versions, which version it runs (the current one, or an earlier one to compare); then
  * a one-time ticket is bought with the user's token (POST …/test-chat: a 422 shows here) and the
  * relay's WebSocket opened with it. The reply streams in token by token; tools the agent used are shown
  * inline. Hang up ends the session; once it ended, Close removes the chat. The session is in the call
@@ -53,14 +36,19 @@ function withToken(current: Line[], token: string, last: boolean): Line[] {
 export function TestChat({
   workspaceId,
   agentId,
+  currentVersion,
   onClose,
 }: {
   workspaceId: string;
   agentId: string;
+  /** The agent's version now: earlier ones can be picked (versions are numbered from 1, one a save). */
+  currentVersion?: number | null;
   onClose: () => void;
 }) {
   const [rows, setRows] = useState<ParameterRow[]>([{ name: '', value: '' }]);
   const [runActions, setRunActions] = useState(false);
+  /** '' is the current version. */
+  const [version, setVersion] = useState('');
   const [ticket, setTicket] = useState<{ ticket: string; relay_url: string }>();
   const relayUrl = config().relay_url;
 
@@ -74,13 +62,22 @@ export function TestChat({
               rows.filter((row) => row.name.trim() !== '').map((row) => [row.name.trim(), row.value]),
             ),
             run_post_call_actions: runActions,
+            agent_version: version ? Number(version) : undefined,
           },
         }),
       ),
     onSuccess: (bought) => setTicket(bought),
   });
 
-  if (ticket) return <ChatSession ticket={ticket.ticket} relayUrl={ticket.relay_url} onClose={onClose} />;
+  if (ticket)
+    return (
+      <ChatSession
+        ticket={ticket.ticket}
+        relayUrl={ticket.relay_url}
+        version={version ? Number(version) : undefined}
+        onClose={onClose}
+      />
+    );
 
   // An edit clears the last refusal: its messages were about the rows as they were.
   const edit = (change: (current: ParameterRow[]) => ParameterRow[]) => {
@@ -150,6 +147,19 @@ export function TestChat({
             />
             Run post-call actions
           </label>
+          {currentVersion !== undefined && currentVersion !== null && currentVersion > 1 && (
+            <label>
+              Version
+              <select value={version} onChange={(e) => setVersion(e.currentTarget.value)}>
+                <option value="">Current (version {currentVersion})</option>
+                {Array.from({ length: currentVersion - 1 }, (_, i) => currentVersion - 1 - i).map((n) => (
+                  <option key={n} value={String(n)}>
+                    Version {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <FormError error={buy.error} />
           <div class="buttons">
             <button type="submit" class="primary" disabled={buy.isPending}>
@@ -169,10 +179,13 @@ export function TestChat({
 function ChatSession({
   ticket,
   relayUrl,
+  version,
   onClose,
 }: {
   ticket: string;
   relayUrl: string;
+  /** An earlier version picked (undefined: the current one). */
+  version: number | undefined;
   onClose: () => void;
 }) {
   const [lines, setLines] = useState<Line[]>([]);
@@ -209,13 +222,18 @@ function ChatSession({
           },
         ]);
       else if (message.type === 'end') {
-        setLines((current) => [...current, { kind: 'note', text: 'The agent ended the conversation.' }]);
+        setLines((current) => [
+          ...allDone(current),
+          { kind: 'note', text: 'The agent ended the conversation.' },
+        ]);
         setState('ended');
       }
     };
     ws.onerror = () => setState((current) => (current === 'connecting' ? 'failed' : current));
-    ws.onclose = () =>
+    ws.onclose = () => {
+      setLines(allDone);
       setState((current) => (current === 'connecting' || current === 'failed' ? 'failed' : 'ended'));
+    };
     return () => ws.close();
   }, [relayUrl, ticket]);
 
@@ -231,7 +249,7 @@ function ChatSession({
   return (
     <section class="card test-chat" aria-label="Test chat">
       <header class="row">
-        <h2>Test chat</h2>
+        <h2>Test chat{version !== undefined && ` · version ${version}`}</h2>
         <span role="status" class="muted">
           {state === 'connecting' && 'Connecting…'}
           {state === 'open' && 'Connected'}

@@ -50,14 +50,46 @@ export function versionFields(agent: Versioned): Map<string, string> {
   return fields;
 }
 
-/** The rows that differ: name, before, after. */
+/** The fields that are plain text, whatever they hold (a greeting that reads as JSON stays whole). */
+const TEXT_FIELDS = new Set(['Name', 'Greeting', 'Voice', 'Language', 'Success criteria', 'Knowledge bases']);
+
+const jsonObject = (value: string): Record<string, unknown> | undefined => {
+  if (!value.startsWith('{')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A setting held as an object in both versions (a tool, a post-call action, voicemail…), narrowed to
+ * its keys that differ: a tool whose timeout changed shows `{"timeout_ms":5000}` → `{"timeout_ms":8000}`,
+ * not its whole definition twice.
+ */
+function narrowed(name: string, before: string, after: string): [string, string] {
+  const a = TEXT_FIELDS.has(name) ? undefined : jsonObject(before);
+  const b = TEXT_FIELDS.has(name) ? undefined : jsonObject(after);
+  if (!a || !b) return [before, after];
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter(
+    (key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]),
+  );
+  const only = (o: Record<string, unknown>) =>
+    JSON.stringify(Object.fromEntries(keys.filter((key) => key in o).map((key) => [key, o[key]])));
+  return [only(a), only(b)];
+}
+
+/** The rows that differ: name, before, after (an object's keys that differ, when both have one). */
 export function changedRows(before: Versioned, after: Versioned): [string, string, string][] {
   const a = versionFields(before);
   const b = versionFields(after);
   const names = [...new Set([...a.keys(), ...b.keys()])];
   return names
     .filter((name) => a.get(name) !== b.get(name))
-    .map((name) => [name, a.get(name) ?? '(none)', b.get(name) ?? '(none)']);
+    .map((name) => [name, ...narrowed(name, a.get(name) ?? '(none)', b.get(name) ?? '(none)')]);
 }
 
 /** The prompt of `before` becoming `after`: removed words struck through, added ones marked. */
