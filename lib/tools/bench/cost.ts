@@ -86,6 +86,8 @@ export interface HotKey {
   writesPerCall: number;
   /** Estimated write units a second at each rate (writes × the run's mean write units per item written). */
   wcuPerSecondAt: Record<number, number>;
+  /** Its writes a call by kind of item (the sort key's first segment), most written first. */
+  items?: Record<string, number>;
 }
 
 export const HOT_KEY_RATES = [1, 10, 100] as const;
@@ -339,7 +341,7 @@ const maskIds = (key: string) =>
  * shard taking its share of the calls (the shard is a hash of the call id: even at any rate).
  */
 const SHARDED_KEYS: { pattern: RegExp; key: string; shards: number }[] = [
-  { pattern: /^(WS#[^#]+#CALLS)#\d+$/, key: '$1#<shard>', shards: CALL_SHARDS },
+  { pattern: /^(WS#[^#]+#CALLS)#\d+(?= |$)/, key: '$1#<shard>', shards: CALL_SHARDS },
 ];
 
 /** A call's writes by key, with its writes to a sharded key's shards counted as one shard's share. */
@@ -364,16 +366,28 @@ export function hotKeys(snapshots: StackMetrics[], writeUnitsPerItem: number): H
     .map((s, i) => foldShards(delta(s.dynamodb_writes_by_key, snapshots[i].dynamodb_writes_by_key, 1)));
   const calls = perCall.length;
   if (calls === 0) return [];
+  const kinds = foldShards(
+    delta(
+      snapshots.at(-1)!.dynamodb_writes_by_item_kind ?? {},
+      snapshots[0].dynamodb_writes_by_item_kind ?? {},
+      calls,
+    ),
+  );
   const shared = Object.keys(perCall[0]).filter((key) => perCall.every((c) => (c[key] ?? 0) > 0));
   return shared
     .map((key) => {
       const writesPerCall = perCall.reduce((s, c) => s + (c[key] ?? 0), 0) / calls;
+      const items = Object.entries(kinds)
+        .filter(([kind]) => kind.split(' ')[0] === key)
+        .sort(([, a], [, b]) => b - a)
+        .map(([kind, n]) => [kind.split(' ')[1] || '-', n] as const);
       return {
         key: maskIds(key),
         writesPerCall,
         wcuPerSecondAt: Object.fromEntries(
           HOT_KEY_RATES.map((r) => [r, r * writesPerCall * writeUnitsPerItem]),
         ),
+        ...(items.length > 0 ? { items: Object.fromEntries(items) } : {}),
       };
     })
     .sort((a, b) => b.writesPerCall - a.writesPerCall);
@@ -389,10 +403,15 @@ export function hotKeysTable(r: CostReport): string[] {
   };
   return [
     `## hot keys: partition keys every call wrote (the run's mean: ${f(r.writeUnitsPerItem, 2)} write units an item written)`,
-    `| key | items written a call | ${HOT_KEY_RATES.map((x) => `WCU/s at ${x} calls/s`).join(' | ')} |`,
-    `|---|---:|${HOT_KEY_RATES.map(() => '---:').join('|')}|`,
+    `| key | items written a call | ${HOT_KEY_RATES.map((x) => `WCU/s at ${x} calls/s`).join(' | ')} | its items a call |`,
+    `|---|---:|${HOT_KEY_RATES.map(() => '---:').join('|')}|---|`,
     ...r.hotKeys.map(
-      (k) => `| ${k.key} | ${f(k.writesPerCall)} | ${HOT_KEY_RATES.map((x) => range(k, x)).join(' | ')} |`,
+      (k) =>
+        `| ${k.key} | ${f(k.writesPerCall)} | ${HOT_KEY_RATES.map((x) => range(k, x)).join(' | ')} | ${Object.entries(
+          k.items ?? {},
+        )
+          .map(([kind, n]) => `${kind} ${f(n)}`)
+          .join(', ')} |`,
     ),
     "WCU/s from 1 write unit an item written (the least) to the run's mean (which the large conversation",
     "and call items pull up); DynamoDB Local never throttles: these are each call's measured writes times",
