@@ -2,7 +2,13 @@ import { HttpError } from '../platform/errors.js';
 import { logger } from '../platform/logger.js';
 import { invalidCursor, type Page } from '../platform/pagination.js';
 import { getStoredItem, queryStoredItems, type TableQuery } from '../platform/table.js';
-import { CALL_SHARDS, CALLS_MIGRATED_KEY, callsShardKey, legacyCallsKey } from './call-shards.js';
+import {
+  CALL_SHARDS,
+  CALLS_MIGRATED_KEY,
+  callsShardKey,
+  legacyCallsKey,
+  MIGRATION_LAYOUT,
+} from './call-shards.js';
 import { CallEntity, type Call } from './entities.js';
 
 /**
@@ -47,11 +53,15 @@ export const positionCursor = (callId: string): string =>
 const RECHECK_MS = 60_000;
 let migrated: { done: boolean; at: number } | undefined;
 
-/** Whether the old single keys may still hold calls (re-read a minute at most until they do not). */
+/**
+ * Whether the old keys may still hold calls or other per-call items (re-read a minute at most until
+ * they do not).
+ */
 export async function legacyLayoutInUse(): Promise<boolean> {
   if (migrated?.done || (migrated && Date.now() - migrated.at < RECHECK_MS)) return !migrated.done;
   const mark = await getStoredItem(CALLS_MIGRATED_KEY);
-  migrated = { done: mark?.shards === CALL_SHARDS, at: Date.now() };
+  const layout = typeof mark?.layout === 'number' ? mark.layout : 1;
+  migrated = { done: mark?.shards === CALL_SHARDS && layout >= MIGRATION_LAYOUT, at: Date.now() };
   return !migrated.done;
 }
 

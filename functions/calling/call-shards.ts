@@ -28,9 +28,15 @@ export const callsShardKey = (workspaceId: string, shard: number): string =>
 
 /**
  * The mark `migrate calls` leaves when no call is left at another key (`shards`: the count it moved
- * them to); a new table gets it when it is made (nothing to move).
+ * them to; `layout`: the layout of the other per-call items it moved, MIGRATION_LAYOUT); a new table
+ * gets it when it is made (nothing to move).
  */
 export const CALLS_MIGRATED_KEY = { pk: 'MIGRATION#calls-sharded', sk: 'MIGRATION' } as const;
+/**
+ * 1: the calls sharded; 2: a call's post-call record and runs moved off the workspace's key
+ * (post-call/entities.ts). A mark of an older layout keeps the old keys read (and moved when read).
+ */
+export const MIGRATION_LAYOUT = 2;
 
 /** The shard of a call (0 … CALL_SHARDS − 1), from its id's random part. */
 export function callShardOf(callId: string): number {
