@@ -1,14 +1,9 @@
 import { HttpError } from '../platform/errors.js';
 import { logger } from '../platform/logger.js';
 import { invalidCursor, type Page } from '../platform/pagination.js';
-import { getStoredItem, queryStoredItems, type TableQuery } from '../platform/table.js';
-import {
-  CALL_SHARDS,
-  CALLS_MIGRATED_KEY,
-  callsShardKey,
-  legacyCallsKey,
-  MIGRATION_LAYOUT,
-} from './call-shards.js';
+import { legacyLayoutInUse } from '../platform/key-moves.js';
+import { queryStoredItems, type TableQuery } from '../platform/table.js';
+import { CALL_SHARDS, callsShardKey, legacyCallsKey } from './call-shards.js';
 import { CallEntity, type Call } from './entities.js';
 
 /**
@@ -49,26 +44,7 @@ export function cursorPosition(cursor: string): string {
 export const positionCursor = (callId: string): string =>
   Buffer.from(JSON.stringify({ after: callId }), 'utf8').toString('base64url');
 
-// ── The migration's mark ───────────────────────────────────────────────────────────────────────
-const RECHECK_MS = 60_000;
-let migrated: { done: boolean; at: number } | undefined;
-
-/**
- * Whether the old keys may still hold calls or other per-call items (re-read a minute at most until
- * they do not).
- */
-export async function legacyLayoutInUse(): Promise<boolean> {
-  if (migrated?.done || (migrated && Date.now() - migrated.at < RECHECK_MS)) return !migrated.done;
-  const mark = await getStoredItem(CALLS_MIGRATED_KEY);
-  const layout = typeof mark?.layout === 'number' ? mark.layout : 1;
-  migrated = { done: mark?.shards === CALL_SHARDS && layout >= MIGRATION_LAYOUT, at: Date.now() };
-  return !migrated.done;
-}
-
-/** Forgets the cached mark (tests and the migration, which change it in this process). */
-export function forgetMigrationMark(): void {
-  migrated = undefined;
-}
+export { forgetMigrationMark, legacyLayoutInUse } from '../platform/key-moves.js';
 
 // ── The merge ──────────────────────────────────────────────────────────────────────────────────
 /** One shard's query for calls below a position: ElectroDB's params for the shard's key. */

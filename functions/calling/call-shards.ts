@@ -33,8 +33,10 @@ export const callsShardKey = (workspaceId: string, shard: number): string =>
  */
 export const CALLS_MIGRATED_KEY = { pk: 'MIGRATION#calls-sharded', sk: 'MIGRATION' } as const;
 /**
- * 1: the calls sharded; 2: a call's post-call record and runs moved off the workspace's key
- * (post-call/entities.ts). A mark of an older layout keeps the old keys read (and moved when read).
+ * 1: the calls sharded; 2: a workspace's per-call items moved off its key (post-call records and
+ * runs, SMS messages and last outbounds, webhook deliveries) and an organisation's ledger keys off its
+ * (docs/scale.md). A mark of an older layout keeps the old keys read (an item missing at its new key
+ * is looked for, and moved, there; a charge checks its cause's old key).
  */
 export const MIGRATION_LAYOUT = 2;
 
@@ -56,3 +58,9 @@ export const callTableKey = (workspaceId: string, callId: string) => ({
   pk: callsShardKey(workspaceId, callShardOf(callId)),
   sk: `CALL#${callId}`,
 });
+
+/** Where a call item found at another key (the old single key, another count of shards) belongs. */
+export const callTarget = (item: Record<string, unknown>) => {
+  const callId = item.callId as string;
+  return { key: callTableKey(item.workspaceId as string, callId), adds: { callShard: callShardOf(callId) } };
+};

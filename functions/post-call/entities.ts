@@ -1,5 +1,12 @@
 import { Entity, Service } from '../platform/entity.js';
-import { entityConfig, entityKey, type TableKey } from '../platform/table.js';
+import { legacyLayoutInUse, moveUntilDone, type MoveTarget } from '../platform/key-moves.js';
+import {
+  batchGetStoredItems,
+  entityConfig,
+  entityKey,
+  type StoredItem,
+  type TableKey,
+} from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
 
 /**
@@ -142,10 +149,38 @@ export const postCallRecordKey = (workspaceId: string, callId: string): TableKey
   entityKey(PostCallRecordEntity.get({ workspaceId, callId }).params());
 export const actionRunKey = (workspaceId: string, callId: string, actionId: string): TableKey =>
   entityKey(ActionRunEntity.get({ workspaceId, callId, actionId }).params());
-export const legacyPostCallKey = (workspaceId: string, sk: string): TableKey => ({
-  pk: `WS#${workspaceId}`,
-  sk,
-});
+const legacyPostCallKey = (workspaceId: string, sk: string): TableKey => ({ pk: `WS#${workspaceId}`, sk });
+
+/** Where a record or run found at the workspace's key belongs now. */
+export const postCallTarget = (item: StoredItem): MoveTarget => {
+  const workspaceId = item.workspaceId as string;
+  const callId = item.callId as string;
+  return {
+    key:
+      item.__edb_e__ === 'postCallActionRun'
+        ? actionRunKey(workspaceId, callId, item.actionId as string)
+        : postCallRecordKey(workspaceId, callId),
+  };
+};
+
+/**
+ * Moves a call's record and runs still at the workspace's key (a read that found none at the call's
+ * key, before `migrate calls` has run): true when the record was there.
+ */
+export async function moveLegacyPostCall(workspaceId: string, callId: string): Promise<boolean> {
+  if (!(await legacyLayoutInUse())) return false;
+  const [record] = await batchGetStoredItems([legacyPostCallKey(workspaceId, `POSTCALL#${callId}`)]);
+  if (!record) return false;
+  const actions = JSON.parse(String(record.actions ?? '[]')) as { actionId: string }[];
+  const runs =
+    actions.length === 0
+      ? []
+      : await batchGetStoredItems(
+          actions.map((a) => legacyPostCallKey(workspaceId, `POSTCALL#${callId}#ACTION#${a.actionId}`)),
+        );
+  for (const item of [record, ...runs]) if (item) await moveUntilDone(item, postCallTarget);
+  return true;
+}
 
 export const readPostCallRecord = (workspaceId: string, callId: string) =>
   PostCallRecordEntity.get({ workspaceId, callId }).go({ consistent: true });

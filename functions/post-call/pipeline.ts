@@ -3,8 +3,6 @@ import { config } from '../platform/config.js';
 import { newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
 import { sendMessages } from '../platform/queue.js';
-import { legacyLayoutInUse } from '../calling/call-log-merge.js';
-import { moveLegacyPostCall } from '../calling/call-migration.js';
 import {
   batchGetStoredItems,
   entityKey,
@@ -26,6 +24,7 @@ import {
 import {
   ActionRunEntity,
   PostCallRecordEntity,
+  moveLegacyPostCall,
   readPostCallRecord,
   type PostCallRecordItem,
 } from './entities.js';
@@ -63,7 +62,7 @@ const recordKey = (workspaceId: string, callId: string) =>
 
 /** A record built before records had their call's key, moved there now (until `migrate calls` has run). */
 async function legacyRecord(workspaceId: string, callId: string): Promise<StoredItem | undefined> {
-  if (!(await legacyLayoutInUse()) || !(await moveLegacyPostCall(workspaceId, callId))) return undefined;
+  if (!(await moveLegacyPostCall(workspaceId, callId))) return undefined;
   const [moved] = await batchGetStoredItems([recordKey(workspaceId, callId)]);
   return moved;
 }

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { isInGoodStanding } from '../../billing/standing.js';
-import { legacyLayoutInUse } from '../../calling/call-log-merge.js';
-import { moveLegacyPostCall } from '../../calling/call-migration.js';
 import { clock } from '../../platform/clock.js';
 import { HttpError } from '../../platform/errors.js';
 import { logger } from '../../platform/logger.js';
@@ -19,6 +17,7 @@ import {
   ActionRunEntity,
   ACTION_TYPES,
   CHARGED_ACTIONS,
+  moveLegacyPostCall,
   PostCallRecordEntity,
   postCallService,
   readActionRun,
@@ -171,7 +170,7 @@ async function readRunAndRecord(message: ActionMessage): Promise<{
     ]);
   let [runItem, recordItem, ...extraItems] = await read();
   // A run made before runs had their call's key (until `migrate calls` has run): moved, then read.
-  if (!runItem && (await legacyLayoutInUse()) && (await moveLegacyPostCall(workspaceId, callId)))
+  if (!runItem && (await moveLegacyPostCall(workspaceId, callId)))
     [runItem, recordItem, ...extraItems] = await read();
   const run = runItem ? (ActionRunEntity.parse({ Item: runItem }).data as ActionRun | null) : null;
   const stored = recordItem
