@@ -1,15 +1,24 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { forgetMigrationMark, legacyLayoutInUse } from '../../../functions/calling/call-log-merge.js';
-import { migrateCalls, moveLegacyPostCall } from '../../../functions/calling/call-migration.js';
+import { migrateCalls } from '../../../functions/calling/call-migration.js';
 import { CALLS_MIGRATED_KEY, MIGRATION_LAYOUT } from '../../../functions/calling/call-shards.js';
+import { getBillingAccount, recordMovement } from '../../../functions/billing/ledger.js';
+import { legacyLedgerKey } from '../../../functions/billing/entities.js';
 import { newId } from '../../../functions/platform/ids.js';
+import { newOrganisation } from '../billing/fixtures.js';
 import { docClient, tableName } from '../../../functions/platform/table.js';
 import {
   ActionRunEntity,
+  moveLegacyPostCall,
   PostCallRecordEntity,
   readActionRun,
   readPostCallRecord,
 } from '../../../functions/post-call/entities.js';
+import { SmsLastOutboundEntity, SmsMessageEntity } from '../../../functions/sms/entities.js';
+import { getMessage } from '../../../functions/sms/messages.js';
+import { getDelivery } from '../../../functions/webhook-deliveries/attempts.js';
+import { listDeliveries } from '../../../functions/webhook-deliveries/deliveries.js';
+import { WebhookDeliveryEntity } from '../../../functions/webhook-deliveries/entities.js';
 
 /**
  * A call's post-call record and runs moved off the workspace's key (`WS#<ws>`) to their call's own
@@ -94,6 +103,101 @@ test('a read moves a legacy record and its runs to the call’s key, once', asyn
   // Moved already: nothing at the old key, nothing moved twice.
   expect(await moveLegacyPostCall(workspaceId, callId)).toBe(false);
   expect(await moveLegacyPostCall(workspaceId, newId('call'))).toBe(false);
+});
+
+/** An entity's item as the workspace's key held it before (its sort key unchanged, no listing index). */
+const atWorkspaceKey = (params: unknown): Record<string, unknown> => {
+  const { Item } = params as { Item: Record<string, unknown> };
+  const { gsi2pk: _pk, gsi2sk: _sk, ...item } = Item;
+  return { ...item, pk: `WS#${workspaceId}` };
+};
+
+test('an SMS message, a number’s last outbound and a webhook delivery at the old key are moved when read', async () => {
+  const messageId = newId('sms');
+  const deliveryId = newId('delivery');
+  const phone = '+61491570199';
+  await put(
+    atWorkspaceKey(
+      SmsMessageEntity.create({
+        workspaceId,
+        messageId,
+        organisationId: newId('organisation'),
+        contactId: newId('contact'),
+        direction: 'outbound',
+        kind: 'post_call',
+        toPhone: phone,
+        fromPhone: '+61255500001',
+        body: 'Thanks for calling',
+        segments: 1,
+        encoding: 'GSM-7',
+        status: 'sent',
+        createdAt: now,
+        updatedAt: now,
+      }).params(),
+    ),
+  );
+  await put(
+    atWorkspaceKey(SmsLastOutboundEntity.create({ workspaceId, phone, messageId, sentAt: now }).params()),
+  );
+  await put(
+    atWorkspaceKey(
+      WebhookDeliveryEntity.create({
+        workspaceId,
+        deliveryId,
+        organisationId: newId('organisation'),
+        webhookId: newId('message'),
+        eventType: 'call.ended',
+        callId: newId('call'),
+        url: 'https://example.com/hook',
+        payload: '{}',
+        kind: 'post_call',
+        state: 'succeeded',
+        maxAttempts: 5,
+        createdAt: now,
+        updatedAt: now,
+      }).params(),
+    ),
+  );
+  expect(await legacyLayoutInUse()).toBe(true);
+  // Not listed before it is moved (the listing is the new index); moved by a read of its id.
+  expect((await getMessage(workspaceId, messageId))?.body).toBe('Thanks for calling');
+  expect(await legacy(`SMS#${messageId}`)).toBeUndefined();
+  expect((await getDelivery(workspaceId, deliveryId))?.state).toBe('succeeded');
+  expect(await legacy(`WHDELIVERY#${deliveryId}`)).toBeUndefined();
+  const listed = await listDeliveries(workspaceId, { limit: 10 });
+  expect(listed.items.map((d) => d.deliveryId)).toContain(deliveryId);
+  // The last outbound is moved by migrate calls here (an inbound reply would move it when read).
+  await migrateCalls({ pageSize: 200 });
+  expect(await legacy(`SMSLAST#${phone}`)).toBeUndefined();
+  expect(
+    (await SmsLastOutboundEntity.get({ workspaceId, phone }).go({ consistent: true })).data?.messageId,
+  ).toBe(messageId);
+});
+
+test('a cause charged before its key moved is not charged again (its old key checked until migrated)', async () => {
+  // Before the migration (the test before marked the table migrated).
+  await docClient().send(new DeleteCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }));
+  forgetMigrationMark();
+  const { organisationId } = await newOrganisation('ledger-keys');
+  const sourceKey = `purchase:before-${newId('call')}`;
+  await put({
+    ...legacyLedgerKey(organisationId, sourceKey),
+    organisationId,
+    sourceKey,
+    entryId: newId('ledgerEntry'),
+    __edb_e__: 'ledgerKey',
+    __edb_v__: '1',
+  });
+  const before = (await getBillingAccount(organisationId, { consistent: true }))?.balanceUnits;
+  const again = await recordMovement({
+    organisationId,
+    kind: 'purchase',
+    amountUnits: 600,
+    reason: 'again',
+    sourceKey,
+  });
+  expect(again).toEqual({ applied: false, duplicate: true });
+  expect((await getBillingAccount(organisationId, { consistent: true }))?.balanceUnits).toBe(before);
 });
 
 test('migrate calls moves every legacy post-call item and marks the new layout', async () => {
