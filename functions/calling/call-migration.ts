@@ -1,4 +1,5 @@
 import { ledgerKeyTarget } from '../billing/entities.js';
+import { contactItemTarget } from '../contacts/entities.js';
 import { moveUntilDone, forgetMigrationMark, type MoveTarget } from '../platform/key-moves.js';
 import {
   getStoredItem,
@@ -16,7 +17,8 @@ import { CALL_SHARDS, CALLS_MIGRATED_KEY, callTarget, MIGRATION_LAYOUT } from '.
  * `npm run cli -- migrate calls`: every item whose partition key changed (docs/operations.md) moved
  * to its key now, one conditioned transaction each (platform/key-moves.ts): the calls to their
  * shards (call-shards.ts), a workspace's per-call items off its key — post-call records and runs,
- * SMS messages and each number's last outbound, webhook deliveries — and an organisation's ledger keys
+ * SMS messages and each number's last outbound, webhook deliveries, contacts' call links and notes —
+ * and an organisation's ledger keys
  * off its key (docs/scale.md).
  */
 
@@ -29,6 +31,8 @@ const MOVED: Record<string, (item: StoredItem) => MoveTarget> = {
   smsLastOutbound: smsTarget,
   webhookDelivery: deliveryTarget,
   ledgerKey: ledgerKeyTarget,
+  contactCall: contactItemTarget,
+  contactNote: contactItemTarget,
 };
 export const MOVED_ENTITIES = Object.keys(MOVED);
 
