@@ -175,7 +175,11 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
     ? await batchGetStoredItems([recordKey(message.workspace_id, message.call_id), call])
     : [undefined, undefined];
   const builtItem =
-    readItem ?? (call ? await legacyRecord(message.workspace_id, message.call_id) : undefined);
+    readItem ??
+    // A record built before is one whose analysis the call holds already (stored right after it).
+    (callOf(callItem)?.sentiment !== undefined
+      ? await legacyRecord(message.workspace_id, message.call_id)
+      : undefined);
   const found = builtItem
     ? ((PostCallRecordEntity.parse({ Item: builtItem }).data as PostCallRecordItem | null) ?? undefined)
     : undefined;
