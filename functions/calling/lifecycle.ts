@@ -24,7 +24,7 @@ import {
   type InternalStatus,
 } from './status.js';
 import { moveFromOldKey } from '../platform/key-moves.js';
-import { callKey, callTarget, legacyCallsKey } from './call-shards.js';
+import { callKey, callTarget, oldCallKeys } from './call-shards.js';
 
 /**
  * Moving calls along their lifecycle. Every transition is one conditional transaction with its status
@@ -67,8 +67,10 @@ export async function readCall(workspaceId: string, callId: string): Promise<Cal
   const read = async () => (await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true })).data;
   const data = await read();
   if (data) return data;
-  const oldKey = { pk: legacyCallsKey(workspaceId), sk: `CALL#${callId}` };
-  if (!(await moveFromOldKey(oldKey, callTarget))) return undefined;
+  let moved = false;
+  for (const oldKey of oldCallKeys(workspaceId, callId))
+    if (!moved && (await moveFromOldKey(oldKey, callTarget))) moved = true;
+  if (!moved) return undefined;
   return (await read()) ?? undefined;
 }
 
