@@ -189,7 +189,7 @@ export function priced(usage: Usage, connectionMinutes: number): PricedUsage {
   return { usage, dollars, total: sum(dollars) };
 }
 
-async function deliveredCallEnded(receiverUrl: string, callId: string): Promise<boolean> {
+export async function deliveredCallEnded(receiverUrl: string, callId: string): Promise<boolean> {
   const response = await fetch(receiverUrl);
   const { received } = (await response.json()) as {
     received: { type: string | null; call_id: string | null; verified: boolean }[];
@@ -199,7 +199,7 @@ async function deliveredCallEnded(receiverUrl: string, callId: string): Promise<
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 180_000): Promise<void> {
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -333,7 +333,7 @@ export async function measureCost(options: {
   }
 }
 
-const maskIds = (key: string) =>
+export const maskIds = (key: string) =>
   key.replace(/[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}/g, '<id>').replace(/\+\d{6,15}/g, '<phone>');
 
 /**
@@ -345,7 +345,7 @@ const SHARDED_KEYS: { pattern: RegExp; key: string; shards: number }[] = [
 ];
 
 /** A call's writes by key, with its writes to a sharded key's shards counted as one shard's share. */
-function foldShards(writes: Record<string, number>): Record<string, number> {
+export function foldShards(writes: Record<string, number>): Record<string, number> {
   const folded: Record<string, number> = {};
   for (const [key, n] of Object.entries(writes)) {
     const sharded = SHARDED_KEYS.find((s) => s.pattern.test(key));
@@ -354,6 +354,12 @@ function foldShards(writes: Record<string, number>): Record<string, number> {
   }
   return folded;
 }
+
+/** Items written between two snapshots, by partition key (or by key and kind of item), shards apart. */
+export const writesBetween = (after: StackMetrics, before: StackMetrics, by: 'key' | 'kind' = 'key') =>
+  by === 'key'
+    ? delta(after.dynamodb_writes_by_key, before.dynamodb_writes_by_key, 1)
+    : delta(after.dynamodb_writes_by_item_kind ?? {}, before.dynamodb_writes_by_item_kind ?? {}, 1);
 
 /**
  * The keys every call wrote (between each call's snapshot and the one before), most written first.
