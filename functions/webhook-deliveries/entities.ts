@@ -16,8 +16,9 @@ import { primaryIndex, gsi1, gsi2 } from '../platform/keys.js';
  *
  * A delivery has a partition key of its own (each is written 2–3 times: at 100 calls a second the
  * workspace's key took them over its partition's budget, docs/scale.md); the workspace's listing is
- * the index gsi2, written once a delivery (its keys never change), at ~1 write unit an item. Those
- * written before are at `WS#<ws>` until `migrate calls` moves them (a read by id moves one first).
+ * the index gsi2 (all attributes projected: each of a delivery's 2–3 writes, ~1–2 KB, is written there
+ * too: ~600 write units a second at 100 calls a second). Those written before are at `WS#<ws>`
+ * until `migrate calls` moves them (a read by id moves one first).
  *
  * A delivery's scheduled attempts are claimed with a conditional write (state pending, attempt
  * n-1 recorded, no live claim), so a redelivered or duplicated queue message never sends twice.

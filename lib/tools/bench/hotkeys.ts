@@ -99,7 +99,10 @@ export async function measureHotKeys(options: {
       const call = await owner.post<{ id: string }>(`${ws}/agents/${demo.agent_id}/start-call`, {
         to_phone: CALLEE,
       });
-      await until(`call ${call.id}'s post-call webhook`, () => deliveredCallEnded(receiverUrl, call.id));
+      // A receiver busy for a moment (2 shared cores) is asked again.
+      await until(`call ${call.id}'s post-call webhook`, () =>
+        deliveredCallEnded(receiverUrl, call.id).catch(() => false),
+      );
     };
     for (let i = 0; i < options.warmupCalls; i += 1) await playCall();
     await stack.settle();
