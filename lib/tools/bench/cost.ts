@@ -337,11 +337,13 @@ export const maskIds = (key: string) =>
   key.replace(/[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}/g, '<id>').replace(/\+\d{6,15}/g, '<phone>');
 
 /**
- * A sharded key (a workspace's calls, functions/calling/call-shards.ts): its shards as one key, each
- * shard taking its share of the calls (the shard is a hash of the call id: even at any rate).
+ * A sharded key (a workspace's calls and day counters, functions/calling/call-shards.ts): its shards
+ * as one key, each shard taking its share of the calls (the shard is a hash of the call id: even at any rate).
  */
 const SHARDED_KEYS: { pattern: RegExp; key: string; shards: number }[] = [
   { pattern: /^(WS#[^#]+#CALLS)#\d+(?= |$)/, key: '$1#<shard>', shards: CALL_SHARDS },
+  // The day counters: a call adds to its own shard's (calling/call-stats.ts).
+  { pattern: /^(WS#[^#]+#CALLSTATS)#\d+(?= |$)/, key: '$1#<shard>', shards: CALL_SHARDS },
 ];
 
 /** A call's writes by key, with its writes to a sharded key's shards counted as one shard's share. */

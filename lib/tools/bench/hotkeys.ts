@@ -166,7 +166,7 @@ export function hotKeysReportTable(r: HotKeysReport): string[] {
     ...r.rows.map(
       (k) =>
         `| ${k.key} | ${f(k.writesPerCall)} | ${k.items
-          .map((i) => `${i.kind || '-'} ${f(i.writes)} (${f(i.bytes / 1024)} KB)`)
+          .map((i) => `${maskIds(i.kind) || '-'} ${f(i.writes)} (${f(i.bytes / 1024)} KB)`)
           .join(', ')} | ${f(k.wcuPerCall)} | ${f(k.wcuPerSecond, 0)} | ${
           k.wcuPerSecond > PARTITION_WCU ? '**over**' : 'within'
         } |`,
