@@ -67,11 +67,13 @@ export async function mergedPage(input: {
   cursor: string | undefined;
   build: ShardQuery;
   filtered: boolean;
+  /** The partition keys to merge (default: the workspace's shards, and its old key until migrated). */
+  keys?: string[];
 }): Promise<Page<Call>> {
   const { workspaceId, limit, build } = input;
   const start = input.cursor === undefined ? undefined : cursorPosition(input.cursor);
-  const keys = Array.from({ length: CALL_SHARDS }, (_, n) => callsShardKey(workspaceId, n));
-  if (await legacyLayoutInUse()) keys.push(legacyCallsKey(workspaceId));
+  const keys = input.keys ?? Array.from({ length: CALL_SHARDS }, (_, n) => callsShardKey(workspaceId, n));
+  if (!input.keys && (await legacyLayoutInUse())) keys.push(legacyCallsKey(workspaceId));
   const perShard = Math.min(limit, Math.ceil(limit / CALL_SHARDS) * 2 + 2);
   const states: ShardState[] = keys.map((pk) => ({ pk, readTo: start, done: false }));
   const found = new Map<string, Call>();

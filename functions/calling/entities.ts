@@ -18,7 +18,9 @@ import { INTERNAL_STATUSES } from './status.js';
  *                                                                                  id (call-shards.ts); call log newest first,
  *                                                                                  the shards merged (call-log-merge.ts) — call
  *                                                                                  ids are ULIDs, so date filters are key ranges)
- *   calls of an agent      gsi1 WS#<ws>#AGENT#<ag>#CALLS  <call>                   (call log filtered by agent)
+ *   calls of an agent      gsi1 WS#<ws>#AGENT#<ag>#CALLS#<shard>  <call>           (call log filtered by agent,
+ *                                                                                  the shards merged; calls
+ *                                                                                  written before: …#CALLS)
  *   calls with a number    gsi2 WS#<ws>#PHONE#<e164>#CALLS <call>                  (call log filtered by the other party,
  *                                                                                  `phone`: the caller of an inbound call,
  *                                                                                  the called number of an outbound one;
@@ -238,9 +240,10 @@ export const CallEntity = new Entity(
         ['callId'],
         'CALL#${callId}',
       ),
+      /** Sharded as the calls are (an agent's calls are as busy as its workspace's): merged on read. */
       byAgent: gsi1(
-        ['workspaceId', 'agentId'],
-        'WS#${workspaceId}#AGENT#${agentId}#CALLS',
+        ['workspaceId', 'agentId', 'callShard'],
+        'WS#${workspaceId}#AGENT#${agentId}#CALLS#${callShard}',
         ['callId'],
         '${callId}',
       ),
