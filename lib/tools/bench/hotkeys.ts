@@ -1,6 +1,11 @@
 import { join } from 'node:path';
 import type { StackMetrics } from '../../local/metrics.js';
-import { queryStoredItems, resetTableClients } from '../../../functions/platform/table.js';
+import { listCalls } from '../../../functions/calling/call-log.js';
+import { CallEntity, type Call } from '../../../functions/calling/entities.js';
+import { callShardOf } from '../../../functions/calling/call-shards.js';
+import { ListCallsQuery } from '../../../functions/calling/schemas.js';
+import { newId } from '../../../functions/platform/ids.js';
+import { batchPutItems, queryStoredItems, resetTableClients } from '../../../functions/platform/table.js';
 import { ApiClient } from '../cli/api-client.js';
 import { seed } from '../cli/seed.js';
 import { deliveredCallEnded, foldShards, maskIds, PARTITION_WCU, until, writesBetween } from './cost.js';
@@ -39,6 +44,80 @@ export interface HotKeyRow {
 export interface HotKeysReport {
   calls: number;
   rows: HotKeyRow[];
+  /** The call log's first page (20 calls), the shards merged vs one Query of one key: p50 ms. */
+  callLog: { calls: number; samples: number; mergedP50: number; floorP50: number; ratio: number };
+}
+
+const LOG_CALLS = 400;
+const LOG_SAMPLES = 41;
+
+const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * The call log's first page as the API reads it (listCalls: one Query a shard, merged) against its
+ * floor, the same calls under one partition key read with one Query (and parsed), as before the
+ * shards: p50 of LOG_SAMPLES, alternated, in this process on the bench's stack.
+ */
+async function callLogPage(): Promise<HotKeysReport['callLog']> {
+  const workspaceId = newId('workspace');
+  const floorKey = `WS#${newId('workspace')}#CALLS`;
+  const started = Date.now() - LOG_CALLS * 1000;
+  const items = Array.from({ length: LOG_CALLS }, (_, i) => {
+    const callId = newId('call');
+    const at = new Date(started + i * 1000).toISOString();
+    const call = {
+      workspaceId,
+      callId,
+      callShard: callShardOf(callId),
+      organisationId: newId('organisation'),
+      agentId: newId('agent'),
+      direction: 'outbound',
+      toPhone: '+61491570156',
+      fromPhone: '+61255500001',
+      record: false,
+      parameters: {},
+      status: 'completed',
+      statusRank: 5,
+      createdBy: 'usr_bench',
+      createdAt: at,
+      agentName: 'Agent',
+      greeting: 'Hi',
+      prompt: 'Be brief.',
+      maxDurationSeconds: 60,
+      deadlineAt: at,
+      openShard: 0,
+      updatedAt: at,
+    } as Call;
+    return (CallEntity.create(call).params() as { Item: Record<string, unknown> }).Item;
+  });
+  const copies = items.map(({ gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, ...item }) => ({
+    ...item,
+    pk: floorKey,
+  }));
+  const all = [...items, ...copies];
+  for (let i = 0; i < all.length; i += 25) await batchPutItems(all.slice(i, i + 25));
+  const merged: number[] = [];
+  const floor: number[] = [];
+  const query = ListCallsQuery.parse({ limit: 20 });
+  for (let i = 0; i < LOG_SAMPLES; i += 1) {
+    let t = performance.now();
+    const page = await listCalls(workspaceId, query);
+    merged.push(performance.now() - t);
+    if (page.items.length !== 20) throw new Error(`the call log's page has ${page.items.length} calls`);
+    t = performance.now();
+    const one = await queryStoredItems({
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': floorKey },
+      ScanIndexForward: false,
+      Limit: 21,
+    });
+    one.items.forEach((item) => CallEntity.parse({ Item: item }));
+    floor.push(performance.now() - t);
+  }
+  const mergedP50 = p50(merged);
+  const floorP50 = p50(floor);
+  return { calls: LOG_CALLS, samples: LOG_SAMPLES, mergedP50, floorP50, ratio: mergedP50 / floorP50 };
 }
 
 const pageSize = 1024;
@@ -147,7 +226,8 @@ export async function measureHotKeys(options: {
       });
     }
     rows.sort((a, b) => b.wcuPerSecond - a.wcuPerSecond);
-    return { calls: options.calls, rows };
+    log(`hotkeys: the call log's first page, ${LOG_CALLS} calls, merged vs one key`);
+    return { calls: options.calls, rows, callLog: await callLogPage() };
   } finally {
     for (const key of Object.keys(process.env)) if (!(key in environment)) delete process.env[key];
     Object.assign(process.env, environment);
@@ -174,5 +254,7 @@ export function hotKeysReportTable(r: HotKeysReport): string[] {
     'Every write counted at ceil(item size / 1 KB) × 2, as a transactional write (the most it costs),',
     "at its kind's largest item; DynamoDB Local never throttles: these are each call's measured writes",
     'times the rate. A sharded key is one of its shards (its share of the calls).',
+    '',
+    `The call log's first page (20 of ${r.callLog.calls} calls; p50 of ${r.callLog.samples}, in the bench's process): the shards merged ${f(r.callLog.mergedP50)} ms vs one Query of one key ${f(r.callLog.floorP50)} ms: **${f(r.callLog.ratio, 2)}x** (budget ≤ 1.5x)`,
   ];
 }
