@@ -74,6 +74,7 @@ import { cloudPathTable, conversationTable, measureConversation } from '../lib/t
 import { measureToolTurn, toolTurnTable } from '../lib/tools/bench/tool-turn.js';
 import { handoffTable, measureHandoff } from '../lib/tools/bench/handoff.js';
 import { costTable, hotKeysTable, measureCost } from '../lib/tools/bench/cost.js';
+import { hotKeysReportTable, measureHotKeys } from '../lib/tools/bench/hotkeys.js';
 import { DEFAULT_MEMORY_MB } from '../lib/cloud/constructs/service-function.js';
 import { measureRedaction, redactionTable } from '../lib/tools/bench/redaction.js';
 
@@ -362,8 +363,18 @@ async function main(): Promise<void> {
   const startCall = PARTS.has('start-call') ? await measureStartCallAgainstFloor() : undefined;
   const callCost = PARTS.has('call-cost') ? await measureCostOfACall() : undefined;
   // ── What a call costs in money: a 3-minute call, 10 turns, and one SMS campaign message (lib/tools/bench/cost.ts) ──
+  // ── A busy workspace's partition keys: outbound calls, writes per key scaled to 100 calls a second (lib/tools/bench/hotkeys.ts) ──
+  const hotkeys = PARTS.has('hotkeys')
+    ? await measureHotKeys({
+        root: ROOT,
+        calls: Number(process.env.BENCH_HOTKEYS_CALLS ?? 3),
+        warmupCalls: 1,
+        env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL },
+        log,
+      })
+    : undefined;
   const cost =
-    PARTS.has('cost') || PARTS.has('hotkeys')
+    PARTS.has('cost') || PARTS.has('cost-hotkeys')
       ? await measureCost({
           root: ROOT,
           calls: Number(process.env.BENCH_COST_CALLS ?? 5),
@@ -492,6 +503,7 @@ async function main(): Promise<void> {
     startCall,
     callCost,
     cost,
+    hotkeys,
     bundles,
     contactImport,
     campaign,
@@ -527,7 +539,8 @@ async function main(): Promise<void> {
         ]
       : []),
     ...(cost && PARTS.has('cost') ? [...costTable(cost), ''] : []),
-    ...(cost && PARTS.has('hotkeys') ? [...hotKeysTable(cost), ''] : []),
+    ...(cost && PARTS.has('cost-hotkeys') ? [...hotKeysTable(cost), ''] : []),
+    ...(hotkeys ? [...hotKeysReportTable(hotkeys), ''] : []),
     ...(bundles
       ? [
           '## function bundles (esbuild as the CDK bundles them: minified ESM, node22) vs a bare handler',

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { EntityItem } from 'electrodb';
 import { Entity } from '../platform/entity.js';
 import { TABLE } from '../platform/resources.js';
-import { entityConfig } from '../platform/table.js';
+import type { MoveTarget } from '../platform/key-moves.js';
+import { entityConfig, entityKey, type StoredItem, type TableKey } from '../platform/table.js';
 import { primaryIndex, gsi2 } from '../platform/keys.js';
 import { LEDGER_KINDS, PLAN_IDS, SUBSCRIPTION_STATUSES, USAGE_KINDS } from './model.js';
 
@@ -15,9 +16,9 @@ export * from './model.js';
  *                     gsi2 BILLING#RENEWAL#<shard> / <periodEnd>#<org>  (accounts whose period ended:
  *                                                                    the monthly renewal job)
  *   ledger entry      pk ORG#<org>   sk LEDGER#<entry ulid>           (every credit movement; list newest first)
- *   ledger key        pk ORG#<org>   sk LEDGERKEY#<source key>        (written with a condition in the
- *                                                                    entry's transaction: one cause moves
- *                                                                    credits at most once)
+ *   ledger key        pk ORG#<org>#LEDGERKEY#<source key>  sk LEDGERKEY#<source key>  (written with a
+ *                                                                    condition in the entry's transaction:
+ *                                                                    one cause moves credits at most once)
  *   number charge     pk ORG#<org>   sk NUMBERCHARGE#<periodStart>    (extra numbers billed for a cycle, once)
  *   subscribed        pk BILLING#SUBSCRIBED#<shard>  sk ORG#<org>      (accounts with a live paid
  *                                                                    subscription: the extra-number job)
@@ -126,7 +127,13 @@ export const LedgerEntryEntity = new Entity(
 
 export type LedgerEntry = EntityItem<typeof LedgerEntryEntity>;
 
-/** Marks a cause as applied: written with a condition in the same transaction as the entry. */
+/**
+ * Marks a cause as applied: written with a condition in the same transaction as the entry. Each has a
+ * partition key of its own (a charge's key is never listed, only checked): under the organisation's
+ * key they were a third of its writes, past its budget at 100 calls a second (docs/scale.md). Those
+ * written before are at `ORG#<org>` (`legacyLedgerKey`): until `migrate calls` has moved them, a
+ * charge also checks there (ledger.ts), so a cause charged before is never charged again.
+ */
 export const LedgerKeyEntity = new Entity(
   {
     model: { entity: 'ledgerKey', version: '1', service: 'va' },
@@ -137,8 +144,8 @@ export const LedgerKeyEntity = new Entity(
     },
     indexes: {
       byKey: primaryIndex(
-        ['organisationId'],
-        'ORG#${organisationId}',
+        ['organisationId', 'sourceKey'],
+        'ORG#${organisationId}#LEDGERKEY#${sourceKey}',
         ['sourceKey'],
         'LEDGERKEY#${sourceKey}',
       ),
@@ -146,6 +153,21 @@ export const LedgerKeyEntity = new Entity(
   },
   cfg,
 );
+
+/** Where a ledger key was before it had its own partition key. */
+export const legacyLedgerKey = (organisationId: string, sourceKey: string): TableKey => ({
+  pk: `ORG#${organisationId}`,
+  sk: `LEDGERKEY#${sourceKey}`,
+});
+/** Where a ledger key found at the organisation's key belongs now. */
+export const ledgerKeyTarget = (item: StoredItem): MoveTarget => ({
+  key: entityKey(
+    LedgerKeyEntity.get({
+      organisationId: item.organisationId as string,
+      sourceKey: item.sourceKey as string,
+    }).params(),
+  ),
+});
 
 /** The extra phone numbers of one billing cycle, charged through the payment provider once. */
 export const NumberChargeEntity = new Entity(

@@ -2,9 +2,11 @@ import { Service } from '../platform/entity.js';
 import { clock } from '../platform/clock.js';
 import { paymentRequired } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { entityConfig } from '../platform/table.js';
+import { legacyLayoutInUse } from '../platform/key-moves.js';
+import { entityConfig, tableName } from '../platform/table.js';
 import {
   BillingAccountEntity,
+  legacyLedgerKey,
   LedgerEntryEntity,
   LedgerKeyEntity,
   SubscribedAccountEntity,
@@ -125,6 +127,12 @@ export interface LedgerWrite {
     { put: { shard: string; subscriptionId: string; customerId: string } } | { remove: { shard: string } };
   /** Other domains' items, last in the transaction: they are written with the movement or not at all. */
   alsoWrite?: TransactionCommit[];
+  /**
+   * The caller's own items (`alsoWrite`) already make each cause apply once, whatever the ledger keys
+   * (a call's charge: the call marked counted, on condition; an SMS's: its message created, its
+   * recipient claimed): the keys a cause had before they had their own partition key are not checked.
+   */
+  causeGuarded?: boolean;
 }
 
 export type LedgerWriteOutcome =
@@ -195,6 +203,11 @@ export async function writeLedgerReporting(
     updatedAt: createdAt,
   };
   const needsFunds = write.requireFunds === true && total < 0;
+  // Until `migrate calls` has moved them, a cause's key may still be at the organisation's key.
+  const legacyKeys =
+    write.causeGuarded !== true && (await legacyLayoutInUse())
+      ? entries.map((entry) => legacyLedgerKey(organisationId, entry.sourceKey))
+      : [];
 
   for (let attempt = 0; ; attempt += 1) {
     const result = await ledgerService.transaction
@@ -247,15 +260,29 @@ export async function writeLedgerReporting(
         } else if (subscribed) {
           items.push(subscribedAccount.delete({ shard: subscribed.remove.shard, organisationId }).commit());
         }
+        for (const Key of legacyKeys) {
+          const check = {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key,
+              ConditionExpression: 'attribute_not_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': 'pk' },
+            },
+          };
+          items.push(check as unknown as (typeof items)[number]);
+        }
         items.push(...((write.alsoWrite ?? []) as typeof items));
         return items;
       })
       .go();
     if (!result.canceled) return { status: 'applied', entryIds };
     const codes = (result.data as { code?: string }[]).map((d) => d.code);
-    // Items: the account, then (key, entry) per entry, then the registry row.
+    // Items: the account, then (key, entry) per entry, then the registry row, the old keys' checks
+    // and the caller's items.
     const keyRejected = entries.some((_, i) => codes[1 + 2 * i] === 'ConditionalCheckFailed');
-    if (keyRejected) return { status: 'duplicate' };
+    const legacyFrom = codes.length - (write.alsoWrite?.length ?? 0) - legacyKeys.length;
+    const legacyRejected = legacyKeys.some((_, i) => codes[legacyFrom + i] === 'ConditionalCheckFailed');
+    if (keyRejected || legacyRejected) return { status: 'duplicate' };
     if (codes[0] === 'ConditionalCheckFailed') return { status: 'rejected' };
     const also = codes.slice(codes.length - (write.alsoWrite?.length ?? 0));
     if (also.includes('ConditionalCheckFailed'))

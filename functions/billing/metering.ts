@@ -68,6 +68,8 @@ export async function chargeCallUsage(input: {
     organisationId: input.organisationId,
     entries,
     ...(input.alsoWrite ? { alsoWrite: input.alsoWrite } : {}),
+    // The call is marked counted in the same transaction, on condition (call-stats.ts): once.
+    causeGuarded: input.alsoWrite !== undefined,
   });
   if (outcome.status === 'rejected') throw new Error(`no billing account for ${input.organisationId}`);
   const applied = outcome.status === 'applied';
@@ -135,6 +137,8 @@ export async function chargeSmsWith(input: {
   text: string;
   alsoWrite: TransactionCommit[];
   plan?: PlanId;
+  /** `alsoWrite` creates the message on condition (it cannot be charged twice): LedgerWrite's. */
+  causeGuarded?: boolean;
 }): Promise<SmsChargeOutcome> {
   const { smsSegmentation } = await import('./sms-segments.js');
   const segmentation = smsSegmentation(input.text);
@@ -155,6 +159,7 @@ export async function chargeSmsWith(input: {
       requireFunds: true,
       ...(plan ? { expect: { plan } } : {}),
       alsoWrite: input.alsoWrite,
+      ...(input.causeGuarded ? { causeGuarded: true } : {}),
     });
     if (outcome.status === 'duplicate') return { status: 'duplicate', units };
     if (outcome.status === 'refused') return { status: 'refused', units, codes: outcome.codes };

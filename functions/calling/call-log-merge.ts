@@ -1,8 +1,9 @@
 import { HttpError } from '../platform/errors.js';
 import { logger } from '../platform/logger.js';
 import { invalidCursor, type Page } from '../platform/pagination.js';
-import { getStoredItem, queryStoredItems, type TableQuery } from '../platform/table.js';
-import { CALL_SHARDS, CALLS_MIGRATED_KEY, callsShardKey, legacyCallsKey } from './call-shards.js';
+import { legacyLayoutInUse } from '../platform/key-moves.js';
+import { queryStoredItems, type TableQuery } from '../platform/table.js';
+import { CALL_SHARDS, callsShardKey, legacyCallsKey } from './call-shards.js';
 import { CallEntity, type Call } from './entities.js';
 
 /**
@@ -43,22 +44,7 @@ export function cursorPosition(cursor: string): string {
 export const positionCursor = (callId: string): string =>
   Buffer.from(JSON.stringify({ after: callId }), 'utf8').toString('base64url');
 
-// ── The migration's mark ───────────────────────────────────────────────────────────────────────
-const RECHECK_MS = 60_000;
-let migrated: { done: boolean; at: number } | undefined;
-
-/** Whether the old single keys may still hold calls (re-read a minute at most until they do not). */
-export async function legacyLayoutInUse(): Promise<boolean> {
-  if (migrated?.done || (migrated && Date.now() - migrated.at < RECHECK_MS)) return !migrated.done;
-  const mark = await getStoredItem(CALLS_MIGRATED_KEY);
-  migrated = { done: mark?.shards === CALL_SHARDS, at: Date.now() };
-  return !migrated.done;
-}
-
-/** Forgets the cached mark (tests and the migration, which change it in this process). */
-export function forgetMigrationMark(): void {
-  migrated = undefined;
-}
+export { forgetMigrationMark, legacyLayoutInUse } from '../platform/key-moves.js';
 
 // ── The merge ──────────────────────────────────────────────────────────────────────────────────
 /** One shard's query for calls below a position: ElectroDB's params for the shard's key. */
@@ -81,11 +67,13 @@ export async function mergedPage(input: {
   cursor: string | undefined;
   build: ShardQuery;
   filtered: boolean;
+  /** The partition keys to merge (default: the workspace's shards, and its old key until migrated). */
+  keys?: string[];
 }): Promise<Page<Call>> {
   const { workspaceId, limit, build } = input;
   const start = input.cursor === undefined ? undefined : cursorPosition(input.cursor);
-  const keys = Array.from({ length: CALL_SHARDS }, (_, n) => callsShardKey(workspaceId, n));
-  if (await legacyLayoutInUse()) keys.push(legacyCallsKey(workspaceId));
+  const keys = input.keys ?? Array.from({ length: CALL_SHARDS }, (_, n) => callsShardKey(workspaceId, n));
+  if (!input.keys && (await legacyLayoutInUse())) keys.push(legacyCallsKey(workspaceId));
   const perShard = Math.min(limit, Math.ceil(limit / CALL_SHARDS) * 2 + 2);
   const states: ShardState[] = keys.map((pk) => ({ pk, readTo: start, done: false }));
   const found = new Map<string, Call>();

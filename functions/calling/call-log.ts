@@ -22,7 +22,7 @@ import {
   type ListCallsQuery,
 } from './schemas.js';
 import { isTerminal, statusesMatching, wireStatus } from './status.js';
-import { callKey } from './call-shards.js';
+import { CALL_SHARDS, callKey } from './call-shards.js';
 import { mergedPage } from './call-log-merge.js';
 
 /** The call log: list, detail, hang-up, recordings. */
@@ -179,13 +179,32 @@ export async function listCalls(workspaceId: string, query: ListCallsQuery): Pro
         }),
     });
   }
-  const page = await queryPage(query.cursor, (cursor) => {
-    const base =
-      query.phone !== undefined
-        ? CallEntity.query.byRemotePhone({ workspaceId, remotePhone: query.phone })
-        : CallEntity.query.byAgent({ workspaceId, agentId: query.agent_id ?? '' });
-    return narrowed(base).go({ order: 'desc', count: query.limit, cursor });
-  });
+  if (query.phone === undefined && query.agent_id !== undefined) {
+    const agentId = query.agent_id;
+    // The agent's index is sharded as the calls are; calls written before keep its one old key.
+    const keys = Array.from(
+      { length: CALL_SHARDS },
+      (_, n) => `WS#${workspaceId}#AGENT#${agentId}#CALLS#${n}`,
+    );
+    return mergedPage({
+      workspaceId,
+      limit: query.limit,
+      cursor: query.cursor,
+      filtered,
+      keys: [...keys, `WS#${workspaceId}#AGENT#${agentId}#CALLS`],
+      build: (callShard, below) =>
+        narrowed(CallEntity.query.byAgent({ workspaceId, agentId, callShard }), below).params<TableQuery>({
+          order: 'desc',
+        }),
+    });
+  }
+  const page = await queryPage(query.cursor, (cursor) =>
+    narrowed(CallEntity.query.byRemotePhone({ workspaceId, remotePhone: query.phone ?? '' })).go({
+      order: 'desc',
+      count: query.limit,
+      cursor,
+    }),
+  );
   return { items: page.items as Call[], nextCursor: page.nextCursor };
 }
 

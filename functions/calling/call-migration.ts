@@ -1,3 +1,6 @@
+import { ledgerKeyTarget } from '../billing/entities.js';
+import { contactItemTarget } from '../contacts/entities.js';
+import { moveUntilDone, forgetMigrationMark, type MoveTarget } from '../platform/key-moves.js';
 import {
   getStoredItem,
   putStoredItem,
@@ -5,71 +8,39 @@ import {
   writeStoredItems,
   type StoredItem,
 } from '../platform/table.js';
-import { forgetMigrationMark } from './call-log-merge.js';
-import { CALL_SHARDS, CALLS_MIGRATED_KEY, callShardOf, callTableKey, legacyCallsKey } from './call-shards.js';
+import { postCallTarget } from '../post-call/entities.js';
+import { smsTarget } from '../sms/entities.js';
+import { deliveryTarget } from '../webhook-deliveries/entities.js';
+import { CALL_SHARDS, CALLS_MIGRATED_KEY, callTarget, MIGRATION_LAYOUT } from './call-shards.js';
 
 /**
- * Moving call items to their shard's key (call-shards.ts): one call at a time, in one transaction
- * that puts the item at its key now ("does not exist") and deletes it at its old key (conditioned
- * on the item being as it was read), so a call is moved once and never lost, whoever moves it — the
- * `migrate calls` command, or a read of a call that is still at its old key (lifecycle.ts readCall).
+ * `npm run cli -- migrate calls`: every item whose partition key changed (docs/operations.md) moved
+ * to its key now, one conditioned transaction each (platform/key-moves.ts): the calls to their
+ * shards (call-shards.ts), a workspace's per-call items off its key — post-call records and runs,
+ * SMS messages and each number's last outbound, webhook deliveries, contacts' call links and notes —
+ * and an organisation's ledger keys
+ * off its key (docs/scale.md).
  */
-export type MoveOutcome = 'moved' | 'in-place' | 'gone';
 
-/** Moves one call item found at another key; `gone` when another mover (or a write) got there first. */
-export async function moveCallItem(item: StoredItem): Promise<MoveOutcome> {
-  const workspaceId = item.workspaceId as string;
-  const callId = item.callId as string;
-  const target = callTableKey(workspaceId, callId);
-  if (item.pk === target.pk && item.sk === target.sk) return 'in-place';
-  const names: Record<string, string> = { '#pk': 'pk', '#rank': 'statusRank', '#updated': 'updatedAt' };
-  const values: Record<string, unknown> = { ':rank': item.statusRank };
-  if (item.updatedAt !== undefined) values[':updated'] = item.updatedAt;
-  const result = await writeStoredItems([
-    {
-      Put: {
-        Item: { ...item, ...target, callShard: callShardOf(callId) },
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': 'pk' },
-      },
-    },
-    {
-      Delete: {
-        Key: { pk: item.pk, sk: item.sk },
-        ConditionExpression: `attribute_exists(#pk) AND #rank = :rank AND ${
-          item.updatedAt === undefined ? 'attribute_not_exists(#updated)' : '#updated = :updated'
-        }`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-  ]);
-  // Canceled: moved by another reader, or written meanwhile (the caller reads it again).
-  return result.canceled ? 'gone' : 'moved';
-}
+/** Where each moved entity's items belong now, by ElectroDB entity name. */
+const MOVED: Record<string, (item: StoredItem) => MoveTarget> = {
+  call: callTarget,
+  postCallRecord: postCallTarget,
+  postCallActionRun: postCallTarget,
+  smsMessage: smsTarget,
+  smsLastOutbound: smsTarget,
+  webhookDelivery: deliveryTarget,
+  ledgerKey: ledgerKeyTarget,
+  contactCall: contactItemTarget,
+  contactNote: contactItemTarget,
+};
+export const MOVED_ENTITIES = Object.keys(MOVED);
 
-/**
- * Moves a call still at its old single key to its shard (readCall, before `migrate calls` has run):
- * true when it was there (moved now or by another reader meanwhile), false when there is none.
- */
-export async function moveLegacyCall(workspaceId: string, callId: string): Promise<boolean> {
-  const item = await getStoredItem({ pk: legacyCallsKey(workspaceId), sk: `CALL#${callId}` });
-  if (!item) return false;
-  await moveUntilDone(item);
-  return true;
-}
-
-/** Moves an item, reading it again when it was written meanwhile (a few times: a call ends once). */
-async function moveUntilDone(found: StoredItem): Promise<MoveOutcome> {
-  let item: StoredItem | undefined = found;
-  for (let attempt = 0; item && attempt < 5; attempt += 1) {
-    const outcome = await moveCallItem(item);
-    if (outcome !== 'gone') return outcome;
-    item = await getStoredItem({ pk: item.pk as string, sk: item.sk as string });
-  }
-  if (item) throw new Error(`call ${String(found.callId)} kept changing while it was moved: run again`);
-  return 'gone';
-}
+const targetOf = (item: StoredItem): MoveTarget => {
+  const target = MOVED[item.__edb_e__ as string];
+  if (!target) throw new Error(`not an item that moves: ${String(item.__edb_e__)}`);
+  return target(item);
+};
 
 export interface MigrationProgress {
   /** Items of the table read so far (of `total`, DynamoDB's estimate, refreshed about every 6 hours). */
@@ -83,11 +54,11 @@ export interface MigrationProgress {
 const PROGRESS_KEY = { pk: CALLS_MIGRATED_KEY.pk, sk: 'PROGRESS' } as const;
 
 /**
- * Moves every call item not at its shard's key (the old single key, or another count of shards),
- * then marks the table migrated (the listing stops reading the old keys). Resumable: the scan's
- * position is saved after each page, and a re-run starts there (`restart` starts over); idempotent:
- * each move is one conditioned transaction, so a call moved before an interruption is at its key
- * and is not moved again.
+ * Moves every call item not at its shard's key (the old single key, or another count of shards), and
+ * every other moved item still at its old key, then marks the table migrated (the reads stop looking
+ * at the old keys). Resumable: the scan's position is saved after each page, and a re-run starts
+ * there (`restart` starts over); idempotent: each move is one conditioned transaction, so an item
+ * moved before an interruption is at its key and is not moved again.
  */
 export async function migrateCalls(
   options: { pageSize?: number; restart?: boolean; onPage?: (progress: MigrationProgress) => void } = {},
@@ -102,14 +73,14 @@ export async function migrateCalls(
   do {
     const page = await scanStoredItems({
       Limit: options.pageSize ?? 500,
-      FilterExpression: '#e = :call',
+      FilterExpression: `#e IN (${MOVED_ENTITIES.map((_, i) => `:e${i}`).join(', ')})`,
       ExpressionAttributeNames: { '#e': '__edb_e__' },
-      ExpressionAttributeValues: { ':call': 'call' },
+      ExpressionAttributeValues: Object.fromEntries(MOVED_ENTITIES.map((e, i) => [`:e${i}`, e])),
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
     });
     progress.scanned += page.scanned;
     for (const item of page.items) {
-      const outcome = await moveUntilDone(item);
+      const outcome = await moveUntilDone(item, targetOf);
       if (outcome === 'moved') progress.moved += 1;
       else if (outcome === 'in-place') progress.inPlace += 1;
     }
@@ -118,7 +89,7 @@ export async function migrateCalls(
     options.onPage?.(progress);
   } while (startKey);
   const marked = await writeStoredItems([
-    { Put: { Item: { ...CALLS_MIGRATED_KEY, shards: CALL_SHARDS, ...progress } } },
+    { Put: { Item: { ...CALLS_MIGRATED_KEY, shards: CALL_SHARDS, layout: MIGRATION_LAYOUT, ...progress } } },
     { Delete: { Key: PROGRESS_KEY } },
   ]);
   if (marked.canceled) throw new Error('the migration mark could not be written: run again');

@@ -11,15 +11,21 @@ import { createHash } from 'node:crypto';
  * the rate. The listing merges the shards (call-log-merge.ts): a page is one query a shard, in
  * parallel.
  *
- * The setting: 8 keeps each shard under a third of its partition's budget at 100 calls a second in
- * one workspace at the measured mean item size (11 writes a call × 100 × 6.1 write units ÷ 8 ≈ 840,
- * docs/scale.md). It is one constant, not an environment variable: every function must agree on it,
- * and a call written under one count is read under the same. Raising it moves calls to other keys:
- * deploy, then run `npm run cli -- migrate calls` (it moves every call whose key is not the one this
- * count gives). Until then a call is read at its old key too (lifecycle.ts readCall), and the listing
- * reads the old layout beside the shards (call-log-merge.ts).
+ * The setting: 16. A call writes its item ~14 times (start, dispatch, each status, the relay's
+ * session and transcript, the end's counters, the analysis) and the item grows to ~4 KB with its
+ * transcript: at 100 calls a second in one workspace, counting every write as a transactional write
+ * of the item's largest size, that is ~1,750 write units a second over 8 shards (over the partition's
+ * 1,000) and ~875 over 16 (`BENCH_PARTS=hotkeys npm run bench`, docs/scale.md). It is one constant,
+ * not an environment variable: every function must agree on it, and a call written under one count is
+ * read under the same. Raising it moves calls to other keys: deploy, then run `npm run cli -- migrate
+ * calls` (it moves every call whose key is not the one this count gives). Until then a call is read
+ * at its old keys too (lifecycle.ts readCall: the unsharded key and each PREVIOUS_CALL_SHARDS count's
+ * shard), and the listing reads the unsharded key beside the shards (call-log-merge.ts; a shard of a
+ * smaller count that divides this one is one of this count's shards, so it is read anyway).
  */
-export const CALL_SHARDS = 8;
+export const CALL_SHARDS = 16;
+/** The counts calls were sharded by before (each divides CALL_SHARDS: the listing reads their keys). */
+export const PREVIOUS_CALL_SHARDS = [8] as const;
 
 /** The workspace's one call key before the calls were sharded: the listing reads it until `migrate calls` has run. */
 export const legacyCallsKey = (workspaceId: string): string => `WS#${workspaceId}#CALLS`;
@@ -28,14 +34,34 @@ export const callsShardKey = (workspaceId: string, shard: number): string =>
 
 /**
  * The mark `migrate calls` leaves when no call is left at another key (`shards`: the count it moved
- * them to); a new table gets it when it is made (nothing to move).
+ * them to; `layout`: the layout of the other per-call items it moved, MIGRATION_LAYOUT); a new table
+ * gets it when it is made (nothing to move).
  */
 export const CALLS_MIGRATED_KEY = { pk: 'MIGRATION#calls-sharded', sk: 'MIGRATION' } as const;
+/**
+ * 1: the calls sharded; 2: a workspace's per-call items moved off its key (post-call records and
+ * runs, SMS messages and last outbounds, webhook deliveries) and an organisation's ledger keys off its
+ * (docs/scale.md). A mark of an older layout keeps the old keys read (an item missing at its new key
+ * is looked for, and moved, there; a charge checks its cause's old key).
+ */
+export const MIGRATION_LAYOUT = 2;
+
+const callHash = (callId: string): number =>
+  createHash('sha256').update(callId.slice(-16)).digest().readUInt32BE(0);
 
 /** The shard of a call (0 … CALL_SHARDS − 1), from its id's random part. */
 export function callShardOf(callId: string): number {
-  const random = callId.slice(-16);
-  return createHash('sha256').update(random).digest().readUInt32BE(0) % CALL_SHARDS;
+  return callHash(callId) % CALL_SHARDS;
+}
+
+/** Where a call item may still be from before (the unsharded key, a previous count's shard). */
+export function oldCallKeys(workspaceId: string, callId: string): { pk: string; sk: string }[] {
+  const now = callShardOf(callId);
+  const shards = PREVIOUS_CALL_SHARDS.map((count) => callHash(callId) % count).filter((n) => n !== now);
+  return [legacyCallsKey(workspaceId), ...shards.map((n) => callsShardKey(workspaceId, n))].map((pk) => ({
+    pk,
+    sk: `CALL#${callId}`,
+  }));
 }
 
 /** The key of a call item as CallEntity takes it: `CallEntity.get(callKey(ws, call))`. */
@@ -50,3 +76,9 @@ export const callTableKey = (workspaceId: string, callId: string) => ({
   pk: callsShardKey(workspaceId, callShardOf(callId)),
   sk: `CALL#${callId}`,
 });
+
+/** Where a call item found at another key (the old single key, another count of shards) belongs. */
+export const callTarget = (item: Record<string, unknown>) => {
+  const callId = item.callId as string;
+  return { key: callTableKey(item.workspaceId as string, callId), adds: { callShard: callShardOf(callId) } };
+};

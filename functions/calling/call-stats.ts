@@ -12,7 +12,8 @@ import {
   type StatsCounter,
   type StatsStatus,
 } from './entities.js';
-import { callKey } from './call-shards.js';
+import { CALL_SHARDS, callKey, callShardOf } from './call-shards.js';
+import { queryStoredItems } from '../platform/table.js';
 
 /**
  * The analytics counters of calls, kept on write and exactly once per call (the analytics domain
@@ -116,33 +117,32 @@ type CountingWrites = Parameters<Parameters<typeof callingService.transaction.wr
  */
 export function counterUpdates(
   entities: CountingWrites,
-  input: { workspaceId: string; agentId: string; day: string; agentVersion?: number },
+  input: { workspaceId: string; callId: string; agentId: string; day: string; agentVersion?: number },
   counts: Partial<Record<StatsCounter, number>> | Record<string, number>,
 ) {
   // Latency bucket counters are named at run time (latency-histogram.ts); they are the entity's attributes.
   const adds = counts as Partial<Record<StatsCounter, number>>;
   const { callStats } = entities;
   const { agentVersion } = input;
+  // The call's shard of the counters: every count of one call goes to the same shard.
+  const shard = { workspaceId: input.workspaceId, statsShard: callShardOf(input.callId) };
   return [
     ...(agentVersion !== undefined
       ? [
           callStats
-            .update({
-              workspaceId: input.workspaceId,
-              statKey: agentVersionDayKey(input.day, input.agentId, agentVersion),
-            })
+            .update({ ...shard, statKey: agentVersionDayKey(input.day, input.agentId, agentVersion) })
             .add(adds)
             .set({ day: input.day, agentId: input.agentId, agentVersion })
             .commit(),
         ]
       : []),
     callStats
-      .update({ workspaceId: input.workspaceId, statKey: dayKey(input.day) })
+      .update({ ...shard, statKey: dayKey(input.day) })
       .add(adds)
       .set({ day: input.day })
       .commit(),
     callStats
-      .update({ workspaceId: input.workspaceId, statKey: agentDayKey(input.day, input.agentId) })
+      .update({ ...shard, statKey: agentDayKey(input.day, input.agentId) })
       .add(adds)
       .set({ day: input.day, agentId: input.agentId })
       .commit(),
@@ -251,7 +251,7 @@ export async function storeCallSentiment(
           .commit(),
         ...counterUpdates(
           entities,
-          { workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
+          { workspaceId, callId, agentId: call.agentId, day, agentVersion: call.agentVersion },
           {
             [`${statsStatus(call)}${label}`]: 1,
             ...(analysed
@@ -292,7 +292,13 @@ export async function countTurnLatencies(
           .commit(),
         ...counterUpdates(
           entities,
-          { workspaceId: call.workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
+          {
+            workspaceId: call.workspaceId,
+            callId: call.callId,
+            agentId: call.agentId,
+            day,
+            agentVersion: call.agentVersion,
+          },
           latencyAdds(latenciesMs),
         ),
       ])
@@ -320,7 +326,13 @@ export async function countHandoffs(call: Call): Promise<boolean> {
           .commit(),
         ...counterUpdates(
           entities,
-          { workspaceId: call.workspaceId, agentId: call.agentId, day, agentVersion: call.agentVersion },
+          {
+            workspaceId: call.workspaceId,
+            callId: call.callId,
+            agentId: call.agentId,
+            day,
+            agentVersion: call.agentVersion,
+          },
           { [`${statsStatus(call)}Handoffs`]: 1 },
         ),
       ])
@@ -333,13 +345,55 @@ export async function countHandoffs(call: Call): Promise<boolean> {
 export type CallStats = EntityItem<typeof CallStatsEntity>;
 
 /**
- * The counter items of a range of days (inclusive): the days' totals and each agent's days, in one
- * Query (pages followed; a page holds ~3,000 items, a 90-day range with 30 agents).
+ * The counter items of a range of days (inclusive): the days' totals and each agent's days, one Query
+ * a shard and one of the legacy key, in parallel (pages followed; a page holds ~3,000 items, a 90-day
+ * range with 30 agents), each statKey's shards summed into one item as the single key held it.
  */
 export async function readCallStats(workspaceId: string, from: string, to: string): Promise<CallStats[]> {
-  const { data } = await CallStatsEntity.query
-    .byWorkspace({ workspaceId })
-    .between({ statKey: dayKey(from) }, { statKey: `${dayKey(to)}#~` })
-    .go({ pages: 'all' });
-  return data;
+  const shards = await Promise.all([
+    ...Array.from({ length: CALL_SHARDS }, async (_, statsShard) => {
+      const { data } = await CallStatsEntity.query
+        .byWorkspace({ workspaceId, statsShard })
+        .between({ statKey: dayKey(from) }, { statKey: `${dayKey(to)}#~` })
+        .go({ pages: 'all' });
+      return data;
+    }),
+    readLegacyCallStats(workspaceId, from, to),
+  ]);
+  const summed = new Map<string, CallStats>();
+  for (const item of shards.flat()) {
+    const into = summed.get(item.statKey);
+    if (!into) summed.set(item.statKey, { ...item, statsShard: 0 });
+    else
+      for (const [name, value] of Object.entries(item))
+        if (typeof value === 'number' && name !== 'agentVersion' && name !== 'statsShard') {
+          const sum = into as Record<string, unknown>;
+          sum[name] = ((sum[name] as number | undefined) ?? 0) + value;
+        }
+  }
+  return [...summed.values()].sort((a, b) => (a.statKey < b.statKey ? -1 : a.statKey > b.statKey ? 1 : 0));
+}
+
+/** The counters written before they were sharded, at `WS#<ws>#CALLSTATS` (days before the change). */
+async function readLegacyCallStats(workspaceId: string, from: string, to: string): Promise<CallStats[]> {
+  const items: CallStats[] = [];
+  let next: Record<string, unknown> | undefined;
+  do {
+    const page = await queryStoredItems({
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: {
+        ':pk': `WS#${workspaceId}#CALLSTATS`,
+        ':from': dayKey(from),
+        ':to': `${dayKey(to)}#~`,
+      },
+      ...(next ? { ExclusiveStartKey: next } : {}),
+    });
+    for (const item of page.items) {
+      const parsed = CallStatsEntity.parse({ Item: { ...item, statsShard: 0 } }).data as CallStats | null;
+      if (parsed) items.push(parsed);
+    }
+    next = page.next;
+  } while (next);
+  return items;
 }

@@ -18,7 +18,9 @@ import { INTERNAL_STATUSES } from './status.js';
  *                                                                                  id (call-shards.ts); call log newest first,
  *                                                                                  the shards merged (call-log-merge.ts) — call
  *                                                                                  ids are ULIDs, so date filters are key ranges)
- *   calls of an agent      gsi1 WS#<ws>#AGENT#<ag>#CALLS  <call>                   (call log filtered by agent)
+ *   calls of an agent      gsi1 WS#<ws>#AGENT#<ag>#CALLS#<shard>  <call>           (call log filtered by agent,
+ *                                                                                  the shards merged; calls
+ *                                                                                  written before: …#CALLS)
  *   calls with a number    gsi2 WS#<ws>#PHONE#<e164>#CALLS <call>                  (call log filtered by the other party,
  *                                                                                  `phone`: the caller of an inbound call,
  *                                                                                  the called number of an outbound one;
@@ -30,7 +32,8 @@ import { INTERNAL_STATUSES } from './status.js';
  *   provider call          pk PROVIDERCALL#<provider>#<provider call id>  sk CALL  (callbacks without our call id —
  *                                                                                  inbound calls — find the call here)
  *   recording link         pk SHORTCODE#<code>           sk RECORDING              (the public page's short code → the call)
- *   call counters          pk WS#<ws>#CALLSTATS          sk DAY#<day>[#AGENT#<ag>] (analytics, kept on write: call-stats.ts)
+ *   call counters          pk WS#<ws>#CALLSTATS#<shard>  sk DAY#<day>[#AGENT#<ag>] (analytics, kept on write: call-stats.ts;
+ *                                                                                  the call's shard, summed on read)
  *   idempotency key        functions/platform/idempotency.ts, scope = the workspace and the caller
  *                          (platform/http/idempotency.ts idempotencyScope; start-call retries; TTL 24 h)
  */
@@ -243,9 +246,10 @@ export const CallEntity = new Entity(
         ['callId'],
         'CALL#${callId}',
       ),
+      /** Sharded as the calls are (an agent's calls are as busy as its workspace's): merged on read. */
       byAgent: gsi1(
-        ['workspaceId', 'agentId'],
-        'WS#${workspaceId}#AGENT#${agentId}#CALLS',
+        ['workspaceId', 'agentId', 'callShard'],
+        'WS#${workspaceId}#AGENT#${agentId}#CALLS#${callShard}',
         ['callId'],
         '${callId}',
       ),
@@ -370,13 +374,18 @@ const counter = { type: 'number' } as const;
 
 /**
  * Call analytics counters, kept on write (call-stats.ts): per workspace and day (`DAY#<day>`) and per
- * workspace, day and agent (`DAY#<day>#AGENT#<agent>`), so any range of days is one Query.
+ * workspace, day and agent (`DAY#<day>#AGENT#<agent>`), so any range of days is one Query a shard.
+ * Each is spread over CALL_SHARDS partition keys (a call adds to its own shard's, call-shards.ts) and
+ * summed on read: one key took ~9 writes a call, over its partition's budget at 100 calls a second in
+ * one workspace (docs/scale.md). Counters written before are at `WS#<ws>#CALLSTATS` (the legacy key,
+ * read with the shards).
  */
 export const CallStatsEntity = new Entity(
   {
     model: { entity: 'callStats', version: '1', service: 'va' },
     attributes: {
       workspaceId: { type: 'string', required: true },
+      statsShard: { type: 'number', required: true },
       statKey: { type: 'string', required: true },
       day: { type: 'string' },
       agentId: { type: 'string' },
@@ -427,7 +436,12 @@ export const CallStatsEntity = new Entity(
       turnLatency21: counter,
     },
     indexes: {
-      byWorkspace: primaryIndex(['workspaceId'], 'WS#${workspaceId}#CALLSTATS', ['statKey'], '${statKey}'),
+      byWorkspace: primaryIndex(
+        ['workspaceId', 'statsShard'],
+        'WS#${workspaceId}#CALLSTATS#${statsShard}',
+        ['statKey'],
+        '${statKey}',
+      ),
     },
   },
   cfg,

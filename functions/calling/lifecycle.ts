@@ -23,9 +23,8 @@ import {
   wireStatus,
   type InternalStatus,
 } from './status.js';
-import { callKey } from './call-shards.js';
-import { legacyLayoutInUse } from './call-log-merge.js';
-import { moveLegacyCall } from './call-migration.js';
+import { moveFromOldKey } from '../platform/key-moves.js';
+import { callKey, callTarget, oldCallKeys } from './call-shards.js';
 
 /**
  * Moving calls along their lifecycle. Every transition is one conditional transaction with its status
@@ -68,7 +67,10 @@ export async function readCall(workspaceId: string, callId: string): Promise<Cal
   const read = async () => (await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true })).data;
   const data = await read();
   if (data) return data;
-  if (!(await legacyLayoutInUse()) || !(await moveLegacyCall(workspaceId, callId))) return undefined;
+  let moved = false;
+  for (const oldKey of oldCallKeys(workspaceId, callId))
+    if (!moved && (await moveFromOldKey(oldKey, callTarget))) moved = true;
+  if (!moved) return undefined;
   return (await read()) ?? undefined;
 }
 

@@ -29,11 +29,14 @@ export const callRoutes = {
     summary: 'List calls',
     description:
       'The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s ' +
-      'calls), from, to, end_reason, channel, answered_by, agent_version (viewer)',
+      'calls), from, to, end_reason, channel, answered_by, agent_version (viewer). The log is merged from ' +
+      'several partitions; when one of them does not answer the page is refused (503, `Retry-After: 1`) ' +
+      'rather than answered without its calls',
     auth: 'user_or_api_key',
     scope: 'calls:read',
     query: calling.ListCallsQuery,
     response: calling.CallList,
+    errors: { 503: 'One of the log’s partitions did not answer (`Retry-After: 1`): nothing is listed' },
     access: { table: 'readwrite' },
   }),
   getCall: defineRoute({

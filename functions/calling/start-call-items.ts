@@ -1,5 +1,5 @@
 import type { StoredItem, TableKey, TransactionItem } from '../platform/table.js';
-import { callTableKey } from './call-shards.js';
+import { callShardOf, callTableKey } from './call-shards.js';
 import type { Call } from './entities.js';
 import { NO_REMOTE_PHONE, remotePhoneOf } from './remote-phone.js';
 
@@ -65,7 +65,7 @@ export function startCallTransaction(input: {
         Item: {
           ...call,
           ...callTableKey(workspaceId, callId),
-          gsi1pk: `WS#${workspaceId}#AGENT#${call.agentId}#CALLS`,
+          gsi1pk: `WS#${workspaceId}#AGENT#${call.agentId}#CALLS#${callShardOf(callId)}`,
           gsi1sk: callId,
           ...(remotePhone
             ? { remotePhone, gsi2pk: `WS#${workspaceId}#PHONE#${remotePhone}#CALLS`, gsi2sk: callId }

@@ -9,6 +9,7 @@ import { clock } from '../platform/clock.js';
 import { conflict, HttpError, notFound, paymentRequired, tooManyRequests } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
 import { logger } from '../platform/logger.js';
+import { recordMetrics } from '../platform/metrics.js';
 import { sendMessage } from '../platform/queue.js';
 import type { DispatchMessage } from '../platform/queue-messages.js';
 import { idempotencyScope } from '../platform/http/idempotency.js';
@@ -293,7 +294,7 @@ async function createCall(
     ...voicemailOf(agent, body.parameters ?? {}),
     statsTimezone: plan.timezone ?? 'UTC',
   };
-  const result = await writeStoredItems(
+  const result = await writeRetryingConflicts(
     startCallTransaction({
       call,
       idempotency: idempotency && { ...idempotency, response: JSON.stringify(response) },
@@ -310,6 +311,25 @@ async function createCall(
     throw new Error(`start-call transaction cancelled: ${JSON.stringify(codes)}`);
   }
   return response;
+}
+
+const MAX_CONFLICT_RETRIES = 12;
+
+/**
+ * The start's transaction, again while DynamoDB cancels it only for another transaction on one of its
+ * items (every start of a workspace takes its slot on the one workspace item: a burst of starts
+ * meets each other there, docs/scale.md). A condition failing (no slot, …) is the answer at once.
+ * After the last retry the conflict is the outcome (a 500: nothing was written).
+ */
+async function writeRetryingConflicts(items: Parameters<typeof writeStoredItems>[0]) {
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await writeStoredItems(items);
+    if (!result.canceled || attempt >= MAX_CONFLICT_RETRIES) return result;
+    if (!result.codes.includes('TransactionConflict') || result.codes.includes('ConditionalCheckFailed'))
+      return result;
+    recordMetrics({ CallWriteConflicts: 1 });
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 10 * 2 ** Math.min(attempt, 5)));
+  }
 }
 
 /**

@@ -2,7 +2,13 @@ import { clock } from '../platform/clock.js';
 import { notFound, ValidationError } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { ContactCallEntity, ContactNoteEntity, contactsService, type Contact } from './entities.js';
+import {
+  ContactCallEntity,
+  ContactNoteEntity,
+  contactsService,
+  moveLegacyContactItems,
+  type Contact,
+} from './entities.js';
 import { NEEDS_PHONE_OR_EMAIL, phoneIn, tagKeysOf } from './input.js';
 import { CONTACT_NOT_FOUND, getContact, requireContact } from './lookup.js';
 import { normaliseAttributeKey } from './model.js';
@@ -119,6 +125,7 @@ export async function deleteContact(workspaceId: string, contactId: string): Pro
     await backOff(attempt);
   }
   // Notes are written only while the contact exists (a condition on it), so none can follow these.
+  await moveLegacyContactItems(workspaceId, contactId);
   const notes = await ContactNoteEntity.query.byContact({ workspaceId, contactId }).go({ pages: 'all' });
   await deleteAll(
     (keys) => ContactNoteEntity.delete(keys).go(),

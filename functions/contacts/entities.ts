@@ -1,6 +1,7 @@
 import type { EntityItem } from 'electrodb';
 import { Entity, Service } from '../platform/entity.js';
-import { entityConfig } from '../platform/table.js';
+import { legacyLayoutInUse, moveUntilDone, type MoveTarget } from '../platform/key-moves.js';
+import { entityConfig, entityKey, queryStoredItems, type StoredItem } from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
 import { OutboxEventEntity } from '../platform/outbox.js';
 import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
@@ -13,8 +14,11 @@ import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
  *                                                                             (newest first; filters in the query)
  *   phone key      pk WS#<ws>                  sk CONTACTPHONE#<e164>          contact by phone; at most one
  *   email key      pk WS#<ws>                  sk CONTACTEMAIL#<lower email>   contact by email; at most one
- *   call link      pk WS#<ws>                  sk CONTACTCALL#<ct>#<call>      a call counted once per contact
- *   note           pk WS#<ws>                  sk CONTACTNOTE#<ct>#<note>      a contact's notes, newest first
+ *   call link      pk WS#<ws>#CONTACT#<ct>     sk CONTACTCALL#<call>           a call counted once per contact
+ *   note           pk WS#<ws>#CONTACT#<ct>     sk CONTACTNOTE#<note>           a contact's notes, newest first
+ *   (a contact's call links and notes have its own key: every call's post-call change wrote one of
+ *   each under `WS#<ws>`, docs/scale.md; those written before are at `WS#<ws>` / `CONTACTCALL#<ct>#…`,
+ *   `CONTACTNOTE#<ct>#…` until `migrate calls` moves them, or a read of the contact's moves them first)
  *   search entry   pk WS#<ws>#CONTACTSEARCH    sk <token>#<ct>                 the list with `q`: one Query,
  *                                                                             begins_with(<normalised q>)
  *   suppression    pk ORG#<org>                sk SUPPRESSED#<e164>            is this number do-not-call; the list
@@ -154,10 +158,10 @@ export const ContactCallEntity = new Entity(
     },
     indexes: {
       byContact: primaryIndex(
-        ['workspaceId'],
-        'WS#${workspaceId}',
-        ['contactId', 'callId'],
-        'CONTACTCALL#${contactId}#${callId}',
+        ['workspaceId', 'contactId'],
+        'WS#${workspaceId}#CONTACT#${contactId}',
+        ['callId'],
+        'CONTACTCALL#${callId}',
       ),
     },
   },
@@ -207,10 +211,10 @@ export const ContactNoteEntity = new Entity(
     },
     indexes: {
       byContact: primaryIndex(
-        ['workspaceId'],
-        'WS#${workspaceId}',
-        ['contactId', 'noteId'],
-        'CONTACTNOTE#${contactId}#${noteId}',
+        ['workspaceId', 'contactId'],
+        'WS#${workspaceId}#CONTACT#${contactId}',
+        ['noteId'],
+        'CONTACTNOTE#${noteId}',
       ),
     },
   },
@@ -386,3 +390,38 @@ export type ContactNote = EntityItem<typeof ContactNoteEntity>;
 export type Suppression = EntityItem<typeof SuppressionEntity>;
 export type ContactImport = EntityItem<typeof ContactImportEntity>;
 export type ContactImportRow = EntityItem<typeof ContactImportRowEntity>;
+
+/** Where a call link or note found at the workspace's key belongs now. */
+export const contactItemTarget = (item: StoredItem): MoveTarget => {
+  const workspaceId = item.workspaceId as string;
+  const contactId = item.contactId as string;
+  return {
+    key: entityKey(
+      item.__edb_e__ === 'contactNote'
+        ? ContactNoteEntity.get({ workspaceId, contactId, noteId: item.noteId as string }).params()
+        : ContactCallEntity.get({ workspaceId, contactId, callId: item.callId as string }).params(),
+    ),
+  };
+};
+
+/**
+ * Moves a contact's call links and notes still at the workspace's key (written before they had the
+ * contact's, until `migrate calls` has run): one Query of the old key's range, then each moved.
+ */
+export async function moveLegacyContactItems(workspaceId: string, contactId: string): Promise<void> {
+  if (!(await legacyLayoutInUse())) return;
+  for (const kind of ['CONTACTCALL', 'CONTACTNOTE']) {
+    let next: Record<string, unknown> | undefined;
+    do {
+      const page = await queryStoredItems({
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': `WS#${workspaceId}`, ':prefix': `${kind}#${contactId}#` },
+        ConsistentRead: true,
+        ...(next ? { ExclusiveStartKey: next } : {}),
+      });
+      for (const item of page.items) await moveUntilDone(item, contactItemTarget);
+      next = page.next;
+    } while (next);
+  }
+}

@@ -6,7 +6,13 @@ import { isId, newId } from '../platform/ids.js';
 import type { ListQuery } from '../platform/pagination.js';
 import { isConditionFailure } from '../platform/table.js';
 import { parseOrThrow } from '../platform/validation.js';
-import { ContactNoteEntity, contactsService, type ContactNote, type NoteChannel } from './entities.js';
+import {
+  ContactNoteEntity,
+  contactsService,
+  moveLegacyContactItems,
+  type ContactNote,
+  type NoteChannel,
+} from './entities.js';
 import { onePage, type Page } from './paging.js';
 import { CreateNoteBody, UpdateNoteBody } from './schemas.js';
 import { CONTACT_NOT_FOUND, requireContact } from './lookup.js';
@@ -101,6 +107,7 @@ export async function listNotes(
   query: ListQuery,
 ): Promise<Page<ContactNote>> {
   await requireContact(workspaceId, contactId);
+  await moveLegacyContactItems(workspaceId, contactId);
   return onePage({
     cursor: query.cursor,
     limit: query.limit,
@@ -125,6 +132,7 @@ export async function updateNote(
   const body = parseOrThrow(UpdateNoteBody, input, 'body');
   if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
   if (!isId('note', noteId)) throw notFound(NOTE_NOT_FOUND);
+  await moveLegacyContactItems(workspaceId, contactId);
   try {
     const { data } = await ContactNoteEntity.patch({ workspaceId, contactId, noteId })
       .set({
@@ -143,6 +151,7 @@ export async function updateNote(
 export async function deleteNote(workspaceId: string, contactId: string, noteId: string): Promise<void> {
   if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
   if (!isId('note', noteId)) throw notFound(NOTE_NOT_FOUND);
+  await moveLegacyContactItems(workspaceId, contactId);
   try {
     await ContactNoteEntity.delete({ workspaceId, contactId, noteId })
       .where((attr, op) => op.exists(attr.createdAt))

@@ -1,7 +1,8 @@
 import { clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { announcingCreation } from './creation.js';
-import type { Contact, ContactSource } from './entities.js';
+import { contactItemTarget, type Contact, type ContactSource } from './entities.js';
+import { moveFromOldKey } from '../platform/key-moves.js';
 import { NEEDS_PHONE_OR_EMAIL, newRecord } from './input.js';
 import {
   findContactByEmail,
@@ -153,6 +154,12 @@ export async function recordCallOnContact(
 ): Promise<{ counted: boolean }> {
   const noteId = newId('note');
   const noteText = call.note?.trim().slice(0, 500);
+  // A call recorded before call links had the contact's key (until `migrate calls` has run): its
+  // link is moved first, so the create below finds it.
+  await moveFromOldKey(
+    { pk: `WS#${workspaceId}`, sk: `CONTACTCALL#${contactId}#${call.callId}` },
+    contactItemTarget,
+  );
   return changeContact<{ counted: boolean }>(workspaceId, contactId, (current) => {
     const now = clock.now().toISOString();
     const latest = !current.lastCallAt || current.lastCallAt <= call.at;

@@ -1,15 +1,29 @@
 import { Entity, Service } from '../platform/entity.js';
-import { entityConfig } from '../platform/table.js';
+import { legacyLayoutInUse, moveUntilDone, type MoveTarget } from '../platform/key-moves.js';
+import {
+  batchGetStoredItems,
+  entityConfig,
+  entityKey,
+  type StoredItem,
+  type TableKey,
+} from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
 
 /**
  * The post-call pipeline's records. Access patterns (key → use):
- *   post-call record   pk WS#<ws>    sk POSTCALL#<call>                 (the call's record: built once per call,
- *                                                                      created with a condition)
- *   action run         pk WS#<ws>    sk POSTCALL#<call>#ACTION#<act>    (one per configured action of the call;
- *                                                                      its state machine makes each run once)
+ *   post-call record   pk WS#<ws>#POSTCALL#<call>  sk POSTCALL#<call>               (the call's record: built
+ *                                                                                  once per call, created with
+ *                                                                                  a condition)
+ *   action run         pk WS#<ws>#POSTCALL#<call>  sk POSTCALL#ACTION#<act>         (one per configured action
+ *                                                                                  of the call; its state
+ *                                                                                  machine makes each run once)
  *   held action        pk ORG#<org>  sk HELDACTION#<ws>#<call>#<act>    (charged actions held back while billing
  *                                                                      is not in good standing; released together)
+ *
+ * A call's record and runs have a partition key of their own (docs/scale.md: they were ~7 of the 15
+ * writes a call put on the workspace's key, `WS#<ws>`, over its partition's budget at 100 calls a
+ * second in one workspace); nothing lists them by workspace. Until `migrate calls` has run, those of
+ * calls that ended before are at `WS#<ws>` and are moved when read (post-call-keys.ts).
  */
 const cfg = entityConfig();
 
@@ -53,7 +67,12 @@ export const PostCallRecordEntity = new Entity(
       actionsEnqueuedAt: { type: 'string' },
     },
     indexes: {
-      byCall: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['callId'], 'POSTCALL#${callId}'),
+      byCall: primaryIndex(
+        ['workspaceId', 'callId'],
+        'WS#${workspaceId}#POSTCALL#${callId}',
+        ['callId'],
+        'POSTCALL#${callId}',
+      ),
     },
   },
   cfg,
@@ -91,10 +110,10 @@ export const ActionRunEntity = new Entity(
     },
     indexes: {
       byCall: primaryIndex(
-        ['workspaceId'],
-        'WS#${workspaceId}',
-        ['callId', 'actionId'],
-        'POSTCALL#${callId}#ACTION#${actionId}',
+        ['workspaceId', 'callId'],
+        'WS#${workspaceId}#POSTCALL#${callId}',
+        ['actionId'],
+        'POSTCALL#ACTION#${actionId}',
       ),
     },
   },
@@ -124,6 +143,44 @@ export const HeldActionEntity = new Entity(
 );
 
 export const postCallService = new Service({ actionRun: ActionRunEntity, heldAction: HeldActionEntity }, cfg);
+
+/** The table keys of a call's record and runs, and where they were before (`WS#<ws>`, the same sort key then). */
+export const postCallRecordKey = (workspaceId: string, callId: string): TableKey =>
+  entityKey(PostCallRecordEntity.get({ workspaceId, callId }).params());
+export const actionRunKey = (workspaceId: string, callId: string, actionId: string): TableKey =>
+  entityKey(ActionRunEntity.get({ workspaceId, callId, actionId }).params());
+const legacyPostCallKey = (workspaceId: string, sk: string): TableKey => ({ pk: `WS#${workspaceId}`, sk });
+
+/** Where a record or run found at the workspace's key belongs now. */
+export const postCallTarget = (item: StoredItem): MoveTarget => {
+  const workspaceId = item.workspaceId as string;
+  const callId = item.callId as string;
+  return {
+    key:
+      item.__edb_e__ === 'postCallActionRun'
+        ? actionRunKey(workspaceId, callId, item.actionId as string)
+        : postCallRecordKey(workspaceId, callId),
+  };
+};
+
+/**
+ * Moves a call's record and runs still at the workspace's key (a read that found none at the call's
+ * key, before `migrate calls` has run): true when the record was there.
+ */
+export async function moveLegacyPostCall(workspaceId: string, callId: string): Promise<boolean> {
+  if (!(await legacyLayoutInUse())) return false;
+  const [record] = await batchGetStoredItems([legacyPostCallKey(workspaceId, `POSTCALL#${callId}`)]);
+  if (!record) return false;
+  const actions = JSON.parse(String(record.actions ?? '[]')) as { actionId: string }[];
+  const runs =
+    actions.length === 0
+      ? []
+      : await batchGetStoredItems(
+          actions.map((a) => legacyPostCallKey(workspaceId, `POSTCALL#${callId}#ACTION#${a.actionId}`)),
+        );
+  for (const item of [record, ...runs]) if (item) await moveUntilDone(item, postCallTarget);
+  return true;
+}
 
 export const readPostCallRecord = (workspaceId: string, callId: string) =>
   PostCallRecordEntity.get({ workspaceId, callId }).go({ consistent: true });

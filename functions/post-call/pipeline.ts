@@ -24,6 +24,7 @@ import {
 import {
   ActionRunEntity,
   PostCallRecordEntity,
+  moveLegacyPostCall,
   readPostCallRecord,
   type PostCallRecordItem,
 } from './entities.js';
@@ -58,6 +59,13 @@ export type CallEndedOutcome = 'processed' | 'duplicate' | 'missing';
 
 const recordKey = (workspaceId: string, callId: string) =>
   entityKey(PostCallRecordEntity.get({ workspaceId, callId }).params());
+
+/** A record built before records had their call's key, moved there now (until `migrate calls` has run). */
+async function legacyRecord(workspaceId: string, callId: string): Promise<StoredItem | undefined> {
+  if (!(await moveLegacyPostCall(workspaceId, callId))) return undefined;
+  const [moved] = await batchGetStoredItems([recordKey(workspaceId, callId)]);
+  return moved;
+}
 
 /** Builds the record and writes it with its runs and the call's memory; undefined when there is no call. */
 async function buildRecord(
@@ -163,9 +171,15 @@ export async function processCallEnded(message: CallEndedMessage): Promise<CallE
   // delivery builds it (analysis included) from the call, in a transaction conditioned on the record,
   // and a concurrent duplicate that lost the race goes on from the winner's record.
   const call = callKey(message.workspace_id, message.call_id);
-  const [builtItem, callItem] = call
+  const [readItem, callItem] = call
     ? await batchGetStoredItems([recordKey(message.workspace_id, message.call_id), call])
     : [undefined, undefined];
+  const builtItem =
+    readItem ??
+    // A record built before is one whose analysis the call holds already (stored right after it).
+    (callOf(callItem)?.sentiment !== undefined
+      ? await legacyRecord(message.workspace_id, message.call_id)
+      : undefined);
   const found = builtItem
     ? ((PostCallRecordEntity.parse({ Item: builtItem }).data as PostCallRecordItem | null) ?? undefined)
     : undefined;

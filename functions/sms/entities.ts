@@ -2,25 +2,31 @@ import type { EntityItem } from 'electrodb';
 import { OutboxEventEntity } from '../platform/outbox.js';
 import { Entity, Service } from '../platform/entity.js';
 import { gsi1, primaryIndex } from '../platform/keys.js';
-import { entityConfig } from '../platform/table.js';
+import type { MoveTarget } from '../platform/key-moves.js';
+import { entityConfig, entityKey, type StoredItem, type TableKey } from '../platform/table.js';
 
 /**
  * SMS: messages both ways, threads per contact (the inbox), SMS campaigns and their recipients.
  *
  * Access patterns (key → use):
- *   message        pk WS#<ws>                      sk SMS#<sms>                 get by id (status callbacks
+ *   message        pk WS#<ws>#SMS#<sms>            sk SMS#<sms>                 get by id (status callbacks
  *                                                                              name it in their signed URL)
  *                  gsi1 WS#<ws>#SMSTHREAD#<ct>     <created_at>#<sms>           a contact's thread, in order
  *   inbound claim  pk SMSIN#<provider sid>         sk CLAIM                     a provider message taken once
  *   thread         pk WS#<ws>                      sk SMSTHREAD#<ct>            unread count, last message
  *                  gsi1 WS#<ws>#SMSINBOX           <last_message_at>#<ct>       the inbox, newest activity first
- *   last outbound  pk WS#<ws>                      sk SMSLAST#<e164>            what a reply from <e164> answers
+ *   last outbound  pk WS#<ws>#SMSLAST#<e164>       sk SMSLAST#<e164>            what a reply from <e164> answers
  *   reply by code  pk SMSCODE#<short code>         sk <received_at>#<sms>       replies to a post-call SMS that
  *                                                                              carried a recording's short code
  *   campaign       pk WS#<ws>                      sk SMSCAMPAIGN#<cmp>         get; the list (newest first)
  *   recipient      pk WS#<ws>#SMSCMP#<cmp>         sk CT#<ct>                   one per contact of the audience
  *   held           pk ORG#<org>                    sk SMSHELD#<key>             sends waiting while billing is
  *                                                                              past due (released on recovery)
+ *
+ * A message and a number's last outbound have a partition key each: written with every send (a
+ * post-call SMS, a campaign's), they took the workspace's key over its partition's budget at 100 calls
+ * a second (docs/scale.md). Those written before are at `WS#<ws>` (same sort key) until `migrate calls`
+ * moves them; a read by id or number moves one first (sms/messages.ts, sms/inbound.ts).
  *
  * Counts kept on write: a campaign's counters change in the same transaction as the record whose
  * state change they count (a recipient skipped / sent / failed, a message delivered or undelivered, an
@@ -85,7 +91,12 @@ export const SmsMessageEntity = new Entity(
       deliveredAt: { type: 'string' },
     },
     indexes: {
-      byId: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['messageId'], 'SMS#${messageId}'),
+      byId: primaryIndex(
+        ['workspaceId', 'messageId'],
+        'WS#${workspaceId}#SMS#${messageId}',
+        ['messageId'],
+        'SMS#${messageId}',
+      ),
       byThread: gsi1(
         ['workspaceId', 'contactId'],
         'WS#${workspaceId}#SMSTHREAD#${contactId}',
@@ -159,7 +170,12 @@ export const SmsLastOutboundEntity = new Entity(
       sentAt: { type: 'string', required: true },
     },
     indexes: {
-      byPhone: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['phone'], 'SMSLAST#${phone}'),
+      byPhone: primaryIndex(
+        ['workspaceId', 'phone'],
+        'WS#${workspaceId}#SMSLAST#${phone}',
+        ['phone'],
+        'SMSLAST#${phone}',
+      ),
     },
   },
   cfg,
@@ -293,3 +309,20 @@ export type SmsMessage = EntityItem<typeof SmsMessageEntity>;
 export type SmsThread = EntityItem<typeof SmsThreadEntity>;
 export type SmsCampaign = EntityItem<typeof SmsCampaignEntity>;
 export type SmsRecipient = EntityItem<typeof SmsRecipientEntity>;
+
+/** Where an SMS message or a number's last outbound found at the workspace's key belongs now. */
+export const smsTarget = (item: StoredItem): MoveTarget => ({
+  key: entityKey(
+    item.__edb_e__ === 'smsLastOutbound'
+      ? SmsLastOutboundEntity.get({
+          workspaceId: item.workspaceId as string,
+          phone: item.phone as string,
+        }).params()
+      : SmsMessageEntity.get({
+          workspaceId: item.workspaceId as string,
+          messageId: item.messageId as string,
+        }).params(),
+  ),
+});
+/** The key an SMS item had before it had its own (the workspace's, the same sort key). */
+export const legacySmsKey = (workspaceId: string, sk: string): TableKey => ({ pk: `WS#${workspaceId}`, sk });

@@ -5,13 +5,16 @@ import { getContact, normalisePhone } from '../contacts/lookup.js';
 import { ensureContact } from '../contacts/post-call-changes.js';
 import { PhoneClaimEntity } from '../numbers/entities.js';
 import { clock } from '../platform/clock.js';
+import { moveFromOldKey } from '../platform/key-moves.js';
 import { isId, newId } from '../platform/ids.js';
 import { outboxRecord, publishRecorded, publishRecordedById, type OutboxRecord } from '../platform/outbox.js';
 import type { NewWorkspaceEvent } from '../platform/workspace-events.js';
 import { sendEmail } from '../providers/email/index.js';
 import {
   SmsInboundClaimEntity,
+  legacySmsKey,
   SmsLastOutboundEntity,
+  smsTarget,
   SmsReplyByCodeEntity,
   smsService,
   type MessageStatus,
@@ -209,9 +212,12 @@ export async function receiveSms(sms: InboundSms): Promise<string> {
   const { contact } = await ensureContact(workspaceId, { phone: from, source: 'Manual' });
   const keyword = keywordOf(sms.body);
   const hot = isHotReply(sms.body);
-  const { data: last } = await SmsLastOutboundEntity.get({ workspaceId, phone: from }).go({
-    consistent: true,
-  });
+  const readLast = async () =>
+    (await SmsLastOutboundEntity.get({ workspaceId, phone: from }).go({ consistent: true })).data;
+  let last = await readLast();
+  // Sent before it had its own key (until `migrate calls` has run): moved now, then read.
+  if (!last && (await moveFromOldKey(legacySmsKey(workspaceId, `SMSLAST#${from}`), smsTarget)))
+    last = await readLast();
   const now = clock.now().toISOString();
   const body = sms.body.slice(0, 1600);
   const segmentation = body.length > 0 ? smsSegmentation(body) : { segments: 1, encoding: 'GSM-7' };

@@ -7,7 +7,15 @@ import { smsSegmentation } from '../billing/sms-segments.js';
 import type { Contact } from '../contacts/entities.js';
 import { normalisePhone } from '../contacts/lookup.js';
 import { isSuppressed } from '../contacts/suppression.js';
-import { SmsMessageEntity, smsService, type MessageKind, type SmsMessage } from './entities.js';
+import { moveFromOldKey } from '../platform/key-moves.js';
+import {
+  legacySmsKey,
+  SmsMessageEntity,
+  smsService,
+  smsTarget,
+  type MessageKind,
+  type SmsMessage,
+} from './entities.js';
 
 /**
  * SMS messages before they are charged or sent: a message by id, the number one goes out from,
@@ -24,8 +32,12 @@ export const MAX_BODY = 1600;
 
 export async function getMessage(workspaceId: string, messageId: string): Promise<SmsMessage | null> {
   if (!isId('sms', messageId)) return null;
-  const { data } = await SmsMessageEntity.get({ workspaceId, messageId }).go({ consistent: true });
-  return data;
+  const read = async () =>
+    (await SmsMessageEntity.get({ workspaceId, messageId }).go({ consistent: true })).data;
+  const data = await read();
+  // Sent before messages had their own key (until `migrate calls` has run): moved now, then read.
+  if (data || !(await moveFromOldKey(legacySmsKey(workspaceId, `SMS#${messageId}`), smsTarget))) return data;
+  return read();
 }
 
 /**

@@ -104,6 +104,8 @@ export async function claimNew(
       smsId: record.messageId,
       text: record.body,
       plan: options.plan,
+      // The message is created in the same transaction, on condition: charged once.
+      causeGuarded: true,
       alsoWrite: [
         ...createdItems(charged),
         check,

@@ -3,6 +3,7 @@ import { batchGetStoredItems, entityKey, isConditionFailure, type TableKey } fro
 import { clock } from '../platform/clock.js';
 import { conflict } from '../platform/errors.js';
 import { logger } from '../platform/logger.js';
+import { moveFromOldKey } from '../platform/key-moves.js';
 import { sendMessage } from '../platform/queue.js';
 import type { AttemptMessage } from '../platform/queue-messages.js';
 import {
@@ -10,6 +11,8 @@ import {
   WebhookDeliveryEntity,
   WebhookEndpointEntity,
   WebhookSecretEntity,
+  deliveryTarget,
+  legacyDeliveryKey,
   readDelivery,
   type DeliveryAttempt,
   type EventEndpoint,
@@ -61,6 +64,10 @@ export class DeadLetter extends Error {
 export const urlHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 
 export async function getDelivery(workspaceId: string, deliveryId: string): Promise<WebhookDelivery | null> {
+  const { data } = await readDelivery(workspaceId, deliveryId);
+  // Made before deliveries had their own key (until `migrate calls` has run): moved now, then read.
+  if (data || !(await moveFromOldKey(legacyDeliveryKey(workspaceId, deliveryId), deliveryTarget)))
+    return data;
   return (await readDelivery(workspaceId, deliveryId)).data;
 }
 

@@ -11,6 +11,7 @@ import {
 import { clock } from '../platform/clock.js';
 import { notFound } from '../platform/errors.js';
 import { isId, newId } from '../platform/ids.js';
+import { moveFromOldKey } from '../platform/key-moves.js';
 import { sendMessage } from '../platform/queue.js';
 import {
   attemptClaimed,
@@ -24,6 +25,8 @@ import {
   type AttemptResult,
 } from './attempts.js';
 import {
+  deliveryTarget,
+  legacyDeliveryKey,
   WebhookDeliveryEntity,
   WebhookEndpointEntity,
   WebhookSecretEntity,
@@ -93,6 +96,10 @@ function newDeliveryItem(input: NewDelivery): WebhookDelivery {
 /** Creates the delivery unless it exists (same id): returns the stored one either way. */
 export async function createDelivery(input: NewDelivery): Promise<WebhookDelivery> {
   const item = newDeliveryItem(input);
+  // An id fixed earlier may name one made before deliveries had their own key: moved first, so the
+  // create below finds it (until `migrate calls` has run; nothing is read after).
+  if (input.deliveryId)
+    await moveFromOldKey(legacyDeliveryKey(input.workspaceId, input.deliveryId), deliveryTarget);
   try {
     const created = await WebhookDeliveryEntity.create(item).go();
     return created.data as WebhookDelivery;

@@ -1,16 +1,24 @@
 import { Entity } from '../platform/entity.js';
-import { entityConfig } from '../platform/table.js';
-import { primaryIndex, gsi1 } from '../platform/keys.js';
+import type { MoveTarget } from '../platform/key-moves.js';
+import { entityConfig, entityKey, type StoredItem, type TableKey } from '../platform/table.js';
+import { primaryIndex, gsi1, gsi2 } from '../platform/keys.js';
 
 /**
  * Outbound webhooks of a workspace. Access patterns (key → use):
  *   signing secret     pk WS#<ws>   sk WEBHOOKSECRET                 (read/rotate; one per workspace)
- *   delivery           pk WS#<ws>   sk WHDELIVERY#<dlv>              (one event sent: payload, state,
- *                                                                   every attempt; list newest first)
+ *   delivery           pk WS#<ws>#WHDELIVERY#<dlv>  sk WHDELIVERY#<dlv>  (one event sent: payload,
+ *                                                                   state, every attempt)
+ *                      gsi2 WS#<ws>#WHDELIVERIES / <dlv>            (the workspace's, newest first)
  *                      gsi1 WS#<ws>#CALL#<call>#WHDELIVERIES / <dlv> (deliveries of one call)
  *   endpoint state     pk WS#<ws>   sk WHENDPOINT#<sha256(url)>      (an endpoint disabled by a 410)
  *   event endpoint     pk WS#<ws>   sk WHEVENTENDPOINT#<whe>         (a URL subscribed to workspace
  *                                                                   event types; all read per event)
+ *
+ * A delivery has a partition key of its own (each is written 2–3 times: at 100 calls a second the
+ * workspace's key took them over its partition's budget, docs/scale.md); the workspace's listing is
+ * the index gsi2 (all attributes projected: each of a delivery's 2–3 writes, ~1–2 KB, is written there
+ * too: ~600 write units a second at 100 calls a second). Those written before are at `WS#<ws>`
+ * until `migrate calls` moves them (a read by id moves one first).
  *
  * A delivery's scheduled attempts are claimed with a conditional write (state pending, attempt
  * n-1 recorded, no live claim), so a redelivered or duplicated queue message never sends twice.
@@ -106,12 +114,13 @@ export const WebhookDeliveryEntity = new Entity(
       updatedAt: { type: 'string' },
     },
     indexes: {
-      byWorkspace: primaryIndex(
-        ['workspaceId'],
-        'WS#${workspaceId}',
+      byId: primaryIndex(
+        ['workspaceId', 'deliveryId'],
+        'WS#${workspaceId}#WHDELIVERY#${deliveryId}',
         ['deliveryId'],
         'WHDELIVERY#${deliveryId}',
       ),
+      byWorkspace: gsi2(['workspaceId'], 'WS#${workspaceId}#WHDELIVERIES', ['deliveryId'], '${deliveryId}'),
       byCall: gsi1(
         ['workspaceId', 'callId'],
         'WS#${workspaceId}#CALL#${callId}#WHDELIVERIES',
@@ -175,6 +184,20 @@ export const EventEndpointEntity = new Entity(
 );
 
 /** Typed reads (ElectroDB's generic `go` does not survive `ReturnType<…['go']>`: it becomes any). */
+/** Where a delivery was before it had its own key. */
+export const legacyDeliveryKey = (workspaceId: string, deliveryId: string): TableKey => ({
+  pk: `WS#${workspaceId}`,
+  sk: `WHDELIVERY#${deliveryId}`,
+});
+/** Where a delivery found at the workspace's key belongs now, with its listing's keys (gsi2). */
+export const deliveryTarget = (item: StoredItem): MoveTarget => {
+  const workspaceId = item.workspaceId as string;
+  const deliveryId = item.deliveryId as string;
+  return {
+    key: entityKey(WebhookDeliveryEntity.get({ workspaceId, deliveryId }).params()),
+    adds: { gsi2pk: `WS#${workspaceId}#WHDELIVERIES`, gsi2sk: deliveryId },
+  };
+};
 export const readDelivery = (workspaceId: string, deliveryId: string) =>
   WebhookDeliveryEntity.get({ workspaceId, deliveryId }).go({ consistent: true });
 export const readSecret = (workspaceId: string) =>

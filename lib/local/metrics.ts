@@ -41,6 +41,11 @@ export interface ProcessMetrics {
    * workload writes, and how often (`npm run bench`'s cost part turns them into writes per key a second).
    */
   dynamodb_writes_by_key: Record<string, number>;
+  /**
+   * The same by partition key and the sort key's first segment (`WS#ws_… POSTCALL`), with
+   * LOCAL_METRICS_CAPACITY=on: which kinds of item a hot key takes.
+   */
+  dynamodb_writes_by_item_kind: Record<string, number>;
   /** Items written in all (a transaction's or batch's each count), with LOCAL_METRICS_CAPACITY=on. */
   dynamodb_items_written: number;
   /** What the handlers used of services billed by request, byte or token (functions/platform/usage.ts). */
@@ -76,6 +81,7 @@ const counts = {
   service: {} as Record<string, ServiceMetric>,
   capacity: { read: 0, write: 0 },
   writesByKey: {} as Record<string, number>,
+  writesByKind: {} as Record<string, number>,
   itemsWritten: 0,
   usage: {} as Record<string, number>,
   invocations: {} as Record<string, { count: number; ms: number }>,
@@ -98,10 +104,10 @@ const WRITE_COMMANDS = new Set([
 
 type Consumed = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
 
-type Keyed = { pk?: unknown } | undefined;
+type Keyed = { pk?: unknown; sk?: unknown } | undefined;
 
-/** The partition keys a write names (each item of a transaction or batch; a condition check writes nothing). */
-function writtenKeys(input: Record<string, unknown>): string[] {
+/** The keys a write names (each item of a transaction or batch; a condition check writes nothing). */
+function writtenKeys(input: Record<string, unknown>): { pk: string; kind: string }[] {
   const keys: Keyed[] = [];
   if (Array.isArray(input.TransactItems)) {
     for (const t of input.TransactItems as Record<string, { Item?: Keyed; Key?: Keyed } | undefined>[])
@@ -111,7 +117,11 @@ function writtenKeys(input: Record<string, unknown>): string[] {
       for (const r of requests as { PutRequest?: { Item?: Keyed }; DeleteRequest?: { Key?: Keyed } }[])
         keys.push(r.PutRequest?.Item, r.DeleteRequest?.Key);
   } else keys.push((input.Item ?? input.Key) as Keyed);
-  return keys.flatMap((k) => (typeof k?.pk === 'string' ? [k.pk] : []));
+  return keys.flatMap((k) =>
+    typeof k?.pk === 'string'
+      ? [{ pk: k.pk, kind: `${k.pk} ${typeof k.sk === 'string' ? k.sk.split('#')[0] : ''}` }]
+      : [],
+  );
 }
 
 function addCapacity(command: string, consumed: Consumed | Consumed[] | undefined): void {
@@ -173,8 +183,9 @@ export function installMetrics(): void {
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity ??= 'TOTAL';
       if (WRITE_COMMANDS.has(command))
-        for (const pk of writtenKeys(args.input as Record<string, unknown>)) {
+        for (const { pk, kind } of writtenKeys(args.input as Record<string, unknown>)) {
           bump(counts.writesByKey, pk);
+          bump(counts.writesByKind, kind);
           counts.itemsWritten += 1;
         }
       const result = await next(args);
@@ -215,6 +226,7 @@ export function processMetrics(): ProcessMetrics {
     ),
     dynamodb_capacity: { ...counts.capacity },
     dynamodb_writes_by_key: { ...counts.writesByKey },
+    dynamodb_writes_by_item_kind: { ...counts.writesByKind },
     dynamodb_items_written: counts.itemsWritten,
     usage: { ...counts.usage },
     invocations: Object.fromEntries(Object.entries(counts.invocations).map(([fnId, i]) => [fnId, { ...i }])),
@@ -238,6 +250,7 @@ export const emptyProcessMetrics = (): ProcessMetrics => ({
   service_metrics: {},
   dynamodb_capacity: { read: 0, write: 0 },
   dynamodb_writes_by_key: {},
+  dynamodb_writes_by_item_kind: {},
   dynamodb_items_written: 0,
   usage: {},
   invocations: {},
@@ -255,6 +268,7 @@ export function stackMetrics(
     total.dynamodb_capacity.write += metrics.dynamodb_capacity?.write ?? 0;
     addInto(total.usage, metrics.usage ?? {});
     addInto(total.dynamodb_writes_by_key, metrics.dynamodb_writes_by_key ?? {});
+    addInto(total.dynamodb_writes_by_item_kind, metrics.dynamodb_writes_by_item_kind ?? {});
     total.dynamodb_items_written += metrics.dynamodb_items_written ?? 0;
     for (const [fnId, i] of Object.entries(metrics.invocations ?? {})) {
       const into = (total.invocations[fnId] ??= { count: 0, ms: 0 });

@@ -25,7 +25,7 @@ import {
   TABLE,
   type QueueKey,
 } from '../../functions/platform/resources.js';
-import { CALL_SHARDS, CALLS_MIGRATED_KEY } from '../../functions/calling/call-shards.js';
+import { CALL_SHARDS, CALLS_MIGRATED_KEY, MIGRATION_LAYOUT } from '../../functions/calling/call-shards.js';
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -84,7 +84,7 @@ export async function ensureTable(client: DynamoDBClient): Promise<string> {
     await new Promise((r) => setTimeout(r, 100));
   }
   if (created) {
-    // A new table holds no call at an old key: the call log reads only the shards (calling/call-shards.ts).
+    // A new table holds no call (nor post-call item) at an old key: only the new keys are read (calling/call-shards.ts).
     await client.send(
       new PutItemCommand({
         TableName: TABLE.name,
@@ -92,6 +92,7 @@ export async function ensureTable(client: DynamoDBClient): Promise<string> {
           pk: { S: CALLS_MIGRATED_KEY.pk },
           sk: { S: CALLS_MIGRATED_KEY.sk },
           shards: { N: String(CALL_SHARDS) },
+          layout: { N: String(MIGRATION_LAYOUT) },
         },
       }),
     );

@@ -95,7 +95,7 @@ describe('entity types (checked by the compiler)', () => {
     assert<
       Equal<
         Flat<Parameters<typeof calling.CallEntity.query.byAgent>[0]>,
-        { workspaceId: string; agentId: string; callId?: string }
+        { workspaceId: string; agentId: string; callShard: number; callId?: string }
       >
     >();
     assert<

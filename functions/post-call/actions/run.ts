@@ -17,6 +17,7 @@ import {
   ActionRunEntity,
   ACTION_TYPES,
   CHARGED_ACTIONS,
+  moveLegacyPostCall,
   PostCallRecordEntity,
   postCallService,
   readActionRun,
@@ -161,11 +162,16 @@ async function readRunAndRecord(message: ActionMessage): Promise<{
   const type = ACTION_TYPES.find((t) => t === message.action_type);
   const load = type ? WRITTEN_ACTIONS[type] : undefined;
   const extraKeys = type && load ? (await load()).reads(workspaceId) : [];
-  const [runItem, recordItem, ...extraItems] = await batchGetStoredItems([
-    entityKey(ActionRunEntity.get({ workspaceId, callId, actionId }).params()),
-    entityKey(PostCallRecordEntity.get({ workspaceId, callId }).params()),
-    ...extraKeys,
-  ]);
+  const read = () =>
+    batchGetStoredItems([
+      entityKey(ActionRunEntity.get({ workspaceId, callId, actionId }).params()),
+      entityKey(PostCallRecordEntity.get({ workspaceId, callId }).params()),
+      ...extraKeys,
+    ]);
+  let [runItem, recordItem, ...extraItems] = await read();
+  // A run made before runs had their call's key (until `migrate calls` has run): moved, then read.
+  if (!runItem && (await moveLegacyPostCall(workspaceId, callId)))
+    [runItem, recordItem, ...extraItems] = await read();
   const run = runItem ? (ActionRunEntity.parse({ Item: runItem }).data as ActionRun | null) : null;
   const stored = recordItem
     ? (PostCallRecordEntity.parse({ Item: recordItem }).data as PostCallRecordItem | null)

@@ -86,6 +86,8 @@ export interface HotKey {
   writesPerCall: number;
   /** Estimated write units a second at each rate (writes × the run's mean write units per item written). */
   wcuPerSecondAt: Record<number, number>;
+  /** Its writes a call by kind of item (the sort key's first segment), most written first. */
+  items?: Record<string, number>;
 }
 
 export const HOT_KEY_RATES = [1, 10, 100] as const;
@@ -187,7 +189,7 @@ export function priced(usage: Usage, connectionMinutes: number): PricedUsage {
   return { usage, dollars, total: sum(dollars) };
 }
 
-async function deliveredCallEnded(receiverUrl: string, callId: string): Promise<boolean> {
+export async function deliveredCallEnded(receiverUrl: string, callId: string): Promise<boolean> {
   const response = await fetch(receiverUrl);
   const { received } = (await response.json()) as {
     received: { type: string | null; call_id: string | null; verified: boolean }[];
@@ -197,7 +199,7 @@ async function deliveredCallEnded(receiverUrl: string, callId: string): Promise<
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 180_000): Promise<void> {
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -331,19 +333,21 @@ export async function measureCost(options: {
   }
 }
 
-const maskIds = (key: string) =>
+export const maskIds = (key: string) =>
   key.replace(/[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}/g, '<id>').replace(/\+\d{6,15}/g, '<phone>');
 
 /**
- * A sharded key (a workspace's calls, functions/calling/call-shards.ts): its shards as one key, each
- * shard taking its share of the calls (the shard is a hash of the call id: even at any rate).
+ * A sharded key (a workspace's calls and day counters, functions/calling/call-shards.ts): its shards
+ * as one key, each shard taking its share of the calls (the shard is a hash of the call id: even at any rate).
  */
 const SHARDED_KEYS: { pattern: RegExp; key: string; shards: number }[] = [
-  { pattern: /^(WS#[^#]+#CALLS)#\d+$/, key: '$1#<shard>', shards: CALL_SHARDS },
+  { pattern: /^(WS#[^#]+#CALLS)#\d+(?= |$)/, key: '$1#<shard>', shards: CALL_SHARDS },
+  // The day counters: a call adds to its own shard's (calling/call-stats.ts).
+  { pattern: /^(WS#[^#]+#CALLSTATS)#\d+(?= |$)/, key: '$1#<shard>', shards: CALL_SHARDS },
 ];
 
 /** A call's writes by key, with its writes to a sharded key's shards counted as one shard's share. */
-function foldShards(writes: Record<string, number>): Record<string, number> {
+export function foldShards(writes: Record<string, number>): Record<string, number> {
   const folded: Record<string, number> = {};
   for (const [key, n] of Object.entries(writes)) {
     const sharded = SHARDED_KEYS.find((s) => s.pattern.test(key));
@@ -352,6 +356,12 @@ function foldShards(writes: Record<string, number>): Record<string, number> {
   }
   return folded;
 }
+
+/** Items written between two snapshots, by partition key (or by key and kind of item), shards apart. */
+export const writesBetween = (after: StackMetrics, before: StackMetrics, by: 'key' | 'kind' = 'key') =>
+  by === 'key'
+    ? delta(after.dynamodb_writes_by_key, before.dynamodb_writes_by_key, 1)
+    : delta(after.dynamodb_writes_by_item_kind ?? {}, before.dynamodb_writes_by_item_kind ?? {}, 1);
 
 /**
  * The keys every call wrote (between each call's snapshot and the one before), most written first.
@@ -364,16 +374,28 @@ export function hotKeys(snapshots: StackMetrics[], writeUnitsPerItem: number): H
     .map((s, i) => foldShards(delta(s.dynamodb_writes_by_key, snapshots[i].dynamodb_writes_by_key, 1)));
   const calls = perCall.length;
   if (calls === 0) return [];
+  const kinds = foldShards(
+    delta(
+      snapshots.at(-1)!.dynamodb_writes_by_item_kind ?? {},
+      snapshots[0].dynamodb_writes_by_item_kind ?? {},
+      calls,
+    ),
+  );
   const shared = Object.keys(perCall[0]).filter((key) => perCall.every((c) => (c[key] ?? 0) > 0));
   return shared
     .map((key) => {
       const writesPerCall = perCall.reduce((s, c) => s + (c[key] ?? 0), 0) / calls;
+      const items = Object.entries(kinds)
+        .filter(([kind]) => kind.split(' ')[0] === key)
+        .sort(([, a], [, b]) => b - a)
+        .map(([kind, n]) => [kind.split(' ')[1] || '-', n] as const);
       return {
         key: maskIds(key),
         writesPerCall,
         wcuPerSecondAt: Object.fromEntries(
           HOT_KEY_RATES.map((r) => [r, r * writesPerCall * writeUnitsPerItem]),
         ),
+        ...(items.length > 0 ? { items: Object.fromEntries(items) } : {}),
       };
     })
     .sort((a, b) => b.writesPerCall - a.writesPerCall);
@@ -389,10 +411,15 @@ export function hotKeysTable(r: CostReport): string[] {
   };
   return [
     `## hot keys: partition keys every call wrote (the run's mean: ${f(r.writeUnitsPerItem, 2)} write units an item written)`,
-    `| key | items written a call | ${HOT_KEY_RATES.map((x) => `WCU/s at ${x} calls/s`).join(' | ')} |`,
-    `|---|---:|${HOT_KEY_RATES.map(() => '---:').join('|')}|`,
+    `| key | items written a call | ${HOT_KEY_RATES.map((x) => `WCU/s at ${x} calls/s`).join(' | ')} | its items a call |`,
+    `|---|---:|${HOT_KEY_RATES.map(() => '---:').join('|')}|---|`,
     ...r.hotKeys.map(
-      (k) => `| ${k.key} | ${f(k.writesPerCall)} | ${HOT_KEY_RATES.map((x) => range(k, x)).join(' | ')} |`,
+      (k) =>
+        `| ${k.key} | ${f(k.writesPerCall)} | ${HOT_KEY_RATES.map((x) => range(k, x)).join(' | ')} | ${Object.entries(
+          k.items ?? {},
+        )
+          .map(([kind, n]) => `${kind} ${f(n)}`)
+          .join(', ')} |`,
     ),
     "WCU/s from 1 write unit an item written (the least) to the run's mean (which the large conversation",
     "and call items pull up); DynamoDB Local never throttles: these are each call's measured writes times",

@@ -224,7 +224,7 @@ export const commands: CliCommand[] = [
   {
     name: 'migrate calls',
     summary:
-      "move call items written before the calls were sharded to their shard's key (idempotent, resumable), with a progress bar",
+      "move call items written before the calls were sharded to their shard's key, and the per-call items that left a workspace's or organisation's key (idempotent, resumable), with a progress bar",
     options: {
       table: {
         type: 'string',

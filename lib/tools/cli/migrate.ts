@@ -2,8 +2,8 @@ import cliProgress from 'cli-progress';
 import type { StackState } from '../../local/state.js';
 
 /**
- * `npm run cli -- migrate calls`: moves call items written before the calls were sharded
- * (functions/calling/call-migration.ts) — on the running local stack's table, or with `--table` on a
+ * `npm run cli -- migrate calls`: moves call items written before the calls were sharded, and the
+ * per-call items that left a busy workspace's or organisation's key (functions/calling/call-migration.ts) — on the running local stack's table, or with `--table` on a
  * deployed one, with the AWS credentials and region of the environment (docs/operations.md).
  */
 export interface MigrateTarget {

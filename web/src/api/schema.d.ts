@@ -820,7 +820,7 @@ export interface paths {
     };
     /**
      * List calls
-     * @description The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s calls), from, to, end_reason, channel, answered_by, agent_version (viewer)
+     * @description The call log, newest first; filters status, agent_id, direction, campaign_id, contact_id (a contact’s calls), from, to, end_reason, channel, answered_by, agent_version (viewer). The log is merged from several partitions; when one of them does not answer the page is refused (503, `Retry-After: 1`) rather than answered without its calls
      *
      *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `calls:read`.
      */
@@ -12156,6 +12156,19 @@ export interface operations {
       };
       /** @description A fault on our side; the cause is logged, never sent. */
       500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description One of the log’s partitions did not answer (`Retry-After: 1`): nothing is listed */
+      503: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
