@@ -87,6 +87,8 @@ export class TurnWork {
     private readonly deadline: number,
     /** The state the turn is asked on (its tool calls so far, its handoffs). */
     private readonly askedOn: ConversationState,
+    /** Nothing is sent before it resolves (a handoff's target: after the handing agent's `last`). */
+    private readonly sendingOpens: Promise<void> = Promise.resolve(),
   ) {
     this.guard = new TurnGuard(startGeneration, () => deps.store.generation());
     this.earlierToolCalls = askedOn.toolCalls.length;
@@ -183,6 +185,8 @@ export class TurnWork {
   }
 
   private async emit(token: string, last: boolean): Promise<void> {
+    await this.sendingOpens;
+    if (this.guard.dropped) return;
     await this.deps.output.text(token, last);
     this.firstSentAt ??= this.now();
     this.spoken += token;

@@ -111,16 +111,22 @@ async function closeTurn(deps: EngineDeps, turn: TurnWork): Promise<TurnResult> 
   try {
     const result = await turn.finish();
     if (result.superseded) return result;
+    const switched = turn.handedOver;
+    // The switch is stored: the target's proof may be read while the handing agent's `last` goes.
+    const asked = switched && target && storedAsAsked(target, switched) ? target : undefined;
+    asked?.hold(switched!.generation);
     await turn.sendLast();
     // Kept before it is said: the session's end (a socket closing at once) finds the conversation ended.
     if (result.ended) await deps.output.end(result.ended);
-    const switched = turn.handedOver;
-    if (switched) await targetSpeaksFirst(deps, turn, switched, target);
+    if (switched) await targetSpeaksFirst(deps, turn, switched, target, asked);
     return result;
   } finally {
-    // Not stored (overtaken, or a failure): the target's request is dropped unheard (once held, a no-op).
+    // Not stored, overtaken, or a failure on the way: the target is dropped unheard (once it has
+    // spoken and closed, each of these is a no-op).
     if (target) {
       target.hold(undefined);
+      target.turn.drop();
+      target.openSending();
       void settled(target.running);
     }
   }
@@ -132,8 +138,10 @@ interface TargetAhead {
   state: ConversationState;
   setup: ConversationSetup;
   running: Promise<void>;
-  /** The generation the switch stored, once the target may speak (undefined: it may not, dropped). */
+  /** The generation the switch stored, once stored (undefined: it was not, the target is dropped). */
   hold: (generation: number | undefined) => void;
+  /** The handing agent's reply is ended (and the language set): the target's words may go. */
+  openSending: () => void;
 }
 
 /**
@@ -147,6 +155,8 @@ async function askTargetAhead(deps: EngineDeps, from: TurnWork): Promise<TargetA
   if (!ahead) return undefined;
   let hold!: (generation: number | undefined) => void;
   const switchedGeneration = new Promise<number | undefined>((resolve) => (hold = resolve));
+  let openSending!: () => void;
+  const sendingOpens = new Promise<void>((resolve) => (openSending = resolve));
   const targetDeps = await depsOfTarget(deps, ahead.setup);
   const turn = new TurnWork(
     targetDeps,
@@ -155,9 +165,10 @@ async function askTargetAhead(deps: EngineDeps, from: TurnWork): Promise<TargetA
     (deps.now ?? Date.now)(),
     from.turnDeadline,
     ahead.state,
+    sendingOpens,
   );
   const running = turn.run(ahead.state.history);
-  return { turn, deps: targetDeps, state: ahead.state, setup: ahead.setup, running, hold };
+  return { turn, deps: targetDeps, state: ahead.state, setup: ahead.setup, running, hold, openSending };
 }
 
 /** The engine's ports for the target's turns: its own tools, not the handing agent's. */
@@ -183,16 +194,17 @@ async function targetSpeaksFirst(
   from: TurnWork,
   switched: HandedOver,
   ahead: TargetAhead | undefined,
+  /** `ahead`, when the switch stored is the one it was asked on (it holds the switch's generation). */
+  asked: TargetAhead | undefined,
 ): Promise<void> {
   const { setup, state } = switched.stored;
-  const asked = ahead && storedAsAsked(ahead, switched) ? ahead : undefined;
   if (ahead && !asked) {
     ahead.hold(undefined);
     await settled(ahead.running);
   }
   if (setup.language && setup.language !== from.agentLanguage) await deps.output.language?.(setup.language);
   if (asked) {
-    asked.hold(switched.generation);
+    asked.openSending();
     await asked.running;
     await closeTurn(asked.deps, asked.turn);
     return;
