@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CALL_SHARDS } from '../platform/key-moves.js';
 
 /**
  * A workspace's call items are spread over `CALL_SHARDS` partition keys, `WS#<ws>#CALLS#<shard>`
@@ -23,7 +24,7 @@ import { createHash } from 'node:crypto';
  * shard), and the listing reads the unsharded key beside the shards (call-log-merge.ts; a shard of a
  * smaller count that divides this one is one of this count's shards, so it is read anyway).
  */
-export const CALL_SHARDS = 16;
+export { CALL_SHARDS, CALLS_MIGRATED_KEY, MIGRATION_LAYOUT } from '../platform/key-moves.js';
 /** The counts calls were sharded by before (each divides CALL_SHARDS: the listing reads their keys). */
 export const PREVIOUS_CALL_SHARDS = [8] as const;
 
@@ -31,20 +32,6 @@ export const PREVIOUS_CALL_SHARDS = [8] as const;
 export const legacyCallsKey = (workspaceId: string): string => `WS#${workspaceId}#CALLS`;
 export const callsShardKey = (workspaceId: string, shard: number): string =>
   `WS#${workspaceId}#CALLS#${shard}`;
-
-/**
- * The mark `migrate calls` leaves when no call is left at another key (`shards`: the count it moved
- * them to; `layout`: the layout of the other per-call items it moved, MIGRATION_LAYOUT); a new table
- * gets it when it is made (nothing to move).
- */
-export const CALLS_MIGRATED_KEY = { pk: 'MIGRATION#calls-sharded', sk: 'MIGRATION' } as const;
-/**
- * 1: the calls sharded; 2: a workspace's per-call items moved off its key (post-call records and
- * runs, SMS messages and last outbounds, webhook deliveries) and an organisation's ledger keys off its
- * (docs/scale.md). A mark of an older layout keeps the old keys read (an item missing at its new key
- * is looked for, and moved, there; a charge checks its cause's old key).
- */
-export const MIGRATION_LAYOUT = 2;
 
 const callHash = (callId: string): number =>
   createHash('sha256').update(callId.slice(-16)).digest().readUInt32BE(0);

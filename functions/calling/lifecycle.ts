@@ -61,7 +61,7 @@ export const recordingKey = (workspaceId: string, callId: string): string =>
 
 /**
  * The call, read consistently at its shard's key; until `migrate calls` has run, a call still at its
- * old single key is moved to its shard on the way (call-migration.ts), so what is written next finds it.
+ * old single key is moved to its shard on the way (functions/table-migration.ts), so what is written next finds it.
  */
 export async function readCall(workspaceId: string, callId: string): Promise<Call | undefined> {
   const read = async () => (await CallEntity.get(callKey(workspaceId, callId)).go({ consistent: true })).data;

@@ -1,4 +1,3 @@
-import { CALL_SHARDS, CALLS_MIGRATED_KEY, MIGRATION_LAYOUT } from '../calling/call-shards.js';
 import {
   batchGetStoredItems,
   getStoredItem,
@@ -12,7 +11,7 @@ import {
  * items off its key) are moved one at a time, in one transaction that puts the item at its key now
  * ("does not exist") and deletes it at its old key (conditioned on the item being as it was read:
  * its `updatedAt` and, a call, its `statusRank`), so an item is moved once and never lost, whoever
- * moves it — `npm run cli -- migrate calls` (calling/call-migration.ts), or a read that finds nothing
+ * moves it — `npm run cli -- migrate calls` (functions/table-migration.ts), or a read that finds nothing
  * at the new key while the migration's mark says the old keys may still hold items.
  */
 export type MoveOutcome = 'moved' | 'in-place' | 'gone';
@@ -23,7 +22,24 @@ export interface MoveTarget {
   adds?: StoredItem;
 }
 
-// ── The migration's mark ───────────────────────────────────────────────────────────────────────
+// ── The table's layout now, and the migration's mark ───────────────────────────────────────────────────────────────────────
+/** The partition keys a workspace's calls are spread over (calling/call-shards.ts). */
+export const CALL_SHARDS = 16;
+
+/**
+ * The mark `migrate calls` leaves when no call is left at another key (`shards`: the count it moved
+ * them to; `layout`: the layout of the other per-call items it moved, MIGRATION_LAYOUT); a new table
+ * gets it when it is made (nothing to move).
+ */
+export const CALLS_MIGRATED_KEY = { pk: 'MIGRATION#calls-sharded', sk: 'MIGRATION' } as const;
+/**
+ * 1: the calls sharded; 2: a workspace's per-call items moved off its key (post-call records and
+ * runs, SMS messages and last outbounds, webhook deliveries) and an organisation's ledger keys off its
+ * (docs/scale.md). A mark of an older layout keeps the old keys read (an item missing at its new key
+ * is looked for, and moved, there; a charge checks its cause's old key).
+ */
+export const MIGRATION_LAYOUT = 2;
+
 const RECHECK_MS = 60_000;
 let migrated: { done: boolean; at: number } | undefined;
 

@@ -3,7 +3,7 @@ import type { StackState } from '../../local/state.js';
 
 /**
  * `npm run cli -- migrate calls`: moves call items written before the calls were sharded, and the
- * per-call items that left a busy workspace's or organisation's key (functions/calling/call-migration.ts) — on the running local stack's table, or with `--table` on a
+ * per-call items that left a busy workspace's or organisation's key (functions/table-migration.ts) — on the running local stack's table, or with `--table` on a
  * deployed one, with the AWS credentials and region of the environment (docs/operations.md).
  */
 export interface MigrateTarget {
@@ -31,7 +31,7 @@ export async function migrateCallsCommand(
     for (const [name, value] of Object.entries(target.state.env)) process.env[name] = value;
   }
   // Imported once the environment names the table: the table's client reads it once.
-  const { migrateCalls } = await import('../../../functions/calling/call-migration.js');
+  const { migrateCalls } = await import('../../../functions/table-migration.js');
   const { describeTable } = await import('./migrate-table.js');
   const total = await describeTable();
   log(`migrating the calls of ${process.env.TABLE_NAME} (about ${total} items to read)`);

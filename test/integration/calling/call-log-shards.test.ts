@@ -2,7 +2,7 @@ import { decodeTime } from 'ulid';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CALL_LOG_UNAVAILABLE, forgetMigrationMark } from '../../../functions/calling/call-log-merge.js';
 import { listCalls } from '../../../functions/calling/call-log.js';
-import { migrateCalls } from '../../../functions/calling/call-migration.js';
+import { migrateCalls } from '../../../functions/table-migration.js';
 import {
   CALL_SHARDS,
   CALLS_MIGRATED_KEY,

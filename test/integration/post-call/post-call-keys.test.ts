@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { forgetMigrationMark, legacyLayoutInUse } from '../../../functions/calling/call-log-merge.js';
-import { migrateCalls } from '../../../functions/calling/call-migration.js';
+import { migrateCalls } from '../../../functions/table-migration.js';
 import { CALLS_MIGRATED_KEY, MIGRATION_LAYOUT } from '../../../functions/calling/call-shards.js';
 import { getBillingAccount, recordMovement } from '../../../functions/billing/ledger.js';
 import { legacyLedgerKey } from '../../../functions/billing/entities.js';

@@ -1,22 +1,22 @@
-import { ledgerKeyTarget } from '../billing/entities.js';
-import { contactItemTarget } from '../contacts/entities.js';
-import { moveUntilDone, forgetMigrationMark, type MoveTarget } from '../platform/key-moves.js';
+import { ledgerKeyTarget } from './billing/entities.js';
+import { contactItemTarget } from './contacts/entities.js';
+import { moveUntilDone, forgetMigrationMark, type MoveTarget } from './platform/key-moves.js';
 import {
   getStoredItem,
   putStoredItem,
   scanStoredItems,
   writeStoredItems,
   type StoredItem,
-} from '../platform/table.js';
-import { postCallTarget } from '../post-call/entities.js';
-import { smsTarget } from '../sms/entities.js';
-import { deliveryTarget } from '../webhook-deliveries/entities.js';
-import { CALL_SHARDS, CALLS_MIGRATED_KEY, callTarget, MIGRATION_LAYOUT } from './call-shards.js';
+} from './platform/table.js';
+import { postCallTarget } from './post-call/entities.js';
+import { smsTarget } from './sms/entities.js';
+import { deliveryTarget } from './webhook-deliveries/entities.js';
+import { CALL_SHARDS, CALLS_MIGRATED_KEY, callTarget, MIGRATION_LAYOUT } from './calling/call-shards.js';
 
 /**
  * `npm run cli -- migrate calls`: every item whose partition key changed (docs/operations.md) moved
  * to its key now, one conditioned transaction each (platform/key-moves.ts): the calls to their
- * shards (call-shards.ts), a workspace's per-call items off its key — post-call records and runs,
+ * shards (calling/call-shards.ts), a workspace's per-call items off its key — post-call records and runs,
  * SMS messages and each number's last outbound, webhook deliveries, contacts' call links and notes —
  * and an organisation's ledger keys
  * off its key (docs/scale.md).
