@@ -85,12 +85,24 @@ async function countedCall(to: string): Promise<CallRequests> {
 
 const conflictsOf = (m: StackCounters): number => m.service_metrics.CallWriteConflicts?.count ?? 0;
 
+/** The call whose total is the median of three. */
+const median = (calls: CallRequests[]): CallRequests =>
+  [...calls].sort((a, b) => a.total - b.total)[Math.floor(calls.length / 2)];
+
 test('a call with redaction on asks DynamoDB at most 2 more requests than the same call without', async () => {
-  // Each agent's first call is not counted (a running stack's cost, not its first imports' reads).
+  // Each agent's first call is not counted (a running stack's cost, not its first imports' reads). Then
+  // three of each, alternating: the medians are compared, so one call's retried write (a conversation's
+  // frames racing, which CallWriteConflicts does not count) does not decide it.
   await countedCall(numbers.off);
   await countedCall(numbers.on);
-  const off = await countedCall(numbers.off);
-  const on = await countedCall(numbers.on);
+  const offs: CallRequests[] = [];
+  const ons: CallRequests[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    offs.push(await countedCall(numbers.off));
+    ons.push(await countedCall(numbers.on));
+  }
+  const off = median(offs);
+  const on = median(ons);
 
   // The calls were what they should be: the same conversation, stored raw and redacted.
   const [rawCall, redactedCall] = await Promise.all([
@@ -107,8 +119,12 @@ test('a call with redaction on asks DynamoDB at most 2 more requests than the sa
 
   const retries = 2 * Math.max(0, on.conflicts - off.conflicts);
   const extra = on.total - off.total;
-  const report = JSON.stringify({ off, on, extra }, null, 1);
-  expect({ extra, within: extra <= 2 + retries, report }).toMatchObject({ within: true });
+  const report = JSON.stringify(
+    { off, on, extra, totals: { off: offs.map((r) => r.total), on: ons.map((r) => r.total) } },
+    null,
+    1,
+  );
+  if (extra > 2 + retries) throw new Error(`redaction on asked ${extra} more requests:\n${report}`);
   // It costs something: the live history is deleted with the call's end.
   const deletes = (r: CallRequests) => r.byFunction.ConversationRelay?.DeleteItem ?? 0;
   expect(deletes(on) - deletes(off)).toBe(1);
