@@ -45,10 +45,9 @@ import { join, resolve } from 'node:path';
 import { catalog } from '../lib/cloud/catalog.js';
 import { bundlesTable, measureBundles } from '../lib/tools/bench/bundles.js';
 import {
-  CALL_COST_BUDGET,
+  callCostTable,
   measureCallCost,
   measureRedactionCallCost,
-  redactionCallCostRow,
   type CallCost,
 } from '../lib/tools/bench/call-cost.js';
 import { prepareFloor } from '../lib/tools/bench/floor.js';
@@ -321,40 +320,6 @@ function startCallTable(r: StartCallReport): string[] {
     `| throughput, ${CONCURRENCY} at once | ${f(floor.concurrent.perSecond)}/s | ${f(startCall.concurrent.perSecond)}/s | ${f(ratios.throughput, 2)}x | ≥ ${budget.throughput}x | ${mark(withinBudget.throughput)} |`,
     `| p50 / p99, ${CONCURRENCY} at once | ${f(floor.concurrent.latency.p50)} / ${f(floor.concurrent.latency.p99)} ms | ${f(startCall.concurrent.latency.p50)} / ${f(startCall.concurrent.latency.p99)} ms | | | |`,
     `| CPU per operation, one at a time | ${cpuLine(floor.cpuMsPerOperation)} | ${cpuLine(startCall.cpuMsPerOperation)} | | | |`,
-  ];
-}
-
-function callCostTable(c: CallCost): string[] {
-  const commands = Object.entries(c.dynamodb)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([command, n]) => `${command} ${n}`)
-    .join(', ');
-  const queues = Object.entries(c.queue_messages_sent)
-    .map(([queue, n]) => `${queue} ${n}`)
-    .join(', ');
-  const processes = Object.entries(c.cpu_ms_by_process)
-    .map(([name, ms]) => `${name} ${f(ms)}`)
-    .join(', ');
-  const requests = c.dynamodb_reads + c.dynamodb_writes;
-  const byFunction = Object.entries(c.dynamodb_by_function)
-    .map(([fn, counts]) => [fn, Object.values(counts).reduce((sum, n) => sum + n, 0)] as const)
-    .sort(([, a], [, b]) => b - a)
-    .map(([fn, n]) => `${fn} ${f(n)}`)
-    .join(', ');
-  return [
-    '| per completed call | |',
-    '|---|---|',
-    `| DynamoDB requests | ${f(requests)}: ${f(c.dynamodb_reads)} reads, ${f(c.dynamodb_writes)} writes (${commands}) |`,
-    `| budget | ≤ ${CALL_COST_BUDGET.dynamodbRequests} DynamoDB requests: ${requests <= CALL_COST_BUDGET.dynamodbRequests ? 'within ✓' : 'over ✗'} |`,
-    `| DynamoDB requests by function | ${byFunction} |`,
-    `| queue messages sent | ${f(c.queue_messages)} (${queues}) |`,
-    `| CPU of the stack's Node processes | ${f(c.cpu_ms)} ms (${processes} ms, before taking off ${f(c.idle_cpu_ms_per_second)} ms/s of idle work) |`,
-    ...(c.redaction ? [redactionCallCostRow(c.redaction)] : []),
-    ...(c.dynamodb_local_cpu_ms !== undefined
-      ? [
-          `| CPU of DynamoDB Local (java) | ${f(c.dynamodb_local_cpu_ms)} ms (after taking off ${f(c.dynamodb_local_idle_cpu_ms_per_second ?? 0)} ms/s of its own idle work) |`,
-        ]
-      : []),
   ];
 }
 

@@ -135,14 +135,19 @@ async function withClient<T>(
         client,
         sessionId: transport.sessionId,
         // Ending a session is a courtesy to the server: one that cannot be told forgets it on its own.
-        terminate: () => transport.terminateSession().catch(() => undefined),
+        terminate: () =>
+          transport.terminateSession().catch(() => {
+            // A courtesy to the server: one that cannot be told forgets the session on its own.
+          }),
       },
       options,
     );
     return { value, sessionId: transport.sessionId };
   } finally {
     // Closing only releases our side's transport; its failure leaves nothing to undo or report.
-    await client.close().catch(() => undefined);
+    await client.close().catch(() => {
+      // Only our side's transport is released: a failure leaves nothing to undo or report.
+    });
   }
 }
 
@@ -294,5 +299,7 @@ export async function callMcpTool(
 /** Ends a session kept for a call (at the call's end), best effort. */
 export async function endMcpSession(tool: ResolvedMcpTool, sessionId: string): Promise<void> {
   // Best effort by design: the call is already saved, and a server that is down forgets the session itself.
-  await withClient(tool, undefined, sessionId, ({ terminate }) => terminate()).catch(() => undefined);
+  await withClient(tool, undefined, sessionId, ({ terminate }) => terminate()).catch(() => {
+    // Best effort: the call is saved, and a server that is down forgets the session itself.
+  });
 }

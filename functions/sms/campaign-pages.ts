@@ -149,5 +149,7 @@ async function planOneByOne(
     .where((attr, op) => op.eq(attr.pagesPlanned, page))
     .go()
     // Refused when a redelivered copy of this page already counted it: the count stands once, as meant.
-    .catch(() => undefined);
+    .catch(() => {
+      // Refused when a redelivered copy of this page already counted it: the count stands once.
+    });
 }

@@ -196,7 +196,9 @@ export class OpenAiLanguageModel implements LanguageModelPort {
     } finally {
       deadline.dispose();
       // Releasing the stream after the answer (or its error) was already taken: nothing left to report.
-      reader?.cancel().catch(() => undefined);
+      reader?.cancel().catch(() => {
+        // The answer (or its error) was already taken: releasing the stream has nothing to report.
+      });
     }
   }
 

@@ -131,7 +131,10 @@ export class SimulatorTelephony implements TelephonyPort {
     const call = await this.lookup<{ time_scale?: number }>(
       `/calls/${encodeURIComponent(providerCallId)}`,
       // A call the simulator does not know (restarted, or another's): the stack's scale, as documented above.
-    ).catch(() => undefined);
+    ).catch(() => {
+      // Unknown to the simulator (restarted, or another stack's call): the stack's scale, as documented.
+      return undefined;
+    });
     return typeof call?.time_scale === 'number' && call.time_scale > 0
       ? call.time_scale
       : this.callSecondsPerWallSecond;

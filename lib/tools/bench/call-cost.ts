@@ -301,3 +301,40 @@ export function redactionCallCostRow(r: RedactionCallCost): string {
     `${r.withinBudget ? 'within ✓' : 'over ✗'} |`
   );
 }
+
+const fixed = (n: number, digits = 1) => n.toFixed(digits);
+
+/** The cost of a call as the bench prints it (markdown rows). */
+export function callCostTable(c: CallCost): string[] {
+  const commands = Object.entries(c.dynamodb)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([command, n]) => `${command} ${n}`)
+    .join(', ');
+  const queues = Object.entries(c.queue_messages_sent)
+    .map(([queue, n]) => `${queue} ${n}`)
+    .join(', ');
+  const processes = Object.entries(c.cpu_ms_by_process)
+    .map(([name, ms]) => `${name} ${fixed(ms)}`)
+    .join(', ');
+  const requests = c.dynamodb_reads + c.dynamodb_writes;
+  const byFunction = Object.entries(c.dynamodb_by_function)
+    .map(([fn, counts]) => [fn, Object.values(counts).reduce((sum, n) => sum + n, 0)] as const)
+    .sort(([, a], [, b]) => b - a)
+    .map(([fn, n]) => `${fn} ${fixed(n)}`)
+    .join(', ');
+  return [
+    '| per completed call | |',
+    '|---|---|',
+    `| DynamoDB requests | ${fixed(requests)}: ${fixed(c.dynamodb_reads)} reads, ${fixed(c.dynamodb_writes)} writes (${commands}) |`,
+    `| budget | ≤ ${CALL_COST_BUDGET.dynamodbRequests} DynamoDB requests: ${requests <= CALL_COST_BUDGET.dynamodbRequests ? 'within ✓' : 'over ✗'} |`,
+    `| DynamoDB requests by function | ${byFunction} |`,
+    `| queue messages sent | ${fixed(c.queue_messages)} (${queues}) |`,
+    `| CPU of the stack's Node processes | ${fixed(c.cpu_ms)} ms (${processes} ms, before taking off ${fixed(c.idle_cpu_ms_per_second)} ms/s of idle work) |`,
+    ...(c.redaction ? [redactionCallCostRow(c.redaction)] : []),
+    ...(c.dynamodb_local_cpu_ms !== undefined
+      ? [
+          `| CPU of DynamoDB Local (java) | ${fixed(c.dynamodb_local_cpu_ms)} ms (after taking off ${fixed(c.dynamodb_local_idle_cpu_ms_per_second ?? 0)} ms/s of its own idle work) |`,
+        ]
+      : []),
+  ];
+}
