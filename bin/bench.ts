@@ -31,8 +31,9 @@
  *    turns at once: every prompt answered once, by its own call, transcripts exact
  *    (lib/tools/bench/conversation.ts).
  *  - a handoff (part `handoff`): the caller's line → the target agent's first words, BENCH_HANDOFF_CALLS
- *    (60) calls, BENCH_HANDOFF_CONCURRENCY (10) at once, beside the same two model requests made
- *    directly; budget: the service's part ≤ 20 ms p50 (lib/tools/bench/handoff.ts).
+ *    (60) calls, BENCH_HANDOFF_CONCURRENCY (10) live at once, each caller asking after a pause of
+ *    BENCH_HANDOFF_PAUSE_MS (1000) on average, beside the same two model requests made directly;
+ *    budget: the service's part ≤ 20 ms p50 (lib/tools/bench/handoff.ts).
  *  - what a call costs in money (part `cost`, not in the default set): a 3-minute call with 10 turns, a
  *    knowledge search, a post-call webhook and SMS action, and one SMS campaign message — DynamoDB
  *    requests and units, Lambda invocations and GB-seconds, SQS, S3, API Gateway, model tokens — priced
@@ -442,6 +443,7 @@ async function main(): Promise<void> {
         root: ROOT,
         calls: Number(process.env.BENCH_HANDOFF_CALLS ?? 60),
         concurrency: Number(process.env.BENCH_HANDOFF_CONCURRENCY ?? 10),
+        callerPauseMs: Number(process.env.BENCH_HANDOFF_PAUSE_MS ?? 1000),
         env: { POWERTOOLS_LOG_LEVEL: LOG_LEVEL, SIMULATOR_TIME_SCALE: '1' },
         log,
       })

@@ -17,6 +17,12 @@ import { startBenchStack } from './stack-process.js';
  * after the other. The switch's own cost is the
  * difference: the target's agent read (one consistent GetItem), the closing write with the switch, the
  * language check. Budget: the service's part (p50 less the floor's p50) ≤ 20 ms.
+ *
+ * Calls are live `concurrency` at a time, in rounds: each round's sessions are opened and greeted
+ * (untimed), the stack settles, then each caller says the line after a pause of `callerPauseMs` on
+ * average (half to one and a half), as the conversation part's callers do: live calls whose handoffs
+ * come when their callers ask, not ten switches in the same millisecond. `callerPauseMs` 0 says every
+ * round's lines at once (for reference).
  */
 export const HANDOFF_BUDGET = { serviceMs: 20 } as const;
 const LINE = "I'd like to speak to sales about a listing";
@@ -26,6 +32,8 @@ const SALES_DESCRIPTION = 'the caller wants to buy, asks about a listing or its 
 
 export interface HandoffReport {
   calls: number;
+  concurrency: number;
+  callerPauseMs: number;
   handoff: LatencySummary;
   floor: LatencySummary;
   serviceMs: number;
@@ -36,8 +44,10 @@ export async function measureHandoff(options: {
   root: string;
   /** Calls, one timed handoff each. */
   calls: number;
-  /** Calls at once (and as many floor handoffs beside them). */
+  /** Calls live at once (and as many floor handoffs beside them). */
   concurrency: number;
+  /** The caller's pause before the line, on average (0: every live call's line at once). */
+  callerPauseMs: number;
   env: Record<string, string>;
   log: (line: string) => void;
 }): Promise<HandoffReport> {
@@ -100,11 +110,16 @@ export async function measureHandoff(options: {
       return second.firstText - started;
     };
 
-    /** One call's timed handoff, with a floor handoff started at the same instant (both meet the same load). */
-    const call = async (): Promise<[number, number]> => {
+    /** A live call greeted, its handoff not yet asked for. */
+    const liveCall = async () => {
       const relay = await openBenchSession({ owner, workspace, agentId: demo.agent_id, relayUrl, signature });
       // An untimed first turn: the session's setup is done (a line that came before it is said again).
       await relay.say('Hello, I have a question.').catch(() => relay.say('Hello, I have a question.'));
+      return relay;
+    };
+
+    /** The call's timed handoff, with a floor handoff started at the same instant (both meet the same load). */
+    const handOver = async (relay: RelayClient): Promise<[number, number]> => {
       const from = relay.frames.length;
       const handedOver = async (): Promise<number> => {
         const sentAt = performance.now();
@@ -119,17 +134,38 @@ export async function measureHandoff(options: {
         }, "the target's first words");
         return performance.now() - sentAt;
       };
-      const samples = await Promise.all([handedOver(), floorHandoff()]);
-      relay.close();
-      return samples;
+      return (await Promise.all([handedOver(), floorHandoff()])) as [number, number];
+    };
+
+    /** The caller's pause before the line: `callerPauseMs` on average (half to one and a half). */
+    const callerPause = () =>
+      options.callerPauseMs > 0
+        ? new Promise((resolve) => setTimeout(resolve, options.callerPauseMs * (0.5 + Math.random())))
+        : undefined;
+
+    /** `size` live calls: opened and greeted, the stack settled, then each handed over after its caller's pause. */
+    const round = async (size: number): Promise<Array<[number, number]>> => {
+      const live = await inParallel(Array.from({ length: size }), size, () => liveCall());
+      await stack.settle();
+      const pairs = await Promise.all(
+        live.map(async (relay) => {
+          await callerPause();
+          return handOver(relay);
+        }),
+      );
+      for (const relay of live) relay.close();
+      return pairs;
     };
 
     log('handoff: warming up');
-    await call();
+    await round(1);
     log(
-      `handoff: ${options.calls} calls, ${options.concurrency} at once, each beside a floor handoff started with it`,
+      `handoff: ${options.calls} calls, ${options.concurrency} live at once, each caller asking for sales after ~${options.callerPauseMs} ms, beside a floor handoff started with it`,
     );
-    const pairs = await inParallel(Array.from({ length: options.calls }), options.concurrency, () => call());
+    const pairs: Array<[number, number]> = [];
+    while (pairs.length < options.calls) {
+      pairs.push(...(await round(Math.min(options.concurrency, options.calls - pairs.length))));
+    }
     const handoffs = pairs.map(([handoff]) => handoff);
     const floors = pairs.map(([, floor]) => floor);
     const handoff = summarise(handoffs);
@@ -137,6 +173,8 @@ export async function measureHandoff(options: {
     const serviceMs = handoff.p50 - floor.p50;
     return {
       calls: options.calls,
+      concurrency: options.concurrency,
+      callerPauseMs: options.callerPauseMs,
       handoff,
       floor,
       serviceMs,
@@ -151,7 +189,7 @@ const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '
 
 export function handoffTable(r: HandoffReport): string[] {
   return [
-    `### a handoff: ${r.calls} calls, each handed from the receptionist to Sales once (the caller's line → the target's first text frame); each beside a floor started with it: the same two model requests, made directly`,
+    `### a handoff: ${r.calls} calls, ${r.concurrency} live at once, each handed from the receptionist to Sales once after its caller's pause of ~${r.callerPauseMs} ms (the caller's line → the target's first text frame); each beside a floor started with it: the same two model requests, made directly`,
     '| measure | floor | handoff | | budget |',
     '|---|---:|---:|---:|---:|',
     `| p50 | ${f(r.floor.p50)} ms | ${f(r.handoff.p50)} ms | service's part ${f(r.serviceMs)} ms | ≤ ${HANDOFF_BUDGET.serviceMs} ms ${r.withinBudget ? '✓' : '✗'} |`,
