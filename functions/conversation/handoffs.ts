@@ -44,6 +44,24 @@ export async function handoffTargets(agent: Agent): Promise<HandoffTarget[]> {
   });
 }
 
+/** A target's own targets, named, kept in the container per version of it for a minute (a rename shows after that). */
+const TARGETS_KEPT_MS = 60_000;
+const TARGETS_KEPT_AT_MOST = 200;
+const keptTargets = new Map<string, { targets: HandoffTarget[]; until: number }>();
+
+/** The agent's targets (handoffTargets), read once a minute at most per version of the agent in this container. */
+async function targetsOfVersion(agent: Agent, nowMs: number): Promise<HandoffTarget[]> {
+  if (settingOf(agent).length === 0) return [];
+  const key = `${agent.workspaceId}#${agent.agentId}#${agent.version ?? 0}`;
+  const kept = keptTargets.get(key);
+  if (kept && kept.until > nowMs) return kept.targets;
+  const targets = await handoffTargets(agent);
+  keptTargets.delete(key);
+  if (keptTargets.size >= TARGETS_KEPT_AT_MOST) keptTargets.delete(keptTargets.keys().next().value!);
+  keptTargets.set(key, { targets, until: nowMs + TARGETS_KEPT_MS });
+  return targets;
+}
+
 const failed = (error: string): ToolOutcome => ({ ok: false, content: JSON.stringify({ error }), error });
 
 /**
@@ -130,7 +148,7 @@ export async function prepareHandoff(
     ...(tools.length > 0 ? { agentTools: true, toolsKey } : {}),
     agentName: agent.name,
     language: agent.language ?? DEFAULT_AGENT_LANGUAGE,
-    handoffs: await handoffTargets(agent),
+    handoffs: await targetsOfVersion(agent, Date.now()),
     callContext: { ...context, agentVersion: agent.version ?? null },
     callListing: setup.callListing ?? null,
     startedAt: setup.startedAt,

@@ -178,3 +178,43 @@ test('a target deleted since the call began: the tool answers {error}, the recep
     expect.objectContaining({ name: 'handoff_to_agent', ok: false, agent_id: reception.id }),
   ]);
 }, 120_000);
+
+test('a target with targets of its own is offered them on its first reply, on every call (the named targets kept per version in the container)', async () => {
+  const { tenant, reception, sales } = await receptionAndSales();
+  const support = await createAgent(tenant, {
+    name: 'Support',
+    prompt: 'You are Support at Harbour Realty.',
+    greeting: 'Hi, Support here.',
+  });
+  const set = await api('PATCH', `${ws(tenant)}/agents/${sales.id}`, {
+    token: tenant.owner.token,
+    body: {
+      handoffs: [
+        { agent_id: support.id, description: 'the caller has a problem with a tenancy', context: 'full' },
+        { agent_id: reception.id, description: 'the caller wants the front desk', context: 'full' },
+      ],
+    },
+  });
+  expect(set.status).toBe(200);
+  for (const round of [1, 2]) {
+    const call = await liveCall(tenant, reception.id as string);
+    const relay = await openSession(call);
+    const from = relay.frames.length;
+    relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
+    await replies(relay, from, 2);
+    const requests = await modelRequests();
+    const targetRequest = requests.findLast((r) =>
+      r.messages.some(
+        (m) => m.role === 'system' && textOf(m.content).includes('## You are taking over this call'),
+      ),
+    )!;
+    const offered = JSON.stringify(
+      targetRequest.tools?.find((t) => t.function.name === 'handoff_to_agent') ?? null,
+    );
+    // Support, not the receptionist it was just handed from.
+    expect([round, offered.includes(String(support.id))]).toEqual([round, true]);
+    expect([round, offered.includes(String(reception.id))]).toEqual([round, false]);
+    const ended = await hangUp(relay, tenant, call.callId);
+    expect(ended.active_agent_id).toBe(sales.id);
+  }
+}, 180_000);
