@@ -7,6 +7,7 @@ import {
 import { CreateQueueCommand, DeleteQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { dynamoClient, resetTableClients, tableName } from '../../../functions/platform/table.js';
 import { resetQueueClient, sqsClient } from '../../../functions/platform/queue.js';
+import { callTableKey } from '../../../functions/calling/call-shards.js';
 
 /**
  * The floor under start-call: the least work any implementation of it must do, done directly with
@@ -51,7 +52,8 @@ export async function prepareFloor(input: {
     workspace: { pk: S(`WS#${input.workspaceId}`), sk: S('WORKSPACE') },
     agent: { pk: S(`WS#${input.workspaceId}`), sk: S(`AGENT#${input.agentId}`) },
   };
-  const call = await getItem(`WS#${input.workspaceId}#CALLS`, `CALL#${input.callId}`);
+  const callKey = callTableKey(input.workspaceId, input.callId);
+  const call = await getItem(callKey.pk, callKey.sk);
   const event = await getItem(`CALL#${input.callId}`, 'STATUS#0#created');
   const marker = await getItem(`OPENCALLS#${call.openShard?.N}`, `${call.createdAt?.S}#${input.callId}`);
   const workspace = await getItem(keys.workspace.pk.S!, keys.workspace.sk.S!);
