@@ -100,6 +100,32 @@ const writeNote = (note: ContactNote) =>
     ])
     .go();
 
+/**
+ * A cursor handed out while notes were at the workspace's key (`WS#<ws>` / `CONTACTNOTE#<ct>#<note>`),
+ * as the same position at the contact's key (the notes keep their order: by id); any other as given.
+ */
+function noteCursorNow(
+  workspaceId: string,
+  contactId: string,
+  cursor: string | undefined,
+): string | undefined {
+  if (cursor === undefined) return undefined;
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return cursor; // Not one of ours: the query refuses it (422).
+  }
+  const { pk, sk } = (key ?? {}) as { pk?: unknown; sk?: unknown };
+  const before = `CONTACTNOTE#${contactId}#`;
+  if (pk !== `WS#${workspaceId}` || typeof sk !== 'string' || !sk.startsWith(before)) return cursor;
+  return noteConversions().byAccessPattern.byContact.fromComposite.toCursor({
+    workspaceId,
+    contactId,
+    noteId: sk.slice(before.length),
+  });
+}
+
 /** The contact's notes, newest first; 404 when the contact does not exist. */
 export async function listNotes(
   workspaceId: string,
@@ -109,7 +135,7 @@ export async function listNotes(
   await requireContact(workspaceId, contactId);
   await moveLegacyContactItems(workspaceId, contactId);
   return onePage({
-    cursor: query.cursor,
+    cursor: noteCursorNow(workspaceId, contactId, query.cursor),
     limit: query.limit,
     read: query.limit + 1,
     order: 'desc',

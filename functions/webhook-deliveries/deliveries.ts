@@ -1,4 +1,5 @@
 import { queryPage } from '../platform/pagination.js';
+import { continuedAtOldKey, oldKeyPage, oldKeyPosition } from './legacy-listing.js';
 import { randomUUID } from 'node:crypto';
 import {
   entityKey,
@@ -236,6 +237,8 @@ export async function listDeliveries(
   options: { callId?: string; endpointId?: string; limit: number; cursor?: string },
 ): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }> {
   const { callId, endpointId } = options;
+  const atOldKey = callId === undefined ? oldKeyPosition(workspaceId, options.cursor) : undefined;
+  if (atOldKey) return oldKeyPage(workspaceId, atOldKey, options);
   const page = await queryPage(options.cursor, (cursor) => {
     // `count` (not `limit`): with the endpoint filter, pages until that many match.
     const queryOptions = { order: 'desc' as const, count: options.limit, cursor };
@@ -245,7 +248,10 @@ export async function listDeliveries(
     const filtered = endpointId ? base.where((attr, op) => op.eq(attr.endpointId, endpointId)) : base;
     return filtered.go(queryOptions);
   });
-  return { items: page.items as WebhookDelivery[], nextCursor: page.nextCursor };
+  const listed = { items: page.items as WebhookDelivery[], nextCursor: page.nextCursor };
+  // A call's deliveries are on their index (gsi1) wherever they are kept; the workspace's listing
+  // index (gsi2) has only those made or moved since deliveries had keys of their own.
+  return callId === undefined ? continuedAtOldKey(workspaceId, listed, options) : listed;
 }
 
 /** The wire shape of API.md (plus `dead_reason`, `kind`, `created_at` and per-attempt `manual`). */

@@ -74,3 +74,20 @@ test("an agent's calls, from its index's shards and its old key, newest first, p
   } while (cursor);
   expect(seen).toEqual([...ids].sort().reverse());
 });
+
+test('a cursor of the unsharded index, handed out before, goes on from its call', async () => {
+  const newestFirst = [...ids].sort().reverse();
+  const at = newestFirst[9];
+  // ElectroDB's cursor of the old index: the page's last item's table and index keys.
+  const cursor = Buffer.from(
+    JSON.stringify({
+      pk: `WS#${workspaceId}#CALLS`,
+      sk: `CALL#${at}`,
+      gsi1pk: `WS#${workspaceId}#AGENT#${agentId}#CALLS`,
+      gsi1sk: at,
+    }),
+    'utf8',
+  ).toString('base64url');
+  const page = await listCalls(workspaceId, ListCallsQuery.parse({ agent_id: agentId, limit: 100, cursor }));
+  expect(page.items.map((c) => c.callId)).toEqual(newestFirst.slice(10));
+});

@@ -159,7 +159,7 @@ test('an SMS message, a number’s last outbound and a webhook delivery at the o
     ),
   );
   expect(await legacyLayoutInUse()).toBe(true);
-  // Not listed before it is moved (the listing is the new index); moved by a read of its id.
+  // Moved by a read of its id.
   expect((await getMessage(workspaceId, messageId))?.body).toBe('Thanks for calling');
   expect(await legacy(`SMS#${messageId}`)).toBeUndefined();
   expect((await getDelivery(workspaceId, deliveryId))?.state).toBe('succeeded');
@@ -172,6 +172,68 @@ test('an SMS message, a number’s last outbound and a webhook delivery at the o
   expect(
     (await SmsLastOutboundEntity.get({ workspaceId, phone }).go({ consistent: true })).data?.messageId,
   ).toBe(messageId);
+});
+
+test('until migrated, the workspace’s deliveries listing goes on at the old key: every delivery once, newest first, with or without an endpoint', async () => {
+  await docClient().send(new DeleteCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }));
+  forgetMigrationMark();
+  const ws = newId('workspace');
+  const delivery = (deliveryId: string, endpointId?: string) => ({
+    workspaceId: ws,
+    deliveryId,
+    organisationId: newId('organisation'),
+    webhookId: newId('message'),
+    eventType: 'call.ended',
+    callId: newId('call'),
+    url: 'https://example.com/hook',
+    payload: '{}',
+    kind: 'post_call' as const,
+    state: 'succeeded' as const,
+    maxAttempts: 5,
+    ...(endpointId ? { endpointId } : {}),
+    createdAt: now,
+    updatedAt: now,
+  });
+  const endpointId = newId('endpoint');
+  const old = [newId('delivery'), newId('delivery'), newId('delivery')].sort();
+  for (const [i, id] of old.entries()) {
+    const { Item } = WebhookDeliveryEntity.create(
+      delivery(id, i === 1 ? endpointId : undefined),
+    ).params() as {
+      Item: Record<string, unknown>;
+    };
+    const { gsi2pk: _pk, gsi2sk: _sk, ...item } = Item;
+    await put({ ...item, pk: `WS#${ws}` });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2)); // the new deliveries' ids are later
+  const made = [newId('delivery'), newId('delivery')].sort();
+  for (const [i, id] of made.entries())
+    await WebhookDeliveryEntity.create(delivery(id, i === 0 ? endpointId : undefined)).go();
+
+  const listAll = async (options: { endpointId?: string }) => {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const page = await listDeliveries(ws, { limit: 2, ...options, ...(cursor ? { cursor } : {}) });
+      ids.push(...page.items.map((d) => d.deliveryId));
+      if (!page.nextCursor) return ids;
+      cursor = page.nextCursor;
+    }
+    throw new Error('the listing did not end');
+  };
+  expect(await listAll({})).toEqual([...old, ...made].reverse());
+  expect(await listAll({ endpointId })).toEqual([made[0], old[1]]);
+  // Listed, not moved: the old key still holds them for migrate calls.
+  for (const id of old) {
+    const { Item } = await docClient().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: { pk: `WS#${ws}`, sk: `WHDELIVERY#${id}` },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item?.deliveryId).toBe(id);
+  }
 });
 
 test('a cause charged before its key moved is not charged again (its old key checked until migrated)', async () => {
