@@ -6,6 +6,12 @@ import { receiveCall } from './call.js';
 
 /** A call's longest (an agent's maximum duration is at most an hour): the session's end is awaited this long at most. */
 const MAX_SESSION_MS = 4 * 3600 * 1000;
+/**
+ * Lines piped in (not typed) are said one after the other, each once the agent has finished: after a
+ * reply, this long with nothing more heard (a handoff's target speaks right after the handing agent's
+ * last words) before the next line.
+ */
+const PIPED_QUIET_MS = 1_000;
 
 /**
  * `npm run cli -- call talk --to NUMBER [--from E164]`: be the caller. The telephony simulator dials
@@ -40,7 +46,9 @@ export async function talk(
   if (call.relay.greeting) io.output.write(`agent> ${call.relay.greeting}\n`);
   // A handoff's target speaks first, without being asked: its words print as they come.
   let speaking = false;
+  let heardAt = 0;
   session.onUnasked((token, last) => {
+    heardAt = Date.now();
     if (!speaking && token !== '') io.output.write('agent> ');
     speaking ||= token !== '';
     io.output.write(token);
@@ -58,11 +66,25 @@ export async function talk(
     ended = 'the agent ended the call';
     lines.close();
   });
+  const typed = (io.input as { isTTY?: boolean }).isTTY === true;
+  /** Until the agent has finished: its words unasked included (typed: while they stream; piped: and a quiet moment after). */
+  const agentDone = async () => {
+    const quietMs = typed ? 0 : PIPED_QUIET_MS;
+    for (;;) {
+      if (session.isOver) return;
+      const wait = speaking ? 50 : heardAt + quietMs - Date.now();
+      if (wait <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  };
   for await (const line of lines) {
     if (line.trim() === '') continue;
+    await agentDone();
+    if (session.isOver) break;
     io.output.write('agent> ');
     await session.say(line, { timeoutMs: 60_000, onToken: (token) => io.output.write(token) });
     io.output.write('\n');
+    heardAt = Date.now();
     if (session.isOver) break;
   }
   lines.close();

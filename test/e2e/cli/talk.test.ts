@@ -8,7 +8,8 @@ import { talk } from '../../../lib/tools/cli/talk.js';
 import { readStackState } from '../../../lib/local/state.js';
 import { waitFor, waitForQuiescence } from '../../helpers/wait.js';
 import { fullLedger } from '../billing/fixtures.js';
-import { readyToCall, waitForCall } from '../calling/fixtures.js';
+import { createAgent, readyToCall, waitForCall, ws } from '../calling/fixtures.js';
+import { api } from '../../helpers/http.js';
 
 /** The person on the line stays about this long (the scenario, not a wait for the service). */
 const HELD_MS = 2_000;
@@ -99,3 +100,52 @@ test('a call talk session the agent ends with a warm transfer ends too: the pers
   expect(charges).toHaveLength(1);
   expect(charges[0].quantity).toBe(call.duration_seconds);
 }, 120_000);
+
+test("lines piped in are said one at a time, each once the agent has finished, a handoff's target included", async () => {
+  const {
+    tenant,
+    agent: reception,
+    number,
+  } = await readyToCall({
+    name: 'Reception',
+    prompt: 'You are the receptionist of Harbour Realty.',
+    greeting: 'Hi, Harbour Realty.',
+  });
+  const sales = await createAgent(tenant, {
+    name: 'Sales',
+    prompt: 'You are Sales at Harbour Realty.',
+    greeting: 'Hi, Sales here.',
+  });
+  const set = await api('PATCH', `${ws(tenant)}/agents/${reception.id}`, {
+    token: tenant.owner.token,
+    body: {
+      handoffs: [{ agent_id: sales.id, description: 'the caller asks for sales', context: 'full' }],
+    },
+  });
+  expect(set.status).toBe(200);
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let heard = '';
+  output.on('data', (chunk: Buffer) => (heard += chunk.toString('utf8')));
+  // Written at once, as `printf '…\n…\n' | call talk` gives them.
+  input.end("I'd like to speak to sales about a listing\nIs it still for sale?\ngoodbye\n");
+  const { callId, ended } = await talk(
+    state(),
+    { from: '+61491570199', to: number.phone_number as string },
+    { input, output, log: () => undefined },
+  );
+  expect(ended).toBe('the agent ended the call');
+  const lines = heard.trimEnd().split('\n');
+  // Every reply on a line of its own: the greeting, the hand-over, Sales's first words, its answer, goodbye.
+  expect(lines.every((line) => /^agent> \S/.test(line))).toBe(true);
+  expect(lines).toHaveLength(5);
+  expect(lines[1]).toBe('agent> Let me put you through to Sales.');
+  expect(lines[2]).toContain("I'd like to speak to sales about a listing");
+  const call = await waitForCall(tenant, callId!, (c) => c.status === 'completed', 30_000);
+  const said = (call.transcript as { role: string; agent_id?: string }[]).filter((t) => t.role === 'agent');
+  expect(said.map((t) => t.agent_id)).toEqual([reception.id, reception.id, sales.id, sales.id, sales.id]);
+}, 120_000);
+
+function state() {
+  return readStackState()!;
+}
