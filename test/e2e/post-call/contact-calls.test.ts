@@ -6,11 +6,12 @@ import {
 import { reindexContacts } from '../../../functions/contacts/list.js';
 import { getContact } from '../../../functions/contacts/lookup.js';
 import { newId } from '../../../functions/platform/ids.js';
+import { queryStoredItems } from '../../../functions/platform/table.js';
 import { sendMessage } from '../../../functions/platform/queue.js';
 import { ActionRunEntity, readActionRun } from '../../../functions/post-call/entities.js';
 import { getCallRecord } from '../../../functions/post-call/pipeline.js';
 import { api, type Json } from '../../helpers/http.js';
-import { stackCounters, writesBetween } from '../../helpers/metrics.js';
+import { requestsBetween, stackCounters, writesBetween } from '../../helpers/metrics.js';
 import { readQuiescence, waitFor, waitForConsumed, waitForQuiescence } from '../../helpers/wait.js';
 import { connectNumber, createAgent, newTenant, startCall, TO, ws, type Tenant } from './fixtures.js';
 
@@ -106,12 +107,42 @@ describe('a call on a contact', () => {
     const at = await calledAt(tenant, callId);
     const views = await shown(tenant, contactId, 'rivers');
     expect(views.map((v) => v.last_contacted_at)).toEqual([at, at, at]);
+
+    // What showing it costs: the caller's access (a TransactGetItems and a GetItem, as on every
+    // workspace route), then the contact with its summary in one BatchGetItem (the contact alone was
+    // one GetItem: no request more); a list or search page, its Query and one BatchGetItem of the
+    // page's summaries (one request more).
+    const token = tenant.owner.token;
+    // (A GET is answered within its request, and only it runs ContactsApi meanwhile: no wait needed.)
+    const cost = async (path: string) => {
+      const start = await stackCounters();
+      expect((await api('GET', path, { token })).status).toBe(200);
+      return requestsBetween(start, await stackCounters(), 'ContactsApi');
+    };
+    const access = { TransactGetItems: 1, GetItem: 1 };
+    expect(await cost(`${contactsPath(tenant)}/${contactId}`)).toEqual({ ...access, BatchGetItem: 1 });
+    expect(await cost(contactsPath(tenant))).toEqual({ ...access, Query: 1, BatchGetItem: 1 });
+    expect(await cost(`${contactsPath(tenant)}?q=rivers`)).toEqual({ ...access, Query: 1, BatchGetItem: 1 });
     expect(await getContact(tenant.workspaceId, contactId, { withCalls: true })).toMatchObject({
       callCount: 1,
       lastCallId: callId,
       lastCallAt: at,
     });
-  });
+
+    // Deleting the contact deletes what its calls wrote at its key: the summary, the link, the note.
+    const contactKey = {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `WS#${tenant.workspaceId}#CONTACT#${contactId}` },
+      ConsistentRead: true,
+    };
+    expect((await queryStoredItems(contactKey)).items.map((i) => i.sk as string).sort()).toEqual([
+      `CONTACTCALL#${callId}`,
+      'CONTACTCALLS',
+      expect.stringMatching(/^CONTACTNOTE#/),
+    ]);
+    expect((await api('DELETE', `${contactsPath(tenant)}/${contactId}`, { token })).status).toBe(204);
+    expect((await queryStoredItems(contactKey)).items).toEqual([]);
+  }, 180_000);
 
   it('counts a call once when its action runs again, and two racing calls exactly', async () => {
     const { tenant, agent } = await setup();
@@ -174,7 +205,7 @@ describe('a call on a contact', () => {
       contactId,
     }).go();
     expect(summary?.callCount).toBe(3);
-  });
+  }, 180_000);
 
   it('a contact written before (its calls on the contact item) shows them and continues its count', async () => {
     const { tenant, agent } = await setup();
@@ -217,5 +248,5 @@ describe('a call on a contact', () => {
     });
     // The contact item keeps what it had (the summary holds the calls now).
     expect(await getContact(tenant.workspaceId, contactId)).toEqual(stored);
-  });
+  }, 180_000);
 });
