@@ -15,10 +15,17 @@ import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
  *   phone key      pk WS#<ws>                  sk CONTACTPHONE#<e164>          contact by phone; at most one
  *   email key      pk WS#<ws>                  sk CONTACTEMAIL#<lower email>   contact by email; at most one
  *   call link      pk WS#<ws>#CONTACT#<ct>     sk CONTACTCALL#<call>           a call counted once per contact
+ *   call summary   pk WS#<ws>#CONTACT#<ct>     sk CONTACTCALLS                 its call count, last call and
+ *                                                                             `last_contacted_at`: merged into
+ *                                                                             the contact as read (call-summary.ts)
  *   note           pk WS#<ws>#CONTACT#<ct>     sk CONTACTNOTE#<note>           a contact's notes, newest first
- *   (a contact's call links and notes have its own key: every call's post-call change wrote one of
- *   each under `WS#<ws>`, docs/scale.md; those written before are at `WS#<ws>` / `CONTACTCALL#<ct>#…`,
- *   `CONTACTNOTE#<ct>#…` until `migrate calls` moves them, or a read of the contact's moves them first)
+ *   (a contact's call links, notes and call summary have its own key: every call's post-call change
+ *   wrote a link and a note under `WS#<ws>` and rewrote the contact item there and its search entries
+ *   at `WS#<ws>#CONTACTSEARCH` — one key per workspace, not per contact — docs/scale.md; now a call
+ *   writes only these three. Links and notes written before are at `WS#<ws>` / `CONTACTCALL#<ct>#…`,
+ *   `CONTACTNOTE#<ct>#…` until `migrate calls` moves them, or a read of the contact's moves them first.
+ *   A contact's call fields written before stay on the contact item: read as they are while it has no
+ *   summary, and they seed the summary at its next call; nothing to migrate.)
  *   search entry   pk WS#<ws>#CONTACTSEARCH    sk <token>#<ct>                 the list with `q`: one Query,
  *                                                                             begins_with(<normalised q>)
  *   suppression    pk ORG#<org>                sk SUPPRESSED#<e164>            is this number do-not-call; the list
@@ -42,9 +49,10 @@ import { CONTACTABILITY, NOTE_CHANNELS } from './model.js';
  * normalised token (functions/contacts/search.ts: at most ~7), each a copy of the fields a list
  * shows, in a partition of the workspace's own, sorted by token. So a search page is ONE Query
  * (begins_with on the sort key), with the filters (contactability, source, tag) in its filter
- * expression, and needs no second read. The price: a contact write also rewrites its entries (up to
- * ~7 more items in the transaction; a post-call update of `last_contacted_at` included), and the
- * entries take that much more storage. The alternatives were weighed: entries holding only the
+ * expression; the API's list then reads the page's call summaries (one BatchGetItem) for
+ * `last_contacted_at`, which a call no longer writes on the contact or its entries. The price: a
+ * contact write also rewrites its entries (up to ~7 more items in the transaction), and the entries
+ * take that much more storage. The alternatives were weighed: entries holding only the
  * contact id cost a BatchGet per page (two round trips); one GSI per field cannot serve "name OR
  * phone OR email" with one Query; a Scan with a filter reads the whole workspace.
  * A contact matched by two of its tokens (`sam` matches first name `Sam` and `sam@x.com`) must be
@@ -142,6 +150,41 @@ export const ContactEmailEntity = new Entity(
     },
     indexes: {
       byEmail: primaryIndex(['workspaceId'], 'WS#${workspaceId}', ['email'], 'CONTACTEMAIL#${email}'),
+    },
+  },
+  cfg,
+);
+
+/**
+ * A contact's calls in one item at the contact's key (see the key table): written by every call's
+ * post-call `contact_update` (functions/contacts/call-summary.ts) instead of the contact item, so a
+ * call writes nothing at the workspace's key or its search key. Absent until the first call recorded
+ * after it existed: the contact item's own call fields show until then, and seed it.
+ */
+export const ContactCallSummaryEntity = new Entity(
+  {
+    model: { entity: 'contactCallSummary', version: '1', service: 'va' },
+    attributes: {
+      workspaceId: { type: 'string', required: true },
+      contactId: { type: 'string', required: true },
+      callCount: { type: 'number', required: true },
+      lastCallId: { type: 'string' },
+      lastCallAt: { type: 'string' },
+      lastCallSentiment: { type: 'string' },
+      lastCallSummary: { type: 'string' },
+      /** The latest call's time, or the contact's own `lastContactedAt` when that was later. */
+      lastContactedAt: { type: 'string' },
+      updatedAt: { type: 'string', required: true },
+      /** Raised by every write, which is conditioned on the value it read (or on no summary yet). */
+      version: { type: 'number', required: true },
+    },
+    indexes: {
+      byContact: primaryIndex(
+        ['workspaceId', 'contactId'],
+        'WS#${workspaceId}#CONTACT#${contactId}',
+        [],
+        'CONTACTCALLS',
+      ),
     },
   },
   cfg,
@@ -371,6 +414,7 @@ export const contactsService = new Service(
     contactPhone: ContactPhoneEntity,
     contactEmail: ContactEmailEntity,
     contactCall: ContactCallEntity,
+    contactCallSummary: ContactCallSummaryEntity,
     contactSearch: ContactSearchEntity,
     contactNote: ContactNoteEntity,
     contactImport: ContactImportEntity,
@@ -387,6 +431,7 @@ export const readContact = (workspaceId: string, contactId: string) =>
 export type Contact = NonNullable<Awaited<ReturnType<typeof readContact>>['data']>;
 export type ContactSearchEntry = EntityItem<typeof ContactSearchEntity>;
 export type ContactNote = EntityItem<typeof ContactNoteEntity>;
+export type ContactCallSummary = EntityItem<typeof ContactCallSummaryEntity>;
 export type Suppression = EntityItem<typeof SuppressionEntity>;
 export type ContactImport = EntityItem<typeof ContactImportEntity>;
 export type ContactImportRow = EntityItem<typeof ContactImportRowEntity>;

@@ -1,5 +1,6 @@
 import { createConversions } from 'electrodb';
 import { onFirstUse } from '../platform/first-use.js';
+import { withCallSummaries } from './call-summary.js';
 import { ContactEntity, ContactSearchEntity, type Contact } from './entities.js';
 import { onePage, type Page } from './paging.js';
 import type { ContactListQuery } from './schemas.js';
@@ -79,6 +80,19 @@ export async function listContacts(
         contactId: contact.contactId,
       }),
   });
+}
+
+/**
+ * A page as the API lists it: listContacts' page, each contact's `last_contacted_at` taken from its
+ * call summary when later (call-summary.ts: a call writes only that, not the contact or its search
+ * entries). One more request a page: a BatchGetItem of the page's summaries.
+ */
+export async function listContactsShown(
+  workspaceId: string,
+  query: ContactListQuery,
+): Promise<Page<ListedContact>> {
+  const page = await listContacts(workspaceId, query);
+  return { ...page, items: await withCallSummaries(workspaceId, page.items) };
 }
 
 /**

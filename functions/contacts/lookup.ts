@@ -2,6 +2,7 @@ import { HttpError, notFound } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
 import { toE164 } from '../platform/phone.js';
 import { asciiEmail } from '../platform/validation.js';
+import { readContactAndCalls, withCallSummary } from './call-summary.js';
 import { ContactEmailEntity, ContactPhoneEntity, readContact, type Contact } from './entities.js';
 
 /**
@@ -40,32 +41,59 @@ export class DuplicateContactError extends HttpError {
   }
 }
 
-export async function getContact(workspaceId: string, contactId: string): Promise<Contact | null> {
+/**
+ * How a contact is read. `withCalls`: as the API shows it, its call summary merged in
+ * (call-summary.ts; one BatchGetItem of both where the contact alone is one GetItem). Without it,
+ * the contact item as stored, which is what a write of the contact starts from.
+ */
+export interface ReadOptions {
+  withCalls?: boolean;
+}
+
+export async function getContact(
+  workspaceId: string,
+  contactId: string,
+  options: ReadOptions = {},
+): Promise<Contact | null> {
   if (!isId('contact', contactId)) return null;
-  return (await readContact(workspaceId, contactId)).data;
+  if (!options.withCalls) return (await readContact(workspaceId, contactId)).data;
+  const { contact, summary } = await readContactAndCalls(workspaceId, contactId);
+  return contact && withCallSummary(contact, summary);
 }
 
 /** The contact, or 404 `Contact not found` (another workspace's contact included). */
-export async function requireContact(workspaceId: string, contactId: string): Promise<Contact> {
-  const contact = await getContact(workspaceId, contactId);
+export async function requireContact(
+  workspaceId: string,
+  contactId: string,
+  options: ReadOptions = {},
+): Promise<Contact> {
+  const contact = await getContact(workspaceId, contactId, options);
   if (!contact) throw notFound(CONTACT_NOT_FOUND);
   return contact;
 }
 
-export async function findContactByPhone(workspaceId: string, phone: string): Promise<Contact | null> {
+export async function findContactByPhone(
+  workspaceId: string,
+  phone: string,
+  options: ReadOptions = {},
+): Promise<Contact | null> {
   const e164 = normalisePhone(phone);
   if (!e164) return null;
   const { data: key } = await ContactPhoneEntity.get({ workspaceId, phone: e164 }).go({ consistent: true });
-  return key ? getContact(workspaceId, key.contactId) : null;
+  return key ? getContact(workspaceId, key.contactId, options) : null;
 }
 
-export async function findContactByEmail(workspaceId: string, email: string): Promise<Contact | null> {
+export async function findContactByEmail(
+  workspaceId: string,
+  email: string,
+  options: ReadOptions = {},
+): Promise<Contact | null> {
   const normalised = normaliseEmail(email);
   if (!normalised) return null;
   const { data: key } = await ContactEmailEntity.get({ workspaceId, email: normalised }).go({
     consistent: true,
   });
-  return key ? getContact(workspaceId, key.contactId) : null;
+  return key ? getContact(workspaceId, key.contactId, options) : null;
 }
 
 export async function ownerOf(workspaceId: string, field: 'phone' | 'email', value: string) {

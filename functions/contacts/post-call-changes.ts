@@ -1,7 +1,8 @@
 import { clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { announcingCreation } from './creation.js';
-import { contactItemTarget, type Contact, type ContactSource } from './entities.js';
+import { afterCall, callFieldsOf, readContactAndCalls, type RecordedCall } from './call-summary.js';
+import { contactItemTarget, contactsService, type Contact, type ContactSource } from './entities.js';
 import { moveFromOldKey } from '../platform/key-moves.js';
 import { NEEDS_PHONE_OR_EMAIL, newRecord } from './input.js';
 import {
@@ -13,7 +14,7 @@ import {
   ownerOf,
 } from './lookup.js';
 import { namesOf } from './views.js';
-import { changeContact, ContactGone, insertContact, MAX_TRIES, type ContactRecord } from './writes.js';
+import { backOff, changeContact, ContactGone, insertContact, MAX_TRIES, stripUndefined } from './writes.js';
 
 /**
  * The post-call pipeline's changes of contacts (and SMS's): a contact found or made for a call, the
@@ -142,15 +143,23 @@ export async function setNameIfMissing(
 }
 
 /**
- * Records a call on the contact, once per call (a call link created with "does not exist" in the same
- * transaction): the call count goes up, the "last call" fields and `last_contacted_at` follow the most
- * recent call even when calls are processed out of order, and `note` (the call's summary) becomes a
- * `post_call` note on the contact, also once.
+ * Records a call on the contact, once per call, in one transaction at the contact's own key (never
+ * the contact item, nor its search entries: call-summary.ts): the call link, created with "does not
+ * exist" (the call counted once); the call summary, conditioned on the version read (or on there
+ * being none yet), with the count one up and the "last call" fields and `last_contacted_at`
+ * following the most recent call even when calls are processed out of order; and `note` (the call's
+ * summary) as a `post_call` note, also once. A contact without a summary yet seeds it from the call
+ * fields on its item (written before summaries existed), so its count continues. A summary changed
+ * meanwhile (another call) is read again and the write tried again. ContactGone when the contact
+ * does not exist. The contact is read (with the summary, one BatchGetItem) but not conditioned on:
+ * a condition check would cost write units at the workspace's key, so a call recorded while the
+ * contact is deleted may leave its link, note and summary behind, unread (nothing lists a deleted
+ * contact's items).
  */
 export async function recordCallOnContact(
   workspaceId: string,
   contactId: string,
-  call: { callId: string; at: string; sentiment?: string; summary?: string; note?: string },
+  call: RecordedCall & { note?: string },
 ): Promise<{ counted: boolean }> {
   const noteId = newId('note');
   const noteText = call.note?.trim().slice(0, 500);
@@ -160,53 +169,55 @@ export async function recordCallOnContact(
     { pk: `WS#${workspaceId}`, sk: `CONTACTCALL#${contactId}#${call.callId}` },
     contactItemTarget,
   );
-  return changeContact<{ counted: boolean }>(workspaceId, contactId, (current) => {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt += 1) {
+    const { contact, summary } = await readContactAndCalls(workspaceId, contactId);
+    if (!contact) throw new ContactGone(contactId);
     const now = clock.now().toISOString();
-    const latest = !current.lastCallAt || current.lastCallAt <= call.at;
-    const changes: Partial<ContactRecord> = {
-      callCount: (current.callCount ?? 0) + 1,
+    const next = {
+      ...afterCall(summary ?? callFieldsOf(contact), call),
+      workspaceId,
+      contactId,
       updatedAt: now,
-      lastContactedAt:
-        current.lastContactedAt && current.lastContactedAt > call.at ? current.lastContactedAt : call.at,
+      version: (summary?.version ?? 0) + 1,
     };
-    if (latest) {
-      changes.lastCallId = call.callId;
-      changes.lastCallAt = call.at;
-      if (call.sentiment) changes.lastCallSentiment = call.sentiment;
-      if (call.summary) changes.lastCallSummary = call.summary.slice(0, 1000);
-    }
-    return {
-      write: true,
-      changes,
-      result: { counted: true },
-      extras: (tx) => [
-        {
-          kind: 'call',
-          item: tx.contactCall.create({ workspaceId, contactId, callId: call.callId, at: call.at }).commit(),
-        },
+    const kinds = ['summary', 'call', ...(noteText ? ['note'] : [])];
+    const result = await contactsService.transaction
+      .write((tx) => [
+        summary
+          ? tx.contactCallSummary
+              .put(stripUndefined(next))
+              .where((attr, op) => op.eq(attr.version, summary.version))
+              .commit()
+          : tx.contactCallSummary.create(stripUndefined(next)).commit(),
+        tx.contactCall.create({ workspaceId, contactId, callId: call.callId, at: call.at }).commit(),
         ...(noteText
           ? [
-              {
-                kind: 'note',
-                item: tx.contactNote
-                  .create({
-                    workspaceId,
-                    contactId,
-                    noteId,
-                    text: noteText,
-                    channel: 'post_call' as const,
-                    authorId: 'system',
-                    callId: call.callId,
-                    createdAt: now,
-                    updatedAt: now,
-                  })
-                  .commit(),
-              },
+              tx.contactNote
+                .create({
+                  workspaceId,
+                  contactId,
+                  noteId,
+                  text: noteText,
+                  channel: 'post_call' as const,
+                  authorId: 'system',
+                  callId: call.callId,
+                  createdAt: now,
+                  updatedAt: now,
+                })
+                .commit(),
             ]
           : []),
-      ],
-      // The call link exists: this call was recorded already (with its note).
-      onRefused: () => ({ counted: false }),
-    };
-  });
+      ])
+      .go();
+    if (!result.canceled) return { counted: true };
+    // When canceled, ElectroDB gives each item's outcome in order (its types do not say so).
+    const outcomes = result.data as unknown as { rejected: boolean; code: string }[];
+    const refused = (kind: string) =>
+      outcomes.some((o, i) => kinds[i] === kind && o.rejected && o.code === 'ConditionalCheckFailed');
+    // The call link exists: this call was recorded already (with its note).
+    if (refused('call')) return { counted: false };
+    // Another call changed the summary meanwhile, or a transaction conflict: read again.
+    await backOff(attempt);
+  }
+  throw new Error(`the calls of contact ${contactId} kept changing; try again`);
 }

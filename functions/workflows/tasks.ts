@@ -70,11 +70,13 @@ export async function loadFacts(run: WorkflowRun): Promise<RunFacts> {
     str(data.contact_id) ??
     (event.type === 'contact.created' ? str(data.id) : undefined) ??
     str((data.contact as Record<string, unknown> | undefined)?.id);
-  if (contactId) contact = await getContact(workspaceId, contactId);
+  // As the API shows it: its call summary merged in (the last call, last_contacted_at).
+  const shown = { withCalls: true };
+  if (contactId) contact = await getContact(workspaceId, contactId, shown);
   const phone = eventPhone(event.type, data);
-  if (!contact && phone && isE164(phone)) contact = await findContactByPhone(workspaceId, phone);
+  if (!contact && phone && isE164(phone)) contact = await findContactByPhone(workspaceId, phone, shown);
   const email = str(data.email);
-  if (!contact && email) contact = await findContactByEmail(workspaceId, email);
+  if (!contact && email) contact = await findContactByEmail(workspaceId, email, shown);
 
   const contactFacts = contact
     ? {

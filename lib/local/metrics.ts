@@ -48,6 +48,11 @@ export interface ProcessMetrics {
   dynamodb_writes_by_item_kind: Record<string, number>;
   /** Items written in all (a transaction's or batch's each count), with LOCAL_METRICS_CAPACITY=on. */
   dynamodb_items_written: number;
+  /**
+   * Items written by catalog function, then partition key value (always counted): which keys a path
+   * writes (test/e2e/post-call/contact-calls.test.ts: a call's contact update, nothing at `WS#<ws>`).
+   */
+  dynamodb_writes_by_function_key: Record<string, Record<string, number>>;
   /** What the handlers used of services billed by request, byte or token (functions/platform/usage.ts). */
   usage: Record<string, number>;
   /** Handler invocations by catalog function: how many, and their wall-clock milliseconds. */
@@ -82,6 +87,7 @@ const counts = {
   capacity: { read: 0, write: 0 },
   writesByKey: {} as Record<string, number>,
   writesByKind: {} as Record<string, number>,
+  writesByFunctionKey: {} as Record<string, Record<string, number>>,
   itemsWritten: 0,
   usage: {} as Record<string, number>,
   invocations: {} as Record<string, { count: number; ms: number }>,
@@ -179,15 +185,16 @@ export function installMetrics(): void {
       bump(counts.dynamodb, command);
       bump((counts.byFunction[fnId] ??= {}), command);
       bump(counts.dynamodbItems, command, itemsOf(args.input as Record<string, unknown>));
+      const written = WRITE_COMMANDS.has(command) ? writtenKeys(args.input as Record<string, unknown>) : [];
+      for (const { pk } of written) bump((counts.writesByFunctionKey[fnId] ??= {}), pk);
       if (!capacity) return next(args);
       const input = args.input as { ReturnConsumedCapacity?: string };
       input.ReturnConsumedCapacity ??= 'TOTAL';
-      if (WRITE_COMMANDS.has(command))
-        for (const { pk, kind } of writtenKeys(args.input as Record<string, unknown>)) {
-          bump(counts.writesByKey, pk);
-          bump(counts.writesByKind, kind);
-          counts.itemsWritten += 1;
-        }
+      for (const { pk, kind } of written) {
+        bump(counts.writesByKey, pk);
+        bump(counts.writesByKind, kind);
+        counts.itemsWritten += 1;
+      }
       const result = await next(args);
       addCapacity(command, (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity);
       return result;
@@ -228,6 +235,9 @@ export function processMetrics(): ProcessMetrics {
     dynamodb_writes_by_key: { ...counts.writesByKey },
     dynamodb_writes_by_item_kind: { ...counts.writesByKind },
     dynamodb_items_written: counts.itemsWritten,
+    dynamodb_writes_by_function_key: Object.fromEntries(
+      Object.entries(counts.writesByFunctionKey).map(([fnId, keys]) => [fnId, { ...keys }]),
+    ),
     usage: { ...counts.usage },
     invocations: Object.fromEntries(Object.entries(counts.invocations).map(([fnId, i]) => [fnId, { ...i }])),
   };
@@ -252,6 +262,7 @@ export const emptyProcessMetrics = (): ProcessMetrics => ({
   dynamodb_writes_by_key: {},
   dynamodb_writes_by_item_kind: {},
   dynamodb_items_written: 0,
+  dynamodb_writes_by_function_key: {},
   usage: {},
   invocations: {},
 });
@@ -280,6 +291,8 @@ export function stackMetrics(
     addInto(total.queue_messages_sent, metrics.queue_messages_sent);
     for (const [fnId, commands] of Object.entries(metrics.dynamodb_by_function))
       addInto((total.dynamodb_by_function[fnId] ??= {}), commands);
+    for (const [fnId, keys] of Object.entries(metrics.dynamodb_writes_by_function_key ?? {}))
+      addInto((total.dynamodb_writes_by_function_key[fnId] ??= {}), keys);
     for (const [name, m] of Object.entries(metrics.service_metrics ?? {})) {
       const into = (total.service_metrics[name] ??= { count: 0, sum: 0, samples: [] });
       into.count += m.count;

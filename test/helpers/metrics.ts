@@ -10,6 +10,8 @@ export interface StackCounters {
   queue_messages_sent: Record<string, number>;
   /** The service's own metrics recorded (functions/platform/metrics.ts), by name: how many values. */
   service_metrics: Record<string, { count: number }>;
+  /** Items written by catalog function, then partition key value. */
+  dynamodb_writes_by_function_key: Record<string, Record<string, number>>;
 }
 
 export async function stackCounters(): Promise<StackCounters> {
@@ -33,3 +35,17 @@ export function requestsBetween(
 
 export const totalOf = (commands: Record<string, number>): number =>
   Object.values(commands).reduce((sum, n) => sum + n, 0);
+
+/** The items `fnId` wrote between two reads of the counters, by partition key (unwritten keys left out). */
+export function writesBetween(
+  before: StackCounters,
+  after: StackCounters,
+  fnId: string,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [pk, n] of Object.entries(after.dynamodb_writes_by_function_key[fnId] ?? {})) {
+    const delta = n - (before.dynamodb_writes_by_function_key[fnId]?.[pk] ?? 0);
+    if (delta !== 0) out[pk] = delta;
+  }
+  return out;
+}

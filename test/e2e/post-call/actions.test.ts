@@ -92,7 +92,7 @@ describe('post-call actions', () => {
 
     const contact = await waitFor(
       async () => {
-        const found = await findContactByPhone(tenant.workspaceId, TO.answered);
+        const found = await findContactByPhone(tenant.workspaceId, TO.answered, { withCalls: true });
         return found?.profile && found.callCount === 1 ? found : undefined;
       },
       { what: 'the contact with its profile' },
@@ -124,7 +124,7 @@ describe('post-call actions', () => {
     const second = await startCall(tenant, agent.id, TO.answered, { name: 'Someone Else' });
     const updated = await waitFor(
       async () => {
-        const found = await findContactByPhone(tenant.workspaceId, TO.answered);
+        const found = await findContactByPhone(tenant.workspaceId, TO.answered, { withCalls: true });
         return found?.callCount === 2 && found.lastCallId === second ? found : undefined;
       },
       { what: 'the second call on the contact' },

@@ -109,7 +109,7 @@ async function exactlyOnce(s: Setup, callId: string, calledNumber: string) {
   const list = await deliveries(s.tenant, callId);
   expect(list).toHaveLength(1);
   expect(list[0].attempts).toHaveLength(1);
-  const contact = await findContactByPhone(s.tenant.workspaceId, calledNumber);
+  const contact = await findContactByPhone(s.tenant.workspaceId, calledNumber, { withCalls: true });
   expect(contact?.callCount).toBe(1);
   // Each action ran exactly once (the outboxes also drop repeated keys, so count the runs themselves).
   for (const action of s.agent.post_call_actions) {

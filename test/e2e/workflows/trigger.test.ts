@@ -1,3 +1,5 @@
+import { recordCallOnContact } from '../../../functions/contacts/post-call-changes.js';
+import { newId } from '../../../functions/platform/ids.js';
 import { api, type Json } from '../../helpers/http.js';
 import { waitForQuiescence } from '../../helpers/wait.js';
 import {
@@ -67,6 +69,38 @@ describe('external trigger', () => {
     const notes = await notesOf(tenant, contact.id);
     expect(notes.filter((n) => n.text === 'Lead from web form for Sam')).toHaveLength(1);
     expect(notes.filter((n) => n.text.startsWith('Workflow "Inbound lead": added a note'))).toHaveLength(1);
+  });
+
+  it("reads the contact's last call from its call summary (a call's post-call change)", async () => {
+    const called = await createContact(tenant, { first_name: 'Alex', phone: '+61491570202' });
+    const callId = newId('call');
+    await recordCallOnContact(tenant.workspaceId, called.id as string, {
+      callId,
+      at: '2026-11-22T01:30:00.000Z',
+      sentiment: 'positive',
+      summary: 'Wants a viewing on Saturday',
+    });
+    const lastCall = await createWorkflow(
+      tenant,
+      workflowBody({
+        name: 'After a good call',
+        auto_mode: true,
+        yolo: true,
+        conditions: [{ field: 'contact.last_call.sentiment', op: 'eq', value: 'positive' }],
+        action: {
+          type: 'add_note',
+          text: '{{contact.last_call.summary}} (called {{contact.last_contacted_at}})',
+        },
+      }),
+    );
+    const res = await trigger(lastCall.id, key, { contact_id: called.id });
+    expect(res.status).toBe(202);
+    const run = await waitForRun(tenant, lastCall.id, res.body.run_id, (r) => r.status === 'completed');
+    expect(run.stages).toMatchObject({ signal: { result: { matched: true } }, task: { state: 'done' } });
+    const notes = await notesOf(tenant, called.id);
+    expect(
+      notes.filter((n) => n.text === 'Wants a viewing on Saturday (called 2026-11-22T01:30:00.000Z)'),
+    ).toHaveLength(1);
   });
 
   it('a payload that does not match the signal completes the run with the later stages skipped', async () => {

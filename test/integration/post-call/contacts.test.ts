@@ -1,5 +1,9 @@
-import { ContactEntity } from '../../../functions/contacts/entities.js';
-import { findContactByEmail, findContactByPhone } from '../../../functions/contacts/lookup.js';
+import {
+  ContactCallSummaryEntity,
+  ContactEntity,
+  ContactNoteEntity,
+} from '../../../functions/contacts/entities.js';
+import { findContactByEmail, findContactByPhone, getContact } from '../../../functions/contacts/lookup.js';
 import {
   ensureContact,
   recordCallOnContact,
@@ -92,13 +96,94 @@ describe('contacts', () => {
       recordCallOnContact(workspaceId, contact.contactId, later),
       recordCallOnContact(workspaceId, contact.contactId, earlier),
     ]);
-    const after = await findContactByPhone(workspaceId, '+61491570160');
+    const after = await findContactByPhone(workspaceId, '+61491570160', { withCalls: true });
     expect(after).toMatchObject({
       callCount: 2,
       lastCallId: later.callId,
       lastCallSentiment: 'positive',
       lastCallSummary: 'later',
+      lastContactedAt: later.at,
     });
+    // Kept in the contact's call summary: the contact item (and so its search entries) untouched.
+    const stored = await getContact(workspaceId, contact.contactId);
+    expect(stored).toMatchObject({ callCount: 0, version: contact.version });
+    expect(stored?.lastCallId).toBeUndefined();
+    const { data: summary } = await ContactCallSummaryEntity.get({
+      workspaceId,
+      contactId: contact.contactId,
+    }).go();
+    expect(summary).toMatchObject({ callCount: 2, lastCallId: later.callId, version: 2 });
+  });
+
+  it('counts calls racing on one contact exactly, the latest call last', async () => {
+    const workspaceId = workspace();
+    const { contact } = await ensureContact(workspaceId, { phone: '+61491570162', source: 'Call' });
+    const calls = Array.from({ length: 8 }, (_, i) => ({
+      callId: newId('call'),
+      at: `2026-11-22T0${i}:00:00.000Z`,
+      summary: `call ${i}`,
+      note: `note ${i}`,
+    }));
+    const outcomes = await Promise.all(
+      [...calls, ...calls].map((call) => recordCallOnContact(workspaceId, contact.contactId, call)),
+    );
+    expect(outcomes.filter((o) => o.counted)).toHaveLength(8);
+    const after = await getContact(workspaceId, contact.contactId, { withCalls: true });
+    expect(after).toMatchObject({
+      callCount: 8,
+      lastCallId: calls[7].callId,
+      lastCallSummary: 'call 7',
+      lastContactedAt: calls[7].at,
+    });
+    const notes = await ContactNoteEntity.query.byContact({ workspaceId, contactId: contact.contactId }).go();
+    expect(notes.data.map((n) => n.text).sort()).toEqual(calls.map((c) => c.note).sort());
+  });
+
+  it('a contact with its calls on the contact item (written before summaries) continues its count', async () => {
+    const workspaceId = workspace();
+    const contactId = newId('contact');
+    const earlier = newId('call');
+    await ContactEntity.create({
+      workspaceId,
+      contactId,
+      phone: '+61491570163',
+      source: 'Call',
+      contactability: 'Contactable',
+      callCount: 3,
+      lastCallId: earlier,
+      lastCallAt: '2026-11-20T00:00:00.000Z',
+      lastCallSentiment: 'positive',
+      lastCallSummary: 'earlier',
+      lastContactedAt: '2026-11-21T00:00:00.000Z',
+      createdAt: '2026-09-01T00:00:00.000Z',
+      version: 4,
+    }).go();
+    // Read as it is while it has no summary.
+    expect(await getContact(workspaceId, contactId, { withCalls: true })).toMatchObject({
+      callCount: 3,
+      lastCallId: earlier,
+      lastContactedAt: '2026-11-21T00:00:00.000Z',
+    });
+    // A call older than the contact's last one: counted, the last call kept.
+    const older = { callId: newId('call'), at: '2026-11-19T00:00:00.000Z', sentiment: 'negative' };
+    expect(await recordCallOnContact(workspaceId, contactId, older)).toEqual({ counted: true });
+    expect(await getContact(workspaceId, contactId, { withCalls: true })).toMatchObject({
+      callCount: 4,
+      lastCallId: earlier,
+      lastCallSentiment: 'positive',
+      lastCallSummary: 'earlier',
+      lastContactedAt: '2026-11-21T00:00:00.000Z',
+    });
+    const newer = { callId: newId('call'), at: '2026-11-22T00:00:00.000Z', summary: 'newer' };
+    await recordCallOnContact(workspaceId, contactId, newer);
+    expect(await getContact(workspaceId, contactId, { withCalls: true })).toMatchObject({
+      callCount: 5,
+      lastCallId: newer.callId,
+      lastCallSentiment: 'positive',
+      lastCallSummary: 'newer',
+      lastContactedAt: newer.at,
+    });
+    expect(await getContact(workspaceId, contactId)).toMatchObject({ callCount: 3, version: 4 });
   });
 
   it('merges profile facts under concurrent writers without losing any', async () => {
