@@ -194,7 +194,7 @@ test('until migrated, the workspace’s deliveries listing goes on at the old ke
     createdAt: now,
     updatedAt: now,
   });
-  const endpointId = newId('endpoint');
+  const endpointId = newId('webhookEndpoint');
   const old = [newId('delivery'), newId('delivery'), newId('delivery')].sort();
   for (const [i, id] of old.entries()) {
     const { Item } = WebhookDeliveryEntity.create(
