@@ -11,7 +11,7 @@ import { createAgent, newTenant, numberFor, ws, type Tenant } from '../calling/f
  * What PII redaction costs in DynamoDB requests (docs/pii-redaction.md "Cost"): the same inbound call —
  * the same caller, a contact of the workspace, saying an e-mail and a card number, the same agent but
  * for `pii_redaction` — with redaction off, then on, each counted by the local stack (GET
- * /_local/metrics, every function the call reaches, the schedules aside) between two quiescent points,
+ * /_local/metrics, every function the call reaches, the schedules and other families' work aside) between two quiescent points,
  * from the dial to its post-call analysis stored. Nothing is asked of the API in between (the waits
  * read the table directly). Redaction on adds the contact's GetItem (its known values) and the
  * conversation item's DeleteItem: at most 2 more. A write that met a concurrent one (CallWriteConflicts)
@@ -24,6 +24,17 @@ const LINES = [
   'Thanks, bye.',
 ];
 const SCHEDULED = new Set(scheduledFunctions().map((f) => f.id));
+/**
+ * Functions no inbound call reaches (campaigns, imports, knowledge, integrations, evaluations): on the
+ * shared stack, another suite's paced campaign may run in a call's window (CI counted its pages).
+ */
+const NOT_A_CALLS = new Set([
+  'ProcessCampaignMessages',
+  'ProcessContactImport',
+  'ProcessKnowledge',
+  'SyncIntegrationPage',
+  'RunEvaluationScenario',
+]);
 
 interface CallRequests {
   callId: string;
@@ -71,7 +82,7 @@ async function countedCall(to: string): Promise<CallRequests> {
   const after = await stackCounters();
   const byFunction: Record<string, Record<string, number>> = {};
   for (const fnId of Object.keys(after.dynamodb_by_function)) {
-    if (SCHEDULED.has(fnId)) continue;
+    if (SCHEDULED.has(fnId) || NOT_A_CALLS.has(fnId)) continue;
     const commands = requestsBetween(before, after, fnId);
     if (Object.keys(commands).length > 0) byFunction[fnId] = commands;
   }
