@@ -1,5 +1,6 @@
 import type { EntityItem } from 'electrodb';
 import { Entity, Service } from '../platform/entity.js';
+import { HttpError } from '../platform/errors.js';
 import { legacyLayoutInUse, moveUntilDone, type MoveTarget } from '../platform/key-moves.js';
 import { entityConfig, entityKey, queryStoredItems, type StoredItem } from '../platform/table.js';
 import { primaryIndex } from '../platform/keys.js';
@@ -449,12 +450,20 @@ export const contactItemTarget = (item: StoredItem): MoveTarget => {
   };
 };
 
+/** A request moves this many of a contact's items at most (each a transaction): well within its function's time. */
+export const CONTACT_MOVES_PER_REQUEST = 100;
+export const CONTACT_ITEMS_MOVING =
+  "This contact's notes are being moved to their new place; please try again in a moment.";
+
 /**
  * Moves a contact's call links and notes still at the workspace's key (written before they had the
- * contact's, until `migrate calls` has run): one Query of the old key's range, then each moved.
+ * contact's, until `migrate calls` has run): one Query of the old key's range, then each moved. At
+ * most CONTACT_MOVES_PER_REQUEST a request: a contact with more answers 503 (Retry-After 1) until a
+ * request finds none left, so a listing is never partial and no request runs past its time.
  */
 export async function moveLegacyContactItems(workspaceId: string, contactId: string): Promise<void> {
   if (!(await legacyLayoutInUse())) return;
+  let moved = 0;
   for (const kind of ['CONTACTCALL', 'CONTACTNOTE']) {
     let next: Record<string, unknown> | undefined;
     do {
@@ -463,9 +472,15 @@ export async function moveLegacyContactItems(workspaceId: string, contactId: str
         ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
         ExpressionAttributeValues: { ':pk': `WS#${workspaceId}`, ':prefix': `${kind}#${contactId}#` },
         ConsistentRead: true,
+        Limit: CONTACT_MOVES_PER_REQUEST - moved + 1,
         ...(next ? { ExclusiveStartKey: next } : {}),
       });
-      for (const item of page.items) await moveUntilDone(item, contactItemTarget);
+      for (const item of page.items) {
+        if (moved === CONTACT_MOVES_PER_REQUEST)
+          throw new HttpError(503, CONTACT_ITEMS_MOVING, { 'retry-after': '1' });
+        await moveUntilDone(item, contactItemTarget);
+        moved += 1;
+      }
       next = page.next;
     } while (next);
   }

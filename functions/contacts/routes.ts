@@ -86,6 +86,9 @@ export const contactRoutes = {
     auth: 'user_or_api_key',
     scope: 'contacts:write',
     successStatus: 204,
+    errors: {
+      503: 'Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed',
+    },
     access: { table: 'readwrite' },
   }),
   createContactNote: defineRoute({
@@ -108,6 +111,9 @@ export const contactRoutes = {
     scope: 'contacts:read',
     query: pagination.ListQuery,
     response: contacts.NoteList,
+    errors: {
+      503: 'Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed',
+    },
     access: { table: 'readwrite' },
   }),
   updateContactNote: defineRoute({
@@ -119,6 +125,9 @@ export const contactRoutes = {
     scope: 'contacts:write',
     body: contacts.UpdateNoteBody,
     response: contacts.NoteResponse,
+    errors: {
+      503: 'Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed',
+    },
     access: { table: 'readwrite' },
   }),
   deleteContactNote: defineRoute({
@@ -129,6 +138,9 @@ export const contactRoutes = {
     auth: 'user_or_api_key',
     scope: 'contacts:write',
     successStatus: 204,
+    errors: {
+      503: 'Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed',
+    },
     access: { table: 'readwrite' },
   }),
   createContactImport: defineRoute({

@@ -14071,6 +14071,19 @@ export interface operations {
           };
         };
       };
+      /** @description Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
     };
   };
   updateContact: {
@@ -14452,6 +14465,19 @@ export interface operations {
           };
         };
       };
+      /** @description Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
     };
   };
   createContactNote: {
@@ -14778,6 +14804,19 @@ export interface operations {
           };
         };
       };
+      /** @description Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
     };
   };
   updateContactNote: {
@@ -14955,6 +14994,19 @@ export interface operations {
       };
       /** @description A fault on our side; the cause is logged, never sent. */
       500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example Workspace not found */
+            error: string;
+          };
+        };
+      };
+      /** @description Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed */
+      503: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
