@@ -3,6 +3,7 @@ import { batchGetStoredItems, entityKey, isConditionFailure, type TableKey } fro
 import { clock } from '../platform/clock.js';
 import { conflict } from '../platform/errors.js';
 import { logger } from '../platform/logger.js';
+import { errorName } from '../platform/programming-errors.js';
 import { moveFromOldKey } from '../platform/key-moves.js';
 import { sendMessage } from '../platform/queue.js';
 import type { AttemptMessage } from '../platform/queue-messages.js';
@@ -98,7 +99,11 @@ export async function enqueueAttempt(
   await WebhookDeliveryEntity.patch({ workspaceId: delivery.workspaceId, deliveryId: delivery.deliveryId })
     .set({ enqueuedAttempt: attempt })
     .go()
-    .catch(() => undefined);
+    .catch((error: unknown) => {
+      // The attempt is queued already: without the record a redelivered message of attempt n queues
+      // n + 1 again, and that attempt's claim sends it once. Nothing is lost; worth a line.
+      logger.warn('webhook attempt queued, its record not written', { attempt, error: errorName(error) });
+    });
 }
 
 /**

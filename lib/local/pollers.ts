@@ -146,7 +146,10 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
           }));
           options.sqs
             .send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: options.queueUrl, Entries: entries }))
-            .catch(() => undefined);
+            .catch(() => {
+              // A missed extension: the message may become visible again and be delivered twice,
+              // which every consumer tolerates (as with SQS); the next tick tries again.
+            });
         }
       },
       Math.max(250, (visibility * 1000) / 3),

@@ -70,7 +70,9 @@ async function endToolSessions(item: ConversationItem): Promise<void> {
         (await toolBoxOf({ agentTools: true, toolsKey }, item))?.endSessions(),
       ),
     );
-    ended.catch(() => undefined);
+    ended.catch(() => {
+      // Marked handled for when the budget wins the race below; otherwise it is awaited there and logged.
+    });
     if ((await Promise.race([ended, overBudget])) === 'over')
       logger.warn('MCP sessions not ended within their budget', {
         connectionId: item.connectionId,

@@ -248,7 +248,9 @@ function withinBudget(
  * nobody's, so it is marked handled here; whoever awaits it still gets the failure.
  */
 function quiet<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => undefined);
+  read.catch(() => {
+    // Handled here only so an unawaited read is not an unhandled rejection (see above).
+  });
   return read;
 }
 

@@ -60,6 +60,14 @@ const said = (frames: Json[]): string[] => {
   return out;
 };
 
+/** The last model request a handoff's target made (its prompt carries the note). */
+const targetRequestOf = (requests: Awaited<ReturnType<typeof modelRequests>>) =>
+  requests.findLast((r) =>
+    r.messages.some(
+      (m) => m.role === 'system' && textOf(m.content).includes('## You are taking over this call'),
+    ),
+  );
+
 async function hangUp(relay: RelayClient, tenant: Tenant, callId: string): Promise<Json> {
   relay.close();
   return waitForCall(tenant, callId, (c) => c.status === 'completed' && c.latency.turns >= 1, 30_000);
@@ -89,11 +97,7 @@ test("full context: the receptionist hands over in the same session, Sales speak
 
   // What the target's model was sent: its own prompt, the note, the caller's line, no tool traffic.
   const requests = await modelRequests();
-  const targetRequest = requests.findLast((r) =>
-    r.messages.some(
-      (m) => m.role === 'system' && textOf(m.content).includes('## You are taking over this call'),
-    ),
-  );
+  const targetRequest = targetRequestOf(requests);
   expect(targetRequest).toBeDefined();
   const system = textOf(targetRequest!.messages.find((m) => m.role === 'system')!.content);
   expect(system).toContain('You are Sales at Harbour Realty.');
@@ -146,11 +150,7 @@ test.each(['summary', 'none'])(
     relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
     await replies(relay, from, 2);
     const requests = await modelRequests();
-    const targetRequest = requests.findLast((r) =>
-      r.messages.some(
-        (m) => m.role === 'system' && textOf(m.content).includes('## You are taking over this call'),
-      ),
-    )!;
+    const targetRequest = targetRequestOf(requests)!;
     const turns = targetRequest.messages.filter((m) => m.role !== 'system');
     expect(turns.map((m) => textOf(m.content))).toEqual([LINE]);
     // The note names who handed over and why; only `summary` passes the summary on.
@@ -203,11 +203,7 @@ test('a target with targets of its own is offered them on its first reply, on ev
     relay.send({ type: 'prompt', voicePrompt: LINE, lang: 'en-AU', last: true });
     await replies(relay, from, 2);
     const requests = await modelRequests();
-    const targetRequest = requests.findLast((r) =>
-      r.messages.some(
-        (m) => m.role === 'system' && textOf(m.content).includes('## You are taking over this call'),
-      ),
-    )!;
+    const targetRequest = targetRequestOf(requests)!;
     const offered = JSON.stringify(
       targetRequest.tools?.find((t) => t.function.name === 'handoff_to_agent') ?? null,
     );

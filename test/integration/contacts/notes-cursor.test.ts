@@ -1,11 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createContact } from '../../../functions/contacts/creation.js';
 import { CONTACT_MOVES_PER_REQUEST, ContactNoteEntity } from '../../../functions/contacts/entities.js';
-import { CALLS_MIGRATED_KEY, forgetMigrationMark } from '../../../functions/platform/key-moves.js';
 import { docClient, tableName } from '../../../functions/platform/table.js';
 import { addNote, listNotes } from '../../../functions/contacts/notes.js';
 import { newId } from '../../../functions/platform/ids.js';
 import { ListQuery } from '../../../functions/platform/pagination.js';
+import { beforeMigration } from '../../helpers/migration-mark.js';
 
 /**
  * A contact's notes moved from the workspace's key to the contact's (docs/scale.md): a cursor handed
@@ -53,16 +53,7 @@ test('a notes cursor from before the move lists the notes after its position, on
 });
 
 describe('until migrated, a contact with more notes at the old key than a request moves', () => {
-  let mark: Record<string, unknown> | undefined;
-  beforeAll(async () => {
-    mark = (await docClient().send(new GetCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }))).Item;
-    await docClient().send(new DeleteCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }));
-    forgetMigrationMark();
-  });
-  afterAll(async () => {
-    if (mark) await docClient().send(new PutCommand({ TableName: tableName(), Item: mark }));
-    forgetMigrationMark();
-  });
+  beforeMigration();
 
   test('answers 503 (Retry-After 1) while it moves them, a bounded number a request, then lists every note once', async () => {
     const workspaceId = newId('workspace');

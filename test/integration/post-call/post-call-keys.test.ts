@@ -1,5 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { forgetMigrationMark, legacyLayoutInUse } from '../../../functions/calling/call-log-merge.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { legacyLayoutInUse } from '../../../functions/calling/call-log-merge.js';
+import { beforeMigration, dropMigrationMark } from '../../helpers/migration-mark.js';
 import { migrateCalls } from '../../../functions/table-migration.js';
 import { CALLS_MIGRATED_KEY, MIGRATION_LAYOUT } from '../../../functions/calling/call-shards.js';
 import { getBillingAccount, recordMovement } from '../../../functions/billing/ledger.js';
@@ -73,19 +74,8 @@ const legacy = async (sk: string) =>
     )
   ).Item;
 
-let mark: Record<string, unknown> | undefined;
-
-beforeAll(async () => {
-  // A table migrated when only the calls were sharded (layout 1): the post-call items are at the old key.
-  mark = (await docClient().send(new GetCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }))).Item;
-  await docClient().send(new DeleteCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }));
-  forgetMigrationMark();
-});
-
-afterAll(async () => {
-  if (mark) await put(mark);
-  forgetMigrationMark();
-});
+// A table migrated when only the calls were sharded (layout 1): the post-call items are at the old key.
+beforeMigration();
 
 test('a read moves a legacy record and its runs to the call’s key, once', async () => {
   const { callId, actionId } = await legacyPostCall();
@@ -103,6 +93,24 @@ test('a read moves a legacy record and its runs to the call’s key, once', asyn
   // Moved already: nothing at the old key, nothing moved twice.
   expect(await moveLegacyPostCall(workspaceId, callId)).toBe(false);
   expect(await moveLegacyPostCall(workspaceId, newId('call'))).toBe(false);
+});
+
+/** A succeeded post-call delivery of a new call, as WebhookDeliveryEntity takes it. */
+const deliveryOf = (ws: string, deliveryId: string, endpointId?: string) => ({
+  workspaceId: ws,
+  deliveryId,
+  organisationId: newId('organisation'),
+  webhookId: newId('message'),
+  eventType: 'call.ended',
+  callId: newId('call'),
+  url: 'https://example.com/hook',
+  payload: '{}',
+  kind: 'post_call' as const,
+  state: 'succeeded' as const,
+  maxAttempts: 5,
+  ...(endpointId ? { endpointId } : {}),
+  createdAt: now,
+  updatedAt: now,
 });
 
 /** An entity's item as the workspace's key held it before (its sort key unchanged, no listing index). */
@@ -139,25 +147,7 @@ test('an SMS message, a number’s last outbound and a webhook delivery at the o
   await put(
     atWorkspaceKey(SmsLastOutboundEntity.create({ workspaceId, phone, messageId, sentAt: now }).params()),
   );
-  await put(
-    atWorkspaceKey(
-      WebhookDeliveryEntity.create({
-        workspaceId,
-        deliveryId,
-        organisationId: newId('organisation'),
-        webhookId: newId('message'),
-        eventType: 'call.ended',
-        callId: newId('call'),
-        url: 'https://example.com/hook',
-        payload: '{}',
-        kind: 'post_call',
-        state: 'succeeded',
-        maxAttempts: 5,
-        createdAt: now,
-        updatedAt: now,
-      }).params(),
-    ),
-  );
+  await put(atWorkspaceKey(WebhookDeliveryEntity.create(deliveryOf(workspaceId, deliveryId)).params()));
   expect(await legacyLayoutInUse()).toBe(true);
   // Moved by a read of its id.
   expect((await getMessage(workspaceId, messageId))?.body).toBe('Thanks for calling');
@@ -175,30 +165,13 @@ test('an SMS message, a number’s last outbound and a webhook delivery at the o
 });
 
 test('until migrated, the workspace’s deliveries listing goes on at the old key: every delivery once, newest first, with or without an endpoint', async () => {
-  await docClient().send(new DeleteCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }));
-  forgetMigrationMark();
+  await dropMigrationMark();
   const ws = newId('workspace');
-  const delivery = (deliveryId: string, endpointId?: string) => ({
-    workspaceId: ws,
-    deliveryId,
-    organisationId: newId('organisation'),
-    webhookId: newId('message'),
-    eventType: 'call.ended',
-    callId: newId('call'),
-    url: 'https://example.com/hook',
-    payload: '{}',
-    kind: 'post_call' as const,
-    state: 'succeeded' as const,
-    maxAttempts: 5,
-    ...(endpointId ? { endpointId } : {}),
-    createdAt: now,
-    updatedAt: now,
-  });
   const endpointId = newId('webhookEndpoint');
   const old = [newId('delivery'), newId('delivery'), newId('delivery')].sort();
   for (const [i, id] of old.entries()) {
     const { Item } = WebhookDeliveryEntity.create(
-      delivery(id, i === 1 ? endpointId : undefined),
+      deliveryOf(ws, id, i === 1 ? endpointId : undefined),
     ).params() as {
       Item: Record<string, unknown>;
     };
@@ -208,7 +181,7 @@ test('until migrated, the workspace’s deliveries listing goes on at the old ke
   await new Promise((resolve) => setTimeout(resolve, 2)); // the new deliveries' ids are later
   const made = [newId('delivery'), newId('delivery')].sort();
   for (const [i, id] of made.entries())
-    await WebhookDeliveryEntity.create(delivery(id, i === 0 ? endpointId : undefined)).go();
+    await WebhookDeliveryEntity.create(deliveryOf(ws, id, i === 0 ? endpointId : undefined)).go();
 
   const listAll = async (options: { endpointId?: string }) => {
     const ids: string[] = [];
@@ -238,8 +211,7 @@ test('until migrated, the workspace’s deliveries listing goes on at the old ke
 
 test('a cause charged before its key moved is not charged again (its old key checked until migrated)', async () => {
   // Before the migration (the test before marked the table migrated).
-  await docClient().send(new DeleteCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }));
-  forgetMigrationMark();
+  await dropMigrationMark();
   const { organisationId } = await newOrganisation('ledger-keys');
   const sourceKey = `purchase:before-${newId('call')}`;
   await put({
@@ -274,5 +246,4 @@ test('migrate calls moves every legacy post-call item and marks the new layout',
   const marked = await docClient().send(new GetCommand({ TableName: tableName(), Key: CALLS_MIGRATED_KEY }));
   expect(marked.Item?.layout).toBe(MIGRATION_LAYOUT);
   expect(await legacyLayoutInUse()).toBe(false);
-  mark = marked.Item;
 });
