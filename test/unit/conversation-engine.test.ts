@@ -515,6 +515,34 @@ test('an interruption handled after a newer prompt it came before: that turn goe
   expect(later.frames).toEqual([]);
 });
 
+test('an interruption in the same millisecond as the next prompt, handled after that turn finished: the finished reply is kept whole, what was heard of the one before goes before its line', async () => {
+  const s = store();
+  const turnOf = (text: string, reply: string, at: number) =>
+    runTurn(
+      { store: s, model: scriptedModel([words(reply)]), output: recorder(), runTool: noTools },
+      { kind: 'prompt', text, at },
+    );
+  await turnOf('Tell me.', 'Of course, here is everything about the home.', 1_000);
+  // Both frames reached the socket at 5 s; the interruption's handler ran last (frames run in parallel).
+  await turnOf('When are the open homes?', 'Open homes are on Saturdays.', 5_000);
+  await interrupt(s, 'Of course, here is', 5_000);
+  const { state } = await s.load();
+  expect(state.history.map((m) => `${m.role}: ${m.content}`)).toEqual([
+    'assistant: Hi, this is Ava.',
+    'user: Tell me.',
+    'assistant: Of course, here is',
+    'user: When are the open homes?',
+    'assistant: Open homes are on Saturdays.',
+  ]);
+
+  // In the same millisecond, words the finished reply begins with are that reply's: it is cut to them.
+  await turnOf('And the price?', 'It is listed at one point two five million.', 9_000);
+  await interrupt(s, 'It is listed', 9_000);
+  const after = (await s.load()).state;
+  expect(after.history.at(-1)).toEqual({ role: 'assistant', content: 'It is listed' });
+  expect(after.transcript.at(-1)).toMatchObject({ role: 'agent', text: 'It is listed', interrupted: true });
+});
+
 test('the model is asked before the turn is stored; if another frame changed the state first, that request goes unheard and the model is asked again on what was stored', async () => {
   const s = store();
   await runTurn(

@@ -24,7 +24,7 @@ export async function interrupt(
 ): Promise<void> {
   recordMetrics({ Interruptions: 1 }, channel);
   await store.update((state, setup) => {
-    if (cameBeforeLatestTurn(state, at)) return keepHeardBeforeTurn(state, setup, heard, at);
+    if (cameBeforeLatestTurn(state, at, heard)) return keepHeardBeforeTurn(state, setup, heard, at);
     const cut = heard.trim();
     const history = [...state.history];
     const transcript = [...state.transcript];
@@ -49,15 +49,21 @@ export async function interrupt(
 }
 
 /**
- * The interruption reached the socket before the frame of the latest turn. The same millisecond counts
- * while that turn is still going (its line is the last thing kept): a caller never interrupts a reply
- * in the instant it was asked for.
+ * The interruption reached the socket before the frame of the latest turn. In the same millisecond it
+ * cannot concern that turn's reply (none of it could have been heard yet) unless the reply, already
+ * kept, begins with what the caller heard: a handler given the same clock reading twice (a test's, a
+ * fast turn's) is told apart by the words, not by whether that turn has finished.
  */
-function cameBeforeLatestTurn(state: ConversationState, at: number): boolean {
+function cameBeforeLatestTurn(state: ConversationState, at: number, heard: string): boolean {
   if (state.turnFrameAt === undefined) return false;
   if (at !== state.turnFrameAt) return at < state.turnFrameAt;
-  return state.history.at(-1)?.role === 'user';
+  const latest = state.history.at(-1);
+  if (latest?.role !== 'assistant') return true;
+  const words = squeezed(heard);
+  return words === '' || !squeezed(latest.content).startsWith(words);
 }
+
+const squeezed = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /** A late interruption: what was heard of the reply before the latest turn, kept before that turn's line. */
 function keepHeardBeforeTurn(
