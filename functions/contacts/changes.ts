@@ -2,20 +2,14 @@ import { clock } from '../platform/clock.js';
 import { notFound, ValidationError } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
 import { parseOrThrow } from '../platform/validation.js';
-import {
-  ContactCallEntity,
-  ContactCallSummaryEntity,
-  ContactNoteEntity,
-  contactsService,
-  moveLegacyContactItems,
-  type Contact,
-} from './entities.js';
+import { contactsService, moveLegacyContactItems, type Contact } from './entities.js';
 import { NEEDS_PHONE_OR_EMAIL, phoneIn, tagKeysOf } from './input.js';
 import { CONTACT_NOT_FOUND, getContact, requireContact } from './lookup.js';
 import { normaliseAttributeKey } from './model.js';
 import { MAX_ATTRIBUTES, UpdateContactBody } from './schemas.js';
 import { attributesOf, contactabilityLabel } from './views.js';
-import { backOff, changeContact, ContactGone, deleteAll, MAX_TRIES, type ContactRecord } from './writes.js';
+import { backOff, changeContact, ContactGone, MAX_TRIES, type ContactRecord } from './writes.js';
+import { purgeAfterDeletion, purgeRecord } from './purge.js';
 
 /** The API's changes of a contact: PATCH and DELETE …/contacts/{contact_id}. */
 
@@ -102,13 +96,15 @@ export async function updateContact(
 }
 
 /**
- * Deletes a contact with its phone/email keys and search entries (one transaction), then its notes,
- * call links and call summary.
+ * Deletes a contact with its phone/email keys and search entries, and records the purge of its notes,
+ * call links and call summary in the outbox (one transaction); then purges them, a bounded number in the
+ * request and the rest on the queue (purge.ts).
  */
 export async function deleteContact(workspaceId: string, contactId: string): Promise<void> {
   if (!isId('contact', contactId)) throw notFound(CONTACT_NOT_FOUND);
   // First, while nothing is deleted: a contact with many items at the old key answers 503 until moved.
   await moveLegacyContactItems(workspaceId, contactId);
+  const purge = purgeRecord(workspaceId, contactId);
   for (let attempt = 0; ; attempt += 1) {
     const current = await getContact(workspaceId, contactId);
     if (!current) throw notFound(CONTACT_NOT_FOUND);
@@ -127,6 +123,7 @@ export async function deleteContact(workspaceId: string, contactId: string): Pro
         ...(current.searchTokens ?? []).map((token) =>
           tx.contactSearch.delete({ workspaceId, token, contactId }).commit(),
         ),
+        tx.outboxEvent.create(purge).commit(),
       ])
       .go();
     if (!result.canceled) break;
@@ -134,17 +131,7 @@ export async function deleteContact(workspaceId: string, contactId: string): Pro
     await backOff(attempt);
   }
   // The API's and workflows' notes are written only while the contact exists (a condition on it), so
-  // none can follow these; a call recorded at this very moment may leave its link, note and summary
+  // none can follow the purge; a call recorded at this very moment may leave its link, note and summary
   // (written at the contact's key without a condition on it: post-call-changes.ts), unread.
-  const notes = await ContactNoteEntity.query.byContact({ workspaceId, contactId }).go({ pages: 'all' });
-  await deleteAll(
-    (keys) => ContactNoteEntity.delete(keys).go(),
-    notes.data.map(({ noteId }) => ({ workspaceId, contactId, noteId })),
-  );
-  const calls = await ContactCallEntity.query.byContact({ workspaceId, contactId }).go({ pages: 'all' });
-  await deleteAll(
-    (keys) => ContactCallEntity.delete(keys).go(),
-    calls.data.map(({ callId }) => ({ workspaceId, contactId, callId })),
-  );
-  await ContactCallSummaryEntity.delete({ workspaceId, contactId }).go();
+  await purgeAfterDeletion(purge, workspaceId, contactId);
 }

@@ -82,14 +82,17 @@ export const contactRoutes = {
     method: 'DELETE',
     path: CONTACT,
     summary: 'Delete a contact',
-    description: 'Delete a contact and its notes (member)',
+    description:
+      'Delete a contact and its notes and call links (member). The contact is gone at once; a contact with ' +
+      'more than 100 notes and call links has the rest deleted in the background, within moments',
     auth: 'user_or_api_key',
     scope: 'contacts:write',
     successStatus: 204,
     errors: {
       503: 'Until the table’s migration has run: this contact’s notes are being moved to their new place (`Retry-After: 1`); nothing else changed',
     },
-    access: { table: 'readwrite' },
+    // imports: the purge of what the request leaves of its notes and call links (purge.ts).
+    access: { table: 'readwrite', sendsTo: ['imports'] },
   }),
   createContactNote: defineRoute({
     method: 'POST',

@@ -3,24 +3,27 @@ import { Entity } from './entity.js';
 import { primaryIndex } from './keys.js';
 import { logger } from './logger.js';
 import { sendMessage } from './queue.js';
-import type { WorkspaceEventMessage } from './queue-messages.js';
+import type { MessageQueue, QueueMessage } from './queue-messages.js';
 import { entityConfig } from './table.js';
 import { toEventMessage, type NewWorkspaceEvent } from './workspace-events.js';
 
 /**
- * The outbox of workspace events: a write and the event it causes are never split. The publisher
+ * The outbox of workspace events, and of any queue message a write causes: a write and the message it
+ * causes are never split (a contact's deletion and the purge of its items: `outboxMessage`). The publisher
  * records the event as an outbox item in the SAME transaction as its write (add `outboxEvent:
  * OutboxEventEntity` to the domain's Service and `tx.outboxEvent.create(outboxRecord(event))` to the
- * transaction), then calls `publishRecorded` once the transaction succeeded: it sends the event to
- * the `workspaceEvents` queue and deletes the item. A send that fails (the queue down, throttled,
+ * transaction), then calls `publishRecorded` once the transaction succeeded: it sends the message to
+ * its queue (`workspaceEvents` for an event) and deletes the item. A send that fails (the queue down, throttled,
  * refusing the body) is logged and left to the sweep (`sweepOutbox`, the `SweepOutboxEvents`
  * schedule), so the caller answers success once the write is durable, and nothing is lost.
  *
  *   outbox item    pk OUTBOX#<shard>    sk <event id>    an event recorded and not yet published
+ *                                                          (`queue`: its queue; workspaceEvents when absent)
  *
  * Published twice? Not in the normal path: the request publishes and deletes within milliseconds,
  * and the sweep takes only items older than SWEEP_AFTER_SECONDS. After a crash between the send and
- * the delete the sweep sends it again; every receiver acts once per event id (workspace-events.ts).
+ * the delete the sweep sends it again; every receiver acts once per event id (workspace-events.ts), or
+ * its work is idempotent.
  * The items are few and short-lived, so the sweep reads the OUTBOX_SHARDS partitions whole.
  */
 export const OUTBOX_SHARDS = 4;
@@ -38,6 +41,8 @@ export const OutboxEventEntity = new Entity(
       recordedAt: { type: 'string', required: true },
       /** The queue message (JSON), exactly as it is sent: the event's facts at the time of the write. */
       message: { type: 'string', required: true },
+      /** The queue it is sent to; absent: `workspaceEvents` (every item written before there were others). */
+      queue: { type: 'string' },
     },
     indexes: {
       byShard: primaryIndex(['shard'], 'OUTBOX#${shard}', ['eventId'], '${eventId}'),
@@ -52,6 +57,7 @@ export interface OutboxRecord {
   workspaceId: string;
   recordedAt: string;
   message: string;
+  queue?: string;
 }
 
 const shardOf = (eventId: string): number =>
@@ -68,9 +74,48 @@ export function outboxRecord(event: NewWorkspaceEvent): OutboxRecord {
   };
 }
 
+/**
+ * The outbox item of a message other than an event, to create in the transaction of the write that
+ * causes it. `id`: the message's own, unique to what caused it (a second write of it is refused).
+ */
+export function outboxMessage<Q extends MessageQueue>(
+  queue: Q,
+  id: string,
+  workspaceId: string,
+  message: QueueMessage<Q>,
+): OutboxRecord {
+  return {
+    shard: shardOf(id),
+    eventId: id,
+    workspaceId,
+    recordedAt: clock.now().toISOString(),
+    message: JSON.stringify(message),
+    queue,
+  };
+}
+
 async function publishOne(record: OutboxRecord): Promise<void> {
-  await sendMessage('workspaceEvents', JSON.parse(record.message) as WorkspaceEventMessage);
-  await OutboxEventEntity.delete({ shard: record.shard, eventId: record.eventId }).go({ response: 'none' });
+  const queue = (record.queue ?? 'workspaceEvents') as MessageQueue;
+  await sendMessage(queue, JSON.parse(record.message) as QueueMessage<typeof queue>);
+  await removeRecord(record);
+}
+
+const removeRecord = (record: OutboxRecord) =>
+  OutboxEventEntity.delete({ shard: record.shard, eventId: record.eventId }).go({ response: 'none' });
+
+/**
+ * Drops a recorded message its request found it no longer needs (the work was done in the request).
+ * Never throws: an item left behind is published by the sweep, and its receiver finds nothing to do.
+ */
+export async function discardRecorded(record: OutboxRecord): Promise<void> {
+  try {
+    await removeRecord(record);
+  } catch (error) {
+    logger.warn('outbox item not discarded: the sweep will publish it', {
+      eventId: record.eventId,
+      error: String(error),
+    });
+  }
 }
 
 /**

@@ -54,8 +54,10 @@ const AttemptMessage = () =>
 export type AttemptMessage = z.infer<ReturnType<typeof AttemptMessage>>;
 
 /**
- * `imports`: a contact import's steps. `plan`: read the uploaded file, count its rows and cut it into
- * chunks (then one `chunk` message each); `chunk`: import rows of one chunk. Both may arrive twice.
+ * `imports`: a contact import's steps, and the purge of a deleted contact's items. `plan`: read the
+ * uploaded file, count its rows and cut it into chunks (then one `chunk` message each); `chunk`: import
+ * rows of one chunk; `purge`: delete what is left at a deleted contact's own key (its notes, call links
+ * and call summary), a bounded number a message, then send itself again. Each may arrive twice.
  */
 const ImportMessage = () =>
   z.discriminatedUnion('type', [
@@ -69,6 +71,11 @@ const ImportMessage = () =>
       workspace_id: z.string().min(1),
       job_id: z.string().min(1),
       chunk: z.number().int().min(0),
+    }),
+    z.object({
+      type: z.literal('contacts.purge'),
+      workspace_id: z.string().min(1),
+      contact_id: z.string().min(1),
     }),
   ]);
 export type ImportMessage = z.infer<ReturnType<typeof ImportMessage>>;

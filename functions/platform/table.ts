@@ -9,6 +9,7 @@ import {
   ScanCommand,
   TransactGetCommand,
   TransactWriteCommand,
+  type BatchWriteCommandInput,
   type QueryCommandInput,
   type ScanCommandInput,
   type TransactWriteCommandInput,
@@ -225,15 +226,32 @@ export function isConditionFailure(error: unknown): boolean {
  * growing pause), at most `tries` times. Only for idempotent puts of derived items (no conditions).
  */
 export async function batchPutItems(items: Record<string, unknown>[], tries = 8): Promise<void> {
+  await batchWrite(
+    items.map((Item) => ({ PutRequest: { Item } })),
+    tries,
+  );
+}
+
+/** Deletes up to 25 items by key with one BatchWriteItem, as batchPutItems puts them (deleting is idempotent). */
+export async function batchDeleteItems(keys: TableKey[], tries = 8): Promise<void> {
+  await batchWrite(
+    keys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })),
+    tries,
+  );
+}
+
+type BatchWriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+async function batchWrite(requests: BatchWriteRequest[], tries: number): Promise<void> {
   const table = tableName();
-  let pending = items.map((Item) => ({ PutRequest: { Item } }));
+  let pending = requests;
   for (let attempt = 0; pending.length > 0; attempt += 1) {
     if (attempt >= tries) throw new Error(`could not write ${pending.length} items; try again`);
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
     const { UnprocessedItems } = await docClient().send(
       new BatchWriteCommand({ RequestItems: { [table]: pending } }),
     );
-    pending = (UnprocessedItems?.[table] ?? []) as typeof pending;
+    pending = UnprocessedItems?.[table] ?? [];
   }
 }
 

@@ -126,7 +126,8 @@ export const catalog: FunctionSpec[] = [
   // ── Contacts, their notes, the organisations' suppression lists (contacts/) ───────────────────
   domainApi('ContactsApi', 'contacts', 'functions/contacts/http.ts', 'contacts', { timeoutSeconds: 20 }),
   {
-    // Contact imports: the plan and chunk steps (each chunk its own message; imports.ts).
+    // Contact imports: the plan and chunk steps (each chunk its own message; imports.ts), and the purge
+    // of a deleted contact's notes and call links past what its request deletes (purge.ts).
     id: 'ProcessContactImport',
     group: 'contacts',
     entry: 'functions/contacts/handlers/process-contact-import.ts',
@@ -290,7 +291,8 @@ export const catalog: FunctionSpec[] = [
     group: 'webhook-deliveries',
     entry: 'functions/webhook-deliveries/handlers/sweep-outbox-events.ts',
     schedule: { expression: 'rate(1 minute)', localEverySeconds: 5 },
-    access: { table: 'readwrite', sendsTo: ['workspaceEvents'] },
+    // An outbox item names its queue: workspace events, and a deleted contact's purge (imports).
+    access: { table: 'readwrite', sendsTo: ['workspaceEvents', 'imports'] },
     timeoutSeconds: 60,
   },
   // ── Provider webhooks (inbound-webhooks/): each on its own function URL, signature checked first ──

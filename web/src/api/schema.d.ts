@@ -967,7 +967,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a contact
-     * @description Delete a contact and its notes (member)
+     * @description Delete a contact and its notes and call links (member). The contact is gone at once; a contact with more than 100 notes and call links has the rest deleted in the background, within moments
      *
      *     **Auth:** A dashboard user's JWT, or an API key of the workspace with scope `contacts:write`.
      */
