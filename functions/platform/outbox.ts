@@ -111,6 +111,7 @@ export async function discardRecorded(record: OutboxRecord): Promise<void> {
   try {
     await removeRecord(record);
   } catch (error) {
+    // Harmless: the sweep publishes it later and its receiver finds the work done.
     logger.warn('outbox item not discarded: the sweep will publish it', {
       eventId: record.eventId,
       error: String(error),

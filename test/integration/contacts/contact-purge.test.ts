@@ -89,7 +89,8 @@ async function contactWith(tenant: Tenant, notes: number, calls: number): Promis
   return contact.id as string;
 }
 
-const purgeMessages = async () => (await readQuiescence()).pollers.ProcessContactImport.received;
+/** The purge messages received so far, counted from a quiet stack (no earlier suite's import still going). */
+const purgeMessages = async () => (await waitForQuiescence()).pollers.ProcessContactImport.received;
 
 test('at the cap: a contact with as many items as a request deletes is purged in the request, nothing queued or left in the outbox', async () => {
   const tenant = await newTenant();
@@ -109,7 +110,7 @@ test('past both caps: the request deletes its share, the queue the rest in two m
   const tenant = await newTenant();
   const total = CONTACT_PURGE_PER_REQUEST + CONTACT_PURGE_PER_MESSAGE + 50;
   const contactId = await contactWith(tenant, total - 300, 300);
-  const before = await readQuiescence();
+  const before = await waitForQuiescence();
   expect((await api('DELETE', contactPath(tenant, contactId), { token: tenant.owner.token })).status).toBe(
     204,
   );
@@ -145,7 +146,7 @@ test('the queue refusing the purge: the contact is deleted all the same, the pur
   expect(await itemsAtContactKey(tenant.workspaceId, contactId)).toBe(20);
   expect(await outboxed(`purge_${contactId}`)).toMatchObject({ queue: 'imports' });
 
-  const before = await readQuiescence();
+  const before = await waitForQuiescence();
   setClock(new Date(Date.now() + 60_000));
   const report = await sweepOutbox();
   resetClock();
