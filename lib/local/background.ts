@@ -180,8 +180,13 @@ export function startBackground(options: {
       });
       const timer = setTimeout(() => void stopChild(child, 1000), graceMs);
       try {
-        if (options.role === 'work') await call('stopWork', {}).catch(() => undefined);
-        await call('stop', {}).catch(() => undefined);
+        if (options.role === 'work')
+          await call('stopWork', {}).catch(() => {
+            // The child may have exited (or be exiting) already: `ended` and the grace timer still stop it.
+          });
+        await call('stop', {}).catch(() => {
+          // As above: a child gone before it answers is what stopping wants; the timer kills one that hangs.
+        });
         await ended;
       } finally {
         clearTimeout(timer);

@@ -453,6 +453,18 @@ test('an interruption mid-reply: nothing more of it is sent, the history keeps o
   expect(JSON.stringify(state)).not.toContain('pool');
 });
 
+const historyLines = (state: { history: { role: string; content: string }[] }) =>
+  state.history.map((m) => `${m.role}: ${m.content}`);
+
+/** Two turns' history where what was heard of the first reply is kept before the second line. */
+const heardBeforeOpenHomes = (heard: string) => [
+  'assistant: Hi, this is Ava.',
+  'user: Tell me.',
+  `assistant: ${heard}`,
+  'user: When are the open homes?',
+  'assistant: Open homes are on Saturdays.',
+];
+
 test('an interruption handled after a newer prompt it came before: that turn goes on, and what was heard of the reply before it is kept before its line', async () => {
   const s = store();
   await runTurn(
@@ -487,13 +499,7 @@ test('an interruption handled after a newer prompt it came before: that turn goe
     { token: '', last: true },
   ]);
   const { state } = await s.load();
-  expect(state.history.map((m) => `${m.role}: ${m.content}`)).toEqual([
-    'assistant: Hi, this is Ava.',
-    'user: Tell me.',
-    'assistant: The home has three',
-    'user: When are the open homes?',
-    'assistant: Open homes are on Saturdays.',
-  ]);
+  expect(historyLines(state)).toEqual(heardBeforeOpenHomes('The home has three'));
   expect(state.transcript.find((t) => t.text === 'The home has three')).toMatchObject({ interrupted: true });
 
   // One that reached the socket after the turn's prompt stops that turn, as always.
@@ -527,13 +533,7 @@ test('an interruption in the same millisecond as the next prompt, handled after 
   await turnOf('When are the open homes?', 'Open homes are on Saturdays.', 5_000);
   await interrupt(s, 'Of course, here is', 5_000);
   const { state } = await s.load();
-  expect(state.history.map((m) => `${m.role}: ${m.content}`)).toEqual([
-    'assistant: Hi, this is Ava.',
-    'user: Tell me.',
-    'assistant: Of course, here is',
-    'user: When are the open homes?',
-    'assistant: Open homes are on Saturdays.',
-  ]);
+  expect(historyLines(state)).toEqual(heardBeforeOpenHomes('Of course, here is'));
 
   // In the same millisecond, words the finished reply begins with are that reply's: it is cut to them.
   await turnOf('And the price?', 'It is listed at one point two five million.', 9_000);
